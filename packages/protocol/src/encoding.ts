@@ -1,0 +1,49 @@
+/** Byte helpers shared by signing and verification; no Node `Buffer`, so they run anywhere. */
+
+const HEX = '0123456789abcdef';
+const utf8 = new TextEncoder();
+
+/** Lowercase hex of `bytes`. */
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    out += HEX[b >> 4]! + HEX[b & 15]!;
+  }
+  return out;
+}
+
+function nibble(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48; // 0-9
+  if (code >= 97 && code <= 102) return code - 87; // a-f
+  if (code >= 65 && code <= 70) return code - 55; // A-F: accepted, some senders write uppercase
+  return -1;
+}
+
+/**
+ * Decodes exactly `byteLength` bytes of hex, upper or lower case. Returns `null` for any other
+ * length or any non-hex character, so callers never compare buffers of different sizes.
+ */
+export function fromHex(hex: string, byteLength: number): Uint8Array | null {
+  if (hex.length !== byteLength * 2) return null;
+  const out = new Uint8Array(byteLength);
+  for (let i = 0; i < byteLength; i++) {
+    const hi = nibble(hex.charCodeAt(2 * i));
+    const lo = nibble(hex.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) return null;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+/** UTF-8 bytes of a string; bytes pass through untouched. */
+export function toBytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === 'string' ? utf8.encode(data) : data;
+}
+
+/** base64url without padding. */
+export function toBase64Url(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]!);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

@@ -1,0 +1,27 @@
+/**
+ * @module
+ * The linkhooks wire contract shared by the sender and every receiver: the six events (SPEC 6),
+ * their envelope and data schemas (SPEC 2), the timestamp form, secrets, and HMAC-SHA256
+ * signing with constant-time verification (SPEC 5).
+ */
+
+export { toHex } from './encoding.js';
+export { EVENT_DESCRIPTIONS, EVENT_NAMES, type EventName, isEventName } from './events.js';
+export { hasSyncCrypto, sha256 } from './hmac.js';
+export { envelopeJsonSchema, eventJsonSchema, eventJsonSchemas } from './json-schema.js';
+export { isKnownEvent, type ParseEventResult, parseEvent } from './parse-event.js';
+export * from './schemas.js';
+export { generateSecret, isSecretForm, SECRET_PREFIX } from './secret.js';
+export {
+  mismatchHint,
+  type RawBody,
+  SIGNATURE_HEADER,
+  type SignatureHeader,
+  sign,
+  signAsync,
+  type VerifyFailureReason,
+  type VerifyResult,
+  verifySignature,
+  verifySignatureAsync,
+} from './signature.js';
+export { formatTimestamp, isTimestamp, parseTimestamp } from './timestamp.js';

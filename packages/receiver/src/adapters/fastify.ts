@@ -1,0 +1,61 @@
+/**
+ * @module
+ * `webhookPlugin` for Fastify 4 and 5. Register it with `{path, secret, on}`. Inside its own
+ * encapsulated scope it swaps the body parsers for one that keeps the raw bytes, so the rest of the
+ * app keeps parsing JSON as usual.
+ */
+import type { FastifyPluginCallback } from 'fastify';
+import { WebhookError } from '../errors.js';
+import { createDeliveryHandler, DEFAULT_MAX_BODY_BYTES, errorResponse } from '../handler/handle-delivery.js';
+import type { WebhookOptions } from '../handler/options.js';
+
+export type { DeliveryContext, WebhookHandlers, WebhookOptions } from '../handler/options.js';
+
+export interface WebhookPluginOptions extends WebhookOptions {
+  /** The route deliveries are POSTed to, e.g. `/webhooks/linkhooks`. */
+  path: string;
+}
+
+/**
+ * A Fastify plugin that adds a POST route verifying and handling deliveries.
+ *
+ * @example
+ * import Fastify from 'fastify';
+ * import { webhookPlugin } from '@linkhooks/receiver/fastify';
+ * const app = Fastify();
+ * await app.register(webhookPlugin, { path: '/webhooks', secret: process.env.LINKHOOKS_SECRET!, on: { click: save } });
+ */
+export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (instance, options, done) => {
+  if (typeof options.path !== 'string' || !options.path.startsWith('/')) {
+    done(new TypeError('webhookPlugin: `path` must be a route path such as "/webhooks"'));
+    return;
+  }
+  const handle = createDeliveryHandler(options);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  // Encapsulated: only this plugin's routes lose the JSON parser.
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, next) => {
+    next(null, body);
+  });
+  instance.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+    const e =
+      error.statusCode === 413
+        ? new WebhookError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)
+        : new WebhookError('invalid_body', 'The request body could not be read.', { cause: error });
+    const response = errorResponse(e);
+    reply.code(response.status).headers(response.headers).send(response.body);
+  });
+
+  instance.post(options.path, async (request, reply) => {
+    const body = request.body;
+    const response = await handle({
+      method: request.method,
+      header: (name) => request.headers[name],
+      readBody: async () =>
+        body instanceof Uint8Array || typeof body === 'string' ? body : new Uint8Array(0),
+    });
+    return reply.code(response.status).headers(response.headers).send(response.body);
+  });
+  done();
+};

@@ -1,0 +1,98 @@
+import {
+  parseEvent,
+  type RawBody,
+  type SignatureHeader,
+  type VerifyResult,
+  verifySignature,
+  verifySignatureAsync,
+  type WebhookEvent,
+} from '@linkhooks/protocol';
+import { WebhookError } from './errors.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const MESSAGES = {
+  missing_signature: 'The delivery has no X-Service-Signature header.',
+  malformed_signature: 'X-Service-Signature is not a 64-digit hex HMAC-SHA256.',
+  invalid_signature: 'X-Service-Signature does not match the body.',
+  body_already_parsed: 'The body was parsed before verification; the raw bytes are needed.',
+  invalid_body: 'The raw body must be a string, Uint8Array, Buffer or ArrayBuffer.',
+  invalid_secret: 'No usable secret was configured.',
+  crypto_unavailable: 'This runtime has no node:crypto for synchronous verification.',
+} as const;
+
+/** Turns a failed verification into the error the SDK throws. */
+export function verificationError(result: Extract<VerifyResult, { valid: false }>): WebhookError {
+  return new WebhookError(result.reason, MESSAGES[result.reason], { hint: result.hint });
+}
+
+/**
+ * Decodes and validates a verified body. Bytes that are not UTF-8, or text that is not JSON, are
+ * `invalid_json`; JSON that is not an envelope is `invalid_payload` with the schema issues.
+ */
+export function decodeEvent(rawBody: RawBody): WebhookEvent {
+  let text: string;
+  try {
+    text = typeof rawBody === 'string' ? rawBody : utf8.decode(rawBody);
+  } catch (cause) {
+    throw new WebhookError('invalid_json', 'The body is not valid UTF-8.', { cause });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new WebhookError('invalid_json', 'The body is not valid JSON.', {
+      cause,
+      hint: text.length === 0 ? 'The body is empty.' : undefined,
+    });
+  }
+  const parsed = parseEvent(value);
+  if (!parsed.success) {
+    const first = parsed.issues[0];
+    const where = first && first.path.length > 0 ? ` at ${first.path.join('.')}` : '';
+    throw new WebhookError(
+      'invalid_payload',
+      `The body is not a valid delivery envelope${where}: ${first?.message}`,
+      {
+        details: parsed.issues.map((i) => ({ path: i.path, message: i.message, code: i.code })),
+      },
+    );
+  }
+  return parsed.event;
+}
+
+/**
+ * Verifies the signature over the raw body, then parses and validates the envelope (SPEC 5 rule 3:
+ * verify before processing). Returns the typed event; throws `WebhookError` otherwise. An event
+ * name outside the catalogue is returned as an unknown event, not thrown. Synchronous: needs
+ * `node:crypto`; on edge runtimes use {@link constructEventAsync}.
+ *
+ * @example
+ * const event = constructEvent(req.body, req.headers['x-service-signature'], process.env.LINKHOOKS_SECRET!);
+ * if (event.event === 'click') console.log(event.data.click_id);
+ */
+export function constructEvent(
+  rawBody: RawBody,
+  signature: SignatureHeader,
+  secret: string | readonly string[],
+): WebhookEvent {
+  const result = verifySignature(rawBody, signature, secret);
+  if (!result.valid) throw verificationError(result);
+  return decodeEvent(rawBody);
+}
+
+/**
+ * {@link constructEvent} for every runtime (Web Crypto where `node:crypto` is absent).
+ *
+ * @example
+ * const event = await constructEventAsync(await request.arrayBuffer(), request.headers.get('x-service-signature'), secret);
+ */
+export async function constructEventAsync(
+  rawBody: RawBody,
+  signature: SignatureHeader,
+  secret: string | readonly string[],
+): Promise<WebhookEvent> {
+  const result = await verifySignatureAsync(rawBody, signature, secret);
+  if (!result.valid) throw verificationError(result);
+  return decodeEvent(rawBody);
+}

@@ -1,0 +1,177 @@
+/**
+ * The one handler every adapter is thin over: method check, raw body, empty-POST setup check,
+ * signature, envelope, idempotency, dispatch, and the answer (SPEC 4.2, SPEC 5, SPEC 7).
+ */
+import {
+  EVENT_NAMES,
+  hasSyncCrypto,
+  SIGNATURE_HEADER,
+  type VerifyResult,
+  verifySignature,
+  verifySignatureAsync,
+  type WebhookEvent,
+} from '@linkhooks/protocol';
+import { decodeEvent, verificationError } from '../construct-event.js';
+import { isWebhookError, WebhookError } from '../errors.js';
+import { idempotencyKey } from '../idempotency/key.js';
+import { runOnce } from '../idempotency/run-once.js';
+import type {
+  DeliveryContext,
+  DeliveryRequest,
+  WebhookHandlers,
+  WebhookOptions,
+  WebhookResponse,
+} from './options.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+const RECEIVED: WebhookResponse = { status: 200, headers: JSON_HEADERS, body: '{"received":true}' };
+const DUPLICATE: WebhookResponse = {
+  status: 200,
+  headers: JSON_HEADERS,
+  body: '{"received":true,"duplicate":true}',
+};
+const HANDLER_NAMES = new Set<string>([...EVENT_NAMES, 'unknown']);
+
+function errorResponse(error: WebhookError): WebhookResponse {
+  const payload: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.hint) payload.hint = error.hint;
+  if (error.code === 'invalid_payload') payload.details = error.details;
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (error.code === 'method_not_allowed') headers.allow = 'POST';
+  return { status: error.status, headers, body: JSON.stringify({ error: payload }) };
+}
+
+function defaultOnError(error: WebhookError): void {
+  if (error.status >= 500) {
+    console.error(
+      `[linkhooks] ${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ''}`,
+      error.cause ?? '',
+    );
+  }
+}
+
+/** Checks options when the adapter is created, so a misconfigured app fails at start-up, not per request. */
+function checkOptions(options: WebhookOptions): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('linkhooks: options are required');
+  const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
+  if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0)) {
+    throw new WebhookError(
+      'invalid_secret',
+      'linkhooks: `secret` must be a non-empty string or array of strings.',
+      {
+        hint: 'Pass the endpoint secret shown when the endpoint was created, e.g. process.env.LINKHOOKS_SECRET.',
+      },
+    );
+  }
+  for (const name of Object.keys(options.on ?? {})) {
+    if (!HANDLER_NAMES.has(name)) {
+      throw new TypeError(
+        `linkhooks: no event is named "${name}". Handlers: ${[...HANDLER_NAMES].join(', ')}.`,
+      );
+    }
+  }
+  const max = options.maxBodyBytes;
+  if (max !== undefined && !(Number.isInteger(max) && max > 0)) {
+    throw new TypeError('linkhooks: `maxBodyBytes` must be a positive integer');
+  }
+}
+
+function firstHeader(value: string | readonly string[] | null | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  return undefined;
+}
+
+function context(
+  request: DeliveryRequest,
+  rawBody: Uint8Array | string,
+  secretIndex: number,
+): DeliveryContext {
+  const attempt = Number(firstHeader(request.header('x-service-attempt')));
+  return {
+    rawBody,
+    secretIndex,
+    eventId: firstHeader(request.header('x-service-event-id')),
+    deliveryId: firstHeader(request.header('x-service-delivery-id')),
+    attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : undefined,
+    idempotencyKey: undefined,
+  };
+}
+
+async function dispatch(
+  handlers: WebhookHandlers,
+  event: WebhookEvent,
+  ctx: DeliveryContext,
+  options: WebhookOptions,
+): Promise<WebhookResponse> {
+  const name = HANDLER_NAMES.has(event.event) && event.event !== 'unknown' ? event.event : 'unknown';
+  const handler = (
+    handlers as Record<string, ((e: WebhookEvent, c: DeliveryContext) => unknown) | undefined>
+  )[name];
+  // SPEC 6: events without a handler, unknown names included, are acknowledged.
+  if (!handler) return RECEIVED;
+  const run = async () => {
+    try {
+      await handler(event, ctx);
+    } catch (cause) {
+      throw new WebhookError(
+        'handler_error',
+        'The event handler failed; the service will retry the delivery.',
+        {
+          cause,
+        },
+      );
+    }
+  };
+  if (!options.idempotency) {
+    await run();
+    return RECEIVED;
+  }
+  ctx.idempotencyKey = await idempotencyKey(event, ctx.rawBody);
+  const result = await runOnce(options.idempotency, ctx.idempotencyKey, run);
+  return result.status === 'duplicate' ? DUPLICATE : RECEIVED;
+}
+
+/**
+ * Builds the shared handler from adapter options. Adapters call it with their request's method,
+ * header reader and raw-body reader, and write the `WebhookResponse` it resolves to.
+ */
+export function createDeliveryHandler(
+  options: WebhookOptions,
+): (request: DeliveryRequest) => Promise<WebhookResponse> {
+  checkOptions(options);
+  const handlers = options.on ?? {};
+  const onError = options.onError ?? defaultOnError;
+  const secret = options.secret;
+
+  return async function handleDelivery(request) {
+    try {
+      if (request.method !== 'POST') {
+        throw new WebhookError('method_not_allowed', `Deliveries are POST requests; got ${request.method}.`);
+      }
+      const rawBody = await request.readBody();
+      // SPEC 4.2 rule 5: an empty POST is the setup check; answer 200 and run nothing.
+      if (rawBody.length === 0) return RECEIVED;
+      const signature = request.header(SIGNATURE_HEADER.toLowerCase());
+      const verified: VerifyResult = hasSyncCrypto
+        ? verifySignature(rawBody, signature, secret)
+        : await verifySignatureAsync(rawBody, signature, secret);
+      if (!verified.valid) throw verificationError(verified);
+      const event = decodeEvent(rawBody);
+      return await dispatch(handlers, event, context(request, rawBody, verified.secretIndex), options);
+    } catch (error) {
+      const webhookError = isWebhookError(error)
+        ? error
+        : new WebhookError('handler_error', 'The webhook handler failed unexpectedly.', { cause: error });
+      try {
+        onError(webhookError);
+      } catch {
+        // A failing error hook must not turn a clean answer into a crash.
+      }
+      return errorResponse(webhookError);
+    }
+  };
+}
+
+export { errorResponse };

@@ -1,0 +1,57 @@
+import type { EventName, EventOf, UnknownEvent } from '@linkhooks/protocol';
+import type { WebhookError } from '../errors.js';
+import type { IdempotencyOptions } from '../idempotency/run-once.js';
+
+/** What a handler learns about the delivery beyond the event itself. */
+export interface DeliveryContext {
+  /** The exact bytes that were verified. */
+  rawBody: Uint8Array | string;
+  /** Which secret matched, when several are configured during a rotation. */
+  secretIndex: number;
+  /** `X-Service-Event-Id`: stable across every delivery of one event (extension header). */
+  eventId: string | undefined;
+  /** `X-Service-Delivery-Id`: one event to one endpoint (extension header). */
+  deliveryId: string | undefined;
+  /** `X-Service-Attempt`: 1 for the first attempt, up to 6 (extension header). */
+  attempt: number | undefined;
+  /** The idempotency key, when idempotency is on. */
+  idempotencyKey: string | undefined;
+}
+
+type Handler<E> = (event: E, context: DeliveryContext) => unknown | Promise<unknown>;
+
+/** One handler per event name, typed by it, plus `unknown` for names outside the catalogue. */
+export type WebhookHandlers = { [N in EventName]?: Handler<EventOf<N>> } & {
+  unknown?: Handler<UnknownEvent>;
+};
+
+/** The options every adapter takes (DESIGN: Receiver SDK). */
+export interface WebhookOptions {
+  /** The endpoint secret, or several during a rotation (any one may match). */
+  secret: string | readonly string[];
+  /** Handlers by event name. Events without one are acknowledged with 200. */
+  on?: WebhookHandlers;
+  /** Run each delivery's handler at most once to completion (keys on click_id / conversion_id). */
+  idempotency?: IdempotencyOptions;
+  /**
+   * Told of every delivery that is not acknowledged, with the code, hint and cause. Default: a
+   * `console.error` for the receiver's own faults (5xx); signature and payload rejections stay quiet.
+   */
+  onError?: (error: WebhookError) => void;
+  /** Largest body read, in bytes; larger ones get 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** What the shared handler answers; each adapter writes it in its framework's terms. */
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The three things an adapter supplies to the shared handler (CONVENTIONS 2). */
+export interface DeliveryRequest {
+  method: string;
+  header(name: string): string | readonly string[] | null | undefined;
+  readBody(): Promise<Uint8Array | string>;
+}

@@ -1,0 +1,18 @@
+import { sha256, toHex, type WebhookEvent } from '@linkhooks/protocol';
+
+/**
+ * The idempotency key of a delivery (DESIGN: Receiver SDK): `click:<click_id>`,
+ * `conversion:<conversion_id>` (SPEC 6 rule 5), otherwise `<event>:<sha256 of the raw body>` —
+ * every attempt of a delivery sends the same bytes, so the hash is stable across retries.
+ *
+ * @example
+ * await idempotencyKey(event, rawBody); // 'click:clk_01JD8X3K9Q'
+ */
+export async function idempotencyKey(event: WebhookEvent, rawBody: string | Uint8Array): Promise<string> {
+  const data = event.data as { click_id?: unknown; conversion_id?: unknown };
+  if (event.event === 'click' && typeof data.click_id === 'string') return `click:${data.click_id}`;
+  if (event.event === 'conversion' && typeof data.conversion_id === 'string') {
+    return `conversion:${data.conversion_id}`;
+  }
+  return `${event.event}:${toHex(await sha256(rawBody))}`;
+}

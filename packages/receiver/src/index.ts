@@ -1,0 +1,49 @@
+/**
+ * @module
+ * `@linkhooks/receiver`: verify and handle linkhooks deliveries. This entry holds the framework-free
+ * core — `verifySignature`, `constructEvent`, `WebhookError`, idempotency — and the event types.
+ * Framework adapters live in subpaths: `/express`, `/fastify`, `/next`, `/node`, `/fetch`; the Redis
+ * idempotency store in `/redis`; test helpers in `/testing`.
+ */
+export {
+  type AlertTriggeredEvent,
+  type ClickEvent,
+  type ConversionEvent,
+  type DataOf,
+  EVENT_NAMES,
+  type EventName,
+  type EventOf,
+  isKnownEvent,
+  type KnownEvent,
+  type LinkCreatedEvent,
+  type LinkDeletedEvent,
+  type LinkUpdatedEvent,
+  type RawBody,
+  SIGNATURE_HEADER,
+  type SignatureHeader,
+  type UnknownEvent,
+  type VerifyFailureReason,
+  type VerifyResult,
+  verifySignature,
+  verifySignatureAsync,
+  type WebhookEvent,
+} from '@linkhooks/protocol';
+export { constructEvent, constructEventAsync } from './construct-event.js';
+export { isWebhookError, WEBHOOK_ERROR_STATUS, WebhookError, type WebhookErrorCode } from './errors.js';
+export { createDeliveryHandler } from './handler/handle-delivery.js';
+export type {
+  DeliveryContext,
+  DeliveryRequest,
+  WebhookHandlers,
+  WebhookOptions,
+  WebhookResponse,
+} from './handler/options.js';
+export { idempotencyKey } from './idempotency/key.js';
+export { createMemoryStore, type MemoryStoreOptions } from './idempotency/memory-store.js';
+export { type IdempotencyOptions, type RunOnceResult, runOnce } from './idempotency/run-once.js';
+export {
+  type ClaimResult,
+  DEFAULT_COMPLETED_TTL_MS,
+  DEFAULT_IN_FLIGHT_TTL_MS,
+  type IdempotencyStore,
+} from './idempotency/store.js';

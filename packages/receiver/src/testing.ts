@@ -1,0 +1,175 @@
+/**
+ * @module
+ * A testing kit for receivers: schema-valid sample events, signing, and signed requests for each
+ * adapter — so a customer's test suite exercises the real verification path, never a mock of it.
+ */
+import {
+  type DataOf,
+  type EventName,
+  type EventOf,
+  eventSchemas,
+  formatTimestamp,
+  generateSecret,
+  SIGNATURE_HEADER,
+  sign,
+  signAsync,
+} from '@linkhooks/protocol';
+
+export { generateSecret, sign, signAsync };
+
+function randomId(prefix: string): string {
+  const bytes = new Uint8Array(10);
+  globalThis.crypto.getRandomValues(bytes);
+  return (
+    prefix +
+    Array.from(bytes, (b) => b.toString(36).padStart(2, '0'))
+      .join('')
+      .slice(0, 16)
+  );
+}
+
+const linkState = () => ({
+  link_id: 48213,
+  name: 'Summer sale',
+  slug: 'summer-sale',
+  is_active: true,
+  rules_count: 3,
+});
+
+/** Fresh sample data for an event: realistic values, new ids on every call. */
+export function sampleData<N extends EventName>(name: N): DataOf<N> {
+  const samples: { [K in EventName]: () => DataOf<K> } = {
+    click: () => ({
+      click_id: randomId('clk_'),
+      link_id: 48213,
+      link_slug: 'summer-sale',
+      destination_url: 'https://shop.example.com/summer?utm_source=linkhooks',
+      ip: '203.0.113.42',
+      country: 'DE',
+      region: 'Berlin',
+      city: 'Berlin',
+      device: 'mobile',
+      browser: 'Chrome',
+      os: 'Android',
+      referer: 'https://news.example.org/deals',
+      is_unique: true,
+      fraud_flags: [],
+    }),
+    conversion: () => ({
+      conversion_id: randomId('cnv_'),
+      click_id: randomId('clk_'),
+      link_id: 48213,
+      link_slug: 'summer-sale',
+      revenue: 49.9,
+      currency: 'EUR',
+      country: 'DE',
+      device: 'mobile',
+    }),
+    'link.created': linkState,
+    'link.updated': () => ({ ...linkState(), rules_count: 4, changed: ['rules'] }),
+    'link.deleted': () => ({ link_id: 48213, slug: 'summer-sale' }),
+    'alert.triggered': () => ({
+      alert_id: 77,
+      alert_name: 'Click spike on summer-sale',
+      metric: 'clicks',
+      condition: 'greater_than',
+      threshold: 1000,
+      current_value: 1432,
+      link_id: 48213,
+      link_slug: 'summer-sale',
+    }),
+  };
+  return samples[name]() as DataOf<N>;
+}
+
+export interface BuildEventOverrides<N extends EventName> {
+  timestamp?: string | Date;
+  data?: Partial<DataOf<N>>;
+}
+
+/**
+ * A schema-valid event envelope with sample data, fields overridable. Throws if the overrides
+ * make it invalid, so a test never sends something the service would not.
+ *
+ * @example
+ * const event = buildEvent('click', { data: { country: 'FR' } });
+ */
+export function buildEvent<N extends EventName>(name: N, overrides: BuildEventOverrides<N> = {}): EventOf<N> {
+  const timestamp =
+    typeof overrides.timestamp === 'string'
+      ? overrides.timestamp
+      : formatTimestamp(overrides.timestamp ?? new Date());
+  const envelope = { event: name, timestamp, data: { ...sampleData(name), ...overrides.data } };
+  const result = eventSchemas[name].safeParse(envelope);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new TypeError(
+      `buildEvent(${name}): the overrides make the event invalid at ${issue?.path.join('.')}: ${issue?.message}`,
+    );
+  }
+  return envelope as EventOf<N>;
+}
+
+export interface SignedDeliveryInput {
+  secret: string;
+  /** The event to send; serialised once with JSON.stringify. */
+  event?: unknown;
+  /** Or the exact body to send (takes precedence over `event`). */
+  body?: string | Uint8Array;
+  /** Extension headers; defaults are generated. */
+  eventId?: string;
+  deliveryId?: string;
+  attempt?: number;
+}
+
+export interface SignedDelivery {
+  body: string | Uint8Array;
+  headers: Record<string, string>;
+}
+
+function bodyOf(input: SignedDeliveryInput): string | Uint8Array {
+  if (input.body !== undefined) return input.body;
+  if (input.event === undefined) throw new TypeError('signed delivery: pass `event` or `body`');
+  return JSON.stringify(input.event);
+}
+
+function headersOf(input: SignedDeliveryInput, signature: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    [SIGNATURE_HEADER.toLowerCase()]: signature,
+    'x-service-event-id': input.eventId ?? randomId('evt_'),
+    'x-service-delivery-id': input.deliveryId ?? randomId('dlv_'),
+    'x-service-attempt': String(input.attempt ?? 1),
+    'user-agent': 'linkhooks-testing',
+  };
+}
+
+/**
+ * The body and headers of a signed delivery, as the service sends them. Use with supertest,
+ * `fastify.inject`, or any HTTP client.
+ *
+ * @example
+ * const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
+ * await fetch(url, { method: 'POST', headers, body });
+ */
+export function signedDelivery(input: SignedDeliveryInput): SignedDelivery {
+  const body = bodyOf(input);
+  return { body, headers: headersOf(input, sign(body, input.secret)) };
+}
+
+/** {@link signedDelivery} on Web Crypto, for edge runtimes. */
+export async function signedDeliveryAsync(input: SignedDeliveryInput): Promise<SignedDelivery> {
+  const body = bodyOf(input);
+  return { body, headers: headersOf(input, await signAsync(body, input.secret)) };
+}
+
+/**
+ * A signed Web `Request`, for `webhookHandler` (`/fetch`) and `webhookRoute` (`/next`).
+ *
+ * @example
+ * const response = await handler(await signedRequest('https://app.test/webhooks', { secret, event: buildEvent('click') }));
+ */
+export async function signedRequest(url: string, input: SignedDeliveryInput): Promise<Request> {
+  const { body, headers } = await signedDeliveryAsync(input);
+  return new Request(url, { method: 'POST', headers, body: body as BodyInit });
+}
