@@ -47,15 +47,20 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
     reply.code(response.status).headers(response.headers).send(response.body);
   });
 
-  instance.post(options.path, async (request, reply) => {
-    const body = request.body;
-    const response = await handle({
-      method: request.method,
-      header: (name) => request.headers[name],
-      readBody: async () =>
-        body instanceof Uint8Array || typeof body === 'string' ? body : new Uint8Array(0),
-    });
-    return reply.code(response.status).headers(response.headers).send(response.body);
+  // Every method reaches the shared handler, which answers 405 to anything but POST.
+  instance.route({
+    method: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
+    url: options.path,
+    handler: async (request, reply) => {
+      const body = request.body;
+      const response = await handle({
+        method: request.method,
+        header: (name) => request.headers[name],
+        readBody: async () =>
+          body instanceof Uint8Array || typeof body === 'string' ? body : new Uint8Array(0),
+      });
+      return reply.code(response.status).headers(response.headers).send(response.body);
+    },
   });
   done();
 };

@@ -39,11 +39,12 @@ end
 return 0`;
 
 function commander(client: RedisClientLike): (args: string[]) => Promise<unknown> {
-  if (typeof (client as NodeRedisLike).sendCommand === 'function') {
-    return (args) => (client as NodeRedisLike).sendCommand(args);
-  }
+  // ioredis first: it also has a sendCommand, but one that takes a Command object.
   if (typeof (client as IoRedisLike).call === 'function') {
     return ([command, ...rest]) => (client as IoRedisLike).call(command!, ...rest);
+  }
+  if (typeof (client as NodeRedisLike).sendCommand === 'function') {
+    return (args) => (client as NodeRedisLike).sendCommand(args);
   }
   throw new TypeError('createRedisStore: pass an ioredis or node-redis client');
 }

@@ -1,0 +1,98 @@
+import { createServer } from 'node:http';
+import { captureRawBody, webhookMiddleware } from '@linkhooks/receiver/express';
+import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adapterBattery } from './helpers/adapter-battery.js';
+import { close, listen, post } from './helpers/servers.js';
+
+adapterBattery('express', async (options) => {
+  const app = express();
+  app.all('/webhooks', webhookMiddleware(options));
+  const server = createServer(app);
+  const base = await listen(server);
+  return { url: `${base}/webhooks`, stop: () => close(server) };
+});
+
+describe('express with a body parser mounted app-wide', () => {
+  const secret = generateSecret();
+  let stop: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await stop?.();
+    stop = undefined;
+  });
+
+  async function serve(setup: (app: express.Express) => void) {
+    const app = express();
+    setup(app);
+    const server = createServer(app);
+    const base = await listen(server);
+    stop = () => close(server);
+    return base;
+  }
+
+  it('answers at once with body_already_parsed naming the mount order when express.json() ran first', async () => {
+    let ran = false;
+    const base = await serve((app) => {
+      app.use(express.json());
+      app.post(
+        '/webhooks',
+        webhookMiddleware({ secret, on: { click: () => void (ran = true) }, onError: () => {} }),
+      );
+    });
+    const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
+    const answer = await post(`${base}/webhooks`, body, headers);
+    expect(answer.status).toBe(500);
+    expect(answer.json.error?.code).toBe('body_already_parsed');
+    expect(answer.json.error?.hint).toMatch(/express\.json\(\)/);
+    expect(answer.json.error?.hint).toMatch(/captureRawBody/);
+    expect(ran).toBe(false);
+  });
+
+  it('verifies from the bytes kept by captureRawBody when express.json() runs first', async () => {
+    const clicks: string[] = [];
+    const base = await serve((app) => {
+      app.use(express.json({ verify: captureRawBody }));
+      app.post(
+        '/webhooks',
+        webhookMiddleware({ secret, on: { click: (e) => void clicks.push(e.data.click_id) } }),
+      );
+      app.post('/other', (req, res) => void res.json({ parsed: req.body }));
+    });
+    const event = buildEvent('click');
+    // Pretty-printed: a re-serialised body would not match; only the captured bytes do.
+    const body = JSON.stringify(event, null, 2);
+    const { headers } = signedDelivery({ secret, body });
+    expect((await post(`${base}/webhooks`, body, headers)).status).toBe(200);
+    expect(clicks).toEqual([event.data.click_id]);
+    const other = await fetch(`${base}/other`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(await other.json()).toEqual({ parsed: { a: 1 } });
+  });
+
+  it('verifies the Buffer left by express.raw()', async () => {
+    const clicks: string[] = [];
+    const base = await serve((app) => {
+      app.use(express.raw({ type: 'application/json' }));
+      app.post(
+        '/webhooks',
+        webhookMiddleware({ secret, on: { click: (e) => void clicks.push(e.data.click_id) } }),
+      );
+    });
+    const event = buildEvent('click');
+    const { body, headers } = signedDelivery({ secret, event });
+    expect((await post(`${base}/webhooks`, body, headers)).status).toBe(200);
+    expect(clicks).toEqual([event.data.click_id]);
+  });
+
+  it('fails at start-up, not per request, when the secret is missing or a handler name is wrong', () => {
+    expect(() => webhookMiddleware({ secret: '' })).toThrow(/secret/);
+    expect(() => webhookMiddleware({ secret: undefined as unknown as string })).toThrow(/secret/);
+    expect(() => webhookMiddleware({ secret, on: { clicks: () => {} } as never })).toThrow(
+      /no event is named "clicks"/,
+    );
+  });
+});

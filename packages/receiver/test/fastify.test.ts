@@ -1,0 +1,60 @@
+import { webhookPlugin } from '@linkhooks/receiver/fastify';
+import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { adapterBattery } from './helpers/adapter-battery.js';
+import { post } from './helpers/servers.js';
+
+async function start(setup: (app: ReturnType<typeof Fastify>) => Promise<void>) {
+  const app = Fastify();
+  await setup(app);
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { base, stop: () => app.close() };
+}
+
+adapterBattery('fastify', async (options) => {
+  const { base, stop } = await start(async (app) => {
+    await app.register(webhookPlugin, { ...options, path: '/webhooks' });
+  });
+  return { url: `${base}/webhooks`, stop };
+});
+
+describe('fastify plugin scope', () => {
+  it('keeps JSON parsing for the rest of the app', async () => {
+    const secret = generateSecret();
+    const clicks: string[] = [];
+    const { base, stop } = await start(async (app) => {
+      app.post('/before', async (request) => ({ parsed: request.body }));
+      await app.register(webhookPlugin, {
+        path: '/webhooks',
+        secret,
+        on: { click: (e) => void clicks.push(e.data.click_id) },
+      });
+      app.post('/after', async (request) => ({ parsed: request.body }));
+    });
+    try {
+      const event = buildEvent('click');
+      const { body, headers } = signedDelivery({ secret, body: JSON.stringify(event, null, 4) });
+      expect((await post(`${base}/webhooks`, body, headers)).status).toBe(200);
+      expect(clicks).toEqual([event.data.click_id]);
+      for (const route of ['/before', '/after']) {
+        const r = await fetch(base + route, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"a":[1]}',
+        });
+        expect(await r.json()).toEqual({ parsed: { a: [1] } });
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it('refuses to register without a path', async () => {
+    const app = Fastify();
+    await expect(app.register(webhookPlugin, { secret: generateSecret() } as never).ready()).rejects.toThrow(
+      /path/,
+    );
+    await app.close();
+  });
+});

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import {
+  createMemoryStore,
+  type IdempotencyStore,
+  idempotencyKey,
+  isWebhookError,
+  runOnce,
+} from '@linkhooks/receiver';
+import { createRedisStore } from '@linkhooks/receiver/redis';
+import { buildEvent } from '@linkhooks/receiver/testing';
+import IORedis from 'ioredis';
+import { createClient } from 'redis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { idempotencyBattery } from './helpers/idempotency-battery.js';
+import { REDIS_URL, requireService } from './helpers/services.js';
+
+idempotencyBattery('memory', () => {
+  let now = 1_000_000;
+  const store = createMemoryStore({ now: () => now });
+  // The memory store judges TTLs by its clock; moving it past a day lapses every key.
+  return { store, lapse: async () => void (now += 2 * 86_400_000) };
+});
+
+const redisUp = await requireService('Redis', REDIS_URL);
+const prefix = `linkhooks:test:${process.pid}:${Date.now()}:`;
+
+describe.runIf(redisUp)('redis', () => {
+  const ioredis = new IORedis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  const nodeRedis = createClient({ url: REDIS_URL });
+  const connected = nodeRedis.connect();
+  afterAll(async () => {
+    const keys = await ioredis.keys(`${prefix}*`);
+    if (keys.length > 0) await ioredis.del(...keys);
+    await ioredis.quit();
+    await connected;
+    await nodeRedis.quit();
+  });
+  const lapse = async (key: string) => void (await ioredis.del(prefix + key));
+
+  idempotencyBattery('redis (ioredis)', () => ({ store: createRedisStore(ioredis, { prefix }), lapse }));
+  idempotencyBattery('redis (node-redis)', () => ({
+    store: createRedisStore(nodeRedis as never, { prefix }),
+    lapse,
+  }));
+
+  it('sets the in-flight TTL on claim and the completed TTL on completion (DESIGN: 60 s, 24 h)', async () => {
+    const store = createRedisStore(ioredis, { prefix });
+    await store.claim('ttl-key', 'a', 60_000);
+    const inFlight = await ioredis.pttl(`${prefix}ttl-key`);
+    expect(inFlight).toBeGreaterThan(55_000);
+    expect(inFlight).toBeLessThanOrEqual(60_000);
+    await store.complete('ttl-key', 'a', 86_400_000);
+    const completed = await ioredis.pttl(`${prefix}ttl-key`);
+    expect(completed).toBeGreaterThan(86_000_000);
+    expect(completed).toBeLessThanOrEqual(86_400_000);
+  });
+
+  it('refuses a client that is neither ioredis nor node-redis', () => {
+    expect(() => createRedisStore({} as never)).toThrow(/ioredis or node-redis/);
+  });
+});
+
+describe('memory store bounds', () => {
+  it('keeps at most maxEntries keys, evicting the stalest', async () => {
+    const store = createMemoryStore({ maxEntries: 3 });
+    for (const k of ['a', 'b', 'c', 'd', 'e']) await store.claim(k, 't', 60_000);
+    expect(store.size).toBe(3);
+    expect(await store.claim('a', 'u', 60_000)).toBe('claimed');
+    expect(await store.claim('e', 'u', 60_000)).toBe('in_flight');
+  });
+
+  it('rejects a nonsensical bound', () => {
+    expect(() => createMemoryStore({ maxEntries: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('runOnce with a store that is down', () => {
+  const down: IdempotencyStore = {
+    claim: () => Promise.reject(new Error('ECONNREFUSED')),
+    complete: () => Promise.reject(new Error('ECONNREFUSED')),
+    release: () => Promise.reject(new Error('ECONNREFUSED')),
+  };
+  it('fails with idempotency_unavailable (503: the service retries) and does not run the handler', async () => {
+    let ran = false;
+    const error = await runOnce({ store: down }, 'k', () => void (ran = true)).catch((e: unknown) => e);
+    expect(isWebhookError(error) && [error.code, error.status]).toEqual(['idempotency_unavailable', 503]);
+    expect(ran).toBe(false);
+  });
+});
+
+describe('idempotency keys (DESIGN: Receiver SDK)', () => {
+  it('keys clicks on click_id and conversions on conversion_id', async () => {
+    const click = buildEvent('click');
+    const conversion = buildEvent('conversion');
+    expect(await idempotencyKey(click, JSON.stringify(click))).toBe(`click:${click.data.click_id}`);
+    expect(await idempotencyKey(conversion, '{}')).toBe(`conversion:${conversion.data.conversion_id}`);
+  });
+
+  it('keys other events on the SHA-256 of the raw body', async () => {
+    const event = buildEvent('link.updated');
+    const body = Buffer.from(JSON.stringify(event));
+    const expected = createHash('sha256').update(body).digest('hex');
+    expect(await idempotencyKey(event, body)).toBe(`link.updated:${expected}`);
+    expect(await idempotencyKey(event, body.toString())).toBe(`link.updated:${expected}`);
+  });
+});
