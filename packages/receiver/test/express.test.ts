@@ -37,7 +37,15 @@ describe('express with a body parser mounted app-wide', () => {
       app.use(express.json());
       app.post(
         '/webhooks',
-        webhookMiddleware({ secret, on: { click: () => void (ran = true) }, onError: () => {} }),
+        webhookMiddleware({
+          secret,
+          on: {
+            click: () => {
+              ran = true;
+            },
+          },
+          onError: () => {},
+        }),
       );
     });
     const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });

@@ -18,7 +18,12 @@ idempotencyBattery('memory', () => {
   let now = 1_000_000;
   const store = createMemoryStore({ now: () => now });
   // The memory store judges TTLs by its clock; moving it past a day lapses every key.
-  return { store, lapse: async () => void (now += 2 * 86_400_000) };
+  return {
+    store,
+    lapse: async () => {
+      now += 2 * 86_400_000;
+    },
+  };
 });
 
 const redisUp = await requireService('Redis', REDIS_URL);
@@ -82,7 +87,9 @@ describe('runOnce with a store that is down', () => {
   };
   it('fails with idempotency_unavailable (503: the service retries) and does not run the handler', async () => {
     let ran = false;
-    const error = await runOnce({ store: down }, 'k', () => void (ran = true)).catch((e: unknown) => e);
+    const error = await runOnce({ store: down }, 'k', () => {
+      ran = true;
+    }).catch((e: unknown) => e);
     expect(isWebhookError(error) && [error.code, error.status]).toEqual(['idempotency_unavailable', 503]);
     expect(ran).toBe(false);
   });

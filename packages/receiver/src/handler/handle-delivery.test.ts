@@ -74,7 +74,11 @@ describe('the shared delivery handler', () => {
     let attempt: number | undefined = -1;
     const handle = createDeliveryHandler({
       secret,
-      on: { 'link.deleted': (_e, ctx) => void (attempt = ctx.attempt) },
+      on: {
+        'link.deleted': (_e, ctx) => {
+          attempt = ctx.attempt;
+        },
+      },
     });
     await handle(request({ 'x-service-signature': sign(body, secret), 'x-service-attempt': 'two' }));
     expect(attempt).toBeUndefined();

@@ -1,0 +1,63 @@
+import { eventSchemas } from '@linkhooks/protocol';
+import { constructEvent, EVENT_NAMES } from '@linkhooks/receiver';
+import { webhookHandler } from '@linkhooks/receiver/fetch';
+import {
+  buildEvent,
+  generateSecret,
+  sampleData,
+  signedDelivery,
+  signedRequest,
+} from '@linkhooks/receiver/testing';
+import { describe, expect, it } from 'vitest';
+
+describe('testing kit', () => {
+  it.each(EVENT_NAMES)('buildEvent(%s) is schema-valid and verifies through constructEvent', (name) => {
+    const event = buildEvent(name);
+    expect(eventSchemas[name].safeParse(event).success).toBe(true);
+    expect(event.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    const secret = generateSecret();
+    const { body, headers } = signedDelivery({ secret, event });
+    expect(constructEvent(body, headers['x-service-signature'], secret)).toEqual(event);
+  });
+
+  it('applies overrides, and refuses overrides that make the event invalid', () => {
+    const event = buildEvent('click', {
+      timestamp: new Date('2026-01-02T03:04:05.678Z'),
+      data: { country: 'FR' },
+    });
+    expect(event.timestamp).toBe('2026-01-02T03:04:05Z');
+    expect(event.data.country).toBe('FR');
+    expect(() => buildEvent('click', { data: { link_id: 1.5 } })).toThrow(/data\.link_id/);
+    expect(() => buildEvent('click', { timestamp: '2026-01-02' })).toThrow(/timestamp/);
+  });
+
+  it('gives fresh identifiers on every call', () => {
+    expect(sampleData('click').click_id).not.toBe(sampleData('click').click_id);
+    expect(sampleData('conversion').conversion_id).not.toBe(sampleData('conversion').conversion_id);
+  });
+
+  it('signs the exact body given, and sets the extension headers', () => {
+    const secret = generateSecret();
+    const { headers } = signedDelivery({ secret, body: '{"a":1}', deliveryId: 'dlv_9', attempt: 4 });
+    expect(headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-service-delivery-id': 'dlv_9',
+      'x-service-attempt': '4',
+    });
+    expect(headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(() => signedDelivery({ secret })).toThrow(/event.*body/);
+  });
+
+  it('builds a signed Web Request that the fetch adapter accepts', async () => {
+    const secret = generateSecret();
+    const seen: string[] = [];
+    const handle = webhookHandler({
+      secret,
+      on: { conversion: (e) => void seen.push(e.data.conversion_id) },
+    });
+    const event = buildEvent('conversion');
+    const response = await handle(await signedRequest('https://receiver.test/webhooks', { secret, event }));
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([event.data.conversion_id]);
+  });
+});
