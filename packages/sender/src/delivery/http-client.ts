@@ -1,0 +1,119 @@
+/**
+ * Sends one attempt over HTTPS through undici keep-alive pools (DESIGN: Engine): the stored bytes,
+ * 30 s for the whole attempt, at most 4 KiB of the response read, redirects never followed, and
+ * every connection's address checked at connect time (DESIGN: Network safety).
+ */
+import { Agent } from 'undici';
+import type { AttemptOutcome } from '../domain/delivery-state.js';
+import { isSuccessStatus } from '../domain/delivery-state.js';
+import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
+import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
+import { classifyError, describeError } from './failure-kind.js';
+
+export const RESPONSE_SNIPPET_BYTES = 4096;
+
+export interface DeliveryClientOptions extends Partial<AddressPolicy> {
+  /** Whole-attempt deadline. Default 30 s (SPEC 8). */
+  timeoutMs?: number;
+  /** Extra CA certificates to trust (a test CA); production uses the system roots. */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Name resolution, for tests of rebinding; defaults to dns.lookup. */
+  resolve?: LookupFunction;
+  /** Keep-alive sockets per origin. */
+  connectionsPerOrigin?: number;
+}
+
+export interface SendRequest {
+  url: string;
+  body: Uint8Array;
+  headers: Record<string, string>;
+}
+
+export interface SendResult {
+  outcome: AttemptOutcome;
+  durationMs: number;
+  responseSnippet: string | null;
+}
+
+export interface DeliveryClient {
+  send(request: SendRequest): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const room = RESPONSE_SNIPPET_BYTES - size;
+    chunks.push(chunk.byteLength > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.byteLength, room);
+    if (size >= RESPONSE_SNIPPET_BYTES) {
+      // Never read more than 4 KiB: drop the rest (and that socket) instead of draining it.
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function createDeliveryClient(options: DeliveryClientOptions = {}): DeliveryClient {
+  const policy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
+  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const agent = new Agent({
+    connect: {
+      lookup: createGuardedLookup(policy, options.resolve),
+      ...(options.ca ? { ca: options.ca } : {}),
+      timeout: timeoutMs,
+    },
+    connections: options.connectionsPerOrigin ?? 16,
+    keepAliveTimeout: 30_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    maxHeaderSize: 16 * 1024,
+  });
+
+  return {
+    async send(request) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      const target = checkUrl(request.url, policy);
+      if (!target.ok) {
+        return {
+          outcome: { ok: false, kind: 'blocked_address', message: target.reason },
+          durationMs: elapsed(),
+          responseSnippet: null,
+        };
+      }
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      try {
+        const { url } = target;
+        const response = await agent.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          signal: controller.signal,
+        });
+        const snippet = await readSnippet(response.body);
+        const statusCode = response.statusCode;
+        const outcome: AttemptOutcome = isSuccessStatus(statusCode)
+          ? { ok: true, statusCode }
+          : { ok: false, kind: 'http_status', statusCode, message: `receiver answered ${statusCode}` };
+        return { outcome, durationMs: elapsed(), responseSnippet: snippet };
+      } catch (error) {
+        const kind = classifyError(error, timedOut);
+        const message = timedOut ? `no answer within ${timeoutMs} ms` : describeError(error);
+        return { outcome: { ok: false, kind, message }, durationMs: elapsed(), responseSnippet: null };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The delivery state machine (SPEC 3, DESIGN: Delivery states) as a pure function of
+ * (state, outcome, now). The worker moves bytes; this decides what they mean.
+ */
+import { delayAfterAttempt, type RetrySchedule } from './schedule.js';
+
+/**
+ * `pending` (no attempt yet) → `delivered` | `awaiting_retry` → … → `delivered` | `failed`.
+ * `held`: the endpoint is disabled; the delivery waits, untouched, for re-enabling.
+ * `skipped`: the event arrived while the endpoint was disabled; replayable on re-enable.
+ */
+export type DeliveryStatus = 'pending' | 'awaiting_retry' | 'delivered' | 'failed' | 'held' | 'skipped';
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = [
+  'pending',
+  'awaiting_retry',
+  'delivered',
+  'failed',
+  'held',
+  'skipped',
+];
+
+/** Why an attempt failed (DESIGN: Delivery states). */
+export type FailureKind =
+  | 'timeout'
+  | 'dns'
+  | 'connect'
+  | 'tls'
+  | 'http_status'
+  | 'blocked_address'
+  | 'response_too_large';
+
+export const FAILURE_KINDS: readonly FailureKind[] = [
+  'timeout',
+  'dns',
+  'connect',
+  'tls',
+  'http_status',
+  'blocked_address',
+  'response_too_large',
+];
+
+export type AttemptOutcome =
+  | { ok: true; statusCode: number }
+  | { ok: false; kind: FailureKind; statusCode?: number | undefined; message: string };
+
+export interface AttemptDecision {
+  status: 'delivered' | 'awaiting_retry' | 'failed';
+  /** Attempts made, this one included. */
+  attempts: number;
+  /** When the next attempt is due; null once the delivery is final. */
+  nextAttemptAt: number | null;
+  /** Set when the delivery reached a final state with this attempt. */
+  final: 'delivered' | 'failed' | null;
+}
+
+/** SPEC 7 rule 1: any 2xx is success. 3xx is a failure: redirects are never followed. */
+export function isSuccessStatus(statusCode: number): boolean {
+  return statusCode >= 200 && statusCode <= 299;
+}
+
+/**
+ * What an attempt's outcome does to a delivery. `attemptsBefore` counts the attempts already made.
+ * SPEC 3: 2xx → delivered; otherwise awaiting_retry with the next delay from the failure time,
+ * until the 5th retry fails → failed.
+ */
+export function decideAfterAttempt(
+  attemptsBefore: number,
+  outcome: AttemptOutcome,
+  finishedAt: number,
+  schedule: RetrySchedule,
+): AttemptDecision {
+  const attempts = attemptsBefore + 1;
+  if (outcome.ok) return { status: 'delivered', attempts, nextAttemptAt: null, final: 'delivered' };
+  const delay = delayAfterAttempt(schedule, attempts);
+  if (delay === null) return { status: 'failed', attempts, nextAttemptAt: null, final: 'failed' };
+  return { status: 'awaiting_retry', attempts, nextAttemptAt: finishedAt + delay, final: null };
+}
+
+/** The status a held or replayed delivery resumes with. */
+export function resumeStatus(attempts: number): 'pending' | 'awaiting_retry' {
+  return attempts === 0 ? 'pending' : 'awaiting_retry';
+}

@@ -1,0 +1,42 @@
+/**
+ * Identifiers: a prefix and a ULID-style body (48-bit time + 80 random bits, Crockford base32),
+ * so ids sort by creation time and serve as stable cursors for the delivery log.
+ */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
+function randomDigits(): number[] {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b & 31);
+}
+
+/** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; monotonic within a process. */
+export function newId(prefix: 'evt' | 'dlv' | 'ep' | 'acct' | 'att', now: number = Date.now()): string {
+  let random: number[];
+  if (now <= lastTime) {
+    // Same millisecond (or a clock step back): increment the random part so order still holds.
+    random = lastRandom.slice();
+    for (let i = random.length - 1; i >= 0; i--) {
+      if (random[i]! < 31) {
+        random[i]! += 1;
+        break;
+      }
+      random[i] = 0;
+    }
+    now = lastTime;
+  } else {
+    random = randomDigits();
+    lastTime = now;
+  }
+  lastRandom = random;
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32]! + time;
+    t = Math.floor(t / 32);
+  }
+  return `${prefix}_${time}${random.map((d) => ALPHABET[d]).join('')}`;
+}

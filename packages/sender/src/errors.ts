@@ -1,0 +1,47 @@
+/**
+ * The sender's one error type (CONVENTIONS 7): a literal name, a stable code, and the HTTP status
+ * the management API answers with.
+ */
+export type SenderErrorCode =
+  | 'invalid_event'
+  | 'invalid_endpoint'
+  | 'unsafe_url'
+  | 'not_found'
+  | 'endpoint_disabled'
+  | 'delivery_in_flight'
+  | 'invalid_option';
+
+export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
+  invalid_event: 400,
+  invalid_endpoint: 400,
+  unsafe_url: 400,
+  not_found: 404,
+  endpoint_disabled: 409,
+  delivery_in_flight: 409,
+  invalid_option: 500,
+};
+
+const CODES = new Set(Object.keys(SENDER_ERROR_STATUS));
+
+export class SenderError extends Error {
+  override readonly name = 'SenderError' as const;
+  readonly code: SenderErrorCode;
+  readonly details: unknown;
+
+  constructor(code: SenderErrorCode, message: string, options: { details?: unknown; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+  }
+
+  get status(): number {
+    return SENDER_ERROR_STATUS[this.code];
+  }
+}
+
+/** Whether `error` is a `SenderError`, judged by name and code rather than `instanceof` alone. */
+export function isSenderError(error: unknown): error is SenderError {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { name?: unknown; code?: unknown };
+  return e.name === 'SenderError' && typeof e.code === 'string' && CODES.has(e.code);
+}

@@ -1,0 +1,69 @@
+/** The records the stores keep (DESIGN: Sender). Times are epoch milliseconds. */
+import type { EventName } from '@linkhooks/protocol';
+import type { DeliveryStatus, FailureKind } from '../domain/delivery-state.js';
+
+export interface EndpointRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  events: EventName[];
+  secret: string;
+  description: string | null;
+  enabled: boolean;
+  consecutiveFailures: number;
+  disabledReason: string | null;
+  disabledAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface EventRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** The exact bytes every attempt sends (DESIGN invariant 1). */
+  body: Uint8Array;
+  createdAt: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  accountId: string;
+  eventName: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastFailureKind: FailureKind | null;
+  lastStatusCode: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  /** 1..6 */
+  number: number;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  failureKind: FailureKind | null;
+  errorMessage: string | null;
+  /** At most 4 KiB of the response body, as text. */
+  responseSnippet: string | null;
+  /** When the next attempt is due, as decided after this one; null when final. */
+  nextAttemptAt: number | null;
+  /** The exact request headers sent (signature included; the secret never is). */
+  requestHeaders: Record<string, string>;
+}
+
+/** A delivery handed to one worker under a lease (DESIGN invariant 3). */
+export interface ClaimedDelivery {
+  delivery: DeliveryRecord;
+  leaseToken: string;
+  leaseExpiresAt: number;
+  body: Uint8Array;
+  url: string;
+  secret: string;
+}

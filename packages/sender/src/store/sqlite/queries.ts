@@ -1,0 +1,114 @@
+/** The SQLite store's queries, one named query per operation (CONVENTIONS 4). Bind parameters only. */
+
+export const INSERT_ENDPOINT = `
+INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
+VALUES (@id, @accountId, @url, @events, @secret, @description, @now, @now)`;
+
+export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ?`;
+export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? ORDER BY id`;
+export const UPDATE_ENDPOINT = `
+UPDATE endpoints SET url = @url, events = @events, secret = @secret, description = @description, updated_at = @now
+WHERE id = @id AND account_id = @accountId`;
+export const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = ? AND account_id = ?`;
+
+export const INSERT_EVENT = `INSERT INTO events (id, account_id, name, body, created_at) VALUES (?, ?, ?, ?, ?)`;
+export const INSERT_DELIVERY = `
+INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
+VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @now, @now)`;
+
+/**
+ * Due deliveries, at most `cap` in flight per endpoint (DESIGN invariant 6): endpoints already at
+ * their cap are skipped, never waited on, so a hanging endpoint cannot hold up the others.
+ */
+export const CLAIM_DUE = `
+WITH inflight AS (
+  SELECT endpoint_id, count(*) AS n FROM deliveries
+  WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
+  GROUP BY endpoint_id
+),
+candidates AS (
+  SELECT d.id, d.endpoint_id, d.next_attempt_at,
+         row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
+  FROM deliveries d
+  JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+  WHERE d.status IN ('pending', 'awaiting_retry')
+    AND d.next_attempt_at <= @now
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
+    AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= @cap)
+)
+SELECT c.id FROM candidates c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
+WHERE c.rn + coalesce(i.n, 0) <= @cap
+ORDER BY c.next_attempt_at, c.id
+LIMIT @limit`;
+
+export const LEASE_DELIVERY = `UPDATE deliveries SET lease_token = ?, lease_expires_at = ? WHERE id = ?`;
+
+export const SELECT_CLAIMED = `
+SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
+FROM deliveries d JOIN events ev ON ev.id = d.event_id JOIN endpoints e ON e.id = d.endpoint_id
+WHERE d.id = ?`;
+
+export const SELECT_LEASED = `SELECT * FROM deliveries WHERE id = ? AND lease_token = ?`;
+export const INSERT_ATTEMPT = `
+INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
+                      response_snippet, next_attempt_at, request_headers)
+VALUES (@deliveryId, @number, @startedAt, @durationMs, @statusCode, @failureKind, @errorMessage,
+        @responseSnippet, @nextAttemptAt, @requestHeaders)`;
+export const SELECT_ENDPOINT_BY_ID = `SELECT * FROM endpoints WHERE id = ?`;
+export const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = ? WHERE id = ?`;
+export const DISABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = 0, disabled_reason = 'consecutive_failures', disabled_at = ?, updated_at = ? WHERE id = ?`;
+export const HOLD_DELIVERIES = `
+UPDATE deliveries SET status = 'held', updated_at = ?
+WHERE endpoint_id = ? AND status IN ('pending', 'awaiting_retry') AND id <> ?`;
+export const FINISH_ATTEMPT = `
+UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
+  lease_token = NULL, lease_expires_at = NULL, last_failure_kind = @failureKind, last_status_code = @statusCode,
+  updated_at = @now
+WHERE id = @id`;
+
+export const RELEASE_LEASE = `
+UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = ? AND lease_token = ?`;
+
+export const NEXT_DUE = `
+SELECT min(max(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) AS at
+FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+WHERE d.status IN ('pending', 'awaiting_retry')`;
+
+export const REENABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = 1, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL, updated_at = ?
+WHERE id = ? AND account_id = ?`;
+export const RESUME_HELD = `
+UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
+  next_attempt_at = ?, updated_at = ?
+WHERE endpoint_id = ? AND status = 'held'`;
+export const REPLAY_SKIPPED = `
+UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
+  next_attempt_at = ?, updated_at = ?
+WHERE endpoint_id = ? AND status = 'skipped'`;
+
+export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = ? AND account_id = ?`;
+export const RETRY_NOW = `
+UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
+  next_attempt_at = ?, updated_at = ?
+WHERE id = ?`;
+export const SELECT_ATTEMPTS = `SELECT * FROM attempts WHERE delivery_id = ? ORDER BY number`;
+export const SELECT_EVENT = `SELECT * FROM events WHERE id = ? AND account_id = ?`;
+
+export const PRUNE_DELIVERIES = `
+DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'skipped') AND updated_at < ?`;
+export const PRUNE_EVENTS = `
+DELETE FROM events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)`;
+
+export const COUNT_BY_STATUS = `SELECT status, count(*) AS n FROM deliveries GROUP BY status`;
+export const COUNT_DISABLED = `SELECT count(*) AS n FROM endpoints WHERE enabled = 0`;
+
+export const LIST_DELIVERIES = `
+SELECT * FROM deliveries
+WHERE account_id = @accountId
+  AND (@endpointId IS NULL OR endpoint_id = @endpointId)
+  AND (@status IS NULL OR status = @status)
+  AND (@event IS NULL OR event_name = @event)
+  AND (@cursor IS NULL OR id < @cursor)
+ORDER BY id DESC
+LIMIT @limit`;

@@ -1,0 +1,334 @@
+/**
+ * The conformance battery every store passes (CONVENTIONS 3): each of DESIGN's store invariants
+ * is a test here, run against the memory, SQLite and PostgreSQL stores.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decideAfterAttempt } from '../../src/domain/delivery-state.js';
+import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
+import { newId } from '../../src/domain/ids.js';
+import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
+import type { SenderStore } from '../../src/store/port.js';
+import type { AttemptRecord, ClaimedDelivery, EventRecord } from '../../src/store/records.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+const LEASE = 45_000;
+
+export function storeBattery(name: string, open: () => Promise<SenderStore>, close?: (store: SenderStore) => Promise<void>) {
+  describe(`${name} store conformance`, () => {
+    let store: SenderStore;
+    beforeEach(async () => {
+      store = await open();
+      await store.migrate();
+    });
+    afterEach(async () => {
+      if (close) await close(store);
+      else await store.close();
+    });
+
+    const account = () => newId('acct');
+    const endpoint = (accountId: string, events: string[] = ['click', 'conversion']) =>
+      store.createEndpoint({
+        id: newId('ep'),
+        accountId,
+        url: 'https://receiver.example.com/hook',
+        events: events as never,
+        secret: 'whsec_test',
+        description: null,
+        now: T0,
+      });
+    const event = (accountId: string, name = 'click', at = T0): EventRecord => ({
+      id: newId('evt', at),
+      accountId,
+      name,
+      body: Buffer.from(`{"event":"${name}","timestamp":"2026-11-22T12:00:00Z","data":{"n":"\u00e9 \ud83d\ude00"}}`),
+      createdAt: at,
+    });
+    const publish = (e: EventRecord) => store.publish(e, () => newId('dlv', e.createdAt));
+    const claim = (now = T0, limit = 100, cap = 100) => store.claimDue({ now, limit, leaseMs: LEASE, perEndpointCap: cap });
+    const attempt = (c: ClaimedDelivery, ok: boolean, now: number, number = c.delivery.attempts + 1) => {
+      const outcome = ok
+        ? ({ ok: true, statusCode: 200 } as const)
+        : ({ ok: false, kind: 'http_status', statusCode: 500, message: 'receiver answered 500' } as const);
+      const decision = decideAfterAttempt(number - 1, outcome, now, DEFAULT_SCHEDULE);
+      const record: AttemptRecord = {
+        deliveryId: c.delivery.id,
+        number,
+        startedAt: now,
+        durationMs: 12,
+        statusCode: ok ? 200 : 500,
+        failureKind: ok ? null : 'http_status',
+        errorMessage: ok ? null : 'receiver answered 500',
+        responseSnippet: ok ? '{"received":true}' : 'oops',
+        nextAttemptAt: decision.nextAttemptAt,
+        requestHeaders: { 'x-service-attempt': String(number) },
+      };
+      return store.recordAttempt({
+        claim: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
+        attempt: record,
+        decision,
+        policy: DEFAULT_DISABLE_POLICY,
+        now,
+      });
+    };
+
+    it('fans an event out to the subscribed endpoints of its account only (SPEC 6 rule 2)', async () => {
+      const a = account();
+      const clicks = await endpoint(a, ['click']);
+      await endpoint(a, ['conversion']);
+      await endpoint(account(), ['click']);
+      const deliveries = await publish(event(a));
+      expect(deliveries.map((d) => [d.endpointId, d.status])).toEqual([[clicks.id, 'pending']]);
+    });
+
+    it('keeps the event bytes exactly and hands them to every attempt (invariant 1)', async () => {
+      const a = account();
+      await endpoint(a);
+      const e = event(a);
+      await publish(e);
+      const [first] = await claim();
+      expect(Buffer.from(first!.body).equals(Buffer.from(e.body))).toBe(true);
+      await attempt(first!, false, T0);
+      const [second] = await claim(T0 + 60_000);
+      expect(Buffer.from(second!.body).equals(Buffer.from(e.body))).toBe(true);
+      expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(Buffer.from(e.body))).toBe(true);
+    });
+
+    it('writes the event and its deliveries all or nothing (invariant 2)', async () => {
+      const a = account();
+      await endpoint(a);
+      await endpoint(a);
+      const e = event(a);
+      let n = 0;
+      await expect(
+        store.publish(e, () => {
+          if (++n === 2) throw new Error('crash between two deliveries');
+          return newId('dlv');
+        }),
+      ).rejects.toThrow('crash');
+      expect(await store.getEvent(a, e.id)).toBeNull();
+      expect((await store.listDeliveries(a, { limit: 10 })).items).toEqual([]);
+    });
+
+    it('records a skipped delivery for a disabled endpoint', async () => {
+      const a = account();
+      const ep = await endpoint(a);
+      await disable(ep.accountId);
+      const [d] = await publish(event(a));
+      expect(d).toMatchObject({ endpointId: ep.id, status: 'skipped', nextAttemptAt: null });
+      expect(await claim()).toEqual([]);
+    });
+
+    async function disable(accountId: string) {
+      for (let i = 0; i < 10; i++) {
+        await publish(event(accountId, 'click', T0));
+        for (let n = 1; n <= 6; n++) {
+          const now = T0 + n * 100_000_000;
+          for (const c of await claim(now)) await attempt(c, false, now);
+        }
+      }
+    }
+
+    it('leases a due delivery to one claimer; a lost lease cannot write its result (invariant 3)', async () => {
+      const a = account();
+      await endpoint(a);
+      await publish(event(a));
+      const [first] = await claim();
+      expect(first!.leaseExpiresAt).toBe(T0 + LEASE);
+      expect(await claim(T0 + 1000)).toEqual([]);
+      const [second] = await claim(T0 + LEASE + 1);
+      expect(second!.delivery.id).toBe(first!.delivery.id);
+      expect(second!.leaseToken).not.toBe(first!.leaseToken);
+      expect((await attempt(first!, true, T0 + LEASE + 2)).applied).toBe(false);
+      expect(await attempt(second!, false, T0 + LEASE + 3)).toMatchObject({ applied: true, status: 'awaiting_retry' });
+      const detail = await store.getDelivery(a, first!.delivery.id);
+      expect(detail!.attempts).toHaveLength(1);
+      expect(detail!.delivery).toMatchObject({ status: 'awaiting_retry', attempts: 1, nextAttemptAt: T0 + LEASE + 3 + 60_000 });
+    });
+
+    it('records an attempt number at most once (invariant 4)', async () => {
+      const a = account();
+      await endpoint(a);
+      await publish(event(a));
+      const [c1] = await claim();
+      await attempt(c1!, false, T0);
+      const [c2] = await claim(T0 + 60_000);
+      expect((await attempt(c2!, false, T0 + 60_000, 1)).applied).toBe(false);
+      expect((await store.getDelivery(a, c1!.delivery.id))!.attempts.map((x) => x.number)).toEqual([1]);
+    });
+
+    it('does not claim deliveries before they are due, and says when the next is', async () => {
+      const a = account();
+      await endpoint(a);
+      await publish(event(a, 'click', T0 + 5000));
+      expect(await claim(T0)).toEqual([]);
+      expect(await store.nextDueAt()).toBe(T0 + 5000);
+      expect(await claim(T0 + 5000)).toHaveLength(1);
+    });
+
+    it('disables the endpoint at the 10th failed delivery and holds the rest in the same step (invariant 5)', async () => {
+      const a = account();
+      const ep = await endpoint(a);
+      for (let i = 0; i < 10; i++) await publish(event(a));
+      const extra = await publish(event(a, 'click', T0 + 10 ** 12));
+      let disabledAt: number | undefined;
+      for (let n = 1; n <= 6; n++) {
+        const now = T0 + n * 100_000_000;
+        for (const c of await claim(now)) {
+          const r = await attempt(c, false, now);
+          if (r.disabledEndpoint) {
+            expect(disabledAt).toBeUndefined();
+            disabledAt = now;
+            expect(r.disabledEndpoint).toMatchObject({ enabled: false, consecutiveFailures: 10, disabledReason: 'consecutive_failures' });
+          }
+        }
+      }
+      expect(disabledAt).toBe(T0 + 6 * 100_000_000);
+      const current = await store.getEndpoint(a, ep.id);
+      expect(current).toMatchObject({ enabled: false, consecutiveFailures: 10, disabledAt });
+      expect((await store.getDelivery(a, extra[0]!.id))!.delivery.status).toBe('held');
+      expect((await store.stats()).disabledEndpoints).toBe(1);
+    });
+
+    it('resets the failure count on a delivered delivery', async () => {
+      const a = account();
+      const ep = await endpoint(a);
+      for (let i = 0; i < 3; i++) await publish(event(a));
+      for (let n = 1; n <= 6; n++) {
+        const now = T0 + n * 100_000_000;
+        for (const c of await claim(now)) await attempt(c, false, now);
+      }
+      expect((await store.getEndpoint(a, ep.id))!.consecutiveFailures).toBe(3);
+      await publish(event(a, 'click', T0 + 10 ** 10));
+      for (const c of await claim(T0 + 10 ** 10)) await attempt(c, true, T0 + 10 ** 10);
+      expect((await store.getEndpoint(a, ep.id))!.consecutiveFailures).toBe(0);
+    });
+
+    it('skips endpoints at their in-flight cap instead of waiting on them (invariant 6)', async () => {
+      const a = account();
+      const slow = await endpoint(a, ['click']);
+      const fast = await endpoint(a, ['conversion']);
+      for (let i = 0; i < 20; i++) await publish(event(a, 'click'));
+      await publish(event(a, 'conversion', T0 + 1));
+      const first = await claim(T0 + 1, 100, 5);
+      expect(first.filter((c) => c.delivery.endpointId === slow.id)).toHaveLength(5);
+      expect(first.filter((c) => c.delivery.endpointId === fast.id)).toHaveLength(1);
+      await publish(event(a, 'conversion', T0 + 2));
+      const second = await claim(T0 + 2, 100, 5);
+      expect(second.map((c) => c.delivery.endpointId)).toEqual([fast.id]);
+    });
+
+    it('gives a released lease back at once', async () => {
+      const a = account();
+      await endpoint(a);
+      await publish(event(a));
+      const [c] = await claim();
+      await store.releaseLease(c!.delivery.id, 'not-the-token');
+      expect(await claim(T0 + 1)).toEqual([]);
+      await store.releaseLease(c!.delivery.id, c!.leaseToken);
+      expect(await claim(T0 + 1)).toHaveLength(1);
+    });
+
+    it('re-enables: counter reset, held resumed, skipped replayed only when asked', async () => {
+      const a = account();
+      const ep = await endpoint(a);
+      await disable(a);
+      const held = await publish(event(a, 'click', T0 - 1));
+      expect(held[0]!.status).toBe('skipped');
+      const other = account();
+      expect(await store.reenableEndpoint(other, ep.id, { replaySkipped: true, now: T0 })).toBeNull();
+      const once = await store.reenableEndpoint(a, ep.id, { replaySkipped: false, now: T0 });
+      expect(once).toMatchObject({ endpoint: { enabled: true, consecutiveFailures: 0, disabledReason: null }, replayed: 0 });
+      expect((await store.getDelivery(a, held[0]!.id))!.delivery.status).toBe('skipped');
+      const again = await store.reenableEndpoint(a, ep.id, { replaySkipped: true, now: T0 + 5 });
+      expect(again!.replayed).toBe(1);
+      const replayed = (await store.getDelivery(a, held[0]!.id))!.delivery;
+      expect(replayed).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 5 });
+    });
+
+    it('retries one delivery now, except for another account or a disabled endpoint', async () => {
+      const a = account();
+      await endpoint(a);
+      const [d] = await publish(event(a));
+      for (let n = 0; n < 6; n++) {
+        const now = T0 + n * 100_000_000;
+        for (const c of await claim(now)) await attempt(c, false, now);
+      }
+      expect((await store.getDelivery(a, d!.id))!.delivery.status).toBe('failed');
+      expect(await store.retryNow(account(), d!.id, T0)).toEqual({ ok: false, reason: 'not_found' });
+      const later = T0 + 10 ** 9;
+      const result = await store.retryNow(a, d!.id, later);
+      expect(result).toMatchObject({ ok: true, delivery: { status: 'awaiting_retry', nextAttemptAt: later, attempts: 6 } });
+      const [c] = await claim(later);
+      expect(c!.delivery.attempts).toBe(6);
+      expect(await store.retryNow(a, d!.id, later)).toEqual({ ok: false, reason: 'in_flight' });
+    });
+
+    it('pages the delivery log newest first with filters, scoped to the account', async () => {
+      const a = account();
+      const e1 = await endpoint(a, ['click']);
+      await endpoint(a, ['click', 'conversion']);
+      const b = account();
+      await endpoint(b, ['click']);
+      for (let i = 0; i < 5; i++) await publish(event(a, 'click', T0 + i));
+      await publish(event(a, 'conversion', T0 + 10));
+      await publish(event(b, 'click'));
+      const all: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listDeliveries(a, { limit: 4, ...(cursor ? { cursor } : {}) });
+        all.push(...page.items.map((d) => d.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      expect(all).toHaveLength(11);
+      expect([...all].sort().reverse()).toEqual(all);
+      expect((await store.listDeliveries(a, { limit: 50, endpointId: e1.id })).items).toHaveLength(5);
+      expect((await store.listDeliveries(a, { limit: 50, event: 'conversion' })).items).toHaveLength(1);
+      expect((await store.listDeliveries(a, { limit: 50, status: 'delivered' })).items).toHaveLength(0);
+      expect((await store.listDeliveries(b, { limit: 50 })).items).toHaveLength(1);
+    });
+
+    it('keeps every attempt with its fields, in order', async () => {
+      const a = account();
+      await endpoint(a);
+      const [d] = await publish(event(a));
+      const [c1] = await claim();
+      await attempt(c1!, false, T0);
+      const [c2] = await claim(T0 + 60_000);
+      await attempt(c2!, true, T0 + 60_000);
+      const detail = await store.getDelivery(a, d!.id);
+      expect(detail!.delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 200, nextAttemptAt: null });
+      expect(detail!.attempts).toEqual([
+        expect.objectContaining({ number: 1, statusCode: 500, failureKind: 'http_status', nextAttemptAt: T0 + 60_000, responseSnippet: 'oops' }),
+        expect.objectContaining({ number: 2, statusCode: 200, failureKind: null, nextAttemptAt: null, durationMs: 12 }),
+      ]);
+      expect(detail!.attempts[1]!.requestHeaders).toEqual({ 'x-service-attempt': '2' });
+      expect(await store.getDelivery(account(), d!.id)).toBeNull();
+    });
+
+    it('keeps endpoints apart by account (tenant isolation)', async () => {
+      const a = account();
+      const b = account();
+      const ep = await endpoint(a);
+      expect(await store.getEndpoint(b, ep.id)).toBeNull();
+      expect(await store.updateEndpoint(b, ep.id, { url: 'https://evil.example/' }, T0)).toBeNull();
+      expect(await store.deleteEndpoint(b, ep.id)).toBe(false);
+      expect(await store.listEndpoints(b)).toEqual([]);
+      expect((await store.getEndpoint(a, ep.id))!.url).toBe('https://receiver.example.com/hook');
+      const updated = await store.updateEndpoint(a, ep.id, { events: ['link.created'], description: 'x' }, T0 + 1);
+      expect(updated).toMatchObject({ events: ['link.created'], description: 'x', updatedAt: T0 + 1, secret: 'whsec_test' });
+      expect(await store.deleteEndpoint(a, ep.id)).toBe(true);
+      expect(await store.getEndpoint(a, ep.id)).toBeNull();
+    });
+
+    it('prunes final deliveries past retention and keeps the rest', async () => {
+      const a = account();
+      await endpoint(a);
+      const [done] = await publish(event(a));
+      for (const c of await claim()) await attempt(c, true, T0);
+      const [waiting] = await publish(event(a, 'click', T0 + 10 ** 9));
+      expect(await store.pruneBefore(T0 + 1)).toBe(1);
+      expect(await store.getDelivery(a, done!.id)).toBeNull();
+      expect(await store.getDelivery(a, waiting!.id)).not.toBeNull();
+    });
+  });
+}
