@@ -51,6 +51,8 @@ function webKey(secret: string): Promise<CryptoKey> {
     );
     if (webKeys.size >= KEY_CACHE_LIMIT) webKeys.delete(webKeys.keys().next().value as string);
     webKeys.set(secret, key);
+    // A failed import must not stay cached for that secret.
+    key.catch(() => webKeys.delete(secret));
   }
   return key;
 }

@@ -73,6 +73,7 @@ function assertSignInput(rawBody: RawBody, secret: string): void {
 function bodyBytes(rawBody: unknown): string | Uint8Array | undefined {
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
   if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody);
+  if (ArrayBuffer.isView(rawBody)) return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   return undefined;
 }
 
@@ -106,7 +107,10 @@ function check(rawBody: unknown, signature: unknown, secret: unknown): Checked {
 /** Decodes the header value to 32 bytes, or says what is wrong with it. */
 function parseSignature(signature: unknown): Uint8Array | Failure {
   if (signature === undefined || signature === null || signature === '') {
-    return fail('missing_signature', `The request has no ${SIGNATURE_HEADER} header.`);
+    return fail(
+      'missing_signature',
+      `Every linkhooks delivery carries ${SIGNATURE_HEADER}: this request did not come from the service, or a proxy dropped the header.`,
+    );
   }
   if (typeof signature !== 'string') {
     return fail('malformed_signature', `${SIGNATURE_HEADER} must be a single string header value.`);

@@ -25,7 +25,7 @@ app.post(
       'link.deleted': (event) => console.log(`  handled link.deleted /${event.data.slug}`),
       'alert.triggered': (event) =>
         console.log(
-          `  handled alert "${event.data.alert_name}": ${event.data.metric} = ${event.data.current_value}`,
+          `  handled alert.triggered "${event.data.alert_name}": ${event.data.metric} = ${event.data.current_value}`,
         ),
     },
   }),

@@ -77,7 +77,14 @@ export function constructEvent(
   secret: string | readonly string[],
 ): WebhookEvent {
   const result = verifySignature(rawBody, signature, secret);
-  if (!result.valid) throw verificationError(result);
+  if (!result.valid) {
+    if (result.reason === 'crypto_unavailable') {
+      throw new WebhookError('crypto_unavailable', MESSAGES.crypto_unavailable, {
+        hint: 'Use `await constructEventAsync(rawBody, signature, secret)`, which verifies with Web Crypto.',
+      });
+    }
+    throw verificationError(result);
+  }
   return decodeEvent(rawBody);
 }
 

@@ -1,11 +1,11 @@
 import { webhookPlugin } from '@linkhooks/receiver/fastify';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { adapterBattery } from './helpers/adapter-battery.js';
 import { post } from './helpers/servers.js';
 
-async function start(setup: (app: ReturnType<typeof Fastify>) => Promise<void>) {
+async function start(setup: (app: FastifyInstance) => Promise<void>) {
   const app = Fastify();
   await setup(app);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -12,6 +12,20 @@ import { createNodeHandler } from './node-handler.js';
 export type { DeliveryContext, WebhookHandlers, WebhookOptions } from '../handler/options.js';
 
 /**
+ * Next evaluates route modules during `next build` ("Collecting page data"), often without the
+ * runtime secrets, and `next start` loads them on the first request anyway. So the Next adapters
+ * check their options when the first delivery arrives, not at import; a missing secret then
+ * answers 500 `invalid_secret` (and is logged) instead of breaking the build.
+ */
+function lazily<T>(create: () => T): () => T {
+  let made: T | undefined;
+  return () => {
+    made ??= create();
+    return made;
+  };
+}
+
+/**
  * An App Router route handler.
  *
  * @example
@@ -20,7 +34,8 @@ export type { DeliveryContext, WebhookHandlers, WebhookOptions } from '../handle
  * export const POST = webhookRoute({ secret: process.env.LINKHOOKS_SECRET!, on: { click: save } });
  */
 export function webhookRoute(options: WebhookOptions): (request: Request) => Promise<Response> {
-  return webhookHandler(options);
+  const handler = lazily(() => webhookHandler(options));
+  return (request) => handler()(request);
 }
 
 const PAGES_HINT =
@@ -38,5 +53,6 @@ const PAGES_HINT =
 export function webhookApiRoute(
   options: WebhookOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return createNodeHandler(options, PAGES_HINT);
+  const handler = lazily(() => createNodeHandler(options, PAGES_HINT));
+  return (req, res) => handler()(req, res);
 }

@@ -30,7 +30,7 @@ export async function post(
   body: string | Uint8Array,
   headers: Record<string, string>,
 ): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers, body });
+  const response = await fetch(url, { method: 'POST', headers, body: body as BodyInit });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : {} };
 }

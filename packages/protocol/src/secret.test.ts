@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { generateSecret, isSecretForm, SECRET_PREFIX } from './secret.js';
+import { sign, verifySignature } from './signature.js';
+
+describe('generateSecret', () => {
+  it('is whsec_ followed by 43 base64url characters', () => {
+    const secret = generateSecret();
+    expect(SECRET_PREFIX).toBe('whsec_');
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toHaveLength(49);
+  });
+
+  it('decodes to exactly 32 bytes that re-encode to the same text', () => {
+    for (let i = 0; i < 50; i++) {
+      const encoded = generateSecret().slice('whsec_'.length);
+      const bytes = Buffer.from(encoded, 'base64url');
+      expect(bytes).toHaveLength(32);
+      expect(bytes.toString('base64url')).toBe(encoded);
+    }
+  });
+
+  it('is unique over many calls and uses the whole alphabet', () => {
+    const secrets = Array.from({ length: 5000 }, () => generateSecret());
+    expect(new Set(secrets).size).toBe(secrets.length);
+    // 5000 × 43 random characters: every one of the 64 base64url symbols shows up.
+    const seen = new Set(secrets.flatMap((s) => [...s.slice(6)]));
+    expect(seen.size).toBe(64);
+  });
+
+  it('is a usable HMAC key', () => {
+    const secret = generateSecret();
+    const body = '{"event":"click"}';
+    expect(verifySignature(body, sign(body, secret), secret)).toEqual({
+      valid: true,
+      reason: null,
+      secretIndex: 0,
+    });
+  });
+});
+
+describe('isSecretForm', () => {
+  it('accepts generated secrets', () => {
+    for (let i = 0; i < 100; i++) expect(isSecretForm(generateSecret())).toBe(true);
+    expect(isSecretForm(`whsec_${'A'.repeat(43)}`)).toBe(true);
+    expect(isSecretForm(`whsec_${'-_'.repeat(21)}z`)).toBe(true);
+  });
+
+  it.each([
+    ['42 characters', `whsec_${'A'.repeat(42)}`],
+    ['44 characters', `whsec_${'A'.repeat(44)}`],
+    ['no prefix', 'A'.repeat(43)],
+    ['other prefix', `whsek_${'A'.repeat(43)}`],
+    ['uppercase prefix', `WHSEC_${'A'.repeat(43)}`],
+    ['standard base64 +', `whsec_${'A'.repeat(42)}+`],
+    ['standard base64 /', `whsec_${'A'.repeat(42)}/`],
+    ['padding', `whsec_${'A'.repeat(42)}=`],
+    ['trailing newline', `whsec_${'A'.repeat(43)}\n`],
+    ['leading space', ` whsec_${'A'.repeat(43)}`],
+    ['non-ASCII', `whsec_${'A'.repeat(42)}é`],
+    ['empty', ''],
+  ])('rejects %s', (_, value) => {
+    expect(isSecretForm(value)).toBe(false);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['number', 1],
+    ['array', [`whsec_${'A'.repeat(43)}`]],
+    ['boxed string', new String(`whsec_${'A'.repeat(43)}`)],
+  ])('rejects a non-string: %s', (_, value) => {
+    expect(isSecretForm(value)).toBe(false);
+  });
+});
