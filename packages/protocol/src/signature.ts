@@ -73,7 +73,8 @@ function assertSignInput(rawBody: RawBody, secret: string): void {
 function bodyBytes(rawBody: unknown): string | Uint8Array | undefined {
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
   if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody);
-  if (ArrayBuffer.isView(rawBody)) return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  if (ArrayBuffer.isView(rawBody))
+    return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   return undefined;
 }
 

@@ -13,7 +13,11 @@ import type { AttemptRecord, ClaimedDelivery, EventRecord } from '../../src/stor
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
 
-export function storeBattery(name: string, open: () => Promise<SenderStore>, close?: (store: SenderStore) => Promise<void>) {
+export function storeBattery(
+  name: string,
+  open: () => Promise<SenderStore>,
+  close?: (store: SenderStore) => Promise<void>,
+) {
   describe(`${name} store conformance`, () => {
     let store: SenderStore;
     beforeEach(async () => {
@@ -40,11 +44,14 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
       id: newId('evt', at),
       accountId,
       name,
-      body: Buffer.from(`{"event":"${name}","timestamp":"2026-11-22T12:00:00Z","data":{"n":"\u00e9 \ud83d\ude00"}}`),
+      body: Buffer.from(
+        `{"event":"${name}","timestamp":"2026-11-22T12:00:00Z","data":{"n":"\u00e9 \ud83d\ude00"}}`,
+      ),
       createdAt: at,
     });
     const publish = (e: EventRecord) => store.publish(e, () => newId('dlv', e.createdAt));
-    const claim = (now = T0, limit = 100, cap = 100) => store.claimDue({ now, limit, leaseMs: LEASE, perEndpointCap: cap });
+    const claim = (now = T0, limit = 100, cap = 100) =>
+      store.claimDue({ now, limit, leaseMs: LEASE, perEndpointCap: cap });
     const attempt = (c: ClaimedDelivery, ok: boolean, now: number, number = c.delivery.attempts + 1) => {
       const outcome = ok
         ? ({ ok: true, statusCode: 200 } as const)
@@ -139,10 +146,17 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
       expect(second!.delivery.id).toBe(first!.delivery.id);
       expect(second!.leaseToken).not.toBe(first!.leaseToken);
       expect((await attempt(first!, true, T0 + LEASE + 2)).applied).toBe(false);
-      expect(await attempt(second!, false, T0 + LEASE + 3)).toMatchObject({ applied: true, status: 'awaiting_retry' });
+      expect(await attempt(second!, false, T0 + LEASE + 3)).toMatchObject({
+        applied: true,
+        status: 'awaiting_retry',
+      });
       const detail = await store.getDelivery(a, first!.delivery.id);
       expect(detail!.attempts).toHaveLength(1);
-      expect(detail!.delivery).toMatchObject({ status: 'awaiting_retry', attempts: 1, nextAttemptAt: T0 + LEASE + 3 + 60_000 });
+      expect(detail!.delivery).toMatchObject({
+        status: 'awaiting_retry',
+        attempts: 1,
+        nextAttemptAt: T0 + LEASE + 3 + 60_000,
+      });
     });
 
     it('records an attempt number at most once (invariant 4)', async () => {
@@ -178,7 +192,11 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
           if (r.disabledEndpoint) {
             expect(disabledAt).toBeUndefined();
             disabledAt = now;
-            expect(r.disabledEndpoint).toMatchObject({ enabled: false, consecutiveFailures: 10, disabledReason: 'consecutive_failures' });
+            expect(r.disabledEndpoint).toMatchObject({
+              enabled: false,
+              consecutiveFailures: 10,
+              disabledReason: 'consecutive_failures',
+            });
           }
         }
       }
@@ -237,7 +255,10 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
       const other = account();
       expect(await store.reenableEndpoint(other, ep.id, { replaySkipped: true, now: T0 })).toBeNull();
       const once = await store.reenableEndpoint(a, ep.id, { replaySkipped: false, now: T0 });
-      expect(once).toMatchObject({ endpoint: { enabled: true, consecutiveFailures: 0, disabledReason: null }, replayed: 0 });
+      expect(once).toMatchObject({
+        endpoint: { enabled: true, consecutiveFailures: 0, disabledReason: null },
+        replayed: 0,
+      });
       expect((await store.getDelivery(a, held[0]!.id))!.delivery.status).toBe('skipped');
       const again = await store.reenableEndpoint(a, ep.id, { replaySkipped: true, now: T0 + 5 });
       expect(again!.replayed).toBe(1);
@@ -257,7 +278,10 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
       expect(await store.retryNow(account(), d!.id, T0)).toEqual({ ok: false, reason: 'not_found' });
       const later = T0 + 10 ** 9;
       const result = await store.retryNow(a, d!.id, later);
-      expect(result).toMatchObject({ ok: true, delivery: { status: 'awaiting_retry', nextAttemptAt: later, attempts: 6 } });
+      expect(result).toMatchObject({
+        ok: true,
+        delivery: { status: 'awaiting_retry', nextAttemptAt: later, attempts: 6 },
+      });
       const [c] = await claim(later);
       expect(c!.delivery.attempts).toBe(6);
       expect(await store.retryNow(a, d!.id, later)).toEqual({ ok: false, reason: 'in_flight' });
@@ -296,10 +320,27 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
       const [c2] = await claim(T0 + 60_000);
       await attempt(c2!, true, T0 + 60_000);
       const detail = await store.getDelivery(a, d!.id);
-      expect(detail!.delivery).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 200, nextAttemptAt: null });
+      expect(detail!.delivery).toMatchObject({
+        status: 'delivered',
+        attempts: 2,
+        lastStatusCode: 200,
+        nextAttemptAt: null,
+      });
       expect(detail!.attempts).toEqual([
-        expect.objectContaining({ number: 1, statusCode: 500, failureKind: 'http_status', nextAttemptAt: T0 + 60_000, responseSnippet: 'oops' }),
-        expect.objectContaining({ number: 2, statusCode: 200, failureKind: null, nextAttemptAt: null, durationMs: 12 }),
+        expect.objectContaining({
+          number: 1,
+          statusCode: 500,
+          failureKind: 'http_status',
+          nextAttemptAt: T0 + 60_000,
+          responseSnippet: 'oops',
+        }),
+        expect.objectContaining({
+          number: 2,
+          statusCode: 200,
+          failureKind: null,
+          nextAttemptAt: null,
+          durationMs: 12,
+        }),
       ]);
       expect(detail!.attempts[1]!.requestHeaders).toEqual({ 'x-service-attempt': '2' });
       expect(await store.getDelivery(account(), d!.id)).toBeNull();
@@ -314,8 +355,18 @@ export function storeBattery(name: string, open: () => Promise<SenderStore>, clo
       expect(await store.deleteEndpoint(b, ep.id)).toBe(false);
       expect(await store.listEndpoints(b)).toEqual([]);
       expect((await store.getEndpoint(a, ep.id))!.url).toBe('https://receiver.example.com/hook');
-      const updated = await store.updateEndpoint(a, ep.id, { events: ['link.created'], description: 'x' }, T0 + 1);
-      expect(updated).toMatchObject({ events: ['link.created'], description: 'x', updatedAt: T0 + 1, secret: 'whsec_test' });
+      const updated = await store.updateEndpoint(
+        a,
+        ep.id,
+        { events: ['link.created'], description: 'x' },
+        T0 + 1,
+      );
+      expect(updated).toMatchObject({
+        events: ['link.created'],
+        description: 'x',
+        updatedAt: T0 + 1,
+        secret: 'whsec_test',
+      });
       expect(await store.deleteEndpoint(a, ep.id)).toBe(true);
       expect(await store.getEndpoint(a, ep.id)).toBeNull();
     });
