@@ -3,7 +3,7 @@
  * stores them durably before `publish` returns, delivers through workers on the retry schedule,
  * disables endpoints that keep failing, and keeps the delivery log.
  */
-import { dnsLookup } from './delivery/dns.js';
+
 import {
   EVENT_NAMES,
   type EventName,
@@ -14,11 +14,17 @@ import {
 } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
+import { type AddressPolicy, checkAddress, checkUrl, type LookupFunction } from './delivery/address-guard.js';
+import { dnsLookup } from './delivery/dns.js';
+import { createDeliveryClient, type DeliveryClient } from './delivery/http-client.js';
 import { DEFAULT_DISABLE_POLICY, type DisablePolicy } from './domain/disable-rule.js';
 import { newId } from './domain/ids.js';
-import { assertSchedule, ATTEMPT_TIMEOUT_MS, RETRY_DELAYS_MS, type RetrySchedule } from './domain/schedule.js';
-import { type AddressPolicy, checkAddress, checkUrl, type LookupFunction } from './delivery/address-guard.js';
-import { createDeliveryClient, type DeliveryClient } from './delivery/http-client.js';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  assertSchedule,
+  RETRY_DELAYS_MS,
+  type RetrySchedule,
+} from './domain/schedule.js';
 import { SenderError } from './errors.js';
 import { createMetrics } from './metrics.js';
 import type { DeliveryFilter, Page, SenderStore } from './store/port.js';
@@ -84,7 +90,8 @@ const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1) throw new SenderError('invalid_option', `${name} must be a positive integer`);
+  if (!Number.isInteger(v) || v < 1)
+    throw new SenderError('invalid_option', `${name} must be a positive integer`);
   return v;
 }
 
@@ -101,7 +108,10 @@ export function createSender(options: SenderOptions) {
   const leaseMs = positiveInt('leaseMs', options.leaseMs, timeoutMs + 30_000);
   if (leaseMs <= timeoutMs) {
     // A lease shorter than the attempt lets a second worker send while the first still waits.
-    throw new SenderError('invalid_option', 'leaseMs must be longer than attemptTimeoutMs (DESIGN invariant 3)');
+    throw new SenderError(
+      'invalid_option',
+      'leaseMs must be longer than attemptTimeoutMs (DESIGN invariant 3)',
+    );
   }
   const addressPolicy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
   const logger =
@@ -123,7 +133,8 @@ export function createSender(options: SenderOptions) {
     const outcome = attempt.failureKind ? 'failure' : 'success';
     metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
     metrics.duration.observe({ outcome }, attempt.durationMs / 1000);
-    if (applied.status === 'delivered' || applied.status === 'failed') metrics.deliveries.inc({ outcome: applied.status });
+    if (applied.status === 'delivered' || applied.status === 'failed')
+      metrics.deliveries.inc({ outcome: applied.status });
     logger.info(
       {
         delivery: claim.delivery.id,
@@ -177,7 +188,10 @@ export function createSender(options: SenderOptions) {
     for (const address of addresses) {
       const verdict = checkAddress(address, addressPolicy);
       if (!verdict.allowed) {
-        throw new SenderError('unsafe_url', `url resolves to ${address}, which is not allowed (${verdict.reason})`);
+        throw new SenderError(
+          'unsafe_url',
+          `url resolves to ${address}, which is not allowed (${verdict.reason})`,
+        );
       }
     }
     return checked.url.toString();
@@ -185,7 +199,10 @@ export function createSender(options: SenderOptions) {
 
   function checkEvents(events: unknown): EventName[] {
     if (!Array.isArray(events) || events.length === 0) {
-      throw new SenderError('invalid_endpoint', `events must be a non-empty array of: ${EVENT_NAMES.join(', ')}`);
+      throw new SenderError(
+        'invalid_endpoint',
+        `events must be a non-empty array of: ${EVENT_NAMES.join(', ')}`,
+      );
     }
     const unknown = events.filter((e) => !isEventName(e));
     if (unknown.length > 0) {
@@ -216,13 +233,21 @@ export function createSender(options: SenderOptions) {
         throw new SenderError('invalid_event', `event must be one of: ${EVENT_NAMES.join(', ')}`);
       }
       const now = clock.now();
-      const envelope = { event: input.event, timestamp: input.timestamp ?? formatTimestamp(now), data: input.data };
+      const envelope = {
+        event: input.event,
+        timestamp: input.timestamp ?? formatTimestamp(now),
+        data: input.data,
+      };
       const parsed = eventSchemas[input.event].safeParse(envelope);
       if (!parsed.success) {
         const first = parsed.error.issues[0];
-        throw new SenderError('invalid_event', `invalid ${input.event} event at ${first?.path.join('.')}: ${first?.message}`, {
-          details: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
-        });
+        throw new SenderError(
+          'invalid_event',
+          `invalid ${input.event} event at ${first?.path.join('.')}: ${first?.message}`,
+          {
+            details: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+          },
+        );
       }
       const flags = (envelope.data as { fraud_flags?: unknown[] }).fraud_flags;
       if (flags?.some((f) => typeof f !== 'string')) {
@@ -256,7 +281,11 @@ export function createSender(options: SenderOptions) {
       });
     },
 
-    async updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord> {
+    async updateEndpoint(
+      accountId: string,
+      id: string,
+      patch: Partial<NewEndpointInput>,
+    ): Promise<EndpointRecord> {
       await mustFindEndpoint(accountId, id);
       const next = {
         ...(patch.url !== undefined ? { url: await checkEndpointUrl(patch.url) } : {}),
@@ -278,7 +307,8 @@ export function createSender(options: SenderOptions) {
     listEndpoints: (accountId: string) => store.listEndpoints(accountId),
 
     async deleteEndpoint(accountId: string, id: string): Promise<void> {
-      if (!(await store.deleteEndpoint(accountId, id))) throw new SenderError('not_found', `no endpoint ${id}`);
+      if (!(await store.deleteEndpoint(accountId, id)))
+        throw new SenderError('not_found', `no endpoint ${id}`);
     },
 
     /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */
@@ -306,7 +336,10 @@ export function createSender(options: SenderOptions) {
     listDeliveries: (accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>> =>
       store.listDeliveries(accountId, filter),
 
-    async getDelivery(accountId: string, id: string): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }> {
+    async getDelivery(
+      accountId: string,
+      id: string,
+    ): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }> {
       const found = await store.getDelivery(accountId, id);
       if (!found) throw new SenderError('not_found', `no delivery ${id}`);
       return found;
@@ -322,10 +355,13 @@ export function createSender(options: SenderOptions) {
       worker.start();
     },
 
+    /** Stops claiming, waits up to `graceMs` (default 30 s) for attempts in flight, releases the rest. */
     async stop(graceMs?: number) {
       await worker.stop(graceMs);
       unsubscribe?.();
-      await client.close();
+      // Attempts still running past the grace period were released; abort their requests.
+      if (worker.inFlight > 0) await client.destroy();
+      else await client.close();
     },
   };
 }

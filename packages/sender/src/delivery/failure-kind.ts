@@ -5,8 +5,17 @@
 import type { FailureKind } from '../domain/delivery-state.js';
 
 const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL', 'EAI_NONAME']);
-const TIMEOUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-const TOO_LARGE = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_EXCEEDED_MAX_SIZE', 'HPE_HEADER_OVERFLOW']);
+const TIMEOUT = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+const TOO_LARGE = new Set([
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+  'HPE_HEADER_OVERFLOW',
+]);
 // OpenSSL's certificate verification codes, as Node surfaces them.
 const TLS = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',

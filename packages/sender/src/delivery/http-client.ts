@@ -37,7 +37,10 @@ export interface SendResult {
 
 export interface DeliveryClient {
   send(request: SendRequest): Promise<SendResult>;
+  /** Waits for requests in flight, then closes the pools. */
   close(): Promise<void>;
+  /** Aborts requests in flight and closes the pools at once. */
+  destroy(): Promise<void>;
 }
 
 async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }): Promise<string> {
@@ -115,5 +118,6 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
       }
     },
     close: () => agent.close(),
+    destroy: () => agent.destroy(),
   };
 }

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { type AttemptOutcome, decideAfterAttempt, FAILURE_KINDS, isSuccessStatus, resumeStatus } from './delivery-state.js';
+import {
+  type AttemptOutcome,
+  decideAfterAttempt,
+  FAILURE_KINDS,
+  isSuccessStatus,
+  resumeStatus,
+} from './delivery-state.js';
 import { DEFAULT_SCHEDULE, delayAfterAttempt, maxAttempts, RETRY_DELAYS_MS } from './schedule.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const ok: AttemptOutcome = { ok: true, statusCode: 200 };
-const failure = (kind: (typeof FAILURE_KINDS)[number]): AttemptOutcome => ({ ok: false, kind, message: kind });
+const failure = (kind: (typeof FAILURE_KINDS)[number]): AttemptOutcome => ({
+  ok: false,
+  kind,
+  message: kind,
+});
 
 describe('the retry schedule (SPEC 8)', () => {
   it('is 1 m, 5 m, 30 m, 2 h, 8 h: six attempts in all', () => {
@@ -47,17 +57,20 @@ describe('decideAfterAttempt (SPEC 3)', () => {
     });
   });
 
-  it.each(FAILURE_KINDS)('a %s failure before the last attempt awaits the next retry, measured from the failure', (kind) => {
-    for (let before = 0; before < 5; before++) {
-      const d = decideAfterAttempt(before, failure(kind), 5000, DEFAULT_SCHEDULE);
-      expect(d).toEqual({
-        status: 'awaiting_retry',
-        attempts: before + 1,
-        nextAttemptAt: 5000 + RETRY_DELAYS_MS[before]!,
-        final: null,
-      });
-    }
-  });
+  it.each(FAILURE_KINDS)(
+    'a %s failure before the last attempt awaits the next retry, measured from the failure',
+    (kind) => {
+      for (let before = 0; before < 5; before++) {
+        const d = decideAfterAttempt(before, failure(kind), 5000, DEFAULT_SCHEDULE);
+        expect(d).toEqual({
+          status: 'awaiting_retry',
+          attempts: before + 1,
+          nextAttemptAt: 5000 + RETRY_DELAYS_MS[before]!,
+          final: null,
+        });
+      }
+    },
+  );
 
   it.each(FAILURE_KINDS)('a %s failure of the 5th retry (6th attempt) fails the delivery', (kind) => {
     expect(decideAfterAttempt(5, failure(kind), 0, DEFAULT_SCHEDULE)).toEqual({

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptDecision } from './delivery-state.js';
-import { DEFAULT_DISABLE_POLICY, decideEndpoint, type DisablePolicy } from './disable-rule.js';
+import { DEFAULT_DISABLE_POLICY, type DisablePolicy, decideEndpoint } from './disable-rule.js';
 
-const delivered: AttemptDecision = { status: 'delivered', attempts: 1, nextAttemptAt: null, final: 'delivered' };
-const retrying: AttemptDecision = { status: 'awaiting_retry', attempts: 1, nextAttemptAt: 60_000, final: null };
+const delivered: AttemptDecision = {
+  status: 'delivered',
+  attempts: 1,
+  nextAttemptAt: null,
+  final: 'delivered',
+};
+const retrying: AttemptDecision = {
+  status: 'awaiting_retry',
+  attempts: 1,
+  nextAttemptAt: 60_000,
+  final: null,
+};
 const failed: AttemptDecision = { status: 'failed', attempts: 6, nextAttemptAt: null, final: 'failed' };
 const perAttempt: DisablePolicy = { threshold: 10, countPer: 'attempt' };
 
@@ -15,15 +25,24 @@ describe('the disable rule, per delivery (the default, DESIGN: Disabling)', () =
       expect(d).toEqual({ consecutiveFailures: i, disable: false });
       count = d.consecutiveFailures;
     }
-    expect(decideEndpoint(count, failed, DEFAULT_DISABLE_POLICY)).toEqual({ consecutiveFailures: 10, disable: true });
+    expect(decideEndpoint(count, failed, DEFAULT_DISABLE_POLICY)).toEqual({
+      consecutiveFailures: 10,
+      disable: true,
+    });
   });
 
   it('does not count a failed attempt that will be retried', () => {
-    expect(decideEndpoint(9, retrying, DEFAULT_DISABLE_POLICY)).toEqual({ consecutiveFailures: 9, disable: false });
+    expect(decideEndpoint(9, retrying, DEFAULT_DISABLE_POLICY)).toEqual({
+      consecutiveFailures: 9,
+      disable: false,
+    });
   });
 
   it('resets the count on any delivered delivery', () => {
-    expect(decideEndpoint(9, delivered, DEFAULT_DISABLE_POLICY)).toEqual({ consecutiveFailures: 0, disable: false });
+    expect(decideEndpoint(9, delivered, DEFAULT_DISABLE_POLICY)).toEqual({
+      consecutiveFailures: 0,
+      disable: false,
+    });
   });
 });
 

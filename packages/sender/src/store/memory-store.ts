@@ -3,8 +3,9 @@
  * process (each method runs to completion without awaiting, so it is atomic), but nothing
  * survives a restart.
  */
-import { decideEndpoint } from '../domain/disable-rule.js';
+
 import { type DeliveryStatus, resumeStatus } from '../domain/delivery-state.js';
+import { decideEndpoint } from '../domain/disable-rule.js';
 import { newLeaseToken } from './lease.js';
 import type { Page, SenderStore, StoreStats } from './port.js';
 import type { AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
@@ -89,7 +90,8 @@ export function createMemoryStore(): SenderStore {
     async publish(event, deliveryId) {
       const created: DeliveryRecord[] = [];
       for (const endpoint of endpoints.values()) {
-        if (endpoint.accountId !== event.accountId || !endpoint.events.includes(event.name as never)) continue;
+        if (endpoint.accountId !== event.accountId || !endpoint.events.includes(event.name as never))
+          continue;
         created.push({
           id: deliveryId(),
           eventId: event.id,
@@ -116,7 +118,13 @@ export function createMemoryStore(): SenderStore {
         if (leased(id, now)) inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
       }
       const due = [...deliveries.values()]
-        .filter((d) => CLAIMABLE.has(d.status) && d.nextAttemptAt !== null && d.nextAttemptAt <= now && !leased(d.id, now))
+        .filter(
+          (d) =>
+            CLAIMABLE.has(d.status) &&
+            d.nextAttemptAt !== null &&
+            d.nextAttemptAt <= now &&
+            !leased(d.id, now),
+        )
         .sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : 1));
       const claimed = [];
       for (const d of due) {

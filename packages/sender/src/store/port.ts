@@ -6,7 +6,13 @@
 import type { EventName } from '@linkhooks/protocol';
 import type { AttemptDecision, DeliveryStatus } from '../domain/delivery-state.js';
 import type { DisablePolicy } from '../domain/disable-rule.js';
-import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryRecord,
+  EndpointRecord,
+  EventRecord,
+} from './records.js';
 
 export interface NewEndpoint {
   id: string;
@@ -65,7 +71,9 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export type RetryNowResult = { ok: true; delivery: DeliveryRecord } | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'in_flight' };
+export type RetryNowResult =
+  | { ok: true; delivery: DeliveryRecord }
+  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'in_flight' };
 
 export interface Reenabled {
   endpoint: EndpointRecord;
@@ -87,7 +95,12 @@ export interface SenderStore {
   /** Scoped: another account's endpoint is `null`, as if it did not exist (tenant isolation). */
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | null>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
-  updateEndpoint(accountId: string, id: string, patch: EndpointPatch, now: number): Promise<EndpointRecord | null>;
+  updateEndpoint(
+    accountId: string,
+    id: string,
+    patch: EndpointPatch,
+    now: number,
+  ): Promise<EndpointRecord | null>;
   /** Deletes the endpoint with its deliveries and their attempts. */
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;
 
@@ -109,12 +122,19 @@ export interface SenderStore {
   subscribe?(listener: () => void): () => void;
 
   /** Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked. */
-  reenableEndpoint(accountId: string, id: string, options: { replaySkipped: boolean; now: number }): Promise<Reenabled | null>;
+  reenableEndpoint(
+    accountId: string,
+    id: string,
+    options: { replaySkipped: boolean; now: number },
+  ): Promise<Reenabled | null>;
   /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled. */
   retryNow(accountId: string, deliveryId: string, now: number): Promise<RetryNowResult>;
 
   listDeliveries(accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>>;
-  getDelivery(accountId: string, id: string): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] } | null>;
+  getDelivery(
+    accountId: string,
+    id: string,
+  ): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] } | null>;
   getEvent(accountId: string, id: string): Promise<EventRecord | null>;
   /** Retention: deletes final deliveries (delivered, failed, skipped) last updated before `cutoff`, and orphaned events. */
   pruneBefore(cutoff: number): Promise<number>;

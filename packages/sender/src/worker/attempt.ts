@@ -4,10 +4,10 @@
  */
 import { sign } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
+import type { DeliveryClient } from '../delivery/http-client.js';
 import { decideAfterAttempt } from '../domain/delivery-state.js';
 import type { DisablePolicy } from '../domain/disable-rule.js';
 import type { RetrySchedule } from '../domain/schedule.js';
-import type { DeliveryClient } from '../delivery/http-client.js';
 import type { AttemptApplied, SenderStore } from '../store/port.js';
 import type { AttemptRecord, ClaimedDelivery } from '../store/records.js';
 

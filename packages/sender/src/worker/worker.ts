@@ -135,13 +135,18 @@ export function createWorker(options: WorkerOptions): Worker {
       const grace = new Promise<'grace'>((resolve) => {
         timer = setTimeout(() => resolve('grace'), graceMs);
       });
-      const finished = await Promise.race([Promise.all(pending.map((p) => p.done)).then(() => 'done' as const), grace]);
+      const finished = await Promise.race([
+        Promise.all(pending.map((p) => p.done)).then(() => 'done' as const),
+        grace,
+      ]);
       clearTimeout(timer);
       if (finished === 'grace') {
         // Whatever is still running is given back: another worker retries it once the lease is
         // released (at-least-once; a late result cannot overwrite it, invariant 3).
         await Promise.all(
-          [...inFlight.values()].map((p) => options.store.releaseLease(p.claim.delivery.id, p.claim.leaseToken)),
+          [...inFlight.values()].map((p) =>
+            options.store.releaseLease(p.claim.delivery.id, p.claim.leaseToken),
+          ),
         );
       }
     },

@@ -5,21 +5,23 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
 import { newLeaseToken } from '../lease.js';
 import type { AttemptApplied, SenderStore, StoreStats } from '../port.js';
-import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import type { ClaimedDelivery, DeliveryRecord } from '../records.js';
+import { attemptParams, type Row, toAttempt, toDelivery, toEndpoint } from '../rows.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import * as q from './queries.js';
-import { attemptParams, type Row, toAttempt, toDelivery, toEndpoint } from './rows.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or `:memory:`. */
   filename: string;
   /**
-   * `FULL` (default) syncs the WAL on every commit: a published event survives a power cut, not
-   * only a crashed process. `NORMAL` trades that for throughput.
+   * How publishes commit. `FULL` (default) syncs the WAL before `publish` returns, so a published
+   * event survives a power cut, not only a crashed process. `NORMAL` trades that for throughput.
+   * Claims and attempt records always commit `NORMAL`: losing one to a power cut only means an
+   * attempt is made again, which at-least-once delivery allows; a crashed process loses neither.
    */
   synchronous?: 'FULL' | 'NORMAL';
 }
@@ -28,7 +30,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
   const db = new Database(options.filename);
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  db.pragma('synchronous = NORMAL');
+  const publishSync = options.synchronous ?? 'FULL';
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
 
@@ -47,14 +50,22 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   };
 
   const migrate = immediate(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     const applied = new Set(
-      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+        (r) => r.version,
+      ),
     );
     for (const m of SQLITE_MIGRATIONS) {
       if (applied.has(m.version)) continue;
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        Date.now(),
+      );
     }
   });
 
@@ -80,7 +91,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     const row = st(q.SELECT_LEASED).get(c.deliveryId, c.leaseToken) as Row | undefined;
     if (!row) return { applied: false };
     const delivery = toDelivery(row);
-    const exists = db.prepare('SELECT 1 FROM attempts WHERE delivery_id = ? AND number = ?').get(delivery.id, attempt.number);
+    const exists = db
+      .prepare('SELECT 1 FROM attempts WHERE delivery_id = ? AND number = ?')
+      .get(delivery.id, attempt.number);
     if (exists) return { applied: false };
     st(q.INSERT_ATTEMPT).run(attemptParams(attempt));
     const endpoint = toEndpoint(st(q.SELECT_ENDPOINT_BY_ID).get(delivery.endpointId) as Row);
@@ -94,7 +107,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       enabled = false;
       disabledEndpoint = toEndpoint(st(q.SELECT_ENDPOINT_BY_ID).get(endpoint.id) as Row);
     }
-    const status: DeliveryStatus = decision.status === 'awaiting_retry' && !enabled ? 'held' : decision.status;
+    const status: DeliveryStatus =
+      decision.status === 'awaiting_retry' && !enabled ? 'held' : decision.status;
     st(q.FINISH_ATTEMPT).run({
       id: delivery.id,
       status,
@@ -196,7 +210,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       return st(q.DELETE_ENDPOINT).run(id, accountId).changes > 0;
     },
     async publish(event, nextId) {
-      return publish(event, nextId);
+      if (publishSync === 'NORMAL') return publish(event, nextId);
+      db.pragma('synchronous = FULL');
+      try {
+        return publish(event, nextId);
+      } finally {
+        db.pragma('synchronous = NORMAL');
+      }
     },
     async claimDue({ now, limit, leaseMs, perEndpointCap }) {
       return claim(now, limit, leaseMs, perEndpointCap);
@@ -250,7 +270,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     },
     async stats(): Promise<StoreStats> {
       const byStatus = { pending: 0, awaiting_retry: 0, delivered: 0, failed: 0, held: 0, skipped: 0 };
-      for (const r of st(q.COUNT_BY_STATUS).all() as { status: keyof typeof byStatus; n: number }[]) byStatus[r.status] = r.n;
+      for (const r of st(q.COUNT_BY_STATUS).all() as { status: keyof typeof byStatus; n: number }[])
+        byStatus[r.status] = r.n;
       const disabledEndpoints = (st(q.COUNT_DISABLED).get() as { n: number }).n;
       return { byStatus, disabledEndpoints };
     },

@@ -1,7 +1,7 @@
-/** Row ↔ record mapping shared by the SQL stores. */
+/** Row ↔ record mapping shared by the SQL stores (SQLite and PostgreSQL). */
 import type { EventName } from '@linkhooks/protocol';
-import type { DeliveryStatus, FailureKind } from '../../domain/delivery-state.js';
-import type { AttemptRecord, DeliveryRecord, EndpointRecord } from '../records.js';
+import type { DeliveryStatus, FailureKind } from '../domain/delivery-state.js';
+import type { AttemptRecord, DeliveryRecord, EndpointRecord } from './records.js';
 
 export type Row = Record<string, unknown>;
 

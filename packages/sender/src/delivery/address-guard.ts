@@ -1,0 +1,211 @@
+/**
+ * Network safety for deliveries (DESIGN: Sender › Network safety). An endpoint URL is chosen by a
+ * customer, so the sender must never be turned into a proxy into our own network: only HTTPS
+ * (SPEC 2.1), and only globally routable unicast addresses. The address is checked where the
+ * connection is made — a custom `lookup` handed to undici — so a name that resolves to a public
+ * address when the endpoint is created and to a private one at delivery time (DNS rebinding) is
+ * refused on the address actually connected to.
+ *
+ * Classification is ipaddr.js's `range()`, with only `unicast` allowed. Two IPv6 corrections where
+ * its answer is too permissive here: `parseIPv6` (the `::a.b.c.d` form) and `IPV6_GLOBAL_UNICAST`.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** What the sender may connect to. */
+export interface AddressPolicy {
+  /**
+   * Development only (`--allow-private-networks`, DESIGN: Network safety): also allow loopback,
+   * RFC 1918, link-local, unique-local and CGNAT addresses. Unspecified, multicast, broadcast and
+   * reserved addresses stay refused: no receiver can live there.
+   */
+  allowPrivateNetworks: boolean;
+}
+
+/**
+ * Whether an address may be connected to. `reason` is ipaddr.js's range name (`loopback`,
+ * `private`, `linkLocal`, `carrierGradeNat`, `unspecified`, `multicast`, `broadcast`, `reserved`,
+ * `uniqueLocal`, `rfc6052`, `6to4`, `teredo`, …), `ipv4Mapped:<range>` for an IPv4-mapped IPv6
+ * address, or `invalid` for a string that is not an IP address.
+ */
+export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/** The signature of `dns.lookup` as `net.connect` calls it (and so undici's `connect.lookup`). */
+export type LookupFunction = (
+  hostname: string,
+  options: LookupOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+) => void;
+
+// Ranges `allowPrivateNetworks` opens, for a receiver on the developer's own machine or LAN.
+const PRIVATE_RANGES: ReadonlySet<string> = new Set([
+  'loopback',
+  'private',
+  'linkLocal',
+  'uniqueLocal',
+  'carrierGradeNat',
+]);
+
+// ipaddr.js calls every IPv6 address outside its special ranges 'unicast', including unassigned
+// space such as ::7f00:1, 1:: or e000::. Everything IANA has allocated for global unicast lies in
+// 2000::/3 (RFC 4291 2.4), so we require that too instead of trusting 'unicast' alone.
+const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+
+const ALLOWED: AddressVerdict = { allowed: true };
+
+function verdictFor(range: string, policy: AddressPolicy, prefix = ''): AddressVerdict {
+  if (range === 'unicast') return ALLOWED;
+  if (policy.allowPrivateNetworks && PRIVATE_RANGES.has(range)) return ALLOWED;
+  return { allowed: false, reason: prefix + range };
+}
+
+/**
+ * Parses an IPv6 literal as the RFC reads it. ipaddr.js rewrites the deprecated IPv4-compatible
+ * form `::a.b.c.d` to the IPv4-mapped `::ffff:a.b.c.d`, a different address; the WHATWG URL parser
+ * does not, and serialises every IPv6 address in plain hex, which ipaddr.js then reads faithfully.
+ */
+function parseIPv6(ip: string): ipaddr.IPv6 | null {
+  const bare = ip.split('%', 1)[0] ?? ''; // a zone id names an interface, not a different address
+  try {
+    const hostname = new URL(`https://[${bare}]/`).hostname;
+    return ipaddr.IPv6.parse(hostname.slice(1, -1));
+  } catch {
+    return null;
+  }
+}
+
+function classifyIPv6(address: ipaddr.IPv6, policy: AddressPolicy): AddressVerdict {
+  // ::ffff:a.b.c.d is a.b.c.d on a dual-stack socket: judge the IPv4 address inside.
+  if (address.isIPv4MappedAddress()) {
+    return verdictFor(address.toIPv4Address().range(), policy, 'ipv4Mapped:');
+  }
+  // NAT64 (rfc6052), 6to4, Teredo, rfc6145 and the rest are refused whole, even when the IPv4
+  // address they embed is public: conservative, and no webhook receiver needs them.
+  const range = address.range();
+  if (range === 'unicast' && !address.match(IPV6_GLOBAL_UNICAST)) {
+    return { allowed: false, reason: 'reserved' };
+  }
+  return verdictFor(range, policy);
+}
+
+/**
+ * Decides whether the sender may connect to `ip` (DESIGN: Network safety). Only strict IP
+ * literals are accepted (`net.isIP`): the lookup and the URL parser hand us canonical forms, so
+ * anything else (`127.1`, `0x7f000001`, `010.0.0.1`) is refused as `invalid` rather than guessed at.
+ *
+ * @example
+ * checkAddress('8.8.8.8', { allowPrivateNetworks: false });          // { allowed: true }
+ * checkAddress('169.254.169.254', { allowPrivateNetworks: false });  // { allowed: false, reason: 'linkLocal' }
+ * checkAddress('::ffff:127.0.0.1', { allowPrivateNetworks: false }); // { allowed: false, reason: 'ipv4Mapped:loopback' }
+ * checkAddress('127.0.0.1', { allowPrivateNetworks: true });         // { allowed: true }
+ */
+export function checkAddress(ip: string, policy: AddressPolicy): AddressVerdict {
+  const family = typeof ip === 'string' ? isIP(ip) : 0;
+  if (family === 4) return verdictFor(ipaddr.IPv4.parse(ip).range(), policy);
+  if (family === 6) {
+    const address = parseIPv6(ip);
+    return address ? classifyIPv6(address, policy) : { allowed: false, reason: 'invalid' };
+  }
+  return { allowed: false, reason: 'invalid' };
+}
+
+/**
+ * The error a guarded lookup fails with. Its `code` is what the delivery client's failure
+ * classifier looks for in an error's `cause` chain to record the attempt as `blocked_address`
+ * (DESIGN: Delivery states), whatever undici wraps it in.
+ */
+export class BlockedAddressError extends Error {
+  override readonly name = 'BlockedAddressError';
+  readonly code = 'LINKHOOKS_BLOCKED_ADDRESS';
+  /** The resolved address that was refused. */
+  readonly address: string;
+  /** The name that resolved to it. */
+  readonly hostname: string;
+  /** The `AddressVerdict` reason, e.g. `loopback`. */
+  readonly reason: string;
+
+  constructor(details: { hostname: string; address: string; reason: string }) {
+    const { hostname, address, reason } = details;
+    super(`refusing to connect to ${hostname}: it resolves to ${address} (${reason}), which is not allowed`);
+    this.hostname = hostname;
+    this.address = address;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Wraps a resolver so that every address it answers is checked before the socket connects
+ * (DESIGN: Network safety; the defence against DNS rebinding, since the address checked is the
+ * one connected to). Pass it as undici's `connect: { lookup }`. With `options.all` (Node's
+ * happy-eyeballs connect asks for every address) one refused address fails the whole lookup:
+ * Node may try any of them. A refused address calls back with a `BlockedAddressError`.
+ *
+ * `net.connect` does not call `lookup` for an IP literal host, which is why `checkUrl` checks
+ * those itself.
+ *
+ * @example
+ * const agent = new Agent({ connect: { lookup: createGuardedLookup({ allowPrivateNetworks: false }) } });
+ */
+export function createGuardedLookup(
+  policy: AddressPolicy,
+  resolve: LookupFunction = dnsLookup as LookupFunction,
+): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      const answers = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      for (const answer of answers) {
+        const verdict = checkAddress(answer, policy);
+        if (!verdict.allowed) {
+          return callback(
+            new BlockedAddressError({ hostname, address: answer, reason: verdict.reason }),
+            Array.isArray(address) ? [] : '',
+          );
+        }
+      }
+      callback(null, address, family);
+    });
+  };
+}
+
+/**
+ * Checks an endpoint URL before anything is sent, when an endpoint is created and before each
+ * delivery (DESIGN: Network safety): `https:` only (SPEC 2.1 — plain HTTP never, not even in
+ * development), no `user:password@` (a secret in the URL would be stored and logged with it), a
+ * non-empty host, and an IP-literal host checked here because `net.connect` skips `lookup` for
+ * it. The WHATWG parser has already turned `2130706433`, `0x7f000001`, `0177.0.0.1` and `127.1`
+ * into `127.0.0.1`; IPv6 hosts come bracketed. A host name is checked at connect time instead.
+ *
+ * @example
+ * checkUrl('https://hooks.example.com/in', { allowPrivateNetworks: false }); // { ok: true, url }
+ * checkUrl('http://hooks.example.com/in', { allowPrivateNetworks: false });  // { ok: false, reason: 'scheme http: …' }
+ * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: '… (loopback)' }
+ */
+export function checkUrl(
+  url: string,
+  policy: AddressPolicy,
+): { ok: true; url: URL } | { ok: false; reason: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'not an absolute URL' };
+  }
+  if (parsed.protocol !== 'https:') {
+    return {
+      ok: false,
+      reason: `scheme ${parsed.protocol} is not allowed: endpoints must use https (SPEC 2.1)`,
+    };
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return { ok: false, reason: 'credentials in the URL (user:password@) are not allowed' };
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') return { ok: false, reason: 'the URL has no host' };
+  if (isIP(host) !== 0) {
+    const verdict = checkAddress(host, policy);
+    if (!verdict.allowed) return { ok: false, reason: `address ${host} is not allowed (${verdict.reason})` };
+  }
+  return { ok: true, url: parsed };
+}

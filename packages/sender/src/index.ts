@@ -1,0 +1,52 @@
+/**
+ * @module
+ * `@linkhooks/sender`: the engine the platform runs. `createSender` validates and fans events out,
+ * stores them durably before `publish` returns, delivers them over HTTPS with HMAC signatures on the
+ * retry schedule of SPEC 8, disables endpoints that keep failing and keeps the delivery log — on an
+ * embedded SQLite store or on PostgreSQL shared by several machines.
+ */
+export { type Clock, ManualClock, systemClock } from './clock.js';
+export { type AddressPolicy, checkAddress, checkUrl, createGuardedLookup } from './delivery/address-guard.js';
+export {
+  type AttemptDecision,
+  type AttemptOutcome,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  decideAfterAttempt,
+  FAILURE_KINDS,
+  type FailureKind,
+  isSuccessStatus,
+} from './domain/delivery-state.js';
+export {
+  DEFAULT_DISABLE_POLICY,
+  DISABLE_THRESHOLD,
+  type DisablePolicy,
+  decideEndpoint,
+} from './domain/disable-rule.js';
+export {
+  ATTEMPT_TIMEOUT_MS,
+  delayAfterAttempt,
+  RETRY_DELAYS_MS,
+  type RetrySchedule,
+} from './domain/schedule.js';
+export {
+  createSender,
+  type NewEndpointInput,
+  type PublishInput,
+  type PublishResult,
+  type Sender,
+  type SenderOptions,
+  USER_AGENT,
+} from './engine.js';
+export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
+export { createMemoryStore } from './store/memory-store.js';
+export type { DeliveryFilter, Page, SenderStore, StoreStats } from './store/port.js';
+export type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryRecord,
+  EndpointRecord,
+  EventRecord,
+} from './store/records.js';
+export { createSqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
+export type { AttemptReport } from './worker/attempt.js';

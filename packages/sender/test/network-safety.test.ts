@@ -1,0 +1,81 @@
+/**
+ * Network safety at the engine level (DESIGN: Network safety): endpoints on unsafe addresses are
+ * refused when created, and a name that resolves public when the endpoint is created but private
+ * at delivery (DNS rebinding) is refused at connect time — the receiver never sees the request.
+ */
+import type { LookupAddress } from 'node:dns';
+import { buildEvent } from '@linkhooks/receiver/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/clock.js';
+import { createSender } from '../src/engine.js';
+import { createMemoryStore } from '../src/store/memory-store.js';
+import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
+import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
+
+let certs: TestCertificates;
+let receiver: HttpsReceiver;
+beforeAll(async () => {
+  certs = createTestCertificates();
+  receiver = await startHttpsReceiver(certs);
+});
+afterAll(() => receiver.close());
+
+const ACCOUNT = 'acct_net';
+
+function safeSender(resolve?: Parameters<typeof createSender>[0]['resolve']) {
+  return createSender({
+    store: createMemoryStore(),
+    clock: new ManualClock(),
+    ca: certs.ca,
+    ...(resolve ? { resolve } : {}),
+  });
+}
+
+describe('endpoint URLs', () => {
+  it.each([
+    'https://localhost/hook',
+    'https://127.0.0.1/hook',
+    'https://10.0.0.8/hook',
+    'https://192.168.1.1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/hook',
+    'https://2130706433/hook',
+    'https://0x7f000001/hook',
+    'https://0177.0.0.1/hook',
+    'https://127.1/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    'http://example.com/hook',
+  ])('refuses %s when it is created', async (url) => {
+    const sender = safeSender();
+    await expect(sender.createEndpoint(ACCOUNT, { url, events: ['click'] })).rejects.toMatchObject({
+      code: 'unsafe_url',
+    });
+    await sender.stop(0);
+  });
+});
+
+describe('DNS rebinding', () => {
+  it('refuses at connect time a name that resolved public when the endpoint was created', async () => {
+    let calls = 0;
+    const answers: LookupAddress[][] = [[{ address: '8.8.8.8', family: 4 }]];
+    const sender = safeSender((_host, options, callback) => {
+      const answer = answers[calls++] ?? [{ address: '127.0.0.1', family: 4 }];
+      if (options.all) callback(null, answer);
+      else callback(null, answer[0]!.address, answer[0]!.family);
+    });
+    const endpoint = await sender.createEndpoint(ACCOUNT, {
+      url: `https://rebind.test:${receiver.port}/hooks/rebind`,
+      events: ['click'],
+    });
+    receiver.route('rebind', endpoint.secret);
+    const { event, data } = buildEvent('click');
+    const { deliveries } = await sender.publish(ACCOUNT, { event, data });
+    await sender.tick();
+    const { attempts } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(attempts[0]).toMatchObject({ failureKind: 'blocked_address', statusCode: null });
+    expect(attempts[0]!.errorMessage).toMatch(/127\.0\.0\.1/);
+    expect(receiver.hits.filter((h) => h.route === 'rebind')).toHaveLength(0);
+    await sender.stop(0);
+  });
+});
