@@ -190,7 +190,7 @@ describe('each failure counts once, with its kind', () => {
   it('a name that does not resolve at delivery', async () => {
     let calls = 0;
     const { sender } = setup({
-      resolve: (host, options, callback) => {
+      resolve: (host, _options, callback) => {
         calls++;
         if (calls === 1) return callback(null, [{ address: '127.0.0.1', family: 4 }]);
         const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });

@@ -9,7 +9,7 @@ import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
 import { newLeaseToken } from '../lease.js';
 import type { AttemptApplied, SenderStore, StoreStats } from '../port.js';
-import type { ClaimedDelivery, DeliveryRecord } from '../records.js';
+import type { ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toAttempt, toDelivery, toEndpoint } from '../rows.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import * as q from './queries.js';
@@ -100,7 +100,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     const verdict = decideEndpoint(endpoint.consecutiveFailures, decision, policy);
     st(q.SET_ENDPOINT_FAILURES).run(verdict.consecutiveFailures, endpoint.id);
     let enabled = endpoint.enabled;
-    let disabledEndpoint;
+    let disabledEndpoint: EndpointRecord | undefined;
     if (verdict.disable && endpoint.enabled) {
       st(q.DISABLE_ENDPOINT).run(now, now, endpoint.id);
       st(q.HOLD_DELIVERIES).run(now, endpoint.id, delivery.id);

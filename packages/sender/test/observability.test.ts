@@ -1,0 +1,66 @@
+/**
+ * Metrics (prom-client) and structured logs (pino): what an operator sees, and that no secret and
+ * no signature ever reaches the logs.
+ */
+import { Writable } from 'node:stream';
+import { buildEvent } from '@linkhooks/receiver/testing';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ACCOUNT, makeSender } from './helpers/harness.js';
+import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
+import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
+
+let certs: TestCertificates;
+let receiver: HttpsReceiver;
+beforeAll(async () => {
+  certs = createTestCertificates();
+  receiver = await startHttpsReceiver(certs);
+});
+afterAll(() => receiver.close());
+
+it('counts attempts and deliveries, times attempts, and reports queue depth and disabled endpoints', async () => {
+  let logs = '';
+  const logger = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    }),
+  );
+  const { sender } = makeSender(certs, { logger, disablePolicy: { threshold: 1 } });
+  const good = await sender.createEndpoint(ACCOUNT, {
+    url: `${receiver.origin}/hooks/obs-ok`,
+    events: ['click'],
+  });
+  const bad = await sender.createEndpoint(ACCOUNT, {
+    url: `${receiver.origin}/hooks/obs-bad`,
+    events: ['conversion'],
+  });
+  receiver.route('obs-ok', good.secret);
+  receiver.route('obs-bad', bad.secret);
+  receiver.behave('obs-bad', 'status500');
+
+  for (let i = 0; i < 3; i++) await sender.publish(ACCOUNT, buildEvent('click'));
+  await sender.publish(ACCOUNT, buildEvent('conversion'));
+  await sender.tick();
+
+  const text = await sender.metrics.metrics();
+  expect(text).toContain('linkhooks_attempts_total{outcome="success",kind="none"} 3');
+  expect(text).toContain('linkhooks_attempts_total{outcome="failure",kind="http_status"} 1');
+  expect(text).toContain('linkhooks_deliveries_total{outcome="delivered"} 3');
+  expect(text).toMatch(/linkhooks_attempt_duration_seconds_count\{outcome="success"\} 3/);
+  expect(text).toContain('linkhooks_queue_depth{status="delivered"} 3');
+  expect(text).toContain('linkhooks_queue_depth{status="awaiting_retry"} 1');
+  expect(text).toContain('linkhooks_disabled_endpoints 0');
+
+  const lines = logs
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(lines.filter((l) => l.msg === 'attempt')).toHaveLength(4);
+  const signatures = receiver.hits.map((h) => String(h.headers['x-service-signature']));
+  for (const secret of [good.secret, bad.secret, ...signatures]) expect(logs).not.toContain(secret);
+  await sender.stop(0);
+});
