@@ -41,6 +41,7 @@ export {
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type { DeliveryFilter, Page, SenderStore, StoreStats } from './store/port.js';
+export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {
   AttemptRecord,
   ClaimedDelivery,

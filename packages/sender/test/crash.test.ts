@@ -6,12 +6,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSender } from '../src/engine.js';
 import type { SenderStore } from '../src/store/port.js';
+import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 import { type SenderProcess, startSenderProcess } from './helpers/sender-process.js';
+import { PG_URL, requireService } from './helpers/services.js';
 import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
 
 const BURST = 5000;
@@ -37,7 +40,7 @@ afterAll(async () => {
 });
 
 /** Creates the endpoint through the engine, so its URL passes the same checks as in production. */
-export async function prepareEndpoint(store: SenderStore, route: string) {
+async function prepareEndpoint(store: SenderStore, route: string) {
   await store.migrate();
   const sender = createSender({ store, allowPrivateNetworks: true, ca: certs.ca });
   const endpoint = await sender.createEndpoint(ACCOUNT, {
@@ -91,6 +94,79 @@ describe('a sender killed with SIGKILL mid-burst and restarted', () => {
     await second.kill('SIGTERM');
 
     const byClick = report(route, 'sqlite');
+    for (let i = 0; i < BURST; i++) expect(byClick.has(`burst-${i}`), `burst-${i}`).toBe(true);
+  }, 180_000);
+});
+
+const pgUp = await requireService('PostgreSQL', PG_URL);
+
+describe.runIf(pgUp)('on PostgreSQL', () => {
+  const schemas: string[] = [];
+  const schema = () => {
+    const name = `lh_crash_${process.pid}_${schemas.length}`;
+    schemas.push(name);
+    return name;
+  };
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    for (const name of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+    await admin.end();
+  });
+  const clicksOf = (route: string) =>
+    new Set(
+      receiver.received
+        .filter((r) => r.route === route)
+        .map((r) => (r.event.data as { click_id: string }).click_id),
+    );
+
+  it('a sender killed with SIGKILL mid-burst and restarted loses nothing', async () => {
+    const route = 'crash-pg';
+    const PG_SCHEMA = schema();
+    const store = createPostgresStore({ connectionString: PG_URL, schema: PG_SCHEMA });
+    await prepareEndpoint(store, route);
+    await store.close();
+    const env = { DB: PG_URL, PG_SCHEMA, ACCOUNT, CA: caFile };
+
+    const first = startSenderProcess({ ...env, BURST_FROM: '0', BURST_TO: String(BURST) });
+    children.push(first);
+    await first.publishedAtLeast(1500);
+    await first.kill('SIGKILL');
+    const acknowledged = first.published.size;
+    expect(acknowledged).toBeLessThan(BURST);
+    console.log(
+      `[crash postgres] killed after ${acknowledged} publishes, ${clicksOf(route).size} events received`,
+    );
+
+    const second = startSenderProcess({ ...env, BURST_FROM: String(acknowledged), BURST_TO: String(BURST) });
+    children.push(second);
+    await second.printed('burst done');
+    await receiver.until(() => clicksOf(route).size >= BURST);
+    await second.kill('SIGTERM');
+    const byClick = report(route, 'postgres');
+    for (let i = 0; i < BURST; i++) expect(byClick.has(`burst-${i}`), `burst-${i}`).toBe(true);
+  }, 180_000);
+
+  it('three worker processes share one database; one SIGKILLed mid-burst loses nothing', async () => {
+    const route = 'crash-pg-workers';
+    const PG_SCHEMA = schema();
+    const store = createPostgresStore({ connectionString: PG_URL, schema: PG_SCHEMA });
+    await prepareEndpoint(store, route);
+    await store.close();
+    const env = { DB: PG_URL, PG_SCHEMA, ACCOUNT, CA: caFile };
+
+    const workers = [startSenderProcess(env), startSenderProcess(env)];
+    children.push(...workers);
+    await Promise.all(workers.map((w) => w.printed('ready')));
+    const publisher = startSenderProcess({ ...env, BURST_FROM: '0', BURST_TO: String(BURST) });
+    children.push(publisher);
+    await receiver.until(() => clicksOf(route).size >= 1000);
+    await workers[0]!.kill('SIGKILL');
+    console.log(`[crash postgres workers] one of three killed after ${clicksOf(route).size} events received`);
+    await publisher.printed('burst done');
+    await receiver.until(() => clicksOf(route).size >= BURST);
+    await Promise.all([publisher.kill('SIGTERM'), workers[1]!.kill('SIGTERM')]);
+    const byClick = report(route, 'postgres workers');
     for (let i = 0; i < BURST; i++) expect(byClick.has(`burst-${i}`), `burst-${i}`).toBe(true);
   }, 180_000);
 });

@@ -112,13 +112,21 @@ export interface SenderStore {
 
   /** Leases up to `limit` due deliveries (invariants 3, 6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
-  /** Records an attempt and its consequences if the lease still holds (invariants 3, 4, 5). */
+  /**
+   * Records an attempt and its consequences if the lease token still matches (invariants 3, 4, 5).
+   * A lease that expired but was not claimed by another worker still matches: nobody else has
+   * sent the delivery, so the result is the truth.
+   */
   recordAttempt(result: AttemptResult): Promise<AttemptApplied>;
   /** Gives a leased delivery back unattempted (graceful shutdown). */
   releaseLease(deliveryId: string, leaseToken: string): Promise<void>;
   /** The earliest time a claimable delivery is due, or null when none is waiting. */
   nextDueAt(): Promise<number | null>;
-  /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); returns the unsubscribe function. */
+  /**
+   * Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); returns the unsubscribe function. The
+   * listener is also called once whenever listening (re)starts, since a publish made before then
+   * sent no wake-up.
+   */
   subscribe?(listener: () => void): () => void;
 
   /** Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked. */

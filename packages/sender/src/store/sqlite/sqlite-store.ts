@@ -95,7 +95,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       .prepare('SELECT 1 FROM attempts WHERE delivery_id = ? AND number = ?')
       .get(delivery.id, attempt.number);
     if (exists) return { applied: false };
-    st(q.INSERT_ATTEMPT).run(attemptParams(attempt));
+    // The attempt belongs to the delivery whose lease was checked, whatever the record says.
+    st(q.INSERT_ATTEMPT).run(attemptParams({ ...attempt, deliveryId: delivery.id }));
     const endpoint = toEndpoint(st(q.SELECT_ENDPOINT_BY_ID).get(delivery.endpointId) as Row);
     const verdict = decideEndpoint(endpoint.consecutiveFailures, decision, policy);
     st(q.SET_ENDPOINT_FAILURES).run(verdict.consecutiveFailures, endpoint.id);
@@ -166,6 +167,25 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     return { ok: true as const, delivery: toDelivery(st(q.SELECT_DELIVERY).get(id, accountId) as Row) };
   });
 
+  // Read and write in one transaction, so two processes on one file cannot lose a change.
+  const updateEndpoint = immediate(
+    (accountId: string, id: string, patch: Parameters<SenderStore['updateEndpoint']>[2], now: number) => {
+      const row = st(q.SELECT_ENDPOINT).get(id, accountId) as Row | undefined;
+      if (!row) return null;
+      const current = toEndpoint(row);
+      st(q.UPDATE_ENDPOINT).run({
+        id,
+        accountId,
+        url: patch.url ?? current.url,
+        events: JSON.stringify(patch.events ?? current.events),
+        secret: patch.secret ?? current.secret,
+        description: patch.description === undefined ? current.description : patch.description,
+        now,
+      });
+      return toEndpoint(st(q.SELECT_ENDPOINT).get(id, accountId) as Row);
+    },
+  );
+
   const prune = immediate((cutoff: number) => {
     const removed = st(q.PRUNE_DELIVERIES).run(cutoff).changes;
     st(q.PRUNE_EVENTS).run(cutoff);
@@ -192,19 +212,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       return (st(q.SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint);
     },
     async updateEndpoint(accountId, id, patch, now) {
-      const row = st(q.SELECT_ENDPOINT).get(id, accountId) as Row | undefined;
-      if (!row) return null;
-      const current = toEndpoint(row);
-      st(q.UPDATE_ENDPOINT).run({
-        id,
-        accountId,
-        url: patch.url ?? current.url,
-        events: JSON.stringify(patch.events ?? current.events),
-        secret: patch.secret ?? current.secret,
-        description: patch.description === undefined ? current.description : patch.description,
-        now,
-      });
-      return toEndpoint(st(q.SELECT_ENDPOINT).get(id, accountId) as Row);
+      return updateEndpoint(accountId, id, patch, now);
     },
     async deleteEndpoint(accountId, id) {
       return st(q.DELETE_ENDPOINT).run(id, accountId).changes > 0;

@@ -1,0 +1,224 @@
+/**
+ * The PostgreSQL store's queries, one named query per operation (CONVENTIONS 4). Bind parameters
+ * only; the one identifier ever put into SQL text is the schema name, validated and quoted by
+ * `quoteSchema`. Tables are unqualified: every connection runs with `search_path` = the schema.
+ */
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/** The schema as a quoted identifier; throws unless it is a plain lowercase name (≤ 63 bytes). */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema) || schema.length > 63) {
+    throw new TypeError(`invalid PostgreSQL schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*`);
+  }
+  return `"${schema}"`;
+}
+
+// ---- migrations -------------------------------------------------------------------------------
+
+/** Serialises concurrent `migrate()` calls, across processes, until the transaction ends. */
+export const LOCK_MIGRATIONS = `SELECT pg_advisory_xact_lock($1::bigint)`;
+export const SCHEMA_EXISTS = `SELECT 1 FROM pg_namespace WHERE nspname = $1`;
+export const CREATE_SCHEMA = (quoted: string) => `CREATE SCHEMA IF NOT EXISTS ${quoted}`;
+/** `SET LOCAL search_path`, bound: `$1` is the quoted schema. */
+export const USE_SCHEMA = `SELECT set_config('search_path', $1, true)`;
+export const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+export const SELECT_APPLIED_MIGRATIONS = `SELECT version FROM schema_migrations`;
+export const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`;
+
+// ---- endpoints --------------------------------------------------------------------------------
+
+export const INSERT_ENDPOINT = `
+INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
+VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7)
+RETURNING *`;
+export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
+export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 ORDER BY id`;
+/** One statement, so a concurrent patch of another field is never lost. `$6`: set the description. */
+export const UPDATE_ENDPOINT = `
+UPDATE endpoints SET
+  url = coalesce($3::text, url),
+  events = coalesce($4::jsonb, events),
+  secret = coalesce($5::text, secret),
+  description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
+  updated_at = $8
+WHERE id = $1 AND account_id = $2
+RETURNING *`;
+export const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`;
+
+// ---- publish (one transaction: invariant 2) -----------------------------------------------------
+
+export const INSERT_EVENT = `INSERT INTO events (id, account_id, name, body, created_at) VALUES ($1, $2, $3, $4, $5)`;
+/**
+ * The account's endpoints subscribed to the event, share-locked so an endpoint cannot be disabled
+ * between this read and the commit: its new delivery is `skipped` or is held with the others.
+ */
+export const LOCK_SUBSCRIBED_ENDPOINTS = `
+SELECT id, enabled FROM endpoints WHERE account_id = $1 AND events ? $2 ORDER BY id FOR SHARE`;
+/** All the event's deliveries in one statement: `$6..$9` are parallel arrays, one row each. */
+export const INSERT_DELIVERIES = `
+INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
+SELECT d.id, $1, d.endpoint_id, $2, $3, d.status, d.next_attempt_at, $4, $4
+FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[]) AS d (id, endpoint_id, status, next_attempt_at)`;
+/** Wakes every listening worker when the transaction commits (the payload is the schema). */
+export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
+export const DUE_CHANNEL = 'linkhooks_due';
+export const LISTEN_DUE = `LISTEN linkhooks_due`;
+
+// ---- claims (invariants 3, 6) ---------------------------------------------------------------------
+
+/**
+ * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
+ * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms.
+ *
+ * `eligible` has SQLite's CLAIM_DUE semantics (DESIGN invariant 6): due, unleased deliveries of
+ * enabled endpoints, at most `cap - in flight` per endpoint in due order, so an endpoint at its
+ * cap is skipped, never waited on. `picked` then locks them in due order with
+ * `FOR UPDATE SKIP LOCKED` and the LIMIT applied after the skip: rows another claimer holds are
+ * passed over for the next ones, so concurrent claimers share the work instead of all fighting
+ * for the same first rows. Its WHERE re-checks lease freedom on the row as locked (PostgreSQL
+ * re-evaluates it on the newest version), so a delivery another worker claimed meanwhile is never
+ * handed out twice. MATERIALIZED: the locking query runs exactly once.
+ *
+ * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
+ * exceed it briefly (bounded by claimers × cap); the lease and the token stay exact.
+ */
+export const CLAIM_DUE = `
+WITH inflight AS (
+  SELECT endpoint_id, count(*) AS n FROM deliveries
+  WHERE lease_expires_at > $1::bigint
+  GROUP BY endpoint_id
+),
+candidates AS (
+  SELECT d.id, d.endpoint_id, d.next_attempt_at,
+         row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
+  FROM deliveries d
+  JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled
+  WHERE d.status IN ('pending', 'awaiting_retry')
+    AND d.next_attempt_at <= $1::bigint
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
+),
+eligible AS (
+  SELECT c.id, c.next_attempt_at FROM candidates c
+  LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
+  WHERE c.rn + coalesce(i.n, 0) <= $3::int
+),
+picked AS MATERIALIZED (
+  SELECT d.id FROM deliveries d
+  JOIN eligible el ON el.id = d.id
+  WHERE d.status IN ('pending', 'awaiting_retry')
+    AND d.next_attempt_at <= $1::bigint
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
+  ORDER BY el.next_attempt_at, el.id
+  LIMIT $2::int
+  FOR UPDATE OF d SKIP LOCKED
+),
+claimed AS (
+  UPDATE deliveries d
+  SET lease_token = gen_random_uuid()::text, lease_expires_at = $1::bigint + $4::bigint
+  FROM picked
+  WHERE d.id = picked.id
+  RETURNING d.*
+)
+SELECT c.*, ev.body AS body, e.url AS url, e.secret AS secret
+FROM claimed c
+JOIN events ev ON ev.id = c.event_id
+JOIN endpoints e ON e.id = c.endpoint_id
+ORDER BY c.next_attempt_at, c.id`;
+
+export const RELEASE_LEASE = `
+UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`;
+
+export const NEXT_DUE = `
+SELECT min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) AS at
+FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled
+WHERE d.status IN ('pending', 'awaiting_retry') AND d.next_attempt_at IS NOT NULL`;
+
+// ---- recording an attempt (one transaction: invariants 3, 4, 5) ---------------------------------
+
+/**
+ * Locks the endpoint of the delivery `$1` while lease `$2` holds. Endpoint before delivery, the
+ * order every transaction here takes them in, so concurrent attempts of one endpoint queue up
+ * instead of losing failure-count increments or deadlocking over its held deliveries.
+ */
+export const LOCK_ENDPOINT_OF_LEASED = `
+SELECT e.* FROM endpoints e
+WHERE e.id = (SELECT d.endpoint_id FROM deliveries d WHERE d.id = $1 AND d.lease_token = $2)
+FOR UPDATE OF e`;
+/** Compare-and-set, part 1: the lease must still be `$2` once the row is locked. */
+export const LOCK_LEASED_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE`;
+/** Zero rows inserted means this attempt number is already recorded (invariant 4). */
+export const INSERT_ATTEMPT = `
+INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
+                      response_snippet, next_attempt_at, request_headers)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (delivery_id, number) DO NOTHING`;
+export const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = $2 WHERE id = $1`;
+export const DISABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = false, disabled_reason = 'consecutive_failures', disabled_at = $2, updated_at = $2
+WHERE id = $1
+RETURNING *`;
+export const HOLD_DELIVERIES = `
+UPDATE deliveries SET status = 'held', updated_at = $3
+WHERE endpoint_id = $1 AND status IN ('pending', 'awaiting_retry') AND id <> $2`;
+export const FINISH_ATTEMPT = `
+UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4,
+  lease_token = NULL, lease_expires_at = NULL, last_failure_kind = $5, last_status_code = $6, updated_at = $7
+WHERE id = $1`;
+
+// ---- re-enabling and manual retries -------------------------------------------------------------
+
+export const REENABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = true, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL,
+  updated_at = $3
+WHERE id = $1 AND account_id = $2
+RETURNING *`;
+export const RESUME_HELD = `
+UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
+  next_attempt_at = $2, updated_at = $2
+WHERE endpoint_id = $1 AND status = 'held'`;
+export const REPLAY_SKIPPED = `
+UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
+  next_attempt_at = $2, updated_at = $2
+WHERE endpoint_id = $1 AND status = 'skipped'`;
+
+export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2`;
+/** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
+export const LOCK_ENDPOINT_SHARED = `SELECT enabled FROM endpoints WHERE id = $1 FOR SHARE`;
+export const LOCK_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE`;
+export const RETRY_NOW = `
+UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
+  next_attempt_at = $2, updated_at = $2
+WHERE id = $1
+RETURNING *`;
+
+// ---- the delivery log ---------------------------------------------------------------------------
+
+export const LIST_DELIVERIES = `
+SELECT * FROM deliveries
+WHERE account_id = $1
+  AND ($2::text IS NULL OR endpoint_id = $2::text)
+  AND ($3::text IS NULL OR status = $3::text)
+  AND ($4::text IS NULL OR event_name = $4::text)
+  AND ($5::text IS NULL OR id < $5::text)
+ORDER BY id DESC
+LIMIT $6`;
+export const SELECT_ATTEMPTS = `SELECT * FROM attempts WHERE delivery_id = $1 ORDER BY number`;
+export const SELECT_EVENT = `SELECT * FROM events WHERE id = $1 AND account_id = $2`;
+
+export const PRUNE_DELIVERIES = `
+DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'skipped') AND updated_at < $1`;
+export const PRUNE_EVENTS = `
+DELETE FROM events ev
+WHERE ev.created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ev.id)`;
+
+export const COUNT_BY_STATUS = `SELECT status, count(*)::int AS n FROM deliveries GROUP BY status`;
+export const COUNT_DISABLED = `SELECT count(*)::int AS n FROM endpoints WHERE NOT enabled`;
+
+/** `publish` waits for the WAL flush even though the pool's sessions do not (see the store). */
+export const DURABLE_COMMIT = `SET LOCAL synchronous_commit = on`;

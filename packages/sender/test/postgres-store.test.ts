@@ -1,0 +1,356 @@
+/**
+ * The PostgreSQL store against a real server (CONVENTIONS 11, 12): the conformance battery, with
+ * every store on its own fresh schema, plus what only a shared database can show — concurrent
+ * migrations, concurrent claimers, LISTEN/NOTIFY across instances. Every connection a store opens
+ * carries this file's application_name; after each test none may be left (no leaked pool or client).
+ */
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { decideAfterAttempt } from '../src/domain/delivery-state.js';
+import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
+import { newId } from '../src/domain/ids.js';
+import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
+import type { SenderStore } from '../src/store/port.js';
+import { PG_MIGRATIONS } from '../src/store/postgres/migrations.js';
+import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
+import { PG_URL, requireService } from './helpers/services.js';
+import { storeBattery } from './helpers/store-battery.js';
+
+const pgUp = await requireService('PostgreSQL', PG_URL);
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+const APP = `lh_test_${process.pid}`;
+
+describe.runIf(pgUp)('postgres', () => {
+  const admin = new pg.Pool({ connectionString: PG_URL, application_name: `${APP}_admin`, max: 2 });
+  const schemas = new Set<string>();
+  const opened = new Set<SenderStore>();
+  const schemaOf = new Map<SenderStore, string>();
+  let counter = 0;
+
+  const freshSchema = () => {
+    const schema = `lh_test_${process.pid}_${counter++}`;
+    schemas.add(schema);
+    return schema;
+  };
+  const open = (schema: string, poolSize = 4) => {
+    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize, applicationName: APP });
+    opened.add(store);
+    schemaOf.set(store, schema);
+    return store;
+  };
+  const dropSchema = async (schema: string) => {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    schemas.delete(schema);
+  };
+  const connectionsLeft = async () =>
+    (
+      await admin.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+        [APP],
+      )
+    ).rows[0]!.n;
+
+  afterEach(async ({ task }) => {
+    const left = await connectionsLeft();
+    // Clean up whatever the test leaked, so the next test is judged on its own.
+    for (const store of opened) await store.close();
+    opened.clear();
+    // A test that already failed skipped its own close(): its leak is not news.
+    if (task.result?.state === 'fail') return;
+    expect(left, 'connections this test left open (a store not closed?)').toBe(0);
+  });
+  afterAll(async () => {
+    for (const schema of [...schemas]) await dropSchema(schema);
+    await admin.end();
+  });
+
+  storeBattery(
+    'postgres',
+    async () => open(freshSchema()),
+    async (store) => {
+      await store.close();
+      opened.delete(store);
+      await dropSchema(schemaOf.get(store)!);
+    },
+  );
+
+  const endpointFor = (store: SenderStore, accountId: string) =>
+    store.createEndpoint({
+      id: newId('ep'),
+      accountId,
+      url: 'https://receiver.example.com/hook',
+      events: ['click'],
+      secret: 'whsec_test',
+      description: null,
+      now: T0,
+    });
+  const publishClick = (store: SenderStore, accountId: string) => {
+    const event: EventRecord = {
+      id: newId('evt', T0),
+      accountId,
+      name: 'click',
+      body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
+      createdAt: T0,
+    };
+    return store.publish(event, () => newId('dlv', T0));
+  };
+
+  /** Records a failed attempt for a claimed delivery, as the worker would. */
+  const fail = (store: SenderStore, c: ClaimedDelivery, now: number) => {
+    const number = c.delivery.attempts + 1;
+    const decision = decideAfterAttempt(
+      c.delivery.attempts,
+      { ok: false, kind: 'http_status', statusCode: 500, message: '500' },
+      now,
+      DEFAULT_SCHEDULE,
+    );
+    return store.recordAttempt({
+      claim: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
+      attempt: {
+        deliveryId: c.delivery.id,
+        number,
+        startedAt: now,
+        durationMs: 5,
+        statusCode: 500,
+        failureKind: 'http_status',
+        errorMessage: '500',
+        responseSnippet: null,
+        nextAttemptAt: decision.nextAttemptAt,
+        requestHeaders: { 'x-service-attempt': String(number) },
+      },
+      decision,
+      policy: DEFAULT_DISABLE_POLICY,
+      now,
+    });
+  };
+
+  it('refuses a schema name that is not a plain identifier', () => {
+    for (const schema of ['Linkhooks', 'a-b', 'x"; DROP SCHEMA public; --', '1abc', '', 'a'.repeat(64)]) {
+      expect(() => createPostgresStore({ connectionString: PG_URL, schema })).toThrow(/schema name/);
+    }
+  });
+
+  it('applies each migration exactly once when two instances migrate a fresh schema at once', async () => {
+    const schema = freshSchema();
+    const a = open(schema);
+    const b = open(schema);
+    await Promise.all([a.migrate(), b.migrate()]);
+    await a.migrate();
+    const applied = await admin.query(
+      `SELECT version, count(*)::int AS n FROM "${schema}".schema_migrations GROUP BY version ORDER BY version`,
+    );
+    expect(applied.rows).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version, n: 1 })));
+    const tables = await admin.query(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [schema],
+    );
+    expect(tables.rows.map((r) => r.table_name)).toEqual([
+      'attempts',
+      'deliveries',
+      'endpoints',
+      'events',
+      'schema_migrations',
+    ]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('hands each of 200 due deliveries to exactly one of 4 concurrent claimers', async () => {
+    const schema = freshSchema();
+    const claimers = [open(schema), open(schema), open(schema), open(schema)];
+    const seeder = claimers[0]!;
+    await seeder.migrate();
+    const accountId = newId('acct');
+    for (let i = 0; i < 4; i++) await endpointFor(seeder, accountId);
+    for (let i = 0; i < 50; i++) await publishClick(seeder, accountId);
+    expect((await seeder.stats()).byStatus.pending).toBe(200);
+
+    const claimAll = async (store: SenderStore) => {
+      const mine: ClaimedDelivery[] = [];
+      for (;;) {
+        const batch = await store.claimDue({ now: T0, limit: 7, leaseMs: 60_000, perEndpointCap: 1000 });
+        if (batch.length === 0) return mine;
+        mine.push(...batch);
+      }
+    };
+    const started = performance.now();
+    const perClaimer = await Promise.all(claimers.map(claimAll));
+    const elapsed = performance.now() - started;
+    const all = perClaimer.flat();
+
+    expect(all).toHaveLength(200);
+    expect(new Set(all.map((c) => c.delivery.id)).size).toBe(200);
+    // The token each claimer was handed is the one the row holds: nobody else's claim overwrote it.
+    const leased = await admin.query<{ id: string; lease_token: string }>(
+      `SELECT id, lease_token FROM "${schema}".deliveries`,
+    );
+    expect(Object.fromEntries(leased.rows.map((r) => [r.id, r.lease_token]))).toEqual(
+      Object.fromEntries(all.map((c) => [c.delivery.id, c.leaseToken])),
+    );
+    // SKIP LOCKED with the LIMIT after the skip: the claimers shared the work.
+    expect(perClaimer.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+    console.info(
+      `4 claimers took ${perClaimer.map((m) => m.length).join(' + ')} deliveries in ${elapsed.toFixed(0)} ms`,
+    );
+    expect(
+      await claimers[1]!.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 1000 }),
+    ).toEqual([]);
+    await Promise.all(claimers.map((c) => c.close()));
+  });
+
+  it('counts concurrent final failures of one endpoint from 4 instances without losing one (invariant 5)', async () => {
+    const schema = freshSchema();
+    const workers = [open(schema), open(schema), open(schema), open(schema)];
+    const first = workers[0]!;
+    await first.migrate();
+    const accountId = newId('acct');
+    const ep = await endpointFor(first, accountId);
+    for (let i = 0; i < 10; i++) await publishClick(first, accountId);
+    const waiting = await publishClick(first, accountId); // due later: held when the endpoint is disabled
+    await first.retryNow(accountId, waiting[0]!.id, T0 + 10 ** 12);
+    const claimAt = (now: number) =>
+      first.claimDue({ now, limit: 100, leaseMs: 60_000, perEndpointCap: 100 });
+    for (let n = 1; n <= 5; n++) {
+      const now = T0 + n * 100_000_000;
+      const batch = await claimAt(now);
+      expect(batch).toHaveLength(10);
+      await Promise.all(batch.map((c, i) => fail(workers[i % 4]!, c, now)));
+    }
+    expect((await first.getEndpoint(accountId, ep.id))!.consecutiveFailures).toBe(0);
+
+    const now = T0 + 6 * 100_000_000;
+    const last = await claimAt(now);
+    expect(last.map((c) => c.delivery.attempts)).toEqual(Array(10).fill(5));
+    const results = await Promise.all(last.map((c, i) => fail(workers[i % 4]!, c, now)));
+    expect(results.every((r) => r.applied && r.status === 'failed')).toBe(true);
+    expect(results.filter((r) => r.disabledEndpoint)).toHaveLength(1);
+    expect(await first.getEndpoint(accountId, ep.id)).toMatchObject({
+      enabled: false,
+      consecutiveFailures: 10,
+      disabledReason: 'consecutive_failures',
+    });
+    expect((await first.getDelivery(accountId, waiting[0]!.id))!.delivery.status).toBe('held');
+    expect(await first.stats()).toEqual({
+      byStatus: { pending: 0, awaiting_retry: 0, delivered: 0, failed: 10, held: 1, skipped: 0 },
+      disabledEndpoints: 1,
+    });
+    await Promise.all(workers.map((w) => w.close()));
+  });
+
+  it('wakes a subscriber on one instance when another instance publishes (LISTEN/NOTIFY)', async () => {
+    const schema = freshSchema();
+    const listening = open(schema);
+    const publisher = open(schema);
+    await listening.migrate();
+
+    let calls = 0;
+    let waiter: (() => void) | undefined;
+    const nextCall = () => new Promise<void>((resolve) => (waiter = resolve));
+    const listenerReady = nextCall();
+    const unsubscribe = listening.subscribe!(() => {
+      calls++;
+      const resolve = waiter;
+      waiter = undefined;
+      resolve?.();
+    });
+    // The store wakes its subscribers once as soon as LISTEN is in effect (a catch-up for whatever
+    // was published before): from here on no notification can be missed.
+    await listenerReady;
+    expect(calls).toBe(1);
+
+    const woken = nextCall();
+    const accountId = newId('acct');
+    await endpointFor(publisher, accountId);
+    await publishClick(publisher, accountId);
+    await woken;
+    expect(calls).toBe(2);
+
+    // Notifications carry the schema: another schema's wake-up (sent first, in the same
+    // transaction, so it reaches the listener first) must not wake this store.
+    const again = nextCall();
+    const raw = await admin.connect();
+    try {
+      await raw.query('BEGIN');
+      await raw.query(`SELECT pg_notify('linkhooks_due', $1)`, [`${schema}_other`]);
+      await raw.query(`SELECT pg_notify('linkhooks_due', $1)`, [schema]);
+      await raw.query('COMMIT');
+    } finally {
+      raw.release();
+    }
+    await again;
+    expect(calls).toBe(3);
+
+    unsubscribe();
+    await Promise.all([listening.close(), publisher.close()]);
+  });
+
+  it('re-LISTENs after losing its connection and wakes its subscribers again', async () => {
+    const schema = freshSchema();
+    const listening = open(schema);
+    const publisher = open(schema);
+    await listening.migrate();
+    let calls = 0;
+    let waiter: (() => void) | undefined;
+    const nextCall = () => new Promise<void>((resolve) => (waiter = resolve));
+    const ready = nextCall();
+    const unsubscribe = listening.subscribe!(() => {
+      calls++;
+      waiter?.();
+    });
+    await ready;
+
+    const reconnected = nextCall();
+    const killed = await admin.query(
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+       WHERE application_name = $1 AND query = 'LISTEN linkhooks_due'`,
+      [APP],
+    );
+    expect(killed.rows).toEqual([{ ok: true }]);
+    await reconnected; // the catch-up wake once LISTEN is back
+    expect(calls).toBe(2);
+
+    const woken = nextCall();
+    const accountId = newId('acct');
+    await endpointFor(publisher, accountId);
+    await publishClick(publisher, accountId);
+    await woken;
+    expect(calls).toBe(3);
+    unsubscribe();
+    await Promise.all([listening.close(), publisher.close()]);
+  });
+
+  it('close() ends the LISTEN connection of a store that is still subscribed', async () => {
+    const store = open(freshSchema());
+    await store.migrate();
+    const ready = new Promise<void>((resolve) => store.subscribe!(resolve));
+    await ready;
+    expect(await connectionsLeft()).toBeGreaterThan(0);
+    await store.close();
+    expect(await connectionsLeft()).toBe(0);
+  });
+
+  it('notifies inside the transaction: a publish with no pending delivery sends no wake-up', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const spy = await admin.connect();
+    const payloads: string[] = [];
+    spy.on('notification', (m) => payloads.push(m.payload ?? ''));
+    try {
+      await spy.query('LISTEN linkhooks_due');
+      const accountId = newId('acct');
+      await publishClick(store, accountId); // no endpoint: nothing to deliver, no wake-up
+      await endpointFor(store, accountId);
+      await publishClick(store, accountId);
+      // A query round trip on the spy's own connection: notifications committed before it are
+      // delivered to the spy before its result.
+      await spy.query('SELECT 1');
+      expect(payloads.filter((p) => p === schema)).toEqual([schema]);
+    } finally {
+      await spy.query('UNLISTEN *');
+      spy.release();
+    }
+    await store.close();
+  });
+});
