@@ -65,40 +65,48 @@ export function createWorker(options: WorkerOptions): Worker {
     return options.store.claimDue(request);
   };
 
+  /** Resolves true when the timer ran out, false when woken. */
   const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
+    new Promise<boolean>((resolve) => {
       if (woken) {
         woken = false;
-        resolve();
+        resolve(false);
         return;
       }
-      const timer = setTimeout(finish, ms);
-      function finish() {
+      const timer = setTimeout(() => finish(true), ms);
+      function finish(timedOut: boolean) {
         clearTimeout(timer);
         wakeUp = undefined;
         woken = false;
-        resolve();
+        resolve(timedOut);
       }
-      wakeUp = finish;
+      wakeUp = () => finish(false);
     });
 
+  // Under load, attempts finish one by one; claiming for each would cost one claim query per
+  // delivery. Refilling only once a quarter of the slots is free (or when the loop wakes from its
+  // timer) turns that into one claim per batch, while an idle worker still claims at once.
+  const refillAt = Math.max(1, Math.min(options.batchSize, Math.floor(options.concurrency / 4)));
+
   async function run() {
+    let timerFired = false;
     while (running) {
       try {
-        const room = Math.min(options.concurrency - inFlight.size, options.batchSize);
-        if (room > 0) {
+        const free = options.concurrency - inFlight.size;
+        const room = Math.min(free, options.batchSize);
+        if (room > 0 && (room >= refillAt || inFlight.size === 0 || timerFired)) {
           woken = false;
           const claims = await claim(room);
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
         }
-        const next = inFlight.size < options.concurrency ? await options.store.nextDueAt() : null;
+        const next = free > 0 && room >= refillAt ? await options.store.nextDueAt() : null;
         const wait = next === null ? options.pollIntervalMs : next - options.clock.now();
         if (!running) break;
-        await sleep(Math.max(1, Math.min(wait, options.pollIntervalMs)));
+        timerFired = await sleep(Math.max(1, Math.min(wait, options.pollIntervalMs)));
       } catch (error) {
         options.onError(error);
-        await sleep(options.pollIntervalMs);
+        timerFired = await sleep(options.pollIntervalMs);
       }
     }
   }

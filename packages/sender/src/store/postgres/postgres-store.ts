@@ -10,6 +10,7 @@
 import pg from 'pg';
 import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
+import { claimWindow } from '../claim-window.js';
 import type { AttemptApplied, RetryNowResult, SenderStore, StoreStats } from '../port.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toAttempt, toDelivery, toEndpoint } from '../rows.js';
@@ -113,8 +114,59 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   }
 
   const rows = async (sql: string, values: unknown[]) => (await pool.query<Row>(sql, values)).rows;
+  /**
+   * A named (prepared) statement: parsed and planned once per connection instead of on every call.
+   * Only for the hot paths (claim, record): their CTEs cost more to plan than to run.
+   */
+  const prepared = async (name: string, text: string, values: unknown[]) =>
+    (await pool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows;
   const one = async (client: pg.PoolClient, sql: string, values: unknown[]): Promise<Row | undefined> =>
     (await client.query<Row>(sql, values)).rows[0];
+
+  /**
+   * Attempts that cannot disable their endpoint, recorded together: every such attempt that
+   * finishes in the same turn of the event loop goes into one RECORD_ATTEMPTS_FAST statement.
+   */
+  type Fast = {
+    claim: { deliveryId: string; leaseToken: string };
+    attempt: AttemptRecord;
+    status: DeliveryStatus;
+    attempts: number;
+    now: number;
+  };
+  let fastQueue: { item: Fast; resolve: (a: AttemptApplied) => void; reject: (e: unknown) => void }[] = [];
+  async function flushFast() {
+    const batch = fastQueue;
+    fastQueue = [];
+    const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+    for (const { item } of batch) {
+      const values = [
+        item.claim.deliveryId,
+        item.claim.leaseToken,
+        ...attemptValues(item.claim.deliveryId, item.attempt).slice(1),
+        item.status,
+        item.attempts,
+        item.status === 'delivered',
+      ];
+      for (const [i, v] of values.entries()) columns[i]!.push(v);
+    }
+    try {
+      const now = Math.max(...batch.map((b) => b.item.now));
+      const applied = await prepared('record_attempts_fast', q.RECORD_ATTEMPTS_FAST, [...columns, now]);
+      const byId = new Map(applied.map((r) => [r.id as string, r.status as DeliveryStatus]));
+      for (const { item, resolve } of batch) {
+        const status = byId.get(item.claim.deliveryId);
+        resolve(status ? { applied: true, status } : { applied: false });
+      }
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+    }
+  }
+  const recordFast = (item: Fast) =>
+    new Promise<AttemptApplied>((resolve, reject) => {
+      fastQueue.push({ item, resolve, reject });
+      if (fastQueue.length === 1) setImmediate(() => void flushFast());
+    });
 
   return {
     kind: 'postgres',
@@ -214,7 +266,13 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
     async claimDue({ now, limit, leaseMs, perEndpointCap }) {
       if (limit <= 0 || perEndpointCap <= 0) return [];
-      const claimed = await rows(q.CLAIM_DUE, [now, limit, perEndpointCap, leaseMs]);
+      const claimed = await prepared('claim_due', q.CLAIM_DUE, [
+        now,
+        limit,
+        perEndpointCap,
+        leaseMs,
+        claimWindow(limit, perEndpointCap),
+      ]);
       return claimed.map(
         (row): ClaimedDelivery => ({
           delivery: toDelivery(row),
@@ -228,6 +286,13 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     },
 
     async recordAttempt({ claim, attempt, decision, policy, now }): Promise<AttemptApplied> {
+      // Only an attempt that can move the endpoint towards disabling needs the read-decide-write
+      // transaction below; the rest (nearly every attempt) is one statement.
+      const cannotDisable =
+        decision.status === 'delivered' || (policy.countPer === 'delivery' && decision.final !== 'failed');
+      if (cannotDisable) {
+        return recordFast({ claim, attempt, status: decision.status, attempts: decision.attempts, now });
+      }
       return tx(async (client) => {
         // Endpoint first, then the delivery: the lock order of every transaction here.
         const endpointRow = await one(client, q.LOCK_ENDPOINT_OF_LEASED, [

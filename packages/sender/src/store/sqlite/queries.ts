@@ -19,26 +19,37 @@ VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemp
 /**
  * Due deliveries, at most `cap` in flight per endpoint (DESIGN invariant 6): endpoints already at
  * their cap are skipped, never waited on, so a hanging endpoint cannot hold up the others.
+ *
+ * Cost is bounded by what is in flight and due, never by the table: `inflight` reads only leased
+ * rows (the partial index `deliveries_leased`; without INDEXED BY the planner scans every delivery
+ * ever made to group them), and `due` walks the due-time index and stops after `window` rows of
+ * endpoints with room, so ranking per endpoint sorts a few hundred rows, not the whole backlog.
+ * Ties in due time come in insertion order, which is id order.
  */
 export const CLAIM_DUE = `
 WITH inflight AS (
-  SELECT endpoint_id, count(*) AS n FROM deliveries
+  SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
   WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
   GROUP BY endpoint_id
 ),
-candidates AS (
-  SELECT d.id, d.endpoint_id, d.next_attempt_at,
-         row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
-  FROM deliveries d
-  JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+due AS (
+  SELECT d.id, d.endpoint_id, d.next_attempt_at FROM deliveries d INDEXED BY deliveries_due
   WHERE d.status IN ('pending', 'awaiting_retry')
     AND d.next_attempt_at <= @now
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= @cap)
+  ORDER BY d.next_attempt_at
+  LIMIT @window
+),
+ranked AS (
+  SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn
+  FROM due
 )
-SELECT c.id FROM candidates c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
-WHERE c.rn + coalesce(i.n, 0) <= @cap
-ORDER BY c.next_attempt_at, c.id
+SELECT r.id FROM ranked r
+JOIN endpoints e ON e.id = r.endpoint_id AND e.enabled = 1
+LEFT JOIN inflight i ON i.endpoint_id = r.endpoint_id
+WHERE r.rn + coalesce(i.n, 0) <= @cap
+ORDER BY r.next_attempt_at, r.id
 LIMIT @limit`;
 
 export const LEASE_DELIVERY = `UPDATE deliveries SET lease_token = ?, lease_expires_at = ? WHERE id = ?`;
@@ -49,6 +60,7 @@ FROM deliveries d JOIN events ev ON ev.id = d.event_id JOIN endpoints e ON e.id 
 WHERE d.id = ?`;
 
 export const SELECT_LEASED = `SELECT * FROM deliveries WHERE id = ? AND lease_token = ?`;
+export const SELECT_ATTEMPT_EXISTS = `SELECT 1 FROM attempts WHERE delivery_id = ? AND number = ?`;
 export const INSERT_ATTEMPT = `
 INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
                       response_snippet, next_attempt_at, request_headers)

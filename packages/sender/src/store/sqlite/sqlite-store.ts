@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
+import { claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import type { AttemptApplied, SenderStore, StoreStats } from '../port.js';
 import type { ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
@@ -70,7 +71,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   });
 
   const claim = immediate((now: number, limit: number, leaseMs: number, cap: number): ClaimedDelivery[] => {
-    const ids = st(q.CLAIM_DUE).all({ now, limit, cap }) as { id: string }[];
+    const ids = st(q.CLAIM_DUE).all({ now, limit, cap, window: claimWindow(limit, cap) }) as { id: string }[];
     return ids.map(({ id }) => {
       const token = newLeaseToken();
       st(q.LEASE_DELIVERY).run(token, now + leaseMs, id);
@@ -86,14 +87,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     });
   });
 
-  const record = immediate((result: Parameters<SenderStore['recordAttempt']>[0]): AttemptApplied => {
+  const recordOne = db.transaction((result: Parameters<SenderStore['recordAttempt']>[0]): AttemptApplied => {
     const { claim: c, attempt, decision, policy, now } = result;
     const row = st(q.SELECT_LEASED).get(c.deliveryId, c.leaseToken) as Row | undefined;
     if (!row) return { applied: false };
     const delivery = toDelivery(row);
-    const exists = db
-      .prepare('SELECT 1 FROM attempts WHERE delivery_id = ? AND number = ?')
-      .get(delivery.id, attempt.number);
+    const exists = st(q.SELECT_ATTEMPT_EXISTS).get(delivery.id, attempt.number);
     if (exists) return { applied: false };
     // The attempt belongs to the delivery whose lease was checked, whatever the record says.
     st(q.INSERT_ATTEMPT).run(attemptParams({ ...attempt, deliveryId: delivery.id }));
@@ -121,6 +120,47 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     });
     return { applied: true, status, ...(disabledEndpoint ? { disabledEndpoint } : {}) };
   });
+
+  // Attempts finishing together are recorded in one write transaction (one WAL commit) instead of
+  // one each: under load the commit, not the statements, was the cost. Each attempt still runs in
+  // its own savepoint (the nested transaction), so one that throws rolls back alone and only its
+  // caller sees the error; the compare-and-set of invariant 3 holds per attempt as before.
+  type Pending = {
+    result: Parameters<SenderStore['recordAttempt']>[0];
+    resolve: (a: AttemptApplied) => void;
+    reject: (e: unknown) => void;
+  };
+  let pending: Pending[] = [];
+  const flushRecords = immediate((batch: Pending[]) => {
+    const outcomes: (() => void)[] = [];
+    for (const item of batch) {
+      try {
+        const applied = recordOne(item.result);
+        outcomes.push(() => item.resolve(applied));
+      } catch (error) {
+        outcomes.push(() => item.reject(error));
+      }
+    }
+    return outcomes;
+  });
+  const record = (result: Pending['result']) =>
+    new Promise<AttemptApplied>((resolve, reject) => {
+      pending.push({ result, resolve, reject });
+      if (pending.length > 1) return;
+      setImmediate(() => {
+        const batch = pending;
+        pending = [];
+        let outcomes: (() => void)[];
+        try {
+          outcomes = flushRecords(batch);
+        } catch (error) {
+          // The transaction itself failed (busy, disk): no attempt of the batch was recorded.
+          for (const item of batch) item.reject(error);
+          return;
+        }
+        for (const settle of outcomes) settle();
+      });
+    });
 
   const publish = immediate((event: Parameters<SenderStore['publish']>[0], nextId: () => string) => {
     st(q.INSERT_EVENT).run(event.id, event.accountId, event.name, Buffer.from(event.body), event.createdAt);

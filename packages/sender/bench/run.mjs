@@ -1,0 +1,494 @@
+// Benchmark of @linkhooks/sender against baselines measured in the same run.
+//
+//   pnpm build && pnpm --filter @linkhooks/sender bench
+//
+// 1. Deliveries per second through the engine (SQLite, then PostgreSQL) to a loopback HTTPS
+//    receiver in a child process, beside a bare undici loop sending the same signed body to the
+//    same receiver at the same concurrency.
+// 2. Publish → receipt latency at a steady 200 events/s.
+// 3. claimDue with a million deliveries scheduled in the future, beside a thousand.
+// 4. The peak RSS of this process.
+//
+// The machines this runs on are noisy, so it never asserts absolute times: it prints medians and
+// ratios against baselines of the same run. A figure below its goal is marked BELOW and the run
+// still exits 0; only a broken harness (a receiver that does not answer, a failed delivery, a
+// claim that does not return the due deliveries) exits 1. Every child process, temp file and
+// PostgreSQL schema is removed at the end, on error and on Ctrl-C.
+//
+// It imports the BUILT package by name (package self-reference), so run `pnpm build` first.
+import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import * as senderPackage from '@linkhooks/sender';
+import pg from 'pg';
+import { Agent } from 'undici';
+import { CLAIM, fillPostgres, pgSchemaName, sqliteClaimStore, timeClaims } from './claims.mjs';
+import {
+  check,
+  cleanup,
+  createTestCertificates,
+  fmtInt,
+  fmtMs,
+  HarnessError,
+  lpad,
+  median,
+  monotonicMs,
+  onCleanup,
+  pad,
+  pairedRatio,
+  percentile,
+  sleep,
+  startReceiver,
+  tempDir,
+  withTimeout,
+} from './harness.mjs';
+
+const { createSender, createSqliteStore } = senderPackage;
+const createPostgresStore =
+  typeof senderPackage.createPostgresStore === 'function' ? senderPackage.createPostgresStore : null;
+// `node bench/run.mjs throughput latency` runs only those parts; no argument runs all three.
+const PART_NAMES = ['throughput', 'latency', 'claims'];
+const PARTS = new Set(process.argv.slice(2).length ? process.argv.slice(2) : PART_NAMES);
+for (const part of PARTS) {
+  if (!PART_NAMES.includes(part)) {
+    console.error(`unknown part "${part}": choose from ${PART_NAMES.join(', ')}`);
+    process.exit(2);
+  }
+}
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const FLOW = {
+  endpoints: 8, // 8 endpoints × perEndpointCap 8 = 64 in flight = the engine's default concurrency
+  perEndpointCap: 8,
+  concurrency: 64,
+  events: 625, // × 8 endpoints = 5,000 deliveries per round
+  warmupRounds: 1,
+  rounds: 5,
+};
+FLOW.deliveries = FLOW.events * FLOW.endpoints;
+const LATENCY = { rate: 200, warmupSeconds: 1, seconds: 10 };
+const GOALS = { sqliteFlow: 0.5, postgresFlow: 0.4, p99Ms: 50, claimRatio: 2 };
+const BODY_BYTES = 1024;
+const ROUND_TIMEOUT_MS = 60_000;
+const ACCOUNT_FLOW = 'acct_bench_flow';
+const ACCOUNT_LATENCY = 'acct_bench_latency';
+
+// ---- the event --------------------------------------------------------------------------------
+
+const ID_DIGITS = 8; // click ids `clk_00000042` / `lat_00000042`: every body has the same length
+const clickData = (clickId, filler) => ({
+  click_id: clickId,
+  link_id: 4242,
+  link_slug: 'summer-sale',
+  destination_url: `https://shop.example.com/summer?utm_source=linkhooks&utm_medium=smartlink&utm_content=${filler}`,
+  ip: '203.0.113.7',
+  country: 'DE',
+  region: 'Berlin',
+  city: 'Berlin',
+  device: 'mobile',
+  browser: 'Chrome',
+  os: 'Android',
+  referer: 'https://news.example.org/article',
+  is_unique: true,
+  fraud_flags: [],
+});
+const envelopeBytes = (data) =>
+  Buffer.from(JSON.stringify({ event: 'click', timestamp: '2026-11-22T09:00:00Z', data }));
+const probe = envelopeBytes(clickData('clk_'.padEnd(4 + ID_DIGITS, '0'), '')).length;
+const FILLER = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(40).slice(0, BODY_BYTES - probe);
+const click = (prefix, n) => clickData(`${prefix}_${String(n).padStart(ID_DIGITS, '0')}`, FILLER);
+
+// ---- part 1: throughput --------------------------------------------------------------------------
+
+/** N POSTs of the engine's body and headers through one undici Agent, `concurrency` in flight. */
+async function bareRound(ctx) {
+  const { origins } = ctx.receiver;
+  const body = envelopeBytes(click('clk', 0));
+  const secret = 'whsec_bench_bare_loop_secret_0000000000000000000';
+  const agent = new Agent({ connect: { ca: ctx.certs.ca } });
+  let next = 0;
+  const lane = async () => {
+    while (next < FLOW.deliveries) {
+      const i = next++;
+      const response = await agent.request({
+        origin: origins[i % origins.length],
+        path: '/hooks',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': createHmac('sha256', secret).update(body).digest('hex'),
+          'x-service-event-id': 'evt_bench',
+          'x-service-delivery-id': `dlv_bench_${i}`,
+          'x-service-attempt': '1',
+          'user-agent': 'linkhooks/bench',
+        },
+        body,
+      });
+      await response.body.text();
+      check(response.statusCode === 200, `the receiver answered ${response.statusCode} to the bare loop`);
+    }
+  };
+  const started = monotonicMs();
+  await Promise.all(Array.from({ length: FLOW.concurrency }, lane));
+  const seconds = (monotonicMs() - started) / 1000;
+  await agent.close();
+  return FLOW.deliveries / seconds;
+}
+
+/** An engine on `store` whose `done` resolves when `expected` deliveries were applied as delivered. */
+function benchSender(ctx, store, expected, extra = {}) {
+  let delivered = 0;
+  let settle;
+  const done = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  done.catch(() => undefined); // awaited by the caller; a failure before that is not unhandled
+  const sender = createSender({
+    store,
+    ca: ctx.certs.ca,
+    allowPrivateNetworks: true, // the receiver is on 127.0.0.1 (development switch)
+    concurrency: FLOW.concurrency,
+    perEndpointCap: FLOW.perEndpointCap,
+    onAttempt: (report) => {
+      if (report.attempt.failureKind) {
+        settle.reject(
+          new HarnessError(`an attempt failed: ${report.attempt.failureKind} ${report.attempt.errorMessage}`),
+        );
+      } else if (report.applied.applied && report.applied.status === 'delivered') {
+        delivered++;
+        extra.onDelivered?.(report);
+        if (delivered === expected) settle.resolve(monotonicMs());
+      }
+    },
+  });
+  return { sender, done };
+}
+
+async function createEndpoints(ctx, store, accountId, origins) {
+  const { sender } = benchSender(ctx, store, 0);
+  for (const [i, origin] of origins.entries()) {
+    await sender.createEndpoint(accountId, { url: `${origin}/hooks/${i}`, events: ['click'] });
+  }
+  await sender.stop();
+}
+
+/** Publishes FLOW.events events first (8 deliveries each), then starts the engine and times it. */
+async function engineRound(ctx, flow, round) {
+  const { sender, done } = benchSender(ctx, flow.store, FLOW.deliveries);
+  const publishers = flow.store.kind === 'postgres' ? 8 : 1; // SQLite's publish is synchronous anyway
+  let next = 0;
+  const publishLane = async () => {
+    while (next < FLOW.events) {
+      const n = round * FLOW.events + next++;
+      const { deliveries } = await sender.publish(ACCOUNT_FLOW, { event: 'click', data: click('clk', n) });
+      check(deliveries.length === FLOW.endpoints, `a publish made ${deliveries.length} deliveries`);
+    }
+  };
+  await Promise.all(Array.from({ length: publishers }, publishLane));
+  const before = (await ctx.receiver.stats()).requests;
+  const started = monotonicMs();
+  sender.start();
+  try {
+    const finished = await withTimeout(done, ROUND_TIMEOUT_MS, `a ${flow.label} round`);
+    const after = (await ctx.receiver.stats()).requests;
+    check(
+      after - before === FLOW.deliveries,
+      `the receiver got ${after - before} requests, not ${FLOW.deliveries}`,
+    );
+    return FLOW.deliveries / ((finished - started) / 1000);
+  } finally {
+    await sender.stop(1_000);
+  }
+}
+
+async function runThroughput(ctx) {
+  const variants = [{ label: 'bare undici loop', run: () => bareRound(ctx) }];
+  for (const flow of ctx.flows) {
+    await createEndpoints(ctx, flow.store, ACCOUNT_FLOW, ctx.receiver.origins);
+    variants.push({ label: `engine, ${flow.label}`, flow, run: (round) => engineRound(ctx, flow, round) });
+  }
+  const samples = variants.map(() => []);
+  const total = FLOW.warmupRounds + FLOW.rounds;
+  for (let round = 0; round < total; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const i = (round + k) % variants.length;
+      const rate = await variants[i].run(round);
+      if (round >= FLOW.warmupRounds) samples[i].push(rate);
+    }
+  }
+  console.log(
+    `\n1. Deliveries/s to a loopback HTTPS receiver (child process, ${FLOW.endpoints} ports), ${fmtInt(FLOW.deliveries)} deliveries of a ${BODY_BYTES}-byte signed click per round`,
+  );
+  console.log(
+    `   ${FLOW.concurrency} in flight for both: the engine has concurrency ${FLOW.concurrency} and ${FLOW.endpoints} endpoints × perEndpointCap ${FLOW.perEndpointCap} (the defaults);`,
+  );
+  console.log(
+    `   the bare loop spreads the same POSTs over the same ${FLOW.endpoints} origins. Engine: ${FLOW.events} events published first, then start() and`,
+  );
+  console.log(
+    `   time until the onAttempt hook has counted every delivery delivered. Median of ${FLOW.rounds} interleaved rounds after ${FLOW.warmupRounds} warm-up.`,
+  );
+  console.log(`   ${pad('', 30)}${lpad('deliveries/s', 13)}   range`);
+  const results = variants.map((v, i) => ({
+    label: v.label,
+    flow: v.flow,
+    median: median(samples[i]),
+    samples: samples[i],
+  }));
+  for (const r of results) {
+    const range = `${fmtInt(Math.min(...r.samples))} – ${fmtInt(Math.max(...r.samples))}`;
+    console.log(`   ${pad(r.label, 30)}${lpad(fmtInt(r.median), 13)}   ${range}`);
+  }
+  const [bare, ...engines] = results;
+  const ratios = {};
+  for (const e of engines) {
+    const ratio = e.median / bare.median;
+    ratios[e.flow.store.kind] = ratio;
+    console.log(
+      `   ${e.flow.label}: engine / bare ${ratio.toFixed(2)} (paired, median of per-round ratios: ${pairedRatio(e.samples, bare.samples).toFixed(2)})`,
+    );
+  }
+  return ratios;
+}
+
+// ---- part 2: latency ---------------------------------------------------------------------------
+
+/** Publishes at a steady rate, open loop (a slow publish does not slow the schedule down). */
+async function runLatency(ctx, flow) {
+  const warm = LATENCY.rate * LATENCY.warmupSeconds;
+  const total = warm + LATENCY.rate * LATENCY.seconds;
+  await createEndpoints(ctx, flow.store, ACCOUNT_LATENCY, ctx.receiver.origins.slice(0, 1));
+  const { sender, done } = benchSender(ctx, flow.store, total);
+  await ctx.receiver.stats(); // drain stale receipts
+  sender.start();
+  const publishedAt = new Float64Array(total);
+  const publishes = [];
+  const interval = 1000 / LATENCY.rate;
+  const start = monotonicMs() + 10;
+  let maxLag = 0;
+  let i = 0;
+  try {
+    while (i < total) {
+      const wait = start + i * interval - monotonicMs();
+      if (wait > 0) await sleep(wait);
+      while (i < total && start + i * interval <= monotonicMs()) {
+        const now = monotonicMs();
+        maxLag = Math.max(maxLag, now - (start + i * interval));
+        publishedAt[i] = now;
+        const p = sender.publish(ACCOUNT_LATENCY, { event: 'click', data: click('lat', i) });
+        p.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+        publishes.push(p);
+        i++;
+      }
+    }
+    const publishSeconds = (monotonicMs() - start) / 1000;
+    await Promise.all(publishes);
+    await withTimeout(done, ROUND_TIMEOUT_MS, `the ${flow.label} latency run`);
+    const { receipts } = await ctx.receiver.stats();
+    const seen = new Map();
+    for (const [seq, at] of receipts) if (!seen.has(seq)) seen.set(seq, at);
+    check(seen.size === total, `the receiver reported ${seen.size} latency probes, not ${total}`);
+    const latencies = [];
+    for (const [seq, at] of seen) if (seq >= warm) latencies.push(at - publishedAt[seq]);
+    return {
+      label: flow.label,
+      kind: flow.store.kind,
+      count: latencies.length,
+      rate: total / publishSeconds,
+      maxLag,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: Math.max(...latencies),
+    };
+  } finally {
+    await sender.stop(1_000);
+  }
+}
+
+// ---- part 3: claims ----------------------------------------------------------------------------
+
+async function runClaims(ctx) {
+  const rows = [];
+  const sets = [];
+  const dir = tempDir('linkhooks-bench-claims-');
+  sets.push({
+    label: 'SQLite',
+    kind: 'sqlite',
+    make: (future) => sqliteClaimStore(createSqliteStore, dir, future),
+  });
+  if (ctx.postgres) {
+    sets.push({
+      label: 'PostgreSQL',
+      kind: 'postgres',
+      make: async (future) => {
+        const schema = await ctx.postgres.schema(`claim${future}`);
+        const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
+        onCleanup(() => store.close());
+        await store.migrate();
+        await fillPostgres(PG_URL, schema, future);
+        return store;
+      },
+    });
+  }
+  for (const set of sets) {
+    const filling = monotonicMs();
+    const small = await set.make(CLAIM.small);
+    const large = await set.make(CLAIM.large);
+    const fillSeconds = (monotonicMs() - filling) / 1000;
+    const [s, l] = await timeClaims([small, large]);
+    await Promise.all([small.close(), large.close()]);
+    rows.push({ ...set, small: s, large: l, ratio: l.median / s.median, fillSeconds });
+  }
+  console.log(
+    `\n3. claimDue({ limit: ${CLAIM.limit}, perEndpointCap: ${CLAIM.perEndpointCap} }) with ${CLAIM.due} deliveries due on ${fmtInt(CLAIM.endpoints)} endpoints, beside`,
+  );
+  console.log(
+    `   ${fmtInt(CLAIM.small)} or ${fmtInt(CLAIM.large)} deliveries awaiting a retry 10 min – 10.5 h later. Median of ${CLAIM.calls} interleaved calls after ${CLAIM.warmup} warm-up;`,
+  );
+  console.log('   leases released after each call (not timed).');
+  console.log(
+    `   ${pad('', 12)}${lpad(`${fmtInt(CLAIM.small)} ms`, 12)}${lpad(`${fmtInt(CLAIM.large)} ms`, 14)}   ratio   fill`,
+  );
+  for (const r of rows) {
+    console.log(
+      `   ${pad(r.label, 12)}${lpad(fmtMs(r.small.median), 12)}${lpad(fmtMs(r.large.median), 14)}   ${lpad(`${r.ratio.toFixed(2)}×`, 7)}   ${r.fillSeconds.toFixed(0)} s   (ranges ${fmtMs(r.small.min)}–${fmtMs(r.small.max)}, ${fmtMs(r.large.min)}–${fmtMs(r.large.max)})`,
+    );
+  }
+  return rows;
+}
+
+// ---- PostgreSQL --------------------------------------------------------------------------------
+
+/** Null (with the reason printed) when the store is not exported or the server does not answer. */
+async function openPostgres() {
+  if (!createPostgresStore) {
+    console.log(
+      'PostgreSQL store not available (createPostgresStore is not exported): PostgreSQL rows skipped.',
+    );
+    return null;
+  }
+  const admin = new pg.Client({ connectionString: PG_URL });
+  try {
+    await admin.connect();
+  } catch (error) {
+    console.log(`PostgreSQL not reachable at ${PG_URL} (${error.message}): PostgreSQL rows skipped.`);
+    return null;
+  }
+  const schemas = [];
+  onCleanup(async () => {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+  return {
+    /** A fresh schema name, dropped at cleanup (after the stores using it are closed). */
+    async schema(what) {
+      const name = pgSchemaName(what);
+      schemas.push(name);
+      return name;
+    },
+  };
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+async function main() {
+  const began = monotonicMs();
+  console.log(
+    `@linkhooks/sender bench — Node ${process.version}. Ratios matter; absolute figures depend on the machine.`,
+  );
+  const certs = createTestCertificates();
+  const receiver = await startReceiver(certs, FLOW.endpoints);
+  const ctx = { certs, receiver, flows: [], postgres: await openPostgres() };
+
+  const dir = tempDir('linkhooks-bench-');
+  const sqlite = createSqliteStore({ filename: join(dir, 'flow.db') });
+  onCleanup(() => sqlite.close());
+  await sqlite.migrate();
+  ctx.flows.push({ label: 'SQLite', store: sqlite });
+  if (ctx.postgres) {
+    const store = createPostgresStore({
+      connectionString: PG_URL,
+      schema: await ctx.postgres.schema('flow'),
+    });
+    onCleanup(() => store.close());
+    await store.migrate();
+    ctx.flows.push({ label: 'PostgreSQL', store });
+  }
+
+  const flowRatios = PARTS.has('throughput') ? await runThroughput(ctx) : {};
+
+  const latencies = [];
+  if (PARTS.has('latency')) for (const flow of ctx.flows) latencies.push(await runLatency(ctx, flow));
+  console.log(
+    `\n2. Publish → receipt latency, ${LATENCY.rate} events/s for ${LATENCY.seconds} s after ${LATENCY.warmupSeconds} s warm-up, one endpoint; times from the`,
+  );
+  console.log(
+    '   monotonic clock the benchmark and the receiver process share (publish call → body received).',
+  );
+  console.log(
+    `   ${pad('', 12)}${lpad('p50 ms', 8)}${lpad('p99 ms', 8)}${lpad('max ms', 8)}   events   rate/s   pacing lag max`,
+  );
+  for (const l of latencies) {
+    console.log(
+      `   ${pad(l.label, 12)}${lpad(fmtMs(l.p50), 8)}${lpad(fmtMs(l.p99), 8)}${lpad(fmtMs(l.max), 8)}   ${lpad(l.count, 6)}   ${lpad(l.rate.toFixed(0), 6)}   ${fmtMs(l.maxLag)} ms`,
+    );
+  }
+
+  const claims = PARTS.has('claims') ? await runClaims(ctx) : [];
+
+  const maxRssMiB = process.resourceUsage().maxRSS / 1024;
+  console.log(
+    `\n4. Peak RSS of this process: ${maxRssMiB.toFixed(0)} MiB (engine, stores, bare loop; the receiver and the SQLite bulk fill run in child processes)`,
+  );
+
+  const summary = [];
+  const flowRow = (kind, label, goal) => {
+    if (flowRatios[kind] === undefined)
+      summary.push([`deliveries/s engine/bare, ${label}`, 'n/a', `≥ ${goal}`, null]);
+    else
+      summary.push([
+        `deliveries/s engine/bare, ${label}`,
+        flowRatios[kind].toFixed(2),
+        `≥ ${goal}`,
+        flowRatios[kind] >= goal,
+      ]);
+  };
+  flowRow('sqlite', 'SQLite', GOALS.sqliteFlow);
+  flowRow('postgres', 'PostgreSQL', GOALS.postgresFlow);
+  for (const label of ['SQLite', 'PostgreSQL']) {
+    const l = latencies.find((x) => x.label === label);
+    summary.push([
+      `latency p99 (p50), ${label}`,
+      l ? `${fmtMs(l.p99)} (${fmtMs(l.p50)}) ms` : 'n/a',
+      `≤ ${GOALS.p99Ms} ms`,
+      l ? l.p99 <= GOALS.p99Ms : null,
+    ]);
+  }
+  for (const label of ['SQLite', 'PostgreSQL']) {
+    const c = claims.find((x) => x.label === label);
+    summary.push([
+      `claim 1M / 1k, ${label}`,
+      c ? `${c.ratio.toFixed(2)}×` : 'n/a',
+      `≤ ${GOALS.claimRatio}×`,
+      c ? c.ratio <= GOALS.claimRatio : null,
+    ]);
+  }
+  summary.push(['peak RSS', `${maxRssMiB.toFixed(0)} MiB`, '—', 'info']);
+
+  console.log('\nSummary');
+  console.log(`   ${pad('figure', 36)}${lpad('value', 22)}${lpad('goal', 10)}   result`);
+  for (const [name, value, goal, pass] of summary) {
+    const verdict = pass === 'info' ? 'info' : pass === null ? 'skipped' : pass ? 'PASS' : 'BELOW';
+    console.log(`   ${pad(name, 36)}${lpad(value, 22)}${lpad(goal, 10)}   ${verdict}`);
+  }
+  console.log(
+    `   (${((monotonicMs() - began) / 1000).toFixed(0)} s; figures below goal are reported, not failed)`,
+  );
+}
+
+main()
+  .then(() => cleanup())
+  .catch(async (error) => {
+    await cleanup();
+    console.error(error instanceof HarnessError ? `\nharness broken: ${error.message}` : error);
+    process.exit(1);
+  });
