@@ -1,11 +1,23 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  external: ['better-sqlite3', 'pg', '@linkhooks/protocol'],
-});
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', api: 'src/api/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: false,
+    sourcemap: true,
+    target: 'es2022',
+    external: ['better-sqlite3', 'pg', 'express', '@linkhooks/protocol'],
+  },
+  {
+    // The service CLI: ESM only, with its shebang (the package's `bin`).
+    entry: { cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    dts: false,
+    clean: false,
+    sourcemap: true,
+    target: 'es2022',
+    external: ['better-sqlite3', 'pg', 'express', '@linkhooks/protocol'],
+  },
+]);

@@ -11,76 +11,16 @@ import {
   formatTimestamp,
   generateSecret,
   SIGNATURE_HEADER,
+  sampleEventData,
+  sampleId,
   sign,
   signAsync,
 } from '@linkhooks/protocol';
 
 export { generateSecret, sign, signAsync };
 
-function randomId(prefix: string): string {
-  const bytes = new Uint8Array(10);
-  globalThis.crypto.getRandomValues(bytes);
-  return (
-    prefix +
-    Array.from(bytes, (b) => b.toString(36).padStart(2, '0'))
-      .join('')
-      .slice(0, 16)
-  );
-}
-
-const linkState = () => ({
-  link_id: 48213,
-  name: 'Summer sale',
-  slug: 'summer-sale',
-  is_active: true,
-  rules_count: 3,
-});
-
 /** Fresh sample data for an event: realistic values, new ids on every call. */
-export function sampleData<N extends EventName>(name: N): DataOf<N> {
-  const samples: { [K in EventName]: () => DataOf<K> } = {
-    click: () => ({
-      click_id: randomId('clk_'),
-      link_id: 48213,
-      link_slug: 'summer-sale',
-      destination_url: 'https://shop.example.com/summer?utm_source=linkhooks',
-      ip: '203.0.113.42',
-      country: 'DE',
-      region: 'Berlin',
-      city: 'Berlin',
-      device: 'mobile',
-      browser: 'Chrome',
-      os: 'Android',
-      referer: 'https://news.example.org/deals',
-      is_unique: true,
-      fraud_flags: [],
-    }),
-    conversion: () => ({
-      conversion_id: randomId('cnv_'),
-      click_id: randomId('clk_'),
-      link_id: 48213,
-      link_slug: 'summer-sale',
-      revenue: 49.9,
-      currency: 'EUR',
-      country: 'DE',
-      device: 'mobile',
-    }),
-    'link.created': linkState,
-    'link.updated': () => ({ ...linkState(), rules_count: 4, changed: ['rules'] }),
-    'link.deleted': () => ({ link_id: 48213, slug: 'summer-sale' }),
-    'alert.triggered': () => ({
-      alert_id: 77,
-      alert_name: 'Click spike on summer-sale',
-      metric: 'clicks',
-      condition: 'greater_than',
-      threshold: 1000,
-      current_value: 1432,
-      link_id: 48213,
-      link_slug: 'summer-sale',
-    }),
-  };
-  return samples[name]() as DataOf<N>;
-}
+export const sampleData: <N extends EventName>(name: N) => DataOf<N> = sampleEventData;
 
 export interface BuildEventOverrides<N extends EventName> {
   timestamp?: string | Date;
@@ -137,8 +77,8 @@ function headersOf(input: SignedDeliveryInput, signature: string): Record<string
   return {
     'content-type': 'application/json',
     [SIGNATURE_HEADER.toLowerCase()]: signature,
-    'x-service-event-id': input.eventId ?? randomId('evt_'),
-    'x-service-delivery-id': input.deliveryId ?? randomId('dlv_'),
+    'x-service-event-id': input.eventId ?? sampleId('evt_'),
+    'x-service-delivery-id': input.deliveryId ?? sampleId('dlv_'),
     'x-service-attempt': String(input.attempt ?? 1),
     'user-agent': 'linkhooks-testing',
   };

@@ -11,6 +11,7 @@ import {
   formatTimestamp,
   generateSecret,
   isEventName,
+  sampleEventData,
 } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
@@ -27,8 +28,10 @@ import {
 } from './domain/schedule.js';
 import { SenderError } from './errors.js';
 import { createMetrics } from './metrics.js';
+import { withSecretCipher } from './store/encrypted-secrets.js';
 import type { DeliveryFilter, Page, SenderStore } from './store/port.js';
 import type { AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from './store/records.js';
+import { createSecretCipher, noSecretCipher, parseMasterKey } from './store/secret-cipher.js';
 import type { AttemptReport } from './worker/attempt.js';
 import { createWorker } from './worker/worker.js';
 
@@ -66,6 +69,12 @@ export interface SenderOptions {
   logger?: Logger;
   /** How long final deliveries stay in the log. Default 30 days. */
   retentionMs?: number;
+  /**
+   * Encrypts endpoint secrets at rest (AES-256-GCM): 32 bytes as hex or base64, e.g. the
+   * service's LINKHOOKS_MASTER_KEY. Without it, secrets are stored as they are, and a store holding
+   * encrypted ones refuses to hand them out rather than sign with ciphertext.
+   */
+  masterKey?: string;
 }
 
 export interface PublishInput {
@@ -96,7 +105,10 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
 }
 
 export function createSender(options: SenderOptions) {
-  const store = options.store;
+  const store = withSecretCipher(
+    options.store,
+    options.masterKey ? createSecretCipher(parseMasterKey(options.masterKey)) : noSecretCipher,
+  );
   const clock = options.clock ?? systemClock;
   const schedule: RetrySchedule = {
     delaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
@@ -219,6 +231,48 @@ export function createSender(options: SenderOptions) {
     return endpoint;
   }
 
+  async function publishTo(
+    accountId: string,
+    input: PublishInput,
+    target: { endpointId?: string } = {},
+  ): Promise<PublishResult> {
+    if (!isEventName(input?.event)) {
+      throw new SenderError('invalid_event', `event must be one of: ${EVENT_NAMES.join(', ')}`);
+    }
+    const now = clock.now();
+    const envelope = {
+      event: input.event,
+      timestamp: input.timestamp ?? formatTimestamp(now),
+      data: input.data,
+    };
+    const parsed = eventSchemas[input.event].safeParse(envelope);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new SenderError(
+        'invalid_event',
+        `invalid ${input.event} event at ${first?.path.join('.')}: ${first?.message}`,
+        {
+          details: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+        },
+      );
+    }
+    const flags = (envelope.data as { fraud_flags?: unknown[] }).fraud_flags;
+    if (flags?.some((f) => typeof f !== 'string')) {
+      // DESIGN: the sender emits strings; receivers accept anything.
+      throw new SenderError('invalid_event', 'fraud_flags must be strings');
+    }
+    const event: EventRecord = {
+      id: newId('evt', now),
+      accountId,
+      name: input.event,
+      body: Buffer.from(JSON.stringify(envelope)),
+      createdAt: now,
+    };
+    const deliveries = await store.publish(event, () => newId('dlv', now), target);
+    if (deliveries.some((d) => d.status === 'pending')) worker.wake();
+    return { eventId: event.id, deliveries };
+  }
+
   return {
     store,
     metrics: metrics.registry,
@@ -228,42 +282,25 @@ export function createSender(options: SenderOptions) {
      * Validates the event, fans it out to the account's subscribed endpoints (SPEC 6 rule 2) and
      * stores its exact bytes and one delivery per endpoint before it returns.
      */
-    async publish(accountId: string, input: PublishInput): Promise<PublishResult> {
-      if (!isEventName(input?.event)) {
-        throw new SenderError('invalid_event', `event must be one of: ${EVENT_NAMES.join(', ')}`);
+    publish: (accountId: string, input: PublishInput): Promise<PublishResult> => publishTo(accountId, input),
+
+    /**
+     * Sends a signed sample event to one endpoint, logged like any delivery. The event must be one
+     * the endpoint subscribes to (SPEC 6 rule 2 holds for tests too); by default its first one.
+     */
+    async sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult> {
+      const endpoint = await mustFindEndpoint(accountId, endpointId);
+      if (!endpoint.enabled) {
+        throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
       }
-      const now = clock.now();
-      const envelope = {
-        event: input.event,
-        timestamp: input.timestamp ?? formatTimestamp(now),
-        data: input.data,
-      };
-      const parsed = eventSchemas[input.event].safeParse(envelope);
-      if (!parsed.success) {
-        const first = parsed.error.issues[0];
+      const name = event ?? endpoint.events[0];
+      if (!isEventName(name) || !endpoint.events.includes(name)) {
         throw new SenderError(
           'invalid_event',
-          `invalid ${input.event} event at ${first?.path.join('.')}: ${first?.message}`,
-          {
-            details: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
-          },
+          `event must be one the endpoint subscribes to: ${endpoint.events.join(', ')}`,
         );
       }
-      const flags = (envelope.data as { fraud_flags?: unknown[] }).fraud_flags;
-      if (flags?.some((f) => typeof f !== 'string')) {
-        // DESIGN: the sender emits strings; receivers accept anything.
-        throw new SenderError('invalid_event', 'fraud_flags must be strings');
-      }
-      const event: EventRecord = {
-        id: newId('evt', now),
-        accountId,
-        name: input.event,
-        body: Buffer.from(JSON.stringify(envelope)),
-        createdAt: now,
-      };
-      const deliveries = await store.publish(event, () => newId('dlv', now));
-      if (deliveries.some((d) => d.status === 'pending')) worker.wake();
-      return { eventId: event.id, deliveries };
+      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId });
     },
 
     async createEndpoint(accountId: string, input: NewEndpointInput): Promise<EndpointRecord> {

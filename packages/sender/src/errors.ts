@@ -9,7 +9,14 @@ export type SenderErrorCode =
   | 'not_found'
   | 'endpoint_disabled'
   | 'delivery_in_flight'
-  | 'invalid_option';
+  | 'invalid_option'
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'plan_required'
+  | 'route_not_found'
+  | 'payload_too_large'
+  | 'ingest_disabled'
+  | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   invalid_event: 400,
@@ -19,6 +26,13 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   endpoint_disabled: 409,
   delivery_in_flight: 409,
   invalid_option: 500,
+  invalid_request: 400,
+  unauthorized: 401,
+  plan_required: 403,
+  route_not_found: 404,
+  payload_too_large: 413,
+  ingest_disabled: 503,
+  internal: 500,
 };
 
 const CODES = new Set(Object.keys(SENDER_ERROR_STATUS));

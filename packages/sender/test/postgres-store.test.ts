@@ -147,6 +147,7 @@ describe.runIf(pgUp)('postgres', () => {
       [schema],
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
+      'accounts',
       'attempts',
       'deliveries',
       'endpoints',

@@ -8,7 +8,7 @@ import { type DeliveryStatus, resumeStatus } from '../domain/delivery-state.js';
 import { decideEndpoint } from '../domain/disable-rule.js';
 import { newLeaseToken } from './lease.js';
 import type { Page, SenderStore, StoreStats } from './port.js';
-import type { AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
+import type { AccountRecord, AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
 
 interface Lease {
   token: string;
@@ -24,6 +24,7 @@ export function createMemoryStore(): SenderStore {
   const deliveries = new Map<string, DeliveryRecord>();
   const leases = new Map<string, Lease>();
   const attempts = new Map<string, AttemptRecord[]>();
+  const accounts = new Map<string, AccountRecord>();
 
   const copy = <T extends object>(value: T): T => structuredClone(value);
   const owned = (accountId: string, endpointId: string) => {
@@ -39,6 +40,29 @@ export function createMemoryStore(): SenderStore {
     kind: 'memory',
     async migrate() {},
     async close() {},
+
+    async createAccount(input) {
+      if ([...accounts.values()].some((a) => a.apiKeyHash === input.apiKeyHash)) {
+        throw new Error('an account with this API key hash exists already');
+      }
+      const account: AccountRecord = {
+        id: input.id,
+        name: input.name,
+        plan: input.plan,
+        apiKeyHash: input.apiKeyHash,
+        createdAt: input.now,
+      };
+      accounts.set(account.id, account);
+      return copy(account);
+    },
+    async getAccount(id) {
+      const account = accounts.get(id);
+      return account ? copy(account) : null;
+    },
+    async findAccountByApiKeyHash(hash) {
+      const account = [...accounts.values()].find((a) => a.apiKeyHash === hash);
+      return account ? copy(account) : null;
+    },
 
     async createEndpoint(input) {
       const endpoint: EndpointRecord = {
@@ -87,11 +111,12 @@ export function createMemoryStore(): SenderStore {
       return true;
     },
 
-    async publish(event, deliveryId) {
+    async publish(event, deliveryId, target = {}) {
       const created: DeliveryRecord[] = [];
       for (const endpoint of endpoints.values()) {
         if (endpoint.accountId !== event.accountId || !endpoint.events.includes(event.name as never))
           continue;
+        if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
         created.push({
           id: deliveryId(),
           eventId: event.id,

@@ -7,12 +7,22 @@ import type { EventName } from '@linkhooks/protocol';
 import type { AttemptDecision, DeliveryStatus } from '../domain/delivery-state.js';
 import type { DisablePolicy } from '../domain/disable-rule.js';
 import type {
+  AccountRecord,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryRecord,
   EndpointRecord,
   EventRecord,
+  Plan,
 } from './records.js';
+
+export interface NewAccount {
+  id: string;
+  name: string;
+  plan: Plan;
+  apiKeyHash: string;
+  now: number;
+}
 
 export interface NewEndpoint {
   id: string;
@@ -29,6 +39,10 @@ export interface EndpointPatch {
   events?: EventName[];
   secret?: string;
   description?: string | null;
+}
+
+export interface PublishTarget {
+  endpointId?: string;
 }
 
 export interface ClaimRequest {
@@ -91,6 +105,12 @@ export interface SenderStore {
   migrate(): Promise<void>;
   close(): Promise<void>;
 
+  /** Rejects when the API key hash is already taken. */
+  createAccount(input: NewAccount): Promise<AccountRecord>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  /** The account whose API key hashes to `apiKeyHash`, or null. */
+  findAccountByApiKeyHash(apiKeyHash: string): Promise<AccountRecord | null>;
+
   createEndpoint(input: NewEndpoint): Promise<EndpointRecord>;
   /** Scoped: another account's endpoint is `null`, as if it did not exist (tenant isolation). */
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | null>;
@@ -107,8 +127,9 @@ export interface SenderStore {
   /**
    * Stores the event's bytes and one delivery per subscribed endpoint of the account in one
    * transaction (invariant 2): `pending` for enabled endpoints, `skipped` for disabled ones.
+   * With `endpointId` (a test event), only that endpoint of the event's account, if it subscribes.
    */
-  publish(event: EventRecord, deliveryIds: () => string): Promise<DeliveryRecord[]>;
+  publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
 
   /** Leases up to `limit` due deliveries (invariants 3, 6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;

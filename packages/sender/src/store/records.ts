@@ -2,6 +2,19 @@
 import type { EventName } from '@linkhooks/protocol';
 import type { DeliveryStatus, FailureKind } from '../domain/delivery-state.js';
 
+/** SPEC 1: webhooks are offered on the Business plan and above; the other plans exist to be refused. */
+export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** SHA-256 hex of the API key; the key itself is never stored. */
+  apiKeyHash: string;
+  createdAt: number;
+}
+
 export interface EndpointRecord {
   id: string;
   accountId: string;

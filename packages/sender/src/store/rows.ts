@@ -1,12 +1,22 @@
 /** Row ↔ record mapping shared by the SQL stores (SQLite and PostgreSQL). */
 import type { EventName } from '@linkhooks/protocol';
 import type { DeliveryStatus, FailureKind } from '../domain/delivery-state.js';
-import type { AttemptRecord, DeliveryRecord, EndpointRecord } from './records.js';
+import type { AccountRecord, AttemptRecord, DeliveryRecord, EndpointRecord, Plan } from './records.js';
 
 export type Row = Record<string, unknown>;
 
 const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+
+export function toAccount(row: Row): AccountRecord {
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    plan: row.plan as Plan,
+    apiKeyHash: row.api_key_hash as string,
+    createdAt: num(row.created_at),
+  };
+}
 
 export function toEndpoint(row: Row): EndpointRecord {
   return {

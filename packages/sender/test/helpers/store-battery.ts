@@ -381,5 +381,41 @@ export function storeBattery(
       expect(await store.getDelivery(a, done!.id)).toBeNull();
       expect(await store.getDelivery(a, waiting!.id)).not.toBeNull();
     });
+
+    it('keeps accounts and finds one by its API key hash only', async () => {
+      const id = newId('acct');
+      const hash = 'a'.repeat(64);
+      const created = await store.createAccount({
+        id,
+        name: 'Acme',
+        plan: 'business',
+        apiKeyHash: hash,
+        now: T0,
+      });
+      expect(created).toEqual({ id, name: 'Acme', plan: 'business', apiKeyHash: hash, createdAt: T0 });
+      expect(await store.getAccount(id)).toEqual(created);
+      expect(await store.findAccountByApiKeyHash(hash)).toEqual(created);
+      expect(await store.findAccountByApiKeyHash('b'.repeat(64))).toBeNull();
+      expect(await store.getAccount('acct_missing')).toBeNull();
+      await expect(
+        store.createAccount({ id: newId('acct'), name: 'Copy', plan: 'pro', apiKeyHash: hash, now: T0 }),
+      ).rejects.toThrow();
+      expect(await store.findAccountByApiKeyHash(hash)).toEqual(created);
+    });
+
+    it('publishes a test event to the one endpoint named, within its account, if it subscribes', async () => {
+      const a = account();
+      const target = await endpoint(a, ['click']);
+      const sibling = await endpoint(a, ['click']);
+      const other = await endpoint(account(), ['click']);
+      const only = await store.publish(event(a), () => newId('dlv'), { endpointId: target.id });
+      expect(only.map((d) => d.endpointId)).toEqual([target.id]);
+      expect(
+        await store.publish(event(a, 'conversion'), () => newId('dlv'), { endpointId: target.id }),
+      ).toEqual([]);
+      expect(await store.publish(event(a), () => newId('dlv'), { endpointId: other.id })).toEqual([]);
+      const all = await store.publish(event(a), () => newId('dlv'));
+      expect(all.map((d) => d.endpointId).sort()).toEqual([target.id, sibling.id].sort());
+    });
   });
 }

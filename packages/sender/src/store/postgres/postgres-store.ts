@@ -13,7 +13,7 @@ import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
 import type { AttemptApplied, RetryNowResult, SenderStore, StoreStats } from '../port.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
-import { attemptParams, type Row, toAttempt, toDelivery, toEndpoint } from '../rows.js';
+import { attemptParams, type Row, toAccount, toAttempt, toDelivery, toEndpoint } from '../rows.js';
 import { createDueListener } from './listener.js';
 import { applyMigrations } from './migrations.js';
 import * as q from './queries.js';
@@ -184,6 +184,25 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return closing;
     },
 
+    async createAccount(input) {
+      const [row] = await rows(q.INSERT_ACCOUNT, [
+        input.id,
+        input.name,
+        input.plan,
+        input.apiKeyHash,
+        input.now,
+      ]);
+      return toAccount(row!);
+    },
+    async getAccount(id) {
+      const [row] = await rows(q.SELECT_ACCOUNT, [id]);
+      return row ? toAccount(row) : null;
+    },
+    async findAccountByApiKeyHash(hash) {
+      const [row] = await rows(q.SELECT_ACCOUNT_BY_KEY_HASH, [hash]);
+      return row ? toAccount(row) : null;
+    },
+
     async createEndpoint(input) {
       const values = [
         input.id,
@@ -220,7 +239,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return ((await pool.query(q.DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) > 0;
     },
 
-    async publish(event, nextId) {
+    async publish(event, nextId, target = {}) {
       return tx(async (client) => {
         await client.query(q.DURABLE_COMMIT);
         const body = Buffer.from(event.body.buffer, event.body.byteOffset, event.body.byteLength);
@@ -230,7 +249,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
             event.accountId,
             event.name,
           ])
-        ).rows;
+        ).rows.filter((e) => target.endpointId === undefined || e.id === target.endpointId);
         const created = endpoints.map(
           (endpoint): DeliveryRecord => ({
             id: nextId(),

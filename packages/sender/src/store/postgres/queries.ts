@@ -38,6 +38,11 @@ INSERT INTO endpoints (id, account_id, url, events, secret, description, created
 VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7)
 RETURNING *`;
 export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
+export const INSERT_ACCOUNT = `
+INSERT INTO accounts (id, name, plan, api_key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`;
+export const SELECT_ACCOUNT = `SELECT * FROM accounts WHERE id = $1`;
+export const SELECT_ACCOUNT_BY_KEY_HASH = `SELECT * FROM accounts WHERE api_key_hash = $1`;
+
 export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 ORDER BY id`;
 /** One statement, so a concurrent patch of another field is never lost. `$6`: set the description. */
 export const UPDATE_ENDPOINT = `

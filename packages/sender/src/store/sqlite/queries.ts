@@ -1,5 +1,10 @@
 /** The SQLite store's queries, one named query per operation (CONVENTIONS 4). Bind parameters only. */
 
+export const INSERT_ACCOUNT = `
+INSERT INTO accounts (id, name, plan, api_key_hash, created_at) VALUES (@id, @name, @plan, @apiKeyHash, @now)`;
+export const SELECT_ACCOUNT = `SELECT * FROM accounts WHERE id = ?`;
+export const SELECT_ACCOUNT_BY_KEY_HASH = `SELECT * FROM accounts WHERE api_key_hash = ?`;
+
 export const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
 VALUES (@id, @accountId, @url, @events, @secret, @description, @now, @now)`;

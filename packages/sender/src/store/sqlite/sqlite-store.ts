@@ -9,9 +9,9 @@ import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
-import type { AttemptApplied, SenderStore, StoreStats } from '../port.js';
+import type { AttemptApplied, PublishTarget, SenderStore, StoreStats } from '../port.js';
 import type { ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
-import { attemptParams, type Row, toAttempt, toDelivery, toEndpoint } from '../rows.js';
+import { attemptParams, type Row, toAccount, toAttempt, toDelivery, toEndpoint } from '../rows.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import * as q from './queries.js';
 
@@ -162,31 +162,34 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       });
     });
 
-  const publish = immediate((event: Parameters<SenderStore['publish']>[0], nextId: () => string) => {
-    st(q.INSERT_EVENT).run(event.id, event.accountId, event.name, Buffer.from(event.body), event.createdAt);
-    const endpoints = (st(q.SELECT_ENDPOINTS_OF_ACCOUNT).all(event.accountId) as Row[]).map(toEndpoint);
-    const created: DeliveryRecord[] = [];
-    for (const endpoint of endpoints) {
-      if (!endpoint.events.includes(event.name as never)) continue;
-      const delivery: DeliveryRecord = {
-        id: nextId(),
-        eventId: event.id,
-        endpointId: endpoint.id,
-        accountId: event.accountId,
-        eventName: event.name,
-        status: endpoint.enabled ? 'pending' : 'skipped',
-        attempts: 0,
-        nextAttemptAt: endpoint.enabled ? event.createdAt : null,
-        lastFailureKind: null,
-        lastStatusCode: null,
-        createdAt: event.createdAt,
-        updatedAt: event.createdAt,
-      };
-      st(q.INSERT_DELIVERY).run({ ...delivery, now: event.createdAt });
-      created.push(delivery);
-    }
-    return created;
-  });
+  const publish = immediate(
+    (event: Parameters<SenderStore['publish']>[0], nextId: () => string, target: PublishTarget) => {
+      st(q.INSERT_EVENT).run(event.id, event.accountId, event.name, Buffer.from(event.body), event.createdAt);
+      const endpoints = (st(q.SELECT_ENDPOINTS_OF_ACCOUNT).all(event.accountId) as Row[]).map(toEndpoint);
+      const created: DeliveryRecord[] = [];
+      for (const endpoint of endpoints) {
+        if (!endpoint.events.includes(event.name as never)) continue;
+        if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
+        const delivery: DeliveryRecord = {
+          id: nextId(),
+          eventId: event.id,
+          endpointId: endpoint.id,
+          accountId: event.accountId,
+          eventName: event.name,
+          status: endpoint.enabled ? 'pending' : 'skipped',
+          attempts: 0,
+          nextAttemptAt: endpoint.enabled ? event.createdAt : null,
+          lastFailureKind: null,
+          lastStatusCode: null,
+          createdAt: event.createdAt,
+          updatedAt: event.createdAt,
+        };
+        st(q.INSERT_DELIVERY).run({ ...delivery, now: event.createdAt });
+        created.push(delivery);
+      }
+      return created;
+    },
+  );
 
   const reenable = immediate((accountId: string, id: string, replaySkipped: boolean, now: number) => {
     if (st(q.REENABLE_ENDPOINT).run(now, id, accountId).changes === 0) return null;
@@ -240,6 +243,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     async close() {
       db.close();
     },
+    async createAccount(input) {
+      st(q.INSERT_ACCOUNT).run(input);
+      return toAccount(st(q.SELECT_ACCOUNT).get(input.id) as Row);
+    },
+    async getAccount(id) {
+      const row = st(q.SELECT_ACCOUNT).get(id) as Row | undefined;
+      return row ? toAccount(row) : null;
+    },
+    async findAccountByApiKeyHash(hash) {
+      const row = st(q.SELECT_ACCOUNT_BY_KEY_HASH).get(hash) as Row | undefined;
+      return row ? toAccount(row) : null;
+    },
+
     async createEndpoint(input) {
       st(q.INSERT_ENDPOINT).run({ ...input, events: JSON.stringify(input.events) });
       return toEndpoint(st(q.SELECT_ENDPOINT).get(input.id, input.accountId) as Row);
@@ -257,11 +273,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     async deleteEndpoint(accountId, id) {
       return st(q.DELETE_ENDPOINT).run(id, accountId).changes > 0;
     },
-    async publish(event, nextId) {
-      if (publishSync === 'NORMAL') return publish(event, nextId);
+    async publish(event, nextId, target = {}) {
+      if (publishSync === 'NORMAL') return publish(event, nextId, target);
       db.pragma('synchronous = FULL');
       try {
-        return publish(event, nextId);
+        return publish(event, nextId, target);
       } finally {
         db.pragma('synchronous = NORMAL');
       }

@@ -1,0 +1,45 @@
+/**
+ * Who is calling: a Bearer API key names an account (DESIGN: Management API), and webhooks need
+ * the Business plan or above (SPEC 1); the ingest route takes the platform's service token instead.
+ */
+import { authenticateApiKey, planAllowsWebhooks, serviceTokenMatches, WEBHOOK_PLANS } from '../accounts.js';
+import { SenderError } from '../errors.js';
+import type { SenderStore } from '../store/port.js';
+import type { AccountRecord } from '../store/records.js';
+
+function bearer(header: string | undefined): string | null {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+  return match ? match[1]! : null;
+}
+
+/** The caller's account, or a SenderError: `unauthorized` (401) or `plan_required` (403). */
+export async function accountOf(
+  store: SenderStore,
+  authorization: string | undefined,
+): Promise<AccountRecord> {
+  const key = bearer(authorization);
+  if (!key) {
+    throw new SenderError('unauthorized', 'send your API key as "Authorization: Bearer lhk_…"');
+  }
+  const account = await authenticateApiKey(store, key);
+  if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
+  if (!planAllowsWebhooks(account.plan)) {
+    throw new SenderError(
+      'plan_required',
+      `webhooks need the ${WEBHOOK_PLANS.join(' or ')} plan; this account is on ${account.plan}`,
+      { details: { plan: account.plan, required: WEBHOOK_PLANS } },
+    );
+  }
+  return account;
+}
+
+/** Checks the platform's service token in constant time. */
+export function checkServiceToken(expected: string | undefined, authorization: string | undefined): void {
+  if (!expected) {
+    throw new SenderError('ingest_disabled', 'ingest is off: set LINKHOOKS_SERVICE_TOKEN on the service');
+  }
+  const token = bearer(authorization);
+  if (!token || !serviceTokenMatches(token, expected)) {
+    throw new SenderError('unauthorized', 'send the service token as "Authorization: Bearer <token>"');
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Every error the API answers is `{"error":{"code","message","details?"}}` with its status
+ * (DESIGN: Management API). Expected failures are SenderErrors; the body parser's own errors are
+ * mapped to 4xx; anything else is a bug and answers 500 without leaking its message.
+ */
+import type { z } from 'zod';
+import { isSenderError, SenderError } from '../errors.js';
+
+export interface ErrorResponse {
+  status: number;
+  body: { error: { code: string; message: string; details?: unknown } };
+}
+
+/** A zod failure on a request, as a 400 naming the field. */
+export function invalidRequest(where: 'body' | 'query', error: z.ZodError): SenderError {
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  const first = issues[0];
+  const at = first?.path ? `${where}.${first.path}` : where;
+  return new SenderError('invalid_request', `${at}: ${first?.message ?? 'invalid'}`, { details: issues });
+}
+
+/** body-parser (express.json) marks its errors with a `type`. */
+function bodyParserError(error: unknown): SenderError | null {
+  const e = error as { type?: unknown; status?: unknown; message?: unknown };
+  if (typeof e?.type !== 'string' || typeof e.status !== 'number') return null;
+  if (e.type === 'entity.too.large') {
+    return new SenderError('payload_too_large', 'the request body is larger than 256 KiB');
+  }
+  if (e.type === 'entity.parse.failed') {
+    return new SenderError('invalid_request', `the request body is not valid JSON: ${String(e.message)}`);
+  }
+  if (e.status >= 400 && e.status < 500) {
+    return new SenderError('invalid_request', `the request body could not be read: ${String(e.message)}`);
+  }
+  return null;
+}
+
+export function errorResponse(error: unknown): ErrorResponse {
+  const known = isSenderError(error) ? error : bodyParserError(error);
+  if (known && known.status < 500) {
+    const details = known.details === undefined ? {} : { details: known.details };
+    return {
+      status: known.status,
+      body: { error: { code: known.code, message: known.message, ...details } },
+    };
+  }
+  if (known?.code === 'ingest_disabled') {
+    return { status: 503, body: { error: { code: known.code, message: known.message } } };
+  }
+  return {
+    status: 500,
+    body: { error: { code: 'internal', message: 'an internal error occurred; it has been logged' } },
+  };
+}

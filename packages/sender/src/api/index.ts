@@ -1,0 +1,9 @@
+/**
+ * @module
+ * `@linkhooks/sender/api`: the management API as an Express 5 router, and its OpenAPI document.
+ * Only this entry imports Express; the engine stays free of it.
+ */
+
+export { openApiPath } from './openapi.js';
+export type { RouteSpec } from './route.js';
+export { API_ROUTES, createManagementRouter, type ManagementRouterOptions, openApi } from './router.js';

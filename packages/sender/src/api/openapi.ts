@@ -1,0 +1,121 @@
+/**
+ * The OpenAPI 3.1 document of the management API, generated from the route table and its zod
+ * schemas (DESIGN: `GET /v1/openapi.json` generated from the zod schemas). Schemas with a meta `id`
+ * become named components; everything else is inlined.
+ */
+import { z } from 'zod';
+import { USER_AGENT } from '../engine.js';
+import type { RouteSpec } from './route.js';
+
+type Json = Record<string, unknown>;
+type Described = Pick<
+  RouteSpec,
+  'method' | 'path' | 'summary' | 'tag' | 'auth' | 'body' | 'query' | 'responses'
+>;
+
+/** `/v1/endpoints/:id` → `/v1/endpoints/{id}` */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+function collector() {
+  const components: Record<string, Json> = {};
+  const convert = (schema: z.ZodType, io: 'input' | 'output'): Json => {
+    const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    const text = JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/');
+    const { $schema: _ignored, $defs, ...rest } = JSON.parse(text) as Json & { $defs?: Record<string, Json> };
+    Object.assign(components, $defs ?? {});
+    return rest;
+  };
+  return { components, convert };
+}
+
+function queryParameters(schema: z.ZodType, convert: (s: z.ZodType, io: 'input') => Json): Json[] {
+  const json = convert(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+  }));
+}
+
+function operation(route: Described, convert: ReturnType<typeof collector>['convert']): Json {
+  const params = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const responses: Json = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    const type = spec.contentType ?? 'application/json';
+    responses[status] = {
+      description: spec.description,
+      ...(spec.schema || spec.contentType
+        ? {
+            content: {
+              [type]: { schema: spec.schema ? convert(spec.schema, 'output') : { type: 'string' } },
+            },
+          }
+        : {}),
+    };
+  }
+  if (route.auth !== 'none') {
+    responses['401'] ??= { description: 'Missing or wrong credentials', content: errorContent };
+  }
+  if (route.auth === 'account') {
+    responses['403'] ??= {
+      description: 'The account’s plan has no webhooks (SPEC 1)',
+      content: errorContent,
+    };
+  }
+  return {
+    summary: route.summary,
+    tags: [route.tag],
+    operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ''))}`,
+    ...(route.auth === 'account' ? { security: [{ apiKey: [] }] } : {}),
+    ...(route.auth === 'service' ? { security: [{ serviceToken: [] }] } : {}),
+    ...(route.auth === 'none' ? { security: [] } : {}),
+    parameters: [...params, ...(route.query ? queryParameters(route.query, convert) : [])],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: route.body.required,
+            content: { 'application/json': { schema: convert(route.body.schema, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/** Builds the document for the given routes. */
+export function buildOpenApiDocument(routes: readonly Described[], errorSchema: z.ZodType): Json {
+  const { components, convert } = collector();
+  convert(errorSchema, 'output'); // registers the Error component the 401/403 answers point to
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method]: operation(route, convert) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'linkhooks management API',
+      version: USER_AGENT.split('/')[1],
+      description:
+        'Webhook endpoints, their secrets and the delivery log of a linkhooks account. Errors are `{"error":{"code","message","details?"}}`.',
+    },
+    tags: [{ name: 'Endpoints' }, { name: 'Deliveries' }, { name: 'Event types' }, { name: 'Platform' }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (lhk_…)' },
+        serviceToken: { type: 'http', scheme: 'bearer', description: 'LINKHOOKS_SERVICE_TOKEN' },
+      },
+    },
+  };
+}

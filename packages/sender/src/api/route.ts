@@ -1,0 +1,50 @@
+/**
+ * One route of the management API, as data: method, path, auth, request and response schemas and
+ * a handler free of Express. The router and the OpenAPI document are both built from the same
+ * table (DESIGN: Management API), so a route cannot exist undescribed or be described but missing.
+ */
+import type { z } from 'zod';
+import type { Sender } from '../engine.js';
+import type { AccountRecord } from '../store/records.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+
+export interface RouteContext<Body, Query> {
+  sender: Sender;
+  /** Set for `auth: 'account'` routes: the caller's account, already checked for its plan. */
+  account: AccountRecord;
+  params: Record<string, string>;
+  body: Body;
+  query: Query;
+}
+
+export type RouteResult =
+  | { status: number; json: unknown }
+  | { status: number; text: string; contentType: string }
+  | { status: 204 };
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Non-JSON bodies (Prometheus text). */
+  contentType?: string;
+}
+
+export interface RouteSpec<Body = unknown, Query = unknown> {
+  method: Method;
+  /** Express form: `/v1/endpoints/:id`. */
+  path: string;
+  summary: string;
+  tag: 'Endpoints' | 'Deliveries' | 'Event types' | 'Platform';
+  /** `account`: Bearer API key of a Business+ account; `service`: the platform's service token. */
+  auth: 'account' | 'service' | 'none';
+  body?: { schema: z.ZodType<Body>; required: boolean };
+  query?: z.ZodType<Query>;
+  responses: Record<number, ResponseSpec>;
+  handle(ctx: RouteContext<Body, Query>): Promise<RouteResult>;
+}
+
+/** Keeps each route's body and query types tied to its schemas. */
+export function defineRoute<Body = undefined, Query = undefined>(spec: RouteSpec<Body, Query>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}

@@ -1,0 +1,126 @@
+/**
+ * The management API as an Express 5 router (DESIGN: Management API), so a platform can mount it
+ * in its own app or run it through `linkhooks-sender serve`. Routes come from one table that also
+ * generates the OpenAPI document; the handlers know nothing of Express.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import type { Sender } from '../engine.js';
+import { SenderError } from '../errors.js';
+import { accountOf, checkServiceToken } from './auth.js';
+import { errorResponse, invalidRequest } from './error-response.js';
+import { buildOpenApiDocument } from './openapi.js';
+import type { RouteSpec } from './route.js';
+import { deliveryRoutes } from './routes/deliveries.js';
+import { endpointRoutes } from './routes/endpoints.js';
+import { eventTypesRoute, ingestRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
+import { errorSchema } from './schemas.js';
+
+export interface ManagementRouterOptions {
+  sender: Sender;
+  /** The platform's token for `POST /internal/v1/events`; without it that route answers 503. */
+  serviceToken?: string;
+  /** Where unexpected errors (500s) are logged; secrets and headers are never in them. */
+  logger?: Pick<Logger, 'error'>;
+}
+
+/** Every route the router answers, in the order it matches them. */
+export const API_ROUTES: readonly RouteSpec[] = [
+  ...endpointRoutes,
+  ...deliveryRoutes,
+  eventTypesRoute,
+  ingestRoute,
+  metricsRoute,
+];
+
+let openApiDocument: Record<string, unknown> | undefined;
+
+/** The OpenAPI 3.1 document of every route (`GET /v1/openapi.json`). */
+export function openApi(): Record<string, unknown> {
+  openApiDocument ??= buildOpenApiDocument([...API_ROUTES, openApiRouteSpec], errorSchema);
+  return openApiDocument;
+}
+
+/** True when the request carried a body, whether or not a parser understood it. */
+const hasBody = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+function readBody(route: RouteSpec, req: Request): unknown {
+  if (!route.body) return undefined;
+  let raw: unknown = req.body;
+  if (raw === undefined) {
+    if (hasBody(req)) {
+      throw new SenderError('invalid_request', 'send the body as JSON with "Content-Type: application/json"');
+    }
+    if (route.body.required) throw new SenderError('invalid_request', 'this route needs a JSON body');
+    raw = {};
+  }
+  const parsed = route.body.schema.safeParse(raw);
+  if (!parsed.success) throw invalidRequest('body', parsed.error);
+  return parsed.data;
+}
+
+function readQuery(route: RouteSpec, req: Request): unknown {
+  const query = { ...(req.query as Record<string, unknown>) };
+  if (!route.query) return query;
+  const parsed = route.query.safeParse(query);
+  if (!parsed.success) throw invalidRequest('query', parsed.error);
+  return parsed.data;
+}
+
+/**
+ * @example
+ * const app = express();
+ * app.use(createManagementRouter({ sender, serviceToken: process.env.LINKHOOKS_SERVICE_TOKEN }));
+ */
+export function createManagementRouter(options: ManagementRouterOptions): Router {
+  const { sender } = options;
+  const router = express.Router();
+  const json = express.json({ limit: '256kb' });
+
+  router.get(openApiRouteSpec.path, (_req, res) => {
+    res.json(openApi());
+  });
+
+  for (const route of API_ROUTES) {
+    // Credentials are checked before the body is parsed: a stranger learns nothing from a 400.
+    const authenticate = async (req: Request, res: Response, next: NextFunction) => {
+      if (route.auth === 'account')
+        res.locals.account = await accountOf(sender.store, req.headers.authorization);
+      if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);
+      next();
+    };
+    const parse = route.body ? [json] : [];
+    router[route.method](route.path, authenticate, ...parse, async (req: Request, res: Response) => {
+      const result = await route.handle({
+        sender,
+        account: res.locals.account,
+        params: req.params as Record<string, string>,
+        body: readBody(route, req),
+        query: readQuery(route, req),
+      });
+      res.status(result.status);
+      if ('json' in result) res.json(result.json);
+      else if ('text' in result) res.type(result.contentType).send(result.text);
+      else res.end();
+    });
+  }
+
+  // Unknown routes under the API's prefixes answer JSON, not Express's HTML page; other paths fall
+  // through to the platform's own app.
+  router.use(['/v1', '/internal'], (req) => {
+    throw new SenderError('route_not_found', `no route ${req.method} ${req.originalUrl.split('?')[0]}`);
+  });
+
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith('/v1') && !req.path.startsWith('/internal') && req.path !== '/metrics') {
+      next(error);
+      return;
+    }
+    const answer = errorResponse(error);
+    if (answer.status === 500) options.logger?.error({ err: error, route: req.path }, 'management API error');
+    res.status(answer.status).json(answer.body);
+  });
+
+  return router;
+}

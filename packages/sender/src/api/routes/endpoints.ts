@@ -1,0 +1,150 @@
+/** Endpoint routes: CRUD, the secret, re-enabling and the test event (DESIGN: Management API). */
+import type { z } from 'zod';
+import { defineRoute } from '../route.js';
+import {
+  enableBody,
+  enableResultSchema,
+  endpointCreateBody,
+  endpointListSchema,
+  endpointSchema,
+  endpointUpdateBody,
+  endpointWithSecretSchema,
+  errorSchema,
+  publishResultSchema,
+  secretSchema,
+  testBody,
+} from '../schemas.js';
+import { enableResultJson, endpointJson, endpointWithSecretJson, publishResultJson } from '../serialize.js';
+
+const err = (description: string) => ({ description, schema: errorSchema });
+const notFound = err('No such endpoint in this account');
+const badRequest = err('Invalid input; the message says what is wrong');
+
+export const endpointRoutes = [
+  defineRoute<z.infer<typeof endpointCreateBody>>({
+    method: 'post',
+    path: '/v1/endpoints',
+    summary: 'Create an endpoint; the response shows its generated secret',
+    tag: 'Endpoints',
+    auth: 'account',
+    body: { schema: endpointCreateBody, required: true },
+    responses: { 201: { description: 'Created', schema: endpointWithSecretSchema }, 400: badRequest },
+    async handle({ sender, account, body }) {
+      const endpoint = await sender.createEndpoint(account.id, body);
+      return { status: 201, json: endpointWithSecretJson(endpoint) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/endpoints',
+    summary: 'List the account’s endpoints',
+    tag: 'Endpoints',
+    auth: 'account',
+    responses: { 200: { description: 'The endpoints, oldest first', schema: endpointListSchema } },
+    async handle({ sender, account }) {
+      const endpoints = await sender.listEndpoints(account.id);
+      return { status: 200, json: { data: endpoints.map(endpointJson) } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/endpoints/:id',
+    summary: 'Get an endpoint with its status and failure count',
+    tag: 'Endpoints',
+    auth: 'account',
+    responses: { 200: { description: 'The endpoint', schema: endpointSchema }, 404: notFound },
+    async handle({ sender, account, params }) {
+      return { status: 200, json: endpointJson(await sender.getEndpoint(account.id, params.id!)) };
+    },
+  }),
+  defineRoute<z.infer<typeof endpointUpdateBody>>({
+    method: 'patch',
+    path: '/v1/endpoints/:id',
+    summary: 'Change an endpoint’s URL, events or description',
+    tag: 'Endpoints',
+    auth: 'account',
+    body: { schema: endpointUpdateBody, required: true },
+    responses: {
+      200: { description: 'The updated endpoint', schema: endpointSchema },
+      400: badRequest,
+      404: notFound,
+    },
+    async handle({ sender, account, params, body }) {
+      const endpoint = await sender.updateEndpoint(account.id, params.id!, body);
+      return { status: 200, json: endpointJson(endpoint) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/endpoints/:id',
+    summary: 'Delete an endpoint with its deliveries and their log',
+    tag: 'Endpoints',
+    auth: 'account',
+    responses: { 204: { description: 'Deleted' }, 404: notFound },
+    async handle({ sender, account, params }) {
+      await sender.deleteEndpoint(account.id, params.id!);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/endpoints/:id/secret',
+    summary: 'Show the endpoint’s signing secret',
+    tag: 'Endpoints',
+    auth: 'account',
+    responses: { 200: { description: 'The secret', schema: secretSchema }, 404: notFound },
+    async handle({ sender, account, params }) {
+      const endpoint = await sender.getEndpoint(account.id, params.id!);
+      return { status: 200, json: { secret: endpoint.secret } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/endpoints/:id/secret/rotate',
+    summary: 'Replace the signing secret; the next attempt is signed with the new one',
+    tag: 'Endpoints',
+    auth: 'account',
+    responses: { 200: { description: 'The new secret', schema: secretSchema }, 404: notFound },
+    async handle({ sender, account, params }) {
+      const endpoint = await sender.rotateSecret(account.id, params.id!);
+      return { status: 200, json: { secret: endpoint.secret } };
+    },
+  }),
+  defineRoute<z.infer<typeof enableBody>>({
+    method: 'post',
+    path: '/v1/endpoints/:id/enable',
+    summary: 'Re-enable: failure count reset, held deliveries resumed, skipped ones replayed if asked',
+    tag: 'Endpoints',
+    auth: 'account',
+    body: { schema: enableBody, required: false },
+    responses: {
+      200: { description: 'Enabled', schema: enableResultSchema },
+      400: badRequest,
+      404: notFound,
+    },
+    async handle({ sender, account, params, body }) {
+      const result = await sender.reenableEndpoint(account.id, params.id!, {
+        replaySkipped: body.replay_skipped ?? false,
+      });
+      return { status: 200, json: enableResultJson(result) };
+    },
+  }),
+  defineRoute<z.infer<typeof testBody>>({
+    method: 'post',
+    path: '/v1/endpoints/:id/test',
+    summary: 'Send a signed sample event of a subscribed type, logged like any delivery',
+    tag: 'Endpoints',
+    auth: 'account',
+    body: { schema: testBody, required: false },
+    responses: {
+      202: { description: 'Queued for delivery', schema: publishResultSchema },
+      400: badRequest,
+      404: notFound,
+      409: err('The endpoint is disabled'),
+    },
+    async handle({ sender, account, params, body }) {
+      const result = await sender.sendTestEvent(account.id, params.id!, body.event);
+      return { status: 202, json: publishResultJson(result) };
+    },
+  }),
+];

@@ -1,0 +1,158 @@
+/**
+ * The management API's request and response shapes as zod schemas: requests are validated with
+ * them, and the OpenAPI document is generated from them, so the two cannot drift apart.
+ * Requests are strict (an unknown field is a 400 naming it, as Stripe does), so a typo never
+ * silently does nothing.
+ */
+import { EVENT_NAMES } from '@linkhooks/protocol';
+import { z } from 'zod';
+import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
+
+const eventName = z.enum(EVENT_NAMES);
+const isoTime = z.iso.datetime().describe('ISO 8601 UTC');
+const nullableTime = isoTime.nullable();
+
+export const endpointCreateBody = z
+  .strictObject({
+    url: z.string().min(1).max(2048).describe('Absolute HTTPS URL of the receiver (SPEC 2.1)'),
+    events: z.array(eventName).min(1).max(EVENT_NAMES.length).describe('The events to deliver (SPEC 6)'),
+    description: z.string().max(500).nullable().optional(),
+  })
+  .meta({ id: 'EndpointCreate' });
+
+export const endpointUpdateBody = z
+  .strictObject({
+    url: endpointCreateBody.shape.url.optional(),
+    events: endpointCreateBody.shape.events.optional(),
+    description: endpointCreateBody.shape.description,
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description' })
+  .meta({ id: 'EndpointUpdate' });
+
+export const enableBody = z
+  .strictObject({
+    replay_skipped: z
+      .boolean()
+      .optional()
+      .describe('Also deliver the events recorded as skipped while the endpoint was disabled'),
+  })
+  .meta({ id: 'EndpointEnable' });
+
+export const testBody = z
+  .strictObject({
+    event: eventName.optional().describe('One of the endpoint’s events; its first one by default'),
+  })
+  .meta({ id: 'EndpointTest' });
+
+export const deliveriesQuery = z.strictObject({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  event: eventName.optional(),
+  cursor: z.string().min(1).max(100).optional().describe('next_cursor of the previous page'),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
+    .optional()
+    .describe('1 to 100, default 20'),
+});
+
+export const ingestBody = z
+  .strictObject({
+    account_id: z.string().min(1).max(100),
+    event: eventName,
+    data: z.record(z.string(), z.unknown()).describe('The event data of SPEC 2.3–2.6'),
+    timestamp: z.string().optional().describe('YYYY-MM-DDThh:mm:ssZ; now by default'),
+  })
+  .meta({ id: 'IngestEvent' });
+
+export const endpointSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(eventName),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    consecutive_failures: z.number().int(),
+    disabled_reason: z.string().nullable(),
+    disabled_at: nullableTime,
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Endpoint' });
+
+export const endpointWithSecretSchema = endpointSchema
+  .extend({ secret: z.string().describe('whsec_…: the HMAC key; shown on create and on request') })
+  .meta({ id: 'EndpointWithSecret' });
+
+export const secretSchema = z.object({ secret: z.string() }).meta({ id: 'EndpointSecret' });
+
+export const endpointListSchema = z.object({ data: z.array(endpointSchema) }).meta({ id: 'EndpointList' });
+
+export const deliverySchema = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    endpoint_id: z.string(),
+    event: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.number().int(),
+    next_attempt_at: nullableTime,
+    last_failure_kind: z.enum(FAILURE_KINDS).nullable(),
+    last_status_code: z.number().int().nullable(),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Delivery' });
+
+export const attemptSchema = z
+  .object({
+    number: z.number().int().describe('1..6'),
+    started_at: isoTime,
+    duration_ms: z.number().int(),
+    status_code: z.number().int().nullable(),
+    failure_kind: z.enum(FAILURE_KINDS).nullable(),
+    error_message: z.string().nullable(),
+    response_snippet: z.string().nullable().describe('At most 4 KiB of the response body'),
+    next_attempt_at: nullableTime,
+    request_headers: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'Attempt' });
+
+export const deliveryDetailSchema = z
+  .object({
+    delivery: deliverySchema,
+    request_body: z.string().describe('The exact body every attempt sends'),
+    attempts: z.array(attemptSchema),
+  })
+  .meta({ id: 'DeliveryDetail' });
+
+export const deliveryPageSchema = z
+  .object({ data: z.array(deliverySchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'DeliveryPage' });
+
+export const publishResultSchema = z
+  .object({ event_id: z.string(), deliveries: z.array(deliverySchema) })
+  .meta({ id: 'PublishResult' });
+
+export const enableResultSchema = z
+  .object({ endpoint: endpointSchema, resumed: z.number().int(), replayed: z.number().int() })
+  .meta({ id: 'EnableResult' });
+
+export const eventTypesSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        name: eventName,
+        description: z.string(),
+        schema: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12) of the delivery'),
+      }),
+    ),
+  })
+  .meta({ id: 'EventTypeList' });
+
+export const errorSchema = z
+  .object({
+    error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+  })
+  .meta({ id: 'Error' });

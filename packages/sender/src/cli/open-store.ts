@@ -1,0 +1,63 @@
+/**
+ * `--db` → a migrated store. `sqlite:<file>` opens the embedded store; `postgres://…` the shared
+ * one (`?schema=NAME` picks the schema, default `linkhooks`). An unreachable or unusable database
+ * is a clear error naming it — with any password masked — never a stack trace.
+ */
+import { SenderError } from '../errors.js';
+import type { SenderStore } from '../store/port.js';
+import { createPostgresStore } from '../store/postgres/postgres-store.js';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+
+export class DatabaseError extends Error {
+  override readonly name = 'DatabaseError';
+}
+
+/** The URL with its password replaced, for messages and logs. */
+export function maskDb(db: string): string {
+  if (!db.startsWith('postgres')) return db;
+  try {
+    const url = new URL(db);
+    if (url.password) url.password = '****';
+    return url.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+function postgresOptions(db: string) {
+  let url: URL;
+  try {
+    url = new URL(db);
+  } catch {
+    throw new DatabaseError(`--db is not a valid PostgreSQL URL: ${maskDb(db)}`);
+  }
+  const schema = url.searchParams.get('schema');
+  url.searchParams.delete('schema');
+  if (schema !== null && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new DatabaseError('?schema= must be a lowercase identifier ([a-z_][a-z0-9_]*)');
+  }
+  return { connectionString: url.toString(), ...(schema ? { schema } : {}) };
+}
+
+/** Opens the store and applies pending migrations (safe from several processes at once). */
+export async function openStore(db: string): Promise<SenderStore> {
+  let store: SenderStore;
+  try {
+    store = db.startsWith('sqlite:')
+      ? createSqliteStore({ filename: db.slice('sqlite:'.length) })
+      : createPostgresStore(postgresOptions(db));
+  } catch (error) {
+    if (error instanceof DatabaseError) throw error;
+    throw new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`);
+  }
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    const e = error as NodeJS.ErrnoException & AggregateError;
+    const reason = e.code ?? (e.errors?.[0] as Error | undefined)?.message ?? e.message;
+    if (error instanceof SenderError) throw error;
+    throw new DatabaseError(`cannot reach the database ${maskDb(db)}: ${reason}`);
+  }
+  return store;
+}

@@ -1,0 +1,162 @@
+/**
+ * Flags and environment of `linkhooks-sender` (DESIGN: Service CLI), parsed into settings by pure
+ * functions: a flag wins over its environment variable; anything unknown or malformed is an error
+ * that names the flag and what it takes.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+export const DEFAULT_DB = 'sqlite:./data/linkhooks.db';
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'migrate'; db: string }
+  | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
+  | { kind: 'serve'; db: string; port: number; host: string; engine: EngineSettings }
+  | { kind: 'worker'; db: string; engine: EngineSettings };
+
+export interface EngineSettings {
+  allowPrivateNetworks: boolean;
+  timeScale: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const DB_FLAG = { db: { type: 'string' } } as const;
+const ENGINE_FLAGS = {
+  'allow-private-networks': { type: 'boolean' },
+  'time-scale': { type: 'string' },
+} as const;
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, command: string) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<
+      string,
+      string | boolean | undefined
+    >;
+  } catch (error) {
+    throw new UsageError(`${command}: ${(error as Error).message}`);
+  }
+}
+
+function dbOf(flag: unknown, env: Env): string {
+  const db = (flag as string | undefined) ?? env.LINKHOOKS_DB ?? DEFAULT_DB;
+  if (!/^sqlite:.+/.test(db) && !/^postgres(ql)?:\/\/./.test(db)) {
+    throw new UsageError('--db must be sqlite:<file> or postgres://user@host:port/database');
+  }
+  return db;
+}
+
+function booleanEnv(name: string, env: Env): boolean {
+  const value = env[name];
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new UsageError(`${name} must be 1, true, 0 or false`);
+}
+
+function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
+  const raw = (values['time-scale'] as string | undefined) ?? env.LINKHOOKS_TIME_SCALE ?? '1';
+  const timeScale = Number(raw);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !(timeScale > 0) || timeScale > 1000) {
+    throw new UsageError(
+      '--time-scale must be a number above 0 and at most 1000 (0.001 runs the schedule in ~38 s)',
+    );
+  }
+  return {
+    allowPrivateNetworks:
+      (values['allow-private-networks'] as boolean | undefined) ??
+      booleanEnv('LINKHOOKS_ALLOW_PRIVATE_NETWORKS', env),
+    timeScale,
+  };
+}
+
+function portOf(flag: unknown, env: Env): number {
+  const raw = (flag as string | undefined) ?? env.LINKHOOKS_PORT ?? String(DEFAULT_PORT);
+  const port = Number(raw);
+  if (!/^\d{1,5}$/.test(raw) || port > 65535)
+    throw new UsageError('--port must be a whole number from 0 to 65535');
+  return port;
+}
+
+/** `argv` without `node` and the script. */
+export function parseCommand(argv: string[], env: Env): Command {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h')
+    return { kind: 'help' };
+  if (first === '--version' || first === '-v') return { kind: 'version' };
+  switch (first) {
+    case 'migrate': {
+      const values = parse(argv.slice(1), DB_FLAG, 'migrate');
+      return { kind: 'migrate', db: dbOf(values.db, env) };
+    }
+    case 'accounts': {
+      if (second !== 'create') throw new UsageError('accounts: the only subcommand is "accounts create"');
+      const values = parse(
+        rest,
+        { ...DB_FLAG, name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' } },
+        'accounts create',
+      );
+      if (typeof values.name !== 'string') throw new UsageError('accounts create: --name is required');
+      if (typeof values.plan !== 'string') {
+        throw new UsageError('accounts create: --plan is required (free, pro, business or enterprise)');
+      }
+      return {
+        kind: 'accounts-create',
+        db: dbOf(values.db, env),
+        name: values.name,
+        plan: values.plan,
+        json: values.json === true,
+      };
+    }
+    case 'serve': {
+      const values = parse(
+        argv.slice(1),
+        { ...DB_FLAG, ...ENGINE_FLAGS, port: { type: 'string' }, host: { type: 'string' } },
+        'serve',
+      );
+      return {
+        kind: 'serve',
+        db: dbOf(values.db, env),
+        port: portOf(values.port, env),
+        host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
+        engine: engineOf(values, env),
+      };
+    }
+    case 'worker': {
+      const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS }, 'worker');
+      return { kind: 'worker', db: dbOf(values.db, env), engine: engineOf(values, env) };
+    }
+    default:
+      throw new UsageError(`unknown command "${first}"`);
+  }
+}
+
+export const USAGE = `linkhooks-sender — the linkhooks webhook service
+
+Usage:
+  linkhooks-sender migrate  [--db URL]
+  linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json] [--db URL]
+  linkhooks-sender serve    [--db URL] [--port P] [--host H] [--allow-private-networks] [--time-scale F]
+  linkhooks-sender worker   [--db URL] [--allow-private-networks] [--time-scale F]
+
+Options:
+  --db URL                  sqlite:<file> (default ${DEFAULT_DB}) or postgres://user@host:port/db
+                            (add ?schema=NAME to use a PostgreSQL schema other than public)
+  --port P, --host H        where serve listens (default ${DEFAULT_HOST}:${DEFAULT_PORT}; --port 0 picks a free port)
+  --allow-private-networks  development only: deliver to loopback and private addresses (never plain HTTP)
+  --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
+
+Environment:
+  LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_TIME_SCALE
+                            the same settings; a flag wins over its variable
+  LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
+  LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
+  LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)
+  NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
+`;

@@ -1,0 +1,121 @@
+/**
+ * `serve` (management API + workers) and `worker` (workers only, for more machines): both stop
+ * gracefully on SIGTERM or SIGINT — stop accepting, stop claiming, finish or release the attempts
+ * in flight, close the database — then exit 0.
+ */
+import type { Server } from 'node:http';
+import pino, { type Logger } from 'pino';
+import { createServiceApp } from '../api/service-app.js';
+import { createSender, type Sender } from '../engine.js';
+import type { SenderStore } from '../store/port.js';
+import type { EngineSettings } from './options.js';
+
+type Env = Record<string, string | undefined>;
+
+export function createLogger(env: Env): Logger {
+  return pino({
+    level: env.LINKHOOKS_LOG_LEVEL ?? 'info',
+    base: { service: 'linkhooks-sender' },
+    // Secrets and request headers never reach a log line, even if a caller logs a record whole.
+    redact: { paths: ['secret', '*.secret', 'headers', '*.headers', 'apiKey', '*.apiKey'], remove: true },
+  });
+}
+
+/** The engine of `serve` and `worker`: secrets encrypted at rest when LINKHOOKS_MASTER_KEY is set. */
+export async function createEngine(
+  store: SenderStore,
+  settings: EngineSettings,
+  env: Env,
+  logger: Logger,
+): Promise<Sender> {
+  try {
+    return makeEngine(store, settings, env, logger);
+  } catch (error) {
+    await store.close(); // a bad setting must not leave a database pool holding the process open
+    throw error;
+  }
+}
+
+function makeEngine(store: SenderStore, settings: EngineSettings, env: Env, logger: Logger): Sender {
+  return createSender({
+    store,
+    logger,
+    ...(env.LINKHOOKS_MASTER_KEY ? { masterKey: env.LINKHOOKS_MASTER_KEY } : {}),
+    timeScale: settings.timeScale,
+    allowPrivateNetworks: settings.allowPrivateNetworks,
+    onEndpointDisabled: (endpoint) =>
+      logger.warn(
+        { endpoint: endpoint.id, account: endpoint.accountId, failures: endpoint.consecutiveFailures },
+        'endpoint disabled after consecutive failed deliveries',
+      ),
+  });
+}
+
+/** Resolves when a stop signal arrived and everything is closed. */
+function untilStopped(logger: Logger, stop: () => Promise<void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      logger.info({ signal }, 'stopping: no new work; finishing attempts in flight');
+      stop().then(resolve, reject);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+export async function serve(
+  store: SenderStore,
+  options: { port: number; host: string; engine: EngineSettings },
+  env: Env,
+  logger: Logger,
+): Promise<void> {
+  const sender = await createEngine(store, options.engine, env, logger);
+  const app = createServiceApp({
+    sender,
+    ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
+    logger,
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(options.port, options.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  sender.start();
+  logger.info(
+    {
+      url: `http://${options.host}:${port}`,
+      ingest: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
+      ...options.engine,
+    },
+    'linkhooks-sender serving the management API and delivering',
+  );
+  if (!env.LINKHOOKS_SERVICE_TOKEN)
+    logger.warn('LINKHOOKS_SERVICE_TOKEN is not set: POST /internal/v1/events answers 503');
+  await untilStopped(logger, async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await sender.stop();
+    await closed;
+    await store.close();
+    logger.info('stopped');
+  });
+}
+
+export async function work(
+  store: SenderStore,
+  options: { engine: EngineSettings },
+  env: Env,
+  logger: Logger,
+): Promise<void> {
+  const sender = await createEngine(store, options.engine, env, logger);
+  sender.start();
+  logger.info({ ...options.engine }, 'linkhooks-sender worker delivering');
+  await untilStopped(logger, async () => {
+    await sender.stop();
+    await store.close();
+    logger.info('stopped');
+  });
+}

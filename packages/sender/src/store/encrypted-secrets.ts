@@ -1,0 +1,49 @@
+/**
+ * A store decorator that keeps endpoint secrets encrypted at rest: secrets are encrypted on their
+ * way in (create, rotate) and decrypted on their way out (every endpoint and every claim), so the
+ * engine, the workers and the API only ever see plaintext while the database only ever holds
+ * ciphertext. Every other method is the inner store's own.
+ */
+import type { SenderStore } from './port.js';
+import type { EndpointRecord } from './records.js';
+import type { SecretCipher } from './secret-cipher.js';
+
+/**
+ * @example
+ * const store = withSecretCipher(createSqliteStore({ filename }), createSecretCipher(parseMasterKey(key)));
+ */
+export function withSecretCipher(store: SenderStore, cipher: SecretCipher): SenderStore {
+  const open = (e: EndpointRecord): EndpointRecord => ({ ...e, secret: cipher.decrypt(e.secret, e.id) });
+  const openOrNull = (e: EndpointRecord | null) => (e ? open(e) : null);
+  return {
+    ...store,
+    async createEndpoint(input) {
+      return open(await store.createEndpoint({ ...input, secret: cipher.encrypt(input.secret, input.id) }));
+    },
+    async getEndpoint(accountId, id) {
+      return openOrNull(await store.getEndpoint(accountId, id));
+    },
+    async listEndpoints(accountId) {
+      return (await store.listEndpoints(accountId)).map(open);
+    },
+    async updateEndpoint(accountId, id, patch, now) {
+      const sealed =
+        patch.secret === undefined ? patch : { ...patch, secret: cipher.encrypt(patch.secret, id) };
+      return openOrNull(await store.updateEndpoint(accountId, id, sealed, now));
+    },
+    async reenableEndpoint(accountId, id, options) {
+      const result = await store.reenableEndpoint(accountId, id, options);
+      return result ? { ...result, endpoint: open(result.endpoint) } : null;
+    },
+    async recordAttempt(result) {
+      const applied = await store.recordAttempt(result);
+      return applied.disabledEndpoint
+        ? { ...applied, disabledEndpoint: open(applied.disabledEndpoint) }
+        : applied;
+    },
+    async claimDue(request) {
+      const claims = await store.claimDue(request);
+      return claims.map((c) => ({ ...c, secret: cipher.decrypt(c.secret, c.delivery.endpointId) }));
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Tenant isolation over HTTP: for every route that names an endpoint or a delivery, another
+ * account gets 404 — the same answer as for an id that does not exist — and no list shows
+ * another account's data.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_ROUTES } from '../../src/api/router.js';
+import { type Api, startApi } from '../helpers/api-service.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
+import { createTestCertificates } from '../helpers/test-ca.js';
+
+let receiver: HttpsReceiver;
+let api: Api;
+let aliceEndpoint: string;
+let aliceDelivery: string;
+let aliceSecret: string;
+
+beforeAll(async () => {
+  const certs = createTestCertificates();
+  receiver = await startHttpsReceiver(certs);
+  api = await startApi(certs);
+  const created = await api.call('POST', '/v1/endpoints', {
+    body: { url: `${receiver.origin}/hooks/alice`, events: ['click', 'conversion'] },
+  });
+  aliceEndpoint = created.json.id;
+  aliceSecret = created.json.secret;
+  receiver.route('alice', aliceSecret);
+  const test = await api.call('POST', `/v1/endpoints/${aliceEndpoint}/test`);
+  aliceDelivery = test.json.deliveries[0].id;
+  await api.sender.tick();
+});
+afterAll(async () => {
+  await api.close();
+  await receiver.close();
+});
+
+const idRoutes = API_ROUTES.filter((r) => r.auth === 'account' && r.path.includes(':id'));
+
+describe('tenant isolation', () => {
+  it('covers every route that takes an id', () => {
+    expect(idRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      [
+        'delete /v1/endpoints/:id',
+        'get /v1/deliveries/:id',
+        'get /v1/endpoints/:id',
+        'get /v1/endpoints/:id/deliveries',
+        'get /v1/endpoints/:id/secret',
+        'patch /v1/endpoints/:id',
+        'post /v1/deliveries/:id/retry',
+        'post /v1/endpoints/:id/enable',
+        'post /v1/endpoints/:id/secret/rotate',
+        'post /v1/endpoints/:id/test',
+      ].sort(),
+    );
+  });
+
+  it.each(idRoutes.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
+    '%s: another account gets 404, exactly as for a missing id',
+    async (_label, route) => {
+      const id = route.path.startsWith('/v1/deliveries') ? aliceDelivery : aliceEndpoint;
+      const body = route.method === 'patch' ? { description: 'taken over' } : route.body ? {} : undefined;
+      const asBob = await api.call(route.method.toUpperCase(), route.path.replace(':id', id), {
+        key: api.bob.apiKey,
+        ...(body ? { body } : {}),
+      });
+      const missing = await api.call(route.method.toUpperCase(), route.path.replace(':id', `${id}x`), {
+        key: api.bob.apiKey,
+        ...(body ? { body } : {}),
+      });
+      expect(asBob.status).toBe(404);
+      expect(asBob.json.error.code).toBe('not_found');
+      expect(missing.status).toBe(404);
+      expect(asBob.text).not.toContain(aliceSecret);
+    },
+  );
+
+  it('leaves Alice’s endpoint and delivery untouched by Bob’s attempts', async () => {
+    const endpoint = await api.call('GET', `/v1/endpoints/${aliceEndpoint}`);
+    expect(endpoint.status).toBe(200);
+    expect(endpoint.json.description).toBeNull();
+    expect((await api.call('GET', `/v1/endpoints/${aliceEndpoint}/secret`)).json.secret).toBe(aliceSecret);
+    expect((await api.call('GET', `/v1/deliveries/${aliceDelivery}`)).json.delivery.status).toBe('delivered');
+  });
+
+  it('shows no list entry of another account', async () => {
+    const bobs = await api.call('POST', '/v1/endpoints', {
+      key: api.bob.apiKey,
+      body: { url: `${receiver.origin}/hooks/bob`, events: ['click'] },
+    });
+    receiver.route('bob', bobs.json.secret);
+    await api.call('POST', `/v1/endpoints/${bobs.json.id}/test`, { key: api.bob.apiKey });
+    for (const path of ['/v1/endpoints', '/v1/deliveries', `/v1/deliveries?endpoint_id=${aliceEndpoint}`]) {
+      const res = await api.call('GET', path, { key: api.bob.apiKey });
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain(aliceEndpoint);
+      expect(res.text).not.toContain(aliceDelivery);
+    }
+    const alices = await api.call('GET', '/v1/endpoints');
+    expect(alices.text).not.toContain(bobs.json.id);
+    const bobList = await api.call('GET', '/v1/endpoints', { key: api.bob.apiKey });
+    expect(bobList.json.data.map((e: { id: string }) => e.id)).toEqual([bobs.json.id]);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The OpenAPI document: valid OpenAPI 3.1 by an independent validator, and in step with the
+ * router — every route the router answers is described, and every described route exists.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import express from 'express';
+import { describe, expect, it } from 'vitest';
+import { openApiPath } from '../../src/api/openapi.js';
+import { createManagementRouter, openApi } from '../../src/api/router.js';
+import { createSender } from '../../src/engine.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+
+type Layer = { route?: { path: string; methods: Record<string, boolean> } };
+
+/** The method + path pairs the real router object answers, read from Express's own stack. */
+function routerRoutes(): string[] {
+  const router = createManagementRouter({ sender: createSender({ store: createMemoryStore() }) });
+  const stack = (router as unknown as { stack: Layer[] }).stack;
+  return stack.flatMap((layer) =>
+    layer.route
+      ? Object.keys(layer.route.methods)
+          .filter((m) => m !== '_all')
+          .map((m) => `${m} ${openApiPath(layer.route!.path)}`)
+      : [],
+  );
+}
+
+function documentedRoutes(): string[] {
+  const paths = openApi().paths as Record<string, Record<string, unknown>>;
+  return Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+}
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(openApi());
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('describes every route the router answers, and nothing else', () => {
+    const answered = routerRoutes().sort();
+    expect(answered.length).toBeGreaterThanOrEqual(17);
+    expect(documentedRoutes().sort()).toEqual(answered);
+  });
+
+  it('names every route of DESIGN.md', () => {
+    const documented = documentedRoutes();
+    for (const route of [
+      'post /v1/endpoints',
+      'get /v1/endpoints',
+      'get /v1/endpoints/{id}',
+      'patch /v1/endpoints/{id}',
+      'delete /v1/endpoints/{id}',
+      'get /v1/endpoints/{id}/secret',
+      'post /v1/endpoints/{id}/secret/rotate',
+      'post /v1/endpoints/{id}/enable',
+      'post /v1/endpoints/{id}/test',
+      'get /v1/endpoints/{id}/deliveries',
+      'get /v1/deliveries/{id}',
+      'post /v1/deliveries/{id}/retry',
+      'get /v1/event-types',
+      'get /v1/openapi.json',
+      'post /internal/v1/events',
+      'get /metrics',
+    ]) {
+      expect(documented).toContain(route);
+    }
+  });
+
+  it('is generated from the zod schemas: request bodies and responses carry their fields', () => {
+    const doc = openApi() as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+      paths: Record<string, Record<string, { parameters: { name: string; in: string }[] }>>;
+    };
+    const { schemas } = doc.components;
+    expect(schemas.EndpointCreate?.required).toEqual(['url', 'events']);
+    expect(Object.keys(schemas.Endpoint?.properties ?? {})).toEqual(
+      expect.arrayContaining(['enabled', 'consecutive_failures', 'disabled_reason', 'disabled_at']),
+    );
+    expect(schemas.EndpointWithSecret?.required).toContain('secret');
+    const log = doc.paths['/v1/endpoints/{id}/deliveries']!.get!.parameters;
+    expect(log.map((p) => `${p.in}:${p.name}`)).toEqual([
+      'path:id',
+      'query:status',
+      'query:event',
+      'query:cursor',
+      'query:limit',
+    ]);
+  });
+
+  it('is served at /v1/openapi.json without credentials', async () => {
+    const app = express();
+    app.use(createManagementRouter({ sender: createSender({ store: createMemoryStore() }) }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApi())));
+    await new Promise((resolve) => server.close(resolve));
+  });
+});

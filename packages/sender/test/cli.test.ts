@@ -1,0 +1,279 @@
+/**
+ * `linkhooks-sender` run as a new user would: migrate, create an account, serve, create an
+ * endpoint over HTTP, publish through the ingest route, read the delivery in the log — on SQLite,
+ * and on PostgreSQL with one `serve` and one `worker` process sharing the work.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliService, runCli, startCli } from './helpers/cli-process.js';
+import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
+import { PG_URL, requireService } from './helpers/services.js';
+import { createTestCertificates } from './helpers/test-ca.js';
+
+const TOKEN = 'svc_cli_token_abcdefghijklmnop';
+const MASTER_KEY = randomBytes(32).toString('base64');
+let dir: string;
+let receiver: HttpsReceiver;
+let env: Record<string, string>;
+const services: CliService[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'linkhooks-cli-'));
+  const certs = createTestCertificates();
+  writeFileSync(join(dir, 'ca.pem'), certs.ca);
+  receiver = await startHttpsReceiver(certs);
+  env = {
+    LINKHOOKS_SERVICE_TOKEN: TOKEN,
+    LINKHOOKS_MASTER_KEY: MASTER_KEY,
+    NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+    LINKHOOKS_LOG_LEVEL: 'info',
+  };
+});
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop()));
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function serve(args: string[]) {
+  const service = startCli(args, env);
+  services.push(service);
+  return service;
+}
+
+async function listening(service: CliService): Promise<string> {
+  const line = await service.logged((l) => typeof l.url === 'string', 'listening');
+  return line.url as string;
+}
+
+async function http(base: string, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+const click = (i: number) => ({
+  click_id: `clk_cli_${i}`,
+  link_id: 1,
+  link_slug: 'cli',
+  destination_url: 'https://shop.example.com/',
+  ip: '203.0.113.1',
+  country: 'FR',
+  region: 'IDF',
+  city: 'Paris',
+  device: 'desktop',
+  browser: 'Firefox',
+  os: 'Linux',
+  referer: 'https://news.example.org/',
+  is_unique: false,
+  fraud_flags: [],
+});
+
+describe('linkhooks-sender on SQLite', () => {
+  it('migrates, creates an account, serves, delivers an ingested event and logs it', async () => {
+    const db = `sqlite:${join(dir, 'cli.db')}`;
+    const migrated = await runCli(['migrate', '--db', db]);
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout).toMatch(/Migrated/);
+
+    const created = await runCli([
+      'accounts',
+      'create',
+      '--name',
+      'Acme',
+      '--plan',
+      'business',
+      '--json',
+      '--db',
+      db,
+    ]);
+    expect(created.code).toBe(0);
+    const account = JSON.parse(created.stdout) as { id: string; api_key: string };
+    expect(account.api_key).toMatch(/^lhk_/);
+    const human = await runCli(['accounts', 'create', '--name', 'Beta', '--plan', 'enterprise', '--db', db]);
+    expect(human.stdout).toMatch(/shown once/);
+
+    const service = serve([
+      'serve',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--allow-private-networks',
+      '--time-scale',
+      '0.0001',
+    ]);
+    const base = await listening(service);
+
+    const endpoint = await http(base, 'POST', '/v1/endpoints', account.api_key, {
+      url: `${receiver.origin}/hooks/cli`,
+      events: ['click'],
+    });
+    expect(endpoint.status).toBe(201);
+    receiver.route('cli', endpoint.json.secret);
+
+    const ingest = await http(base, 'POST', '/internal/v1/events', TOKEN, {
+      account_id: account.id,
+      event: 'click',
+      data: click(1),
+    });
+    expect(ingest.status).toBe(202);
+    const deliveryId = ingest.json.deliveries[0].id as string;
+    await service.logged(
+      (l) => l.msg === 'attempt' && l.delivery === deliveryId && l.next === 'delivered',
+      'delivery',
+    );
+    expect(receiver.received.find((r) => r.route === 'cli')?.event.data).toMatchObject({
+      click_id: 'clk_cli_1',
+    });
+
+    const log = await http(base, 'GET', `/v1/endpoints/${endpoint.json.id}/deliveries`, account.api_key);
+    expect(log.json.data[0]).toMatchObject({ id: deliveryId, status: 'delivered', attempts: 1 });
+
+    // The secret is encrypted at rest (LINKHOOKS_MASTER_KEY), and never in the logs.
+    const raw = new Database(join(dir, 'cli.db'), { readonly: true });
+    const row = raw.prepare('SELECT secret FROM endpoints WHERE id = ?').get(endpoint.json.id) as {
+      secret: string;
+    };
+    raw.close();
+    expect(row.secret).toMatch(/^lhenc:v1:/);
+    expect(service.output()).not.toContain(endpoint.json.secret);
+    expect(service.output()).not.toContain(account.api_key);
+
+    // --time-scale 0.0001: a failing endpoint's retries come within milliseconds.
+    receiver.behave('cli', 'status500');
+    await http(base, 'POST', '/internal/v1/events', TOKEN, {
+      account_id: account.id,
+      event: 'click',
+      data: click(2),
+    });
+    await receiver.until(() => receiver.hits.filter((h) => h.route === 'cli').length >= 4, 20_000);
+    receiver.behave('cli', 'ok');
+
+    expect(await service.stop()).toBe(0);
+    expect(service.logs.some((l) => l.msg === 'stopped')).toBe(true);
+  });
+
+  it('fails clearly on bad flags, an unknown command and an unreachable database', async () => {
+    const badPort = await runCli(['serve', '--port', 'eighty']);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toMatch(/--port must be a whole number/);
+    const unknownFlag = await runCli(['migrate', '--dbb', 'x']);
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toMatch(/--dbb/);
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    const badDb = await runCli(['migrate', '--db', 'mysql://x']);
+    expect(badDb.code).toBe(2);
+    const plan = await runCli([
+      'accounts',
+      'create',
+      '--name',
+      'X',
+      '--plan',
+      'gold',
+      '--db',
+      `sqlite:${join(dir, 'p.db')}`,
+    ]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(/plan must be one of: free, pro, business, enterprise/);
+    const down = await runCli(['migrate', '--db', 'postgres://postgres:hunter2@127.0.0.1:1/test']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(
+      /cannot reach the database postgres:\/\/postgres:\*\*\*\*@127\.0\.0\.1:1\/test/,
+    );
+    expect(down.stderr).not.toContain('hunter2');
+    const badKey = await runCli(['serve', '--db', `sqlite:${join(dir, 'k.db')}`, '--port', '0'], {
+      LINKHOOKS_MASTER_KEY: 'too-short',
+    });
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(/LINKHOOKS_MASTER_KEY|32 bytes/);
+    expect(badKey.stderr).not.toContain('too-short');
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/linkhooks-sender serve/);
+  });
+});
+
+describe('linkhooks-sender on PostgreSQL', async () => {
+  const up = await requireService('PostgreSQL', PG_URL);
+  const schema = `cli_${randomBytes(4).toString('hex')}`;
+  const db = `${PG_URL}?schema=${schema}`;
+
+  afterAll(async () => {
+    if (!up) return;
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  });
+
+  it.runIf(up)('shares the work between one serve and one worker process', async () => {
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
+    const created = await runCli([
+      'accounts',
+      'create',
+      '--name',
+      'PgCo',
+      '--plan',
+      'enterprise',
+      '--json',
+      '--db',
+      db,
+    ]);
+    const account = JSON.parse(created.stdout) as { id: string; api_key: string };
+    const server = serve(['serve', '--db', db, '--port', '0', '--allow-private-networks']);
+    const worker = serve(['worker', '--db', db, '--allow-private-networks']);
+    const base = await listening(server);
+    await worker.logged((l) => /worker delivering/.test(l.msg), 'worker start');
+
+    const routes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const ep = await http(base, 'POST', '/v1/endpoints', account.api_key, {
+        url: `${receiver.origin}/hooks/pg${i}`,
+        events: ['click'],
+      });
+      receiver.route(`pg${i}`, ep.json.secret);
+      routes.push(`pg${i}`);
+    }
+    const events = 40;
+    for (let i = 0; i < events; i++) {
+      const res = await http(base, 'POST', '/internal/v1/events', TOKEN, {
+        account_id: account.id,
+        event: 'click',
+        data: click(100 + i),
+      });
+      expect(res.status).toBe(202);
+    }
+    const total = events * routes.length;
+    await receiver.until(
+      () => receiver.received.filter((r) => routes.includes(r.route)).length >= total,
+      60_000,
+    );
+    const delivered = (s: CliService) =>
+      s.logs.filter((l) => l.msg === 'attempt' && l.next === 'delivered').length;
+    // The last attempt record may land in either process: whichever logs it ends the wait.
+    await Promise.race(
+      [server, worker].map((s) =>
+        s
+          .logged(() => delivered(server) + delivered(worker) >= total, 'every attempt logged')
+          .catch(() => undefined),
+      ),
+    );
+    console.log(`[cli postgres] serve delivered ${delivered(server)}, worker delivered ${delivered(worker)}`);
+    expect(delivered(server) + delivered(worker)).toBeGreaterThanOrEqual(total);
+    expect(delivered(worker)).toBeGreaterThan(0);
+    expect(delivered(server)).toBeGreaterThan(0);
+    expect(await worker.stop()).toBe(0);
+    expect(await server.stop()).toBe(0);
+  });
+});
