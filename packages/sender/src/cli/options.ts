@@ -157,6 +157,7 @@ Environment:
                             the same settings; a flag wins over its variable
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
+  LINKHOOKS_RETENTION_DAYS  days final deliveries stay in the log (default 30; pruned hourly)
   LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { createServiceApp } from '../api/service-app.js';
 import { createSender, type Sender } from '../engine.js';
+import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import type { EngineSettings } from './options.js';
 
@@ -36,10 +37,36 @@ export async function createEngine(
   }
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+function retentionMs(env: Env): number {
+  const raw = env.LINKHOOKS_RETENTION_DAYS ?? '30';
+  const days = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(days > 0)) {
+    throw new SenderError('invalid_option', 'LINKHOOKS_RETENTION_DAYS must be a number of days above 0');
+  }
+  return days * DAY_MS;
+}
+
+/** Deletes final deliveries past retention every hour (and once at start); never holds the process open. */
+function pruneRegularly(sender: Sender, logger: Logger): () => void {
+  const prune = () =>
+    sender.pruneLog().then(
+      (deleted) => deleted > 0 && logger.info({ deleted }, 'pruned the delivery log'),
+      (error: unknown) => logger.error({ err: error }, 'pruning the delivery log failed'),
+    );
+  void prune();
+  const timer = setInterval(prune, PRUNE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 function makeEngine(store: SenderStore, settings: EngineSettings, env: Env, logger: Logger): Sender {
   return createSender({
     store,
     logger,
+    retentionMs: retentionMs(env),
     ...(env.LINKHOOKS_MASTER_KEY ? { masterKey: env.LINKHOOKS_MASTER_KEY } : {}),
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,
@@ -72,6 +99,7 @@ export async function serve(
   logger: Logger,
 ): Promise<void> {
   const sender = await createEngine(store, options.engine, env, logger);
+  const stopPruning = pruneRegularly(sender, logger);
   const app = createServiceApp({
     sender,
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
@@ -95,6 +123,7 @@ export async function serve(
   if (!env.LINKHOOKS_SERVICE_TOKEN)
     logger.warn('LINKHOOKS_SERVICE_TOKEN is not set: POST /internal/v1/events answers 503');
   await untilStopped(logger, async () => {
+    stopPruning();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     await sender.stop();
@@ -111,9 +140,11 @@ export async function work(
   logger: Logger,
 ): Promise<void> {
   const sender = await createEngine(store, options.engine, env, logger);
+  const stopPruning = pruneRegularly(sender, logger);
   sender.start();
   logger.info({ ...options.engine }, 'linkhooks-sender worker delivering');
   await untilStopped(logger, async () => {
+    stopPruning();
     await sender.stop();
     await store.close();
     logger.info('stopped');

@@ -7,6 +7,7 @@
 import { type DeliveryStatus, resumeStatus } from '../domain/delivery-state.js';
 import { decideEndpoint } from '../domain/disable-rule.js';
 import { newLeaseToken } from './lease.js';
+import { newDelivery } from './new-delivery.js';
 import type { Page, SenderStore, StoreStats } from './port.js';
 import type { AccountRecord, AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
 
@@ -117,20 +118,7 @@ export function createMemoryStore(): SenderStore {
         if (endpoint.accountId !== event.accountId || !endpoint.events.includes(event.name as never))
           continue;
         if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
-        created.push({
-          id: deliveryId(),
-          eventId: event.id,
-          endpointId: endpoint.id,
-          accountId: event.accountId,
-          eventName: event.name,
-          status: endpoint.enabled ? 'pending' : 'skipped',
-          attempts: 0,
-          nextAttemptAt: endpoint.enabled ? event.createdAt : null,
-          lastFailureKind: null,
-          lastStatusCode: null,
-          createdAt: event.createdAt,
-          updatedAt: event.createdAt,
-        });
+        created.push(newDelivery(event, endpoint, deliveryId()));
       }
       events.set(event.id, { ...event, body: event.body.slice() });
       for (const d of created) deliveries.set(d.id, d);

@@ -94,15 +94,21 @@ export function createWorker(options: WorkerOptions): Worker {
       try {
         const free = options.concurrency - inFlight.size;
         const room = Math.min(free, options.batchSize);
+        let claimedAt = Number.NEGATIVE_INFINITY;
         if (room > 0 && (room >= refillAt || inFlight.size === 0 || timerFired)) {
           woken = false;
+          claimedAt = options.clock.now();
           const claims = await claim(room);
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
         }
         const next = free > 0 && room >= refillAt ? await options.store.nextDueAt() : null;
-        const wait = next === null ? options.pollIntervalMs : next - options.clock.now();
         if (!running) break;
+        // Due by the time of the claim, yet not claimed: its endpoint is at its in-flight cap, and
+        // the attempt that frees a slot will wake the loop. Polling for it every millisecond would
+        // only hammer the database. Due since the claim: claim again now.
+        if (next !== null && next > claimedAt && next <= options.clock.now()) continue;
+        const wait = next === null || next <= claimedAt ? options.pollIntervalMs : next - options.clock.now();
         timerFired = await sleep(Math.max(1, Math.min(wait, options.pollIntervalMs)));
       } catch (error) {
         options.onError(error);

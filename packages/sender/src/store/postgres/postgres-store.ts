@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
+import { newDelivery } from '../new-delivery.js';
 import type { AttemptApplied, RetryNowResult, SenderStore, StoreStats } from '../port.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toAccount, toAttempt, toDelivery, toEndpoint } from '../rows.js';
@@ -152,7 +153,9 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     }
     try {
       const now = Math.max(...batch.map((b) => b.item.now));
-      const applied = await prepared('record_attempts_fast', q.RECORD_ATTEMPTS_FAST, [...columns, now]);
+      const applied = await deadlockRetried(() =>
+        prepared('record_attempts_fast', q.RECORD_ATTEMPTS_FAST, [...columns, now]),
+      );
       const byId = new Map(applied.map((r) => [r.id as string, r.status as DeliveryStatus]));
       for (const { item, resolve } of batch) {
         const status = byId.get(item.claim.deliveryId);
@@ -160,6 +163,16 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       }
     } catch (error) {
       for (const { reject } of batch) reject(error);
+    }
+  }
+  /** A deadlock victim was rolled back whole, so running it again is safe (see RECORD_ATTEMPTS_FAST). */
+  async function deadlockRetried<T>(run: () => Promise<T>, tries = 3): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt >= tries) throw error;
+      }
     }
   }
   const recordFast = (item: Fast) =>
@@ -250,22 +263,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
             event.name,
           ])
         ).rows.filter((e) => target.endpointId === undefined || e.id === target.endpointId);
-        const created = endpoints.map(
-          (endpoint): DeliveryRecord => ({
-            id: nextId(),
-            eventId: event.id,
-            endpointId: endpoint.id,
-            accountId: event.accountId,
-            eventName: event.name,
-            status: endpoint.enabled ? 'pending' : 'skipped',
-            attempts: 0,
-            nextAttemptAt: endpoint.enabled ? event.createdAt : null,
-            lastFailureKind: null,
-            lastStatusCode: null,
-            createdAt: event.createdAt,
-            updatedAt: event.createdAt,
-          }),
-        );
+        const created = endpoints.map((endpoint): DeliveryRecord => newDelivery(event, endpoint, nextId()));
         if (created.length > 0) {
           await client.query(q.INSERT_DELIVERIES, [
             event.id,

@@ -150,10 +150,19 @@ ORDER BY c.next_attempt_at, c.id`;
 export const RELEASE_LEASE = `
 UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`;
 
+/**
+ * When the worker should look again: the earliest due time of an unleased delivery, or the
+ * earliest lease expiry; two index walks rather than a scan of the backlog (see SQLite's NEXT_DUE).
+ * `least` ignores a NULL side.
+ */
 export const NEXT_DUE = `
-SELECT min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) AS at
-FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled
-WHERE d.status IN ('pending', 'awaiting_retry') AND d.next_attempt_at IS NOT NULL`;
+SELECT least(
+  (SELECT d.next_attempt_at FROM deliveries d
+   WHERE d.status IN ('pending', 'awaiting_retry') AND d.lease_expires_at IS NULL AND d.next_attempt_at IS NOT NULL
+   ORDER BY d.next_attempt_at LIMIT 1),
+  (SELECT min(d.lease_expires_at) FROM deliveries d
+   WHERE d.lease_expires_at IS NOT NULL AND d.status IN ('pending', 'awaiting_retry'))
+) AS at`;
 
 // ---- recording an attempt (one transaction: invariants 3, 4, 5) ---------------------------------
 
@@ -178,10 +187,16 @@ ON CONFLICT (delivery_id, number) DO NOTHING`;
  * The record of a batch of attempts that cannot disable their endpoints — successes (which reset
  * the failure count) and failures that only schedule a retry under per-delivery counting — as one
  * statement: one round trip for every attempt that finished together, instead of six each.
- * Locks are taken endpoints first, in id order, then deliveries: the order every transaction here
- * keeps, so batches from several processes never deadlock. The lease is compared and set per
- * delivery as in LOCK_LEASED_DELIVERY (invariant 3); a duplicate attempt number inserts nothing and
- * so changes nothing (invariant 4); endpoints change in the same statement (invariant 5).
+ *
+ * Endpoint rows are read, not locked: locking them made every batch wait for the one before, since
+ * a batch touches most endpoints. The only endpoint write, the reset, locks a row only when its
+ * count is not already 0. A disabling (the full transaction, which locks the endpoint and then its
+ * deliveries) either committed before this statement began, and `ep.enabled` is false here, or it
+ * waits on the delivery rows locked here and then holds them itself. Rarely, a reset and a
+ * disabling of the same endpoint lock in opposite orders; PostgreSQL then aborts one as a deadlock
+ * and the caller runs the batch again. Per delivery the lease is compared and set as in
+ * LOCK_LEASED_DELIVERY (invariant 3); a duplicate attempt number inserts nothing and so changes
+ * nothing (invariant 4); the reset commits with the attempt (invariant 5).
  * Returns one row per applied attempt; a lost lease returns none.
  */
 export const RECORD_ATTEMPTS_FAST = `
@@ -192,20 +207,14 @@ WITH input AS (
   ) AS t(delivery_id, lease_token, number, started_at, duration_ms, status_code, failure_kind, error_message,
          response_snippet, next_attempt_at, request_headers, status, attempts, reset)
 ),
-ep AS MATERIALIZED (
-  SELECT e.id, e.enabled FROM endpoints e
-  WHERE e.id IN (
-    SELECT d.endpoint_id FROM deliveries d JOIN input i ON i.delivery_id = d.id AND i.lease_token = d.lease_token
-  )
-  ORDER BY e.id
-  FOR UPDATE OF e
-),
 leased AS MATERIALIZED (
   SELECT d.id, d.endpoint_id FROM deliveries d
   JOIN input i ON i.delivery_id = d.id AND i.lease_token = d.lease_token
-  WHERE d.endpoint_id IN (SELECT id FROM ep)
   ORDER BY d.id
   FOR UPDATE OF d
+),
+ep AS (
+  SELECT e.id, e.enabled FROM endpoints e WHERE e.id IN (SELECT endpoint_id FROM leased)
 ),
 ins AS (
   INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,

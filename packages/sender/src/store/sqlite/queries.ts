@@ -87,10 +87,18 @@ WHERE id = @id`;
 export const RELEASE_LEASE = `
 UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = ? AND lease_token = ?`;
 
+/**
+ * When the worker should look again: the earliest due time of an unleased delivery, or the
+ * earliest lease expiry (a crashed worker's delivery comes back then). Two index walks, not a scan
+ * of the backlog: a million retries waiting for later cost an idle worker nothing. Deliveries of a
+ * disabled endpoint are `held`, never pending, so no join with endpoints is needed.
+ */
 export const NEXT_DUE = `
-SELECT min(max(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) AS at
-FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
-WHERE d.status IN ('pending', 'awaiting_retry')`;
+SELECT (SELECT d.next_attempt_at FROM deliveries d INDEXED BY deliveries_due
+        WHERE d.status IN ('pending', 'awaiting_retry') AND d.lease_expires_at IS NULL
+        ORDER BY d.next_attempt_at LIMIT 1) AS due,
+       (SELECT min(d.lease_expires_at) FROM deliveries d INDEXED BY deliveries_leased
+        WHERE d.lease_expires_at IS NOT NULL AND d.status IN ('pending', 'awaiting_retry')) AS leased`;
 
 export const REENABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = 1, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL, updated_at = ?

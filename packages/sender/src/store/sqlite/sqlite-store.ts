@@ -9,6 +9,7 @@ import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
+import { newDelivery } from '../new-delivery.js';
 import type { AttemptApplied, PublishTarget, SenderStore, StoreStats } from '../port.js';
 import type { ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toAccount, toAttempt, toDelivery, toEndpoint } from '../rows.js';
@@ -170,20 +171,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       for (const endpoint of endpoints) {
         if (!endpoint.events.includes(event.name as never)) continue;
         if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
-        const delivery: DeliveryRecord = {
-          id: nextId(),
-          eventId: event.id,
-          endpointId: endpoint.id,
-          accountId: event.accountId,
-          eventName: event.name,
-          status: endpoint.enabled ? 'pending' : 'skipped',
-          attempts: 0,
-          nextAttemptAt: endpoint.enabled ? event.createdAt : null,
-          lastFailureKind: null,
-          lastStatusCode: null,
-          createdAt: event.createdAt,
-          updatedAt: event.createdAt,
-        };
+        const delivery: DeliveryRecord = newDelivery(event, endpoint, nextId());
         st(q.INSERT_DELIVERY).run({ ...delivery, now: event.createdAt });
         created.push(delivery);
       }
@@ -292,8 +280,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       st(q.RELEASE_LEASE).run(deliveryId, token);
     },
     async nextDueAt() {
-      const row = st(q.NEXT_DUE).get() as { at: number | null };
-      return row.at ?? null;
+      const { due, leased } = st(q.NEXT_DUE).get() as { due: number | null; leased: number | null };
+      return due === null ? leased : leased === null ? due : Math.min(due, leased);
     },
     async reenableEndpoint(accountId, id, { replaySkipped, now }) {
       return reenable(accountId, id, replaySkipped, now);
