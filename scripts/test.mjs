@@ -1,6 +1,7 @@
-// `pnpm test`: the whole suite, from a fresh clone. Installs, builds, lints, type-checks, runs
-// every vitest project, then checks every package's published shape (publint, attw). Suites that
-// need Redis/PostgreSQL skip with a loud notice off CI and fail under CI=true.
+// `pnpm test`: the whole suite, from a fresh clone. Installs, builds (the docs site too), lints,
+// type-checks, runs every vitest project, then checks every package's published shape (publint,
+// attw). Suites that need Redis, PostgreSQL, Chromium or the Go, Ruby and PHP toolchains skip with
+// a loud notice off CI and fail under CI=true (.ci/run installs the Debian packages).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { install, pnpm, root } from './lib.mjs';
@@ -8,8 +9,11 @@ import { install, pnpm, root } from './lib.mjs';
 const started = Date.now();
 install();
 pnpm(['build'], { label: 'pnpm build' });
+// The docs site: references generated from the built packages, then the VitePress build that the
+// docs' tests check for broken links and render in Chromium.
+pnpm(['--filter', '@linkhooks/docs', 'build'], { label: 'docs build (vitepress)' });
 pnpm(['exec', 'biome', 'check', '.'], { label: 'biome check (lint + format)' });
-pnpm(['-r', '--filter', './packages/**', 'run', 'typecheck'], { label: 'tsc --noEmit (every package)' });
+pnpm(['-r', 'run', 'typecheck'], { label: 'tsc --noEmit (every package and the docs examples)' });
 
 mkdirSync(join(root, '.artifacts'), { recursive: true });
 const report = join(root, '.artifacts', 'vitest.json');

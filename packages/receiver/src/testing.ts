@@ -62,10 +62,13 @@ export interface SignedDeliveryInput {
   attempt?: number;
 }
 
-export interface SignedDelivery {
-  body: string | Uint8Array;
+/** `body` is a string unless the input gave the body as bytes, so it goes straight into `fetch`. */
+export interface SignedDelivery<Body extends string | Uint8Array = string | Uint8Array> {
+  body: Body;
   headers: Record<string, string>;
 }
+
+type BodyOf<I extends SignedDeliveryInput> = I['body'] extends Uint8Array ? Uint8Array : string;
 
 function bodyOf(input: SignedDeliveryInput): string | Uint8Array {
   if (input.body !== undefined) return input.body;
@@ -92,14 +95,16 @@ function headersOf(input: SignedDeliveryInput, signature: string): Record<string
  * const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
  * await fetch(url, { method: 'POST', headers, body });
  */
-export function signedDelivery(input: SignedDeliveryInput): SignedDelivery {
-  const body = bodyOf(input);
+export function signedDelivery<I extends SignedDeliveryInput>(input: I): SignedDelivery<BodyOf<I>> {
+  const body = bodyOf(input) as BodyOf<I>;
   return { body, headers: headersOf(input, sign(body, input.secret)) };
 }
 
 /** {@link signedDelivery} on Web Crypto, for edge runtimes. */
-export async function signedDeliveryAsync(input: SignedDeliveryInput): Promise<SignedDelivery> {
-  const body = bodyOf(input);
+export async function signedDeliveryAsync<I extends SignedDeliveryInput>(
+  input: I,
+): Promise<SignedDelivery<BodyOf<I>>> {
+  const body = bodyOf(input) as BodyOf<I>;
   return { body, headers: headersOf(input, await signAsync(body, input.secret)) };
 }
 

@@ -1,0 +1,53 @@
+import { defineConfig } from 'vitepress';
+
+// The docs site. Every code block under guide/ is imported from a file in examples/ that the test
+// command type-checks and runs; reference/ is generated from the schemas and the OpenAPI document.
+export default defineConfig({
+  title: 'linkhooks',
+  description: 'Signed webhooks for smart-link clicks, conversions, link changes and alerts.',
+  cleanUrls: false,
+  lastUpdated: false,
+  srcExclude: ['README.md', 'examples/**', 'test/**', 'scripts/**'],
+  themeConfig: {
+    search: { provider: 'local' },
+    nav: [
+      { text: 'Guide', link: '/guide/quickstart' },
+      { text: 'Events', link: '/reference/events' },
+      { text: 'API', link: '/reference/api' },
+      { text: 'Runbook', link: '/platform/runbook' },
+    ],
+    sidebar: [
+      {
+        text: 'Receiving webhooks',
+        items: [
+          { text: 'Quick start', link: '/guide/quickstart' },
+          { text: 'Express', link: '/guide/express' },
+          { text: 'Fastify', link: '/guide/fastify' },
+          { text: 'Next.js App Router', link: '/guide/next-app-router' },
+          { text: 'Next.js Pages Router', link: '/guide/next-pages-router' },
+          { text: 'Hono', link: '/guide/hono' },
+          { text: 'Node http', link: '/guide/node-http' },
+          { text: 'Workers, Deno and Bun', link: '/guide/edge' },
+          { text: 'Without the SDK', link: '/guide/verify-without-sdk' },
+        ],
+      },
+      {
+        text: 'Delivery',
+        items: [
+          { text: 'Idempotency and at-least-once', link: '/guide/idempotency' },
+          { text: 'Retries and disabling', link: '/guide/retries' },
+          { text: 'Secret rotation', link: '/guide/secret-rotation' },
+          { text: 'Troubleshooting', link: '/guide/troubleshooting' },
+        ],
+      },
+      {
+        text: 'Reference',
+        items: [
+          { text: 'Events', link: '/reference/events' },
+          { text: 'Management API', link: '/reference/api' },
+        ],
+      },
+      { text: 'Platform', items: [{ text: 'Runbook', link: '/platform/runbook' }] },
+    ],
+  },
+});

@@ -1,0 +1,16 @@
+// Verifying a delivery with nothing but node:crypto.
+// Usage: node verify-node.mjs <body file> <secret> <X-Service-Signature value>
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+export function verify(rawBody, secret, signature) {
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  // The header is 64 hex digits; anything else (a "sha256=" prefix too) is not a linkhooks signature.
+  if (typeof signature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(signature)) return false;
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+if (process.argv[2]) {
+  const [file, secret, signature] = process.argv.slice(2);
+  console.log(verify(readFileSync(file), secret, signature) ? 'valid' : 'invalid');
+}

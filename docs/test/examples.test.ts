@@ -1,0 +1,156 @@
+/**
+ * Every TypeScript snippet of the guides, run as the file the page imports: each example's server
+ * or handler gets a real signed delivery (and a forged one) and its handler's effect is checked.
+ */
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildEvent, generateSecret, signedDelivery, signedRequest } from '@linkhooks/receiver/testing';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const SECRET = generateSecret();
+const OLD_SECRET = generateSecret();
+process.env.LINKHOOKS_SECRET = SECRET;
+process.env.LINKHOOKS_SECRET_OLD = OLD_SECRET;
+
+const { db } = await import('../examples/db.js');
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  db.clear();
+});
+
+/** Listens on a loopback port; closed after the test. */
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function post(
+  url: string,
+  secret = SECRET,
+  event: ReturnType<typeof buildEvent> = buildEvent('click'),
+) {
+  const { body, headers } = signedDelivery({ secret, event });
+  const response = await fetch(url, { method: 'POST', headers, body });
+  return { event, status: response.status, json: await response.json() };
+}
+
+/** Checks an HTTP example: a signed click is handled once, a forged one is refused unhandled. */
+async function checkServer(url: string) {
+  const { event, status, json } = await post(url);
+  expect(status).toBe(200);
+  expect(json).toEqual({ received: true });
+  expect(db.clicks).toEqual([event.data]);
+  const forged = await post(url, generateSecret());
+  expect(forged.status).toBe(401);
+  expect(db.clicks).toHaveLength(1);
+}
+
+describe('guide examples', () => {
+  beforeAll(() => {
+    expect(process.env.LINKHOOKS_SECRET).toMatch(/^whsec_/);
+  });
+
+  it('express.ts (quick start and Express guide), tried with try-it.ts', async () => {
+    const { app } = await import('../examples/express.js');
+    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
+    await checkServer(url);
+    const { sendTestClick } = await import('../examples/try-it.js');
+    const sent = await sendTestClick(url);
+    expect(sent.status).toBe(200);
+    expect(db.clicks.at(-1)).toEqual(sent.event.data);
+    expect(db.clicks.at(-1)?.country).toBe('FR');
+    const conversion = await post(url, SECRET, buildEvent('conversion'));
+    expect(conversion.status).toBe(200);
+    expect(db.conversions).toEqual([conversion.event.data]);
+  });
+
+  it('express-json-first.ts keeps the raw bytes behind an app-wide express.json()', async () => {
+    const { app } = await import('../examples/express-json-first.js');
+    await checkServer(`${await listen(createServer(app))}/webhooks/linkhooks`);
+  });
+
+  it('fastify.ts', async () => {
+    const { app } = await import('../examples/fastify.js');
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => app.close());
+    await checkServer(`${address}/webhooks/linkhooks`);
+  });
+
+  it('next-app-route.ts', async () => {
+    const { POST } = await import('../examples/next-app-route.js');
+    const event = buildEvent('conversion');
+    const ok = await POST(
+      await signedRequest('https://app.example/api/webhooks/linkhooks', { secret: SECRET, event }),
+    );
+    expect(ok.status).toBe(200);
+    expect(db.conversions).toEqual([event.data]);
+    const forged = await POST(
+      await signedRequest('https://app.example/api/webhooks/linkhooks', { secret: OLD_SECRET, event }),
+    );
+    expect(forged.status).toBe(401);
+  });
+
+  it('next-pages-route.ts, with the body parser off', async () => {
+    const route = await import('../examples/next-pages-route.js');
+    expect(route.config).toEqual({ api: { bodyParser: false } });
+    await checkServer(`${await listen(createServer(route.default))}/api/webhooks/linkhooks`);
+  });
+
+  it('hono.ts', async () => {
+    const { app } = await import('../examples/hono.js');
+    const event = buildEvent('click');
+    const ok = await app.fetch(
+      await signedRequest('http://app.example/webhooks/linkhooks', { secret: SECRET, event }),
+    );
+    expect(ok.status).toBe(200);
+    expect(db.clicks).toEqual([event.data]);
+    const forged = await app.fetch(
+      await signedRequest('http://app.example/webhooks/linkhooks', { secret: OLD_SECRET, event }),
+    );
+    expect(forged.status).toBe(401);
+  });
+
+  it('node-http.ts', async () => {
+    const { server } = await import('../examples/node-http.js');
+    await checkServer(`${await listen(server)}/webhooks/linkhooks`);
+  });
+
+  it('edge-worker.ts', async () => {
+    const worker = (await import('../examples/edge-worker.js')).default;
+    const event = buildEvent('click');
+    const ok = await worker.fetch(await signedRequest('https://worker.example/', { secret: SECRET, event }));
+    expect(ok.status).toBe(200);
+    expect(db.clicks).toEqual([event.data]);
+  });
+
+  it('idempotency.ts runs the handler once for a delivery sent twice', async () => {
+    const { app } = await import('../examples/idempotency.js');
+    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
+    const event = buildEvent('click');
+    const first = await post(url, SECRET, event);
+    const again = await post(url, SECRET, event);
+    expect(first.json).toEqual({ received: true });
+    expect(again.json).toEqual({ received: true, duplicate: true });
+    expect(db.clicks).toHaveLength(1);
+  });
+
+  it('rotation.ts accepts the new and the old secret, and nothing else', async () => {
+    const { app } = await import('../examples/rotation.js');
+    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
+    expect((await post(url, SECRET)).status).toBe(200);
+    expect((await post(url, OLD_SECRET)).status).toBe(200);
+    expect((await post(url, generateSecret())).status).toBe(401);
+    expect(db.clicks).toHaveLength(2);
+  });
+
+  it('construct-event.ts verifies by hand', async () => {
+    const { handleDelivery } = await import('../examples/construct-event.js');
+    const { body, headers } = signedDelivery({ secret: SECRET, event: buildEvent('click') });
+    expect(handleDelivery(Buffer.from(body), headers['x-service-signature'])).toBe(200);
+    expect(handleDelivery(Buffer.from(`${body} `), headers['x-service-signature'])).toBe(401);
+    expect(handleDelivery(Buffer.from(body), undefined)).toBe(401);
+  });
+});

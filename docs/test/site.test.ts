@@ -1,0 +1,157 @@
+/**
+ * The built site (`pnpm --filter @linkhooks/docs build`, run by the test command first): no broken
+ * link or anchor, and every guide renders in real Chromium with its code blocks and copy buttons.
+ * A screenshot of the quick start is saved to .artifacts/.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasTool } from './tools.js';
+
+const dist = fileURLToPath(new URL('../.vitepress/dist', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../.artifacts', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const GUIDES = [
+  'guide/quickstart',
+  'guide/express',
+  'guide/fastify',
+  'guide/next-app-router',
+  'guide/next-pages-router',
+  'guide/hono',
+  'guide/node-http',
+  'guide/edge',
+  'guide/verify-without-sdk',
+  'guide/idempotency',
+  'guide/retries',
+  'guide/secret-rotation',
+  'guide/troubleshooting',
+];
+
+function htmlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return htmlFiles(path);
+    return extname(name) === '.html' ? [path] : [];
+  });
+}
+
+const idsCache = new Map<string, Set<string>>();
+function idsOf(file: string): Set<string> {
+  let ids = idsCache.get(file);
+  if (!ids) {
+    ids = new Set([...readFileSync(file, 'utf8').matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!));
+    idsCache.set(file, ids);
+  }
+  return ids;
+}
+
+/** The file a site-internal URL serves, as VitePress's static output lays them out. */
+function target(fromFile: string, href: string): string | null {
+  const [pathPart] = href.split(/[?#]/);
+  let path = pathPart!.startsWith('/') ? join(dist, pathPart!) : join(fromFile, '..', pathPart!);
+  path = normalize(decodeURIComponent(path));
+  for (const candidate of [path, `${path}.html`, join(path, 'index.html')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return null;
+}
+
+describe('the built docs site', () => {
+  beforeAll(() => {
+    if (!existsSync(join(dist, 'index.html'))) {
+      throw new Error(
+        `no built site at ${dist}: run "pnpm --filter @linkhooks/docs build" first (pnpm test does)`,
+      );
+    }
+  });
+
+  it('has no broken link or anchor', () => {
+    const broken: string[] = [];
+    let checked = 0;
+    for (const file of htmlFiles(dist)) {
+      const html = readFileSync(file, 'utf8');
+      for (const [, href] of html.matchAll(/\s(?:href|src)="([^"]+)"/g)) {
+        if (!href || /^(https?:|mailto:|data:|javascript:)/.test(href) || href.startsWith('//')) continue;
+        checked++;
+        const [, anchor] = href.split('#');
+        const file2 = href.startsWith('#') ? file : target(file, href);
+        if (!file2) broken.push(`${relative(dist, file)} → ${href}`);
+        else if (anchor && !idsOf(file2).has(decodeURIComponent(anchor))) {
+          broken.push(`${relative(dist, file)} → ${href} (no #${anchor})`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+    expect(broken).toEqual([]);
+  });
+
+  it('builds every guide and both references', () => {
+    for (const page of [...GUIDES, 'reference/events', 'reference/api', 'platform/runbook']) {
+      expect(existsSync(join(dist, `${page}.html`)), page).toBe(true);
+    }
+  });
+});
+
+describe('the docs in Chromium', () => {
+  const available = hasTool(CHROMIUM);
+  let server: Server;
+  let origin: string;
+  let browser: Awaited<ReturnType<typeof chromium.launch>>;
+
+  beforeAll(async () => {
+    if (!available) return;
+    server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const file = target(join(dist, 'index.html'), url.pathname);
+      if (!file) return void res.writeHead(404).end('not found');
+      const types: Record<string, string> = {
+        '.html': 'text/html',
+        '.js': 'text/javascript',
+        '.css': 'text/css',
+        '.svg': 'image/svg+xml',
+        '.json': 'application/json',
+      };
+      res
+        .writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' })
+        .end(readFileSync(file));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  });
+
+  it.runIf(available).each(GUIDES)('%s renders with its code blocks and copy buttons', async (page) => {
+    const tab = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    try {
+      const errors: string[] = [];
+      tab.on('pageerror', (error) => errors.push(error.message));
+      await tab.goto(`${origin}/${page}.html`, { waitUntil: 'networkidle' });
+      await tab.locator('.vp-doc h1').first().waitFor();
+      const blocks = await tab.locator('.vp-doc div[class*="language-"]').count();
+      const copies = await tab.locator('.vp-doc div[class*="language-"] button.copy').count();
+      expect(blocks).toBeGreaterThan(0);
+      expect(copies).toBe(blocks);
+      const code = await tab.locator('.vp-doc div[class*="language-"] pre code').first().textContent();
+      expect((code ?? '').trim().length).toBeGreaterThan(10);
+      expect(errors).toEqual([]);
+      if (page === 'guide/quickstart') {
+        mkdirSync(artifacts, { recursive: true });
+        await tab.screenshot({ path: join(artifacts, 'docs-quickstart.png'), fullPage: true });
+      }
+    } finally {
+      await tab.close();
+    }
+  });
+});
