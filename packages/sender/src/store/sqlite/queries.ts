@@ -57,15 +57,22 @@ WHERE r.rn + coalesce(i.n, 0) <= @cap
 ORDER BY r.next_attempt_at, r.id
 LIMIT @limit`;
 
-export const LEASE_DELIVERY = `UPDATE deliveries SET lease_token = ?, lease_expires_at = ? WHERE id = ?`;
+/** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
+export const LEASE_DELIVERIES = `
+UPDATE deliveries SET lease_token = @token, lease_expires_at = @expiresAt
+WHERE id IN (SELECT value FROM json_each(@ids))`;
 
 export const SELECT_CLAIMED = `
 SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
 FROM deliveries d JOIN events ev ON ev.id = d.event_id JOIN endpoints e ON e.id = d.endpoint_id
-WHERE d.id = ?`;
+WHERE d.id IN (SELECT value FROM json_each(@ids)) AND d.lease_token = @token`;
 
-export const SELECT_LEASED = `SELECT * FROM deliveries WHERE id = ? AND lease_token = ?`;
-export const SELECT_ATTEMPT_EXISTS = `SELECT 1 FROM attempts WHERE delivery_id = ? AND number = ?`;
+/** The leased delivery with what recording an attempt needs: its endpoint's state, and whether this attempt number is recorded already. */
+export const SELECT_LEASED = `
+SELECT d.*, e.consecutive_failures AS endpoint_failures, e.enabled AS endpoint_enabled,
+       EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = @number) AS recorded
+FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+WHERE d.id = @id AND d.lease_token = @token`;
 export const INSERT_ATTEMPT = `
 INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
                       response_snippet, next_attempt_at, request_headers)

@@ -73,10 +73,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
 
   const claim = immediate((now: number, limit: number, leaseMs: number, cap: number): ClaimedDelivery[] => {
     const ids = st(q.CLAIM_DUE).all({ now, limit, cap, window: claimWindow(limit, cap) }) as { id: string }[];
+    if (ids.length === 0) return [];
+    // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
+    const token = newLeaseToken();
+    const json = JSON.stringify(ids.map((r) => r.id));
+    st(q.LEASE_DELIVERIES).run({ token, expiresAt: now + leaseMs, ids: json });
+    const rows = new Map(
+      (st(q.SELECT_CLAIMED).all({ ids: json, token }) as Row[]).map((row) => [row.id as string, row]),
+    );
     return ids.map(({ id }) => {
-      const token = newLeaseToken();
-      st(q.LEASE_DELIVERY).run(token, now + leaseMs, id);
-      const row = st(q.SELECT_CLAIMED).get(id) as Row;
+      const row = rows.get(id)!;
       return {
         delivery: toDelivery(row),
         leaseToken: token,
@@ -88,25 +94,27 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     });
   });
 
-  const recordOne = db.transaction((result: Parameters<SenderStore['recordAttempt']>[0]): AttemptApplied => {
+  const recordOne = (result: Parameters<SenderStore['recordAttempt']>[0]): AttemptApplied => {
     const { claim: c, attempt, decision, policy, now } = result;
-    const row = st(q.SELECT_LEASED).get(c.deliveryId, c.leaseToken) as Row | undefined;
-    if (!row) return { applied: false };
+    const row = st(q.SELECT_LEASED).get({ id: c.deliveryId, token: c.leaseToken, number: attempt.number }) as
+      | Row
+      | undefined;
+    if (!row || row.recorded === 1) return { applied: false }; // lease lost (invariant 3) or recorded (4)
     const delivery = toDelivery(row);
-    const exists = st(q.SELECT_ATTEMPT_EXISTS).get(delivery.id, attempt.number);
-    if (exists) return { applied: false };
     // The attempt belongs to the delivery whose lease was checked, whatever the record says.
     st(q.INSERT_ATTEMPT).run(attemptParams({ ...attempt, deliveryId: delivery.id }));
-    const endpoint = toEndpoint(st(q.SELECT_ENDPOINT_BY_ID).get(delivery.endpointId) as Row);
-    const verdict = decideEndpoint(endpoint.consecutiveFailures, decision, policy);
-    st(q.SET_ENDPOINT_FAILURES).run(verdict.consecutiveFailures, endpoint.id);
-    let enabled = endpoint.enabled;
+    const failures = row.endpoint_failures as number;
+    const verdict = decideEndpoint(failures, decision, policy);
+    if (verdict.consecutiveFailures !== failures) {
+      st(q.SET_ENDPOINT_FAILURES).run(verdict.consecutiveFailures, delivery.endpointId);
+    }
+    let enabled = row.endpoint_enabled === 1;
     let disabledEndpoint: EndpointRecord | undefined;
-    if (verdict.disable && endpoint.enabled) {
-      st(q.DISABLE_ENDPOINT).run(now, now, endpoint.id);
-      st(q.HOLD_DELIVERIES).run(now, endpoint.id, delivery.id);
+    if (verdict.disable && enabled) {
+      st(q.DISABLE_ENDPOINT).run(now, now, delivery.endpointId);
+      st(q.HOLD_DELIVERIES).run(now, delivery.endpointId, delivery.id);
       enabled = false;
-      disabledEndpoint = toEndpoint(st(q.SELECT_ENDPOINT_BY_ID).get(endpoint.id) as Row);
+      disabledEndpoint = toEndpoint(st(q.SELECT_ENDPOINT_BY_ID).get(delivery.endpointId) as Row);
     }
     const status: DeliveryStatus =
       decision.status === 'awaiting_retry' && !enabled ? 'held' : decision.status;
@@ -120,30 +128,38 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       now,
     });
     return { applied: true, status, ...(disabledEndpoint ? { disabledEndpoint } : {}) };
-  });
+  };
+  const recordAlone = immediate(recordOne);
 
   // Attempts finishing together are recorded in one write transaction (one WAL commit) instead of
-  // one each: under load the commit, not the statements, was the cost. Each attempt still runs in
-  // its own savepoint (the nested transaction), so one that throws rolls back alone and only its
-  // caller sees the error; the compare-and-set of invariant 3 holds per attempt as before.
+  // one each: under load the commit, not the statements, was the cost. The compare-and-set of
+  // invariant 3 holds per attempt as before.
   type Pending = {
     result: Parameters<SenderStore['recordAttempt']>[0];
     resolve: (a: AttemptApplied) => void;
     reject: (e: unknown) => void;
   };
   let pending: Pending[] = [];
-  const flushRecords = immediate((batch: Pending[]) => {
-    const outcomes: (() => void)[] = [];
-    for (const item of batch) {
-      try {
-        const applied = recordOne(item.result);
-        outcomes.push(() => item.resolve(applied));
-      } catch (error) {
-        outcomes.push(() => item.reject(error));
-      }
+  // The whole batch in one write transaction. Recording an attempt throws only on a broken
+  // database, not on a lost lease or a duplicate (those are answers); if it does, the transaction
+  // rolls back whole and each attempt is recorded again in a transaction of its own, so only the
+  // attempt that fails sees the error.
+  const recordAll = immediate((batch: Pending[]) => batch.map((item) => recordOne(item.result)));
+  const flushRecords = (batch: Pending[]): (() => void)[] => {
+    try {
+      const applied = recordAll(batch);
+      return batch.map((item, i) => () => item.resolve(applied[i]!));
+    } catch {
+      return batch.map((item) => {
+        try {
+          const applied = recordAlone(item.result);
+          return () => item.resolve(applied);
+        } catch (error) {
+          return () => item.reject(error);
+        }
+      });
     }
-    return outcomes;
-  });
+  };
   const record = (result: Pending['result']) =>
     new Promise<AttemptApplied>((resolve, reject) => {
       pending.push({ result, resolve, reject });
@@ -151,15 +167,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       setImmediate(() => {
         const batch = pending;
         pending = [];
-        let outcomes: (() => void)[];
-        try {
-          outcomes = flushRecords(batch);
-        } catch (error) {
-          // The transaction itself failed (busy, disk): no attempt of the batch was recorded.
-          for (const item of batch) item.reject(error);
-          return;
-        }
-        for (const settle of outcomes) settle();
+        for (const settle of flushRecords(batch)) settle();
       });
     });
 
