@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -198,6 +200,23 @@ describe('linkhooks-sender on SQLite', () => {
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toMatch(/LINKHOOKS_MASTER_KEY|32 bytes/);
     expect(badKey.stderr).not.toContain('too-short');
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => blocker.once('listening', resolve));
+    const taken = (blocker.address() as AddressInfo).port;
+    const inUse = await runCli([
+      'serve',
+      '--db',
+      `${PG_URL}?schema=cli_port_${taken}`,
+      '--port',
+      String(taken),
+    ]);
+    blocker.close();
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS cli_port_${taken} CASCADE`);
+    await admin.end();
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toMatch(/cannot listen: .*EADDRINUSE/);
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/linkhooks-sender serve/);

@@ -63,8 +63,14 @@ async function main(): Promise<number> {
     await run(command, process.env);
     return 0;
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     const known = error instanceof DatabaseError || error instanceof UsageError || isSenderError(error);
-    const message = known ? (error as Error).message : String((error as Error)?.stack ?? error);
+    const message =
+      code === 'EADDRINUSE' || code === 'EACCES'
+        ? `cannot listen: ${(error as Error).message}`
+        : known
+          ? (error as Error).message
+          : String((error as Error)?.stack ?? error);
     process.stderr.write(`linkhooks-sender: ${message}\n`);
     return 1;
   }

@@ -3,7 +3,7 @@
  * gracefully on SIGTERM or SIGINT — stop accepting, stop claiming, finish or release the attempts
  * in flight, close the database — then exit 0.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { createServiceApp } from '../api/service-app.js';
 import { createSender, type Sender } from '../engine.js';
@@ -105,10 +105,22 @@ export async function serve(
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
     logger,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port, options.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  let server: Server;
+  try {
+    // node:http directly: Express 5's app.listen hands a bind error to its callback, where it is
+    // easy to mistake for success.
+    server = await new Promise((resolve, reject) => {
+      const s = createServer(app);
+      s.once('error', reject);
+      s.listen(options.port, options.host, () => resolve(s));
+    });
+  } catch (error) {
+    // A port in use: close what was opened, or the database pool would keep the process alive.
+    stopPruning();
+    await sender.stop(0);
+    await store.close();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   sender.start();
