@@ -1,0 +1,75 @@
+/** `linkhooks trigger`: one signed, schema-valid sample delivery, as the service sends it. */
+import { EVENT_NAMES, type EventName, isEventName } from '@linkhooks/protocol';
+import { buildEvent, signedDelivery } from '../testing.js';
+
+export interface TriggerOptions {
+  event: string;
+  url: string;
+  secret: string;
+  /** Fields that replace the sample data's (JSON object). */
+  data?: Record<string, unknown>;
+  timeoutMs?: number;
+}
+
+export interface TriggerResult {
+  ok: boolean;
+  status: number | null;
+  body: string;
+  ms: number;
+  error?: string;
+  eventId: string;
+  sent: string;
+}
+
+export class TriggerError extends Error {
+  override readonly name = 'TriggerError';
+}
+
+export function checkTrigger(event: string, url: string): EventName {
+  if (!isEventName(event))
+    throw new TriggerError(`unknown event "${event}": one of ${EVENT_NAMES.join(', ')}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TriggerError(`--url is not a URL: ${url}`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new TriggerError('--url must be http(s)');
+  return event;
+}
+
+export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
+  const name = checkTrigger(options.event, options.url);
+  const event = buildEvent(name, options.data ? { data: options.data as never } : {});
+  const { body, headers } = signedDelivery({ secret: options.secret, event });
+  const started = performance.now();
+  const eventId = headers['x-service-event-id']!;
+  try {
+    const response = await fetch(options.url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual', // the service never follows redirects: neither does its stand-in
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    });
+    const text = (await response.text()).slice(0, 4096);
+    const ms = Math.round(performance.now() - started);
+    return {
+      ok: response.status >= 200 && response.status < 300,
+      status: response.status,
+      body: text,
+      ms,
+      eventId,
+      sent: body,
+    };
+  } catch (error) {
+    const ms = Math.round(performance.now() - started);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const message =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${options.timeoutMs ?? 30_000} ms (the service counts that as a failure)`
+        : `${cause?.code ?? ''} ${cause?.message ?? (error as Error).message}`.trim();
+    return { ok: false, status: null, body: '', ms, error: message, eventId, sent: body };
+  }
+}

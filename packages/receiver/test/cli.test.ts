@@ -1,0 +1,191 @@
+/**
+ * The `linkhooks` command line, run as a customer would (the built dist/cli.js): `trigger` against a
+ * real Express receiver built on this SDK, against one that rejects, a redirect and a closed port;
+ * `verify` on a real signed delivery and on each usual mistake.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookMiddleware } from '../src/adapters/express.js';
+import type { WebhookEvent } from '../src/index.js';
+import { buildEvent, generateSecret, signedDelivery } from '../src/testing.js';
+import { close, listen } from './helpers/servers.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const secret = generateSecret();
+const received: WebhookEvent[] = [];
+let server: Server;
+let base: string;
+let dir: string;
+
+function run(args: string[], options: { stdin?: string | Buffer; env?: Record<string, string> } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'linkhooks-cli-'));
+  const app = express();
+  const record = (event: WebhookEvent) => {
+    received.push(event);
+  };
+  app.post(
+    '/hooks',
+    webhookMiddleware({ secret, on: { click: record, conversion: record, unknown: record } }),
+  );
+  app.post('/rejects', webhookMiddleware({ secret: generateSecret(), on: {} }));
+  app.post('/moved', (_req, res) => res.redirect(307, '/hooks'));
+  server = createServer(app);
+  base = await listen(server);
+});
+afterAll(async () => {
+  await close(server);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('linkhooks trigger', () => {
+  it('sends a signed, schema-valid sample delivery that the SDK verifies, and reports the 200', async () => {
+    const out = await run([
+      'trigger',
+      'click',
+      '--url',
+      `${base}/hooks`,
+      '--secret',
+      secret,
+      '--data',
+      '{"country":"FR"}',
+    ]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/→ POST .*\/hooks {2}click \(\d+ bytes, event evt_/);
+    expect(out.stdout).toMatch(/✓ 200 in \d+ ms: \{"received":true\}/);
+    expect(received.at(-1)).toMatchObject({ event: 'click', data: { country: 'FR' } });
+  });
+
+  it('takes the secret from LINKHOOKS_SECRET and works for every event', async () => {
+    const out = await run(['trigger', 'conversion', '--url', `${base}/hooks`], {
+      env: { LINKHOOKS_SECRET: secret },
+    });
+    expect(out.code).toBe(0);
+    expect(received.at(-1)?.event).toBe('conversion');
+  });
+
+  it('reports a receiver that rejects the signature, a redirect and a closed port, exiting 1', async () => {
+    const rejected = await run(['trigger', 'click', '--url', `${base}/rejects`, '--secret', secret]);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stdout).toMatch(/✗ 401 in \d+ ms: .*invalid_signature/);
+    expect(rejected.stdout).toMatch(/is it configured with this secret/);
+    const moved = await run(['trigger', 'click', '--url', `${base}/moved`, '--secret', secret]);
+    expect(moved.code).toBe(1);
+    expect(moved.stdout).toMatch(/✗ 307/);
+    expect(moved.stdout).toMatch(/never follows redirects/);
+    const gone = createServer();
+    const goneUrl = await listen(gone);
+    await close(gone); // a port that was just free: nothing listens there now
+    const closed = await run(['trigger', 'click', '--url', `${goneUrl}/hooks`, '--secret', secret]);
+    expect(closed.code).toBe(1);
+    expect(closed.stdout).toMatch(/✗ no answer after \d+ ms: ECONNREFUSED/);
+  });
+
+  it('refuses bad input with a usage error (exit 2)', async () => {
+    for (const args of [
+      ['trigger', 'clicks', '--url', `${base}/hooks`, '--secret', secret],
+      ['trigger', 'click', '--secret', secret],
+      ['trigger', 'click', '--url', 'not a url', '--secret', secret],
+      ['trigger', 'click', '--url', `${base}/hooks`, '--secret', secret, '--data', '[1]'],
+      ['trigger', 'click', '--url', `${base}/hooks`, '--colour', 'red'],
+      ['frobnicate'],
+    ]) {
+      const out = await run(args, { env: { LINKHOOKS_SECRET: '' } });
+      expect(out.code, args.join(' ')).toBe(2);
+      expect(out.stderr).toMatch(/^linkhooks: /);
+    }
+  });
+});
+
+describe('linkhooks verify', () => {
+  const delivery = signedDelivery({ secret, event: buildEvent('click') });
+  const signature = delivery.headers['x-service-signature']!;
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('says valid for a real delivery, from a file or standard input', async () => {
+    const fromFile = await run([
+      'verify',
+      '--secret',
+      secret,
+      '--signature',
+      signature,
+      '--file',
+      file('ok.json', delivery.body),
+    ]);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toMatch(/✓ valid/);
+    const fromStdin = await run(['verify', '--secret', secret, '--signature', signature], {
+      stdin: delivery.body,
+    });
+    expect(fromStdin.code).toBe(0);
+  });
+
+  it.each([
+    [
+      'a sha256= prefix',
+      () => ['--signature', `sha256=${signature}`, '--secret', secret],
+      delivery.body,
+      /"sha256=" prefix.*without the prefix it matches/,
+    ],
+    [
+      'whitespace in the secret',
+      () => ['--signature', signature, '--secret', `${secret}\n`],
+      delivery.body,
+      /whitespace/,
+    ],
+    [
+      'a re-serialised body',
+      () => ['--signature', signature, '--secret', secret],
+      JSON.stringify(JSON.parse(delivery.body), null, 2),
+      /re-formatted/,
+    ],
+    [
+      'a final newline',
+      () => ['--signature', signature, '--secret', secret],
+      `${delivery.body}\n`,
+      /ends with a newline/,
+    ],
+    [
+      'the wrong secret',
+      () => ['--signature', signature, '--secret', generateSecret()],
+      delivery.body,
+      /another endpoint's/,
+    ],
+    ['not a signature', () => ['--signature', 'abc', '--secret', secret], delivery.body, /64 hex digits/],
+  ] as const)('explains %s', async (_label, argv, body, reason) => {
+    const out = await run(['verify', ...argv(), '--file', file('body.json', body)]);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/^✗ invalid/);
+    expect(out.stdout).toMatch(reason);
+  });
+
+  it('needs a signature and a secret', async () => {
+    expect((await run(['verify', '--secret', secret])).code).toBe(2);
+    expect((await run(['verify', '--signature', signature], { env: { LINKHOOKS_SECRET: '' } })).code).toBe(2);
+  });
+});
