@@ -56,7 +56,8 @@ async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }
       break;
     }
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A snippet is text for the log: NUL cannot be stored in a PostgreSQL text column, so it is shown as U+FFFD.
+  return Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
 export function createDeliveryClient(options: DeliveryClientOptions = {}): DeliveryClient {
