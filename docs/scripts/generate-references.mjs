@@ -1,5 +1,5 @@
 // Writes reference/events.md and reference/api.md from the built packages (run by `build`).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EVENT_DESCRIPTIONS, EVENT_NAMES, eventJsonSchemas, sampleEventData } from '@linkhooks/protocol';
 import { openApi } from '@linkhooks/sender/api';
@@ -20,6 +20,8 @@ const events = renderEventReference({
   schemas: eventJsonSchemas(),
   examples: Object.fromEntries(EVENT_NAMES.map((n) => [n, example(n)])),
 });
+// The pages are generated, not committed: the folder does not exist in a fresh clone.
+mkdirSync(here('../reference'), { recursive: true });
 writeFileSync(here('../reference/events.md'), events);
 writeFileSync(here('../reference/api.md'), renderApiReference(openApi()));
 console.log('wrote reference/events.md and reference/api.md');
