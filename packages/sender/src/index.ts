@@ -5,6 +5,18 @@
  * retry schedule of SPEC 8, disables endpoints that keep failing and keeps the delivery log — on an
  * embedded SQLite store or on PostgreSQL shared by several machines.
  */
+export {
+  API_KEY_PREFIX,
+  authenticateApiKey,
+  type CreatedAccount,
+  createAccount,
+  hashApiKey,
+  isPlan,
+  PLANS,
+  type Plan,
+  planAllowsWebhooks,
+  WEBHOOK_PLANS,
+} from './accounts.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { type AddressPolicy, checkAddress, checkUrl, createGuardedLookup } from './delivery/address-guard.js';
 export {
@@ -43,6 +55,7 @@ export { createMemoryStore } from './store/memory-store.js';
 export type { DeliveryFilter, Page, SenderStore, StoreStats } from './store/port.js';
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {
+  AccountRecord,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryRecord,
