@@ -16,6 +16,7 @@ export type SenderErrorCode =
   | 'route_not_found'
   | 'payload_too_large'
   | 'ingest_disabled'
+  | 'csrf_check_failed'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -32,6 +33,7 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   route_not_found: 404,
   payload_too_large: 413,
   ingest_disabled: 503,
+  csrf_check_failed: 403,
   internal: 500,
 };
 

@@ -12,17 +12,30 @@ function bearer(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
+export interface Credentials {
+  authorization: string | undefined;
+  /** The dashboard session's account, when the request carries its cookie. */
+  sessionAccountId?: string | null;
+}
+
 /** The caller's account, or a SenderError: `unauthorized` (401) or `plan_required` (403). */
-export async function accountOf(
-  store: SenderStore,
-  authorization: string | undefined,
-): Promise<AccountRecord> {
-  const key = bearer(authorization);
-  if (!key) {
+export async function accountOf(store: SenderStore, credentials: Credentials): Promise<AccountRecord> {
+  const key = bearer(credentials.authorization);
+  let account: AccountRecord | null;
+  if (key) {
+    account = await authenticateApiKey(store, key);
+    if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
+  } else if (credentials.sessionAccountId) {
+    account = await store.getAccount(credentials.sessionAccountId);
+    if (!account) throw new SenderError('unauthorized', 'the session has ended; sign in again');
+  } else {
     throw new SenderError('unauthorized', 'send your API key as "Authorization: Bearer lhk_…"');
   }
-  const account = await authenticateApiKey(store, key);
-  if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
+  return checkPlan(account);
+}
+
+/** SPEC 1: webhooks are offered on the Business plan and above. */
+export function checkPlan(account: AccountRecord): AccountRecord {
   if (!planAllowsWebhooks(account.plan)) {
     throw new SenderError(
       'plan_required',

@@ -8,3 +8,4 @@ export { openApiPath } from './openapi.js';
 export type { RouteSpec } from './route.js';
 export { API_ROUTES, createManagementRouter, type ManagementRouterOptions, openApi } from './router.js';
 export { createServiceApp } from './service-app.js';
+export { CSRF_HEADER, createSessionStore, SESSION_COOKIE, type SessionStore } from './sessions.js';

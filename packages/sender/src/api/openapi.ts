@@ -73,7 +73,7 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
     summary: route.summary,
     tags: [route.tag],
     operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ''))}`,
-    ...(route.auth === 'account' ? { security: [{ apiKey: [] }] } : {}),
+    ...(route.auth === 'account' ? { security: [{ apiKey: [] }, { session: [] }] } : {}),
     ...(route.auth === 'service' ? { security: [{ serviceToken: [] }] } : {}),
     ...(route.auth === 'none' ? { security: [] } : {}),
     parameters: [...params, ...(route.query ? queryParameters(route.query, convert) : [])],
@@ -108,13 +108,26 @@ export function buildOpenApiDocument(routes: readonly Described[], errorSchema: 
       description:
         'Webhook endpoints, their secrets and the delivery log of a linkhooks account. Errors are `{"error":{"code","message","details?"}}`.',
     },
-    tags: [{ name: 'Endpoints' }, { name: 'Deliveries' }, { name: 'Event types' }, { name: 'Platform' }],
+    tags: [
+      { name: 'Session' },
+      { name: 'Endpoints' },
+      { name: 'Deliveries' },
+      { name: 'Event types' },
+      { name: 'Platform' },
+    ],
     paths,
     components: {
       schemas: components,
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (lhk_…)' },
         serviceToken: { type: 'http', scheme: 'bearer', description: 'LINKHOOKS_SERVICE_TOKEN' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'linkhooks_session',
+          description:
+            'The dashboard session (POST /v1/session); requests that change state add X-Linkhooks-CSRF: 1',
+        },
       },
     },
   };

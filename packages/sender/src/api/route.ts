@@ -6,11 +6,16 @@
 import type { z } from 'zod';
 import type { Sender } from '../engine.js';
 import type { AccountRecord } from '../store/records.js';
+import type { SessionStore } from './sessions.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export interface RouteContext<Body, Query> {
   sender: Sender;
+  /** Dashboard sessions (cookie sign-in). */
+  sessions: SessionStore;
+  /** What the session routes need of the request. */
+  request: { secure: boolean; sessionId: string | null };
   /** Set for `auth: 'account'` routes: the caller's account, already checked for its plan. */
   account: AccountRecord;
   params: Record<string, string>;
@@ -18,10 +23,11 @@ export interface RouteContext<Body, Query> {
   query: Query;
 }
 
-export type RouteResult =
+export type RouteResult = (
   | { status: number; json: unknown }
   | { status: number; text: string; contentType: string }
-  | { status: 204 };
+  | { status: 204 }
+) & { headers?: Record<string, string> };
 
 export interface ResponseSpec {
   description: string;
@@ -35,7 +41,7 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
   /** Express form: `/v1/endpoints/:id`. */
   path: string;
   summary: string;
-  tag: 'Endpoints' | 'Deliveries' | 'Event types' | 'Platform';
+  tag: 'Session' | 'Endpoints' | 'Deliveries' | 'Event types' | 'Platform';
   /** `account`: Bearer API key of a Business+ account; `service`: the platform's service token. */
   auth: 'account' | 'service' | 'none';
   body?: { schema: z.ZodType<Body>; required: boolean };

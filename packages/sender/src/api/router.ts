@@ -14,7 +14,9 @@ import type { RouteSpec } from './route.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { eventTypesRoute, ingestRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
+import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
+import { CSRF_HEADER, createSessionStore, type SessionStore, sessionIdOf } from './sessions.js';
 
 export interface ManagementRouterOptions {
   sender: Sender;
@@ -22,10 +24,13 @@ export interface ManagementRouterOptions {
   serviceToken?: string;
   /** Where unexpected errors (500s) are logged; secrets and headers are never in them. */
   logger?: Pick<Logger, 'error'>;
+  /** Dashboard sessions; one in-memory store per router by default. */
+  sessions?: SessionStore;
 }
 
 /** Every route the router answers, in the order it matches them. */
 export const API_ROUTES: readonly RouteSpec[] = [
+  ...sessionRoutes,
   ...endpointRoutes,
   ...deliveryRoutes,
   eventTypesRoute,
@@ -75,6 +80,7 @@ function readQuery(route: RouteSpec, req: Request): unknown {
  */
 export function createManagementRouter(options: ManagementRouterOptions): Router {
   const { sender } = options;
+  const sessions = options.sessions ?? createSessionStore();
   const router = express.Router();
   const json = express.json({ limit: '256kb' });
 
@@ -85,8 +91,22 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
   for (const route of API_ROUTES) {
     // Credentials are checked before the body is parsed: a stranger learns nothing from a 400.
     const authenticate = async (req: Request, res: Response, next: NextFunction) => {
-      if (route.auth === 'account')
-        res.locals.account = await accountOf(sender.store, req.headers.authorization);
+      const sessionId = sessionIdOf(req.headers.cookie);
+      res.locals.sessionId = sessionId;
+      const byCookie = !req.headers.authorization && (sessionId !== null || route.tag === 'Session');
+      // The cookie is sent by the browser on its own; a custom header is not (CSRF).
+      if (byCookie && req.method !== 'GET' && req.headers[CSRF_HEADER] !== '1') {
+        throw new SenderError(
+          'csrf_check_failed',
+          `send "X-Linkhooks-CSRF: 1" with requests signed in by cookie`,
+        );
+      }
+      if (route.auth === 'account') {
+        res.locals.account = await accountOf(sender.store, {
+          authorization: req.headers.authorization,
+          sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
+        });
+      }
       if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);
       next();
     };
@@ -94,12 +114,15 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
     router[route.method](route.path, authenticate, ...parse, async (req: Request, res: Response) => {
       const result = await route.handle({
         sender,
+        sessions,
+        request: { secure: req.secure, sessionId: res.locals.sessionId },
         account: res.locals.account,
         params: req.params as Record<string, string>,
         body: readBody(route, req),
         query: readQuery(route, req),
       });
       res.status(result.status);
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       if ('json' in result) res.json(result.json);
       else if ('text' in result) res.type(result.contentType).send(result.text);
       else res.end();

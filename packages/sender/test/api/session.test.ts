@@ -1,0 +1,78 @@
+/**
+ * Dashboard sessions over HTTP: the API key is exchanged for an HttpOnly, SameSite=Strict cookie;
+ * the cookie then signs requests in; a state-changing request by cookie needs the CSRF header;
+ * signing out ends the session.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, startApi } from '../helpers/api-service.js';
+import { createTestCertificates } from '../helpers/test-ca.js';
+
+let api: Api;
+beforeAll(async () => {
+  api = await startApi(createTestCertificates());
+});
+afterAll(() => api.close());
+
+const CSRF = { 'x-linkhooks-csrf': '1' };
+
+async function signIn(key: string) {
+  const res = await api.call('POST', '/v1/session', { key: null, body: { api_key: key }, headers: CSRF });
+  const cookie = res.headers.get('set-cookie') ?? '';
+  return { res, cookie: cookie.split(';')[0]!, raw: cookie };
+}
+
+describe('dashboard sessions', () => {
+  it('sets an HttpOnly, SameSite=Strict cookie that signs later requests in', async () => {
+    const { res, cookie, raw } = await signIn(api.alice.apiKey);
+    expect(res.status).toBe(201);
+    expect(res.json.account).toMatchObject({ id: api.alice.account.id, plan: 'business' });
+    expect(raw).toMatch(
+      /^linkhooks_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/,
+    );
+    expect(raw).not.toContain(api.alice.apiKey);
+    const me = await api.call('GET', '/v1/session', { key: null, headers: { cookie } });
+    expect(me.json.account.id).toBe(api.alice.account.id);
+    const list = await api.call('GET', '/v1/endpoints', { key: null, headers: { cookie } });
+    expect(list.status).toBe(200);
+  });
+
+  it('refuses a state change by cookie without the CSRF header, and allows it with', async () => {
+    const { cookie } = await signIn(api.alice.apiKey);
+    const body = { url: 'https://127.0.0.1:9/hook', events: ['click'] };
+    const forged = await api.call('POST', '/v1/endpoints', { key: null, body, headers: { cookie } });
+    expect(forged.status).toBe(403);
+    expect(forged.json.error.code).toBe('csrf_check_failed');
+    const ok = await api.call('POST', '/v1/endpoints', { key: null, body, headers: { cookie, ...CSRF } });
+    expect(ok.status).toBe(201);
+  });
+
+  it('refuses a wrong key, a plan without webhooks and a sign-in without the CSRF header', async () => {
+    expect((await signIn('lhk_wrong')).res.status).toBe(401);
+    const pro = await signIn(api.pro.apiKey);
+    expect(pro.res.status).toBe(403);
+    expect(pro.raw).toBe('');
+    const noHeader = await api.call('POST', '/v1/session', {
+      key: null,
+      body: { api_key: api.alice.apiKey },
+    });
+    expect(noHeader.status).toBe(403);
+  });
+
+  it('signs out: the cookie is cleared and the session no longer works', async () => {
+    const { cookie } = await signIn(api.bob.apiKey);
+    const out = await api.call('DELETE', '/v1/session', { key: null, headers: { cookie, ...CSRF } });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    expect((await api.call('GET', '/v1/session', { key: null, headers: { cookie } })).status).toBe(401);
+  });
+
+  it('never lets a session reach another account', async () => {
+    const { cookie } = await signIn(api.bob.apiKey);
+    const alices = await api.call('GET', '/v1/endpoints');
+    const id = alices.json.data[0]?.id;
+    expect(id).toBeDefined();
+    expect((await api.call('GET', `/v1/endpoints/${id}`, { key: null, headers: { cookie } })).status).toBe(
+      404,
+    );
+  });
+});
