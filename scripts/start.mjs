@@ -1,9 +1,12 @@
-// `pnpm start`: installs, builds, and runs the receiver quick start — a real Express server using
-// @linkhooks/receiver, sent one signed delivery of every event and one forged delivery.
-import { install, pnpm, run } from './lib.mjs';
+// `pnpm start`: installs, builds, and runs the reference app — the sender service on SQLite with
+// its dashboard, a sample HTTPS receiver built on @linkhooks/receiver, and generated traffic.
+// Flags after `--` go to the app: `pnpm start -- --rate 5 --time-scale 0.001 --port 3000`.
+import { install, pnpm, root } from './lib.mjs';
 
 install();
 pnpm(['build'], { label: 'pnpm build' });
-run(process.execPath, ['packages/receiver/examples/quickstart.mjs'], {
-  label: 'node packages/receiver/examples/quickstart.mjs',
+const args = process.argv.slice(2).filter((a) => a !== '--');
+pnpm(['--filter', '@linkhooks/reference', 'exec', 'node', '--import', 'tsx', 'src/main.ts', ...args], {
+  label: 'reference app (Ctrl-C to stop)',
+  cwd: root,
 });

@@ -52,6 +52,7 @@ async function main() {
   const schedule = Math.round((10.6 * 3600 * settings.timeScale) / 6) / 10;
   console.log(`
 linkhooks reference app
+  dashboard        ${app.dashboardUrl}   (sign in with the API key below)
   management API   ${app.serviceUrl}/v1   (OpenAPI: ${app.serviceUrl}/v1/openapi.json)
   API key          ${app.apiKey}
   service token    ${serviceToken}   (POST ${app.serviceUrl}/internal/v1/events)

@@ -17,6 +17,7 @@ import {
 import { createServiceApp } from '@linkhooks/sender/api';
 import express from 'express';
 import { createCertificates } from './certificates.js';
+import { dashboardRouter } from './dashboard-assets.js';
 import {
   RECEIVER_MODES,
   type ReceiverMode,
@@ -40,7 +41,10 @@ export interface ReferenceOptions {
 }
 
 export interface ReferenceApp {
+  /** PEM of the CA that signed the sample receiver's certificate (the sender trusts it). */
+  ca: string;
   serviceUrl: string;
+  dashboardUrl: string;
   apiKey: string;
   accountId: string;
   endpoint: EndpointRecord;
@@ -78,7 +82,7 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
     events: [...EVENT_NAMES],
     description: 'the sample receiver',
   });
-  receiver.useSecret(async () => (await sender.getEndpoint(account.id, endpoint.id)).secret);
+  receiver.useSecrets(async () => (await sender.listEndpoints(account.id)).map((e) => e.secret));
 
   const app = express();
   // The switches of the sample receiver, for the command line's keys and the dashboard.
@@ -101,6 +105,7 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
     log(`receiver: switched to ${mode}`);
     res.json({ mode });
   });
+  app.use(await dashboardRouter());
   app.use(
     createServiceApp({ sender, ...(options.serviceToken ? { serviceToken: options.serviceToken } : {}) }),
   );
@@ -115,7 +120,9 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
   const traffic = options.rate ? generateTraffic(sender, account.id, options.rate) : null;
 
   return {
+    ca: certificates.ca,
     serviceUrl,
+    dashboardUrl: `${serviceUrl}/dashboard`,
     apiKey,
     accountId: account.id,
     endpoint,

@@ -26,10 +26,10 @@ export interface SampleReceiver {
   mode: ReceiverMode;
   setMode(mode: ReceiverMode): void;
   /**
-   * Where verification gets the endpoint's secret: asked on every delivery, so a rotation from the
-   * dashboard or the API is picked up at once, as a customer's deploy would pick it up.
+   * Where verification gets the secrets of the account's endpoints: asked on every delivery, so a
+   * new endpoint or a rotation from the dashboard or the API is picked up at once.
    */
-  useSecret(lookup: () => Promise<string>): void;
+  useSecrets(lookup: () => Promise<string[]>): void;
   received: ReceivedEvent[];
   /** Requests that reached the server, whatever their fate. */
   hits: number;
@@ -51,15 +51,18 @@ export async function startSampleReceiver(
     receiver.onEvent?.(entry);
   };
   const on = Object.fromEntries(EVENT_NAMES.map((name) => [name, record]));
-  let lookup: (() => Promise<string>) | undefined;
-  let current: { secret: string; middleware: ReturnType<typeof webhookMiddleware> } | undefined;
+  let lookup: (() => Promise<string[]>) | undefined;
+  let current: { key: string; middleware: ReturnType<typeof webhookMiddleware> } | undefined;
   const verify = async (req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!lookup) {
       res.status(503).json({ error: 'the sample receiver has no secret yet' });
       return;
     }
-    const secret = await lookup();
-    if (current?.secret !== secret) current = { secret, middleware: webhookMiddleware({ secret, on }) };
+    // Every endpoint of the account may point here (the dashboard creates more): accept each one's
+    // secret, as a receiver does during a rotation.
+    const secrets = await lookup();
+    const key = secrets.join(' ');
+    if (current?.key !== key) current = { key, middleware: webhookMiddleware({ secret: secrets, on }) };
     current.middleware(req, res, next);
   };
   const wrongSecret = webhookMiddleware({
@@ -70,7 +73,8 @@ export async function startSampleReceiver(
   const hanging = new Set<express.Response>();
 
   const app = express();
-  app.post('/webhooks/linkhooks', (req, res, next) => {
+  // Any path under /webhooks/, so endpoints made from the dashboard can point here too.
+  app.post(/^\/webhooks\/[\w.-]+$/, (req, res, next) => {
     receiver.hits++;
     switch (receiver.mode) {
       case 'fail':
@@ -101,7 +105,7 @@ export async function startSampleReceiver(
     setMode(mode) {
       receiver.mode = mode;
     },
-    useSecret(find) {
+    useSecrets(find) {
       lookup = find;
     },
     received,

@@ -1,0 +1,132 @@
+/**
+ * The dashboard's data fetching: the management API, signed in by the session cookie (never the
+ * API key, which is sent once to POST /v1/session). Requests that change state carry the CSRF
+ * header the service requires of cookie-signed requests.
+ */
+export interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  created_at: string;
+}
+
+export interface Delivery {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_failure_kind: string | null;
+  last_status_code: number | null;
+  created_at: string;
+}
+
+export interface Attempt {
+  number: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  failure_kind: string | null;
+  error_message: string | null;
+  response_snippet: string | null;
+  next_attempt_at: string | null;
+  request_headers: Record<string, string>;
+}
+
+export interface DeliveryDetail {
+  delivery: Delivery;
+  request_body: string;
+  attempts: Attempt[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'GET' ? {} : { 'x-linkhooks-csrf': '1' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status === 204) return undefined as T;
+  const json = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      json.error?.code ?? 'error',
+      json.error?.message ?? response.statusText,
+    );
+  }
+  return json as T;
+}
+
+export type DeliveryQuery = {
+  endpointId?: string;
+  status?: string;
+  event?: string;
+  cursor?: string;
+  limit?: number;
+};
+
+export const api = {
+  signIn: (apiKey: string) =>
+    call<{ account: { id: string; name: string } }>('POST', '/v1/session', { api_key: apiKey }),
+  session: () => call<{ account: { id: string; name: string } }>('GET', '/v1/session'),
+  signOut: () => call<void>('DELETE', '/v1/session'),
+  endpoints: () => call<{ data: Endpoint[] }>('GET', '/v1/endpoints').then((r) => r.data),
+  createEndpoint: (input: { url: string; events: string[]; description?: string }) =>
+    call<Endpoint & { secret: string }>('POST', '/v1/endpoints', input),
+  updateEndpoint: (id: string, patch: { url?: string; events?: string[]; description?: string | null }) =>
+    call<Endpoint>('PATCH', `/v1/endpoints/${id}`, patch),
+  deleteEndpoint: (id: string) => call<void>('DELETE', `/v1/endpoints/${id}`),
+  secret: (id: string) => call<{ secret: string }>('GET', `/v1/endpoints/${id}/secret`).then((r) => r.secret),
+  rotateSecret: (id: string) =>
+    call<{ secret: string }>('POST', `/v1/endpoints/${id}/secret/rotate`).then((r) => r.secret),
+  sendTest: (id: string) => call<{ event_id: string }>('POST', `/v1/endpoints/${id}/test`, {}),
+  enable: (id: string, replaySkipped: boolean) =>
+    call<{ endpoint: Endpoint; resumed: number; replayed: number }>('POST', `/v1/endpoints/${id}/enable`, {
+      replay_skipped: replaySkipped,
+    }),
+  deliveries: (q: DeliveryQuery) => {
+    const params = new URLSearchParams();
+    if (q.endpointId) params.set('endpoint_id', q.endpointId);
+    if (q.status) params.set('status', q.status);
+    if (q.event) params.set('event', q.event);
+    if (q.cursor) params.set('cursor', q.cursor);
+    params.set('limit', String(q.limit ?? 20));
+    return call<{ data: Delivery[]; next_cursor: string | null }>('GET', `/v1/deliveries?${params}`);
+  },
+  delivery: (id: string) => call<DeliveryDetail>('GET', `/v1/deliveries/${id}`),
+  retry: (id: string) => call<Delivery>('POST', `/v1/deliveries/${id}/retry`),
+  receiver: () => call<{ url: string; mode: string; modes: string[] }>('GET', '/reference/receiver'),
+  setReceiverMode: (mode: string) => call<{ mode: string }>('POST', '/reference/receiver', { mode }),
+};
+
+export const EVENTS = [
+  'click',
+  'conversion',
+  'link.created',
+  'link.updated',
+  'link.deleted',
+  'alert.triggered',
+];
+export const STATUSES = ['pending', 'awaiting_retry', 'delivered', 'failed', 'held', 'skipped'];

@@ -1,0 +1,254 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Endpoint, EVENTS } from './api.js';
+
+function EndpointForm({
+  initial,
+  onSave,
+  onCancel,
+}: {
+  initial?: Endpoint;
+  onSave: (input: { url: string; events: string[]; description: string }) => Promise<void>;
+  onCancel?: () => void;
+}) {
+  const [url, setUrl] = useState(initial?.url ?? '');
+  const [events, setEvents] = useState<string[]>(initial?.events ?? ['click', 'conversion']);
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const prefix = initial ? `edit-${initial.id}` : 'new';
+  const toggle = (name: string) =>
+    setEvents((current) => (current.includes(name) ? current.filter((e) => e !== name) : [...current, name]));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await onSave({ url, events, description });
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form class="endpoint-form" onSubmit={submit} aria-label={initial ? 'Edit endpoint' : 'New endpoint'}>
+      <label for={`${prefix}-url`}>HTTPS URL</label>
+      <input
+        id={`${prefix}-url`}
+        type="url"
+        required
+        value={url}
+        onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+      />
+      <label for={`${prefix}-description`}>Description</label>
+      <input
+        id={`${prefix}-description`}
+        value={description}
+        onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
+      />
+      <fieldset>
+        <legend>Events</legend>
+        {EVENTS.map((name) => (
+          <label key={name} class="check">
+            <input type="checkbox" checked={events.includes(name)} onChange={() => toggle(name)} /> {name}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit">{initial ? 'Save' : 'Create endpoint'}</button>
+      {onCancel && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function EndpointRow({
+  endpoint,
+  onChanged,
+  onShowLog,
+}: {
+  endpoint: Endpoint;
+  onChanged: () => void;
+  onShowLog: (id: string) => void;
+}) {
+  const [secret, setSecret] = useState<string | null>(null);
+  const [replay, setReplay] = useState(true);
+  const [editing, setEditing] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const act = async (work: () => Promise<string | undefined>) => {
+    try {
+      const message = await work();
+      setNote(message || null);
+      onChanged();
+    } catch (err) {
+      setNote((err as Error).message);
+    }
+  };
+  return (
+    <li class={`endpoint ${endpoint.enabled ? 'enabled' : 'disabled'}`} data-endpoint={endpoint.id}>
+      <div class="endpoint-head">
+        <strong class="url">{endpoint.url}</strong>
+        <span class="status" data-status={endpoint.enabled ? 'enabled' : 'disabled'}>
+          {endpoint.enabled ? 'Enabled' : 'Disabled'}
+        </span>
+      </div>
+      <dl>
+        <dt>Events</dt>
+        <dd>{endpoint.events.join(', ')}</dd>
+        <dt>Consecutive failures</dt>
+        <dd class="failures">{endpoint.consecutive_failures}</dd>
+        {!endpoint.enabled && (
+          <>
+            <dt>Disabled</dt>
+            <dd class="disabled-reason">
+              {endpoint.disabled_reason === 'consecutive_failures'
+                ? '10 deliveries in a row failed'
+                : endpoint.disabled_reason}{' '}
+              {endpoint.disabled_at && `at ${new Date(endpoint.disabled_at).toLocaleString()}`}
+            </dd>
+          </>
+        )}
+        {secret && (
+          <>
+            <dt>Secret</dt>
+            <dd>
+              <code class="secret">{secret}</code>
+            </dd>
+          </>
+        )}
+      </dl>
+      <div class="actions">
+        <button type="button" onClick={() => onShowLog(endpoint.id)}>
+          Delivery log
+        </button>
+        <button type="button" onClick={() => act(async () => void setSecret(await api.secret(endpoint.id)))}>
+          Show secret
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            act(async () => {
+              setSecret(await api.rotateSecret(endpoint.id));
+              return 'Secret rotated: the next attempt is signed with the new one.';
+            })
+          }
+        >
+          Rotate secret
+        </button>
+        <button
+          type="button"
+          disabled={!endpoint.enabled}
+          onClick={() =>
+            act(async () => {
+              await api.sendTest(endpoint.id);
+              return 'Test event sent.';
+            })
+          }
+        >
+          Send test event
+        </button>
+        {!endpoint.enabled && (
+          <>
+            <label class="check">
+              <input type="checkbox" checked={replay} onChange={() => setReplay(!replay)} /> Replay skipped
+              events
+            </label>
+            <button
+              type="button"
+              onClick={() =>
+                act(async () => {
+                  const r = await api.enable(endpoint.id, replay);
+                  return `Re-enabled: ${r.resumed} held resumed, ${r.replayed} skipped replayed.`;
+                })
+              }
+            >
+              Re-enable
+            </button>
+          </>
+        )}
+        <button type="button" onClick={() => setEditing(!editing)}>
+          Edit
+        </button>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            if (confirm(`Delete ${endpoint.url}? Its delivery log goes too.`))
+              act(async () => {
+                await api.deleteEndpoint(endpoint.id);
+                return undefined;
+              });
+          }}
+        >
+          Delete
+        </button>
+      </div>
+      {note && (
+        <p role="status" class="note">
+          {note}
+        </p>
+      )}
+      {editing && (
+        <EndpointForm
+          initial={endpoint}
+          onCancel={() => setEditing(false)}
+          onSave={async (input) => {
+            await api.updateEndpoint(endpoint.id, input);
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      )}
+    </li>
+  );
+}
+
+export function Endpoints({ onShowLog }: { onShowLog: (endpointId: string) => void }) {
+  const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
+  const [created, setCreated] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = () => api.endpoints().then(setEndpoints, (err: Error) => setError(err.message));
+  useEffect(() => {
+    void load();
+    // Status and failure counts change as deliveries land: keep them current.
+    const timer = setInterval(() => void load(), 2000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <section aria-labelledby="endpoints-title">
+      <h2 id="endpoints-title">Endpoints</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {endpoints === null ? (
+        <p>Loading…</p>
+      ) : endpoints.length === 0 ? (
+        <p>No endpoint yet.</p>
+      ) : (
+        <ul class="endpoints">
+          {endpoints.map((e) => (
+            <EndpointRow key={e.id} endpoint={e} onChanged={load} onShowLog={onShowLog} />
+          ))}
+        </ul>
+      )}
+      <h3>New endpoint</h3>
+      <EndpointForm
+        onSave={async (input) => {
+          const endpoint = await api.createEndpoint(input);
+          setCreated(`Created. Its secret, to verify signatures: ${endpoint.secret}`);
+          await load();
+        }}
+      />
+      {created && (
+        <p role="status" class="note created">
+          {created}
+        </p>
+      )}
+    </section>
+  );
+}

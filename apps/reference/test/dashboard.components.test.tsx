@@ -1,0 +1,174 @@
+// @vitest-environment happy-dom
+// @vitest-environment-options {"url": "http://dashboard.test/dashboard"}
+/**
+ * The dashboard's components and data fetching with the management API mocked by msw: what each
+ * view asks of the API and how it shows the answers. The browser tests run against the real service.
+ */
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, api } from '../dashboard/src/api.js';
+import { App } from '../dashboard/src/app.js';
+import { Deliveries } from '../dashboard/src/deliveries.js';
+import { DeliveryDetailView } from '../dashboard/src/delivery-detail.js';
+
+const seen: Request[] = [];
+const endpoint = {
+  id: 'ep_1',
+  url: 'https://hooks.example.com/linkhooks',
+  events: ['click'],
+  description: null,
+  enabled: false,
+  consecutive_failures: 10,
+  disabled_reason: 'consecutive_failures',
+  disabled_at: '2026-11-22T10:00:00.000Z',
+  created_at: '2026-11-22T09:00:00.000Z',
+};
+const delivery = (id: string, status = 'delivered') => ({
+  id,
+  event_id: 'evt_1',
+  endpoint_id: 'ep_1',
+  event: 'click',
+  status,
+  attempts: 1,
+  next_attempt_at: null,
+  last_failure_kind: null,
+  last_status_code: 200,
+  created_at: '2026-11-22T10:00:00.000Z',
+});
+let signedIn = false;
+
+const server = setupServer(
+  http.all('*', ({ request }) => {
+    seen.push(request.clone());
+  }),
+  http.get('*/v1/session', () =>
+    signedIn
+      ? HttpResponse.json({ account: { id: 'acct_1', name: 'Acme' } })
+      : HttpResponse.json({ error: { code: 'unauthorized', message: 'sign in' } }, { status: 401 }),
+  ),
+  http.post('*/v1/session', async ({ request }) => {
+    const { api_key } = (await request.json()) as { api_key: string };
+    if (api_key !== 'lhk_good') {
+      return HttpResponse.json(
+        { error: { code: 'unauthorized', message: 'the API key is not valid' } },
+        { status: 401 },
+      );
+    }
+    signedIn = true;
+    return HttpResponse.json({ account: { id: 'acct_1', name: 'Acme' } }, { status: 201 });
+  }),
+  http.get('*/v1/endpoints', () => HttpResponse.json({ data: [endpoint] })),
+  http.get('*/reference/receiver', () => new HttpResponse(null, { status: 404 })),
+  http.get('*/v1/deliveries', ({ request }) => {
+    const url = new URL(request.url);
+    const cursor = url.searchParams.get('cursor');
+    return HttpResponse.json(
+      cursor
+        ? { data: [delivery('dlv_old')], next_cursor: null }
+        : {
+            data: [delivery('dlv_new', url.searchParams.get('status') ?? 'delivered')],
+            next_cursor: 'dlv_new',
+          },
+    );
+  }),
+  http.get('*/v1/deliveries/:id', ({ params }) =>
+    HttpResponse.json({
+      delivery: { ...delivery(String(params.id), 'awaiting_retry'), attempts: 2 },
+      request_body: '{"event":"click"}',
+      attempts: [1, 2].map((n) => ({
+        number: n,
+        started_at: new Date(Date.UTC(2026, 10, 22, 10, n === 1 ? 0 : 1)).toISOString(),
+        duration_ms: 12,
+        status_code: 500,
+        failure_kind: 'http_status',
+        error_message: 'receiver answered 500',
+        response_snippet: '{"error":"down"}',
+        next_attempt_at: null,
+        request_headers: { 'x-service-signature': 'ab'.repeat(32) },
+      })),
+    }),
+  ),
+  http.post('*/v1/deliveries/:id/retry', () =>
+    HttpResponse.json(delivery('dlv_x', 'pending'), { status: 202 }),
+  ),
+);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  cleanup();
+  seen.length = 0;
+  signedIn = false;
+});
+afterAll(() => server.close());
+
+describe('data fetching', () => {
+  it('sends the CSRF header on changes only, never an API key header, and same-origin credentials', async () => {
+    await api.endpoints();
+    await api.retry('dlv_x');
+    const [get, post] = seen;
+    expect(get!.headers.get('x-linkhooks-csrf')).toBeNull();
+    expect(post!.headers.get('x-linkhooks-csrf')).toBe('1');
+    expect(get!.headers.get('authorization')).toBeNull();
+    expect(get!.credentials).toBe('same-origin');
+  });
+
+  it('builds the log query from the filters and turns error bodies into ApiError', async () => {
+    await api.deliveries({ endpointId: 'ep_1', status: 'failed', event: 'click', cursor: 'dlv_9', limit: 5 });
+    expect(new URL(seen[0]!.url).search).toBe(
+      '?endpoint_id=ep_1&status=failed&event=click&cursor=dlv_9&limit=5',
+    );
+    const error = await api.signIn('lhk_bad').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 401, code: 'unauthorized', message: 'the API key is not valid' });
+  });
+});
+
+describe('components', () => {
+  it('signs in with the key, then shows the endpoints with their disabled state', async () => {
+    render(<App />);
+    const input = await screen.findByLabelText('API key');
+    fireEvent.input(input, { target: { value: 'lhk_bad' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect((await screen.findByRole('alert')).textContent).toMatch(/not valid/);
+    fireEvent.input(input, { target: { value: 'lhk_good' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    await screen.findByRole('heading', { name: 'Endpoints' });
+    expect(await screen.findByText(endpoint.url)).toBeTruthy();
+    expect(document.querySelector('.status')?.textContent).toBe('Disabled');
+    expect(screen.getByText(/10 deliveries in a row failed/)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Re-enable' })).toBeTruthy();
+    expect(screen.getByLabelText('Replay skipped events')).toBeTruthy();
+    expect(document.body.innerHTML).not.toContain('lhk_good');
+  });
+
+  it('filters the log by status and pages with the cursor', async () => {
+    render(<Deliveries onOpen={() => {}} />);
+    await screen.findByText('delivered');
+    fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
+    await waitFor(() =>
+      expect(seen.some((r) => new URL(r.url).searchParams.get('status') === 'failed')).toBe(true),
+    );
+    await screen.findByText('failed', { selector: '.badge' });
+    fireEvent.click(screen.getByRole('button', { name: 'Older' }));
+    await waitFor(() =>
+      expect(seen.some((r) => new URL(r.url).searchParams.get('cursor') === 'dlv_new')).toBe(true),
+    );
+    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
+  });
+
+  it('shows a delivery’s attempts against the schedule and retries it', async () => {
+    render(<DeliveryDetailView id="dlv_7" onBack={() => {}} />);
+    await screen.findByText('dlv_7');
+    const rows = document.querySelectorAll('.timeline li');
+    expect(rows).toHaveLength(6);
+    expect(rows[0]!.textContent).toMatch(/Attempt 1 scheduled \+0 s made \+0 s: 500/);
+    expect(rows[1]!.textContent).toMatch(/Attempt 2 scheduled \+1 min made \+1 min: 500/);
+    expect(rows[2]!.className).toBe('pending');
+    expect(document.querySelectorAll('details.attempt')).toHaveLength(2);
+    expect(document.body.textContent).toMatch(/x-service-signature: (ab){32}/);
+    fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Retry scheduled now.');
+  });
+});
