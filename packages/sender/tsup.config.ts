@@ -9,6 +9,8 @@ export default defineConfig([
     sourcemap: true,
     target: 'es2022',
     external: ['better-sqlite3', 'pg', 'express', '@linkhooks/protocol'],
+    // import.meta.url in the CJS build too (the dashboard's files are found beside the entry).
+    shims: true,
   },
   {
     // The service CLI: ESM only, with its shebang (the package's `bin`).

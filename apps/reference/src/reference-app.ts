@@ -17,7 +17,6 @@ import {
 import { createServiceApp } from '@linkhooks/sender/api';
 import express from 'express';
 import { createCertificates } from './certificates.js';
-import { dashboardRouter } from './dashboard-assets.js';
 import {
   RECEIVER_MODES,
   type ReceiverMode,
@@ -105,7 +104,6 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
     log(`receiver: switched to ${mode}`);
     res.json({ mode });
   });
-  app.use(await dashboardRouter());
   app.use(
     createServiceApp({ sender, ...(options.serviceToken ? { serviceToken: options.serviceToken } : {}) }),
   );

@@ -1,8 +1,9 @@
 /**
- * The whole HTTP service `linkhooks-sender serve` runs: the management router, a health check and
- * JSON 404s. Exported so a platform (or the reference app) can add its own routes beside them.
+ * The whole HTTP service `linkhooks-sender serve` runs: the management router, the dashboard at
+ * /dashboard, and a health check. Exported so a platform (or the reference app) can add its own routes beside them.
  */
 import express, { type Express } from 'express';
+import { createDashboardRouter } from './dashboard.js';
 import { createManagementRouter, type ManagementRouterOptions } from './router.js';
 
 /**
@@ -10,7 +11,7 @@ import { createManagementRouter, type ManagementRouterOptions } from './router.j
  * const app = createServiceApp({ sender, serviceToken: process.env.LINKHOOKS_SERVICE_TOKEN });
  * app.listen(8080, '127.0.0.1');
  */
-export function createServiceApp(options: ManagementRouterOptions): Express {
+export function createServiceApp(options: ManagementRouterOptions & { dashboard?: boolean }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -18,5 +19,6 @@ export function createServiceApp(options: ManagementRouterOptions): Express {
     res.json({ ok: true });
   });
   app.use(createManagementRouter(options));
+  if (options.dashboard !== false) app.use(createDashboardRouter());
   return app;
 }
