@@ -4,14 +4,17 @@
  * The dashboard's components and data fetching with the management API mocked by msw: what each
  * view asks of the API and how it shows the answers. The browser tests run against the real service.
  */
+
+import { EVENT_NAMES } from '@linkhooks/protocol';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, api } from '../dashboard/src/api.js';
+import { ApiError, api, EVENTS, STATUSES } from '../dashboard/src/api.js';
 import { App } from '../dashboard/src/app.js';
 import { Deliveries } from '../dashboard/src/deliveries.js';
 import { DeliveryDetailView } from '../dashboard/src/delivery-detail.js';
+import { DELIVERY_STATUSES } from '../src/domain/delivery-state.js';
 
 const seen: Request[] = [];
 const endpoint = {
@@ -102,6 +105,13 @@ afterEach(() => {
   signedIn = false;
 });
 afterAll(() => server.close());
+
+describe('the lists the dashboard writes out', () => {
+  it('are the protocol’s events and the engine’s statuses', () => {
+    expect(EVENTS).toEqual([...EVENT_NAMES]);
+    expect(STATUSES).toEqual([...DELIVERY_STATUSES]);
+  });
+});
 
 describe('data fetching', () => {
   it('sends the CSRF header on changes only, never an API key header, and same-origin credentials', async () => {
