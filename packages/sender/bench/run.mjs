@@ -18,6 +18,7 @@
 // It imports the BUILT package by name (package self-reference), so run `pnpm build` first.
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
+import { sampleEventData } from '@linkhooks/protocol';
 import * as senderPackage from '@linkhooks/sender';
 import pg from 'pg';
 import { Agent } from 'undici';
@@ -75,21 +76,12 @@ const ACCOUNT_LATENCY = 'acct_bench_latency';
 // ---- the event --------------------------------------------------------------------------------
 
 const ID_DIGITS = 8; // click ids `clk_00000042` / `lat_00000042`: every body has the same length
+// The protocol's sample click (fixed-length values), with a numbered id and a filler that makes
+// every body exactly BODY_BYTES long.
 const clickData = (clickId, filler) => ({
+  ...sampleEventData('click'),
   click_id: clickId,
-  link_id: 4242,
-  link_slug: 'summer-sale',
   destination_url: `https://shop.example.com/summer?utm_source=linkhooks&utm_medium=smartlink&utm_content=${filler}`,
-  ip: '203.0.113.7',
-  country: 'DE',
-  region: 'Berlin',
-  city: 'Berlin',
-  device: 'mobile',
-  browser: 'Chrome',
-  os: 'Android',
-  referer: 'https://news.example.org/article',
-  is_unique: true,
-  fraud_flags: [],
 });
 const envelopeBytes = (data) =>
   Buffer.from(JSON.stringify({ event: 'click', timestamp: '2026-11-22T09:00:00Z', data }));
