@@ -161,4 +161,42 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await expect.poll(() => item.locator('.status').textContent()).toBe('Enabled');
     await shot('reenabled');
   });
+
+  it('is usable from the keyboard alone: sign in, move between sections, open a delivery', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    try {
+      await tab.goto(app.dashboardUrl);
+      await tab.getByLabel('API key').waitFor();
+      await tab.keyboard.press('Tab'); // the first control is the API key field, labelled
+      expect(await tab.evaluate(() => document.activeElement?.id)).toBe('api-key');
+      await tab.keyboard.type(app.apiKey);
+      await tab.keyboard.press('Enter');
+      await tab.getByRole('heading', { name: 'Endpoints' }).waitFor();
+      // Tab to the "Delivery log" section button and press Enter.
+      for (let i = 0; i < 10; i++) {
+        await tab.keyboard.press('Tab');
+        if ((await tab.evaluate(() => document.activeElement?.textContent)) === 'Delivery log') break;
+      }
+      await tab.keyboard.press('Enter');
+      await tab.getByRole('heading', { name: /^Delivery log/ }).waitFor();
+      const first = tab.locator('tr[data-delivery] button.link').first();
+      await first.waitFor();
+      await first.focus();
+      await tab.keyboard.press('Enter');
+      await tab.getByRole('button', { name: 'Retry now' }).waitFor();
+      // Every form control on the page has an accessible name.
+      const unnamed = await tab.evaluate(
+        () =>
+          Array.from(document.querySelectorAll('input, select, button')).filter(
+            (el) =>
+              !el.textContent?.trim() &&
+              !(el as HTMLInputElement).labels?.length &&
+              !el.getAttribute('aria-label'),
+          ).length,
+      );
+      expect(unnamed).toBe(0);
+    } finally {
+      await tab.close();
+    }
+  });
 });
