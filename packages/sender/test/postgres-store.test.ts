@@ -152,9 +152,59 @@ describe.runIf(pgUp)('postgres', () => {
       'deliveries',
       'endpoints',
       'events',
+      'leases',
       'schema_migrations',
     ]);
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('keeps the leases held while it migrates from version 2 to the leases table (migration 3)', async () => {
+    // A database as version 2 left it, with one delivery in flight: its lease in the row.
+    const schema = freshSchema();
+    const setup = await admin.connect();
+    try {
+      await setup.query('BEGIN');
+      await setup.query(`CREATE SCHEMA "${schema}"`);
+      await setup.query(`SET LOCAL search_path = "${schema}"`);
+      await setup.query(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      for (const m of PG_MIGRATIONS.filter((m) => m.version <= 2)) {
+        await setup.query(m.sql);
+        await setup.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
+      }
+      await setup.query('COMMIT');
+    } finally {
+      setup.release();
+    }
+    const store = open(schema);
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const [inFlight] = await publishClick(store, accountId);
+    const [waiting] = await publishClick(store, accountId);
+    await admin.query(
+      `UPDATE "${schema}".deliveries SET lease_token = 'token-v2', lease_expires_at = $2 WHERE id = $1`,
+      [inFlight!.id, T0 + 60_000],
+    );
+
+    await store.migrate();
+
+    const columns = await admin.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'deliveries' AND column_name LIKE 'lease%'`,
+      [schema],
+    );
+    expect(columns.rows).toEqual([]);
+    // The lease still holds: only the other delivery is handed out...
+    const claimed = await store.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 10 });
+    expect(claimed.map((c) => c.delivery.id)).toEqual([waiting!.id]);
+    // ...and the worker that held it before the migration records its attempt with its token.
+    const { delivery } = (await store.getDelivery(accountId, inFlight!.id))!;
+    const held = { ...claimed[0]!, delivery, leaseToken: 'token-v2', leaseExpiresAt: T0 + 60_000 };
+    expect(await fail(store, { ...held, leaseToken: 'not-the-token' }, T0 + 1)).toEqual({ applied: false });
+    expect(await fail(store, held, T0 + 1)).toMatchObject({ applied: true, status: 'awaiting_retry' });
+    const leases = await admin.query(`SELECT delivery_id FROM "${schema}".leases`);
+    expect(leases.rows).toEqual([{ delivery_id: waiting!.id }]);
+    await store.close();
   });
 
   it('hands each of 200 due deliveries to exactly one of 4 concurrent claimers', async () => {
@@ -183,10 +233,10 @@ describe.runIf(pgUp)('postgres', () => {
     expect(all).toHaveLength(200);
     expect(new Set(all.map((c) => c.delivery.id)).size).toBe(200);
     // The token each claimer was handed is the one the row holds: nobody else's claim overwrote it.
-    const leased = await admin.query<{ id: string; lease_token: string }>(
-      `SELECT id, lease_token FROM "${schema}".deliveries`,
+    const leased = await admin.query<{ id: string; token: string }>(
+      `SELECT delivery_id AS id, token FROM "${schema}".leases`,
     );
-    expect(Object.fromEntries(leased.rows.map((r) => [r.id, r.lease_token]))).toEqual(
+    expect(Object.fromEntries(leased.rows.map((r) => [r.id, r.token]))).toEqual(
       Object.fromEntries(all.map((c) => [c.delivery.id, c.leaseToken])),
     );
     // SKIP LOCKED with the LIMIT after the skip: the claimers shared the work.

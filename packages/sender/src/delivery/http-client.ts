@@ -3,7 +3,7 @@
  * 30 s for the whole attempt, at most 4 KiB of the response read, redirects never followed, and
  * every connection's address checked at connect time (DESIGN: Network safety).
  */
-import { rootCertificates, type SecureContext, createSecureContext } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent } from 'undici';
 import type { AttemptOutcome } from '../domain/delivery-state.js';
 import { isSuccessStatus } from '../domain/delivery-state.js';

@@ -105,6 +105,27 @@ CREATE TABLE accounts (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'leases',
+    // A claim used to write the lease into the delivery row: a new version of a row with six
+    // indexes, and the row was written again when the attempt finished. A lease is now a row of
+    // its own (claim = insert, finish = delete) in a table that holds only what is in flight, so a
+    // delivery row is written once per attempt. Leases held while migrating move over unchanged.
+    sql: `
+CREATE TABLE leases (
+  delivery_id TEXT COLLATE "C" PRIMARY KEY,
+  endpoint_id TEXT COLLATE "C" NOT NULL,
+  token TEXT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
+SELECT id, endpoint_id, lease_token, lease_expires_at FROM deliveries
+WHERE lease_token IS NOT NULL AND lease_expires_at IS NOT NULL;
+DROP INDEX deliveries_leased;
+ALTER TABLE deliveries DROP COLUMN lease_token, DROP COLUMN lease_expires_at;
+`,
+  },
 ];
 
 /**

@@ -249,7 +249,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return row ? toEndpoint(row) : null;
     },
     async deleteEndpoint(accountId, id) {
-      return ((await pool.query(q.DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) > 0;
+      const [row] = await rows(q.DELETE_ENDPOINT, [id, accountId]);
+      return Number(row?.n ?? 0) > 0;
     },
 
     async publish(event, nextId, target = {}) {
@@ -347,6 +348,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
           attempt.statusCode,
           now,
         ]);
+        await client.query(q.DELETE_LEASE, [delivery.id]);
         return { applied: true, status, ...(disabledEndpoint ? { disabledEndpoint } : {}) };
       });
     },
@@ -385,7 +387,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
         if (!endpoint?.enabled) return { ok: false, reason: 'endpoint_disabled' };
         const locked = await one(client, q.LOCK_DELIVERY, [deliveryId, accountId]);
         if (!locked) return { ok: false, reason: 'not_found' };
-        if (locked.lease_expires_at !== null && Number(locked.lease_expires_at) > now) {
+        const lease = await one(client, q.SELECT_LEASE, [deliveryId]);
+        if (lease && Number(lease.expires_at) > now) {
           return { ok: false, reason: 'in_flight' };
         }
         const updated = await one(client, q.RETRY_NOW, [deliveryId, now]);
@@ -425,6 +428,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     async pruneBefore(cutoff) {
       return tx(async (client) => {
         const removed = (await client.query(q.PRUNE_DELIVERIES, [cutoff])).rowCount ?? 0;
+        await client.query(q.PRUNE_LEASES, []);
         await client.query(q.PRUNE_EVENTS, [cutoff]);
         return removed;
       });

@@ -54,7 +54,11 @@ UPDATE endpoints SET
   updated_at = $8
 WHERE id = $1 AND account_id = $2
 RETURNING *`;
-export const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`;
+/** Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them. */
+export const DELETE_ENDPOINT = `
+WITH gone AS (DELETE FROM endpoints WHERE id = $1 AND account_id = $2 RETURNING id),
+leases_gone AS (DELETE FROM leases WHERE endpoint_id IN (SELECT id FROM gone))
+SELECT count(*)::int AS n FROM gone`;
 
 // ---- publish (one transaction: invariant 2) -----------------------------------------------------
 
@@ -79,28 +83,34 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
 
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
- * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms.
+ * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window.
+ *
+ * A lease is a row of `leases` (migration 3): claiming inserts it and leaves the delivery row as
+ * it is, apart from a row lock. A lease that expired is as good as none (invariant 3).
  *
  * `eligible` has SQLite's CLAIM_DUE semantics (DESIGN invariant 6): due, unleased deliveries of
  * enabled endpoints, at most `cap - in flight` per endpoint in due order, so an endpoint at its
  * cap is skipped, never waited on. `picked` then locks them in due order with
- * `FOR UPDATE SKIP LOCKED` and the LIMIT applied after the skip: rows another claimer holds are
- * passed over for the next ones, so concurrent claimers share the work instead of all fighting
- * for the same first rows. Its WHERE re-checks lease freedom on the row as locked (PostgreSQL
- * re-evaluates it on the newest version), so a delivery another worker claimed meanwhile is never
- * handed out twice. MATERIALIZED: the locking query runs exactly once.
+ * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip: rows another claimer
+ * holds are passed over for the next ones, so concurrent claimers share the work instead of all
+ * fighting for the same first rows; its WHERE is re-checked on the row as locked, so a delivery
+ * finished meanwhile is passed over. A claimer whose snapshot predates a lease another one has
+ * committed since can still lock the row; the insert then meets that lease, which ON CONFLICT
+ * reads as committed, and takes it over only if it has expired: a delivery is never handed out
+ * twice. MATERIALIZED: the locking query runs exactly once.
  *
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
- * few hundred rows rather than the whole backlog (see SQLite's CLAIM_DUE).
+ * few hundred rows rather than the whole backlog (see SQLite's CLAIM_DUE). `leases` holds only
+ * work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
  * exceed it briefly (bounded by claimers × cap); the lease and the token stay exact.
  */
 export const CLAIM_DUE = `
 WITH inflight AS (
-  SELECT endpoint_id, count(*) AS n FROM deliveries
-  WHERE lease_expires_at > $1::bigint
+  SELECT endpoint_id, count(*) AS n FROM leases
+  WHERE expires_at > $1::bigint
   GROUP BY endpoint_id
 ),
 due AS (
@@ -108,7 +118,7 @@ due AS (
   FROM deliveries d
   WHERE d.status IN ('pending', 'awaiting_retry')
     AND d.next_attempt_at <= $1::bigint
-    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
+    AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.delivery_id = d.id AND l.expires_at > $1::bigint)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
   ORDER BY d.next_attempt_at
   LIMIT $5::int
@@ -125,30 +135,30 @@ eligible AS (
   WHERE c.rn + coalesce(i.n, 0) <= $3::int
 ),
 picked AS MATERIALIZED (
-  SELECT d.id FROM deliveries d
+  SELECT d.id, d.endpoint_id FROM deliveries d
   JOIN eligible el ON el.id = d.id
   WHERE d.status IN ('pending', 'awaiting_retry')
     AND d.next_attempt_at <= $1::bigint
-    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
   ORDER BY el.next_attempt_at, el.id
   LIMIT $2::int
-  FOR UPDATE OF d SKIP LOCKED
+  FOR NO KEY UPDATE OF d SKIP LOCKED
 ),
-claimed AS (
-  UPDATE deliveries d
-  SET lease_token = gen_random_uuid()::text, lease_expires_at = $1::bigint + $4::bigint
-  FROM picked
-  WHERE d.id = picked.id
-  RETURNING d.*
+leased AS (
+  INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
+  SELECT id, endpoint_id, gen_random_uuid()::text, $1::bigint + $4::bigint FROM picked
+  ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+  WHERE leases.expires_at <= $1::bigint
+  RETURNING delivery_id, token, expires_at
 )
-SELECT c.*, ev.body AS body, e.url AS url, e.secret AS secret
-FROM claimed c
-JOIN events ev ON ev.id = c.event_id
-JOIN endpoints e ON e.id = c.endpoint_id
-ORDER BY c.next_attempt_at, c.id`;
+SELECT d.*, l.token AS lease_token, l.expires_at AS lease_expires_at, ev.body AS body, e.url AS url,
+       e.secret AS secret
+FROM leased l
+JOIN deliveries d ON d.id = l.delivery_id
+JOIN events ev ON ev.id = d.event_id
+JOIN endpoints e ON e.id = d.endpoint_id
+ORDER BY d.next_attempt_at, d.id`;
 
-export const RELEASE_LEASE = `
-UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`;
+export const RELEASE_LEASE = `DELETE FROM leases WHERE delivery_id = $1 AND token = $2`;
 
 /**
  * When the worker should look again: the earliest due time of an unleased delivery, or the
@@ -158,10 +168,11 @@ UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1 
 export const NEXT_DUE = `
 SELECT least(
   (SELECT d.next_attempt_at FROM deliveries d
-   WHERE d.status IN ('pending', 'awaiting_retry') AND d.lease_expires_at IS NULL AND d.next_attempt_at IS NOT NULL
+   WHERE d.status IN ('pending', 'awaiting_retry') AND d.next_attempt_at IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.delivery_id = d.id)
    ORDER BY d.next_attempt_at LIMIT 1),
-  (SELECT min(d.lease_expires_at) FROM deliveries d
-   WHERE d.lease_expires_at IS NOT NULL AND d.status IN ('pending', 'awaiting_retry'))
+  (SELECT min(l.expires_at) FROM leases l
+   JOIN deliveries d ON d.id = l.delivery_id AND d.status IN ('pending', 'awaiting_retry'))
 ) AS at`;
 
 // ---- recording an attempt (one transaction: invariants 3, 4, 5) ---------------------------------
@@ -173,10 +184,16 @@ SELECT least(
  */
 export const LOCK_ENDPOINT_OF_LEASED = `
 SELECT e.* FROM endpoints e
-WHERE e.id = (SELECT d.endpoint_id FROM deliveries d WHERE d.id = $1 AND d.lease_token = $2)
+WHERE e.id = (SELECT l.endpoint_id FROM leases l WHERE l.delivery_id = $1 AND l.token = $2)
 FOR UPDATE OF e`;
-/** Compare-and-set, part 1: the lease must still be `$2` once the row is locked. */
-export const LOCK_LEASED_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND lease_token = $2 FOR UPDATE`;
+/**
+ * Compare-and-set, part 1: the delivery, locked, while its lease is still `$2` (the lease row is
+ * locked too: a claimer taking over an expired lease waits for this transaction, then sees it gone).
+ */
+export const LOCK_LEASED_DELIVERY = `
+SELECT d.* FROM deliveries d JOIN leases l ON l.delivery_id = d.id
+WHERE d.id = $1 AND l.token = $2
+FOR UPDATE OF d, l`;
 /** Zero rows inserted means this attempt number is already recorded (invariant 4). */
 export const INSERT_ATTEMPT = `
 INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
@@ -195,8 +212,10 @@ ON CONFLICT (delivery_id, number) DO NOTHING`;
  * waits on the delivery rows locked here and then holds them itself. Rarely, a reset and a
  * disabling of the same endpoint lock in opposite orders; PostgreSQL then aborts one as a deadlock
  * and the caller runs the batch again. Per delivery the lease is compared and set as in
- * LOCK_LEASED_DELIVERY (invariant 3); a duplicate attempt number inserts nothing and so changes
- * nothing (invariant 4); the reset commits with the attempt (invariant 5).
+ * LOCK_LEASED_DELIVERY (invariant 3), and the lease row is deleted; a duplicate attempt number
+ * inserts nothing and leaves the delivery as it was (invariant 4) — only its lease goes, and a
+ * lease still held cannot have its attempt number recorded already; the reset commits with the
+ * attempt (invariant 5).
  * Returns one row per applied attempt; a lost lease returns none.
  */
 export const RECORD_ATTEMPTS_FAST = `
@@ -207,11 +226,16 @@ WITH input AS (
   ) AS t(delivery_id, lease_token, number, started_at, duration_ms, status_code, failure_kind, error_message,
          response_snippet, next_attempt_at, request_headers, status, attempts, reset)
 ),
-leased AS MATERIALIZED (
+locked AS MATERIALIZED (
   SELECT d.id, d.endpoint_id FROM deliveries d
-  JOIN input i ON i.delivery_id = d.id AND i.lease_token = d.lease_token
+  JOIN input i ON i.delivery_id = d.id
   ORDER BY d.id
   FOR UPDATE OF d
+),
+leased AS (
+  DELETE FROM leases l USING input i, locked
+  WHERE l.delivery_id = i.delivery_id AND l.token = i.lease_token AND locked.id = l.delivery_id
+  RETURNING l.delivery_id AS id, locked.endpoint_id
 ),
 ep AS (
   SELECT e.id, e.enabled FROM endpoints e WHERE e.id IN (SELECT endpoint_id FROM leased)
@@ -228,7 +252,7 @@ ins AS (
 fin AS (
   UPDATE deliveries d
   SET status = CASE WHEN i.status = 'awaiting_retry' AND NOT ep.enabled THEN 'held' ELSE i.status END,
-      attempts = i.attempts, next_attempt_at = i.next_attempt_at, lease_token = NULL, lease_expires_at = NULL,
+      attempts = i.attempts, next_attempt_at = i.next_attempt_at,
       last_failure_kind = i.failure_kind, last_status_code = i.status_code, updated_at = $15
   FROM ins, input i, ep
   WHERE d.id = ins.delivery_id AND i.delivery_id = d.id AND ep.id = d.endpoint_id
@@ -251,8 +275,9 @@ UPDATE deliveries SET status = 'held', updated_at = $3
 WHERE endpoint_id = $1 AND status IN ('pending', 'awaiting_retry') AND id <> $2`;
 export const FINISH_ATTEMPT = `
 UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4,
-  lease_token = NULL, lease_expires_at = NULL, last_failure_kind = $5, last_status_code = $6, updated_at = $7
+  last_failure_kind = $5, last_status_code = $6, updated_at = $7
 WHERE id = $1`;
+export const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
 
 // ---- re-enabling and manual retries -------------------------------------------------------------
 
@@ -274,6 +299,8 @@ export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND accou
 /** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
 export const LOCK_ENDPOINT_SHARED = `SELECT enabled FROM endpoints WHERE id = $1 FOR SHARE`;
 export const LOCK_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE`;
+/** The delivery's lease, if any (expired or not): whether an attempt is in flight. */
+export const SELECT_LEASE = `SELECT expires_at FROM leases WHERE delivery_id = $1`;
 export const RETRY_NOW = `
 UPDATE deliveries SET status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'awaiting_retry' END,
   next_attempt_at = $2, updated_at = $2
@@ -296,6 +323,9 @@ export const SELECT_EVENT = `SELECT * FROM events WHERE id = $1 AND account_id =
 
 export const PRUNE_DELIVERIES = `
 DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'skipped') AND updated_at < $1`;
+/** Leases whose delivery is gone (none in normal operation; there is no foreign key to cascade). */
+export const PRUNE_LEASES = `
+DELETE FROM leases l WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = l.delivery_id)`;
 export const PRUNE_EVENTS = `
 DELETE FROM events ev
 WHERE ev.created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ev.id)`;
