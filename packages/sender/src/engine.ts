@@ -182,6 +182,10 @@ export function createSender(options: SenderOptions) {
     batchSize: positiveInt('batchSize', options.batchSize, 32),
     leaseMs,
     pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs, 1000),
+    // A record on PostgreSQL is a round trip of a few milliseconds under load: holding the slot
+    // through it would leave requests idle. SQLite records in-process, where freeing slots one
+    // response at a time only turns batched claims and records into more, smaller ones.
+    freeSlotOnResponse: store.kind === 'postgres',
     onAttempt,
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });

@@ -125,10 +125,12 @@ export function createMemoryStore(): SenderStore {
       return created.map(copy);
     },
 
-    async claimDue({ now, limit, leaseMs, perEndpointCap }) {
+    async claimDue({ now, limit, leaseMs, perEndpointCap, finishing = [] }) {
+      const done = new Set(finishing);
       const inFlight = new Map<string, number>();
       for (const [id, d] of deliveries) {
-        if (leased(id, now)) inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
+        if (leased(id, now) && !done.has(id))
+          inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
       }
       const due = [...deliveries.values()]
         .filter(

@@ -52,6 +52,12 @@ export interface ClaimRequest {
   leaseMs: number;
   /** Deliveries one endpoint may have in flight; endpoints at the cap are skipped (invariant 6). */
   perEndpointCap: number;
+  /**
+   * Deliveries the caller holds whose request is over and whose attempt is being recorded: no
+   * longer in flight to their endpoint, so they do not count against its cap. Their leases still
+   * hold (they end with the record), so none of them is claimed again.
+   */
+  finishing?: readonly string[];
 }
 
 export interface AttemptResult {

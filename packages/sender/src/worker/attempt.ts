@@ -39,11 +39,17 @@ export function deliveryHeaders(claim: ClaimedDelivery, attemptNumber: number, u
   };
 }
 
-export async function runAttempt(deps: AttemptDeps, claim: ClaimedDelivery): Promise<AttemptReport> {
+/** `onSent`: told when the request is over and only the record remains (the slot is free). */
+export async function runAttempt(
+  deps: AttemptDeps,
+  claim: ClaimedDelivery,
+  onSent?: () => void,
+): Promise<AttemptReport> {
   const number = claim.delivery.attempts + 1;
   const headers = deliveryHeaders(claim, number, deps.userAgent);
   const startedAt = deps.clock.now();
   const result = await deps.client.send({ url: claim.url, body: claim.body, headers });
+  onSent?.();
   // SPEC 8: the next delay is measured from the failure of this attempt.
   const finishedAt = deps.clock.now();
   const decision = decideAfterAttempt(claim.delivery.attempts, result.outcome, finishedAt, deps.schedule);

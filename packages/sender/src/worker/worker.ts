@@ -18,6 +18,11 @@ export interface WorkerOptions extends AttemptDeps {
   leaseMs: number;
   /** Longest idle sleep: how soon work scheduled by another process is noticed. */
   pollIntervalMs: number;
+  /**
+   * Free an attempt's slot as soon as its response is in, recording it beside the next request,
+   * rather than once it is recorded: for a store a network round trip away (PostgreSQL).
+   */
+  freeSlotOnResponse: boolean;
   onAttempt(report: AttemptReport): void;
   onError(error: unknown): void;
 }
@@ -33,8 +38,21 @@ export interface Worker {
   readonly inFlight: number;
 }
 
+interface Running {
+  claim: ClaimedDelivery;
+  done: Promise<void>;
+  /** The request is over; the attempt is being recorded. */
+  sent: boolean;
+}
+
 export function createWorker(options: WorkerOptions): Worker {
-  const inFlight = new Map<string, { claim: ClaimedDelivery; done: Promise<void> }>();
+  // Every claimed delivery until its attempt is recorded. Only those still sending use one of the
+  // `concurrency` slots; with `freeSlotOnResponse` a slot is free again as soon as the response is
+  // in, while the record (a database round trip) goes on beside the next request. Attempts being
+  // recorded are bounded too, by `concurrency` more, so a slow database slows claiming instead of
+  // piling work up.
+  const inFlight = new Map<string, Running>();
+  let sending = 0;
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -46,14 +64,25 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   const launch = (claim: ClaimedDelivery) => {
-    const done = runAttempt(options, claim)
+    const running: Running = { claim, done: Promise.resolve(), sent: false };
+    const sent = () => {
+      if (running.sent) return;
+      running.sent = true;
+      sending--;
+      wake();
+    };
+    sending++;
+    running.done = runAttempt(options, claim, options.freeSlotOnResponse ? sent : undefined)
       .then(options.onAttempt, options.onError)
       .finally(() => {
+        sent();
         inFlight.delete(claim.delivery.id);
         wake();
       });
-    inFlight.set(claim.delivery.id, { claim, done });
+    inFlight.set(claim.delivery.id, running);
   };
+
+  const freeSlots = () => Math.min(options.concurrency - sending, 2 * options.concurrency - inFlight.size);
 
   const claim = (limit: number) => {
     const request: ClaimRequest = {
@@ -61,6 +90,8 @@ export function createWorker(options: WorkerOptions): Worker {
       limit,
       leaseMs: options.leaseMs,
       perEndpointCap: options.perEndpointCap,
+      // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
+      finishing: [...inFlight.values()].filter((r) => r.sent).map((r) => r.claim.delivery.id),
     };
     return options.store.claimDue(request);
   };
@@ -84,18 +115,20 @@ export function createWorker(options: WorkerOptions): Worker {
     });
 
   // Under load, attempts finish one by one; claiming for each would cost one claim query per
-  // delivery. Refilling only once a quarter of the slots is free (or when the loop wakes from its
-  // timer) turns that into one claim per batch, while an idle worker still claims at once.
-  const refillAt = Math.max(1, Math.min(options.batchSize, Math.floor(options.concurrency / 4)));
+  // delivery. Refilling only once half the slots are free (or a batch's worth, or when the loop
+  // wakes from its timer, or nothing is sending) turns that into one claim per batch, while an idle
+  // worker still claims at once. Measured with the benchmark: a quarter made twice the claims on
+  // PostgreSQL for no more deliveries.
+  const refillAt = Math.max(1, Math.min(options.batchSize, Math.floor(options.concurrency / 2)));
 
   async function run() {
     let timerFired = false;
     while (running) {
       try {
-        const free = options.concurrency - inFlight.size;
+        const free = freeSlots();
         const room = Math.min(free, options.batchSize);
         let claimedAt = Number.NEGATIVE_INFINITY;
-        if (room > 0 && (room >= refillAt || inFlight.size === 0 || timerFired)) {
+        if (room > 0 && (room >= refillAt || sending === 0 || timerFired)) {
           woken = false;
           claimedAt = options.clock.now();
           const claims = await claim(room);
@@ -124,7 +157,7 @@ export function createWorker(options: WorkerOptions): Worker {
     async tick() {
       let attempts = 0;
       for (;;) {
-        const room = Math.min(options.concurrency - inFlight.size, options.batchSize);
+        const room = Math.min(freeSlots(), options.batchSize);
         if (room > 0) {
           const claims = await claim(room);
           for (const c of claims) launch(c);

@@ -10,7 +10,7 @@ import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
 import type { TestCertificates } from './test-ca.js';
 
-export type Behaviour = 'ok' | 'status500' | 'redirect' | 'hang' | 'reset' | 'wrong-secret';
+export type Behaviour = 'ok' | 'slow' | 'status500' | 'redirect' | 'hang' | 'reset' | 'wrong-secret';
 
 export interface Received {
   route: string;
@@ -28,6 +28,8 @@ export interface HttpsReceiver {
   received: Received[];
   /** Every request that reached the server, verified or not. */
   hits: { route: string; headers: Record<string, string | string[] | undefined> }[];
+  /** The most requests each route had open at once. */
+  peak: Map<string, number>;
   route(name: string, secret: string): string;
   behave(name: string, behaviour: Behaviour): void;
   /** Resolves once `predicate` holds, re-checked on every request and delivery (no polling). */
@@ -42,12 +44,17 @@ export async function startHttpsReceiver(certs: TestCertificates): Promise<Https
   const behaviours = new Map<string, Behaviour>();
   const handlers = new Map<string, ReturnType<typeof webhookMiddleware>>();
   const waiters = new Set<() => void>();
+  const open = new Map<string, number>();
+  const peak = new Map<string, number>();
   const wrong = webhookMiddleware({ secret: 'whsec_not_the_endpoint_secret', onError: () => {} });
 
   app.post('/redirected', (_req, res) => void res.status(200).json({ redirected: true }));
   app.post('/hooks/:name', (req, res, next) => {
     const name = req.params.name;
     hits.push({ route: name, headers: req.headers });
+    open.set(name, (open.get(name) ?? 0) + 1);
+    peak.set(name, Math.max(peak.get(name) ?? 0, open.get(name)!));
+    res.once('close', () => open.set(name, open.get(name)! - 1));
     for (const check of waiters) check();
     const behaviour = behaviours.get(name) ?? 'ok';
     if (behaviour === 'status500') return void res.status(500).json({ error: 'receiver is down' });
@@ -57,6 +64,8 @@ export async function startHttpsReceiver(certs: TestCertificates): Promise<Https
     if (behaviour === 'wrong-secret') return wrong(req, res, next);
     const handler = handlers.get(name);
     if (!handler) return void res.status(404).end();
+    // A receiver that takes a few milliseconds per delivery, so that requests overlap.
+    if (behaviour === 'slow') return void setTimeout(() => handler(req, res, next), 3);
     return handler(req, res, next);
   });
 
@@ -70,6 +79,7 @@ export async function startHttpsReceiver(certs: TestCertificates): Promise<Https
     port,
     received,
     hits,
+    peak,
     route(name, secret) {
       handlers.set(
         name,

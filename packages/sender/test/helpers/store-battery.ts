@@ -235,6 +235,39 @@ export function storeBattery(
       expect(second.map((c) => c.delivery.endpointId)).toEqual([fast.id]);
     });
 
+    it('does not count deliveries being recorded against the cap, nor claims them again (invariant 6)', async () => {
+      const a = account();
+      const ep = await endpoint(a);
+      for (let i = 0; i < 6; i++) await publish(event(a));
+      const first = await claim(T0, 100, 2);
+      expect(first).toHaveLength(2);
+      // Both requests are still out: the endpoint is at its cap.
+      expect(await claim(T0 + 1, 100, 2)).toEqual([]);
+      // One response is in and being recorded: one more may go out, and not the one being recorded.
+      const finishing = [first[0]!.delivery.id];
+      const second = await store.claimDue({
+        now: T0 + 2,
+        limit: 100,
+        leaseMs: LEASE,
+        perEndpointCap: 2,
+        finishing,
+      });
+      expect(second).toHaveLength(1);
+      expect(second[0]!.delivery.endpointId).toBe(ep.id);
+      expect(first.map((c) => c.delivery.id)).not.toContain(second[0]!.delivery.id);
+      // A name without a lease frees nothing: only the named delivery that holds one does.
+      const unknown = ['dlv_not_leased', second[0]!.delivery.id];
+      expect(
+        await store.claimDue({
+          now: T0 + 3,
+          limit: 100,
+          leaseMs: LEASE,
+          perEndpointCap: 3,
+          finishing: unknown,
+        }),
+      ).toHaveLength(1);
+    });
+
     it('gives a released lease back at once', async () => {
       const a = account();
       await endpoint(a);

@@ -175,10 +175,19 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       }
     }
   }
+  // One batch in flight at a time: attempts that finish while it runs wait for it and go together
+  // in the next, so under load a round trip records a round trip's worth of attempts rather than
+  // each turn of the event loop sending its own statement.
+  let flushing = false;
+  async function flushAll() {
+    flushing = true;
+    while (fastQueue.length > 0) await flushFast();
+    flushing = false;
+  }
   const recordFast = (item: Fast) =>
     new Promise<AttemptApplied>((resolve, reject) => {
       fastQueue.push({ item, resolve, reject });
-      if (fastQueue.length === 1) setImmediate(() => void flushFast());
+      if (!flushing && fastQueue.length === 1) setImmediate(() => void flushAll());
     });
 
   return {
@@ -282,7 +291,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       });
     },
 
-    async claimDue({ now, limit, leaseMs, perEndpointCap }) {
+    async claimDue({ now, limit, leaseMs, perEndpointCap, finishing = [] }) {
       if (limit <= 0 || perEndpointCap <= 0) return [];
       const claimed = await prepared('claim_due', q.CLAIM_DUE, [
         now,
@@ -290,6 +299,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
         perEndpointCap,
         leaseMs,
         claimWindow(limit, perEndpointCap),
+        finishing,
       ]);
       return claimed.map(
         (row): ClaimedDelivery => ({

@@ -83,7 +83,8 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
 
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
- * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window.
+ * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6` the caller's
+ * deliveries being recorded (not in flight: see ClaimRequest.finishing).
  *
  * A lease is a row of `leases` (migration 3): claiming inserts it and leaves the delivery row as
  * it is, apart from a row lock. A lease that expired is as good as none (invariant 3).
@@ -110,7 +111,7 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
 export const CLAIM_DUE = `
 WITH inflight AS (
   SELECT endpoint_id, count(*) AS n FROM leases
-  WHERE expires_at > $1::bigint
+  WHERE expires_at > $1::bigint AND delivery_id <> ALL ($6::text[])
   GROUP BY endpoint_id
 ),
 due AS (

@@ -35,6 +35,7 @@ export const CLAIM_DUE = `
 WITH inflight AS (
   SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
   WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
+    AND id NOT IN (SELECT value FROM json_each(@finishing))
   GROUP BY endpoint_id
 ),
 due AS (

@@ -10,7 +10,7 @@ import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { newDelivery } from '../new-delivery.js';
-import type { AttemptApplied, PublishTarget, SenderStore, StoreStats } from '../port.js';
+import type { AttemptApplied, ClaimRequest, PublishTarget, SenderStore, StoreStats } from '../port.js';
 import type { ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toAccount, toAttempt, toDelivery, toEndpoint } from '../rows.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -71,8 +71,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     }
   });
 
-  const claim = immediate((now: number, limit: number, leaseMs: number, cap: number): ClaimedDelivery[] => {
-    const ids = st(q.CLAIM_DUE).all({ now, limit, cap, window: claimWindow(limit, cap) }) as { id: string }[];
+  const claim = immediate(({ now, limit, leaseMs, perEndpointCap: cap, finishing = [] }: ClaimRequest) => {
+    const ids = st(q.CLAIM_DUE).all({
+      now,
+      limit,
+      cap,
+      window: claimWindow(limit, cap),
+      finishing: JSON.stringify(finishing),
+    }) as { id: string }[];
     if (ids.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
     const token = newLeaseToken();
@@ -81,7 +87,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     const rows = new Map(
       (st(q.SELECT_CLAIMED).all({ ids: json, token }) as Row[]).map((row) => [row.id as string, row]),
     );
-    return ids.map(({ id }) => {
+    return ids.map(({ id }): ClaimedDelivery => {
       const row = rows.get(id)!;
       return {
         delivery: toDelivery(row),
@@ -278,8 +284,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
         db.pragma('synchronous = NORMAL');
       }
     },
-    async claimDue({ now, limit, leaseMs, perEndpointCap }) {
-      return claim(now, limit, leaseMs, perEndpointCap);
+    async claimDue(request) {
+      return claim(request);
     },
     async recordAttempt(result) {
       return record(result);
