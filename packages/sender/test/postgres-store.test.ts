@@ -193,7 +193,7 @@ describe.runIf(pgUp)('postgres', () => {
       `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'deliveries' AND column_name LIKE 'lease%'`,
       [schema],
     );
-    expect(columns.rows).toEqual([]);
+    expect(columns.rows).toEqual([{ column_name: 'lease_expires_at' }]);
     // The lease still holds: only the other delivery is handed out...
     const claimed = await store.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 10 });
     expect(claimed.map((c) => c.delivery.id)).toEqual([waiting!.id]);
@@ -225,6 +225,10 @@ describe.runIf(pgUp)('postgres', () => {
         mine.push(...batch);
       }
     };
+    // Every claimer connected and its statement prepared first, so that they all claim at once.
+    for (const c of claimers) {
+      expect(await c.claimDue({ now: T0 - 1, limit: 7, leaseMs: 60_000, perEndpointCap: 1000 })).toEqual([]);
+    }
     const started = performance.now();
     const perClaimer = await Promise.all(claimers.map(claimAll));
     const elapsed = performance.now() - started;

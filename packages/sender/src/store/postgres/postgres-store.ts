@@ -76,10 +76,15 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
   // the database server only means an attempt is made again, which at-least-once delivery allows.
   // `publish` turns the flush back on for its own transaction: an event is durable when it returns.
+  // The prepared statements (claim, record) always run their generic plan: it walks the due-time
+  // index in order and stops after the claim window, whatever the table holds. Left to choose,
+  // PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
+  // estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
+  // thousand; unnamed one-off queries are planned for their values either way.
   const pool = new pg.Pool({
     ...base,
     max: options.poolSize ?? 10,
-    options: `-c search_path=${quoted} -c synchronous_commit=off`,
+    options: `-c search_path=${quoted} -c synchronous_commit=off -c plan_cache_mode=force_generic_plan`,
   });
   // An idle connection that dies (server restart, network) is dropped by the pool and replaced on
   // the next query; without a handler its 'error' would crash the process.
@@ -126,7 +131,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
   /**
    * Attempts that cannot disable their endpoint, recorded together: every such attempt that
-   * finishes in the same turn of the event loop goes into one RECORD_ATTEMPTS_FAST statement.
+   * finishes in the same turn of the event loop, or while the previous batch is being recorded,
+   * goes into one RECORD_ATTEMPTS_FAST statement.
    */
   type Fast = {
     claim: { deliveryId: string; leaseToken: string };

@@ -86,19 +86,21 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6` the caller's
  * deliveries being recorded (not in flight: see ClaimRequest.finishing).
  *
- * A lease is a row of `leases` (migration 3): claiming inserts it and leaves the delivery row as
- * it is, apart from a row lock. A lease that expired is as good as none (invariant 3).
+ * A lease is a row of `leases` (migration 3): claiming inserts it, and copies its expiry into the
+ * delivery's unindexed `lease_expires_at` (a heap-only update). A lease that expired is as good as
+ * none (invariant 3).
  *
  * `eligible` has SQLite's CLAIM_DUE semantics (DESIGN invariant 6): due, unleased deliveries of
  * enabled endpoints, at most `cap - in flight` per endpoint in due order, so an endpoint at its
  * cap is skipped, never waited on. `picked` then locks them in due order with
  * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip: rows another claimer
  * holds are passed over for the next ones, so concurrent claimers share the work instead of all
- * fighting for the same first rows; its WHERE is re-checked on the row as locked, so a delivery
- * finished meanwhile is passed over. A claimer whose snapshot predates a lease another one has
- * committed since can still lock the row; the insert then meets that lease, which ON CONFLICT
- * reads as committed, and takes it over only if it has expired: a delivery is never handed out
- * twice. MATERIALIZED: the locking query runs exactly once.
+ * fighting for the same first rows. Its WHERE is re-checked on the newest version of a row that
+ * changed since this statement's snapshot — which is why a claim writes the expiry into the row:
+ * a delivery another claimer leased (or finished) meanwhile is passed over for the next one, not
+ * handed out twice nor lost to this claim. Should two claims still meet on one delivery, the
+ * insert meets the other's lease, which ON CONFLICT reads as committed, and takes it over only if
+ * it has expired. MATERIALIZED: the locking query runs exactly once.
  *
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
@@ -119,7 +121,7 @@ due AS (
   FROM deliveries d
   WHERE d.status IN ('pending', 'awaiting_retry')
     AND d.next_attempt_at <= $1::bigint
-    AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.delivery_id = d.id AND l.expires_at > $1::bigint)
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
   ORDER BY d.next_attempt_at
   LIMIT $5::int
@@ -140,6 +142,7 @@ picked AS MATERIALIZED (
   JOIN eligible el ON el.id = d.id
   WHERE d.status IN ('pending', 'awaiting_retry')
     AND d.next_attempt_at <= $1::bigint
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
   ORDER BY el.next_attempt_at, el.id
   LIMIT $2::int
   FOR NO KEY UPDATE OF d SKIP LOCKED
@@ -150,16 +153,22 @@ leased AS (
   ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
   WHERE leases.expires_at <= $1::bigint
   RETURNING delivery_id, token, expires_at
+),
+fenced AS (
+  UPDATE deliveries d SET lease_expires_at = l.expires_at FROM leased l WHERE d.id = l.delivery_id
 )
-SELECT d.*, l.token AS lease_token, l.expires_at AS lease_expires_at, ev.body AS body, e.url AS url,
-       e.secret AS secret
+SELECT d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts, d.next_attempt_at,
+       d.last_failure_kind, d.last_status_code, d.created_at, d.updated_at,
+       l.token AS lease_token, l.expires_at AS lease_expires_at, ev.body AS body, e.url AS url, e.secret AS secret
 FROM leased l
 JOIN deliveries d ON d.id = l.delivery_id
 JOIN events ev ON ev.id = d.event_id
 JOIN endpoints e ON e.id = d.endpoint_id
 ORDER BY d.next_attempt_at, d.id`;
 
-export const RELEASE_LEASE = `DELETE FROM leases WHERE delivery_id = $1 AND token = $2`;
+export const RELEASE_LEASE = `
+WITH released AS (DELETE FROM leases WHERE delivery_id = $1 AND token = $2 RETURNING delivery_id)
+UPDATE deliveries SET lease_expires_at = NULL WHERE id IN (SELECT delivery_id FROM released)`;
 
 /**
  * When the worker should look again: the earliest due time of an unleased delivery, or the
@@ -170,7 +179,7 @@ export const NEXT_DUE = `
 SELECT least(
   (SELECT d.next_attempt_at FROM deliveries d
    WHERE d.status IN ('pending', 'awaiting_retry') AND d.next_attempt_at IS NOT NULL
-     AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.delivery_id = d.id)
+     AND d.lease_expires_at IS NULL
    ORDER BY d.next_attempt_at LIMIT 1),
   (SELECT min(l.expires_at) FROM leases l
    JOIN deliveries d ON d.id = l.delivery_id AND d.status IN ('pending', 'awaiting_retry'))
@@ -253,7 +262,7 @@ ins AS (
 fin AS (
   UPDATE deliveries d
   SET status = CASE WHEN i.status = 'awaiting_retry' AND NOT ep.enabled THEN 'held' ELSE i.status END,
-      attempts = i.attempts, next_attempt_at = i.next_attempt_at,
+      attempts = i.attempts, next_attempt_at = i.next_attempt_at, lease_expires_at = NULL,
       last_failure_kind = i.failure_kind, last_status_code = i.status_code, updated_at = $15
   FROM ins, input i, ep
   WHERE d.id = ins.delivery_id AND i.delivery_id = d.id AND ep.id = d.endpoint_id
@@ -275,7 +284,7 @@ export const HOLD_DELIVERIES = `
 UPDATE deliveries SET status = 'held', updated_at = $3
 WHERE endpoint_id = $1 AND status IN ('pending', 'awaiting_retry') AND id <> $2`;
 export const FINISH_ATTEMPT = `
-UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4,
+UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4, lease_expires_at = NULL,
   last_failure_kind = $5, last_status_code = $6, updated_at = $7
 WHERE id = $1`;
 export const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
