@@ -12,7 +12,7 @@ import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { SenderStore } from '../src/store/port.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrations.js';
-import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
@@ -252,6 +252,50 @@ describe.runIf(pgUp)('postgres', () => {
       await claimers[1]!.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 1000 }),
     ).toEqual([]);
     await Promise.all(claimers.map((c) => c.close()));
+  });
+
+  it('vacuums the leases table as leases end, so claims never read through a pile of dead ones', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const ending = 2 * VACUUM_LEASES_EVERY + VACUUM_LEASES_EVERY / 2;
+    for (let i = 0; i < ending; i++) await publishClick(store, accountId);
+    const succeed = (c: ClaimedDelivery) => {
+      const decision = decideAfterAttempt(0, { ok: true, statusCode: 200 }, T0 + 1, DEFAULT_SCHEDULE);
+      return store.recordAttempt({
+        claim: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
+        attempt: {
+          deliveryId: c.delivery.id,
+          number: 1,
+          startedAt: T0,
+          durationMs: 1,
+          statusCode: 200,
+          failureKind: null,
+          errorMessage: null,
+          responseSnippet: null,
+          nextAttemptAt: null,
+          requestHeaders: {},
+        },
+        decision,
+        policy: DEFAULT_DISABLE_POLICY,
+        now: T0 + 1,
+      });
+    };
+    for (;;) {
+      const batch = await store.claimDue({ now: T0, limit: 100, leaseMs: 60_000, perEndpointCap: 10_000 });
+      if (batch.length === 0) break;
+      expect((await Promise.all(batch.map(succeed))).every((a) => a.applied)).toBe(true);
+    }
+    await store.close(); // waits for a vacuum in progress
+    const { rows } = await admin.query(
+      `SELECT vacuum_count, n_live_tup FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'leases'`,
+      [schema],
+    );
+    // 2,500 leases ended: a vacuum after the first thousand and one after the second.
+    expect(Number(rows[0].vacuum_count)).toBeGreaterThanOrEqual(2);
+    expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
   });
 
   it('counts concurrent final failures of one endpoint from 4 instances without losing one (invariant 5)', async () => {

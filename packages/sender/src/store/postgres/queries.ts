@@ -288,6 +288,8 @@ UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4, lease_ex
   last_failure_kind = $5, last_status_code = $6, updated_at = $7
 WHERE id = $1`;
 export const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
+/** Outside any transaction (VACUUM cannot run in one); the store runs it in the background. */
+export const VACUUM_LEASES = `VACUUM (SKIP_LOCKED) leases`;
 
 // ---- re-enabling and manual retries -------------------------------------------------------------
 
