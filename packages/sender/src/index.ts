@@ -52,7 +52,7 @@ export {
 } from './engine.js';
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
 export { createMemoryStore } from './store/memory-store.js';
-export type { DeliveryFilter, Page, SenderStore, StoreStats } from './store/port.js';
+export type { ClaimRequest, DeliveryFilter, LeaseRef, Page, SenderStore, StoreStats } from './store/port.js';
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {
   AccountRecord,

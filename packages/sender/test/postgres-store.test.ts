@@ -337,6 +337,109 @@ describe.runIf(pgUp)('postgres', () => {
     await Promise.all(workers.map((w) => w.close()));
   });
 
+  /** Resolves once one of the stores' connections waits for a row lock (pg_stat_activity). */
+  const lockWaitSeen = async () => {
+    for (;;) {
+      const { rows } = await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+        [APP],
+      );
+      if (rows[0]!.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  /**
+   * Claims a delivery, sets its endpoint to `before` (when given), then records the attempt's
+   * failure while another transaction, not yet committed, changes the endpoint to `change` (as a
+   * disabling or a re-enabling does: the endpoint and its pending deliveries together).
+   */
+  const recordDuring = async (
+    change: { enabled: boolean; status: string },
+    before?: { enabled: boolean; status: string },
+  ) => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    const ep = await endpointFor(store, accountId);
+    const [delivery] = await publishClick(store, accountId);
+    const [c] = await store.claimDue({ now: T0, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    const set = async (db: pg.Pool | pg.PoolClient, to: { enabled: boolean; status: string }) => {
+      await db.query(`UPDATE "${schema}".endpoints SET enabled = $2 WHERE id = $1`, [ep.id, to.enabled]);
+      await db.query(`UPDATE "${schema}".deliveries SET status = $2 WHERE id = $1`, [
+        delivery!.id,
+        to.status,
+      ]);
+    };
+    if (before) await set(admin, before);
+    const other = await admin.connect();
+    try {
+      await other.query('BEGIN');
+      await set(other, change);
+      const recording = fail(store, c!, T0 + 1);
+      await lockWaitSeen();
+      await other.query('COMMIT');
+      const result = await recording;
+      const after = (await store.getDelivery(accountId, delivery!.id))!.delivery;
+      const held = (await store.stats()).byStatus.held;
+      return { result, after, held };
+    } finally {
+      other.release();
+      await store.close();
+    }
+  };
+
+  it('does not hold a delivery again whose endpoint was re-enabled while its attempt was recorded', async () => {
+    // Another delivery's attempt disabled the endpoint and held this one, whose request is out; a
+    // re-enabling resumes it and, before it commits, the attempt's failure is being recorded.
+    const { result, after } = await recordDuring(
+      { enabled: true, status: 'pending' },
+      { enabled: false, status: 'held' },
+    );
+    expect(result).toEqual({ applied: true, status: 'awaiting_retry' });
+    expect(after).toMatchObject({ status: 'awaiting_retry', attempts: 1, nextAttemptAt: T0 + 1 + 60_000 });
+  });
+
+  it('holds a delivery whose endpoint was disabled while its attempt was recorded', async () => {
+    // Another delivery's 10th failure disables the endpoint and holds this one, whose request is
+    // out; before it commits, this attempt's failure is being recorded.
+    const { result, after, held } = await recordDuring({ enabled: false, status: 'held' });
+    expect(result).toEqual({ applied: true, status: 'held' });
+    expect(after).toMatchObject({ status: 'held', attempts: 1 });
+    expect(held).toBe(1);
+  });
+
+  it('releases a lease without deadlocking against a record of the same delivery', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const [delivery] = await publishClick(store, accountId);
+    const [c] = await store.claimDue({ now: T0, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    // A record holds the delivery row and is about to end the lease when the release comes in:
+    // records lock the delivery, then the lease; a release must take them in the same order.
+    const record = await admin.connect();
+    try {
+      await record.query('BEGIN');
+      await record.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery!.id]);
+      const releasing = store.releaseLease(delivery!.id, c!.leaseToken);
+      await lockWaitSeen();
+      await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery!.id]);
+      await record.query(`UPDATE "${schema}".deliveries SET status = 'delivered' WHERE id = $1`, [
+        delivery!.id,
+      ]);
+      await record.query('COMMIT');
+      await releasing;
+    } finally {
+      record.release();
+    }
+    expect((await store.getDelivery(accountId, delivery!.id))!.delivery.status).toBe('delivered');
+    expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
+    await store.close();
+  });
+
   it('wakes a subscriber on one instance when another instance publishes (LISTEN/NOTIFY)', async () => {
     const schema = freshSchema();
     const listening = open(schema);

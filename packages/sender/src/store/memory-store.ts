@@ -126,10 +126,10 @@ export function createMemoryStore(): SenderStore {
     },
 
     async claimDue({ now, limit, leaseMs, perEndpointCap, finishing = [] }) {
-      const done = new Set(finishing);
+      const done = new Set(finishing.map((f) => `${f.deliveryId} ${f.leaseToken}`));
       const inFlight = new Map<string, number>();
       for (const [id, d] of deliveries) {
-        if (leased(id, now) && !done.has(id))
+        if (leased(id, now) && !done.has(`${id} ${leases.get(id)!.token}`))
           inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
       }
       const due = [...deliveries.values()]

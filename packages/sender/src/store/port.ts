@@ -53,11 +53,18 @@ export interface ClaimRequest {
   /** Deliveries one endpoint may have in flight; endpoints at the cap are skipped (invariant 6). */
   perEndpointCap: number;
   /**
-   * Deliveries the caller holds whose request is over and whose attempt is being recorded: no
-   * longer in flight to their endpoint, so they do not count against its cap. Their leases still
-   * hold (they end with the record), so none of them is claimed again.
+   * Leases the caller holds whose request is over and whose attempt is being recorded: no longer
+   * in flight to their endpoint, so they do not count against its cap. Their leases still hold
+   * (they end with the record), so none of them is claimed again. A lease, not a delivery id: once
+   * a lease has expired and another worker holds the delivery, its live lease still counts.
    */
-  finishing?: readonly string[];
+  finishing?: readonly LeaseRef[];
+}
+
+/** One lease: the delivery and the token it was claimed with. */
+export interface LeaseRef {
+  deliveryId: string;
+  leaseToken: string;
 }
 
 export interface AttemptResult {

@@ -10,12 +10,12 @@ import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../domain/schedule.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import type { SenderStore } from '../store/port.js';
+import type { LeaseRef, SenderStore } from '../store/port.js';
 import { createWorker } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
-async function setUp(freeSlotOnResponse: boolean) {
+async function seed(count: number) {
   const memory = createMemoryStore();
   const accountId = 'acct_slots';
   await memory.createEndpoint({
@@ -27,12 +27,17 @@ async function setUp(freeSlotOnResponse: boolean) {
     description: null,
     now: T0,
   });
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < count; i++) {
     const body = Buffer.from(`{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":${i}}}`);
     await memory.publish({ id: newId('evt', T0), accountId, name: 'click', body, createdAt: T0 }, () =>
       newId('dlv', T0),
     );
   }
+  return memory;
+}
+
+async function setUp(freeSlotOnResponse: boolean) {
+  const memory = await seed(3);
 
   // Records wait until the test opens the gate; each send notes how many were waiting then.
   let recording = 0;
@@ -40,7 +45,7 @@ async function setUp(freeSlotOnResponse: boolean) {
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
-  const finishing: string[][] = [];
+  const finishing: LeaseRef[][] = [];
   const store: SenderStore = {
     ...memory,
     claimDue(request) {
@@ -126,5 +131,147 @@ describe('worker slots', () => {
     expect(sends.map((s) => s.recordsWaiting)).toEqual([0, 0, 0]);
     // No claim ever counted an attempt as over before it was recorded.
     expect(finishing.every((ids) => ids.length === 0)).toBe(true);
+  });
+});
+
+/** A client whose every request stays out until the test answers it. */
+function heldClient() {
+  const out: { deliveryId: string; answer: () => void }[] = [];
+  const waiting = new Set<() => void>();
+  const client: DeliveryClient = {
+    send(request: SendRequest) {
+      return new Promise((resolve) => {
+        out.push({
+          deliveryId: request.headers['x-service-delivery-id'] ?? '',
+          answer: () =>
+            resolve({ outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null }),
+        });
+        for (const check of waiting) check();
+      });
+    },
+    close: async () => undefined,
+    destroy: async () => undefined,
+  };
+  const requests = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (out.length < n) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+    });
+  return { client, out, requests };
+}
+
+describe('worker bookkeeping', () => {
+  const options = (store: SenderStore, client: DeliveryClient, clock: ManualClock) => ({
+    store,
+    client,
+    clock,
+    schedule: DEFAULT_SCHEDULE,
+    policy: DEFAULT_DISABLE_POLICY,
+    userAgent: 'linkhooks-test',
+    concurrency: 2,
+    perEndpointCap: 2,
+    batchSize: 2,
+    leaseMs: 60_000,
+    pollIntervalMs: 60_000,
+    freeSlotOnResponse: true,
+    onError: (error: unknown) => {
+      throw error;
+    },
+  });
+
+  it('tracks both attempts when its own lease ran out and it claimed the delivery again', async () => {
+    const store = await seed(1);
+    const clock = new ManualClock(T0);
+    const { client, out, requests } = heldClient();
+    const reports: boolean[] = [];
+    let reported: () => void = () => undefined;
+    const worker = createWorker({
+      ...options(store, client, clock),
+      onAttempt: (report) => {
+        reports.push(report.applied.applied);
+        reported();
+      },
+    });
+    worker.start();
+    await requests(1);
+    // The first request outlives its lease; the delivery is due to whoever claims it: this worker.
+    clock.advance(60_000);
+    worker.wake();
+    await requests(2);
+    expect(out[1]!.deliveryId).toBe(out[0]!.deliveryId);
+    expect(worker.inFlight).toBe(2);
+    // The late answer loses its lease (invariant 3); the second attempt is still tracked.
+    const late = new Promise<void>((resolve) => {
+      reported = resolve;
+    });
+    out[0]!.answer();
+    await late;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reports).toEqual([false]);
+    expect(worker.inFlight).toBe(1);
+    out[1]!.answer();
+    await worker.stop();
+    expect(reports).toEqual([false, true]);
+    expect(worker.inFlight).toBe(0);
+  });
+
+  it('on stop, gives back requests still out but not attempts being recorded', async () => {
+    const memory = await seed(2);
+    const clock = new ManualClock(T0);
+    const { client, out, requests } = heldClient();
+    let recording: () => void = () => undefined;
+    const recordStarted = new Promise<void>((resolve) => {
+      recording = resolve;
+    });
+    let finishRecord: () => void = () => undefined;
+    const recordGate = new Promise<void>((resolve) => {
+      finishRecord = resolve;
+    });
+    const released: string[] = [];
+    let releasedOne: () => void = () => undefined;
+    const releaseSeen = new Promise<void>((resolve) => {
+      releasedOne = resolve;
+    });
+    const store: SenderStore = {
+      ...memory,
+      async recordAttempt(result) {
+        recording();
+        await recordGate;
+        return memory.recordAttempt(result);
+      },
+      async releaseLease(deliveryId, token) {
+        released.push(deliveryId);
+        await memory.releaseLease(deliveryId, token);
+        releasedOne();
+      },
+    };
+    const applied: boolean[] = [];
+    const worker = createWorker({
+      ...options(store, client, clock),
+      onAttempt: (report) => applied.push(report.applied.applied),
+    });
+    worker.start();
+    await requests(2);
+    out[0]!.answer();
+    await recordStarted;
+    // The grace period ends while one request is out and the other attempt is being recorded.
+    const stopped = worker.stop(1);
+    await releaseSeen;
+    finishRecord();
+    // stop() waits for the record it did not release.
+    await stopped;
+    // The answered attempt was recorded, not released; the one still out was released.
+    expect(released).toEqual([out[1]!.deliveryId]);
+    expect(applied).toEqual([true]);
+    const log = await memory.getDelivery('acct_slots', out[0]!.deliveryId);
+    expect(log!.delivery.status).toBe('delivered');
+    // The released delivery is due again at once, for any worker.
+    const [again] = await memory.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 2 });
+    expect(again!.delivery.id).toBe(out[1]!.deliveryId);
   });
 });

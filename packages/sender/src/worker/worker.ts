@@ -31,7 +31,10 @@ export interface Worker {
   /** Runs every delivery due now (as many rounds as it takes) and resolves with the attempt count. */
   tick(): Promise<number>;
   start(): void;
-  /** Stops claiming; waits up to `graceMs` for attempts in flight, then releases the rest. */
+  /**
+   * Stops claiming; waits up to `graceMs` for attempts in flight, then releases the requests still
+   * out and waits for the records of those already answered.
+   */
   stop(graceMs?: number): Promise<void>;
   /** Something became due (a publish, a retry-now): look now instead of at the next poll. */
   wake(): void;
@@ -50,8 +53,9 @@ export function createWorker(options: WorkerOptions): Worker {
   // `concurrency` slots; with `freeSlotOnResponse` a slot is free again as soon as the response is
   // in, while the record (a database round trip) goes on beside the next request. Attempts being
   // recorded are bounded too, by `concurrency` more, so a slow database slows claiming instead of
-  // piling work up.
-  const inFlight = new Map<string, Running>();
+  // piling work up. A set, not a map by delivery id: should a lease expire mid-attempt and this
+  // worker claim the delivery again, both attempts are tracked until each ends.
+  const inFlight = new Set<Running>();
   let sending = 0;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -76,10 +80,10 @@ export function createWorker(options: WorkerOptions): Worker {
       .then(options.onAttempt, options.onError)
       .finally(() => {
         sent();
-        inFlight.delete(claim.delivery.id);
+        inFlight.delete(running);
         wake();
       });
-    inFlight.set(claim.delivery.id, running);
+    inFlight.add(running);
   };
 
   const freeSlots = () => Math.min(options.concurrency - sending, 2 * options.concurrency - inFlight.size);
@@ -91,7 +95,9 @@ export function createWorker(options: WorkerOptions): Worker {
       leaseMs: options.leaseMs,
       perEndpointCap: options.perEndpointCap,
       // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
-      finishing: [...inFlight.values()].filter((r) => r.sent).map((r) => r.claim.delivery.id),
+      finishing: [...inFlight]
+        .filter((r) => r.sent)
+        .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
     };
     return options.store.claimDue(request);
   };
@@ -164,7 +170,7 @@ export function createWorker(options: WorkerOptions): Worker {
           attempts += claims.length;
         }
         if (inFlight.size === 0) return attempts;
-        await Promise.race([...inFlight.values()].map((f) => f.done));
+        await Promise.race([...inFlight].map((f) => f.done));
       }
     },
     start() {
@@ -176,7 +182,7 @@ export function createWorker(options: WorkerOptions): Worker {
       running = false;
       wake();
       await loop;
-      const pending = [...inFlight.values()];
+      const pending = [...inFlight];
       if (pending.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<'grace'>((resolve) => {
@@ -188,13 +194,17 @@ export function createWorker(options: WorkerOptions): Worker {
       ]);
       clearTimeout(timer);
       if (finished === 'grace') {
-        // Whatever is still running is given back: another worker retries it once the lease is
-        // released (at-least-once; a late result cannot overwrite it, invariant 3).
-        await Promise.all(
-          [...inFlight.values()].map((p) =>
-            options.store.releaseLease(p.claim.delivery.id, p.claim.leaseToken),
-          ),
-        );
+        // Requests still out are given back: another worker retries them once the lease is
+        // released (at-least-once; a late result cannot overwrite it, invariant 3). Attempts whose
+        // response is in are being recorded: releasing them would throw their results away, so
+        // their records (a database round trip each) are waited for instead.
+        const left = [...inFlight];
+        await Promise.all([
+          ...left
+            .filter((p) => !p.sent)
+            .map((p) => options.store.releaseLease(p.claim.delivery.id, p.claim.leaseToken)),
+          ...left.filter((p) => p.sent).map((p) => p.done),
+        ]);
       }
     },
     wake,

@@ -159,6 +159,26 @@ export function storeBattery(
       });
     });
 
+    it('records only the live lease when both attempts of a delivery are recorded together (invariant 3)', async () => {
+      const a = account();
+      await endpoint(a);
+      await publish(event(a));
+      const [stale] = await claim();
+      const [live] = await claim(T0 + LEASE);
+      expect(live!.delivery.id).toBe(stale!.delivery.id);
+      // Both answers come in at once (a store may record them in one batch): the attempt sent
+      // under the lease that ran out fails, the one sent under the lease that took over succeeds.
+      const [late, current] = await Promise.all([
+        attempt(stale!, false, T0 + LEASE + 1),
+        attempt(live!, true, T0 + LEASE + 1),
+      ]);
+      expect(late).toEqual({ applied: false });
+      expect(current).toMatchObject({ applied: true, status: 'delivered' });
+      const detail = await store.getDelivery(a, live!.delivery.id);
+      expect(detail!.delivery).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 200 });
+      expect(detail!.attempts.map((x) => x.statusCode)).toEqual([200]);
+    });
+
     it('records an attempt number at most once (invariant 4)', async () => {
       const a = account();
       await endpoint(a);
@@ -244,7 +264,7 @@ export function storeBattery(
       // Both requests are still out: the endpoint is at its cap.
       expect(await claim(T0 + 1, 100, 2)).toEqual([]);
       // One response is in and being recorded: one more may go out, and not the one being recorded.
-      const finishing = [first[0]!.delivery.id];
+      const finishing = [{ deliveryId: first[0]!.delivery.id, leaseToken: first[0]!.leaseToken }];
       const second = await store.claimDue({
         now: T0 + 2,
         limit: 100,
@@ -255,8 +275,12 @@ export function storeBattery(
       expect(second).toHaveLength(1);
       expect(second[0]!.delivery.endpointId).toBe(ep.id);
       expect(first.map((c) => c.delivery.id)).not.toContain(second[0]!.delivery.id);
-      // A name without a lease frees nothing: only the named delivery that holds one does.
-      const unknown = ['dlv_not_leased', second[0]!.delivery.id];
+      // A name without a lease frees nothing, nor does a delivery named with a token not its own:
+      // only a lease the caller holds does.
+      const unknown = [
+        { deliveryId: 'dlv_not_leased', leaseToken: second[0]!.leaseToken },
+        { deliveryId: second[0]!.delivery.id, leaseToken: 'not-the-token' },
+      ];
       expect(
         await store.claimDue({
           now: T0 + 3,
@@ -265,7 +289,31 @@ export function storeBattery(
           perEndpointCap: 3,
           finishing: unknown,
         }),
+      ).toHaveLength(0);
+      expect(
+        await store.claimDue({
+          now: T0 + 4,
+          limit: 100,
+          leaseMs: LEASE,
+          perEndpointCap: 3,
+          finishing: [{ deliveryId: second[0]!.delivery.id, leaseToken: second[0]!.leaseToken }],
+        }),
       ).toHaveLength(1);
+    });
+
+    it('counts a lease taken over after expiry against the cap, whoever named the old one', async () => {
+      const a = account();
+      await endpoint(a);
+      for (let i = 0; i < 2; i++) await publish(event(a));
+      const [stale] = await claim(T0, 1, 1);
+      // The lease runs out; another claimer takes the delivery over.
+      const [taken] = await claim(T0 + LEASE, 1, 1);
+      expect(taken!.delivery.id).toBe(stale!.delivery.id);
+      expect(taken!.leaseToken).not.toBe(stale!.leaseToken);
+      // The first claimer still believes its attempt is being recorded: its old lease frees no slot.
+      const request = { now: T0 + LEASE + 1, limit: 10, leaseMs: LEASE, perEndpointCap: 1 };
+      const old = [{ deliveryId: stale!.delivery.id, leaseToken: stale!.leaseToken }];
+      expect(await store.claimDue({ ...request, finishing: old })).toEqual([]);
     });
 
     it('gives a released lease back at once', async () => {

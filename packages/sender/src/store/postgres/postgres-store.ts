@@ -166,9 +166,10 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
         prepared('record_attempts_fast', q.RECORD_ATTEMPTS_FAST, [...columns, now]),
       );
       leasesEnded(applied.length);
-      const byId = new Map(applied.map((r) => [r.id as string, r.status as DeliveryStatus]));
+      // Keyed by lease, not delivery: a batch can hold two attempts of one delivery.
+      const byLease = new Map(applied.map((r) => [`${r.id} ${r.token}`, r.status as DeliveryStatus]));
       for (const { item, resolve } of batch) {
-        const status = byId.get(item.claim.deliveryId);
+        const status = byLease.get(`${item.claim.deliveryId} ${item.claim.leaseToken}`);
         resolve(status ? { applied: true, status } : { applied: false });
       }
     } catch (error) {
@@ -333,7 +334,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
         perEndpointCap,
         leaseMs,
         claimWindow(limit, perEndpointCap),
-        finishing,
+        finishing.map((f) => f.deliveryId),
+        finishing.map((f) => f.leaseToken),
       ]);
       return claimed.map(
         (row): ClaimedDelivery => ({

@@ -83,8 +83,8 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
 
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
- * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6` the caller's
- * deliveries being recorded (not in flight: see ClaimRequest.finishing).
+ * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
+ * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing).
  *
  * A lease is a row of `leases` (migration 3): claiming inserts it, and copies its expiry into the
  * delivery's unindexed `lease_expires_at` (a heap-only update). A lease that expired is as good as
@@ -102,6 +102,11 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
  * insert meets the other's lease, which ON CONFLICT reads as committed, and takes it over only if
  * it has expired. MATERIALIZED: the locking query runs exactly once.
  *
+ * The claimed rows are what `fenced` returns, not a read of `deliveries`: a plain read sees this
+ * statement's snapshot, and the record of an expired lease's late attempt, committed since, would
+ * be missing from it (its attempt count with it, so the next attempt would reuse a number). The
+ * UPDATE writes, and returns, the newest version of each row.
+ *
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
  * few hundred rows rather than the whole backlog (see SQLite's CLAIM_DUE). `leases` holds only
@@ -113,7 +118,8 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
 export const CLAIM_DUE = `
 WITH inflight AS (
   SELECT endpoint_id, count(*) AS n FROM leases
-  WHERE expires_at > $1::bigint AND delivery_id <> ALL ($6::text[])
+  WHERE expires_at > $1::bigint
+    AND (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))
   GROUP BY endpoint_id
 ),
 due AS (
@@ -156,18 +162,26 @@ leased AS (
 ),
 fenced AS (
   UPDATE deliveries d SET lease_expires_at = l.expires_at FROM leased l WHERE d.id = l.delivery_id
+  RETURNING d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts,
+            d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.created_at, d.updated_at,
+            l.token AS lease_token, l.expires_at AS lease_expires_at
 )
-SELECT d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts, d.next_attempt_at,
-       d.last_failure_kind, d.last_status_code, d.created_at, d.updated_at,
-       l.token AS lease_token, l.expires_at AS lease_expires_at, ev.body AS body, e.url AS url, e.secret AS secret
-FROM leased l
-JOIN deliveries d ON d.id = l.delivery_id
+SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
+FROM fenced d
 JOIN events ev ON ev.id = d.event_id
 JOIN endpoints e ON e.id = d.endpoint_id
 ORDER BY d.next_attempt_at, d.id`;
 
+/**
+ * Ends lease `$2` of delivery `$1` with no attempt recorded. The delivery row is locked before the
+ * lease row, the order claims and records take them in, so a release racing a record or a claim
+ * of the same delivery waits instead of deadlocking.
+ */
 export const RELEASE_LEASE = `
-WITH released AS (DELETE FROM leases WHERE delivery_id = $1 AND token = $2 RETURNING delivery_id)
+WITH target AS MATERIALIZED (SELECT id FROM deliveries WHERE id = $1 FOR NO KEY UPDATE),
+released AS (
+  DELETE FROM leases WHERE delivery_id IN (SELECT id FROM target) AND token = $2 RETURNING delivery_id
+)
 UPDATE deliveries SET lease_expires_at = NULL WHERE id IN (SELECT delivery_id FROM released)`;
 
 /**
@@ -215,18 +229,25 @@ ON CONFLICT (delivery_id, number) DO NOTHING`;
  * the failure count) and failures that only schedule a retry under per-delivery counting — as one
  * statement: one round trip for every attempt that finished together, instead of six each.
  *
- * Endpoint rows are read, not locked: locking them made every batch wait for the one before, since
- * a batch touches most endpoints. The only endpoint write, the reset, locks a row only when its
- * count is not already 0. A disabling (the full transaction, which locks the endpoint and then its
- * deliveries) either committed before this statement began, and `ep.enabled` is false here, or it
- * waits on the delivery rows locked here and then holds them itself. Rarely, a reset and a
- * disabling of the same endpoint lock in opposite orders; PostgreSQL then aborts one as a deadlock
- * and the caller runs the batch again. Per delivery the lease is compared and set as in
- * LOCK_LEASED_DELIVERY (invariant 3), and the lease row is deleted; a duplicate attempt number
- * inserts nothing and leaves the delivery as it was (invariant 4) — only its lease goes, and a
- * lease still held cannot have its attempt number recorded already; the reset commits with the
- * attempt (invariant 5).
- * Returns one row per applied attempt; a lost lease returns none.
+ * Endpoint rows are not read or locked: locking them made every batch wait for the one before,
+ * since a batch touches most endpoints. Whether a retry is held is read from the delivery itself:
+ * a disabling holds every pending delivery of its endpoint, in flight or not, in the transaction
+ * that disables it, and a re-enabling resumes them in the one that re-enables it. `fin` updates
+ * the rows `locked` holds, so it computes from their newest version — a disabling or re-enabling
+ * that committed while this statement waited for a lock is seen, where the snapshot's
+ * `endpoints.enabled` would be stale (a retry held on an enabled endpoint is never resumed).
+ * The only endpoint write, the reset, locks a row only when its count is not already 0. Rarely, a
+ * reset and a disabling of the same endpoint lock in opposite orders; PostgreSQL then aborts one
+ * as a deadlock and the caller runs the batch again.
+ *
+ * Per attempt the lease is compared and set as in LOCK_LEASED_DELIVERY (invariant 3), and the
+ * lease row is deleted. An attempt is matched to its lease by delivery id and token together: a
+ * batch can hold two attempts of one delivery (the first sent under a lease that ran out, the
+ * second under the lease that took over), and only the second may be recorded. A duplicate
+ * attempt number inserts nothing and leaves the delivery as it was (invariant 4) — only its lease
+ * goes, from both places (`unfenced`), and a lease still held cannot have its attempt number
+ * recorded already; the reset commits with the attempt (invariant 5).
+ * Returns one row per applied attempt, with its lease token; a lost lease returns none.
  */
 export const RECORD_ATTEMPTS_FAST = `
 WITH input AS (
@@ -237,43 +258,48 @@ WITH input AS (
          response_snippet, next_attempt_at, request_headers, status, attempts, reset)
 ),
 locked AS MATERIALIZED (
-  SELECT d.id, d.endpoint_id FROM deliveries d
-  JOIN input i ON i.delivery_id = d.id
+  SELECT d.id FROM deliveries d
+  WHERE d.id IN (SELECT delivery_id FROM input)
   ORDER BY d.id
   FOR UPDATE OF d
 ),
 leased AS (
   DELETE FROM leases l USING input i, locked
   WHERE l.delivery_id = i.delivery_id AND l.token = i.lease_token AND locked.id = l.delivery_id
-  RETURNING l.delivery_id AS id, locked.endpoint_id
-),
-ep AS (
-  SELECT e.id, e.enabled FROM endpoints e WHERE e.id IN (SELECT endpoint_id FROM leased)
+  RETURNING l.delivery_id AS id, l.token
 ),
 ins AS (
   INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
                         response_snippet, next_attempt_at, request_headers)
   SELECT i.delivery_id, i.number, i.started_at, i.duration_ms, i.status_code, i.failure_kind, i.error_message,
          i.response_snippet, i.next_attempt_at, i.request_headers
-  FROM input i JOIN leased l ON l.id = i.delivery_id
+  FROM input i JOIN leased l ON l.id = i.delivery_id AND l.token = i.lease_token
   ON CONFLICT (delivery_id, number) DO NOTHING
   RETURNING delivery_id
 ),
 fin AS (
   UPDATE deliveries d
-  SET status = CASE WHEN i.status = 'awaiting_retry' AND NOT ep.enabled THEN 'held' ELSE i.status END,
+  SET status = CASE WHEN i.status = 'awaiting_retry' AND d.status = 'held' THEN 'held' ELSE i.status END,
       attempts = i.attempts, next_attempt_at = i.next_attempt_at, lease_expires_at = NULL,
       last_failure_kind = i.failure_kind, last_status_code = i.status_code, updated_at = $15
-  FROM ins, input i, ep
-  WHERE d.id = ins.delivery_id AND i.delivery_id = d.id AND ep.id = d.endpoint_id
-  RETURNING d.id, d.status, d.endpoint_id
+  FROM ins, leased l, input i
+  WHERE d.id = ins.delivery_id AND l.id = d.id AND i.delivery_id = d.id AND i.lease_token = l.token
+  RETURNING d.id, d.status, d.endpoint_id, l.token
+),
+unfenced AS (
+  UPDATE deliveries d SET lease_expires_at = NULL
+  FROM leased l
+  WHERE d.id = l.id AND d.id NOT IN (SELECT delivery_id FROM ins)
 ),
 reset AS (
   UPDATE endpoints e SET consecutive_failures = 0
-  WHERE e.id IN (SELECT f.endpoint_id FROM fin f JOIN input i ON i.delivery_id = f.id WHERE i.reset)
+  WHERE e.id IN (
+      SELECT f.endpoint_id FROM fin f JOIN input i ON i.delivery_id = f.id AND i.lease_token = f.token
+      WHERE i.reset
+    )
     AND e.consecutive_failures <> 0
 )
-SELECT id, status FROM fin`;
+SELECT id, token, status FROM fin`;
 
 export const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = $2 WHERE id = $1`;
 export const DISABLE_ENDPOINT = `

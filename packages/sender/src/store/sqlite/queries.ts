@@ -35,7 +35,8 @@ export const CLAIM_DUE = `
 WITH inflight AS (
   SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
   WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
-    AND id NOT IN (SELECT value FROM json_each(@finishing))
+    AND (id, lease_token) NOT IN (
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))
   GROUP BY endpoint_id
 ),
 due AS (

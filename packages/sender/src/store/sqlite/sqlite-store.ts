@@ -77,7 +77,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       limit,
       cap,
       window: claimWindow(limit, cap),
-      finishing: JSON.stringify(finishing),
+      finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
     }) as { id: string }[];
     if (ids.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
