@@ -440,6 +440,34 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('deletes an endpoint without deadlocking against a release of one of its deliveries', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    const ep = await endpointFor(store, accountId);
+    const [delivery] = await publishClick(store, accountId);
+    await store.claimDue({ now: T0, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    // A release holds the delivery row and is about to delete its lease when the endpoint goes.
+    const release = await admin.connect();
+    try {
+      await release.query('BEGIN');
+      await release.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR NO KEY UPDATE`, [
+        delivery!.id,
+      ]);
+      const deleting = store.deleteEndpoint(accountId, ep.id);
+      await lockWaitSeen();
+      await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery!.id]);
+      await release.query('COMMIT');
+      expect(await deleting).toBe(true);
+    } finally {
+      release.release();
+    }
+    expect(await store.getDelivery(accountId, delivery!.id)).toBeNull();
+    expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
+    await store.close();
+  });
+
   it('wakes a subscriber on one instance when another instance publishes (LISTEN/NOTIFY)', async () => {
     const schema = freshSchema();
     const listening = open(schema);

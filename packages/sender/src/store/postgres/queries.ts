@@ -54,10 +54,17 @@ UPDATE endpoints SET
   updated_at = $8
 WHERE id = $1 AND account_id = $2
 RETURNING *`;
-/** Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them. */
+/**
+ * Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them.
+ * The deliveries are locked before their leases are deleted — the order claims, records and
+ * releases take them in — so a release of one of them waits instead of deadlocking.
+ */
 export const DELETE_ENDPOINT = `
 WITH gone AS (DELETE FROM endpoints WHERE id = $1 AND account_id = $2 RETURNING id),
-leases_gone AS (DELETE FROM leases WHERE endpoint_id IN (SELECT id FROM gone))
+targets AS MATERIALIZED (
+  SELECT id FROM deliveries WHERE endpoint_id IN (SELECT id FROM gone) ORDER BY id FOR UPDATE
+),
+leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM targets))
 SELECT count(*)::int AS n FROM gone`;
 
 // ---- publish (one transaction: invariant 2) -----------------------------------------------------
