@@ -468,6 +468,53 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('runs an endpoint deletion again when PostgreSQL picks it as a deadlock victim', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    const ep = await endpointFor(store, accountId);
+    const [delivery] = await publishClick(store, accountId);
+    // Another transaction holds the delivery row, then wants the endpoint row the deletion holds:
+    // a lock cycle. The deletion waited first, so its deadlock check runs first and aborts it.
+    const other = await admin.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery!.id]);
+      const deleting = store.deleteEndpoint(accountId, ep.id);
+      await lockWaitSeen();
+      await other.query(`SELECT 1 FROM "${schema}".endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
+      await other.query('COMMIT');
+      expect(await deleting).toBe(true);
+    } finally {
+      other.release();
+    }
+    expect(await store.getEndpoint(accountId, ep.id)).toBeNull();
+    expect(await store.getDelivery(accountId, delivery!.id)).toBeNull();
+    await store.close();
+  });
+
+  it('gives a delivery back at once when its attempt number was recorded already (invariant 4)', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const [delivery] = await publishClick(store, accountId);
+    const claimAt = (now: number) => store.claimDue({ now, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    const [first] = await claimAt(T0);
+    await fail(store, first!, T0);
+    const [second] = await claimAt(T0 + 60_000);
+    // The second lease's attempt carries a number recorded already: nothing is written and the
+    // lease ends in both places it is kept, so the delivery is claimable again now, not in 60 s.
+    const duplicate = { ...second!, delivery: { ...second!.delivery, attempts: 0 } };
+    expect(await fail(store, duplicate, T0 + 60_000)).toEqual({ applied: false });
+    expect(await store.nextDueAt()).toBe(T0 + 60_000);
+    const [again] = await claimAt(T0 + 60_001);
+    expect(again!.delivery).toMatchObject({ id: delivery!.id, attempts: 1 });
+    await store.close();
+  });
+
   it('wakes a subscriber on one instance when another instance publishes (LISTEN/NOTIFY)', async () => {
     const schema = freshSchema();
     const listening = open(schema);

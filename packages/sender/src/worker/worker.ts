@@ -32,8 +32,9 @@ export interface Worker {
   tick(): Promise<number>;
   start(): void;
   /**
-   * Stops claiming; waits up to `graceMs` for attempts in flight, then releases the requests still
-   * out and waits for the records of those already answered.
+   * Stops claiming; waits up to `graceMs` for attempts in flight, then releases the rest. With
+   * `freeSlotOnResponse`, attempts already answered are not released: their records (a database
+   * round trip each) are waited for, so their results are kept.
    */
   stop(graceMs?: number): Promise<void>;
   /** Something became due (a publish, a retry-now): look now instead of at the next poll. */

@@ -104,7 +104,16 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   let closing: Promise<void> | undefined;
 
   /** BEGIN … COMMIT on one connection; ROLLBACK on error; the connection always goes back. */
+  /**
+   * Runs `fn` in a transaction, again if PostgreSQL aborts it as a deadlock victim: the lock orders
+   * here are consistent where they could be (delivery before lease, deliveries in id order), but a
+   * disabling locks its endpoint before its deliveries and a batched record the other way round.
+   * A victim was rolled back whole, so running it again is safe.
+   */
   async function tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return deadlockRetried(() => txOnce(fn));
+  }
+  async function txOnce<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
@@ -293,7 +302,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return row ? toEndpoint(row) : null;
     },
     async deleteEndpoint(accountId, id) {
-      const [row] = await rows(q.DELETE_ENDPOINT, [id, accountId]);
+      const [row] = await deadlockRetried(() => rows(q.DELETE_ENDPOINT, [id, accountId]));
       return Number(row?.n ?? 0) > 0;
     },
 
