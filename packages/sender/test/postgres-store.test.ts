@@ -349,6 +349,18 @@ describe.runIf(pgUp)('postgres', () => {
     }
   };
 
+  /** A store on a fresh schema with one endpoint and one delivery published to it. */
+  const oneDelivery = async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    const ep = await endpointFor(store, accountId);
+    const [published] = await publishClick(store, accountId);
+    const claimAt = (now: number) => store.claimDue({ now, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    return { schema, store, accountId, ep, delivery: published!, claimAt };
+  };
+
   /**
    * Claims a delivery, sets its endpoint to `before` (when given), then records the attempt's
    * failure while another transaction, not yet committed, changes the endpoint to `change` (as a
@@ -358,19 +370,11 @@ describe.runIf(pgUp)('postgres', () => {
     change: { enabled: boolean; status: string },
     before?: { enabled: boolean; status: string },
   ) => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    const ep = await endpointFor(store, accountId);
-    const [delivery] = await publishClick(store, accountId);
-    const [c] = await store.claimDue({ now: T0, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
+    const [c] = await claimAt(T0);
     const set = async (db: pg.Pool | pg.PoolClient, to: { enabled: boolean; status: string }) => {
       await db.query(`UPDATE "${schema}".endpoints SET enabled = $2 WHERE id = $1`, [ep.id, to.enabled]);
-      await db.query(`UPDATE "${schema}".deliveries SET status = $2 WHERE id = $1`, [
-        delivery!.id,
-        to.status,
-      ]);
+      await db.query(`UPDATE "${schema}".deliveries SET status = $2 WHERE id = $1`, [delivery.id, to.status]);
     };
     if (before) await set(admin, before);
     const other = await admin.connect();
@@ -381,7 +385,7 @@ describe.runIf(pgUp)('postgres', () => {
       await lockWaitSeen();
       await other.query('COMMIT');
       const result = await recording;
-      const after = (await store.getDelivery(accountId, delivery!.id))!.delivery;
+      const after = (await store.getDelivery(accountId, delivery.id))!.delivery;
       const held = (await store.stats()).byStatus.held;
       return { result, after, held };
     } finally {
@@ -411,76 +415,61 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('releases a lease without deadlocking against a record of the same delivery', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
-    const [delivery] = await publishClick(store, accountId);
-    const [c] = await store.claimDue({ now: T0, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    const { schema, store, accountId, delivery, claimAt } = await oneDelivery();
+    const [c] = await claimAt(T0);
     // A record holds the delivery row and is about to end the lease when the release comes in:
     // records lock the delivery, then the lease; a release must take them in the same order.
     const record = await admin.connect();
     try {
       await record.query('BEGIN');
-      await record.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery!.id]);
-      const releasing = store.releaseLease(delivery!.id, c!.leaseToken);
+      await record.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
+      const releasing = store.releaseLease(delivery.id, c!.leaseToken);
       await lockWaitSeen();
-      await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery!.id]);
+      await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       await record.query(`UPDATE "${schema}".deliveries SET status = 'delivered' WHERE id = $1`, [
-        delivery!.id,
+        delivery.id,
       ]);
       await record.query('COMMIT');
       await releasing;
     } finally {
       record.release();
     }
-    expect((await store.getDelivery(accountId, delivery!.id))!.delivery.status).toBe('delivered');
+    expect((await store.getDelivery(accountId, delivery.id))!.delivery.status).toBe('delivered');
     expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
     await store.close();
   });
 
   it('deletes an endpoint without deadlocking against a release of one of its deliveries', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    const ep = await endpointFor(store, accountId);
-    const [delivery] = await publishClick(store, accountId);
-    await store.claimDue({ now: T0, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
+    await claimAt(T0);
     // A release holds the delivery row and is about to delete its lease when the endpoint goes.
     const release = await admin.connect();
     try {
       await release.query('BEGIN');
       await release.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR NO KEY UPDATE`, [
-        delivery!.id,
+        delivery.id,
       ]);
       const deleting = store.deleteEndpoint(accountId, ep.id);
       await lockWaitSeen();
-      await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery!.id]);
+      await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       await release.query('COMMIT');
       expect(await deleting).toBe(true);
     } finally {
       release.release();
     }
-    expect(await store.getDelivery(accountId, delivery!.id)).toBeNull();
+    expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
     expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
     await store.close();
   });
 
   it('runs an endpoint deletion again when PostgreSQL picks it as a deadlock victim', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    const ep = await endpointFor(store, accountId);
-    const [delivery] = await publishClick(store, accountId);
+    const { schema, store, accountId, ep, delivery } = await oneDelivery();
     // Another transaction holds the delivery row, then wants the endpoint row the deletion holds:
     // a lock cycle. The deletion waited first, so its deadlock check runs first and aborts it.
     const other = await admin.connect();
     try {
       await other.query('BEGIN');
-      await other.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery!.id]);
+      await other.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
       const deleting = store.deleteEndpoint(accountId, ep.id);
       await lockWaitSeen();
       await other.query(`SELECT 1 FROM "${schema}".endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
@@ -490,18 +479,12 @@ describe.runIf(pgUp)('postgres', () => {
       other.release();
     }
     expect(await store.getEndpoint(accountId, ep.id)).toBeNull();
-    expect(await store.getDelivery(accountId, delivery!.id)).toBeNull();
+    expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
     await store.close();
   });
 
   it('gives a delivery back at once when its attempt number was recorded already (invariant 4)', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
-    const [delivery] = await publishClick(store, accountId);
-    const claimAt = (now: number) => store.claimDue({ now, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
+    const { store, delivery, claimAt } = await oneDelivery();
     const [first] = await claimAt(T0);
     await fail(store, first!, T0);
     const [second] = await claimAt(T0 + 60_000);
@@ -511,7 +494,7 @@ describe.runIf(pgUp)('postgres', () => {
     expect(await fail(store, duplicate, T0 + 60_000)).toEqual({ applied: false });
     expect(await store.nextDueAt()).toBe(T0 + 60_000);
     const [again] = await claimAt(T0 + 60_001);
-    expect(again!.delivery).toMatchObject({ id: delivery!.id, attempts: 1 });
+    expect(again!.delivery).toMatchObject({ id: delivery.id, attempts: 1 });
     await store.close();
   });
 
