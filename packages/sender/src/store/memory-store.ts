@@ -8,6 +8,7 @@ import { type DeliveryStatus, resumeStatus } from '../domain/delivery-state.js';
 import { decideEndpoint } from '../domain/disable-rule.js';
 import { newLeaseToken } from './lease.js';
 import { newDelivery } from './new-delivery.js';
+import { pickDue } from './pick-due.js';
 import type { Page, SenderStore, StoreStats } from './port.js';
 import type { AccountRecord, AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
 
@@ -138,29 +139,23 @@ export function createMemoryStore(): SenderStore {
             CLAIMABLE.has(d.status) &&
             d.nextAttemptAt !== null &&
             d.nextAttemptAt <= now &&
-            !leased(d.id, now),
+            !leased(d.id, now) &&
+            endpoints.get(d.endpointId)!.enabled,
         )
         .sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : 1));
-      const claimed = [];
-      for (const d of due) {
-        if (claimed.length >= limit) break;
-        const endpoint = endpoints.get(d.endpointId)!;
-        const n = inFlight.get(d.endpointId) ?? 0;
-        if (!endpoint.enabled || n >= perEndpointCap) continue;
-        inFlight.set(d.endpointId, n + 1);
+      return pickDue(due, (d) => d.endpointId, inFlight, perEndpointCap, limit).map((d) => {
         const lease = { token: newLeaseToken(), expiresAt: now + leaseMs };
         leases.set(d.id, lease);
-        const event = events.get(d.eventId)!;
-        claimed.push({
+        const endpoint = endpoints.get(d.endpointId)!;
+        return {
           delivery: copy(d),
           leaseToken: lease.token,
           leaseExpiresAt: lease.expiresAt,
-          body: event.body.slice(),
+          body: events.get(d.eventId)!.body.slice(),
           url: endpoint.url,
           secret: endpoint.secret,
-        });
-      }
-      return claimed;
+        };
+      });
     },
 
     async recordAttempt({ claim, attempt, decision, policy, now }) {

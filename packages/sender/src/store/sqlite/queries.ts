@@ -22,52 +22,41 @@ INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, statu
 VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @now, @now)`;
 
 /**
- * Due deliveries, at most `cap` in flight per endpoint (DESIGN invariant 6): endpoints already at
- * their cap are skipped, never waited on, so a hanging endpoint cannot hold up the others.
- *
- * Cost is bounded by what is in flight and due, never by the table: `inflight` reads only leased
- * rows (the partial index `deliveries_leased`; without INDEXED BY the planner scans every delivery
- * ever made to group them), and `due` walks the due-time index and stops after `window` rows of
- * endpoints with room, so ranking per endpoint sorts a few hundred rows, not the whole backlog.
- * Ties in due time come in insertion order, which is id order.
+ * Deliveries in flight per endpoint (DESIGN invariant 6), from the leased rows only (the partial
+ * index `deliveries_leased`; without INDEXED BY the planner scans every delivery ever made to
+ * group them). Leases named in `@finishing` (a JSON array of [delivery id, token]) are not in
+ * flight: their requests are over and their records are on the way.
  */
-export const CLAIM_DUE = `
-WITH inflight AS (
-  SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
-  WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
-    AND (id, lease_token) NOT IN (
-      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))
-  GROUP BY endpoint_id
-),
-due AS (
-  SELECT d.id, d.endpoint_id, d.next_attempt_at FROM deliveries d INDEXED BY deliveries_due
-  WHERE d.status IN ('pending', 'awaiting_retry')
-    AND d.next_attempt_at <= @now
-    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
-    AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= @cap)
-  ORDER BY d.next_attempt_at
-  LIMIT @window
-),
-ranked AS (
-  SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn
-  FROM due
-)
-SELECT r.id FROM ranked r
-JOIN endpoints e ON e.id = r.endpoint_id AND e.enabled = 1
-LEFT JOIN inflight i ON i.endpoint_id = r.endpoint_id
-WHERE r.rn + coalesce(i.n, 0) <= @cap
-ORDER BY r.next_attempt_at, r.id
-LIMIT @limit`;
+export const IN_FLIGHT = `
+SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
+WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
+  AND (id, lease_token) NOT IN (
+    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))
+GROUP BY endpoint_id`;
+
+/**
+ * Due deliveries of enabled endpoints, not leased, with what an attempt needs, in due order; the
+ * claim reads them through a cursor and picks (pickDue) until it has its batch. Endpoints at
+ * their cap (`@full`, a JSON array) are left out here so they cost nothing. The walk follows the
+ * due-time index and stops after `@window` rows, so a claim is bounded by what is due, never by
+ * the table. Ties in due time come in insertion order, which is id order.
+ */
+export const SELECT_DUE = `
+SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
+FROM deliveries d INDEXED BY deliveries_due
+JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+JOIN events ev ON ev.id = d.event_id
+WHERE d.status IN ('pending', 'awaiting_retry')
+  AND d.next_attempt_at <= @now
+  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
+  AND d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
+ORDER BY d.next_attempt_at
+LIMIT @window`;
 
 /** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
 export const LEASE_DELIVERIES = `
 UPDATE deliveries SET lease_token = @token, lease_expires_at = @expiresAt
 WHERE id IN (SELECT value FROM json_each(@ids))`;
-
-export const SELECT_CLAIMED = `
-SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
-FROM deliveries d JOIN events ev ON ev.id = d.event_id JOIN endpoints e ON e.id = d.endpoint_id
-WHERE d.id IN (SELECT value FROM json_each(@ids)) AND d.lease_token = @token`;
 
 /** The leased delivery with what recording an attempt needs: its endpoint's state, and whether this attempt number is recorded already. */
 export const SELECT_LEASED = `

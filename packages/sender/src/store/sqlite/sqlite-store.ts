@@ -10,6 +10,7 @@ import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { newDelivery } from '../new-delivery.js';
+import { pickDue } from '../pick-due.js';
 import type { AttemptApplied, ClaimRequest, PublishTarget, SenderStore, StoreStats } from '../port.js';
 import type { ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toAccount, toAttempt, toDelivery, toEndpoint } from '../rows.js';
@@ -71,33 +72,49 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     }
   });
 
+  // The SQLite claim picks in the process (pickDue) from a cursor over the due rows: ranking per
+  // endpoint in SQL (a window function over the whole window, then a second sort) and reading the
+  // claimed rows again cost twice as much per delivery, measured with a claim-record cycle.
   const claim = immediate(({ now, limit, leaseMs, perEndpointCap: cap, finishing = [] }: ClaimRequest) => {
-    const ids = st(q.CLAIM_DUE).all({
+    if (limit <= 0) return [];
+    const inFlight = new Map(
+      (
+        st(q.IN_FLIGHT).all({
+          now,
+          finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
+        }) as { endpoint_id: string; n: number }[]
+      ).map((r) => [r.endpoint_id, r.n]),
+    );
+    const full = [...inFlight].filter(([, n]) => n >= cap).map(([endpointId]) => endpointId);
+    const due = st(q.SELECT_DUE).iterate({
       now,
-      limit,
-      cap,
+      full: JSON.stringify(full),
       window: claimWindow(limit, cap),
-      finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
-    }) as { id: string }[];
-    if (ids.length === 0) return [];
+    }) as IterableIterator<Row>;
+    let rows: Row[];
+    try {
+      rows = pickDue(due, (row) => row.endpoint_id as string, inFlight, cap, limit);
+    } finally {
+      due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
+    }
+    if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
     const token = newLeaseToken();
-    const json = JSON.stringify(ids.map((r) => r.id));
-    st(q.LEASE_DELIVERIES).run({ token, expiresAt: now + leaseMs, ids: json });
-    const rows = new Map(
-      (st(q.SELECT_CLAIMED).all({ ids: json, token }) as Row[]).map((row) => [row.id as string, row]),
-    );
-    return ids.map(({ id }): ClaimedDelivery => {
-      const row = rows.get(id)!;
-      return {
+    st(q.LEASE_DELIVERIES).run({
+      token,
+      expiresAt: now + leaseMs,
+      ids: JSON.stringify(rows.map((r) => r.id)),
+    });
+    return rows.map(
+      (row): ClaimedDelivery => ({
         delivery: toDelivery(row),
         leaseToken: token,
         leaseExpiresAt: now + leaseMs,
         body: new Uint8Array(row.body as Buffer),
         url: row.url as string,
         secret: row.secret as string,
-      };
-    });
+      }),
+    );
   });
 
   const recordOne = (result: Parameters<SenderStore['recordAttempt']>[0]): AttemptApplied => {
