@@ -284,27 +284,27 @@ ins AS (
   ON CONFLICT (delivery_id, number) DO NOTHING
   RETURNING delivery_id
 ),
+applied AS MATERIALIZED (
+  SELECT i.* FROM input i
+  WHERE (i.delivery_id, i.lease_token) IN (SELECT id, token FROM leased)
+    AND i.delivery_id IN (SELECT delivery_id FROM ins)
+),
 fin AS (
   UPDATE deliveries d
-  SET status = CASE WHEN i.status = 'awaiting_retry' AND d.status = 'held' THEN 'held' ELSE i.status END,
-      attempts = i.attempts, next_attempt_at = i.next_attempt_at, lease_expires_at = NULL,
-      last_failure_kind = i.failure_kind, last_status_code = i.status_code, updated_at = $15
-  FROM ins, leased l, input i
-  WHERE d.id = ins.delivery_id AND l.id = d.id AND i.delivery_id = d.id AND i.lease_token = l.token
-  RETURNING d.id, d.status, d.endpoint_id, l.token
+  SET status = CASE WHEN a.status = 'awaiting_retry' AND d.status = 'held' THEN 'held' ELSE a.status END,
+      attempts = a.attempts, next_attempt_at = a.next_attempt_at, lease_expires_at = NULL,
+      last_failure_kind = a.failure_kind, last_status_code = a.status_code, updated_at = $15
+  FROM applied a
+  WHERE d.id = a.delivery_id
+  RETURNING d.id, d.status, d.endpoint_id, a.lease_token AS token, a.reset
 ),
 unfenced AS (
   UPDATE deliveries d SET lease_expires_at = NULL
-  FROM leased l
-  WHERE d.id = l.id AND d.id NOT IN (SELECT delivery_id FROM ins)
+  WHERE d.id IN (SELECT l.id FROM leased l WHERE l.id NOT IN (SELECT delivery_id FROM ins))
 ),
 reset AS (
   UPDATE endpoints e SET consecutive_failures = 0
-  WHERE e.id IN (
-      SELECT f.endpoint_id FROM fin f JOIN input i ON i.delivery_id = f.id AND i.lease_token = f.token
-      WHERE i.reset
-    )
-    AND e.consecutive_failures <> 0
+  WHERE e.id IN (SELECT f.endpoint_id FROM fin f WHERE f.reset) AND e.consecutive_failures <> 0
 )
 SELECT id, token, status FROM fin`;
 
