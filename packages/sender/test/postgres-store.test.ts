@@ -13,6 +13,7 @@ import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { SenderStore } from '../src/store/port.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrations.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
+import { CLAIM_DUE } from '../src/store/postgres/queries.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
@@ -20,6 +21,13 @@ import { storeBattery } from './helpers/store-battery.js';
 const pgUp = await requireService('PostgreSQL', PG_URL);
 
 const T0 = Date.UTC(2026, 10, 22, 12);
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
 const APP = `lh_test_${process.pid}`;
 
 describe.runIf(pgUp)('postgres', () => {
@@ -495,6 +503,54 @@ describe.runIf(pgUp)('postgres', () => {
     expect(await store.nextDueAt()).toBe(T0 + 60_000);
     const [again] = await claimAt(T0 + 60_001);
     expect(again!.delivery).toMatchObject({ id: delivery.id, attempts: 1 });
+    await store.close();
+  });
+
+  it('reads a window of the due deliveries per claim, not the backlog, under the generic plan it runs with', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    for (let i = 0; i < 8; i++) await endpointFor(store, accountId);
+    const [first] = await publishClick(store, accountId);
+    // 16,000 more due deliveries, spread over the 8 endpoints.
+    await admin.query(
+      `INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                                           next_attempt_at, created_at, updated_at)
+       SELECT 'dlv_bulk' || lpad(i::text, 6, '0') || substr(e.id, 4), $1, e.id, $2, 'click', 'pending', 0,
+              $3::bigint, $3::bigint, $3::bigint
+       FROM "${schema}".endpoints e, generate_series(1, 2000) AS i`,
+      [first!.eventId, accountId, T0],
+    );
+    await store.claimDue({ now: T0, limit: 32, leaseMs: 60_000, perEndpointCap: 8 });
+    for (const table of ['deliveries', 'leases', 'endpoints', 'events']) {
+      await admin.query(`VACUUM ANALYZE "${schema}".${table}`);
+    }
+    // The store prepares its claim once per connection and runs it with a generic plan
+    // (plan_cache_mode); a plan that joined the picked ids to every due row made each claim read
+    // the whole backlog.
+    const client = await admin.connect();
+    let plan: PlanNode;
+    try {
+      await client.query(`SET search_path = "${schema}"`);
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE claim_due (bigint, int, int, bigint, int, text[], text[]) AS ${CLAIM_DUE}`);
+      await client.query('BEGIN');
+      const { rows } = await client.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_due (${T0}, 32, 8, 60000, 128, '{}', '{}')`,
+      );
+      await client.query('ROLLBACK');
+      plan = rows[0]['QUERY PLAN'][0].Plan;
+    } finally {
+      client.release(true);
+    }
+    const readFromDeliveries = (node: PlanNode): number =>
+      (node['Relation Name'] === 'deliveries' && /Scan/.test(node['Node Type'])
+        ? node['Actual Rows'] * node['Actual Loops']
+        : 0) + (node.Plans ?? []).reduce((sum, child) => sum + readFromDeliveries(child), 0);
+    const read = readFromDeliveries(plan);
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(1_000); // the window is 128 rows; the backlog 16,001
     await store.close();
   });
 

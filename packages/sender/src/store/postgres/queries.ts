@@ -107,7 +107,10 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
  * a delivery another claimer leased (or finished) meanwhile is passed over for the next one, not
  * handed out twice nor lost to this claim. Should two claims still meet on one delivery, the
  * insert meets the other's lease, which ON CONFLICT reads as committed, and takes it over only if
- * it has expired. MATERIALIZED: the locking query runs exactly once.
+ * it has expired. MATERIALIZED: the locking query runs exactly once. `picked` looks its rows up
+ * by primary key from the array of `eligible` ids: the store runs this statement with a generic
+ * plan, and joining `eligible` to `deliveries` let that plan hash-join it against every due row,
+ * so each claim read the whole backlog (5× the time with 16,000 due).
  *
  * The claimed rows are what `fenced` returns, not a read of `deliveries`: a plain read sees this
  * statement's snapshot, and the record of an expired lease's late attempt, committed since, would
@@ -152,11 +155,11 @@ eligible AS (
 ),
 picked AS MATERIALIZED (
   SELECT d.id, d.endpoint_id FROM deliveries d
-  JOIN eligible el ON el.id = d.id
-  WHERE d.status IN ('pending', 'awaiting_retry')
+  WHERE d.id = ANY (ARRAY(SELECT id FROM eligible))
+    AND d.status IN ('pending', 'awaiting_retry')
     AND d.next_attempt_at <= $1::bigint
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
-  ORDER BY el.next_attempt_at, el.id
+  ORDER BY d.next_attempt_at, d.id
   LIMIT $2::int
   FOR NO KEY UPDATE OF d SKIP LOCKED
 ),
