@@ -97,7 +97,7 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
  * delivery's unindexed `lease_expires_at` (a heap-only update). A lease that expired is as good as
  * none (invariant 3).
  *
- * `eligible` has SQLite's CLAIM_DUE semantics (DESIGN invariant 6): due, unleased deliveries of
+ * `eligible` picks as the other stores' pickDue does (DESIGN invariant 6): due, unleased deliveries of
  * enabled endpoints, at most `cap - in flight` per endpoint in due order, so an endpoint at its
  * cap is skipped, never waited on. `picked` then locks them in due order with
  * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip: rows another claimer
@@ -119,7 +119,7 @@ export const LISTEN_DUE = `LISTEN linkhooks_due`;
  *
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
- * few hundred rows rather than the whole backlog (see SQLite's CLAIM_DUE). `leases` holds only
+ * few hundred rows rather than the whole backlog (see claimWindow). `leases` holds only
  * work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together

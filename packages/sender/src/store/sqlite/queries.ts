@@ -39,7 +39,8 @@ GROUP BY endpoint_id`;
  * claim reads them through a cursor and picks (pickDue) until it has its batch. Endpoints at
  * their cap (`@full`, a JSON array) are left out here so they cost nothing. The walk follows the
  * due-time index and stops after `@window` rows, so a claim is bounded by what is due, never by
- * the table. Ties in due time come in insertion order, which is id order.
+ * the table. Ties in due time come in index (rowid) order: insertion order, which matches id order
+ * within one process; no invariant depends on it.
  */
 export const SELECT_DUE = `
 SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
