@@ -13,7 +13,7 @@ import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { SenderStore } from '../src/store/port.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrations.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
-import { CLAIM_DUE } from '../src/store/postgres/queries.js';
+import { CLAIM_DUE, DELETE_ENDPOINT } from '../src/store/postgres/queries.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
@@ -347,12 +347,17 @@ describe.runIf(pgUp)('postgres', () => {
     await Promise.all(workers.map((w) => w.close()));
   });
 
-  /** Resolves once one of the stores' connections waits for a row lock (pg_stat_activity). */
-  const lockWaitSeen = async () => {
+  /**
+   * Resolves once a connection of the stores under test waits for a lock `blocker` holds
+   * (pg_blocking_pids; PostgreSQL reports lock waits nowhere a client could subscribe to).
+   */
+  const blockedBy = async (blocker: pg.PoolClient) => {
+    const { rows: own } = await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     for (;;) {
       const { rows } = await admin.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-        [APP],
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE application_name = $1 AND $2::int = ANY (pg_blocking_pids(pid))`,
+        [APP, own[0]!.pid],
       );
       if (rows[0]!.n > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -392,7 +397,7 @@ describe.runIf(pgUp)('postgres', () => {
       await other.query('BEGIN');
       await set(other, change);
       const recording = fail(store, c!, T0 + 1);
-      await lockWaitSeen();
+      await blockedBy(other);
       await other.query('COMMIT');
       const result = await recording;
       const after = (await store.getDelivery(accountId, delivery.id))!.delivery;
@@ -434,7 +439,7 @@ describe.runIf(pgUp)('postgres', () => {
       await record.query('BEGIN');
       await record.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
       const releasing = store.releaseLease(delivery.id, c!.leaseToken);
-      await lockWaitSeen();
+      await blockedBy(record);
       await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       await record.query(`UPDATE "${schema}".deliveries SET status = 'delivered' WHERE id = $1`, [
         delivery.id,
@@ -453,19 +458,25 @@ describe.runIf(pgUp)('postgres', () => {
     const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
     await claimAt(T0);
     // A release holds the delivery row and is about to delete its lease when the endpoint goes.
+    // The deletion runs as its own statement here, not through the store: the store runs a
+    // deadlock victim again (tested below), which would hide a lock order that deadlocks.
     const release = await admin.connect();
+    const deleter = new pg.Client({ connectionString: PG_URL, application_name: APP });
+    await deleter.connect();
     try {
+      await deleter.query(`SET search_path = "${schema}"`);
       await release.query('BEGIN');
       await release.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR NO KEY UPDATE`, [
         delivery.id,
       ]);
-      const deleting = store.deleteEndpoint(accountId, ep.id);
-      await lockWaitSeen();
+      const deleting = deleter.query(DELETE_ENDPOINT, [ep.id, accountId]);
+      await blockedBy(release);
       await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       await release.query('COMMIT');
-      expect(await deleting).toBe(true);
+      expect((await deleting).rows[0].n).toBe(1);
     } finally {
       release.release();
+      await deleter.end();
     }
     expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
     expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
@@ -481,7 +492,7 @@ describe.runIf(pgUp)('postgres', () => {
       await other.query('BEGIN');
       await other.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
       const deleting = store.deleteEndpoint(accountId, ep.id);
-      await lockWaitSeen();
+      await blockedBy(other);
       await other.query(`SELECT 1 FROM "${schema}".endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
       await other.query('COMMIT');
       expect(await deleting).toBe(true);

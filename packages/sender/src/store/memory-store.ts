@@ -6,7 +6,7 @@
 
 import { type DeliveryStatus, resumeStatus } from '../domain/delivery-state.js';
 import { decideEndpoint } from '../domain/disable-rule.js';
-import { newLeaseToken } from './lease.js';
+import { leaseKey, newLeaseToken } from './lease.js';
 import { newDelivery } from './new-delivery.js';
 import { pickDue } from './pick-due.js';
 import type { Page, SenderStore, StoreStats } from './port.js';
@@ -127,10 +127,10 @@ export function createMemoryStore(): SenderStore {
     },
 
     async claimDue({ now, limit, leaseMs, perEndpointCap, finishing = [] }) {
-      const done = new Set(finishing.map((f) => `${f.deliveryId} ${f.leaseToken}`));
+      const done = new Set(finishing.map((f) => leaseKey(f.deliveryId, f.leaseToken)));
       const inFlight = new Map<string, number>();
       for (const [id, d] of deliveries) {
-        if (leased(id, now) && !done.has(`${id} ${leases.get(id)!.token}`))
+        if (leased(id, now) && !done.has(leaseKey(id, leases.get(id)!.token)))
           inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
       }
       const due = [...deliveries.values()]

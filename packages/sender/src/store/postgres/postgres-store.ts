@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { DeliveryStatus } from '../../domain/delivery-state.js';
 import { decideEndpoint } from '../../domain/disable-rule.js';
 import { claimWindow } from '../claim-window.js';
+import { leaseKey } from '../lease.js';
 import { newDelivery } from '../new-delivery.js';
 import type { AttemptApplied, RetryNowResult, SenderStore, StoreStats } from '../port.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryRecord, EndpointRecord } from '../records.js';
@@ -103,16 +104,29 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const listener = createDueListener(base, schema);
   let closing: Promise<void> | undefined;
 
-  /** BEGIN … COMMIT on one connection; ROLLBACK on error; the connection always goes back. */
   /**
-   * Runs `fn` in a transaction, again if PostgreSQL aborts it as a deadlock victim: the lock orders
-   * here are consistent where they could be (delivery before lease, deliveries in id order), but a
-   * disabling locks its endpoint before its deliveries and a batched record the other way round.
-   * A victim was rolled back whole, so running it again is safe.
+   * Runs `fn` in a transaction (see txOnce), again if PostgreSQL aborts it as a deadlock victim
+   * (see deadlockRetried).
    */
   async function tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return deadlockRetried(() => txOnce(fn));
   }
+  /**
+   * Runs `run` again, up to `tries` times in all, while PostgreSQL aborts it as a deadlock victim.
+   * The lock orders here are consistent where they can be (delivery before lease, deliveries in id
+   * order), but a disabling locks its endpoint before its deliveries and a batched record the other
+   * way round. A victim was rolled back whole, so running it again is safe.
+   */
+  async function deadlockRetried<T>(run: () => Promise<T>, tries = 3): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt >= tries) throw error;
+      }
+    }
+  }
+  /** BEGIN … COMMIT on one connection; ROLLBACK on error; the connection always goes back. */
   async function txOnce<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -176,23 +190,15 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       );
       leasesEnded(applied.length);
       // Keyed by lease, not delivery: a batch can hold two attempts of one delivery.
-      const byLease = new Map(applied.map((r) => [`${r.id} ${r.token}`, r.status as DeliveryStatus]));
+      const byLease = new Map(
+        applied.map((r) => [leaseKey(r.id as string, r.token as string), r.status as DeliveryStatus]),
+      );
       for (const { item, resolve } of batch) {
-        const status = byLease.get(`${item.claim.deliveryId} ${item.claim.leaseToken}`);
+        const status = byLease.get(leaseKey(item.claim.deliveryId, item.claim.leaseToken));
         resolve(status ? { applied: true, status } : { applied: false });
       }
     } catch (error) {
       for (const { reject } of batch) reject(error);
-    }
-  }
-  /** A deadlock victim was rolled back whole, so running it again is safe (see RECORD_ATTEMPTS_FAST). */
-  async function deadlockRetried<T>(run: () => Promise<T>, tries = 3): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await run();
-      } catch (error) {
-        if ((error as { code?: string }).code !== '40P01' || attempt >= tries) throw error;
-      }
     }
   }
   // One batch in flight at a time: attempts that finish while it runs wait for it and go together
