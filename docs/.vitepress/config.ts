@@ -15,6 +15,7 @@ export default defineConfig({
       { text: 'Events', link: '/reference/events' },
       { text: 'API', link: '/reference/api' },
       { text: 'Runbook', link: '/platform/runbook' },
+      { text: 'Design', link: '/platform/design' },
     ],
     sidebar: [
       {
@@ -47,7 +48,13 @@ export default defineConfig({
           { text: 'Management API', link: '/reference/api' },
         ],
       },
-      { text: 'Platform', items: [{ text: 'Runbook', link: '/platform/runbook' }] },
+      {
+        text: 'Platform',
+        items: [
+          { text: 'Runbook', link: '/platform/runbook' },
+          { text: 'Design', link: '/platform/design' },
+        ],
+      },
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * A certificate authority and a localhost certificate made at start, so the sample receiver speaks
- * HTTPS (linkhooks delivers over HTTPS only, SPEC 2.1) and the sender trusts it through its `ca`
+ * HTTPS (linkhooks delivers over HTTPS only, design R2) and the sender trusts it through its `ca`
  * option — the way NODE_EXTRA_CA_CERTS would in a deployment. Nothing is downloaded or installed.
  */
 import { generate } from 'selfsigned';

@@ -6,7 +6,7 @@
 import { type EventName, sampleEventData } from '@linkhooks/protocol';
 import type { Sender } from '@linkhooks/sender';
 
-/** Weighted mix of the six events (SPEC 6). */
+/** Weighted mix of the six events (design R7). */
 const MIX: readonly [EventName, number][] = [
   ['click', 70],
   ['conversion', 15],

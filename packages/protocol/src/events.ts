@@ -1,5 +1,5 @@
 /**
- * The event catalogue. SPEC 6 rule 1: there are exactly six event types.
+ * The event catalogue: exactly six event types (design R7).
  */
 export const EVENT_NAMES = [
   'click',
@@ -25,7 +25,7 @@ export function isEventName(name: unknown): name is EventName {
   return typeof name === 'string' && eventNameSet.has(name);
 }
 
-/** One line per event, for catalogues and docs (SPEC 6 "Triggered when"). */
+/** One line per event, for catalogues and docs: when it is sent (design R7). */
 export const EVENT_DESCRIPTIONS: Readonly<Record<EventName, string>> = {
   click: 'A visitor clicks a smart link.',
   conversion: 'A conversion postback is received for a click.',

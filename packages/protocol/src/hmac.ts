@@ -1,5 +1,5 @@
 /**
- * HMAC-SHA256, the one primitive signing and verification need (SPEC 5 rule 2).
+ * HMAC-SHA256, the one primitive signing and verification need (design R9).
  *
  * There is a single implementation of everything around it (parsing, comparison, hints); only
  * the digest itself comes from `node:crypto` when the runtime has it (synchronous, fastest) or

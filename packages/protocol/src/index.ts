@@ -1,8 +1,8 @@
 /**
  * @module
- * The linkhooks wire contract shared by the sender and every receiver: the six events (SPEC 6),
- * their envelope and data schemas (SPEC 2), the timestamp form, secrets, and HMAC-SHA256
- * signing with constant-time verification (SPEC 5).
+ * The linkhooks wire contract shared by the sender and every receiver: the six events (design R7),
+ * their envelope and data schemas (design R4, design R6), the timestamp form, secrets, and HMAC-SHA256
+ * signing with constant-time verification (design R9, design R10).
  */
 
 export { toHex } from './encoding.js';

@@ -23,7 +23,7 @@ export function eventJsonSchema(name: EventName): JsonSchema {
   return toJsonSchema(eventSchemas[name], name, `linkhooks ${name} delivery`);
 }
 
-/** JSON Schema of the generic envelope (SPEC 2.2). */
+/** JSON Schema of the generic envelope (design R4). */
 export function envelopeJsonSchema(): JsonSchema {
   return toJsonSchema(envelopeSchema, 'envelope', 'linkhooks delivery envelope');
 }

@@ -1,8 +1,8 @@
 /**
- * zod schemas of the delivery envelope and each event's data (SPEC 2.2-2.6), with the shapes
- * SPEC 2.7 leaves open decided in DESIGN.md (link.updated, link.deleted, fraud_flags, metric,
- * condition). Every object is open: unknown fields pass through, so a field added to the wire
- * never breaks a receiver (DESIGN: Data shapes).
+ * zod schemas of the delivery envelope and each event's data (design R4, design R6), with the
+ * shapes the rules leave open as design D7 decides them (link.updated, link.deleted, fraud_flags,
+ * metric, condition). Every object is open: unknown fields pass through, so a field added to the
+ * wire never breaks a receiver (design D8).
  */
 import { z } from 'zod';
 import type { EventName } from './events.js';
@@ -27,7 +27,7 @@ const int = () => z.number().int();
 // One check (isTimestamp) does the work; the pattern is only declared for the JSON Schema.
 export const timestampSchema = z
   .string()
-  .refine(isTimestamp, 'timestamp must be a real date written YYYY-MM-DDThh:mm:ssZ (SPEC 2.2)')
+  .refine(isTimestamp, 'timestamp must be a real date written YYYY-MM-DDThh:mm:ssZ')
   .meta({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' })
   .meta({ description: 'Time of the event, ISO 8601 UTC in whole seconds: YYYY-MM-DDThh:mm:ssZ.' });
 
@@ -76,13 +76,13 @@ const linkStateShape = {
 
 export const linkCreatedDataSchema = z.looseObject(linkStateShape);
 
-/** DESIGN: the fields of link.created (the state after the change) plus the names of what changed. */
+/** The fields of link.created (the state after the change) plus the names of what changed (design D7). */
 export const linkUpdatedDataSchema = z.looseObject({
   ...linkStateShape,
   changed: z.array(z.string()).meta({ description: 'Names of the fields or settings that changed.' }),
 });
 
-/** DESIGN: `{link_id, slug}`. */
+/** `{link_id, slug}` (design D7). */
 export const linkDeletedDataSchema = z.looseObject({ link_id: int(), slug: z.string() });
 
 export const alertTriggeredDataSchema = z.looseObject({
@@ -116,7 +116,7 @@ function envelopeOf<const N extends EventName, D extends z.ZodType>(name: N, dat
   return z.looseObject({ event: z.literal(name), timestamp: timestampSchema, data });
 }
 
-/** The full envelope schema of each event (SPEC 2.2: the same structure for all events). */
+/** The full envelope schema of each event: the same structure for all events (design R4). */
 export const eventSchemas = {
   click: envelopeOf('click', clickDataSchema),
   conversion: envelopeOf('conversion', conversionDataSchema),
@@ -149,7 +149,7 @@ export type KnownEvent = { [N in EventName]: EventOf<N> }[EventName];
 
 /**
  * An envelope whose event name is not in the catalogue (a newer sender). Returned, not thrown:
- * receivers acknowledge it (DESIGN: Data shapes). Tell the two apart with `isKnownEvent`.
+ * receivers acknowledge it (design D8). Tell the two apart with `isKnownEvent`.
  */
 export interface UnknownEvent {
   event: string;

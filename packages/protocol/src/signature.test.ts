@@ -24,7 +24,7 @@ type Case = { name: string; secret: string; body: string | Uint8Array };
 
 /**
  * Digests from an independent implementation: Python's `hmac` module, doing exactly what
- * DESIGN's wire contract tells a receiver in any language to do:
+ * design R9 tells a receiver in any language to do:
  * `hmac.new(secret.encode(), body, sha256).hexdigest()`. The secret travels as a JSON string on
  * stdin (read as UTF-8 bytes, so no locale can mangle it) and the body as hex.
  */

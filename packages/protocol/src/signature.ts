@@ -1,15 +1,15 @@
 /**
- * Signing and constant-time verification of `X-Service-Signature` (SPEC 5).
+ * Signing and constant-time verification of `X-Service-Signature` (design R9, design R10).
  *
  * The header is the lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the UTF-8 bytes
- * of the endpoint secret, with no prefix (SPEC 5 rules 1-2, 6). Verification decodes the hex into
+ * of the endpoint secret, with no prefix (design R9). Verification decodes the hex into
  * 32 bytes after a length check and compares bytes, never strings, so it cannot throw on input of
  * equal character length but different byte length. Expected failures are values, not throws.
  */
 import { fromHex, toHex } from './encoding.js';
 import { constantTimeEqual, hmacSha256, hmacSha256Sync } from './hmac.js';
 
-/** The header that carries the signature (SPEC 4.1). */
+/** The header that carries the signature (design R9). */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 
 const DIGEST_BYTES = 32;
@@ -96,7 +96,7 @@ function check(rawBody: unknown, signature: unknown, secret: unknown): Checked {
     return rawBody !== null && typeof rawBody === 'object'
       ? fail(
           'body_already_parsed',
-          'The body is a parsed object. Verify the raw bytes as received: a re-serialised body does not match (SPEC 5 rule 3).',
+          'The body is a parsed object. Verify the raw bytes as received: a re-serialised body does not match.',
         )
       : fail('invalid_body', 'Pass the raw body as a string, Uint8Array, Buffer or ArrayBuffer.');
   }
@@ -127,7 +127,7 @@ function parseSignature(signature: unknown): Uint8Array | Failure {
   if (/^sha256=/i.test(value)) {
     return fail(
       'malformed_signature',
-      `${SIGNATURE_HEADER} carries a "sha256=" prefix. linkhooks signatures are bare hex (SPEC 5 rule 6): that header was not produced by this service.`,
+      `${SIGNATURE_HEADER} carries a "sha256=" prefix. linkhooks signatures are bare hex: that header was not produced by this service.`,
     );
   }
   const bytes = fromHex(value, DIGEST_BYTES);

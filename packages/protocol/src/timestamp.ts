@@ -1,5 +1,5 @@
 /**
- * The envelope's timestamp form: `YYYY-MM-DDThh:mm:ssZ` (SPEC 2.2) — whole seconds, UTC, no
+ * The envelope's timestamp form: `YYYY-MM-DDThh:mm:ssZ` (design R5) — whole seconds, UTC, no
  * fraction. `Date#toISOString()` writes milliseconds, so it is never used as is.
  */
 /**

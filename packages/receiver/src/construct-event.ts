@@ -62,7 +62,7 @@ export function decodeEvent(rawBody: RawBody): WebhookEvent {
 }
 
 /**
- * Verifies the signature over the raw body, then parses and validates the envelope (SPEC 5 rule 3:
+ * Verifies the signature over the raw body, then parses and validates the envelope (design R10:
  * verify before processing). Returns the typed event; throws `WebhookError` otherwise. An event
  * name outside the catalogue is returned as an unknown event, not thrown. Synchronous: needs
  * `node:crypto`; on edge runtimes use {@link constructEventAsync}.

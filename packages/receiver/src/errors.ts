@@ -21,8 +21,8 @@ export type WebhookErrorCode =
 
 /**
  * The HTTP status each code answers with in the adapters. 401 for every signature problem
- * (SPEC 4.2 rule 4, SPEC 7 rule 3); 5xx for the receiver's own faults, so the service retries
- * once they are fixed; 409 for a duplicate in flight (DESIGN: Receiver idempotency timings).
+ * (design R17); 5xx for the receiver's own faults, so the service retries
+ * once they are fixed; 409 for a duplicate in flight (design D10, design D12).
  */
 export const WEBHOOK_ERROR_STATUS: Readonly<Record<WebhookErrorCode, number>> = {
   missing_signature: 401,

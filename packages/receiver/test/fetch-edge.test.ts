@@ -5,7 +5,7 @@
  * zod) are bundled for the browser and run inside an `EdgeVM` (Vercel's edge runtime: Web APIs,
  * no `process`, no `require`), so every digest there comes from Web Crypto. Requests are built
  * inside the VM; signatures are computed out here with Node's own HMAC, an independent check of
- * the wire contract (SPEC 5: lowercase hex HMAC-SHA256 of the raw bytes, keyed by the secret).
+ * the wire contract (design R9: lowercase hex HMAC-SHA256 of the raw bytes, keyed by the secret).
  */
 import { createHash, createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -296,7 +296,7 @@ describe('the fetch adapter on an edge runtime without node:crypto', () => {
     expect(drain().errors).toEqual([{ code: 'handler_error', cause: 'database down' }]);
   });
 
-  it('answers an empty POST with 200 (SPEC 4.2 rule 5) and an unknown event with 200', async () => {
+  it('answers an empty POST with 200 (design R18) and an unknown event with 200', async () => {
     expect(await deliver('plain', { body: '' })).toMatchObject({ status: 200, json: { received: true } });
     expect(await deliver('plain', {})).toMatchObject({ status: 200, json: { received: true } });
     expect(drain().seen).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * The `/fetch` adapter inside a real Hono app on a real loopback port (CONVENTIONS 11).
+ * The `/fetch` adapter inside a real Hono app on a real loopback port (design C7).
  * `@hono/node-server` is not a dependency here, so a small bridge below turns Node's
  * `IncomingMessage` into a Web `Request` whose body is the raw byte stream, and writes the
  * `Response` back; Hono and the SDK see exactly what they would on any fetch runtime.

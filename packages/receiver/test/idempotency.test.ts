@@ -48,7 +48,7 @@ describe.runIf(redisUp)('redis', () => {
     lapse,
   }));
 
-  it('sets the in-flight TTL on claim and the completed TTL on completion (DESIGN: 60 s, 24 h)', async () => {
+  it('sets the in-flight TTL on claim and the completed TTL on completion (design D12: 60 s, 24 h)', async () => {
     const store = createRedisStore(ioredis, { prefix });
     await store.claim('ttl-key', 'a', 60_000);
     const inFlight = await ioredis.pttl(`${prefix}ttl-key`);
@@ -95,7 +95,7 @@ describe('runOnce with a store that is down', () => {
   });
 });
 
-describe('idempotency keys (DESIGN: Receiver SDK)', () => {
+describe('idempotency keys (design D11)', () => {
   it('keys clicks on click_id and conversions on conversion_id', async () => {
     const click = buildEvent('click');
     const conversion = buildEvent('conversion');

@@ -1,6 +1,6 @@
 /**
  * Reads the raw body of a Node `IncomingMessage`, shared by the Express, Node and Next.js Pages
- * adapters. It never re-serialises a parsed body (SPEC 5 rule 3) and never waits on a stream that
+ * adapters. It never re-serialises a parsed body (design R10) and never waits on a stream that
  * something else already drained: in that case it fails at once and says how to fix the app.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The one handler every adapter is thin over: method check, raw body, empty-POST setup check,
- * signature, envelope, idempotency, dispatch, and the answer (SPEC 4.2, SPEC 5, SPEC 7).
+ * signature, envelope, idempotency, dispatch, and the answer (design R17, design D10).
  */
 import {
   EVENT_NAMES,
@@ -109,7 +109,7 @@ async function dispatch(
   const handler = (
     handlers as Record<string, ((e: WebhookEvent, c: DeliveryContext) => unknown) | undefined>
   )[name];
-  // SPEC 6: events without a handler, unknown names included, are acknowledged.
+  // Events without a handler, unknown names included, are acknowledged (design D8).
   if (!handler) return RECEIVED;
   const run = async () => {
     try {
@@ -151,7 +151,7 @@ export function createDeliveryHandler(
         throw new WebhookError('method_not_allowed', `Deliveries are POST requests; got ${request.method}.`);
       }
       const rawBody = await request.readBody();
-      // SPEC 4.2 rule 5: an empty POST is the setup check; answer 200 and run nothing.
+      // An empty POST is the setup check: answer 200 and run nothing (design R18).
       if (rawBody.length === 0) return RECEIVED;
       const signature = request.header(SIGNATURE_HEADER.toLowerCase());
       const verified: VerifyResult = hasSyncCrypto

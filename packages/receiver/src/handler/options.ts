@@ -25,7 +25,7 @@ export type WebhookHandlers = { [N in EventName]?: Handler<EventOf<N>> } & {
   unknown?: Handler<UnknownEvent>;
 };
 
-/** The options every adapter takes (DESIGN: Receiver SDK). */
+/** The options every adapter takes (design D9). */
 export interface WebhookOptions {
   /** The endpoint secret, or several during a rotation (any one may match). */
   secret: string | readonly string[];
@@ -49,7 +49,7 @@ export interface WebhookResponse {
   body: string;
 }
 
-/** The three things an adapter supplies to the shared handler (CONVENTIONS 2). */
+/** The three things an adapter supplies to the shared handler (design C2). */
 export interface DeliveryRequest {
   method: string;
   header(name: string): string | readonly string[] | null | undefined;

@@ -1,8 +1,8 @@
 import { sha256, toHex, type WebhookEvent } from '@linkhooks/protocol';
 
 /**
- * The idempotency key of a delivery (DESIGN: Receiver SDK): `click:<click_id>`,
- * `conversion:<conversion_id>` (SPEC 6 rule 5), otherwise `<event>:<sha256 of the raw body>` —
+ * The idempotency key of a delivery (design D11): `click:<click_id>`,
+ * `conversion:<conversion_id>` (design R15), otherwise `<event>:<sha256 of the raw body>` —
  * every attempt of a delivery sends the same bytes, so the hash is stable across retries.
  *
  * @example

@@ -3,7 +3,7 @@
  * A Redis idempotency store for receivers running on several processes or machines. Works with
  * `ioredis` and with node-redis (`redis`) clients; the client is yours, connected and closed by you.
  *
- * Claim is `SET key p:<token> NX PX <in-flight ttl>` (DESIGN: Receiver SDK); complete and release are
+ * Claim is `SET key p:<token> NX PX <in-flight ttl>` (design D11); complete and release are
  * small Lua scripts so each checks the token and writes in one atomic step.
  */
 import type { ClaimResult, IdempotencyStore } from './store.js';

@@ -1,6 +1,6 @@
 /**
  * One battery of delivery cases run against every adapter on a real server, so each framework is
- * held to the same answers (DESIGN: Receiver SDK responses; SPEC 4.2, 5, 7).
+ * held to the same answers (design D10, design R17).
  */
 import type { WebhookError, WebhookOptions } from '@linkhooks/receiver';
 import { createMemoryStore } from '@linkhooks/receiver';
@@ -159,7 +159,7 @@ export function adapterBattery(adapterName: string, start: StartAdapter): void {
       }
     });
 
-    it('answers an empty POST with 200 as the setup check (SPEC 4.2 rule 5) and runs nothing', async () => {
+    it('answers an empty POST with 200 as the setup check (design R18) and runs nothing', async () => {
       const answer = await post(server.url, '', {});
       expect(answer).toEqual({ status: 200, json: { received: true } });
       expect(seen).toHaveLength(0);

@@ -1,5 +1,5 @@
 /**
- * The conformance battery every idempotency store passes (CONVENTIONS 3): memory and Redis run
+ * The conformance battery every idempotency store passes (design C3): memory and Redis run
  * the same cases. `lapse(key)` makes a key's TTL run out — the memory store by moving its clock,
  * Redis by expiring the key — so no test waits for real time to pass.
  */

@@ -122,7 +122,7 @@ export const api = {
 };
 
 /**
- * The six events (SPEC 6) and the delivery statuses, written out: importing them from the protocol
+ * The six events (design R7) and the delivery statuses, written out: importing them from the protocol
  * would bundle zod into the page (26 KiB → 470 KiB). A test keeps both lists equal to the sources.
  */
 export const EVENTS = [

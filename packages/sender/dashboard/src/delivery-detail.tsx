@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type DeliveryDetail as Detail } from './api.js';
 
-/** SPEC 8: when each attempt is due after the first, if every attempt before it failed. */
+/** When each attempt is due after the first, if every attempt before it failed (design R12). */
 const SCHEDULE_MS = [0, 60_000, 6 * 60_000, 36 * 60_000, 156 * 60_000, 636 * 60_000];
 const ms = (n: number) =>
   n < 60_000
