@@ -1,8 +1,8 @@
 // Shared pieces of the sender benchmark (bench/run.mjs): statistics and formatting, the cleanup
 // registry that runs on success, on error and on Ctrl-C, the throwaway test CA, and the forked
 // HTTPS receiver.
-import { execFileSync, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,52 +133,9 @@ export function runChild(script, args) {
   });
 }
 
-// ---- a throwaway CA and a 127.0.0.1 certificate (as test/helpers/test-ca.ts) ---------------------
+// ---- a throwaway CA and a 127.0.0.1 certificate: the tests' own helper ---------------------------
 
-export function createTestCertificates() {
-  const dir = tempDir('linkhooks-bench-ca-');
-  const p = (name) => join(dir, name);
-  const openssl = (...args) => execFileSync('openssl', args, { stdio: 'pipe' });
-  const key = (file, out, subj) => [
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    file,
-    '-out',
-    out,
-    '-subj',
-    subj,
-  ];
-  openssl('req', '-x509', ...key(p('ca.key'), p('ca.pem'), '/CN=linkhooks bench CA'), '-days', '2');
-  openssl('req', ...key(p('server.key'), p('server.csr'), '/CN=localhost'));
-  writeFileSync(p('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    p('server.csr'),
-    '-CA',
-    p('ca.pem'),
-    '-CAkey',
-    p('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    p('server.pem'),
-    '-days',
-    '2',
-    '-extfile',
-    p('ext.cnf'),
-  );
-  const certs = {
-    ca: readFileSync(p('ca.pem'), 'utf8'),
-    key: readFileSync(p('server.key'), 'utf8'),
-    cert: readFileSync(p('server.pem'), 'utf8'),
-  };
-  rmSync(dir, { recursive: true, force: true });
-  tempDirs.delete(dir);
-  return certs;
-}
+export { createTestCertificates } from '../test/helpers/test-ca.mjs';
 
 // ---- the receiver child (bench/receiver.mjs) ---------------------------------------------------
 

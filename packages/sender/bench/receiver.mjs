@@ -2,10 +2,12 @@
 // share the engine's event loop (on two cores, each process gets its own).
 //
 // It is deliberately minimal — node:https, read the whole body, answer 200 {"received":true} — so
-// the receiver is never what is measured. It listens on several 127.0.0.1 ports, one origin per
-// endpoint, like endpoints of different customers. A body whose click_id starts with `lat_<seq>`
-// is a latency probe: its receipt time (process.hrtime, CLOCK_MONOTONIC, which every process on the
-// machine shares) is kept and handed to the parent on request.
+// the receiver is never what is measured; the tests' receiver (test/helpers/https-receiver.ts)
+// verifies each delivery through Express, a cost this must leave out. It listens on several
+// 127.0.0.1 ports, one origin per endpoint, like endpoints of different customers. A body whose
+// click_id starts with `lat_<seq>` is a latency probe: its receipt time (process.hrtime,
+// CLOCK_MONOTONIC, which every process on the machine shares) is kept and handed to the parent on
+// request.
 //
 // Protocol (IPC): parent → {type:'listen', key, cert, ports} → {type:'ready', ports:[…]};
 // {type:'stats'} → {type:'stats', requests, rejected, receipts:[[seq, ms], …]} (receipts drained).

@@ -15,7 +15,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliService, runCli, startCli } from './helpers/cli-process.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 import { PG_URL, requireService } from './helpers/services.js';
-import { createTestCertificates } from './helpers/test-ca.js';
 
 const TOKEN = 'svc_cli_token_abcdefghijklmnop';
 const MASTER_KEY = randomBytes(32).toString('base64');
@@ -26,9 +25,8 @@ const services: CliService[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'linkhooks-cli-'));
-  const certs = createTestCertificates();
-  writeFileSync(join(dir, 'ca.pem'), certs.ca);
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
+  writeFileSync(join(dir, 'ca.pem'), receiver.certs.ca);
   env = {
     LINKHOOKS_SERVICE_TOKEN: TOKEN,
     LINKHOOKS_MASTER_KEY: MASTER_KEY,

@@ -1,5 +1,5 @@
 /**
- * Crash safety (DESIGN: invariants 2, 3): a sender process killed with SIGKILL in the middle of a
+ * Crash safety (design I2, design I3): a sender process killed with SIGKILL in the middle of a
  * 5,000-event burst and restarted loses nothing: every event whose publish returned reaches the
  * receiver at least once. Duplicates are counted and reported.
  */
@@ -8,30 +8,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSender } from '../src/engine.js';
+import { createSender } from '../src/engine/sender.js';
 import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { addEndpoint } from './helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 import { type SenderProcess, startSenderProcess } from './helpers/sender-process.js';
 import { PG_URL, requireService } from './helpers/services.js';
-import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
 
 const BURST = 5000;
 const ACCOUNT = 'acct_crash';
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 let dir: string;
 let caFile: string;
 const children: SenderProcess[] = [];
 
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
   dir = mkdtempSync(join(tmpdir(), 'linkhooks-crash-'));
   caFile = join(dir, 'ca.pem');
-  writeFileSync(caFile, certs.ca);
+  writeFileSync(caFile, receiver.certs.ca);
 });
 afterAll(async () => {
   await Promise.all(children.map((c) => c.kill('SIGKILL')));
@@ -42,12 +40,8 @@ afterAll(async () => {
 /** Creates the endpoint through the engine, so its URL passes the same checks as in production. */
 async function prepareEndpoint(store: SenderStore, route: string) {
   await store.migrate();
-  const sender = createSender({ store, allowPrivateNetworks: true, ca: certs.ca });
-  const endpoint = await sender.createEndpoint(ACCOUNT, {
-    url: `${receiver.origin}/hooks/${route}`,
-    events: ['click'],
-  });
-  receiver.route(route, endpoint.secret);
+  const sender = createSender({ store, allowPrivateNetworks: true, ca: receiver.certs.ca });
+  await addEndpoint(sender, receiver, { account: ACCOUNT, route });
   await sender.stop(0);
 }
 

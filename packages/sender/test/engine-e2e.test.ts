@@ -1,24 +1,23 @@
 /**
  * The engine end to end over real HTTPS: a receiver built on @linkhooks/receiver, a test CA,
- * and virtual time for the retry schedule (SPEC 3, 4.1, 6, 8).
+ * and virtual time for the retry schedule (design R4, design R11–R14).
  */
 import { EVENT_NAMES, type EventName, eventSchemas, isTimestamp } from '@linkhooks/protocol';
 import { buildEvent, generateSecret } from '@linkhooks/receiver/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../src/clock.js';
 import { RETRY_DELAYS_MS } from '../src/domain/schedule.js';
-import type { Sender } from '../src/engine.js';
+import type { Sender } from '../src/engine/sender.js';
+import { addEndpoint } from './helpers/endpoints.js';
 import { ACCOUNT, makeSender } from './helpers/harness.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
-import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
+import { createTestCertificates } from './helpers/test-ca.mjs';
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 const senders: Sender[] = [];
 
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
 });
 afterAll(() => receiver.close());
 afterEach(async () => {
@@ -28,17 +27,9 @@ afterEach(async () => {
 });
 
 function setup(options: Parameters<typeof makeSender>[1] = {}) {
-  const made = makeSender(certs, options);
+  const made = makeSender(receiver.certs, options);
   senders.push(made.sender);
   return made;
-}
-
-let routeCount = 0;
-async function endpointFor(sender: Sender, events: EventName[]) {
-  const name = `r${routeCount++}`;
-  const draft = await sender.createEndpoint(ACCOUNT, { url: `${receiver.origin}/hooks/${name}`, events });
-  receiver.route(name, draft.secret);
-  return { name, endpoint: draft };
 }
 
 const sample = (name: EventName) => {
@@ -49,9 +40,11 @@ const sample = (name: EventName) => {
 describe('delivery end to end over HTTPS', () => {
   it('delivers each of the 6 events to exactly the endpoints subscribed to it, signed and schema-valid', async () => {
     const { sender } = setup();
-    const everything = await endpointFor(sender, [...EVENT_NAMES]);
-    const clicks = await endpointFor(sender, ['click']);
-    const links = await endpointFor(sender, ['link.created', 'link.updated', 'link.deleted']);
+    const everything = await addEndpoint(sender, receiver, { events: [...EVENT_NAMES] });
+    const clicks = await addEndpoint(sender, receiver);
+    const links = await addEndpoint(sender, receiver, {
+      events: ['link.created', 'link.updated', 'link.deleted'],
+    });
     const published = new Map<string, EventName>();
     for (const name of EVENT_NAMES) {
       const { eventId } = await sender.publish(ACCOUNT, sample(name));
@@ -64,9 +57,9 @@ describe('delivery end to end over HTTPS', () => {
         .filter((r) => r.route === route)
         .map((r) => r.event.event)
         .sort();
-    expect(byRoute(everything.name)).toEqual([...EVENT_NAMES].sort());
-    expect(byRoute(clicks.name)).toEqual(['click']);
-    expect(byRoute(links.name)).toEqual(['link.created', 'link.deleted', 'link.updated']);
+    expect(byRoute(everything.route)).toEqual([...EVENT_NAMES].sort());
+    expect(byRoute(clicks.route)).toEqual(['click']);
+    expect(byRoute(links.route)).toEqual(['link.created', 'link.deleted', 'link.updated']);
     for (const r of receiver.received) {
       // The receiver verified the signature before recording; check the body independently too.
       const parsed = JSON.parse(r.rawBody);
@@ -87,7 +80,7 @@ describe('delivery end to end over HTTPS', () => {
 
   it('runs the whole schedule in virtual time: +0, +1 m, +6 m, +36 m, +2 h 36 m, +10 h 36 m, then failed', async () => {
     const { sender, clock } = setup();
-    const { name } = await endpointFor(sender, ['click']);
+    const { route: name } = await addEndpoint(sender, receiver);
     receiver.behave(name, 'status500');
     const t0 = clock.now();
     const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
@@ -112,7 +105,7 @@ describe('delivery end to end over HTTPS', () => {
     expect(attempts.at(-1)!.nextAttemptAt).toBeNull();
     const hits = receiver.hits.filter((h) => h.route === name);
     expect(hits.map((h) => h.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
-    // Every attempt sends the same bytes, so the same signature (DESIGN invariant 1).
+    // Every attempt sends the same bytes, so the same signature (design I1).
     expect(new Set(hits.map((h) => h.headers['x-service-signature'])).size).toBe(1);
     expect(new Set(hits.map((h) => h.headers['x-service-delivery-id'])).size).toBe(1);
     expect(attempts[0]!.responseSnippet).toContain('receiver is down');
@@ -120,7 +113,7 @@ describe('delivery end to end over HTTPS', () => {
 
   it('stops retrying at the first success', async () => {
     const { sender, clock } = setup();
-    const { name } = await endpointFor(sender, ['conversion']);
+    const { route: name } = await addEndpoint(sender, receiver, { events: ['conversion'] });
     receiver.behave(name, 'status500');
     const { deliveries } = await sender.publish(ACCOUNT, sample('conversion'));
     await sender.tick();
@@ -141,7 +134,7 @@ describe('delivery end to end over HTTPS', () => {
 describe('each failure counts once, with its kind', () => {
   async function firstAttempt(behaviour: Parameters<HttpsReceiver['behave']>[1], options = {}) {
     const { sender } = setup(options);
-    const { name } = await endpointFor(sender, ['click']);
+    const { route: name } = await addEndpoint(sender, receiver);
     receiver.behave(name, behaviour);
     const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
     await sender.tick();
@@ -179,7 +172,7 @@ describe('each failure counts once, with its kind', () => {
 
   it('a TLS error: a certificate the sender does not trust', async () => {
     const { sender } = setup({ ca: createTestCertificates().ca });
-    const { name } = await endpointFor(sender, ['click']);
+    const { route: name } = await addEndpoint(sender, receiver);
     const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
     await sender.tick();
     const { attempts } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
@@ -197,17 +190,14 @@ describe('each failure counts once, with its kind', () => {
         callback(error, [], 4);
       },
     });
-    await sender.createEndpoint(ACCOUNT, {
-      url: `https://receiver.test:${receiver.port}/hooks/x`,
-      events: ['click'],
-    });
+    await addEndpoint(sender, receiver, { host: 'receiver.test' });
     const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
     await sender.tick();
     expect((await sender.getDelivery(ACCOUNT, deliveries[0]!.id)).attempts[0]!.failureKind).toBe('dns');
   });
 });
 
-describe('disabling (DESIGN: Disabling)', () => {
+describe('disabling (design D1–D3)', () => {
   async function failDeliveries(sender: Sender, clock: ManualClock, count: number) {
     for (let i = 0; i < count; i++) await sender.publish(ACCOUNT, sample('click'));
     await sender.tick();
@@ -220,7 +210,7 @@ describe('disabling (DESIGN: Disabling)', () => {
   it('disables after 10 consecutive failed deliveries, holds and skips, and loses nothing on re-enable', async () => {
     const disabled: string[] = [];
     const { sender, clock } = setup({ onEndpointDisabled: (e) => void disabled.push(e.id) });
-    const { name, endpoint } = await endpointFor(sender, ['click']);
+    const { route: name, endpoint } = await addEndpoint(sender, receiver);
     receiver.behave(name, 'status500');
     await failDeliveries(sender, clock, 9);
     expect(await sender.getEndpoint(ACCOUNT, endpoint.id)).toMatchObject({
@@ -269,7 +259,7 @@ describe('disabling (DESIGN: Disabling)', () => {
 
   it('resets the count when a delivery succeeds in between', async () => {
     const { sender, clock } = setup();
-    const { name, endpoint } = await endpointFor(sender, ['click']);
+    const { route: name, endpoint } = await addEndpoint(sender, receiver);
     receiver.behave(name, 'status500');
     await failDeliveries(sender, clock, 9);
     receiver.behave(name, 'ok');
@@ -286,7 +276,7 @@ describe('disabling (DESIGN: Disabling)', () => {
 
   it('counts per attempt when that option is chosen', async () => {
     const { sender } = setup({ disablePolicy: { countPer: 'attempt' } });
-    const { name, endpoint } = await endpointFor(sender, ['click']);
+    const { route: name, endpoint } = await addEndpoint(sender, receiver);
     receiver.behave(name, 'status500');
     for (let i = 0; i < 10; i++) await sender.publish(ACCOUNT, sample('click'));
     await sender.tick();
@@ -300,7 +290,7 @@ describe('disabling (DESIGN: Disabling)', () => {
 describe('retry now', () => {
   it('sends a failed delivery again at once', async () => {
     const { sender, clock } = setup();
-    const { name } = await endpointFor(sender, ['click']);
+    const { route: name } = await addEndpoint(sender, receiver);
     receiver.behave(name, 'status500');
     const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
     await sender.tick();
@@ -319,7 +309,7 @@ describe('retry now', () => {
 describe('publish', () => {
   it('refuses an invalid event with a clear error, and stores nothing', async () => {
     const { sender } = setup();
-    await endpointFor(sender, ['click']);
+    await addEndpoint(sender, receiver);
     await expect(sender.publish(ACCOUNT, { event: 'clicks', data: {} })).rejects.toMatchObject({
       code: 'invalid_event',
     });
@@ -332,7 +322,7 @@ describe('publish', () => {
 
   it('stamps the event with the clock in the envelope form', async () => {
     const { sender, clock } = setup();
-    await endpointFor(sender, ['link.deleted']);
+    await addEndpoint(sender, receiver, { events: ['link.deleted'] });
     clock.set(Date.UTC(2026, 10, 22, 10, 4, 5, 678));
     await sender.publish(ACCOUNT, sample('link.deleted'));
     await sender.tick();

@@ -1,5 +1,5 @@
 /**
- * Isolation (DESIGN invariant 6), on SQLite and on PostgreSQL (where a worker frees an attempt's
+ * Isolation (design I6), on SQLite and on PostgreSQL (where a worker frees an attempt's
  * slot as soon as its response is in): an endpoint that hangs for the full 30 s time-out, with
  * 1,000 deliveries queued, does not delay a healthy endpoint's deliveries; and no endpoint ever
  * has more requests open than its cap.
@@ -11,22 +11,20 @@ import { buildEvent } from '@linkhooks/receiver/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
-import { createSender } from '../src/engine.js';
+import { createSender } from '../src/engine/sender.js';
 import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { addEndpoint } from './helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 import { PG_URL, requireService } from './helpers/services.js';
-import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
 
 const pgUp = await requireService('PostgreSQL', PG_URL);
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 let dir: string;
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
   dir = mkdtempSync(join(tmpdir(), 'linkhooks-isolation-'));
 });
 afterAll(async () => {
@@ -68,24 +66,20 @@ describe.each(kinds)('$kind', ({ kind, up, open }) => {
     const sender = createSender({
       store,
       clock: systemClock,
-      ca: certs.ca,
+      ca: receiver.certs.ca,
       allowPrivateNetworks: true,
       attemptTimeoutMs: 30_000,
       perEndpointCap: 8,
       concurrency: 64,
     });
     const account = `acct_isolation_${kind}`;
-    const hanging = await sender.createEndpoint(account, {
-      url: `${receiver.origin}/hooks/${kind}-hang`,
+    const { endpoint: hanging } = await addEndpoint(sender, receiver, {
+      account,
+      route: `${kind}-hang`,
       events: ['link.created'],
+      behaviour: 'hang',
     });
-    const healthy = await sender.createEndpoint(account, {
-      url: `${receiver.origin}/hooks/${kind}-healthy`,
-      events: ['click'],
-    });
-    receiver.route(`${kind}-hang`, hanging.secret);
-    receiver.route(`${kind}-healthy`, healthy.secret);
-    receiver.behave(`${kind}-hang`, 'hang');
+    await addEndpoint(sender, receiver, { account, route: `${kind}-healthy` });
 
     for (let i = 0; i < 1000; i++) {
       const { event, data } = buildEvent('link.created');
@@ -131,7 +125,7 @@ describe.each(kinds)('$kind', ({ kind, up, open }) => {
     const sender = createSender({
       store,
       clock: systemClock,
-      ca: certs.ca,
+      ca: receiver.certs.ca,
       allowPrivateNetworks: true,
       perEndpointCap: 3,
       concurrency: 8,
@@ -139,12 +133,7 @@ describe.each(kinds)('$kind', ({ kind, up, open }) => {
     const account = `acct_cap_${kind}`;
     const routes: string[] = [];
     for (const name of [`${kind}-cap-a`, `${kind}-cap-b`]) {
-      const endpoint = await sender.createEndpoint(account, {
-        url: `${receiver.origin}/hooks/${name}`,
-        events: ['click'],
-      });
-      receiver.route(name, endpoint.secret);
-      receiver.behave(name, 'slow');
+      await addEndpoint(sender, receiver, { account, route: name, behaviour: 'slow' });
       routes.push(name);
     }
     for (let i = 0; i < 150; i++) {

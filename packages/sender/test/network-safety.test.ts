@@ -1,5 +1,5 @@
 /**
- * Network safety at the engine level (DESIGN: Network safety): endpoints on unsafe addresses are
+ * Network safety at the engine level (design D17): endpoints on unsafe addresses are
  * refused when created, and a name that resolves public when the endpoint is created but private
  * at delivery (DNS rebinding) is refused at connect time — the receiver never sees the request.
  */
@@ -7,16 +7,14 @@ import type { LookupAddress } from 'node:dns';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import { createSender } from '../src/engine.js';
+import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import { addEndpoint } from './helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
-import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
 });
 afterAll(() => receiver.close());
 
@@ -26,7 +24,7 @@ function safeSender(resolve?: Parameters<typeof createSender>[0]['resolve']) {
   return createSender({
     store: createMemoryStore(),
     clock: new ManualClock(),
-    ca: certs.ca,
+    ca: receiver.certs.ca,
     ...(resolve ? { resolve } : {}),
   });
 }
@@ -63,11 +61,7 @@ describe('DNS rebinding', () => {
       if (options.all) callback(null, answer);
       else callback(null, answer[0]!.address, answer[0]!.family);
     });
-    const endpoint = await sender.createEndpoint(ACCOUNT, {
-      url: `https://rebind.test:${receiver.port}/hooks/rebind`,
-      events: ['click'],
-    });
-    receiver.route('rebind', endpoint.secret);
+    await addEndpoint(sender, receiver, { account: ACCOUNT, route: 'rebind', host: 'rebind.test' });
     const { event, data } = buildEvent('click');
     const { deliveries } = await sender.publish(ACCOUNT, { event, data });
     await sender.tick();

@@ -6,15 +6,13 @@ import { Writable } from 'node:stream';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addEndpoint } from './helpers/endpoints.js';
 import { ACCOUNT, makeSender } from './helpers/harness.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
-import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
 });
 afterAll(() => receiver.close());
 
@@ -29,18 +27,13 @@ it('counts attempts and deliveries, times attempts, and reports queue depth and 
       },
     }),
   );
-  const { sender } = makeSender(certs, { logger, disablePolicy: { threshold: 1 } });
-  const good = await sender.createEndpoint(ACCOUNT, {
-    url: `${receiver.origin}/hooks/obs-ok`,
-    events: ['click'],
-  });
-  const bad = await sender.createEndpoint(ACCOUNT, {
-    url: `${receiver.origin}/hooks/obs-bad`,
+  const { sender } = makeSender(receiver.certs, { logger, disablePolicy: { threshold: 1 } });
+  const { endpoint: good } = await addEndpoint(sender, receiver, { route: 'obs-ok' });
+  const { endpoint: bad } = await addEndpoint(sender, receiver, {
+    route: 'obs-bad',
     events: ['conversion'],
+    behaviour: 'status500',
   });
-  receiver.route('obs-ok', good.secret);
-  receiver.route('obs-bad', bad.secret);
-  receiver.behave('obs-bad', 'status500');
 
   for (let i = 0; i < 3; i++) await sender.publish(ACCOUNT, buildEvent('click'));
   await sender.publish(ACCOUNT, buildEvent('conversion'));

@@ -6,27 +6,20 @@ import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import { addEndpoint } from './helpers/endpoints.js';
 import { ACCOUNT, makeSender } from './helpers/harness.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
-import { createTestCertificates, type TestCertificates } from './helpers/test-ca.js';
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
+  receiver = await startHttpsReceiver();
 });
 afterAll(() => receiver.close());
 
 it('releases attempts still in flight after the grace period, so another worker delivers them', async () => {
   const store = createMemoryStore();
-  const first = makeSender(certs, { store, clock: systemClock, attemptTimeoutMs: 20_000 }).sender;
-  const endpoint = await first.createEndpoint(ACCOUNT, {
-    url: `${receiver.origin}/hooks/stop`,
-    events: ['click'],
-  });
-  receiver.route('stop', endpoint.secret);
-  receiver.behave('stop', 'hang');
+  const first = makeSender(receiver.certs, { store, clock: systemClock, attemptTimeoutMs: 20_000 }).sender;
+  await addEndpoint(first, receiver, { route: 'stop', behaviour: 'hang' });
   const { deliveries } = await first.publish(ACCOUNT, buildEvent('click'));
   first.start();
   await receiver.until(() => receiver.hits.some((h) => h.route === 'stop'));
@@ -38,7 +31,7 @@ it('releases attempts still in flight after the grace period, so another worker 
 
   // The lease was given back: a second worker claims it at once, long before the lease would expire.
   receiver.behave('stop', 'ok');
-  const second = makeSender(certs, { store, clock: systemClock }).sender;
+  const second = makeSender(receiver.certs, { store, clock: systemClock }).sender;
   expect(await second.tick()).toBe(1);
   expect((await store.getDelivery(ACCOUNT, deliveries[0]!.id))!.delivery.status).toBe('delivered');
   await second.stop();
@@ -46,12 +39,8 @@ it('releases attempts still in flight after the grace period, so another worker 
 
 it('lets an attempt in flight finish within the grace period and records it', async () => {
   const store = createMemoryStore();
-  const sender = makeSender(certs, { store, clock: systemClock }).sender;
-  const endpoint = await sender.createEndpoint(ACCOUNT, {
-    url: `${receiver.origin}/hooks/finish`,
-    events: ['click'],
-  });
-  receiver.route('finish', endpoint.secret);
+  const sender = makeSender(receiver.certs, { store, clock: systemClock }).sender;
+  await addEndpoint(sender, receiver, { route: 'finish' });
   const { deliveries } = await sender.publish(ACCOUNT, buildEvent('click'));
   sender.start();
   await receiver.until(() => receiver.hits.some((h) => h.route === 'finish'));

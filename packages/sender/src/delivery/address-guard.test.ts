@@ -1,12 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import {
   type AddressPolicy,
   BlockedAddressError,
@@ -316,20 +313,12 @@ describe('the guarded lookup in a real undici connection', () => {
   let requests = 0;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'linkhooks-guard-'));
-    try {
-      const selfSigned = 'req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1';
-      const san = ['-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'];
-      const files = ['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')];
-      execFileSync('openssl', [...selfSigned.split(' '), ...san, ...files], { stdio: 'pipe' });
-      ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
-      server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: ca }, (_req, res) => {
-        requests++;
-        res.end('ok');
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const certs = createTestCertificates();
+    ca = certs.ca;
+    server = createServer({ key: certs.key, cert: certs.cert }, (_req, res) => {
+      requests++;
+      res.end('ok');
+    });
     server.on('connection', () => connections++);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;

@@ -1,7 +1,7 @@
 /** The dashboard as the service serves it: the built page, script and stylesheet, under a strict CSP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, startApi } from '../helpers/api-service.js';
-import { createTestCertificates } from '../helpers/test-ca.js';
+import { createTestCertificates } from '../helpers/test-ca.mjs';
 
 let api: Api;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 /**
  * Random JSON at every route's body (and random query strings at the log): the API answers a 4xx
- * with the error shape, or a 2xx — never a 5xx (DESIGN: bad input is a 4xx, a 500 is a bug).
+ * with the error shape, or a 2xx — never a 5xx (design D20: bad input is a 4xx, a 500 is a bug).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../src/api/router.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
-import { createTestCertificates } from '../helpers/test-ca.js';
+import { createTestCertificates } from '../helpers/test-ca.mjs';
 
 let api: Api;
 let endpointId: string;

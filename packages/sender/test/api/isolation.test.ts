@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../src/api/router.js';
 import { type Api, startApi } from '../helpers/api-service.js';
+import { addEndpoint } from '../helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createTestCertificates } from '../helpers/test-ca.js';
 
 let receiver: HttpsReceiver;
 let api: Api;
@@ -16,15 +16,15 @@ let aliceDelivery: string;
 let aliceSecret: string;
 
 beforeAll(async () => {
-  const certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
-  api = await startApi(certs);
-  const created = await api.call('POST', '/v1/endpoints', {
-    body: { url: `${receiver.origin}/hooks/alice`, events: ['click', 'conversion'] },
+  receiver = await startHttpsReceiver();
+  api = await startApi(receiver.certs);
+  const { endpoint } = await addEndpoint(api.sender, receiver, {
+    account: api.alice.account.id,
+    route: 'alice',
+    events: ['click', 'conversion'],
   });
-  aliceEndpoint = created.json.id;
-  aliceSecret = created.json.secret;
-  receiver.route('alice', aliceSecret);
+  aliceEndpoint = endpoint.id;
+  aliceSecret = endpoint.secret;
   const test = await api.call('POST', `/v1/endpoints/${aliceEndpoint}/test`);
   aliceDelivery = test.json.deliveries[0].id;
   await api.sender.tick();
@@ -83,12 +83,11 @@ describe('tenant isolation', () => {
   });
 
   it('shows no list entry of another account', async () => {
-    const bobs = await api.call('POST', '/v1/endpoints', {
-      key: api.bob.apiKey,
-      body: { url: `${receiver.origin}/hooks/bob`, events: ['click'] },
+    const { endpoint: bobs } = await addEndpoint(api.sender, receiver, {
+      account: api.bob.account.id,
+      route: 'bob',
     });
-    receiver.route('bob', bobs.json.secret);
-    await api.call('POST', `/v1/endpoints/${bobs.json.id}/test`, { key: api.bob.apiKey });
+    await api.call('POST', `/v1/endpoints/${bobs.id}/test`, { key: api.bob.apiKey });
     for (const path of ['/v1/endpoints', '/v1/deliveries', `/v1/deliveries?endpoint_id=${aliceEndpoint}`]) {
       const res = await api.call('GET', path, { key: api.bob.apiKey });
       expect(res.status).toBe(200);
@@ -96,8 +95,8 @@ describe('tenant isolation', () => {
       expect(res.text).not.toContain(aliceDelivery);
     }
     const alices = await api.call('GET', '/v1/endpoints');
-    expect(alices.text).not.toContain(bobs.json.id);
+    expect(alices.text).not.toContain(bobs.id);
     const bobList = await api.call('GET', '/v1/endpoints', { key: api.bob.apiKey });
-    expect(bobList.json.data.map((e: { id: string }) => e.id)).toEqual([bobs.json.id]);
+    expect(bobList.json.data.map((e: { id: string }) => e.id)).toEqual([bobs.id]);
   });
 });

@@ -7,7 +7,7 @@ import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { openApiPath } from '../../src/api/openapi.js';
 import { createManagementRouter, openApi } from '../../src/api/router.js';
-import { createSender } from '../../src/engine.js';
+import { createSender } from '../../src/engine/sender.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> } };
@@ -45,7 +45,7 @@ describe('the OpenAPI document', () => {
     expect(documentedRoutes().sort()).toEqual(answered);
   });
 
-  it('names every route of DESIGN.md', () => {
+  it('names every route of design D19', () => {
     const documented = documentedRoutes();
     for (const route of [
       'post /v1/endpoints',

@@ -1,23 +1,20 @@
 /**
  * Every management route over HTTP against the real service on a loopback port: its happy path
- * and its bad input (DESIGN: Management API).
+ * and its bad input (design D19).
  */
 import { EVENT_NAMES, eventSchemas, verifySignature } from '@linkhooks/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../src/api/router.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createTestCertificates, type TestCertificates } from '../helpers/test-ca.js';
 
-let certs: TestCertificates;
 let receiver: HttpsReceiver;
 let api: Api;
 let n = 0;
 
 beforeAll(async () => {
-  certs = createTestCertificates();
-  receiver = await startHttpsReceiver(certs);
-  api = await startApi(certs);
+  receiver = await startHttpsReceiver();
+  api = await startApi(receiver.certs);
 });
 afterAll(async () => {
   await api.close();
@@ -68,7 +65,7 @@ describe('authentication and plans', () => {
     }
   });
 
-  it('answers 403 plan_required to a Pro account on every webhook route (SPEC 1)', async () => {
+  it('answers 403 plan_required to a Pro account on every webhook route (design R1)', async () => {
     for (const route of API_ROUTES.filter((r) => r.auth === 'account')) {
       const path = route.path.replace(/:id/g, 'ep_missing');
       const res = await api.call(route.method.toUpperCase(), path, {
@@ -224,7 +221,7 @@ describe('endpoints', () => {
   it('re-enables a disabled endpoint: counter reset, held resumed, skipped replayed on request', async () => {
     const { name, endpoint } = await newEndpoint(['click']);
     receiver.behave(name, 'status500');
-    // 10 deliveries that each fail all 6 attempts disable the endpoint (DESIGN: Disabling).
+    // 10 deliveries that each fail all 6 attempts disable the endpoint (design D1).
     for (let i = 0; i < 10; i++) {
       await api.call('POST', '/internal/v1/events', {
         key: SERVICE_TOKEN,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, startApi } from '../helpers/api-service.js';
-import { createTestCertificates } from '../helpers/test-ca.js';
+import { createTestCertificates } from '../helpers/test-ca.mjs';
 
 let api: Api;
 beforeAll(async () => {

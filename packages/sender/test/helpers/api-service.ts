@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount } from '../../src/accounts.js';
 import { createServiceApp } from '../../src/api/service-app.js';
-import type { SenderOptions } from '../../src/engine.js';
+import type { SenderOptions } from '../../src/engine/sender.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeSender } from './harness.js';
-import type { TestCertificates } from './test-ca.js';
+import type { TestCertificates } from './test-ca.mjs';
 
 /** No DNS here: names other than localhost do not resolve (the tests use IP literals). */
 const offlineResolve: NonNullable<SenderOptions['resolve']> = (host, _options, callback) => {

@@ -1,9 +1,9 @@
 /** Builds engines on a fresh store for the end-to-end tests. */
 import { ManualClock } from '../../src/clock.js';
-import { createSender, type SenderOptions } from '../../src/engine.js';
+import { createSender, type SenderOptions } from '../../src/engine/sender.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { SenderStore } from '../../src/store/port.js';
-import type { TestCertificates } from './test-ca.js';
+import type { TestCertificates } from './test-ca.mjs';
 
 export const ACCOUNT = 'acct_test';
 

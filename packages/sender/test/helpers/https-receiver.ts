@@ -1,14 +1,15 @@
 /**
  * A real HTTPS receiver built on @linkhooks/receiver (Express + webhookMiddleware), one route per
  * endpoint, each with its own secret. A route's behaviour can be switched to fail in every way
- * the sender must classify: 5xx, 3xx, hang, reset.
+ * the sender must classify: 5xx, 3xx, hang, reset. It serves a certificate of the test CA, which
+ * the sender trusts through `receiver.certs.ca`.
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { DeliveryContext, WebhookEvent } from '@linkhooks/receiver';
 import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
-import type { TestCertificates } from './test-ca.js';
+import { createTestCertificates, type TestCertificates } from './test-ca.mjs';
 
 export type Behaviour = 'ok' | 'slow' | 'status500' | 'redirect' | 'hang' | 'reset' | 'wrong-secret';
 
@@ -22,14 +23,18 @@ export interface Received {
 }
 
 export interface HttpsReceiver {
+  /** `https://localhost:<port>`. */
   origin: string;
   port: number;
+  /** The certificates it serves; a sender trusts it with `ca: certs.ca`. */
+  certs: TestCertificates;
   /** Every verified delivery, in arrival order. */
   received: Received[];
   /** Every request that reached the server, verified or not. */
   hits: { route: string; headers: Record<string, string | string[] | undefined> }[];
   /** The most requests each route had open at once. */
   peak: Map<string, number>;
+  /** Verifies deliveries to `/hooks/<name>` with `secret`; returns that URL. */
   route(name: string, secret: string): string;
   behave(name: string, behaviour: Behaviour): void;
   /** Resolves once `predicate` holds, re-checked on every request and delivery (no polling). */
@@ -37,7 +42,18 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
-export async function startHttpsReceiver(certs: TestCertificates): Promise<HttpsReceiver> {
+/**
+ * Starts the receiver on a loopback port, with a fresh test CA unless given one.
+ *
+ * @example
+ * const receiver = await startHttpsReceiver();
+ * const { sender } = makeSender(receiver.certs);
+ * const { route } = await addEndpoint(sender, receiver, { events: ['click'] });
+ * receiver.behave(route, 'status500');
+ */
+export async function startHttpsReceiver(
+  certs: TestCertificates = createTestCertificates(),
+): Promise<HttpsReceiver> {
   const app = express();
   const received: Received[] = [];
   const hits: HttpsReceiver['hits'] = [];
@@ -77,6 +93,7 @@ export async function startHttpsReceiver(certs: TestCertificates): Promise<Https
   return {
     origin,
     port,
+    certs,
     received,
     hits,
     peak,
