@@ -9,6 +9,7 @@ export default defineConfig([
     sourcemap: true,
     target: 'es2022',
     external: ['better-sqlite3', 'pg', 'express', '@linkhooks/protocol'],
+    loader: { '.sql': 'text' },
     // import.meta.url in the CJS build too (the dashboard's files are found beside the entry).
     shims: true,
   },
@@ -21,5 +22,6 @@ export default defineConfig([
     sourcemap: true,
     target: 'es2022',
     external: ['better-sqlite3', 'pg', 'express', '@linkhooks/protocol'],
+    loader: { '.sql': 'text' },
   },
 ]);

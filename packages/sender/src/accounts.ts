@@ -1,5 +1,5 @@
 /**
- * Accounts, plans and API keys for the management API (DESIGN: Management API). An API key is shown
+ * Accounts, plans and API keys for the management API (design D19). An API key is shown
  * once, at creation; the store keeps only its SHA-256. A key has 256 random bits, so a fast hash is
  * enough: nothing short of the key finds a preimage (the same reasoning as GitHub's token storage).
  */
@@ -7,12 +7,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Clock, systemClock } from './clock.js';
 import { newId } from './domain/ids.js';
 import { SenderError } from './errors.js';
-import type { SenderStore } from './store/port.js';
+import type { Catalogue } from './store/port.js';
 import { type AccountRecord, PLANS, type Plan } from './store/records.js';
 
 export { PLANS, type Plan };
 
-/** SPEC 1: webhooks are offered on the Business plan and above. */
+/** design R1: webhooks are offered on the Business plan and above. */
 export const WEBHOOK_PLANS: readonly Plan[] = ['business', 'enterprise'];
 
 export const API_KEY_PREFIX = 'lhk_';
@@ -42,7 +42,7 @@ export interface CreatedAccount {
  * const { account, apiKey } = await createAccount(store, { name: 'Acme', plan: 'business' });
  */
 export async function createAccount(
-  store: SenderStore,
+  store: Pick<Catalogue, 'createAccount'>,
   input: { name: unknown; plan: unknown },
   clock: Clock = systemClock,
 ): Promise<CreatedAccount> {
@@ -66,7 +66,10 @@ export async function createAccount(
 }
 
 /** The account an API key belongs to, or null. The lookup is by hash, so it leaks no timing of the key. */
-export async function authenticateApiKey(store: SenderStore, apiKey: string): Promise<AccountRecord | null> {
+export async function authenticateApiKey(
+  store: Pick<Catalogue, 'findAccountByApiKeyHash'>,
+  apiKey: string,
+): Promise<AccountRecord | null> {
   if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return null;
   return store.findAccountByApiKeyHash(hashApiKey(apiKey));
 }

@@ -1,5 +1,5 @@
 /**
- * Time is injected (DESIGN: Engine; CONVENTIONS 13): the engine reads `clock.now()` for every
+ * Time is injected (design D14): the engine reads `clock.now()` for every
  * timestamp and schedule decision, so tests run the 10.5-hour retry schedule in virtual time.
  */
 export interface Clock {

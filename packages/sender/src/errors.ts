@@ -1,5 +1,5 @@
 /**
- * The sender's one error type (CONVENTIONS 7): a literal name, a stable code, and the HTTP status
+ * The sender's one error type (design C6): a literal name, a stable code, and the HTTP status
  * the management API answers with.
  */
 export type SenderErrorCode =

@@ -2,7 +2,7 @@
  * @module
  * `@linkhooks/sender`: the engine the platform runs. `createSender` validates and fans events out,
  * stores them durably before `publish` returns, delivers them over HTTPS with HMAC signatures on the
- * retry schedule of SPEC 8, disables endpoints that keep failing and keeps the delivery log — on an
+ * retry schedule of design R12, disables endpoints that keep failing and keeps the delivery log — on an
  * embedded SQLite store or on PostgreSQL shared by several machines.
  */
 export {
@@ -49,7 +49,7 @@ export {
   type Sender,
   type SenderOptions,
   USER_AGENT,
-} from './engine.js';
+} from './engine/sender.js';
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type { ClaimRequest, DeliveryFilter, LeaseRef, Page, SenderStore, StoreStats } from './store/port.js';

@@ -3,7 +3,7 @@
  * and disabled endpoints. Each engine has its own registry, so several can live in one process.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { SenderStore } from './store/port.js';
+import type { Catalogue } from './store/port.js';
 
 export interface SenderMetrics {
   registry: Registry;
@@ -12,7 +12,7 @@ export interface SenderMetrics {
   duration: Histogram<'outcome'>;
 }
 
-export function createMetrics(store: SenderStore, registry = new Registry()): SenderMetrics {
+export function createMetrics(store: Pick<Catalogue, 'stats'>, registry = new Registry()): SenderMetrics {
   const attempts = new Counter({
     name: 'linkhooks_attempts_total',
     help: 'Delivery attempts, by outcome (success or failure) and failure kind.',

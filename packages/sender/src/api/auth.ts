@@ -1,10 +1,10 @@
 /**
- * Who is calling: a Bearer API key names an account (DESIGN: Management API), and webhooks need
- * the Business plan or above (SPEC 1); the ingest route takes the platform's service token instead.
+ * Who is calling: a Bearer API key names an account (design D19), and webhooks need
+ * the Business plan or above (design R1); the ingest route takes the platform's service token instead.
  */
-import { authenticateApiKey, planAllowsWebhooks, serviceTokenMatches, WEBHOOK_PLANS } from '../accounts.js';
+import { planAllowsWebhooks, serviceTokenMatches, WEBHOOK_PLANS } from '../accounts.js';
+import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
-import type { SenderStore } from '../store/port.js';
 import type { AccountRecord } from '../store/records.js';
 
 function bearer(header: string | undefined): string | null {
@@ -19,14 +19,17 @@ export interface Credentials {
 }
 
 /** The caller's account, or a SenderError: `unauthorized` (401) or `plan_required` (403). */
-export async function accountOf(store: SenderStore, credentials: Credentials): Promise<AccountRecord> {
+export async function accountOf(
+  sender: Pick<Sender, 'authenticateApiKey' | 'getAccount'>,
+  credentials: Credentials,
+): Promise<AccountRecord> {
   const key = bearer(credentials.authorization);
   let account: AccountRecord | null;
   if (key) {
-    account = await authenticateApiKey(store, key);
+    account = await sender.authenticateApiKey(key);
     if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
   } else if (credentials.sessionAccountId) {
-    account = await store.getAccount(credentials.sessionAccountId);
+    account = await sender.getAccount(credentials.sessionAccountId);
     if (!account) throw new SenderError('unauthorized', 'the session has ended; sign in again');
   } else {
     throw new SenderError('unauthorized', 'send your API key as "Authorization: Bearer lhk_…"');
@@ -34,7 +37,7 @@ export async function accountOf(store: SenderStore, credentials: Credentials): P
   return checkPlan(account);
 }
 
-/** SPEC 1: webhooks are offered on the Business plan and above. */
+/** Webhooks are offered on the Business plan and above (design R1). */
 export function checkPlan(account: AccountRecord): AccountRecord {
   if (!planAllowsWebhooks(account.plan)) {
     throw new SenderError(

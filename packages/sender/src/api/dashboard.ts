@@ -1,5 +1,5 @@
 /**
- * The customer-facing dashboard, served by the service at /dashboard (DESIGN: Dashboard). Its files
+ * The customer-facing dashboard, served by the service at /dashboard (design D22). Its files
  * are built with the package (dist/dashboard); the page loads one script and one stylesheet from
  * this origin under a strict Content-Security-Policy, and signs in through POST /v1/session.
  */

@@ -1,6 +1,6 @@
 /**
  * Every error the API answers is `{"error":{"code","message","details?"}}` with its status
- * (DESIGN: Management API). Expected failures are SenderErrors; the body parser's own errors are
+ * (design D20). Expected failures are SenderErrors; the body parser's own errors are
  * mapped to 4xx; anything else is a bug and answers 500 without leaking its message.
  */
 import type { z } from 'zod';

@@ -1,10 +1,10 @@
 /**
  * The OpenAPI 3.1 document of the management API, generated from the route table and its zod
- * schemas (DESIGN: `GET /v1/openapi.json` generated from the zod schemas). Schemas with a meta `id`
+ * schemas (design D19). Schemas with a meta `id`
  * become named components; everything else is inlined.
  */
 import { z } from 'zod';
-import { USER_AGENT } from '../engine.js';
+import { USER_AGENT } from '../engine/sender.js';
 import type { RouteSpec } from './route.js';
 
 type Json = Record<string, unknown>;
@@ -65,7 +65,7 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
   }
   if (route.auth === 'account') {
     responses['403'] ??= {
-      description: 'The account’s plan has no webhooks (SPEC 1)',
+      description: 'The account’s plan has no webhooks',
       content: errorContent,
     };
   }

@@ -1,10 +1,10 @@
 /**
  * One route of the management API, as data: method, path, auth, request and response schemas and
  * a handler free of Express. The router and the OpenAPI document are both built from the same
- * table (DESIGN: Management API), so a route cannot exist undescribed or be described but missing.
+ * table (design D19), so a route cannot exist undescribed or be described but missing.
  */
 import type { z } from 'zod';
-import type { Sender } from '../engine.js';
+import type { Sender } from '../engine/sender.js';
 import type { AccountRecord } from '../store/records.js';
 import type { SessionStore } from './sessions.js';
 

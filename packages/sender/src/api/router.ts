@@ -1,11 +1,11 @@
 /**
- * The management API as an Express 5 router (DESIGN: Management API), so a platform can mount it
+ * The management API as an Express 5 router (design D19), so a platform can mount it
  * in its own app or run it through `linkhooks-sender serve`. Routes come from one table that also
  * generates the OpenAPI document; the handlers know nothing of Express.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import type { Sender } from '../engine.js';
+import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { accountOf, checkServiceToken } from './auth.js';
 import { errorResponse, invalidRequest } from './error-response.js';
@@ -102,7 +102,7 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
         );
       }
       if (route.auth === 'account') {
-        res.locals.account = await accountOf(sender.store, {
+        res.locals.account = await accountOf(sender, {
           authorization: req.headers.authorization,
           sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
         });

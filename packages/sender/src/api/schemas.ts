@@ -14,8 +14,8 @@ const nullableTime = isoTime.nullable();
 
 export const endpointCreateBody = z
   .strictObject({
-    url: z.string().min(1).max(2048).describe('Absolute HTTPS URL of the receiver (SPEC 2.1)'),
-    events: z.array(eventName).min(1).max(EVENT_NAMES.length).describe('The events to deliver (SPEC 6)'),
+    url: z.string().min(1).max(2048).describe('Absolute HTTPS URL of the receiver'),
+    events: z.array(eventName).min(1).max(EVENT_NAMES.length).describe('The events to deliver'),
     description: z.string().max(500).nullable().optional(),
   })
   .meta({ id: 'EndpointCreate' });
@@ -61,7 +61,7 @@ export const ingestBody = z
   .strictObject({
     account_id: z.string().min(1).max(100),
     event: eventName,
-    data: z.record(z.string(), z.unknown()).describe('The event data of SPEC 2.3–2.6'),
+    data: z.record(z.string(), z.unknown()).describe('The event data, as the event reference lists it'),
     timestamp: z.string().optional().describe('YYYY-MM-DDThh:mm:ssZ; now by default'),
   })
   .meta({ id: 'IngestEvent' });

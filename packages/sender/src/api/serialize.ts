@@ -2,7 +2,7 @@
  * Records → the API's JSON (snake_case, ISO times). An endpoint's secret is written only by the
  * routes that exist to show it (create, GET …/secret, rotate): never in lists or updates.
  */
-import type { PublishResult } from '../engine.js';
+import type { PublishResult } from '../engine/sender.js';
 import type { Reenabled } from '../store/port.js';
 import type { AttemptRecord, DeliveryRecord, EndpointRecord, EventRecord } from '../store/records.js';
 

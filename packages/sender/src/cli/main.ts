@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * @module
- * `linkhooks-sender`: the service CLI (DESIGN: Service CLI). Exit codes: 0 done, 1 a runtime
+ * `linkhooks-sender`: the service CLI (design D23). Exit codes: 0 done, 1 a runtime
  * failure (database unreachable, a port in use), 2 a usage error (unknown command or flag).
  */
-import { createAccount } from '../accounts.js';
+import { createSender } from '../engine/sender.js';
 import { isSenderError } from '../errors.js';
 import { DatabaseError, maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
@@ -28,8 +28,9 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
     }
     case 'accounts-create': {
       const store = await openStore(command.db);
+      const sender = createSender({ store });
       try {
-        const { account, apiKey } = await createAccount(store, { name: command.name, plan: command.plan });
+        const { account, apiKey } = await sender.createAccount({ name: command.name, plan: command.plan });
         process.stdout.write(
           command.json
             ? `${JSON.stringify({ id: account.id, api_key: apiKey })}\n`
@@ -37,6 +38,7 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
                 `API key — shown once, store it now:\n  ${apiKey}\n`,
         );
       } finally {
+        await sender.stop(0);
         await store.close();
       }
       return;

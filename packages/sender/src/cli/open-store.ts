@@ -6,6 +6,7 @@
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
+import { isSchemaName } from '../store/postgres/schema-name.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 
 export class DatabaseError extends Error {
@@ -33,7 +34,7 @@ function postgresOptions(db: string) {
   }
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
-  if (schema !== null && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+  if (schema !== null && !isSchemaName(schema)) {
     throw new DatabaseError('?schema= must be a lowercase identifier ([a-z_][a-z0-9_]*)');
   }
   return { connectionString: url.toString(), ...(schema ? { schema } : {}) };

@@ -1,5 +1,5 @@
 /**
- * Flags and environment of `linkhooks-sender` (DESIGN: Service CLI), parsed into settings by pure
+ * Flags and environment of `linkhooks-sender` (design D23), parsed into settings by pure
  * functions: a flag wins over its environment variable; anything unknown or malformed is an error
  * that names the flag and what it takes.
  */

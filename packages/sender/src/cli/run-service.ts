@@ -6,8 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { createServiceApp } from '../api/service-app.js';
-import { createSender, type Sender } from '../engine.js';
+import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
+import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
 import type { EngineSettings } from './options.js';
 
@@ -18,7 +19,7 @@ export function createLogger(env: Env): Logger {
     level: env.LINKHOOKS_LOG_LEVEL ?? 'info',
     base: { service: 'linkhooks-sender' },
     // Secrets and request headers never reach a log line, even if a caller logs a record whole.
-    redact: { paths: ['secret', '*.secret', 'headers', '*.headers', 'apiKey', '*.apiKey'], remove: true },
+    redact: redaction,
   });
 }
 

@@ -1,7 +1,7 @@
 /**
- * Network safety for deliveries (DESIGN: Sender › Network safety). An endpoint URL is chosen by a
+ * Network safety for deliveries (design D17). An endpoint URL is chosen by a
  * customer, so the sender must never be turned into a proxy into our own network: only HTTPS
- * (SPEC 2.1), and only globally routable unicast addresses. The address is checked where the
+ * (design R2), and only globally routable unicast addresses. The address is checked where the
  * connection is made — a custom `lookup` handed to undici — so a name that resolves to a public
  * address when the endpoint is created and to a private one at delivery time (DNS rebinding) is
  * refused on the address actually connected to.
@@ -16,7 +16,7 @@ import ipaddr from 'ipaddr.js';
 /** What the sender may connect to. */
 export interface AddressPolicy {
   /**
-   * Development only (`--allow-private-networks`, DESIGN: Network safety): also allow loopback,
+   * Development only (`--allow-private-networks`, design D17): also allow loopback,
    * RFC 1918, link-local, unique-local and CGNAT addresses. Unspecified, multicast, broadcast and
    * reserved addresses stay refused: no receiver can live there.
    */
@@ -90,7 +90,7 @@ function classifyIPv6(address: ipaddr.IPv6, policy: AddressPolicy): AddressVerdi
 }
 
 /**
- * Decides whether the sender may connect to `ip` (DESIGN: Network safety). Only strict IP
+ * Decides whether the sender may connect to `ip` (design D17). Only strict IP
  * literals are accepted (`net.isIP`): the lookup and the URL parser hand us canonical forms, so
  * anything else (`127.1`, `0x7f000001`, `010.0.0.1`) is refused as `invalid` rather than guessed at.
  *
@@ -113,7 +113,7 @@ export function checkAddress(ip: string, policy: AddressPolicy): AddressVerdict 
 /**
  * The error a guarded lookup fails with. Its `code` is what the delivery client's failure
  * classifier looks for in an error's `cause` chain to record the attempt as `blocked_address`
- * (DESIGN: Delivery states), whatever undici wraps it in.
+ * (design D4), whatever undici wraps it in.
  */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
@@ -136,7 +136,7 @@ export class BlockedAddressError extends Error {
 
 /**
  * Wraps a resolver so that every address it answers is checked before the socket connects
- * (DESIGN: Network safety; the defence against DNS rebinding, since the address checked is the
+ * (design D17; the defence against DNS rebinding, since the address checked is the
  * one connected to). Pass it as undici's `connect: { lookup }`. With `options.all` (Node's
  * happy-eyeballs connect asks for every address) one refused address fails the whole lookup:
  * Node may try any of them. A refused address calls back with a `BlockedAddressError`.
@@ -171,7 +171,7 @@ export function createGuardedLookup(
 
 /**
  * Checks an endpoint URL before anything is sent, when an endpoint is created and before each
- * delivery (DESIGN: Network safety): `https:` only (SPEC 2.1 — plain HTTP never, not even in
+ * delivery (design D17): `https:` only (design R2 — plain HTTP never, not even in
  * development), no `user:password@` (a secret in the URL would be stored and logged with it), a
  * non-empty host, and an IP-literal host checked here because `net.connect` skips `lookup` for
  * it. The WHATWG parser has already turned `2130706433`, `0x7f000001`, `0177.0.0.1` and `127.1`
@@ -195,7 +195,7 @@ export function checkUrl(
   if (parsed.protocol !== 'https:') {
     return {
       ok: false,
-      reason: `scheme ${parsed.protocol} is not allowed: endpoints must use https (SPEC 2.1)`,
+      reason: `scheme ${parsed.protocol} is not allowed: endpoints must use https`,
     };
   }
   if (parsed.username !== '' || parsed.password !== '') {

@@ -1,5 +1,5 @@
 /**
- * Classifies a failed HTTP attempt into a failure kind (DESIGN: Delivery states). Pure: it reads
+ * Classifies a failed HTTP attempt into a failure kind (design D4). Pure: it reads
  * the error's `code` and those of its `cause` chain, as undici and Node report them.
  */
 import type { FailureKind } from '../domain/delivery-state.js';

@@ -1,7 +1,7 @@
 /**
- * Sends one attempt over HTTPS through undici keep-alive pools (DESIGN: Engine): the stored bytes,
+ * Sends one attempt over HTTPS through undici keep-alive pools (design D13): the stored bytes,
  * 30 s for the whole attempt, at most 4 KiB of the response read, redirects never followed, and
- * every connection's address checked at connect time (DESIGN: Network safety).
+ * every connection's address checked at connect time (design D17).
  */
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent } from 'undici';
@@ -14,7 +14,7 @@ import { classifyError, describeError } from './failure-kind.js';
 export const RESPONSE_SNIPPET_BYTES = 4096;
 
 export interface DeliveryClientOptions extends Partial<AddressPolicy> {
-  /** Whole-attempt deadline. Default 30 s (SPEC 8). */
+  /** Whole-attempt deadline. Default 30 s (design R11). */
   timeoutMs?: number;
   /** CA certificates to trust besides Node's roots (a test CA, a private CA). */
   ca?: string | Buffer | Array<string | Buffer>;

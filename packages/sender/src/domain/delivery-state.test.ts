@@ -17,7 +17,7 @@ const failure = (kind: (typeof FAILURE_KINDS)[number]): AttemptOutcome => ({
   message: kind,
 });
 
-describe('the retry schedule (SPEC 8)', () => {
+describe('the retry schedule (design R12)', () => {
   it('is 1 m, 5 m, 30 m, 2 h, 8 h: six attempts in all', () => {
     expect(RETRY_DELAYS_MS).toEqual([MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 8 * HOUR]);
     expect(maxAttempts(DEFAULT_SCHEDULE)).toBe(6);
@@ -47,7 +47,7 @@ describe('the retry schedule (SPEC 8)', () => {
   });
 });
 
-describe('decideAfterAttempt (SPEC 3)', () => {
+describe('decideAfterAttempt (design R11, R13)', () => {
   it.each([0, 1, 2, 3, 4, 5])('a 2xx on attempt %i+1 delivers and stops', (before) => {
     expect(decideAfterAttempt(before, ok, 1000, DEFAULT_SCHEDULE)).toEqual({
       status: 'delivered',
@@ -88,7 +88,7 @@ describe('decideAfterAttempt (SPEC 3)', () => {
 });
 
 describe('status helpers', () => {
-  it('counts only 2xx as success: 1xx, 3xx, 4xx and 5xx fail (SPEC 7; redirects are not followed)', () => {
+  it('counts only 2xx as success: 1xx, 3xx, 4xx and 5xx fail (design R11; redirects are not followed)', () => {
     for (let code = 100; code < 600; code++) expect(isSuccessStatus(code)).toBe(code >= 200 && code < 300);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The delivery state machine (SPEC 3, DESIGN: Delivery states) as a pure function of
+ * The delivery state machine (design R11 to R13, design D4) as a pure function of
  * (state, outcome, now). The worker moves bytes; this decides what they mean.
  */
 import { delayAfterAttempt, type RetrySchedule } from './schedule.js';
@@ -20,7 +20,13 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = [
   'skipped',
 ];
 
-/** Why an attempt failed (DESIGN: Delivery states). */
+/** Statuses a worker may claim when due: the rest are final, or wait for their endpoint. */
+export const CLAIMABLE_STATUSES = ['pending', 'awaiting_retry'] as const satisfies readonly DeliveryStatus[];
+
+/** Statuses no attempt follows (unless retried or replayed by hand): what retention may delete. */
+export const FINAL_STATUSES = ['delivered', 'failed', 'skipped'] as const satisfies readonly DeliveryStatus[];
+
+/** Why an attempt failed (design D4). */
 export type FailureKind =
   | 'timeout'
   | 'dns'
@@ -54,19 +60,19 @@ export interface AttemptDecision {
   final: 'delivered' | 'failed' | null;
 }
 
-/** SPEC 7 rule 1: any 2xx is success. 3xx is a failure: redirects are never followed. */
+/** design R11: any 2xx is success. 3xx is a failure: redirects are never followed. */
 export function isSuccessStatus(statusCode: number): boolean {
   return statusCode >= 200 && statusCode <= 299;
 }
 
 /**
  * What an attempt's outcome does to a delivery. `attemptsBefore` counts the attempts already made.
- * SPEC 3: 2xx → delivered; otherwise awaiting_retry with the next delay from the failure time,
+ * design R11 to R13: 2xx → delivered; otherwise awaiting_retry with the next delay from the failure time,
  * until the 5th retry fails → failed.
  */
 export function decideAfterAttempt(
   attemptsBefore: number,
-  outcome: AttemptOutcome,
+  outcome: AttemptOutcome | { ok: boolean },
   finishedAt: number,
   schedule: RetrySchedule,
 ): AttemptDecision {

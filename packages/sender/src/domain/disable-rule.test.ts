@@ -17,7 +17,7 @@ const retrying: AttemptDecision = {
 const failed: AttemptDecision = { status: 'failed', attempts: 6, nextAttemptAt: null, final: 'failed' };
 const perAttempt: DisablePolicy = { threshold: 10, countPer: 'attempt' };
 
-describe('the disable rule, per delivery (the default, DESIGN: Disabling)', () => {
+describe('the disable rule, per delivery (the default, design D1)', () => {
   it('counts a delivery that ends failed, and disables at the 10th in a row', () => {
     let count = 0;
     for (let i = 1; i <= 9; i++) {

@@ -1,6 +1,6 @@
 /**
- * Automatic disabling (SPEC 3: 10 consecutive failures disable the endpoint). SPEC 3 leaves
- * "consecutive" open; DESIGN decides: by default a failure is a *delivery* that ends `failed`
+ * Automatic disabling (design R14: 10 consecutive failures disable the endpoint). What
+ * "consecutive" counts is design D1: by default a failure is a *delivery* that ends `failed`
  * (all six attempts failed) and any delivered delivery resets the count. Counting per attempt is
  * an option, off by default: one outage of an hour would otherwise disable an endpoint after
  * only a couple of events, long before the retry schedule had a chance to get them through.
@@ -10,9 +10,9 @@ import type { AttemptDecision } from './delivery-state.js';
 export const DISABLE_THRESHOLD = 10;
 
 export interface DisablePolicy {
-  /** Consecutive failures that disable the endpoint. Default 10 (SPEC 8). */
+  /** Consecutive failures that disable the endpoint. Default 10 (design R14). */
   threshold: number;
-  /** `delivery` (default, DESIGN) or `attempt`. */
+  /** `delivery` (default, design D1) or `attempt`. */
   countPer: 'delivery' | 'attempt';
 }
 

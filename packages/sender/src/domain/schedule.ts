@@ -1,5 +1,5 @@
 /**
- * The retry schedule as data (SPEC 8): five retries after the first attempt, each delay measured
+ * The retry schedule as data (design R12): five retries after the first attempt, each delay measured
  * from the failure of the previous attempt. Six attempts in all: +0, +1 m, +6 m, +36 m, +2 h 36 m,
  * +10 h 36 m.
  */
@@ -11,7 +11,7 @@ export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
   8 * 60 * 60_000, // 8 hours
 ]);
 
-/** Receiver time-out per attempt (SPEC 3, SPEC 8). */
+/** Receiver time-out per attempt (design R11). */
 export const ATTEMPT_TIMEOUT_MS = 30_000;
 
 export interface RetrySchedule {

@@ -1,4 +1,4 @@
-/** A random lease token: who holds a claimed delivery (DESIGN invariant 3). */
+/** A random lease token: who holds a claimed delivery (design I3). */
 export function newLeaseToken(): string {
   const bytes = new Uint8Array(12);
   globalThis.crypto.getRandomValues(bytes);

@@ -1,6 +1,5 @@
 /**
- * The delivery an event makes for one subscribed endpoint at publish (SPEC 6 rule 2; DESIGN:
- * Disabling): `pending` and due at once for an enabled endpoint, `skipped` for a disabled one.
+ * The delivery an event makes for one subscribed endpoint at publish (design R8, D2): `pending` and due at once for an enabled endpoint, `skipped` for a disabled one.
  * One definition for every store.
  */
 import type { DeliveryRecord, EventRecord } from './records.js';

@@ -1,5 +1,5 @@
 /**
- * Which due deliveries a claim leases (DESIGN invariant 6), for the stores that pick in the process
+ * Which due deliveries a claim leases (design I6), for the stores that pick in the process
  * (memory, SQLite; PostgreSQL ranks in its claim statement to save round trips): in due order, at
  * most `cap` in flight per endpoint counting the `inFlight` ones, at most `limit` in all. A delivery
  * whose endpoint is full is passed over, never waited on, so a hanging endpoint cannot hold up the

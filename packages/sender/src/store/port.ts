@@ -1,11 +1,11 @@
 /**
- * The store port (CONVENTIONS 3): one interface, implemented by the memory, SQLite and PostgreSQL
- * stores, and one conformance battery (test/store-battery.ts) run against each. Every method that
- * changes several rows does so in one transaction (DESIGN: Invariants the stores keep).
+ * The store port (design C3): the delivery queue and the catalogue, implemented by the SQLite and
+ * PostgreSQL stores, with one conformance battery (test/helpers/store-battery.ts) run against
+ * each. Every method that changes several rows does so in one transaction (design I1 to I6).
  */
 import type { EventName } from '@linkhooks/protocol';
-import type { AttemptDecision, DeliveryStatus } from '../domain/delivery-state.js';
-import type { DisablePolicy } from '../domain/disable-rule.js';
+import type { DeliveryStatus } from '../domain/delivery-state.js';
+import type { TransitionRules } from '../domain/transition.js';
 import type {
   AccountRecord,
   AttemptRecord,
@@ -48,9 +48,9 @@ export interface PublishTarget {
 export interface ClaimRequest {
   now: number;
   limit: number;
-  /** Longer than the attempt time-out (DESIGN invariant 3). */
+  /** Longer than the attempt time-out (design I3). */
   leaseMs: number;
-  /** Deliveries one endpoint may have in flight; endpoints at the cap are skipped (invariant 6). */
+  /** Deliveries one endpoint may have in flight; endpoints at the cap are skipped (design I6). */
   perEndpointCap: number;
   /**
    * Leases the caller holds whose request is over and whose attempt is being recorded: no longer
@@ -67,20 +67,25 @@ export interface LeaseRef {
   leaseToken: string;
 }
 
+/** An attempt to record under its lease (design I3, I4, I5). */
 export interface AttemptResult {
-  claim: Pick<ClaimedDelivery, 'leaseToken'> & { deliveryId: string };
-  attempt: AttemptRecord;
-  decision: AttemptDecision;
-  policy: DisablePolicy;
+  lease: LeaseRef;
+  /** The attempt as made; its `nextAttemptAt` is what the store decides (decideTransition). */
+  attempt: Omit<AttemptRecord, 'nextAttemptAt'>;
+  /** The schedule and the disable policy the engine runs with. */
+  rules: TransitionRules;
+  /** When the attempt finished: the retry delay counts from here (design R6). */
   now: number;
 }
 
 export interface AttemptApplied {
-  /** False when the lease was lost: another worker owns the delivery now (invariant 3). */
+  /** False when the lease was lost: another worker owns the delivery now (design I3). */
   applied: boolean;
-  /** The delivery's status after the attempt (`held` if its endpoint got disabled). */
+  /** The delivery's status after the attempt (`held` if its endpoint is disabled). */
   status?: DeliveryStatus;
-  /** Set when this attempt disabled the endpoint (invariant 5). */
+  /** When the next attempt is due, as decided; null once final. */
+  nextAttemptAt?: number | null;
+  /** Set when this attempt disabled the endpoint (design I5). */
   disabledEndpoint?: EndpointRecord;
 }
 
@@ -113,11 +118,39 @@ export interface StoreStats {
   disabledEndpoints: number;
 }
 
-export interface SenderStore {
-  readonly kind: 'memory' | 'sqlite' | 'postgres';
-  migrate(): Promise<void>;
-  close(): Promise<void>;
+/**
+ * The delivery queue: what publishing and the workers need. Every method keeps the invariants
+ * design I1 to I6 in one transaction of its own.
+ */
+export interface DeliveryQueue {
+  /**
+   * Stores the event's bytes and one delivery per subscribed endpoint of the account in one
+   * transaction (design I2): `pending` for enabled endpoints, `skipped` for disabled ones.
+   * With `endpointId` (a test event), only that endpoint of the event's account, if it subscribes.
+   */
+  publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
+  /** Leases up to `limit` due deliveries (design I3, I6). */
+  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /**
+   * Records an attempt and what decideTransition makes of it, if the lease token still matches
+   * (design I3, I4, I5). A lease that expired but was not claimed by another worker still
+   * matches: nobody else has sent the delivery, so the result is the truth.
+   */
+  recordAttempt(result: AttemptResult): Promise<AttemptApplied>;
+  /** Gives a leased delivery back unattempted (graceful shutdown). */
+  releaseLease(deliveryId: string, leaseToken: string): Promise<void>;
+  /** The earliest time a claimable delivery is due, or null when none is waiting. */
+  nextDueAt(): Promise<number | null>;
+  /**
+   * Wake-ups from other processes (with `capabilities.sharedAcrossProcesses`); returns the
+   * unsubscribe function. The listener is also called once whenever listening (re)starts, since a
+   * publish made before then sent no wake-up.
+   */
+  subscribe?(listener: () => void): () => void;
+}
 
+/** The catalogue: accounts, endpoints, the delivery log, retention and counts. */
+export interface Catalogue {
   /** Rejects when the API key hash is already taken. */
   createAccount(input: NewAccount): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | null>;
@@ -136,34 +169,7 @@ export interface SenderStore {
   ): Promise<EndpointRecord | null>;
   /** Deletes the endpoint with its deliveries and their attempts. */
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;
-
-  /**
-   * Stores the event's bytes and one delivery per subscribed endpoint of the account in one
-   * transaction (invariant 2): `pending` for enabled endpoints, `skipped` for disabled ones.
-   * With `endpointId` (a test event), only that endpoint of the event's account, if it subscribes.
-   */
-  publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
-
-  /** Leases up to `limit` due deliveries (invariants 3, 6). */
-  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
-  /**
-   * Records an attempt and its consequences if the lease token still matches (invariants 3, 4, 5).
-   * A lease that expired but was not claimed by another worker still matches: nobody else has
-   * sent the delivery, so the result is the truth.
-   */
-  recordAttempt(result: AttemptResult): Promise<AttemptApplied>;
-  /** Gives a leased delivery back unattempted (graceful shutdown). */
-  releaseLease(deliveryId: string, leaseToken: string): Promise<void>;
-  /** The earliest time a claimable delivery is due, or null when none is waiting. */
-  nextDueAt(): Promise<number | null>;
-  /**
-   * Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); returns the unsubscribe function. The
-   * listener is also called once whenever listening (re)starts, since a publish made before then
-   * sent no wake-up.
-   */
-  subscribe?(listener: () => void): () => void;
-
-  /** Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked. */
+  /** Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked (design D2). */
   reenableEndpoint(
     accountId: string,
     id: string,
@@ -178,7 +184,28 @@ export interface SenderStore {
     id: string,
   ): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] } | null>;
   getEvent(accountId: string, id: string): Promise<EventRecord | null>;
-  /** Retention: deletes final deliveries (delivered, failed, skipped) last updated before `cutoff`, and orphaned events. */
+  /** Retention: deletes final deliveries last updated before `cutoff`, and events left without any. */
   pruneBefore(cutoff: number): Promise<number>;
   stats(): Promise<StoreStats>;
+}
+
+/** What a store can do beyond the port, declared rather than guessed from its kind. */
+export interface StoreCapabilities {
+  /**
+   * Several processes share the store (each with its own workers), and `subscribe` carries their
+   * wake-ups.
+   */
+  sharedAcrossProcesses: boolean;
+  /**
+   * Recording an attempt is a network round trip: a worker frees the attempt's slot at the
+   * response and records beside the next request, rather than holding the slot through it.
+   */
+  recordsOverNetwork: boolean;
+}
+
+/** A store: the queue and the catalogue over one database. */
+export interface SenderStore extends DeliveryQueue, Catalogue {
+  readonly capabilities: StoreCapabilities;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
 }

@@ -1,8 +1,8 @@
-/** The records the stores keep (DESIGN: Sender). Times are epoch milliseconds. */
+/** The records the stores keep (design D15, D16). Times are epoch milliseconds. */
 import type { EventName } from '@linkhooks/protocol';
 import type { DeliveryStatus, FailureKind } from '../domain/delivery-state.js';
 
-/** SPEC 1: webhooks are offered on the Business plan and above; the other plans exist to be refused. */
+/** design R1: webhooks are offered on the Business plan and above; the other plans exist to be refused. */
 export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -34,7 +34,7 @@ export interface EventRecord {
   id: string;
   accountId: string;
   name: string;
-  /** The exact bytes every attempt sends (DESIGN invariant 1). */
+  /** The exact bytes every attempt sends (design I1). */
   body: Uint8Array;
   createdAt: number;
 }
@@ -71,7 +71,7 @@ export interface AttemptRecord {
   requestHeaders: Record<string, string>;
 }
 
-/** A delivery handed to one worker under a lease (DESIGN invariant 3). */
+/** A delivery handed to one worker under a lease (design I3). */
 export interface ClaimedDelivery {
   delivery: DeliveryRecord;
   leaseToken: string;

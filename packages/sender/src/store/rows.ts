@@ -1,7 +1,15 @@
-/** Row ↔ record mapping shared by the SQL stores (SQLite and PostgreSQL). */
+/** Row ↔ record mapping, written once for both stores (SQLite and PostgreSQL). */
 import type { EventName } from '@linkhooks/protocol';
-import type { DeliveryStatus, FailureKind } from '../domain/delivery-state.js';
-import type { AccountRecord, AttemptRecord, DeliveryRecord, EndpointRecord, Plan } from './records.js';
+import { DELIVERY_STATUSES, type DeliveryStatus, type FailureKind } from '../domain/delivery-state.js';
+import type {
+  AccountRecord,
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryRecord,
+  EndpointRecord,
+  EventRecord,
+  Plan,
+} from './records.js';
 
 export type Row = Record<string, unknown>;
 
@@ -52,6 +60,28 @@ export function toDelivery(row: Row): DeliveryRecord {
   };
 }
 
+export function toEvent(row: Row): EventRecord {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    name: row.name as string,
+    body: new Uint8Array(row.body as Buffer),
+    createdAt: num(row.created_at),
+  };
+}
+
+/** A claimed delivery's row: the delivery's columns with `body`, `url` and `secret` joined in. */
+export function toClaimed(row: Row, leaseToken: string, leaseExpiresAt: number): ClaimedDelivery {
+  return {
+    delivery: toDelivery(row),
+    leaseToken,
+    leaseExpiresAt,
+    body: new Uint8Array(row.body as Buffer),
+    url: row.url as string,
+    secret: row.secret as string,
+  };
+}
+
 export function toAttempt(row: Row): AttemptRecord {
   return {
     deliveryId: row.delivery_id as string,
@@ -69,6 +99,23 @@ export function toAttempt(row: Row): AttemptRecord {
   };
 }
 
+/** An attempt's columns in table order, for positional parameters. */
+export function attemptValues(a: AttemptRecord): unknown[] {
+  const p = attemptParams(a);
+  return [
+    p.deliveryId,
+    p.number,
+    p.startedAt,
+    p.durationMs,
+    p.statusCode,
+    p.failureKind,
+    p.errorMessage,
+    p.responseSnippet,
+    p.nextAttemptAt,
+    p.requestHeaders,
+  ];
+}
+
 export function attemptParams(a: AttemptRecord) {
   return {
     deliveryId: a.deliveryId,
@@ -82,4 +129,20 @@ export function attemptParams(a: AttemptRecord) {
     nextAttemptAt: a.nextAttemptAt,
     requestHeaders: JSON.stringify(a.requestHeaders),
   };
+}
+
+/** One page of the delivery log from `limit + 1` rows: the extra row says whether a next page exists. */
+export function toPage(rows: Row[], limit: number): { items: DeliveryRecord[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit).map(toDelivery);
+  return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
+}
+
+/** Counts by status from `(status, n)` rows, every status present. */
+export function toStats(
+  rows: Row[],
+  disabledEndpoints: unknown,
+): { byStatus: Record<DeliveryStatus, number>; disabledEndpoints: number } {
+  const byStatus = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>;
+  for (const r of rows) byStatus[r.status as DeliveryStatus] = num(r.n);
+  return { byStatus, disabledEndpoints: num(disabledEndpoints ?? 0) };
 }

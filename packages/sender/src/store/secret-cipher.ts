@@ -1,6 +1,5 @@
 /**
- * Endpoint secrets at rest: AES-256-GCM under the operator's LINKHOOKS_MASTER_KEY (DESIGN: the
- * management API's secrets are encrypted at rest). A copy of the database alone then cannot sign a
+ * Endpoint secrets at rest: AES-256-GCM under the operator's LINKHOOKS_MASTER_KEY (design D18). A copy of the database alone then cannot sign a
  * delivery. The endpoint id is the additional authenticated data, so a ciphertext moved to another
  * endpoint's row fails to decrypt instead of handing that endpoint someone else's secret.
  */

@@ -1,22 +1,20 @@
 /**
- * One attempt of one claimed delivery: sign the stored bytes, send, decide, record. The decisions
- * are the pure functions of src/domain; this file only moves bytes and calls them.
+ * One attempt of one claimed delivery: sign the stored bytes, send, record. What the outcome
+ * means is decideTransition's (src/domain), applied by the store as it records; this file only
+ * moves bytes.
  */
 import { sign } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
-import { decideAfterAttempt } from '../domain/delivery-state.js';
-import type { DisablePolicy } from '../domain/disable-rule.js';
-import type { RetrySchedule } from '../domain/schedule.js';
-import type { AttemptApplied, SenderStore } from '../store/port.js';
+import type { TransitionRules } from '../domain/transition.js';
+import type { AttemptApplied, DeliveryQueue } from '../store/port.js';
 import type { AttemptRecord, ClaimedDelivery } from '../store/records.js';
 
 export interface AttemptDeps {
-  store: SenderStore;
+  queue: DeliveryQueue;
   client: DeliveryClient;
   clock: Clock;
-  schedule: RetrySchedule;
-  policy: DisablePolicy;
+  rules: TransitionRules;
   userAgent: string;
 }
 
@@ -26,11 +24,11 @@ export interface AttemptReport {
   applied: AttemptApplied;
 }
 
-/** The request headers of SPEC 4.1 plus DESIGN's extension headers. */
+/** The request headers of design R4 and R9, and the extension headers of design D6. */
 export function deliveryHeaders(claim: ClaimedDelivery, attemptNumber: number, userAgent: string) {
   return {
     'content-type': 'application/json',
-    // SPEC 5: HMAC-SHA256 of the stored bytes; the same bytes give the same signature on every attempt.
+    // design R9: HMAC-SHA256 of the stored bytes; the same bytes give the same signature on every attempt.
     'x-service-signature': sign(claim.body, claim.secret),
     'x-service-event-id': claim.delivery.eventId,
     'x-service-delivery-id': claim.delivery.id,
@@ -50,9 +48,8 @@ export async function runAttempt(
   const startedAt = deps.clock.now();
   const result = await deps.client.send({ url: claim.url, body: claim.body, headers });
   onSent?.();
-  // SPEC 8: the next delay is measured from the failure of this attempt.
+  // design R12: the next delay is measured from the failure of this attempt.
   const finishedAt = deps.clock.now();
-  const decision = decideAfterAttempt(claim.delivery.attempts, result.outcome, finishedAt, deps.schedule);
   const attempt: AttemptRecord = {
     deliveryId: claim.delivery.id,
     number,
@@ -62,15 +59,14 @@ export async function runAttempt(
     failureKind: result.outcome.ok ? null : result.outcome.kind,
     errorMessage: result.outcome.ok ? null : result.outcome.message,
     responseSnippet: result.responseSnippet,
-    nextAttemptAt: decision.nextAttemptAt,
+    nextAttemptAt: null,
     requestHeaders: headers,
   };
-  const applied = await deps.store.recordAttempt({
-    claim: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
+  const applied = await deps.queue.recordAttempt({
+    lease: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
     attempt,
-    decision,
-    policy: deps.policy,
+    rules: deps.rules,
     now: finishedAt,
   });
-  return { claim, attempt, applied };
+  return { claim, attempt: { ...attempt, nextAttemptAt: applied.nextAttemptAt ?? null }, applied };
 }

@@ -84,11 +84,10 @@ async function setUp(freeSlotOnResponse: boolean) {
   let delivered = 0;
   const allDelivered = new Promise<void>((resolve) => {
     const worker = createWorker({
-      store,
+      queue: store,
       client,
       clock: new ManualClock(T0),
-      schedule: DEFAULT_SCHEDULE,
-      policy: DEFAULT_DISABLE_POLICY,
+      rules: { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
       userAgent: 'linkhooks-test',
       concurrency: 1,
       perEndpointCap: 1,
@@ -167,11 +166,10 @@ function heldClient() {
 
 describe('worker bookkeeping', () => {
   const options = (store: SenderStore, client: DeliveryClient, clock: ManualClock) => ({
-    store,
+    queue: store,
     client,
     clock,
-    schedule: DEFAULT_SCHEDULE,
-    policy: DEFAULT_DISABLE_POLICY,
+    rules: { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
     userAgent: 'linkhooks-test',
     concurrency: 2,
     perEndpointCap: 2,

@@ -1,6 +1,6 @@
 /**
  * The worker: claims due deliveries in batches under a lease, runs their attempts concurrently,
- * and sleeps until the next one is due or it is woken (DESIGN: Engine). `tick()` runs everything
+ * and sleeps until the next one is due or it is woken (design D13). `tick()` runs everything
  * due right now and resolves when it is done — what virtual-time tests drive instead of the loop.
  */
 import type { ClaimRequest } from '../store/port.js';
@@ -10,11 +10,11 @@ import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
 export interface WorkerOptions extends AttemptDeps {
   /** Attempts in flight at once, across endpoints. */
   concurrency: number;
-  /** Deliveries one endpoint may have in flight (DESIGN invariant 6). */
+  /** Deliveries one endpoint may have in flight (design I6). */
   perEndpointCap: number;
   /** Claimed at once. */
   batchSize: number;
-  /** Longer than the attempt time-out (DESIGN invariant 3). */
+  /** Longer than the attempt time-out (design I3). */
   leaseMs: number;
   /** Longest idle sleep: how soon work scheduled by another process is noticed. */
   pollIntervalMs: number;
@@ -100,7 +100,7 @@ export function createWorker(options: WorkerOptions): Worker {
         .filter((r) => r.sent)
         .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
     };
-    return options.store.claimDue(request);
+    return options.queue.claimDue(request);
   };
 
   /** Resolves true when the timer ran out, false when woken. */
@@ -142,7 +142,7 @@ export function createWorker(options: WorkerOptions): Worker {
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
         }
-        const next = free > 0 && room >= refillAt ? await options.store.nextDueAt() : null;
+        const next = free > 0 && room >= refillAt ? await options.queue.nextDueAt() : null;
         if (!running) break;
         // Due by the time of the claim, yet not claimed: its endpoint is at its in-flight cap, and
         // the attempt that frees a slot will wake the loop. Polling for it every millisecond would
@@ -203,7 +203,7 @@ export function createWorker(options: WorkerOptions): Worker {
         await Promise.all([
           ...left
             .filter((p) => !p.sent)
-            .map((p) => options.store.releaseLease(p.claim.delivery.id, p.claim.leaseToken)),
+            .map((p) => options.queue.releaseLease(p.claim.delivery.id, p.claim.leaseToken)),
           ...left.filter((p) => p.sent).map((p) => p.done),
         ]);
       }

@@ -1,6 +1,6 @@
 /**
  * Probes the machine's PostgreSQL before a suite that needs it. Off CI a missing service skips that
- * suite with a loud notice; under CI=true it is a failure, never a silent skip (TOOLCHAIN.md).
+ * suite with a loud notice; under CI=true it is a failure, never a silent skip (design C7).
  */
 import { connect } from 'node:net';
 
@@ -24,7 +24,7 @@ function reachable(url: string): Promise<boolean> {
 export async function requireService(name: string, url: string): Promise<boolean> {
   if (await reachable(url)) return true;
   const message = `${name} is not reachable at ${url}.`;
-  if (process.env.CI === 'true') throw new Error(`${message} CI needs it: start it (see TOOLCHAIN.md).`);
+  if (process.env.CI === 'true') throw new Error(`${message} CI needs it: start it.`);
   console.warn(`\n!!! SKIPPING the ${name} suite: ${message} Start it to run these tests.\n`);
   return false;
 }

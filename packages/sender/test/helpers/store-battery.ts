@@ -1,17 +1,18 @@
 /**
- * The conformance battery every store passes (CONVENTIONS 3): each of DESIGN's store invariants
- * is a test here, run against the memory, SQLite and PostgreSQL stores.
+ * The conformance battery every store passes (design C3): each of the store invariants (design I1
+ * to I6) is a test here, run against the SQLite store (on a file and in memory) and PostgreSQL.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decideAfterAttempt } from '../../src/domain/delivery-state.js';
 import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
+import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
-import type { AttemptRecord, ClaimedDelivery, EventRecord } from '../../src/store/records.js';
+import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
+const RULES: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY };
 
 export function storeBattery(
   name: string,
@@ -52,33 +53,86 @@ export function storeBattery(
     const publish = (e: EventRecord) => store.publish(e, () => newId('dlv', e.createdAt));
     const claim = (now = T0, limit = 100, cap = 100) =>
       store.claimDue({ now, limit, leaseMs: LEASE, perEndpointCap: cap });
-    const attempt = (c: ClaimedDelivery, ok: boolean, now: number, number = c.delivery.attempts + 1) => {
-      const outcome = ok
-        ? ({ ok: true, statusCode: 200 } as const)
-        : ({ ok: false, kind: 'http_status', statusCode: 500, message: 'receiver answered 500' } as const);
-      const decision = decideAfterAttempt(number - 1, outcome, now, DEFAULT_SCHEDULE);
-      const record: AttemptRecord = {
-        deliveryId: c.delivery.id,
-        number,
-        startedAt: now,
-        durationMs: 12,
-        statusCode: ok ? 200 : 500,
-        failureKind: ok ? null : 'http_status',
-        errorMessage: ok ? null : 'receiver answered 500',
-        responseSnippet: ok ? '{"received":true}' : 'oops',
-        nextAttemptAt: decision.nextAttemptAt,
-        requestHeaders: { 'x-service-attempt': String(number) },
-      };
-      return store.recordAttempt({
-        claim: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-        attempt: record,
-        decision,
-        policy: DEFAULT_DISABLE_POLICY,
+    const attempt = (
+      c: ClaimedDelivery,
+      ok: boolean,
+      now: number,
+      number = c.delivery.attempts + 1,
+      rules: TransitionRules = RULES,
+    ) =>
+      store.recordAttempt({
+        lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
+        attempt: {
+          deliveryId: c.delivery.id,
+          number,
+          startedAt: now,
+          durationMs: 12,
+          statusCode: ok ? 200 : 500,
+          failureKind: ok ? null : 'http_status',
+          errorMessage: ok ? null : 'receiver answered 500',
+          responseSnippet: ok ? '{"received":true}' : 'oops',
+          requestHeaders: { 'x-service-attempt': String(number) },
+        },
+        rules,
         now,
       });
-    };
 
-    it('fans an event out to the subscribed endpoints of its account only (SPEC 6 rule 2)', async () => {
+    it('persists what decideTransition decides, attempt by attempt, on every path (design I5)', async () => {
+      // A model endpoint and delivery advanced by the domain function beside the store's own: every
+      // attempt of "fail k times, then succeed" and of "fail to the end", both counting policies,
+      // a threshold the first failed delivery (or attempt) reaches and one it does not.
+      for (const countPer of ['delivery', 'attempt'] as const) {
+        for (const threshold of [1, 10]) {
+          const rules: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: { threshold, countPer } };
+          for (const failures of [0, 1, 2, 3, 4, 5, 6]) {
+            const a = account();
+            const ep = await endpoint(a, ['click']);
+            const [d] = await publish(event(a));
+            const model = { attempts: 0, enabled: true, count: 0 };
+            let now = T0;
+            for (let n = 0; n <= failures && n < 6; n++) {
+              const [c] = await claim(now);
+              expect(c?.delivery.id).toBe(d!.id);
+              const succeeded = n === failures;
+              now += 1_000;
+              const t = decideTransition(
+                {
+                  attemptsBefore: model.attempts,
+                  endpoint: { enabled: model.enabled, consecutiveFailures: model.count },
+                },
+                { succeeded, finishedAt: now },
+                rules,
+              );
+              const applied = await attempt(c!, succeeded, now, undefined, rules);
+              expect(applied).toMatchObject({
+                applied: true,
+                status: t.delivery.status,
+                nextAttemptAt: t.delivery.nextAttemptAt,
+              });
+              expect(Boolean(applied.disabledEndpoint)).toBe(t.endpoint.disable);
+              model.attempts = t.delivery.attempts;
+              model.count = t.endpoint.consecutiveFailures;
+              model.enabled &&= !t.endpoint.disable;
+              const stored = (await store.getDelivery(a, d!.id))!;
+              expect(stored.delivery).toMatchObject({
+                status: t.delivery.status,
+                attempts: t.delivery.attempts,
+                nextAttemptAt: t.delivery.nextAttemptAt,
+              });
+              expect(stored.attempts.at(-1)?.nextAttemptAt).toBe(t.delivery.nextAttemptAt);
+              expect(await store.getEndpoint(a, ep.id)).toMatchObject({
+                consecutiveFailures: model.count,
+                enabled: model.enabled,
+              });
+              if (t.delivery.status !== 'awaiting_retry') break;
+              now = t.delivery.nextAttemptAt!;
+            }
+          }
+        }
+      }
+    });
+
+    it('fans an event out to the subscribed endpoints of its account only (design R8)', async () => {
       const a = account();
       const clicks = await endpoint(a, ['click']);
       await endpoint(a, ['conversion']);
@@ -87,7 +141,7 @@ export function storeBattery(
       expect(deliveries.map((d) => [d.endpointId, d.status])).toEqual([[clicks.id, 'pending']]);
     });
 
-    it('keeps the event bytes exactly and hands them to every attempt (invariant 1)', async () => {
+    it('keeps the event bytes exactly and hands them to every attempt (design I1)', async () => {
       const a = account();
       await endpoint(a);
       const e = event(a);
@@ -100,7 +154,7 @@ export function storeBattery(
       expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(Buffer.from(e.body))).toBe(true);
     });
 
-    it('writes the event and its deliveries all or nothing (invariant 2)', async () => {
+    it('writes the event and its deliveries all or nothing (design I2)', async () => {
       const a = account();
       await endpoint(a);
       await endpoint(a);
@@ -135,7 +189,7 @@ export function storeBattery(
       }
     }
 
-    it('leases a due delivery to one claimer; a lost lease cannot write its result (invariant 3)', async () => {
+    it('leases a due delivery to one claimer; a lost lease cannot write its result (design I3)', async () => {
       const a = account();
       await endpoint(a);
       await publish(event(a));
@@ -159,7 +213,7 @@ export function storeBattery(
       });
     });
 
-    it('records only the live lease when both attempts of a delivery are recorded together (invariant 3)', async () => {
+    it('records only the live lease when both attempts of a delivery are recorded together (design I3)', async () => {
       const a = account();
       await endpoint(a);
       await publish(event(a));
@@ -179,7 +233,7 @@ export function storeBattery(
       expect(detail!.attempts.map((x) => x.statusCode)).toEqual([200]);
     });
 
-    it('records an attempt number at most once (invariant 4)', async () => {
+    it('records an attempt number at most once (design I4)', async () => {
       const a = account();
       await endpoint(a);
       await publish(event(a));
@@ -199,7 +253,7 @@ export function storeBattery(
       expect(await claim(T0 + 5000)).toHaveLength(1);
     });
 
-    it('disables the endpoint at the 10th failed delivery and holds the rest in the same step (invariant 5)', async () => {
+    it('disables the endpoint at the 10th failed delivery and holds the rest in the same step (design I5)', async () => {
       const a = account();
       const ep = await endpoint(a);
       for (let i = 0; i < 10; i++) await publish(event(a));
@@ -241,7 +295,7 @@ export function storeBattery(
       expect((await store.getEndpoint(a, ep.id))!.consecutiveFailures).toBe(0);
     });
 
-    it('skips endpoints at their in-flight cap instead of waiting on them (invariant 6)', async () => {
+    it('skips endpoints at their in-flight cap instead of waiting on them (design I6)', async () => {
       const a = account();
       const slow = await endpoint(a, ['click']);
       const fast = await endpoint(a, ['conversion']);
@@ -255,7 +309,7 @@ export function storeBattery(
       expect(second.map((c) => c.delivery.endpointId)).toEqual([fast.id]);
     });
 
-    it('does not count deliveries being recorded against the cap, nor claims them again (invariant 6)', async () => {
+    it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {
       const a = account();
       const ep = await endpoint(a);
       for (let i = 0; i < 6; i++) await publish(event(a));

@@ -1,4 +1,4 @@
-/** The delivery log (SPEC 6 rule 8): pages with filters, one delivery with its attempts, retry now. */
+/** The delivery log (design D16): pages with filters, one delivery with its attempts, retry now. */
 import { z } from 'zod';
 import type { DeliveryFilter } from '../../store/port.js';
 import { defineRoute } from '../route.js';
@@ -76,7 +76,7 @@ export const deliveryRoutes = [
     },
     async handle({ sender, account, params }) {
       const { delivery, attempts } = await sender.getDelivery(account.id, params.id!);
-      const event = await sender.store.getEvent(account.id, delivery.eventId);
+      const event = await sender.getEvent(account.id, delivery.eventId);
       return { status: 200, json: deliveryDetailJson(delivery, attempts, event) };
     },
   }),

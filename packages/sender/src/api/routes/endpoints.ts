@@ -1,4 +1,4 @@
-/** Endpoint routes: CRUD, the secret, re-enabling and the test event (DESIGN: Management API). */
+/** Endpoint routes: CRUD, the secret, re-enabling and the test event (design D19). */
 import type { z } from 'zod';
 import { defineRoute } from '../route.js';
 import {

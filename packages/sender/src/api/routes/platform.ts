@@ -12,7 +12,7 @@ const err = (description: string) => ({ description, schema: errorSchema });
 export const eventTypesRoute = defineRoute({
   method: 'get',
   path: '/v1/event-types',
-  summary: 'The six event types (SPEC 6) with the JSON Schema of each delivery',
+  summary: 'The six event types with the JSON Schema of each delivery',
   tag: 'Event types',
   auth: 'account',
   responses: { 200: { description: 'The catalogue', schema: eventTypesSchema } },
@@ -42,7 +42,7 @@ export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
     503: err('No service token is configured'),
   },
   async handle({ sender, body }) {
-    const account = await sender.store.getAccount(body.account_id);
+    const account = await sender.getAccount(body.account_id);
     if (!account) throw new SenderError('not_found', `no account ${body.account_id}`);
     if (!planAllowsWebhooks(account.plan)) {
       throw new SenderError('plan_required', `account ${account.id} is on the ${account.plan} plan`);

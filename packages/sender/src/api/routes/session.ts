@@ -1,9 +1,8 @@
 /**
  * Dashboard sign-in: the API key is exchanged once for an HttpOnly, SameSite=Strict session cookie
- * (DESIGN: Reference app, dashboard), so the key never sits in the browser's storage or a URL.
+ * (design D22), so the key never sits in the browser's storage or a URL.
  */
 import { z } from 'zod';
-import { authenticateApiKey } from '../../accounts.js';
 import { SenderError } from '../../errors.js';
 import type { AccountRecord } from '../../store/records.js';
 import { checkPlan } from '../auth.js';
@@ -34,7 +33,7 @@ export const sessionRoutes = [
       403: { description: 'The account’s plan has no webhooks', schema: errorSchema },
     },
     async handle({ sender, sessions, request, body }) {
-      const account = await authenticateApiKey(sender.store, body.api_key);
+      const account = await sender.authenticateApiKey(body.api_key);
       if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
       checkPlan(account);
       if (request.sessionId) sessions.delete(request.sessionId);

@@ -1,12 +1,14 @@
 /**
- * LISTEN/NOTIFY wake-ups for the PostgreSQL store (DESIGN: Engine): one dedicated connection,
+ * LISTEN/NOTIFY wake-ups for the PostgreSQL store (design D13): one dedicated connection,
  * opened on the first subscription and closed with the last, that LISTENs on `linkhooks_due`.
  * `publish`, `reenableEndpoint` and `retryNow` notify inside their transactions, so a worker on
  * another machine claims new work at once instead of at its next poll. Notifications are a
  * latency optimisation only: workers still poll, so a lost one delays work, it never loses it.
  */
 import pg from 'pg';
-import { DUE_CHANNEL, LISTEN_DUE } from './queries.js';
+import { DUE_CHANNEL } from './connection.js';
+
+const LISTEN_DUE = `LISTEN ${DUE_CHANNEL}`;
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;

@@ -1,18 +1,3 @@
-/**
- * Numbered SQLite migrations. Applied inside `BEGIN IMMEDIATE`, which takes SQLite's write lock
- * first, so two processes migrating at once apply each version exactly once.
- */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export const SQLITE_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'endpoints, events, deliveries, attempts',
-    sql: `
 CREATE TABLE endpoints (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL,
@@ -74,20 +59,3 @@ CREATE TABLE attempts (
   request_headers TEXT NOT NULL,
   PRIMARY KEY (delivery_id, number)
 );
-`,
-  },
-  {
-    version: 2,
-    name: 'accounts',
-    sql: `
-CREATE TABLE accounts (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  plan TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
-  -- SHA-256 of the API key: the key is shown once and never stored.
-  api_key_hash TEXT NOT NULL UNIQUE,
-  created_at INTEGER NOT NULL
-);
-`,
-  },
-];

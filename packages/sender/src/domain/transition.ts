@@ -1,0 +1,85 @@
+/**
+ * What one attempt does to its delivery and to its endpoint, as one pure function of (state,
+ * outcome, time, rules): the delivery's next status and due time, the endpoint's failure count,
+ * whether the endpoint is disabled now, and the hold of a retry whose endpoint is disabled. The
+ * stores read the state inside their transaction, call it, and write what it returns (design I5).
+ */
+import { decideAfterAttempt } from './delivery-state.js';
+import { type DisablePolicy, decideEndpoint } from './disable-rule.js';
+import type { RetrySchedule } from './schedule.js';
+
+export interface TransitionRules {
+  schedule: RetrySchedule;
+  policy: DisablePolicy;
+}
+
+export interface TransitionState {
+  /** Attempts made before this one. */
+  attemptsBefore: number;
+  /** The endpoint as the transaction reads it, before this attempt. */
+  endpoint: { enabled: boolean; consecutiveFailures: number };
+}
+
+export interface Transition {
+  delivery: {
+    /** `held` when a retry is due but the endpoint is (or is now) disabled (design D2). */
+    status: 'delivered' | 'awaiting_retry' | 'failed' | 'held';
+    /** Attempts made, this one included. */
+    attempts: number;
+    /** When the next attempt is due; null once the delivery is final. Kept while held. */
+    nextAttemptAt: number | null;
+    final: 'delivered' | 'failed' | null;
+  };
+  endpoint: {
+    consecutiveFailures: number;
+    /** This attempt disables the endpoint: its other claimable deliveries are held with it. */
+    disable: boolean;
+  };
+}
+
+/**
+ * @example
+ * const t = decideTransition(
+ *   { attemptsBefore: 0, endpoint: { enabled: true, consecutiveFailures: 0 } },
+ *   { succeeded: false, finishedAt: now },
+ *   { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
+ * );
+ * // t.delivery → { status: 'awaiting_retry', attempts: 1, nextAttemptAt: now + 60_000, final: null }
+ */
+export function decideTransition(
+  state: TransitionState,
+  result: { succeeded: boolean; finishedAt: number },
+  rules: TransitionRules,
+): Transition {
+  const decision = decideAfterAttempt(
+    state.attemptsBefore,
+    { ok: result.succeeded },
+    result.finishedAt,
+    rules.schedule,
+  );
+  const verdict = decideEndpoint(state.endpoint.consecutiveFailures, decision, rules.policy);
+  // Only the attempt that raises the count disables: one that keeps or resets it never does.
+  const raised = verdict.consecutiveFailures > state.endpoint.consecutiveFailures;
+  const disable = verdict.disable && raised && state.endpoint.enabled;
+  const enabledAfter = state.endpoint.enabled && !disable;
+  return {
+    delivery: {
+      status: decision.status === 'awaiting_retry' && !enabledAfter ? 'held' : decision.status,
+      attempts: decision.attempts,
+      nextAttemptAt: decision.nextAttemptAt,
+      final: decision.final,
+    },
+    endpoint: { consecutiveFailures: verdict.consecutiveFailures, disable },
+  };
+}
+
+/**
+ * Whether an attempt can raise its endpoint's failure count, and so disable it. Every other attempt
+ * leaves the count as it is or resets it, so a store may record it without reading the endpoint
+ * (PostgreSQL's batched record, design C5).
+ */
+export function mayDisable(attemptsBefore: number, succeeded: boolean, rules: TransitionRules): boolean {
+  if (succeeded) return false;
+  if (rules.policy.countPer === 'attempt') return true;
+  return decideAfterAttempt(attemptsBefore, { ok: false }, 0, rules.schedule).final === 'failed';
+}

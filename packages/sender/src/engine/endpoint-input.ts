@@ -1,0 +1,55 @@
+/** An endpoint's URL and events as a customer sends them, checked before anything is stored. */
+import { EVENT_NAMES, type EventName, isEventName } from '@linkhooks/protocol';
+import {
+  type AddressPolicy,
+  checkAddress,
+  checkUrl,
+  type LookupFunction,
+} from '../delivery/address-guard.js';
+import { dnsLookup } from '../delivery/dns.js';
+import { SenderError } from '../errors.js';
+
+/**
+ * HTTPS only, and not to a private or otherwise blocked address (design R2, D17). The address is
+ * checked again at every connection (DNS rebinding); this early check gives a clear error now.
+ */
+export async function checkEndpointUrl(
+  url: unknown,
+  policy: AddressPolicy,
+  resolve?: LookupFunction,
+): Promise<string> {
+  if (typeof url !== 'string') throw new SenderError('invalid_endpoint', 'url must be a string');
+  const checked = checkUrl(url, policy);
+  if (!checked.ok) throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}`);
+  const host = checked.url.hostname.replace(/^\[|\]$/g, '');
+  // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
+  const addresses = await dnsLookup(host, resolve).catch((cause: unknown) => {
+    throw new SenderError('invalid_endpoint', `url host ${host} does not resolve`, { cause });
+  });
+  for (const address of addresses) {
+    const verdict = checkAddress(address, policy);
+    if (!verdict.allowed) {
+      throw new SenderError(
+        'unsafe_url',
+        `url resolves to ${address}, which is not allowed (${verdict.reason})`,
+      );
+    }
+  }
+  return checked.url.toString();
+}
+
+export function checkEvents(events: unknown): EventName[] {
+  if (!Array.isArray(events) || events.length === 0) {
+    throw new SenderError(
+      'invalid_endpoint',
+      `events must be a non-empty array of: ${EVENT_NAMES.join(', ')}`,
+    );
+  }
+  const unknown = events.filter((e) => !isEventName(e));
+  if (unknown.length > 0) {
+    throw new SenderError('invalid_endpoint', `unknown events: ${unknown.join(', ')}`, {
+      details: { known: EVENT_NAMES },
+    });
+  }
+  return [...new Set(events as EventName[])];
+}

@@ -1,0 +1,47 @@
+/** An event as the platform publishes it, checked against the protocol's schemas and made into bytes. */
+import { EVENT_NAMES, eventSchemas, formatTimestamp, isEventName } from '@linkhooks/protocol';
+import { newId } from '../domain/ids.js';
+import { SenderError } from '../errors.js';
+import type { EventRecord } from '../store/records.js';
+
+export interface PublishInput {
+  event: string;
+  data: unknown;
+  /** Defaults to now, in the envelope's `YYYY-MM-DDThh:mm:ssZ` form. */
+  timestamp?: string;
+}
+
+/** The event's record, with the exact bytes every attempt will send (design I1), or a SenderError. */
+export function buildEvent(accountId: string, input: PublishInput, now: number): EventRecord {
+  if (!isEventName(input?.event)) {
+    throw new SenderError('invalid_event', `event must be one of: ${EVENT_NAMES.join(', ')}`);
+  }
+  const envelope = {
+    event: input.event,
+    timestamp: input.timestamp ?? formatTimestamp(now),
+    data: input.data,
+  };
+  const parsed = eventSchemas[input.event].safeParse(envelope);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new SenderError(
+      'invalid_event',
+      `invalid ${input.event} event at ${first?.path.join('.')}: ${first?.message}`,
+      {
+        details: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+      },
+    );
+  }
+  const flags = (envelope.data as { fraud_flags?: unknown[] }).fraud_flags;
+  if (flags?.some((f) => typeof f !== 'string')) {
+    // design D7: the sender emits strings; receivers accept anything.
+    throw new SenderError('invalid_event', 'fraud_flags must be strings');
+  }
+  return {
+    id: newId('evt', now),
+    accountId,
+    name: input.event,
+    body: Buffer.from(JSON.stringify(envelope)),
+    createdAt: now,
+  };
+}

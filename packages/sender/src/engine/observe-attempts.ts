@@ -1,0 +1,44 @@
+/** What the engine does with each recorded attempt: metrics, a log line, and the disable hook. */
+import type { Logger } from 'pino';
+import type { SenderMetrics } from '../metrics.js';
+import type { EndpointRecord } from '../store/records.js';
+import type { AttemptReport } from '../worker/attempt.js';
+
+export interface Observers {
+  metrics: SenderMetrics;
+  logger: Logger;
+  onEndpointDisabled?: ((endpoint: EndpointRecord) => void | Promise<void>) | undefined;
+  onAttempt?: ((report: AttemptReport) => void) | undefined;
+}
+
+export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt }: Observers) {
+  return (report: AttemptReport): void => {
+    const { attempt, applied, claim } = report;
+    const outcome = attempt.failureKind ? 'failure' : 'success';
+    metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
+    metrics.duration.observe({ outcome }, attempt.durationMs / 1000);
+    if (applied.status === 'delivered' || applied.status === 'failed')
+      metrics.deliveries.inc({ outcome: applied.status });
+    logger.info(
+      {
+        delivery: claim.delivery.id,
+        endpoint: claim.delivery.endpointId,
+        attempt: attempt.number,
+        status: attempt.statusCode,
+        kind: attempt.failureKind,
+        ms: attempt.durationMs,
+        applied: applied.applied,
+        next: applied.status,
+      },
+      'attempt',
+    );
+    if (applied.disabledEndpoint) {
+      const endpoint = applied.disabledEndpoint;
+      logger.warn({ endpoint: endpoint.id, failures: endpoint.consecutiveFailures }, 'endpoint disabled');
+      Promise.resolve(onEndpointDisabled?.(endpoint)).catch((error) =>
+        logger.error({ err: error }, 'onEndpointDisabled hook failed'),
+      );
+    }
+    onAttempt?.(report);
+  };
+}

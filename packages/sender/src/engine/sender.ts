@@ -1,0 +1,259 @@
+/**
+ * `createSender`: the engine the platform runs, and the only door to its store. It validates and
+ * fans out events, stores them durably before `publish` returns, delivers through workers on the
+ * retry schedule, disables endpoints that keep failing, and keeps the delivery log. The management
+ * API and the service CLI call its methods, never the store.
+ */
+import { generateSecret, isEventName, sampleEventData } from '@linkhooks/protocol';
+import pino, { type Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { authenticateApiKey, type CreatedAccount, createAccount } from '../accounts.js';
+import { systemClock } from '../clock.js';
+import type { AddressPolicy } from '../delivery/address-guard.js';
+import { createDeliveryClient } from '../delivery/http-client.js';
+import { newId } from '../domain/ids.js';
+import { SenderError } from '../errors.js';
+import { redaction } from '../log-redaction.js';
+import { createMetrics } from '../metrics.js';
+import { withSecretCipher } from '../store/encrypted-secrets.js';
+import type { DeliveryFilter, Page, Reenabled } from '../store/port.js';
+import type {
+  AccountRecord,
+  AttemptRecord,
+  DeliveryRecord,
+  EndpointRecord,
+  EventRecord,
+} from '../store/records.js';
+import { createSecretCipher, noSecretCipher, parseMasterKey } from '../store/secret-cipher.js';
+import { createWorker } from '../worker/worker.js';
+import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
+import { buildEvent, type PublishInput } from './event-input.js';
+import { observeAttempts } from './observe-attempts.js';
+import { type SenderOptions, settingsOf } from './options.js';
+
+export type { PublishInput } from './event-input.js';
+export type { SenderOptions } from './options.js';
+
+export const USER_AGENT = 'linkhooks/0.0.0';
+
+export interface PublishResult {
+  eventId: string;
+  deliveries: DeliveryRecord[];
+}
+
+export interface NewEndpointInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+}
+
+/** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
+export interface Sender {
+  /** Prometheus registry of this engine's metrics. */
+  readonly metrics: Registry;
+  /**
+   * Validates the event, fans it out to the account's subscribed endpoints (design R8) and stores
+   * its exact bytes and one delivery per endpoint before it returns (design I2).
+   */
+  publish(accountId: string, input: PublishInput): Promise<PublishResult>;
+  /**
+   * Sends a signed sample event to one endpoint, logged like any delivery. The event must be one
+   * the endpoint subscribes to; by default its first one.
+   */
+  sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult>;
+
+  createEndpoint(accountId: string, input: NewEndpointInput): Promise<EndpointRecord>;
+  updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord>;
+  rotateSecret(accountId: string, id: string): Promise<EndpointRecord>;
+  getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
+  listEndpoints(accountId: string): Promise<EndpointRecord[]>;
+  deleteEndpoint(accountId: string, id: string): Promise<void>;
+  /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */
+  reenableEndpoint(accountId: string, id: string, options?: { replaySkipped?: boolean }): Promise<Reenabled>;
+
+  /** Schedules one delivery for an attempt now. */
+  retryDelivery(accountId: string, deliveryId: string): Promise<DeliveryRecord>;
+  listDeliveries(accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>>;
+  getDelivery(
+    accountId: string,
+    id: string,
+  ): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }>;
+  /** The event's record, with the exact bytes its deliveries send. */
+  getEvent(accountId: string, id: string): Promise<EventRecord>;
+
+  /** Creates an account with a fresh API key, shown once. */
+  createAccount(input: { name: unknown; plan: unknown }): Promise<CreatedAccount>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  /** The account an API key belongs to, or null. */
+  authenticateApiKey(apiKey: string): Promise<AccountRecord | null>;
+
+  /** Runs every delivery due now; for tests and scripts driving virtual time. */
+  tick(): Promise<number>;
+  /** Deletes final deliveries older than the retention period; resolves with how many. */
+  pruneLog(): Promise<number>;
+  /** Attempts in flight on this engine's workers. */
+  readonly inFlight: number;
+  start(): void;
+  /** Stops claiming, waits up to `graceMs` (default 30 s) for attempts in flight, releases the rest. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function createSender(options: SenderOptions): Sender {
+  const settings = settingsOf(options);
+  const store = withSecretCipher(
+    options.store,
+    options.masterKey ? createSecretCipher(parseMasterKey(options.masterKey)) : noSecretCipher,
+  );
+  const clock = options.clock ?? systemClock;
+  const addressPolicy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
+  const logger: Logger = options.logger ?? pino({ enabled: false, redact: redaction });
+  const client =
+    options.client ??
+    createDeliveryClient({
+      timeoutMs: settings.timeoutMs,
+      allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
+      ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
+  const metrics = createMetrics(store);
+
+  const worker = createWorker({
+    queue: store,
+    client,
+    clock,
+    rules: settings.rules,
+    userAgent: USER_AGENT,
+    concurrency: settings.concurrency,
+    perEndpointCap: settings.perEndpointCap,
+    batchSize: settings.batchSize,
+    leaseMs: settings.leaseMs,
+    pollIntervalMs: settings.pollIntervalMs,
+    // A record a network round trip away would hold the slot idle; in-process records are batched
+    // better when slots free at the record.
+    freeSlotOnResponse: store.capabilities.recordsOverNetwork,
+    onAttempt: observeAttempts({
+      metrics,
+      logger,
+      onEndpointDisabled: options.onEndpointDisabled,
+      onAttempt: options.onAttempt,
+    }),
+    onError: (error) => logger.error({ err: error }, 'worker error'),
+  });
+  const unsubscribe = store.subscribe?.(() => worker.wake());
+
+  const notFound = (what: string, id: string) => new SenderError('not_found', `no ${what} ${id}`);
+  const found = <T>(value: T | null, what: string, id: string): T => {
+    if (value === null) throw notFound(what, id);
+    return value;
+  };
+
+  async function publishTo(accountId: string, input: PublishInput, target: { endpointId?: string } = {}) {
+    const event = buildEvent(accountId, input, clock.now());
+    const deliveries = await store.publish(event, () => newId('dlv', event.createdAt), target);
+    if (deliveries.some((d) => d.status === 'pending')) worker.wake();
+    return { eventId: event.id, deliveries };
+  }
+
+  const getEndpoint = async (accountId: string, id: string) =>
+    found(await store.getEndpoint(accountId, id), 'endpoint', id);
+
+  return {
+    metrics: metrics.registry,
+    publish: (accountId, input) => publishTo(accountId, input),
+
+    async sendTestEvent(accountId, endpointId, event) {
+      const endpoint = await getEndpoint(accountId, endpointId);
+      if (!endpoint.enabled) {
+        throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
+      }
+      const name = event ?? endpoint.events[0];
+      if (!isEventName(name) || !endpoint.events.includes(name)) {
+        throw new SenderError(
+          'invalid_event',
+          `event must be one the endpoint subscribes to: ${endpoint.events.join(', ')}`,
+        );
+      }
+      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId });
+    },
+
+    async createEndpoint(accountId, input) {
+      const url = await checkEndpointUrl(input?.url, addressPolicy, options.resolve);
+      const events = checkEvents(input.events);
+      const now = clock.now();
+      return store.createEndpoint({
+        id: newId('ep', now),
+        accountId,
+        url,
+        events,
+        secret: generateSecret(),
+        description: input.description ?? null,
+        now,
+      });
+    },
+
+    async updateEndpoint(accountId, id, patch) {
+      await getEndpoint(accountId, id);
+      const next = {
+        ...(patch.url !== undefined
+          ? { url: await checkEndpointUrl(patch.url, addressPolicy, options.resolve) }
+          : {}),
+        ...(patch.events !== undefined ? { events: checkEvents(patch.events) } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+      };
+      return found(await store.updateEndpoint(accountId, id, next, clock.now()), 'endpoint', id);
+    },
+
+    async rotateSecret(accountId, id) {
+      const patch = { secret: generateSecret() };
+      return found(await store.updateEndpoint(accountId, id, patch, clock.now()), 'endpoint', id);
+    },
+
+    getEndpoint,
+    listEndpoints: (accountId) => store.listEndpoints(accountId),
+
+    async deleteEndpoint(accountId, id) {
+      if (!(await store.deleteEndpoint(accountId, id))) throw notFound('endpoint', id);
+    },
+
+    async reenableEndpoint(accountId, id, { replaySkipped = false } = {}) {
+      const result = await store.reenableEndpoint(accountId, id, { replaySkipped, now: clock.now() });
+      worker.wake();
+      return found(result, 'endpoint', id);
+    },
+
+    async retryDelivery(accountId, deliveryId) {
+      const result = await store.retryNow(accountId, deliveryId, clock.now());
+      if (!result.ok) {
+        if (result.reason === 'not_found') throw notFound('delivery', deliveryId);
+        if (result.reason === 'endpoint_disabled') {
+          throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
+        }
+        throw new SenderError('delivery_in_flight', 'an attempt of this delivery is in flight');
+      }
+      worker.wake();
+      return result.delivery;
+    },
+
+    listDeliveries: (accountId, filter) => store.listDeliveries(accountId, filter),
+    getDelivery: async (accountId, id) => found(await store.getDelivery(accountId, id), 'delivery', id),
+    getEvent: async (accountId, id) => found(await store.getEvent(accountId, id), 'event', id),
+
+    createAccount: (input) => createAccount(store, input, clock),
+    getAccount: (id) => store.getAccount(id),
+    authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey),
+
+    tick: () => worker.tick(),
+    pruneLog: () => store.pruneBefore(clock.now() - settings.retentionMs),
+    get inFlight() {
+      return worker.inFlight;
+    },
+    start: () => worker.start(),
+    async stop(graceMs) {
+      await worker.stop(graceMs);
+      unsubscribe?.();
+      // Attempts still running past the grace period were released; abort their requests.
+      if (worker.inFlight > 0) await client.destroy();
+      else await client.close();
+    },
+  };
+}

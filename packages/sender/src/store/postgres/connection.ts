@@ -1,0 +1,117 @@
+/**
+ * The PostgreSQL store's connections: the pool, transactions that run again when chosen as a
+ * deadlock victim, prepared statements for the hot paths, and the wake-up channel. Every pooled
+ * connection starts with `search_path` set to the store's schema, so statements name tables
+ * unqualified.
+ */
+import pg from 'pg';
+import type { Row } from '../rows.js';
+import { quoteSchema } from './schema-name.js';
+
+export interface PgOptions {
+  connectionString: string;
+  schema: string;
+  poolSize: number;
+  applicationName: string;
+}
+
+export interface Pg {
+  readonly pool: pg.Pool;
+  /** Base settings for connections outside the pool (the LISTEN connection). */
+  readonly config: pg.ClientConfig;
+  readonly schema: string;
+  /** Runs `fn` in a transaction; again if PostgreSQL aborts it as a deadlock victim. */
+  tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** Runs `run` again, up to three times in all, while PostgreSQL aborts it as a deadlock victim. */
+  deadlockRetried<T>(run: () => Promise<T>): Promise<T>;
+  rows(sql: string, values: unknown[]): Promise<Row[]>;
+  /**
+   * A named (prepared) statement: parsed and planned once per connection instead of on every
+   * call. Only for the hot paths (claim, record): their CTEs cost more to plan than to run.
+   */
+  prepared(name: string, text: string, values: unknown[]): Promise<Row[]>;
+  /** Ends the pool and waits until every server connection is closed. */
+  end(): Promise<void>;
+}
+
+/** Wakes every listening worker when the transaction commits (the payload is the schema). */
+export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
+export const DUE_CHANNEL = 'linkhooks_due';
+
+export function connect(options: PgOptions): Pg {
+  const config: pg.ClientConfig = {
+    connectionString: options.connectionString,
+    application_name: options.applicationName,
+  };
+  // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
+  // the database server only means an attempt is made again, which at-least-once delivery allows.
+  // `publish` turns the flush back on for its own transaction: an event is durable when it returns.
+  // The prepared statements (claim, record) always run their generic plan: it walks the due-time
+  // index in order and stops after the claim window, whatever the table holds. Left to choose,
+  // PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
+  // estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
+  // thousand; unnamed one-off queries are planned for their values either way.
+  const pool = new pg.Pool({
+    ...config,
+    max: options.poolSize,
+    options: `-c search_path=${quoteSchema(options.schema)} -c synchronous_commit=off -c plan_cache_mode=force_generic_plan`,
+  });
+  // An idle connection that dies (server restart, network) is dropped by the pool and replaced on
+  // the next query; without a handler its 'error' would crash the process.
+  pool.on('error', () => undefined);
+  // `pool.end()` resolves before the sockets close; `end` waits for them, so a store that has
+  // closed holds no server connection any more.
+  const open = new Set<Promise<void>>();
+  pool.on('connect', (client) => {
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    open.add(ended);
+    void ended.then(() => open.delete(ended));
+  });
+
+  // The lock orders are consistent where they can be (delivery before lease, deliveries in id
+  // order), but a disabling locks its endpoint before its deliveries and a batched record the
+  // other way round. A victim was rolled back whole, so running it again is safe.
+  async function deadlockRetried<T>(run: () => Promise<T>, tries = 3): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt >= tries) throw error;
+      }
+    }
+  }
+
+  /** BEGIN … COMMIT on one connection; ROLLBACK on error; the connection always goes back. */
+  async function txOnce<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError; // the connection is unusable: destroy it rather than pool it
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  return {
+    pool,
+    config,
+    schema: options.schema,
+    tx: (fn) => deadlockRetried(() => txOnce(fn)),
+    deadlockRetried,
+    rows: async (sql, values) => (await pool.query<Row>(sql, values)).rows,
+    prepared: async (name, text, values) =>
+      (await pool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
+    async end() {
+      await pool.end();
+      await Promise.all([...open]);
+    },
+  };
+}

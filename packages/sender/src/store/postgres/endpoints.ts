@@ -1,0 +1,82 @@
+/** Endpoints: create, read, list, patch and delete, always scoped to their account. */
+import type { EndpointPatch, NewEndpoint } from '../port.js';
+import type { EndpointRecord } from '../records.js';
+import { toEndpoint } from '../rows.js';
+import type { Pg } from './connection.js';
+
+const INSERT_ENDPOINT = `
+INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
+VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7)
+RETURNING *`;
+const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
+const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 ORDER BY id`;
+/** One statement, so a concurrent patch of another field is never lost. `$6`: set the description. */
+const UPDATE_ENDPOINT = `
+UPDATE endpoints SET
+  url = coalesce($3::text, url),
+  events = coalesce($4::jsonb, events),
+  secret = coalesce($5::text, secret),
+  description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
+  updated_at = $8
+WHERE id = $1 AND account_id = $2
+RETURNING *`;
+/**
+ * Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them.
+ * The deliveries are locked before their leases are deleted — the order claims, records and
+ * releases take them in — so a release of one of them waits instead of deadlocking.
+ */
+export const DELETE_ENDPOINT = `
+WITH gone AS (DELETE FROM endpoints WHERE id = $1 AND account_id = $2 RETURNING id),
+targets AS MATERIALIZED (
+  SELECT id FROM deliveries WHERE endpoint_id IN (SELECT id FROM gone) ORDER BY id FOR UPDATE
+),
+leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM targets))
+SELECT count(*)::int AS n FROM gone`;
+
+export async function createEndpoint(pg: Pg, input: NewEndpoint): Promise<EndpointRecord> {
+  const [row] = await pg.rows(INSERT_ENDPOINT, [
+    input.id,
+    input.accountId,
+    input.url,
+    JSON.stringify(input.events),
+    input.secret,
+    input.description,
+    input.now,
+  ]);
+  return toEndpoint(row!);
+}
+
+export async function getEndpoint(pg: Pg, accountId: string, id: string): Promise<EndpointRecord | null> {
+  const [row] = await pg.rows(SELECT_ENDPOINT, [id, accountId]);
+  return row ? toEndpoint(row) : null;
+}
+
+export async function listEndpoints(pg: Pg, accountId: string): Promise<EndpointRecord[]> {
+  return (await pg.rows(SELECT_ENDPOINTS_OF_ACCOUNT, [accountId])).map(toEndpoint);
+}
+
+export async function updateEndpoint(
+  pg: Pg,
+  accountId: string,
+  id: string,
+  patch: EndpointPatch,
+  now: number,
+): Promise<EndpointRecord | null> {
+  const [row] = await pg.rows(UPDATE_ENDPOINT, [
+    id,
+    accountId,
+    patch.url ?? null,
+    patch.events === undefined ? null : JSON.stringify(patch.events),
+    patch.secret ?? null,
+    patch.description !== undefined,
+    patch.description ?? null,
+    now,
+  ]);
+  return row ? toEndpoint(row) : null;
+}
+
+/** Run again if chosen as a deadlock victim (see connection.ts). */
+export async function deleteEndpoint(pg: Pg, accountId: string, id: string): Promise<boolean> {
+  const [row] = await pg.deadlockRetried(() => pg.rows(DELETE_ENDPOINT, [id, accountId]));
+  return Number(row?.n ?? 0) > 0;
+}

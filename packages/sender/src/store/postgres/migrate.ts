@@ -1,0 +1,55 @@
+/**
+ * Applies the numbered migrations in `migrations/` not yet recorded in `schema_migrations`,
+ * creating the schema first, in one transaction under an advisory lock: two processes migrating
+ * at once apply each version exactly once (design C4). Times are BIGINT epoch milliseconds; an
+ * event body is BYTEA, the exact bytes every attempt sends (design I1), never jsonb, which reorders
+ * keys. Ids are `COLLATE "C"` so the log and its cursors sort by bytes, as in SQLite and JavaScript.
+ */
+import type pg from 'pg';
+import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
+import m002 from './migrations/002-accounts.sql';
+import m003 from './migrations/003-leases.sql';
+import { quoteSchema } from './schema-name.js';
+
+export const PG_MIGRATIONS = [
+  { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
+  { version: 2, name: 'accounts', sql: m002 },
+  { version: 3, name: 'leases', sql: m003 },
+] as const;
+
+/** The advisory lock key every linkhooks migration runs under (any constant bigint). */
+export const MIGRATION_LOCK = '7236405811602834211';
+
+const LOCK_MIGRATIONS = `SELECT pg_advisory_xact_lock($1::bigint)`;
+const SCHEMA_EXISTS = `SELECT 1 FROM pg_namespace WHERE nspname = $1`;
+/** `SET LOCAL search_path`, bound: `$1` is the quoted schema. */
+const USE_SCHEMA = `SELECT set_config('search_path', $1, true)`;
+const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+const SELECT_APPLIED = `SELECT version FROM schema_migrations`;
+const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`;
+
+/** Run inside one transaction: a second process waits for the lock, then finds every version recorded. */
+export async function applyMigrations(client: pg.ClientBase, schema: string): Promise<void> {
+  const quoted = quoteSchema(schema);
+  await client.query(LOCK_MIGRATIONS, [MIGRATION_LOCK]);
+  // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database even
+  // when the schema exists, which the owner of a DBA-provisioned schema may not have.
+  if ((await client.query(SCHEMA_EXISTS, [schema])).rowCount === 0) {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+  }
+  await client.query(USE_SCHEMA, [quoted]);
+  await client.query(CREATE_MIGRATIONS_TABLE);
+  const applied = new Set(
+    (await client.query<{ version: number }>(SELECT_APPLIED)).rows.map((r) => r.version),
+  );
+  for (const m of PG_MIGRATIONS) {
+    if (applied.has(m.version)) continue;
+    await client.query(m.sql);
+    await client.query(RECORD_MIGRATION, [m.version, m.name, Date.now()]);
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Records attempts (design I3, I4, I5). An attempt that may disable its endpoint (mayDisable) runs
+ * the locked transaction: endpoint and delivery locked, decideTransition on what they hold, its
+ * result written. Every other attempt (nearly all) goes into one batched statement with those that
+ * finish together; there the transition is decided in the process, and the one part that needs the
+ * row's newest state, the hold of a retry whose endpoint was disabled meanwhile, is the SQL copy
+ * heldIfDisabledSql.
+ */
+import { decideTransition, mayDisable } from '../../domain/transition.js';
+import { createBatcher, type Settled } from '../batcher.js';
+import { leaseKey } from '../lease.js';
+import type { AttemptApplied, AttemptResult } from '../port.js';
+import type { AttemptRecord, EndpointRecord } from '../records.js';
+import { attemptValues, toEndpoint } from '../rows.js';
+import { CLAIMABLE_SQL, heldIfDisabledSql } from '../sql-rules.js';
+import type { Pg } from './connection.js';
+import type { LeaseVacuum } from './vacuum-leases.js';
+
+/**
+ * The record of a batch of attempts that cannot disable their endpoints — successes (which reset
+ * the failure count) and failures that only schedule a retry under per-delivery counting — as one
+ * statement: one round trip for every attempt that finished together, instead of six each.
+ *
+ * Endpoint rows are not read or locked: locking them made every batch wait for the one before,
+ * since a batch touches most endpoints. Whether a retry is held is read from the delivery itself:
+ * a disabling holds every pending delivery of its endpoint, in flight or not, in the transaction
+ * that disables it, and a re-enabling resumes them in the one that re-enables it. `fin` updates
+ * the rows `locked` holds, so it computes from their newest version — a disabling or re-enabling
+ * that committed while this statement waited for a lock is seen, where the snapshot's
+ * `endpoints.enabled` would be stale (a retry held on an enabled endpoint is never resumed).
+ * The only endpoint write, the reset, locks a row only when its count is not already 0. Rarely, a
+ * reset and a disabling of the same endpoint lock in opposite orders; PostgreSQL then aborts one
+ * as a deadlock and the caller runs the batch again.
+ *
+ * Per attempt the lease is compared and set as in LOCK_LEASED_DELIVERY (design I3), and the
+ * lease row is deleted. An attempt is matched to its lease by delivery id and token together: a
+ * batch can hold two attempts of one delivery (the first sent under a lease that ran out, the
+ * second under the lease that took over), and only the second may be recorded. A duplicate
+ * attempt number inserts nothing and leaves the delivery as it was (design I4) — only its lease
+ * goes, from both places (`unfenced`), and a lease still held cannot have its attempt number
+ * recorded already; the reset commits with the attempt (design I5).
+ * Returns one row per applied attempt, with its lease token; a lost lease returns none.
+ */
+export const RECORD_ATTEMPTS_FAST = `
+WITH input AS (
+  SELECT * FROM unnest(
+    $1::text[], $2::text[], $3::int[], $4::bigint[], $5::int[], $6::int[], $7::text[], $8::text[],
+    $9::text[], $10::bigint[], $11::text[], $12::text[], $13::int[], $14::boolean[]
+  ) AS t(delivery_id, lease_token, number, started_at, duration_ms, status_code, failure_kind, error_message,
+         response_snippet, next_attempt_at, request_headers, status, attempts, reset)
+),
+locked AS MATERIALIZED (
+  SELECT d.id FROM deliveries d
+  WHERE d.id IN (SELECT delivery_id FROM input)
+  ORDER BY d.id
+  FOR UPDATE OF d
+),
+leased AS (
+  DELETE FROM leases l USING input i, locked
+  WHERE l.delivery_id = i.delivery_id AND l.token = i.lease_token AND locked.id = l.delivery_id
+  RETURNING l.delivery_id AS id, l.token
+),
+ins AS (
+  INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
+                        response_snippet, next_attempt_at, request_headers)
+  SELECT i.delivery_id, i.number, i.started_at, i.duration_ms, i.status_code, i.failure_kind, i.error_message,
+         i.response_snippet, i.next_attempt_at, i.request_headers
+  FROM input i JOIN leased l ON l.id = i.delivery_id AND l.token = i.lease_token
+  ON CONFLICT (delivery_id, number) DO NOTHING
+  RETURNING delivery_id
+),
+applied AS MATERIALIZED (
+  SELECT i.* FROM input i
+  WHERE (i.delivery_id, i.lease_token) IN (SELECT id, token FROM leased)
+    AND i.delivery_id IN (SELECT delivery_id FROM ins)
+),
+fin AS (
+  UPDATE deliveries d
+  SET status = ${heldIfDisabledSql('a.status', 'd.status')},
+      attempts = a.attempts, next_attempt_at = a.next_attempt_at, lease_expires_at = NULL,
+      last_failure_kind = a.failure_kind, last_status_code = a.status_code, updated_at = $15
+  FROM applied a
+  WHERE d.id = a.delivery_id
+  RETURNING d.id, d.status, d.endpoint_id, a.lease_token AS token, a.reset
+),
+unfenced AS (
+  UPDATE deliveries d SET lease_expires_at = NULL
+  WHERE d.id IN (SELECT l.id FROM leased l WHERE l.id NOT IN (SELECT delivery_id FROM ins))
+),
+reset AS (
+  UPDATE endpoints e SET consecutive_failures = 0
+  WHERE e.id IN (SELECT f.endpoint_id FROM fin f WHERE f.reset) AND e.consecutive_failures <> 0
+)
+SELECT id, token, status FROM fin`;
+
+/**
+ * Locks the endpoint of the delivery `$1` while lease `$2` holds. Endpoint before delivery, the
+ * order every transaction here takes them in, so concurrent attempts of one endpoint queue up
+ * instead of losing failure-count increments or deadlocking over its held deliveries.
+ */
+const LOCK_ENDPOINT_OF_LEASED = `
+SELECT e.* FROM endpoints e
+WHERE e.id = (SELECT l.endpoint_id FROM leases l WHERE l.delivery_id = $1 AND l.token = $2)
+FOR UPDATE OF e`;
+/**
+ * Compare-and-set, part 1: the delivery, locked, while its lease is still `$2` (the lease row is
+ * locked too: a claimer taking over an expired lease waits for this transaction, then sees it gone).
+ */
+const LOCK_LEASED_DELIVERY = `
+SELECT d.* FROM deliveries d JOIN leases l ON l.delivery_id = d.id
+WHERE d.id = $1 AND l.token = $2
+FOR UPDATE OF d, l`;
+/** Zero rows inserted means this attempt number is already recorded (design I4). */
+const INSERT_ATTEMPT = `
+INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
+                      response_snippet, next_attempt_at, request_headers)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (delivery_id, number) DO NOTHING`;
+const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = $2 WHERE id = $1`;
+const DISABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = false, disabled_reason = 'consecutive_failures', disabled_at = $2, updated_at = $2
+WHERE id = $1
+RETURNING *`;
+/** The disabling holds every other claimable delivery of the endpoint (design D2). */
+const HOLD_DELIVERIES = `
+UPDATE deliveries SET status = 'held', updated_at = $3
+WHERE endpoint_id = $1 AND status IN ${CLAIMABLE_SQL} AND id <> $2`;
+const FINISH_ATTEMPT = `
+UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4, lease_expires_at = NULL,
+  last_failure_kind = $5, last_status_code = $6, updated_at = $7
+WHERE id = $1`;
+const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
+
+/** An endpoint the batched path never reads: any enabled one with a count it can only keep or reset. */
+const UNREAD_ENDPOINT = { enabled: true, consecutiveFailures: 1 };
+
+/** decideTransition for the attempt, and the attempt's row with the due time it decides. */
+function decide(
+  { lease, attempt, rules, now }: AttemptResult,
+  state: { attemptsBefore: number; endpoint: { enabled: boolean; consecutiveFailures: number } },
+) {
+  const t = decideTransition(state, { succeeded: attempt.failureKind === null, finishedAt: now }, rules);
+  const record: AttemptRecord = {
+    ...attempt,
+    deliveryId: lease.deliveryId,
+    nextAttemptAt: t.delivery.nextAttemptAt,
+  };
+  return { t, record };
+}
+
+export function recordAttempt(
+  pg: Pg,
+  vacuum: LeaseVacuum,
+): (result: AttemptResult) => Promise<AttemptApplied> {
+  const recordBatched = createBatcher(async (batch: AttemptResult[]): Promise<Settled<AttemptApplied>[]> => {
+    const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+    const decided = batch.map((result) => {
+      const { t, record } = decide(result, {
+        attemptsBefore: result.attempt.number - 1,
+        endpoint: UNREAD_ENDPOINT,
+      });
+      const { lease } = result;
+      const values = [
+        lease.deliveryId,
+        lease.leaseToken,
+        ...attemptValues(record).slice(1),
+        t.delivery.status,
+        t.delivery.attempts,
+        t.endpoint.consecutiveFailures === 0,
+      ];
+      for (const [i, v] of values.entries()) columns[i]!.push(v);
+      return t;
+    });
+    const now = Math.max(...batch.map((r) => r.now));
+    const applied = await pg.deadlockRetried(() =>
+      pg.prepared('record_attempts_fast', RECORD_ATTEMPTS_FAST, [...columns, now]),
+    );
+    vacuum.ended(applied.length);
+    // Keyed by lease, not delivery: a batch can hold two attempts of one delivery.
+    const byLease = new Map(applied.map((r) => [leaseKey(r.id as string, r.token as string), r.status]));
+    return batch.map(({ lease }, i): Settled<AttemptApplied> => {
+      const status = byLease.get(leaseKey(lease.deliveryId, lease.leaseToken));
+      return {
+        ok: true,
+        value: status
+          ? {
+              applied: true,
+              status: status as AttemptApplied['status'],
+              nextAttemptAt: decided[i]!.delivery.nextAttemptAt,
+            }
+          : { applied: false },
+      };
+    });
+  });
+
+  const recordLocked = (result: AttemptResult) =>
+    pg.tx(async (client): Promise<AttemptApplied> => {
+      const { lease, attempt, now } = result;
+      // Endpoint first, then the delivery: the lock order of every transaction here.
+      const endpointRow = (await client.query(LOCK_ENDPOINT_OF_LEASED, [lease.deliveryId, lease.leaseToken]))
+        .rows[0];
+      if (!endpointRow) return { applied: false };
+      // Compare-and-set (design I3): the lease must still be ours now that the row is locked.
+      const deliveryRow = (await client.query(LOCK_LEASED_DELIVERY, [lease.deliveryId, lease.leaseToken]))
+        .rows[0];
+      if (!deliveryRow) return { applied: false };
+      const endpoint = toEndpoint(endpointRow);
+      const { t, record } = decide(result, { attemptsBefore: Number(deliveryRow.attempts), endpoint });
+      const inserted = await client.query(INSERT_ATTEMPT, attemptValues(record));
+      if (inserted.rowCount === 0) return { applied: false }; // design I4: nothing was written
+
+      // design I5: the failure count, the disabling and the holding commit with the attempt.
+      if (t.endpoint.consecutiveFailures !== endpoint.consecutiveFailures) {
+        await client.query(SET_ENDPOINT_FAILURES, [endpoint.id, t.endpoint.consecutiveFailures]);
+      }
+      let disabledEndpoint: EndpointRecord | undefined;
+      if (t.endpoint.disable) {
+        disabledEndpoint = toEndpoint((await client.query(DISABLE_ENDPOINT, [endpoint.id, now])).rows[0]);
+        await client.query(HOLD_DELIVERIES, [endpoint.id, lease.deliveryId, now]);
+      }
+      await client.query(FINISH_ATTEMPT, [
+        lease.deliveryId,
+        t.delivery.status,
+        t.delivery.attempts,
+        t.delivery.nextAttemptAt,
+        attempt.failureKind,
+        attempt.statusCode,
+        now,
+      ]);
+      await client.query(DELETE_LEASE, [lease.deliveryId]);
+      vacuum.ended(1);
+      return {
+        applied: true,
+        status: t.delivery.status,
+        nextAttemptAt: t.delivery.nextAttemptAt,
+        ...(disabledEndpoint ? { disabledEndpoint } : {}),
+      };
+    });
+
+  return (result) =>
+    mayDisable(result.attempt.number - 1, result.attempt.failureKind === null, result.rules)
+      ? recordLocked(result)
+      : recordBatched(result);
+}

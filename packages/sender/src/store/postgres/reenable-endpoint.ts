@@ -1,0 +1,33 @@
+/** Re-enabling (design D2): counter reset, held deliveries resumed, skipped ones replayed if asked. */
+import type { Reenabled } from '../port.js';
+import { toEndpoint } from '../rows.js';
+import { RESUME_STATUS_SQL } from '../sql-rules.js';
+import { NOTIFY_DUE, type Pg } from './connection.js';
+
+const REENABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = true, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL,
+  updated_at = $3
+WHERE id = $1 AND account_id = $2
+RETURNING *`;
+/** `$3` is `held` (resume) or `skipped` (replay). */
+const RESUME_DELIVERIES = `
+UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $2, updated_at = $2
+WHERE endpoint_id = $1 AND status = $3`;
+
+export async function reenableEndpoint(
+  pg: Pg,
+  accountId: string,
+  id: string,
+  { replaySkipped, now }: { replaySkipped: boolean; now: number },
+): Promise<Reenabled | null> {
+  return pg.tx(async (client) => {
+    const [row] = (await client.query(REENABLE_ENDPOINT, [id, accountId, now])).rows;
+    if (!row) return null;
+    const resumed = (await client.query(RESUME_DELIVERIES, [id, now, 'held'])).rowCount ?? 0;
+    const replayed = replaySkipped
+      ? ((await client.query(RESUME_DELIVERIES, [id, now, 'skipped'])).rowCount ?? 0)
+      : 0;
+    await client.query(NOTIFY_DUE, [pg.schema]);
+    return { endpoint: toEndpoint(row), resumed, replayed };
+  });
+}

@@ -1,0 +1,37 @@
+/** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or it is in flight. */
+import type { RetryNowResult } from '../port.js';
+import { toDelivery } from '../rows.js';
+import { RESUME_STATUS_SQL } from '../sql-rules.js';
+import { NOTIFY_DUE, type Pg } from './connection.js';
+import { SELECT_DELIVERY } from './delivery-log.js';
+
+/** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
+const LOCK_ENDPOINT_SHARED = `SELECT enabled FROM endpoints WHERE id = $1 FOR SHARE`;
+const LOCK_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE`;
+/** The delivery's lease, if any (expired or not): whether an attempt is in flight. */
+const SELECT_LEASE = `SELECT expires_at FROM leases WHERE delivery_id = $1`;
+const RETRY_NOW = `
+UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $2, updated_at = $2
+WHERE id = $1
+RETURNING *`;
+
+export async function retryNow(
+  pg: Pg,
+  accountId: string,
+  deliveryId: string,
+  now: number,
+): Promise<RetryNowResult> {
+  return pg.tx(async (client): Promise<RetryNowResult> => {
+    const one = async (sql: string, values: unknown[]) => (await client.query(sql, values)).rows[0];
+    const found = await one(SELECT_DELIVERY, [deliveryId, accountId]);
+    if (!found) return { ok: false, reason: 'not_found' };
+    const endpoint = await one(LOCK_ENDPOINT_SHARED, [found.endpoint_id]);
+    if (!endpoint?.enabled) return { ok: false, reason: 'endpoint_disabled' };
+    if (!(await one(LOCK_DELIVERY, [deliveryId, accountId]))) return { ok: false, reason: 'not_found' };
+    const lease = await one(SELECT_LEASE, [deliveryId]);
+    if (lease && Number(lease.expires_at) > now) return { ok: false, reason: 'in_flight' };
+    const updated = await one(RETRY_NOW, [deliveryId, now]);
+    await client.query(NOTIFY_DUE, [pg.schema]);
+    return { ok: true, delivery: toDelivery(updated) };
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * The domain's rules where a statement must apply them to many rows, or to rows it locks, in SQL:
+ * the one SQL copy of each, built from the domain's own constants. Valid in SQLite and PostgreSQL
+ * alike; test/sql-rules.test.ts (and the PostgreSQL store's tests) hold them equal to the domain.
+ */
+import { CLAIMABLE_STATUSES, FINAL_STATUSES, resumeStatus } from '../domain/delivery-state.js';
+
+const list = (values: readonly string[]) => `(${values.map((v) => `'${v}'`).join(', ')})`;
+
+/** `status IN ('pending', 'awaiting_retry')`: the statuses a worker may claim. */
+export const CLAIMABLE_SQL = list(CLAIMABLE_STATUSES);
+
+/** `status IN ('delivered', 'failed', 'skipped')`: the statuses retention may delete. */
+export const FINAL_SQL = list(FINAL_STATUSES);
+
+/** resumeStatus(attempts) over a row's `attempts` column: how a held or replayed delivery resumes. */
+export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)}' ELSE '${resumeStatus(1)}' END`;
+
+/**
+ * decideTransition's hold, where the endpoint's state is read from the delivery row: a disabling
+ * holds every claimable delivery of its endpoint in the transaction that disables it, so a row
+ * found `held` under its lease belongs to a disabled endpoint. `next` is the decided status.
+ */
+export const heldIfDisabledSql = (next: string, current: string) =>
+  `CASE WHEN ${next} = 'awaiting_retry' AND ${current} = 'held' THEN 'held' ELSE ${next} END`;

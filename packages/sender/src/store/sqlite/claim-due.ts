@@ -1,0 +1,81 @@
+/**
+ * The claim (design I3, I6): leases a batch of due deliveries. It picks in the process (pickDue)
+ * from a cursor over the due rows: ranking per endpoint in SQL (a window function over the whole
+ * window, then a second sort) and reading the claimed rows again cost twice as much per delivery.
+ */
+import { claimWindow } from '../claim-window.js';
+import { newLeaseToken } from '../lease.js';
+import { pickDue } from '../pick-due.js';
+import type { ClaimRequest } from '../port.js';
+import type { ClaimedDelivery } from '../records.js';
+import { type Row, toClaimed } from '../rows.js';
+import { CLAIMABLE_SQL } from '../sql-rules.js';
+import type { SqliteDb } from './database.js';
+
+/**
+ * Deliveries in flight per endpoint, from the leased rows only (the partial index
+ * `deliveries_leased`; without INDEXED BY the planner scans every delivery ever made to group
+ * them). Leases named in `@finishing` (a JSON array of [delivery id, token]) are not in flight:
+ * their requests are over and their records are on the way.
+ */
+const IN_FLIGHT = `
+SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
+WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
+  AND (id, lease_token) NOT IN (
+    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))
+GROUP BY endpoint_id`;
+
+/**
+ * Due deliveries of enabled endpoints, not leased, with what an attempt needs, in due order.
+ * Endpoints at their cap (`@full`, a JSON array) are left out here so they cost nothing. The walk
+ * follows the due-time index and stops after `@window` rows, so a claim is bounded by what is due,
+ * never by the table. Ties in due time come in index (rowid) order: insertion order, which matches
+ * id order within one process; no invariant depends on it.
+ */
+const SELECT_DUE = `
+SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
+FROM deliveries d INDEXED BY deliveries_due
+JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+JOIN events ev ON ev.id = d.event_id
+WHERE d.status IN ${CLAIMABLE_SQL}
+  AND d.next_attempt_at <= @now
+  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
+  AND d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
+ORDER BY d.next_attempt_at
+LIMIT @window`;
+
+/** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
+const LEASE_DELIVERIES = `
+UPDATE deliveries SET lease_token = @token, lease_expires_at = @expiresAt
+WHERE id IN (SELECT value FROM json_each(@ids))`;
+
+export function claimDue(db: SqliteDb) {
+  return db.immediate(
+    ({ now, limit, leaseMs, perEndpointCap: cap, finishing = [] }: ClaimRequest): ClaimedDelivery[] => {
+      if (limit <= 0) return [];
+      const counted = db.st(IN_FLIGHT).all({
+        now,
+        finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
+      }) as { endpoint_id: string; n: number }[];
+      const inFlight = new Map(counted.map((r) => [r.endpoint_id, r.n]));
+      const full = [...inFlight].filter(([, n]) => n >= cap).map(([endpointId]) => endpointId);
+      const due = db.st(SELECT_DUE).iterate({
+        now,
+        full: JSON.stringify(full),
+        window: claimWindow(limit, cap),
+      }) as IterableIterator<Row>;
+      let rows: Row[];
+      try {
+        rows = pickDue(due, (row) => row.endpoint_id as string, inFlight, cap, limit);
+      } finally {
+        due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
+      }
+      if (rows.length === 0) return [];
+      // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
+      const token = newLeaseToken();
+      const expiresAt = now + leaseMs;
+      db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids: JSON.stringify(rows.map((r) => r.id)) });
+      return rows.map((row) => toClaimed(row, token, expiresAt));
+    },
+  );
+}

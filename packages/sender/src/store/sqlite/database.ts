@@ -1,0 +1,44 @@
+/**
+ * One SQLite connection (better-sqlite3, WAL) with a statement cache and `BEGIN IMMEDIATE`
+ * transactions: what every SQLite store operation runs on.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface SqliteDb {
+  readonly raw: Database.Database;
+  /** The prepared statement for `sql`, prepared once per connection. */
+  st(sql: string): Database.Statement;
+  /**
+   * `fn` as a `BEGIN IMMEDIATE` transaction: the write lock is taken first, so two processes on one
+   * file never both read and then write.
+   */
+  immediate<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+}
+
+/** Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`. */
+export function openSqlite(filename: string): SqliteDb {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const raw = new Database(filename);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const cache = new Map<string, Database.Statement>();
+  return {
+    raw,
+    st(sql) {
+      let s = cache.get(sql);
+      if (!s) {
+        s = raw.prepare(sql);
+        cache.set(sql, s);
+      }
+      return s;
+    },
+    immediate(fn) {
+      const tx = raw.transaction(fn);
+      return (...args) => tx.immediate(...args);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/** Endpoints: create, read, list, patch and delete, always scoped to their account. */
+import type { EndpointPatch, NewEndpoint } from '../port.js';
+import type { EndpointRecord } from '../records.js';
+import { type Row, toEndpoint } from '../rows.js';
+import type { SqliteDb } from './database.js';
+
+const INSERT_ENDPOINT = `
+INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
+VALUES (@id, @accountId, @url, @events, @secret, @description, @now, @now)`;
+export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ?`;
+export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? ORDER BY id`;
+const UPDATE_ENDPOINT = `
+UPDATE endpoints SET url = @url, events = @events, secret = @secret, description = @description, updated_at = @now
+WHERE id = @id AND account_id = @accountId`;
+/** Deliveries and their attempts go by cascade. */
+const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = ? AND account_id = ?`;
+
+export function createEndpoint(db: SqliteDb, input: NewEndpoint): EndpointRecord {
+  db.st(INSERT_ENDPOINT).run({ ...input, events: JSON.stringify(input.events) });
+  return toEndpoint(db.st(SELECT_ENDPOINT).get(input.id, input.accountId) as Row);
+}
+
+export function getEndpoint(db: SqliteDb, accountId: string, id: string): EndpointRecord | null {
+  const row = db.st(SELECT_ENDPOINT).get(id, accountId) as Row | undefined;
+  return row ? toEndpoint(row) : null;
+}
+
+export function listEndpoints(db: SqliteDb, accountId: string): EndpointRecord[] {
+  return (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint);
+}
+
+/** Read and write in one transaction, so two processes on one file cannot lose a change. */
+export function updateEndpoint(db: SqliteDb) {
+  return db.immediate(
+    (accountId: string, id: string, patch: EndpointPatch, now: number): EndpointRecord | null => {
+      const current = getEndpoint(db, accountId, id);
+      if (!current) return null;
+      db.st(UPDATE_ENDPOINT).run({
+        id,
+        accountId,
+        url: patch.url ?? current.url,
+        events: JSON.stringify(patch.events ?? current.events),
+        secret: patch.secret ?? current.secret,
+        description: patch.description === undefined ? current.description : patch.description,
+        now,
+      });
+      return getEndpoint(db, accountId, id);
+    },
+  );
+}
+
+export function deleteEndpoint(db: SqliteDb, accountId: string, id: string): boolean {
+  return db.st(DELETE_ENDPOINT).run(id, accountId).changes > 0;
+}

@@ -1,0 +1,31 @@
+/**
+ * Applies the numbered migrations in `migrations/` not yet recorded, inside `BEGIN IMMEDIATE`,
+ * which takes SQLite's write lock first: two processes migrating at once apply each version once.
+ */
+import type { SqliteDb } from './database.js';
+import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
+import m002 from './migrations/002-accounts.sql';
+
+export const SQLITE_MIGRATIONS = [
+  { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
+  { version: 2, name: 'accounts', sql: m002 },
+] as const;
+
+const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`;
+const SELECT_APPLIED = `SELECT version FROM schema_migrations`;
+const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`;
+
+export function migrateSqlite(db: SqliteDb): () => void {
+  return db.immediate(() => {
+    db.raw.exec(CREATE_MIGRATIONS_TABLE);
+    const applied = new Set(
+      (db.raw.prepare(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version),
+    );
+    for (const m of SQLITE_MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      db.raw.exec(m.sql);
+      db.raw.prepare(RECORD_MIGRATION).run(m.version, m.name, Date.now());
+    }
+  });
+}

@@ -1,0 +1,41 @@
+/** Publish: the event's bytes and its deliveries in one transaction (design I1, I2). */
+import { newDelivery } from '../new-delivery.js';
+import type { PublishTarget } from '../port.js';
+import type { DeliveryRecord, EventRecord } from '../records.js';
+import { type Row, toEndpoint } from '../rows.js';
+import type { SqliteDb } from './database.js';
+import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
+
+const INSERT_EVENT = `INSERT INTO events (id, account_id, name, body, created_at) VALUES (?, ?, ?, ?, ?)`;
+const INSERT_DELIVERY = `
+INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
+VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @now, @now)`;
+
+/**
+ * `synchronous`: `FULL` syncs the WAL before the publish returns, so a published event survives a
+ * power cut, not only a crashed process; `NORMAL` trades that for throughput.
+ */
+export function publish(db: SqliteDb, synchronous: 'FULL' | 'NORMAL') {
+  const write = db.immediate((event: EventRecord, nextId: () => string, target: PublishTarget) => {
+    db.st(INSERT_EVENT).run(event.id, event.accountId, event.name, Buffer.from(event.body), event.createdAt);
+    const endpoints = (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(event.accountId) as Row[]).map(toEndpoint);
+    const created: DeliveryRecord[] = [];
+    for (const endpoint of endpoints) {
+      if (!endpoint.events.includes(event.name as never)) continue;
+      if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
+      const delivery = newDelivery(event, endpoint, nextId());
+      db.st(INSERT_DELIVERY).run({ ...delivery, now: event.createdAt });
+      created.push(delivery);
+    }
+    return created;
+  });
+  return (event: EventRecord, nextId: () => string, target: PublishTarget = {}): DeliveryRecord[] => {
+    if (synchronous === 'NORMAL') return write(event, nextId, target);
+    db.raw.pragma('synchronous = FULL');
+    try {
+      return write(event, nextId, target);
+    } finally {
+      db.raw.pragma('synchronous = NORMAL');
+    }
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Records attempts (design I3, I4, I5): per attempt, compare the lease, insert the attempt, and
+ * write what decideTransition makes of it to the delivery and its endpoint. Attempts finishing
+ * together share one write transaction (one WAL commit): under load the commit, not the
+ * statements, was the cost.
+ */
+import { decideTransition } from '../../domain/transition.js';
+import { createBatcher, type Settled } from '../batcher.js';
+import type { AttemptApplied, AttemptResult } from '../port.js';
+import type { EndpointRecord } from '../records.js';
+import { attemptParams, type Row, toEndpoint } from '../rows.js';
+import { CLAIMABLE_SQL } from '../sql-rules.js';
+import type { SqliteDb } from './database.js';
+
+/** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
+const SELECT_LEASED = `
+SELECT d.id, d.endpoint_id, d.attempts, e.consecutive_failures AS endpoint_failures, e.enabled AS endpoint_enabled,
+       EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = @number) AS recorded
+FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+WHERE d.id = @id AND d.lease_token = @token`;
+const INSERT_ATTEMPT = `
+INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
+                      response_snippet, next_attempt_at, request_headers)
+VALUES (@deliveryId, @number, @startedAt, @durationMs, @statusCode, @failureKind, @errorMessage,
+        @responseSnippet, @nextAttemptAt, @requestHeaders)`;
+const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = ? WHERE id = ?`;
+const DISABLE_ENDPOINT = `
+UPDATE endpoints SET enabled = 0, disabled_reason = 'consecutive_failures', disabled_at = @now, updated_at = @now
+WHERE id = @id RETURNING *`;
+/** The disabling holds every other claimable delivery of the endpoint (design D2). */
+const HOLD_DELIVERIES = `
+UPDATE deliveries SET status = 'held', updated_at = ?
+WHERE endpoint_id = ? AND status IN ${CLAIMABLE_SQL} AND id <> ?`;
+const FINISH_ATTEMPT = `
+UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
+  lease_token = NULL, lease_expires_at = NULL, last_failure_kind = @failureKind, last_status_code = @statusCode,
+  updated_at = @now
+WHERE id = @id`;
+
+function recordOne(db: SqliteDb, { lease, attempt, rules, now }: AttemptResult): AttemptApplied {
+  const row = db
+    .st(SELECT_LEASED)
+    .get({ id: lease.deliveryId, token: lease.leaseToken, number: attempt.number }) as Row | undefined;
+  if (!row || row.recorded === 1) return { applied: false }; // lease lost (design I3) or recorded (I4)
+  const failures = row.endpoint_failures as number;
+  const t = decideTransition(
+    {
+      attemptsBefore: row.attempts as number,
+      endpoint: { enabled: row.endpoint_enabled === 1, consecutiveFailures: failures },
+    },
+    { succeeded: attempt.failureKind === null, finishedAt: now },
+    rules,
+  );
+  const endpointId = row.endpoint_id as string;
+  // The attempt belongs to the delivery whose lease was checked, whatever the record says.
+  db.st(INSERT_ATTEMPT).run(
+    attemptParams({ ...attempt, deliveryId: lease.deliveryId, nextAttemptAt: t.delivery.nextAttemptAt }),
+  );
+  if (t.endpoint.consecutiveFailures !== failures) {
+    db.st(SET_ENDPOINT_FAILURES).run(t.endpoint.consecutiveFailures, endpointId);
+  }
+  let disabledEndpoint: EndpointRecord | undefined;
+  if (t.endpoint.disable) {
+    disabledEndpoint = toEndpoint(db.st(DISABLE_ENDPOINT).get({ id: endpointId, now }) as Row);
+    db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
+  }
+  db.st(FINISH_ATTEMPT).run({
+    id: lease.deliveryId,
+    status: t.delivery.status,
+    attempts: t.delivery.attempts,
+    nextAttemptAt: t.delivery.nextAttemptAt,
+    failureKind: attempt.failureKind,
+    statusCode: attempt.statusCode,
+    now,
+  });
+  return {
+    applied: true,
+    status: t.delivery.status,
+    nextAttemptAt: t.delivery.nextAttemptAt,
+    ...(disabledEndpoint ? { disabledEndpoint } : {}),
+  };
+}
+
+export function recordAttempt(db: SqliteDb): (result: AttemptResult) => Promise<AttemptApplied> {
+  const all = db.immediate((batch: AttemptResult[]) => batch.map((r) => recordOne(db, r)));
+  const alone = db.immediate((r: AttemptResult) => recordOne(db, r));
+  // Recording throws only on a broken database, not on a lost lease or a duplicate (those are
+  // answers); if it does, the batch rolls back whole and each attempt is recorded again in a
+  // transaction of its own, so only the attempt that fails sees the error.
+  return createBatcher((batch: AttemptResult[]): Settled<AttemptApplied>[] => {
+    try {
+      return all(batch).map((value) => ({ ok: true, value }));
+    } catch {
+      return batch.map((r) => {
+        try {
+          return { ok: true, value: alone(r) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      });
+    }
+  });
+}

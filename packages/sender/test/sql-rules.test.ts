@@ -1,0 +1,67 @@
+/**
+ * The SQL copies of the domain's rules (src/store/sql-rules.ts) held equal to the domain on the
+ * same cases, in both databases they run in.
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  CLAIMABLE_STATUSES,
+  DELIVERY_STATUSES,
+  FINAL_STATUSES,
+  resumeStatus,
+} from '../src/domain/delivery-state.js';
+import { CLAIMABLE_SQL, FINAL_SQL, heldIfDisabledSql, RESUME_STATUS_SQL } from '../src/store/sql-rules.js';
+import { PG_URL, requireService } from './helpers/services.js';
+
+type Query = (sql: string) => Promise<unknown>;
+
+/** Cases: every status as the current one, every decided status, attempts 0 to 6. */
+const decided = ['delivered', 'awaiting_retry', 'failed'] as const;
+
+function rules(name: string, scalar: Query) {
+  describe(`the SQL rules in ${name}`, () => {
+    it('resume a delivery as resumeStatus does', async () => {
+      for (let attempts = 0; attempts <= 6; attempts++) {
+        const sql = `SELECT ${RESUME_STATUS_SQL} AS v FROM (SELECT ${attempts} AS attempts) AS d`;
+        expect(await scalar(sql)).toBe(resumeStatus(attempts));
+      }
+    });
+
+    it('claim and prune the statuses the domain names', async () => {
+      for (const status of DELIVERY_STATUSES) {
+        expect(await scalar(`SELECT CASE WHEN '${status}' IN ${CLAIMABLE_SQL} THEN 1 ELSE 0 END AS v`)).toBe(
+          (CLAIMABLE_STATUSES as readonly string[]).includes(status) ? 1 : 0,
+        );
+        expect(await scalar(`SELECT CASE WHEN '${status}' IN ${FINAL_SQL} THEN 1 ELSE 0 END AS v`)).toBe(
+          (FINAL_STATUSES as readonly string[]).includes(status) ? 1 : 0,
+        );
+      }
+    });
+
+    it('hold a retry exactly when the row was held by a disabling (decideTransition)', async () => {
+      for (const next of decided) {
+        for (const current of DELIVERY_STATUSES) {
+          const sql = `SELECT ${heldIfDisabledSql(`'${next}'`, `'${current}'`)} AS v`;
+          const expected = next === 'awaiting_retry' && current === 'held' ? 'held' : next;
+          expect(await scalar(sql)).toBe(expected);
+        }
+      }
+    });
+  });
+}
+
+const sqlite = new Database(':memory:');
+afterAll(() => sqlite.close());
+rules('SQLite', async (sql) => (sqlite.prepare(sql).get() as { v: unknown }).v);
+
+const pgUp = await requireService('PostgreSQL', PG_URL);
+describe.runIf(pgUp)('PostgreSQL', () => {
+  const client = new pg.Client({ connectionString: PG_URL });
+  const connected = client.connect();
+  afterAll(() => client.end());
+  rules('PostgreSQL', async (sql) => {
+    await connected;
+    return (await client.query(sql)).rows[0].v;
+  });
+});
