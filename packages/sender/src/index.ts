@@ -22,11 +22,13 @@ export { type AddressPolicy, checkAddress, checkUrl, createGuardedLookup } from 
 export {
   type AttemptDecision,
   type AttemptOutcome,
+  CLAIMABLE_STATUSES,
   DELIVERY_STATUSES,
   type DeliveryStatus,
   decideAfterAttempt,
   FAILURE_KINDS,
   type FailureKind,
+  FINAL_STATUSES,
   isSuccessStatus,
 } from './domain/delivery-state.js';
 export {
@@ -42,6 +44,13 @@ export {
   type RetrySchedule,
 } from './domain/schedule.js';
 export {
+  decideTransition,
+  mayDisable,
+  type Transition,
+  type TransitionRules,
+  type TransitionState,
+} from './domain/transition.js';
+export {
   createSender,
   type NewEndpointInput,
   type PublishInput,
@@ -52,7 +61,19 @@ export {
 } from './engine/sender.js';
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
 export { createMemoryStore } from './store/memory-store.js';
-export type { ClaimRequest, DeliveryFilter, LeaseRef, Page, SenderStore, StoreStats } from './store/port.js';
+export type {
+  AttemptApplied,
+  AttemptResult,
+  Catalogue,
+  ClaimRequest,
+  DeliveryFilter,
+  DeliveryQueue,
+  LeaseRef,
+  Page,
+  SenderStore,
+  StoreCapabilities,
+  StoreStats,
+} from './store/port.js';
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {
   AccountRecord,

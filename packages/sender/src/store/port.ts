@@ -3,7 +3,6 @@
  * PostgreSQL stores, with one conformance battery (test/helpers/store-battery.ts) run against
  * each. Every method that changes several rows does so in one transaction (design I1 to I6).
  */
-import type { EventName } from '@linkhooks/protocol';
 import type { DeliveryStatus } from '../domain/delivery-state.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type {
@@ -13,30 +12,20 @@ import type {
   DeliveryRecord,
   EndpointRecord,
   EventRecord,
-  Plan,
 } from './records.js';
 
-export interface NewAccount {
-  id: string;
-  name: string;
-  plan: Plan;
-  apiKeyHash: string;
-  now: number;
-}
+export type NewAccount = Pick<AccountRecord, 'id' | 'name' | 'plan' | 'apiKeyHash'> & { now: number };
 
-export interface NewEndpoint {
-  id: string;
-  accountId: string;
-  url: string;
-  events: EventName[];
-  secret: string;
-  description: string | null;
+export type NewEndpoint = Pick<
+  EndpointRecord,
+  'id' | 'accountId' | 'url' | 'events' | 'secret' | 'description'
+> & {
   now: number;
-}
+};
 
 export interface EndpointPatch {
   url?: string;
-  events?: EventName[];
+  events?: EndpointRecord['events'];
   secret?: string;
   description?: string | null;
 }
