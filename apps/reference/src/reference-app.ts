@@ -8,7 +8,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EVENT_NAMES } from '@linkhooks/protocol';
 import {
-  createAccount,
   createSender,
   createSqliteStore,
   type EndpointRecord,
@@ -75,7 +74,7 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
       log(`sender: endpoint ${endpoint.id} disabled after 10 failed deliveries`),
   });
 
-  const { account, apiKey } = await createAccount(store, { name: 'Reference Co', plan: 'business' });
+  const { account, apiKey } = await sender.createAccount({ name: 'Reference Co', plan: 'business' });
   const endpoint = await sender.createEndpoint(account.id, {
     url: receiver.url,
     events: [...EVENT_NAMES],

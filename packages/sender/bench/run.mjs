@@ -172,7 +172,7 @@ async function createEndpoints(ctx, store, accountId, origins) {
 /** Publishes FLOW.events events first (8 deliveries each), then starts the engine and times it. */
 async function engineRound(ctx, flow, round) {
   const { sender, done } = benchSender(ctx, flow.store, FLOW.deliveries);
-  const publishers = flow.store.kind === 'postgres' ? 8 : 1; // SQLite's publish is synchronous anyway
+  const publishers = flow.kind === 'postgres' ? 8 : 1; // SQLite's publish is synchronous anyway
   let next = 0;
   const publishLane = async () => {
     while (next < FLOW.events) {
@@ -240,7 +240,7 @@ async function runThroughput(ctx) {
   const ratios = {};
   for (const e of engines) {
     const ratio = e.median / bare.median;
-    ratios[e.flow.store.kind] = ratio;
+    ratios[e.flow.kind] = ratio;
     console.log(
       `   ${e.flow.label}: engine / bare ${ratio.toFixed(2)} (paired, median of per-round ratios: ${pairedRatio(e.samples, bare.samples).toFixed(2)})`,
     );
@@ -289,7 +289,7 @@ async function runLatency(ctx, flow) {
     for (const [seq, at] of seen) if (seq >= warm) latencies.push(at - publishedAt[seq]);
     return {
       label: flow.label,
-      kind: flow.store.kind,
+      kind: flow.kind,
       count: latencies.length,
       rate: total / publishSeconds,
       maxLag,
@@ -401,7 +401,7 @@ async function main() {
   const sqlite = createSqliteStore({ filename: join(dir, 'flow.db') });
   onCleanup(() => sqlite.close());
   await sqlite.migrate();
-  ctx.flows.push({ label: 'SQLite', store: sqlite });
+  ctx.flows.push({ label: 'SQLite', kind: 'sqlite', store: sqlite });
   if (ctx.postgres) {
     const store = createPostgresStore({
       connectionString: PG_URL,
@@ -409,7 +409,7 @@ async function main() {
     });
     onCleanup(() => store.close());
     await store.migrate();
-    ctx.flows.push({ label: 'PostgreSQL', store });
+    ctx.flows.push({ label: 'PostgreSQL', kind: 'postgres', store });
   }
 
   const flowRatios = PARTS.has('throughput') ? await runThroughput(ctx) : {};

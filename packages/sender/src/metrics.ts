@@ -1,9 +1,10 @@
 /**
- * Prometheus metrics (prom-client): deliveries by outcome, attempt duration, queue depth by status
- * and disabled endpoints. Each engine has its own registry, so several can live in one process.
+ * Prometheus metrics (prom-client): deliveries by outcome, attempt duration, queued deliveries by
+ * status and disabled endpoints, and the process's own (event-loop delay among them). Each engine
+ * has its own registry, so several can live in one process.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Catalogue } from './store/port.js';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Catalogue, StoreStats } from './store/port.js';
 
 export interface SenderMetrics {
   registry: Registry;
@@ -12,7 +13,38 @@ export interface SenderMetrics {
   duration: Histogram<'outcome'>;
 }
 
-export function createMetrics(store: Pick<Catalogue, 'stats'>, registry = new Registry()): SenderMetrics {
+/** How old the store's counts in a scrape may be: scrapes in a burst share one count. */
+export const STATS_MAX_AGE_MS = 5_000;
+
+/**
+ * The store's counts, read at most once per STATS_MAX_AGE_MS however often they are scraped, and
+ * never twice at once.
+ */
+function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => Promise<StoreStats> {
+  let last: { at: number; stats: StoreStats } | undefined;
+  let reading: Promise<StoreStats> | undefined;
+  return () => {
+    if (last && now() - last.at < STATS_MAX_AGE_MS) return Promise.resolve(last.stats);
+    reading ??= store
+      .stats()
+      .then((stats) => {
+        last = { at: now(), stats };
+        return stats;
+      })
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+}
+
+export function createMetrics(
+  store: Pick<Catalogue, 'stats'>,
+  registry = new Registry(),
+  now: () => number = () => performance.now(),
+): SenderMetrics {
+  const stats = cachedStats(store, now);
+  collectDefaultMetrics({ register: registry, prefix: 'linkhooks_process_' });
   const attempts = new Counter({
     name: 'linkhooks_attempts_total',
     help: 'Delivery attempts, by outcome (success or failure) and failure kind.',
@@ -34,20 +66,19 @@ export function createMetrics(store: Pick<Catalogue, 'stats'>, registry = new Re
   });
   new Gauge({
     name: 'linkhooks_queue_depth',
-    help: 'Deliveries by status.',
+    help: `Deliveries waiting (pending, awaiting_retry, held), by status; at most ${STATS_MAX_AGE_MS / 1000} s old.`,
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const stats = await store.stats();
-      for (const [status, n] of Object.entries(stats.byStatus)) this.set({ status }, n);
+      for (const [status, n] of Object.entries((await stats()).queued)) this.set({ status }, n);
     },
   });
   new Gauge({
     name: 'linkhooks_disabled_endpoints',
-    help: 'Endpoints disabled automatically or by hand.',
+    help: `Endpoints disabled automatically or by hand; at most ${STATS_MAX_AGE_MS / 1000} s old.`,
     registers: [registry],
     async collect() {
-      this.set((await store.stats()).disabledEndpoints);
+      this.set((await stats()).disabledEndpoints);
     },
   });
   return { registry, attempts, deliveries, duration };

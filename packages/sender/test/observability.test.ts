@@ -44,7 +44,8 @@ it('counts attempts and deliveries, times attempts, and reports queue depth and 
   expect(text).toContain('linkhooks_attempts_total{outcome="failure",kind="http_status"} 1');
   expect(text).toContain('linkhooks_deliveries_total{outcome="delivered"} 3');
   expect(text).toMatch(/linkhooks_attempt_duration_seconds_count\{outcome="success"\} 3/);
-  expect(text).toContain('linkhooks_queue_depth{status="delivered"} 3');
+  expect(text).toContain('linkhooks_queue_depth{status="pending"} 0');
+  expect(text).not.toContain('linkhooks_queue_depth{status="delivered"}'); // counted by deliveries_total
   expect(text).toContain('linkhooks_queue_depth{status="awaiting_retry"} 1');
   expect(text).toContain('linkhooks_disabled_endpoints 0');
 

@@ -87,7 +87,41 @@ describe.runIf(pgUp)('postgres', () => {
       opened.delete(store);
       await dropSchema(schemaOf.get(store)!);
     },
+    { idsInSql: true },
   );
+
+  it('writes a batch of events and their deliveries all or nothing (design I2)', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const second = await endpointFor(store, accountId);
+    // The deliveries insert fails on the second endpoint, after the events were written.
+    await admin.query(`
+      CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.endpoint_id = '${second.id}' THEN RAISE EXCEPTION 'crash between two deliveries'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse BEFORE INSERT ON "${schema}".deliveries
+        FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse();`);
+    const events = [0, 1, 2].map(
+      (i): EventRecord => ({
+        id: newId('evt', T0 + i),
+        accountId,
+        name: 'click',
+        body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
+        createdAt: T0 + i,
+      }),
+    );
+    // Published together: one batch, one statement.
+    const results = await Promise.allSettled(events.map((e) => store.publish(e, () => newId('dlv'))));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const e of events) expect(await store.getEvent(accountId, e.id)).toBeNull();
+    expect((await store.listDeliveries(accountId, { limit: 10 })).items).toEqual([]);
+    await store.close();
+  });
 
   const endpointFor = (store: SenderStore, accountId: string) =>
     store.createEndpoint({
@@ -220,7 +254,7 @@ describe.runIf(pgUp)('postgres', () => {
     const accountId = newId('acct');
     for (let i = 0; i < 4; i++) await endpointFor(seeder, accountId);
     for (let i = 0; i < 50; i++) await publishClick(seeder, accountId);
-    expect((await seeder.stats()).byStatus.pending).toBe(200);
+    expect((await seeder.stats()).queued.pending).toBe(200);
 
     const claimAll = async (store: SenderStore) => {
       const mine: ClaimedDelivery[] = [];
@@ -333,7 +367,7 @@ describe.runIf(pgUp)('postgres', () => {
     });
     expect((await first.getDelivery(accountId, waiting[0]!.id))!.delivery.status).toBe('held');
     expect(await first.stats()).toEqual({
-      byStatus: { pending: 0, awaiting_retry: 0, delivered: 0, failed: 10, held: 1, skipped: 0 },
+      queued: { pending: 0, awaiting_retry: 0, held: 1 },
       disabledEndpoints: 1,
     });
     await Promise.all(workers.map((w) => w.close()));
@@ -393,7 +427,7 @@ describe.runIf(pgUp)('postgres', () => {
       await other.query('COMMIT');
       const result = await recording;
       const after = (await store.getDelivery(accountId, delivery.id))!.delivery;
-      const held = (await store.stats()).byStatus.held;
+      const held = (await store.stats()).queued.held;
       return { result, after, held };
     } finally {
       other.release();

@@ -9,9 +9,18 @@ import {
   CLAIMABLE_STATUSES,
   DELIVERY_STATUSES,
   FINAL_STATUSES,
+  QUEUED_STATUSES,
   resumeStatus,
 } from '../src/domain/delivery-state.js';
-import { CLAIMABLE_SQL, FINAL_SQL, heldIfDisabledSql, RESUME_STATUS_SQL } from '../src/store/sql-rules.js';
+import { newDelivery } from '../src/store/new-delivery.js';
+import {
+  CLAIMABLE_SQL,
+  FINAL_SQL,
+  heldIfDisabledSql,
+  newDeliverySql,
+  QUEUED_SQL,
+  RESUME_STATUS_SQL,
+} from '../src/store/sql-rules.js';
 import { PG_URL, requireService } from './helpers/services.js';
 
 type Query = (sql: string) => Promise<unknown>;
@@ -36,6 +45,20 @@ function rules(name: string, scalar: Query) {
         expect(await scalar(`SELECT CASE WHEN '${status}' IN ${FINAL_SQL} THEN 1 ELSE 0 END AS v`)).toBe(
           (FINAL_STATUSES as readonly string[]).includes(status) ? 1 : 0,
         );
+        expect(await scalar(`SELECT CASE WHEN '${status}' IN ${QUEUED_SQL} THEN 1 ELSE 0 END AS v`)).toBe(
+          (QUEUED_STATUSES as readonly string[]).includes(status) ? 1 : 0,
+        );
+      }
+    });
+
+    it('make a new delivery as newDelivery does, for an enabled and a disabled endpoint', async () => {
+      const event = { id: 'evt', accountId: 'a', name: 'click', body: new Uint8Array(), createdAt: 1234 };
+      for (const enabled of [true, false]) {
+        const sql = newDeliverySql(enabled ? '1 = 1' : '1 = 0', '1234');
+        const made = newDelivery(event, { id: 'ep', enabled }, 'dlv');
+        expect(await scalar(`SELECT ${sql.status} AS v`)).toBe(made.status);
+        const at = await scalar(`SELECT ${sql.nextAttemptAt} AS v`);
+        expect(at === null ? null : Number(at)).toBe(made.nextAttemptAt);
       }
     });
 

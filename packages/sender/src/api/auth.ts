@@ -49,6 +49,15 @@ export function checkPlan(account: AccountRecord): AccountRecord {
   return account;
 }
 
+/** With a metrics token configured, the scrape must carry it (compared in constant time). */
+export function checkMetricsToken(expected: string | undefined, authorization: string | undefined): void {
+  if (!expected) return;
+  const token = bearer(authorization);
+  if (!token || !serviceTokenMatches(token, expected)) {
+    throw new SenderError('unauthorized', 'send the metrics token as "Authorization: Bearer <token>"');
+  }
+}
+
 /** Checks the platform's service token in constant time. */
 export function checkServiceToken(expected: string | undefined, authorization: string | undefined): void {
   if (!expected) {

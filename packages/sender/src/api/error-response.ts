@@ -21,10 +21,11 @@ export function invalidRequest(where: 'body' | 'query', error: z.ZodError): Send
 
 /** body-parser (express.json) marks its errors with a `type`. */
 function bodyParserError(error: unknown): SenderError | null {
-  const e = error as { type?: unknown; status?: unknown; message?: unknown };
+  const e = error as { type?: unknown; status?: unknown; message?: unknown; limit?: unknown };
   if (typeof e?.type !== 'string' || typeof e.status !== 'number') return null;
   if (e.type === 'entity.too.large') {
-    return new SenderError('payload_too_large', 'the request body is larger than 256 KiB');
+    const limit = typeof e.limit === 'number' ? `${Math.round(e.limit / 1024)} KiB` : 'this route reads';
+    return new SenderError('payload_too_large', `the request body is larger than ${limit}`);
   }
   if (e.type === 'entity.parse.failed') {
     return new SenderError('invalid_request', `the request body is not valid JSON: ${String(e.message)}`);

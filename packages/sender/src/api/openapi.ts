@@ -60,7 +60,7 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
         : {}),
     };
   }
-  if (route.auth !== 'none') {
+  if (route.auth !== 'none' && route.auth !== 'metrics') {
     responses['401'] ??= { description: 'Missing or wrong credentials', content: errorContent };
   }
   if (route.auth === 'account') {
@@ -75,6 +75,7 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
     operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ''))}`,
     ...(route.auth === 'account' ? { security: [{ apiKey: [] }, { session: [] }] } : {}),
     ...(route.auth === 'service' ? { security: [{ serviceToken: [] }] } : {}),
+    ...(route.auth === 'metrics' ? { security: [{}, { metricsToken: [] }] } : {}),
     ...(route.auth === 'none' ? { security: [] } : {}),
     parameters: [...params, ...(route.query ? queryParameters(route.query, convert) : [])],
     ...(route.body
@@ -121,6 +122,11 @@ export function buildOpenApiDocument(routes: readonly Described[], errorSchema: 
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An account API key (lhk_…)' },
         serviceToken: { type: 'http', scheme: 'bearer', description: 'LINKHOOKS_SERVICE_TOKEN' },
+        metricsToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'LINKHOOKS_METRICS_TOKEN, when the service has one; the route is open otherwise',
+        },
         session: {
           type: 'apiKey',
           in: 'cookie',

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { Sender } from '../engine/sender.js';
 import type { AccountRecord } from '../store/records.js';
+import type { Ingest } from './ingest.js';
 import type { SessionStore } from './sessions.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -14,6 +15,8 @@ export interface RouteContext<Body, Query> {
   sender: Sender;
   /** Dashboard sessions (cookie sign-in). */
   sessions: SessionStore;
+  /** Platform ingest: ingest bodies checked and turned into publishes. */
+  ingest: Ingest;
   /** What the session routes need of the request. */
   request: { secure: boolean; sessionId: string | null };
   /** Set for `auth: 'account'` routes: the caller's account, already checked for its plan. */
@@ -42,9 +45,13 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
   path: string;
   summary: string;
   tag: 'Session' | 'Endpoints' | 'Deliveries' | 'Event types' | 'Platform';
-  /** `account`: Bearer API key of a Business+ account; `service`: the platform's service token. */
-  auth: 'account' | 'service' | 'none';
-  body?: { schema: z.ZodType<Body>; required: boolean };
+  /**
+   * `account`: Bearer API key of a Business+ account; `service`: the platform's service token;
+   * `metrics`: the metrics token when one is configured, open otherwise.
+   */
+  auth: 'account' | 'service' | 'metrics' | 'none';
+  /** `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413. */
+  body?: { schema: z.ZodType<Body>; required: boolean; limitBytes?: number };
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
   handle(ctx: RouteContext<Body, Query>): Promise<RouteResult>;

@@ -7,13 +7,15 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from 'pino';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
-import { accountOf, checkServiceToken } from './auth.js';
+import { accountOf, checkMetricsToken, checkServiceToken } from './auth.js';
 import { errorResponse, invalidRequest } from './error-response.js';
+import { createIngest } from './ingest.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RouteSpec } from './route.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointRoutes } from './routes/endpoints.js';
-import { eventTypesRoute, ingestRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
+import { ingestBatchRoute, ingestRoute } from './routes/ingest.js';
+import { eventTypesRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
 import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
 import { CSRF_HEADER, createSessionStore, type SessionStore, sessionIdOf } from './sessions.js';
@@ -22,6 +24,8 @@ export interface ManagementRouterOptions {
   sender: Sender;
   /** The platform's token for `POST /internal/v1/events`; without it that route answers 503. */
   serviceToken?: string;
+  /** When set, `GET /metrics` needs it as a Bearer token; open otherwise. */
+  metricsToken?: string;
   /** Where unexpected errors (500s) are logged; secrets and headers are never in them. */
   logger?: Pick<Logger, 'error'>;
   /** Dashboard sessions; one in-memory store per router by default. */
@@ -35,8 +39,12 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ...deliveryRoutes,
   eventTypesRoute,
   ingestRoute,
+  ingestBatchRoute,
   metricsRoute,
 ];
+
+/** The largest body a route reads unless it says otherwise. */
+const DEFAULT_BODY_BYTES = 256 * 1024;
 
 let openApiDocument: Record<string, unknown> | undefined;
 
@@ -82,7 +90,13 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
   const { sender } = options;
   const sessions = options.sessions ?? createSessionStore();
   const router = express.Router();
-  const json = express.json({ limit: '256kb' });
+  const ingest = createIngest(sender);
+  const parsers = new Map<number, ReturnType<typeof express.json>>();
+  const json = (limit = DEFAULT_BODY_BYTES) => {
+    const parser = parsers.get(limit) ?? express.json({ limit });
+    parsers.set(limit, parser);
+    return parser;
+  };
 
   router.get(openApiRouteSpec.path, (_req, res) => {
     res.json(openApi());
@@ -108,13 +122,15 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
         });
       }
       if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);
+      if (route.auth === 'metrics') checkMetricsToken(options.metricsToken, req.headers.authorization);
       next();
     };
-    const parse = route.body ? [json] : [];
+    const parse = route.body ? [json(route.body.limitBytes)] : [];
     router[route.method](route.path, authenticate, ...parse, async (req: Request, res: Response) => {
       const result = await route.handle({
         sender,
         sessions,
+        ingest,
         request: { secure: req.secure, sessionId: res.locals.sessionId },
         account: res.locals.account,
         params: req.params as Record<string, string>,

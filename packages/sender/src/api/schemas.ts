@@ -156,3 +156,16 @@ export const errorSchema = z
     error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
   })
   .meta({ id: 'Error' });
+
+export const batchResultSchema = z
+  .object({
+    results: z.array(
+      z.union([
+        publishResultSchema.extend({ status: z.literal(202) }),
+        errorSchema.extend({
+          status: z.number().int().describe('The status this event alone would answer with'),
+        }),
+      ]),
+    ),
+  })
+  .meta({ id: 'IngestBatchResult' });

@@ -156,6 +156,7 @@ Environment:
   LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_TIME_SCALE
                             the same settings; a flag wins over its variable
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
+  LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)
   LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
   LINKHOOKS_RETENTION_DAYS  days final deliveries stay in the log (default 30; pruned hourly)
   LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)

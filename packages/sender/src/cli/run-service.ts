@@ -104,6 +104,7 @@ export async function serve(
   const app = createServiceApp({
     sender,
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
+    ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
     logger,
   });
   let server: Server;

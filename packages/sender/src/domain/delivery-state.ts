@@ -23,6 +23,14 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = [
 /** Statuses a worker may claim when due: the rest are final, or wait for their endpoint. */
 export const CLAIMABLE_STATUSES = ['pending', 'awaiting_retry'] as const satisfies readonly DeliveryStatus[];
 
+/** Statuses that wait in the queue: due now or later, or held for their endpoint. The metrics count these. */
+export const QUEUED_STATUSES = [
+  'pending',
+  'awaiting_retry',
+  'held',
+] as const satisfies readonly DeliveryStatus[];
+export type QueuedStatus = (typeof QUEUED_STATUSES)[number];
+
 /** Statuses no attempt follows (unless retried or replayed by hand): what retention may delete. */
 export const FINAL_STATUSES = ['delivered', 'failed', 'skipped'] as const satisfies readonly DeliveryStatus[];
 

@@ -12,7 +12,7 @@ import { systemClock } from '../clock.js';
 import type { AddressPolicy } from '../delivery/address-guard.js';
 import { createDeliveryClient } from '../delivery/http-client.js';
 import { newId } from '../domain/ids.js';
-import { SenderError } from '../errors.js';
+import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
@@ -41,6 +41,16 @@ export interface PublishResult {
   deliveries: DeliveryRecord[];
 }
 
+/** One event of a `publishMany` call: the account it is for, and the event. */
+export interface PublishItem extends PublishInput {
+  accountId: string;
+}
+
+/** Each item's own outcome, in the order given: one invalid event never rejects the others. */
+export type PublishManyResult = Array<
+  { ok: true; result: PublishResult } | { ok: false; error: SenderError }
+>;
+
 export interface NewEndpointInput {
   url: string;
   events: string[];
@@ -56,6 +66,11 @@ export interface Sender {
    * its exact bytes and one delivery per endpoint before it returns (design I2).
    */
   publish(accountId: string, input: PublishInput): Promise<PublishResult>;
+  /**
+   * Publishes many events at once; they are written together (one transaction, one sync). Each
+   * item answers on its own: an invalid one is a `SenderError` in its place, the others are stored.
+   */
+  publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
   /**
    * Sends a signed sample event to one endpoint, logged like any delivery. The event must be one
    * the endpoint subscribes to; by default its first one.
@@ -160,6 +175,18 @@ export function createSender(options: SenderOptions): Sender {
   return {
     metrics: metrics.registry,
     publish: (accountId, input) => publishTo(accountId, input),
+    publishMany: (items) =>
+      Promise.all(
+        items.map((item) =>
+          publishTo(item.accountId, item).then(
+            (result) => ({ ok: true as const, result }),
+            (error: unknown) => {
+              if (isSenderError(error)) return { ok: false as const, error };
+              throw error; // a broken store is not an item's fault
+            },
+          ),
+        ),
+      ),
 
     async sendTestEvent(accountId, endpointId, event) {
       const endpoint = await getEndpoint(accountId, endpointId);

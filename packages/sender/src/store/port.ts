@@ -3,7 +3,7 @@
  * PostgreSQL stores, with one conformance battery (test/helpers/store-battery.ts) run against
  * each. Every method that changes several rows does so in one transaction (design I1 to I6).
  */
-import type { DeliveryStatus } from '../domain/delivery-state.js';
+import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type {
   AccountRecord,
@@ -103,7 +103,8 @@ export interface Reenabled {
 }
 
 export interface StoreStats {
-  byStatus: Record<DeliveryStatus, number>;
+  /** Deliveries waiting, by status: what is due now or later, and what is held. */
+  queued: Record<QueuedStatus, number>;
   disabledEndpoints: number;
 }
 
@@ -116,6 +117,9 @@ export interface DeliveryQueue {
    * Stores the event's bytes and one delivery per subscribed endpoint of the account in one
    * transaction (design I2): `pending` for enabled endpoints, `skipped` for disabled ones.
    * With `endpointId` (a test event), only that endpoint of the event's account, if it subscribes.
+   * Publishes that arrive together may be written together (group commit); none resolves before
+   * its commit. `deliveryIds` makes ids in the process; a store that writes in one statement may
+   * make them in SQL instead, in the same form.
    */
   publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
   /** Leases up to `limit` due deliveries (design I3, I6). */

@@ -1,6 +1,11 @@
 /** Row ↔ record mapping, written once for both stores (SQLite and PostgreSQL). */
 import type { EventName } from '@linkhooks/protocol';
-import { DELIVERY_STATUSES, type DeliveryStatus, type FailureKind } from '../domain/delivery-state.js';
+import {
+  type DeliveryStatus,
+  type FailureKind,
+  QUEUED_STATUSES,
+  type QueuedStatus,
+} from '../domain/delivery-state.js';
 import type {
   AccountRecord,
   AttemptRecord,
@@ -137,12 +142,12 @@ export function toPage(rows: Row[], limit: number): { items: DeliveryRecord[]; n
   return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
 }
 
-/** Counts by status from `(status, n)` rows, every status present. */
+/** Counts by queued status from `(status, n)` rows, every queued status present. */
 export function toStats(
   rows: Row[],
   disabledEndpoints: unknown,
-): { byStatus: Record<DeliveryStatus, number>; disabledEndpoints: number } {
-  const byStatus = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>;
-  for (const r of rows) byStatus[r.status as DeliveryStatus] = num(r.n);
-  return { byStatus, disabledEndpoints: num(disabledEndpoints ?? 0) };
+): { queued: Record<QueuedStatus, number>; disabledEndpoints: number } {
+  const queued = Object.fromEntries(QUEUED_STATUSES.map((s) => [s, 0])) as Record<QueuedStatus, number>;
+  for (const r of rows) queued[r.status as QueuedStatus] = num(r.n);
+  return { queued, disabledEndpoints: num(disabledEndpoints ?? 0) };
 }

@@ -3,12 +3,21 @@
  * the one SQL copy of each, built from the domain's own constants. Valid in SQLite and PostgreSQL
  * alike; test/sql-rules.test.ts (and the PostgreSQL store's tests) hold them equal to the domain.
  */
-import { CLAIMABLE_STATUSES, FINAL_STATUSES, resumeStatus } from '../domain/delivery-state.js';
+import {
+  CLAIMABLE_STATUSES,
+  FINAL_STATUSES,
+  QUEUED_STATUSES,
+  resumeStatus,
+} from '../domain/delivery-state.js';
+import { newDelivery } from './new-delivery.js';
 
 const list = (values: readonly string[]) => `(${values.map((v) => `'${v}'`).join(', ')})`;
 
 /** `status IN ('pending', 'awaiting_retry')`: the statuses a worker may claim. */
 export const CLAIMABLE_SQL = list(CLAIMABLE_STATUSES);
+
+/** `status IN ('pending', 'awaiting_retry', 'held')`: the statuses the metrics count. */
+export const QUEUED_SQL = list(QUEUED_STATUSES);
 
 /** `status IN ('delivered', 'failed', 'skipped')`: the statuses retention may delete. */
 export const FINAL_SQL = list(FINAL_STATUSES);
@@ -23,3 +32,19 @@ export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)
  */
 export const heldIfDisabledSql = (next: string, current: string) =>
   `CASE WHEN ${next} = 'awaiting_retry' AND ${current} = 'held' THEN 'held' ELSE ${next} END`;
+
+const made = (enabled: boolean) =>
+  newDelivery(
+    { id: '', accountId: '', name: '', body: new Uint8Array(), createdAt: 1 },
+    { id: '', enabled },
+    '',
+  );
+
+/**
+ * newDelivery's status and due time over an endpoint's `enabled` and the event's `created_at`:
+ * what a publish makes for an enabled endpoint and for a disabled one.
+ */
+export const newDeliverySql = (enabled: string, createdAt: string) => ({
+  status: `CASE WHEN ${enabled} THEN '${made(true).status}' ELSE '${made(false).status}' END`,
+  nextAttemptAt: `CASE WHEN ${enabled} THEN ${createdAt} END`,
+});

@@ -8,16 +8,22 @@ import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
+import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
 const RULES: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY };
 
+/**
+ * `idsInSql`: the store makes delivery ids in its publish statement (PostgreSQL, one round trip)
+ * rather than from the caller's generator; its own tests then show design I2 another way.
+ */
 export function storeBattery(
   name: string,
   open: () => Promise<SenderStore>,
   close?: (store: SenderStore) => Promise<void>,
+  { idsInSql = false } = {},
 ) {
   describe(`${name} store conformance`, () => {
     let store: SenderStore;
@@ -154,7 +160,7 @@ export function storeBattery(
       expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(Buffer.from(e.body))).toBe(true);
     });
 
-    it('writes the event and its deliveries all or nothing (design I2)', async () => {
+    it.skipIf(idsInSql)('writes the event and its deliveries all or nothing (design I2)', async () => {
       const a = account();
       await endpoint(a);
       await endpoint(a);
@@ -515,6 +521,36 @@ export function storeBattery(
       expect(await store.pruneBefore(T0 + 1)).toBe(1);
       expect(await store.getDelivery(a, done!.id)).toBeNull();
       expect(await store.getDelivery(a, waiting!.id)).not.toBeNull();
+    });
+
+    it('prunes in steps: every final delivery and every emptied event past the cutoff, nothing newer', async () => {
+      const a = account();
+      const ep = await endpoint(a, ['click']);
+      // Disable the endpoint by hand: its deliveries are `skipped`, final at once.
+      const [first] = await publish(event(a));
+      for (const c of await claim())
+        await attempt(c, false, T0, 1, { ...RULES, policy: { threshold: 1, countPer: 'attempt' } });
+      expect((await store.getEndpoint(a, ep.id))!.enabled).toBe(false);
+      const n = Math.round(PRUNE_STEP * 2.5);
+      const old = await Promise.all(Array.from({ length: n }, (_, i) => publish(event(a, 'click', T0 + i))));
+      expect(old.flat().every((d) => d.status === 'skipped')).toBe(true);
+      const lonelyEvents = Array.from({ length: n }, (_, i) => event(a, 'conversion', T0 + i));
+      const lonely = await Promise.all(lonelyEvents.map((e) => store.publish(e, () => newId('dlv'))));
+      expect(lonely.flat()).toHaveLength(0); // events no endpoint subscribes to
+      const fresh = event(a, 'conversion', T0 + 10 ** 9);
+      await store.publish(fresh, () => newId('dlv'));
+      const [kept] = await publish(event(a, 'click', T0 + 10 ** 9));
+
+      expect(await store.pruneBefore(T0 + n)).toBe(n);
+      expect(await store.getDelivery(a, old[n - 1]![0]!.id)).toBeNull();
+      expect(await store.getDelivery(a, first!.id)).not.toBeNull(); // held: not final
+      expect(await store.getDelivery(a, kept!.id)).not.toBeNull();
+      expect(await store.getEvent(a, fresh.id)).not.toBeNull();
+      for (const e of [lonelyEvents[0]!, lonelyEvents[n - 1]!])
+        expect(await store.getEvent(a, e.id)).toBeNull();
+      expect((await store.listDeliveries(a, { limit: 10 })).items.map((d) => d.id).sort()).toEqual(
+        [first!.id, kept!.id].sort(),
+      );
     });
 
     it('keeps accounts and finds one by its API key hash only', async () => {

@@ -30,6 +30,11 @@ export interface Pg {
    * call. Only for the hot paths (claim, record): their CTEs cost more to plan than to run.
    */
   prepared(name: string, text: string, values: unknown[]): Promise<Row[]>;
+  /**
+   * A prepared statement on a connection that waits for the WAL flush at commit: for publishes,
+   * which are answered only once durable (design I2).
+   */
+  durable(name: string, text: string, values: unknown[]): Promise<Row[]>;
   /** Ends the pool and waits until every server connection is closed. */
   end(): Promise<void>;
 }
@@ -51,22 +56,25 @@ export function connect(options: PgOptions): Pg {
   // PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
   // estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
   // thousand; unnamed one-off queries are planned for their values either way.
-  const pool = new pg.Pool({
-    ...config,
-    max: options.poolSize,
-    options: `-c search_path=${quoteSchema(options.schema)} -c synchronous_commit=off -c plan_cache_mode=force_generic_plan`,
-  });
+  const settings = (commit: 'on' | 'off') =>
+    `-c search_path=${quoteSchema(options.schema)} -c synchronous_commit=${commit} -c plan_cache_mode=force_generic_plan`;
+  const pool = new pg.Pool({ ...config, max: options.poolSize, options: settings('off') });
+  // Publishes go out one batch at a time (group commit), so two connections are plenty.
+  const durablePool = new pg.Pool({ ...config, max: 2, options: settings('on') });
   // An idle connection that dies (server restart, network) is dropped by the pool and replaced on
   // the next query; without a handler its 'error' would crash the process.
   pool.on('error', () => undefined);
+  durablePool.on('error', () => undefined);
   // `pool.end()` resolves before the sockets close; `end` waits for them, so a store that has
   // closed holds no server connection any more.
   const open = new Set<Promise<void>>();
-  pool.on('connect', (client) => {
+  const track = (client: pg.PoolClient) => {
     const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
     open.add(ended);
     void ended.then(() => open.delete(ended));
-  });
+  };
+  pool.on('connect', track);
+  durablePool.on('connect', track);
 
   // The lock orders are consistent where they can be (delivery before lease, deliveries in id
   // order), but a disabling locks its endpoint before its deliveries and a batched record the
@@ -109,8 +117,10 @@ export function connect(options: PgOptions): Pg {
     rows: async (sql, values) => (await pool.query<Row>(sql, values)).rows,
     prepared: async (name, text, values) =>
       (await pool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
+    durable: async (name, text, values) =>
+      (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
     async end() {
-      await pool.end();
+      await Promise.all([pool.end(), durablePool.end()]);
       await Promise.all([...open]);
     },
   };

@@ -59,6 +59,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const listener = createDueListener(pg.config, pg.schema);
   const vacuum = createLeaseVacuum(pg);
   const record = recordAttempt(pg, vacuum);
+  const publishEvents = publish(pg);
   let closing: Promise<void> | undefined;
 
   return {
@@ -73,7 +74,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return closing;
     },
 
-    publish: (event, nextId, target) => publish(pg, event, nextId, target),
+    publish: publishEvents,
     claimDue: (request) => claimDue(pg, request),
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),

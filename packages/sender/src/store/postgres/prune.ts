@@ -1,20 +1,48 @@
-/** Retention: final deliveries last updated before the cutoff go, with the events left without any. */
+/**
+ * Retention (design D16): final deliveries last updated before the cutoff go, and events older
+ * than the cutoff left without any, in steps (prune-steps.ts), each its own short transaction.
+ */
+import { inSteps, PRUNE_STEP } from '../prune-steps.js';
 import { FINAL_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
-const PRUNE_DELIVERIES = `DELETE FROM deliveries WHERE status IN ${FINAL_SQL} AND updated_at < $1`;
-/** Leases whose delivery is gone (none in normal operation; there is no foreign key to cascade). */
-const PRUNE_LEASES = `
-DELETE FROM leases l WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = l.delivery_id)`;
+/** Their leases go with them: the delivery rows are locked first, the order claims take. */
+const PRUNE_DELIVERIES = `
+WITH gone AS (
+  DELETE FROM deliveries WHERE id IN (
+    SELECT id FROM deliveries WHERE status IN ${FINAL_SQL} AND updated_at < $1
+    ORDER BY updated_at LIMIT ${PRUNE_STEP} FOR UPDATE SKIP LOCKED)
+  RETURNING id
+),
+leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM gone))
+SELECT count(*)::int AS n FROM gone`;
+/** The next step of old events after ($2, $3), deleting those without deliveries. */
 const PRUNE_EVENTS = `
-DELETE FROM events ev
-WHERE ev.created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ev.id)`;
+WITH step AS (
+  SELECT id, created_at FROM events
+  WHERE created_at < $1 AND (created_at, id) > ($2::bigint, $3::text)
+  ORDER BY created_at, id LIMIT ${PRUNE_STEP}
+),
+gone AS (
+  DELETE FROM events ev USING step
+  WHERE ev.id = step.id AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ev.id)
+)
+SELECT count(*)::int AS n, max(created_at) AS at, max(id) FILTER (WHERE created_at = (SELECT max(created_at) FROM step)) AS id
+FROM step`;
+
+/** Leases whose delivery is gone (none in normal operation; there is no foreign key to cascade). */
+const PRUNE_ORPHAN_LEASES = `
+DELETE FROM leases l WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = l.delivery_id)`;
 
 export async function pruneBefore(pg: Pg, cutoff: number): Promise<number> {
-  return pg.tx(async (client) => {
-    const removed = (await client.query(PRUNE_DELIVERIES, [cutoff])).rowCount ?? 0;
-    await client.query(PRUNE_LEASES, []);
-    await client.query(PRUNE_EVENTS, [cutoff]);
-    return removed;
+  const removed = await inSteps(async () => Number((await pg.rows(PRUNE_DELIVERIES, [cutoff]))[0]?.n ?? 0));
+  let after = { at: -1, id: '' };
+  await inSteps(async () => {
+    const [row] = await pg.rows(PRUNE_EVENTS, [cutoff, after.at, after.id]);
+    const n = Number(row?.n ?? 0);
+    if (n > 0) after = { at: Number(row!.at), id: row!.id as string };
+    return n;
   });
+  await pg.rows(PRUNE_ORPHAN_LEASES, []);
+  return removed;
 }

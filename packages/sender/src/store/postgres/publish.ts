@@ -1,54 +1,76 @@
-/** Publish: the event's bytes and its deliveries in one durable transaction (design I1, I2). */
-import { newDelivery } from '../new-delivery.js';
+/**
+ * Publish (design I1, I2), with group commit: the publishes that arrive while the previous batch
+ * is being written go out together as one statement, one transaction and one WAL flush, and none
+ * is answered before that commit. The statement writes the events, finds each one's subscribed
+ * endpoints (share-locked, so an endpoint cannot be disabled between this read and the commit:
+ * a new delivery is `skipped`, or is held with the others), writes their deliveries and wakes the
+ * workers everywhere.
+ */
+import { createBatcher, type Settled } from '../batcher.js';
 import type { PublishTarget } from '../port.js';
 import type { DeliveryRecord, EventRecord } from '../records.js';
-import { NOTIFY_DUE, type Pg } from './connection.js';
+import { toDelivery } from '../rows.js';
+import { newDeliverySql } from '../sql-rules.js';
+import { DUE_CHANNEL, type Pg } from './connection.js';
 
-/** The pool's sessions commit without waiting for the WAL flush; a publish does wait (see connection.ts). */
-const DURABLE_COMMIT = `SET LOCAL synchronous_commit = on`;
-const INSERT_EVENT = `INSERT INTO events (id, account_id, name, body, created_at) VALUES ($1, $2, $3, $4, $5)`;
 /**
- * The account's endpoints subscribed to the event, share-locked so an endpoint cannot be disabled
- * between this read and the commit: its new delivery is `skipped` or is held with the others.
+ * `$1..$6`: the events as parallel arrays (id, account, name, body, created at, the one endpoint
+ * of a test event or NULL), `$7` the schema (the wake-up's payload). A delivery's id is made here,
+ * in the form of `newId`: the event's time part and 16 random digits (hex digits are Crockford
+ * base32 digits too), so ids still sort by creation time.
  */
-const LOCK_SUBSCRIBED_ENDPOINTS = `
-SELECT id, enabled FROM endpoints WHERE account_id = $1 AND events ? $2 ORDER BY id FOR SHARE`;
-/** All the event's deliveries in one statement: `$6..$9` are parallel arrays, one row each. */
-const INSERT_DELIVERIES = `
-INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
-SELECT d.id, $1, d.endpoint_id, $2, $3, d.status, d.next_attempt_at, $4, $4
-FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[]) AS d (id, endpoint_id, status, next_attempt_at)`;
+const made = newDeliverySql('t.enabled', 't.created_at');
 
-export async function publish(
-  pg: Pg,
-  event: EventRecord,
-  nextId: () => string,
-  target: PublishTarget = {},
-): Promise<DeliveryRecord[]> {
-  return pg.tx(async (client) => {
-    await client.query(DURABLE_COMMIT);
-    const body = Buffer.from(event.body.buffer, event.body.byteOffset, event.body.byteLength);
-    await client.query(INSERT_EVENT, [event.id, event.accountId, event.name, body, event.createdAt]);
-    const endpoints = (
-      await client.query<{ id: string; enabled: boolean }>(LOCK_SUBSCRIBED_ENDPOINTS, [
-        event.accountId,
-        event.name,
-      ])
-    ).rows.filter((e) => target.endpointId === undefined || e.id === target.endpointId);
-    const created = endpoints.map((endpoint): DeliveryRecord => newDelivery(event, endpoint, nextId()));
-    if (created.length > 0) {
-      await client.query(INSERT_DELIVERIES, [
-        event.id,
-        event.accountId,
-        event.name,
-        event.createdAt,
-        created.map((d) => d.id),
-        created.map((d) => d.endpointId),
-        created.map((d) => d.status),
-        created.map((d) => d.nextAttemptAt),
-      ]);
-    }
-    if (created.some((d) => d.status === 'pending')) await client.query(NOTIFY_DUE, [pg.schema]);
-    return created;
+export const PUBLISH_EVENTS = `
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[])
+    AS t(id, account_id, name, body, created_at, target)
+),
+events_in AS (
+  INSERT INTO events (id, account_id, name, body, created_at)
+  SELECT id, account_id, name, body, created_at FROM input
+),
+targets AS (
+  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, e.id AS endpoint_id, e.enabled
+  FROM input i JOIN endpoints e ON e.account_id = i.account_id AND e.events ? i.name
+  WHERE i.target IS NULL OR e.id = i.target
+  ORDER BY e.id
+  FOR SHARE OF e
+),
+created AS (
+  INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at,
+                          created_at, updated_at)
+  SELECT 'dlv_' || substr(t.event_id, 5, 10) || upper(substr(md5(gen_random_uuid()::text), 1, 16)),
+         t.event_id, t.endpoint_id, t.account_id, t.name,
+         ${made.status},
+         ${made.nextAttemptAt},
+         t.created_at, t.created_at
+  FROM targets t
+  RETURNING *
+),
+woken AS (
+  SELECT pg_notify('${DUE_CHANNEL}', $7) FROM (SELECT 1 FROM created WHERE status = 'pending' LIMIT 1) AS due
+)
+SELECT c.*, (SELECT count(*) FROM woken) AS woken FROM created c ORDER BY c.endpoint_id`;
+
+type Publish = { event: EventRecord; target: PublishTarget };
+
+export function publish(pg: Pg) {
+  const write = createBatcher(async (batch: Publish[]): Promise<Settled<DeliveryRecord[]>[]> => {
+    const column = <T>(f: (p: Publish) => T) => batch.map(f);
+    const rows = await pg.durable('publish_events', PUBLISH_EVENTS, [
+      column((p) => p.event.id),
+      column((p) => p.event.accountId),
+      column((p) => p.event.name),
+      column((p) => Buffer.from(p.event.body.buffer, p.event.body.byteOffset, p.event.body.byteLength)),
+      column((p) => p.event.createdAt),
+      column((p) => p.target.endpointId ?? null),
+      pg.schema,
+    ]);
+    const byEvent = new Map<string, DeliveryRecord[]>(batch.map((p) => [p.event.id, []]));
+    for (const row of rows) byEvent.get(row.event_id as string)!.push(toDelivery(row));
+    return batch.map((p) => ({ ok: true, value: byEvent.get(p.event.id)! }));
   });
+  return (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<DeliveryRecord[]> =>
+    write({ event, target });
 }

@@ -5,10 +5,12 @@
 import type { SqliteDb } from './database.js';
 import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
+import m003 from './migrations/003-bounded-hot-paths.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
   { version: 2, name: 'accounts', sql: m002 },
+  { version: 3, name: 'bounded hot paths', sql: m003 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

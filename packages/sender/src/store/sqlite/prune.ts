@@ -1,15 +1,43 @@
-/** Retention: final deliveries last updated before the cutoff go, with the events left without any. */
+/**
+ * Retention (design D16): final deliveries last updated before the cutoff go, and events older
+ * than the cutoff left without any, in steps (prune-steps.ts), each walking an index.
+ */
+import { inSteps, PRUNE_STEP } from '../prune-steps.js';
 import { FINAL_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
-const PRUNE_DELIVERIES = `DELETE FROM deliveries WHERE status IN ${FINAL_SQL} AND updated_at < ?`;
-const PRUNE_EVENTS = `
-DELETE FROM events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)`;
+const PRUNE_DELIVERIES = `
+DELETE FROM deliveries WHERE id IN (
+  SELECT id FROM deliveries INDEXED BY deliveries_final
+  WHERE status IN ${FINAL_SQL} AND updated_at < @cutoff LIMIT ${PRUNE_STEP})`;
+/** The next step of old events, from where the last one ended (`@afterAt`, `@afterId`). */
+const OLD_EVENTS = `
+SELECT id, created_at FROM events INDEXED BY events_by_created
+WHERE created_at < @cutoff AND (created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
+ORDER BY created_at, id LIMIT ${PRUNE_STEP}`;
+const DELETE_EVENTS_WITHOUT_DELIVERIES = `
+DELETE FROM events WHERE id IN (SELECT value FROM json_each(@ids))
+  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)`;
 
 export function pruneBefore(db: SqliteDb) {
-  return db.immediate((cutoff: number): number => {
-    const removed = db.st(PRUNE_DELIVERIES).run(cutoff).changes;
-    db.st(PRUNE_EVENTS).run(cutoff);
-    return removed;
+  const deliveries = db.immediate((cutoff: number) => db.st(PRUNE_DELIVERIES).run({ cutoff }).changes);
+  const events = db.immediate((cutoff: number, after: { at: number; id: string }) => {
+    const rows = db.st(OLD_EVENTS).all({ cutoff, afterAt: after.at, afterId: after.id }) as {
+      id: string;
+      created_at: number;
+    }[];
+    if (rows.length > 0) {
+      db.st(DELETE_EVENTS_WITHOUT_DELIVERIES).run({ ids: JSON.stringify(rows.map((r) => r.id)) });
+      const last = rows[rows.length - 1]!;
+      after.at = last.created_at;
+      after.id = last.id;
+    }
+    return rows.length;
   });
+  return async (cutoff: number): Promise<number> => {
+    const removed = await inSteps(() => deliveries(cutoff));
+    const after = { at: -1, id: '' };
+    await inSteps(() => events(cutoff, after));
+    return removed;
+  };
 }

@@ -54,7 +54,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     migrate: async () => ops.migrate(),
     close: async () => void db.raw.close(),
 
-    publish: async (event, nextId, target) => ops.publish(event, nextId, target),
+    publish: ops.publish,
     claimDue: async (request) => ops.claimDue(request),
     recordAttempt: ops.recordAttempt,
     releaseLease: async (deliveryId, token) => releaseLease(db, deliveryId, token),

@@ -1,0 +1,84 @@
+/** Platform ingest: one event, or a batch of up to MAX_BATCH in one request. */
+import { z } from 'zod';
+import { isSenderError } from '../../errors.js';
+import { errorResponse } from '../error-response.js';
+import { defineRoute } from '../route.js';
+import { batchResultSchema, errorSchema, ingestBody, publishResultSchema } from '../schemas.js';
+import { publishResultJson } from '../serialize.js';
+
+export const MAX_BATCH = 1_000;
+/** A batch's body: 1,000 events of a few KiB each fit with room to spare. */
+export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+
+const err = (description: string) => ({ description, schema: errorSchema });
+
+export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
+  method: 'post',
+  path: '/internal/v1/events',
+  summary: 'Platform ingest: publish an event for an account (the same as publish())',
+  tag: 'Platform',
+  auth: 'service',
+  body: { schema: ingestBody, required: true },
+  responses: {
+    202: { description: 'Stored, with one delivery per subscribed endpoint', schema: publishResultSchema },
+    400: err('The event is invalid'),
+    401: err('Missing or wrong service token'),
+    403: err('The account’s plan has no webhooks'),
+    404: err('No such account'),
+    503: err('No service token is configured'),
+  },
+  async handle({ sender, ingest, body }) {
+    const item = await ingest.item(body);
+    return { status: 202, json: publishResultJson(await sender.publish(item.accountId, item)) };
+  },
+});
+
+const batchBody = z
+  .strictObject({
+    events: z.array(z.unknown()).min(1).describe(`Up to ${MAX_BATCH} ingest bodies, each checked on its own`),
+  })
+  .meta({ id: 'IngestBatch' });
+
+export const ingestBatchRoute = defineRoute<z.infer<typeof batchBody>>({
+  method: 'post',
+  path: '/internal/v1/events/batch',
+  summary: `Platform ingest of up to ${MAX_BATCH} events at once; each item answers on its own`,
+  tag: 'Platform',
+  auth: 'service',
+  body: { schema: batchBody, required: true, limitBytes: MAX_BATCH_BYTES },
+  responses: {
+    202: {
+      description: 'Every item’s own result in order: the stored event, or the error that item answers with',
+      schema: batchResultSchema,
+    },
+    400: err('The body is not a list of events'),
+    401: err('Missing or wrong service token'),
+    413: err(`More than ${MAX_BATCH} events, or a body over ${MAX_BATCH_BYTES / 1024 / 1024} MiB`),
+    503: err('No service token is configured'),
+  },
+  async handle({ sender, ingest, body }) {
+    if (body.events.length > MAX_BATCH) {
+      const error = `a batch holds at most ${MAX_BATCH} events; this one has ${body.events.length}`;
+      return { status: 413, json: { error: { code: 'payload_too_large', message: error } } };
+    }
+    // Each item is checked on its own; the valid ones are published together (one commit).
+    const checked = await Promise.all(body.events.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
+    const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
+    const published = await sender.publishMany(valid);
+    let next = 0;
+    const results = checked.map((c) => {
+      const outcome = c.ok ? published[next++]! : { ok: false as const, error: c.error };
+      if (outcome.ok) return { status: 202, ...publishResultJson(outcome.result) };
+      const answer = errorResponse(outcome.error);
+      return { status: answer.status, ...answer.body };
+    });
+    return { status: 202, json: { results } };
+  },
+});
+
+const ok = <T>(value: T) => ({ ok: true as const, value });
+/** An item's own failure; anything else (a broken store) fails the request. */
+const failed = (error: unknown) => {
+  if (isSenderError(error)) return { ok: false as const, error };
+  throw error;
+};
