@@ -43,12 +43,14 @@ import {
   tempDir,
   withTimeout,
 } from './harness.mjs';
+import { runScale } from './scale.mjs';
+import { runServicePart } from './service.mjs';
 
 const { createSender, createSqliteStore } = senderPackage;
 const createPostgresStore =
   typeof senderPackage.createPostgresStore === 'function' ? senderPackage.createPostgresStore : null;
 // `node bench/run.mjs throughput latency` runs only those parts; no argument runs all three.
-const PART_NAMES = ['throughput', 'latency', 'claims'];
+const PART_NAMES = ['throughput', 'latency', 'claims', 'service', 'scale'];
 const PARTS = new Set(process.argv.slice(2).length ? process.argv.slice(2) : PART_NAMES);
 for (const part of PARTS) {
   if (!PART_NAMES.includes(part)) {
@@ -68,7 +70,15 @@ const FLOW = {
 };
 FLOW.deliveries = FLOW.events * FLOW.endpoints;
 const LATENCY = { rate: 200, warmupSeconds: 1, seconds: 10 };
-const GOALS = { sqliteFlow: 0.5, postgresFlow: 0.4, p99Ms: 50, claimRatio: 2 };
+const GOALS = {
+  sqliteFlow: 0.5,
+  postgresFlow: 0.4,
+  p99Ms: 50,
+  claimRatio: 2,
+  singleIngest: 5_000,
+  batchIngest: 20_000,
+  loopP99Ms: 20,
+};
 const BODY_BYTES = 1024;
 const ROUND_TIMEOUT_MS = 60_000;
 const ACCOUNT_FLOW = 'acct_bench_flow';
@@ -386,6 +396,55 @@ async function openPostgres() {
   };
 }
 
+// ---- part 5: the service over HTTP ---------------------------------------------------------------
+
+/** The job-queue peers, when their packages are installed (bench/peers). */
+async function loadPeers(ctx) {
+  let peers;
+  try {
+    peers = await import('./peers/index.mjs');
+  } catch (error) {
+    console.log(`   job-queue peers not available (${error.message}): their rows are skipped.`);
+    return [];
+  }
+  const secret = 'whsec_bench_peer_secret_00000000000000000000000';
+  const targets = ctx.receiver.origins.map((o, i) => ({ url: `${o}/hooks/${i}`, secret }));
+  const events = Array.from({ length: FLOW.events }, (_, i) => envelopeBytes(click('peer', i)));
+  const loaded = [];
+  for (const name of peers.PEERS) {
+    if (name !== 'bullmq' && !ctx.postgres) continue;
+    const peer = await peers.createPeer(name, {
+      targets,
+      ca: ctx.certs.ca,
+      concurrency: FLOW.concurrency,
+      pgUrl: PG_URL,
+      redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    });
+    onCleanup(() => peer.close());
+    loaded.push({
+      name,
+      store: name === 'bullmq' ? 'Redis' : 'PostgreSQL',
+      round: async () => {
+        const { deliveries, ms } = await peer.runRound(events);
+        return deliveries / (ms / 1000);
+      },
+    });
+  }
+  return loaded;
+}
+
+async function serviceFigures(ctx) {
+  const stores = [{ label: 'SQLite', db: `sqlite:${join(tempDir('linkhooks-bench-svc-'), 'service.db')}` }];
+  if (ctx.postgres)
+    stores.push({ label: 'PostgreSQL', db: `${PG_URL}?schema=${await ctx.postgres.schema('svc')}` });
+  return runServicePart(ctx, {
+    bare: () => bareRound(ctx),
+    click: (prefix, n) => click(prefix.slice(0, 3), n),
+    stores,
+    peers: await loadPeers(ctx),
+  });
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 async function main() {
@@ -433,6 +492,11 @@ async function main() {
 
   const claims = PARTS.has('claims') ? await runClaims(ctx) : [];
 
+  const service = PARTS.has('service') ? await serviceFigures(ctx) : {};
+  const scale = PARTS.has('scale')
+    ? await runScale({ createSqliteStore, createPostgresStore, postgres: ctx.postgres, pgUrl: PG_URL })
+    : {};
+
   const maxRssMiB = process.resourceUsage().maxRSS / 1024;
   console.log(
     `\n4. Peak RSS of this process: ${maxRssMiB.toFixed(0)} MiB (engine, stores, bare loop; the receiver and the SQLite bulk fill run in child processes)`,
@@ -468,6 +532,60 @@ async function main() {
       c ? `${c.ratio.toFixed(2)}×` : 'n/a',
       `≤ ${GOALS.claimRatio}×`,
       c ? c.ratio <= GOALS.claimRatio : null,
+    ]);
+  }
+  for (const [label, goal] of [
+    ['SQLite', GOALS.sqliteFlow],
+    ['PostgreSQL', GOALS.postgresFlow],
+  ]) {
+    const f = service[label];
+    summary.push([
+      `service ingest+delivery/bare, ${label}`,
+      f ? f.ratio.toFixed(2) : 'n/a',
+      `≥ ${goal}`,
+      f ? f.ratio >= goal : null,
+    ]);
+    summary.push([
+      `service event-loop p99, ${label}`,
+      f ? `${f.loopP99.toFixed(1)} ms` : 'n/a',
+      `≤ ${GOALS.loopP99Ms} ms`,
+      f ? f.loopP99 <= GOALS.loopP99Ms : null,
+    ]);
+    for (const peer of Object.keys(service).filter((k) => k.startsWith('peer '))) {
+      const p = service[peer];
+      const same = label === 'PostgreSQL' || p.store === 'Redis';
+      if (!f || !same) continue;
+      const ratio = f.delivery / p.rate;
+      summary.push([`service ${label} / ${peer.slice(5)}`, `${ratio.toFixed(2)}×`, '> 1×', ratio > 1]);
+    }
+  }
+  const s = service.SQLite;
+  summary.push([
+    'service single ingest, SQLite',
+    s ? `${fmtInt(s.single)}/s` : 'n/a',
+    `≥ ${fmtInt(GOALS.singleIngest)}`,
+    s ? s.single >= GOALS.singleIngest : null,
+  ]);
+  summary.push([
+    'service batch ingest, SQLite',
+    s ? `${fmtInt(s.batch)}/s` : 'n/a',
+    `≥ ${fmtInt(GOALS.batchIngest)}`,
+    s ? s.batch >= GOALS.batchIngest : null,
+  ]);
+  for (const label of ['SQLite', 'PostgreSQL']) {
+    const r = scale[label];
+    const worst = r ? Math.max(r.stats, r.first, r.deep, r.prunePerK) : null;
+    summary.push([
+      `scale 1M / 10k (worst of 4), ${label}`,
+      r ? `${worst.toFixed(2)}×` : 'n/a',
+      '≤ 2×',
+      r ? worst <= 2 : null,
+    ]);
+    summary.push([
+      `event-loop p99 in a prune, ${label}`,
+      r ? `${r.loopP99.toFixed(1)} ms` : 'n/a',
+      `≤ ${GOALS.loopP99Ms} ms`,
+      r ? r.loopP99 <= GOALS.loopP99Ms : null,
     ]);
   }
   summary.push(['peak RSS', `${maxRssMiB.toFixed(0)} MiB`, '—', 'info']);

@@ -59,7 +59,11 @@ export const deliveriesQuery = z.strictObject({
 
 export const ingestBody = z
   .strictObject({
-    account_id: z.string().min(1).max(100),
+    account_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .refine((id) => !id.includes('\0'), 'must not contain NUL'),
     event: eventName,
     data: z.record(z.string(), z.unknown()).describe('The event data, as the event reference lists it'),
     timestamp: z.string().optional().describe('YYYY-MM-DDThh:mm:ssZ; now by default'),

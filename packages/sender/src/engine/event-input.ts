@@ -4,6 +4,10 @@ import { newId } from '../domain/ids.js';
 import { SenderError } from '../errors.js';
 import type { EventRecord } from '../store/records.js';
 
+/** What an account id can be: what the stores can keep and the management API can name. */
+const accountIdOk = (id: unknown): id is string =>
+  typeof id === 'string' && id.length >= 1 && id.length <= 100 && !id.includes('\0');
+
 export interface PublishInput {
   event: string;
   data: unknown;
@@ -13,6 +17,15 @@ export interface PublishInput {
 
 /** The event's record, with the exact bytes every attempt will send (design I1), or a SenderError. */
 export function buildEvent(accountId: string, input: PublishInput, now: number): EventRecord {
+  if (!accountIdOk(accountId)) {
+    throw new SenderError(
+      'invalid_request',
+      'the account id must be a string of 1 to 100 characters, without NUL',
+    );
+  }
+  if (typeof input !== 'object' || input === null) {
+    throw new SenderError('invalid_event', `an event must be an object: {event, data, timestamp?}`);
+  }
   if (!isEventName(input?.event)) {
     throw new SenderError('invalid_event', `event must be one of: ${EVENT_NAMES.join(', ')}`);
   }

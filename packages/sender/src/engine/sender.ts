@@ -4,6 +4,7 @@
  * retry schedule, disables endpoints that keep failing, and keeps the delivery log. The management
  * API and the service CLI call its methods, never the store.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { generateSecret, isEventName, sampleEventData } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -35,6 +36,9 @@ export type { PublishInput } from './event-input.js';
 export type { SenderOptions } from './options.js';
 
 export const USER_AGENT = 'linkhooks/0.0.0';
+
+/** Events of a publishMany checked between two turns of the event loop. */
+const PUBLISH_SLICE = 50;
 
 export interface PublishResult {
   eventId: string;
@@ -175,18 +179,29 @@ export function createSender(options: SenderOptions): Sender {
   return {
     metrics: metrics.registry,
     publish: (accountId, input) => publishTo(accountId, input),
-    publishMany: (items) =>
-      Promise.all(
-        items.map((item) =>
-          publishTo(item.accountId, item).then(
-            (result) => ({ ok: true as const, result }),
-            (error: unknown) => {
-              if (isSenderError(error)) return { ok: false as const, error };
-              throw error; // a broken store is not an item's fault
-            },
-          ),
-        ),
-      ),
+    async publishMany(items) {
+      // Checked and queued a slice at a time, with the event loop free between slices: a thousand
+      // events checked in one go would hold every other request.
+      const pending: Promise<PublishManyResult[number]>[] = [];
+      for (let i = 0; i < items.length; i += PUBLISH_SLICE) {
+        if (i > 0) await nextTurn();
+        for (const item of items.slice(i, i + PUBLISH_SLICE)) {
+          // A malformed item (not even an object) answers in its place too, never throws here.
+          const outcome = Promise.resolve()
+            .then(() => publishTo((item as Partial<PublishItem> | null)?.accountId as string, item))
+            .then(
+              (result) => ({ ok: true as const, result }),
+              (error: unknown) => {
+                if (isSenderError(error)) return { ok: false as const, error };
+                throw error; // a broken store is not an item's fault
+              },
+            );
+          outcome.catch(() => undefined); // awaited below; not unhandled while later slices run
+          pending.push(outcome);
+        }
+      }
+      return Promise.all(pending);
+    },
 
     async sendTestEvent(accountId, endpointId, event) {
       const endpoint = await getEndpoint(accountId, endpointId);

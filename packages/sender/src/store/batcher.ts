@@ -16,16 +16,17 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
  */
 export function createBatcher<I, R>(
   flush: (items: I[]) => Promise<Settled<R>[]> | Settled<R>[],
+  /** The most items one flush takes: bounds how long one transaction holds the database (and SQLite the event loop). */
+  max = 256,
 ): (item: I) => Promise<R> {
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
-  let queue: Waiting[] = [];
+  const queue: Waiting[] = [];
   let flushing = false;
 
   async function drain() {
     flushing = true;
     while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
+      const batch = queue.splice(0, max);
       try {
         const results = await flush(batch.map((w) => w.item));
         for (const [i, w] of batch.entries()) {

@@ -56,7 +56,7 @@ SELECT c.*, (SELECT count(*) FROM woken) AS woken FROM created c ORDER BY c.endp
 type Publish = { event: EventRecord; target: PublishTarget };
 
 export function publish(pg: Pg) {
-  const write = createBatcher(async (batch: Publish[]): Promise<Settled<DeliveryRecord[]>[]> => {
+  const writeAll = async (batch: Publish[]): Promise<Settled<DeliveryRecord[]>[]> => {
     const column = <T>(f: (p: Publish) => T) => batch.map(f);
     const rows = await pg.durable('publish_events', PUBLISH_EVENTS, [
       column((p) => p.event.id),
@@ -70,6 +70,20 @@ export function publish(pg: Pg) {
     const byEvent = new Map<string, DeliveryRecord[]>(batch.map((p) => [p.event.id, []]));
     for (const row of rows) byEvent.get(row.event_id as string)!.push(toDelivery(row));
     return batch.map((p) => ({ ok: true, value: byEvent.get(p.event.id)! }));
+  };
+  // A statement that fails was rolled back whole: each publish of the batch is then written again
+  // in a statement of its own, so only the one the database refuses sees the error.
+  const write = createBatcher(async (batch: Publish[]): Promise<Settled<DeliveryRecord[]>[]> => {
+    try {
+      return await writeAll(batch);
+    } catch (error) {
+      if (batch.length === 1) return [{ ok: false, error }];
+      return Promise.all(
+        batch.map(
+          async (p) => (await writeAll([p]).catch((e: unknown) => [{ ok: false as const, error: e }]))[0]!,
+        ),
+      );
+    }
   });
   return (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<DeliveryRecord[]> =>
     write({ event, target });

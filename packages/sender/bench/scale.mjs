@@ -1,0 +1,138 @@
+// The scale part of bench/run.mjs: what the service runs for a /metrics scrape (the store's counts),
+// a first and a deep page of the delivery log, and a prune of a tenth of the log, each with a log of
+// 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL; with the event-loop
+// delay p99 of this process during the prune.
+
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pg from 'pg';
+import { check, median, monotonicMs, runChild, tempDir } from './harness.mjs';
+
+export const SCALE = { small: 10_000, large: 1_000_000, samples: 15 };
+const ACCOUNT = 'acct_scale';
+
+async function fillPostgres(connectionString, schema, n, now) {
+  const client = new pg.Client({ connectionString, options: `-c search_path="${schema}"` });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+       SELECT 'ep_' || lpad(i::text, 6, '0'), $1, 'https://127.0.0.1/hooks/' || i, '["click"]',
+              'whsec_bench_not_a_secret', $2::bigint, $2::bigint FROM generate_series(0, 7) AS i`,
+      [ACCOUNT, now],
+    );
+    const at = `CASE WHEN i < $3 / 10 THEN $2::bigint - 86400000 ELSE $2::bigint - 1800000 END`;
+    await client.query(
+      `INSERT INTO events (id, account_id, name, body, created_at)
+       SELECT 'evt_' || lpad(i::text, 9, '0'), $1, 'click', '\\x00'::bytea, ${at}
+       FROM generate_series(0, $3 - 1) AS i`,
+      [ACCOUNT, now, n],
+    );
+    await client.query(
+      `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                               next_attempt_at, last_status_code, created_at, updated_at)
+       SELECT 'dlv_' || lpad(i::text, 9, '0'), 'evt_' || lpad(i::text, 9, '0'), 'ep_' || lpad((i % 8)::text, 6, '0'),
+              $1, 'click', 'delivered', 1, NULL, 200, ${at}, ${at}
+       FROM generate_series(0, $3 - 1) AS i`,
+      [ACCOUNT, now, n],
+    );
+    await client.query('VACUUM ANALYZE endpoints, events, deliveries');
+  } finally {
+    await client.end();
+  }
+}
+
+async function time(fn, samples = SCALE.samples) {
+  const ms = [];
+  for (let i = 0; i < samples; i++) {
+    const t = monotonicMs();
+    await fn();
+    ms.push(monotonicMs() - t);
+  }
+  return median(ms);
+}
+
+/** The four figures on one store holding `n` deliveries. */
+async function measure(store, n, now) {
+  const stats = await time(() => store.stats());
+  const first = await time(async () => {
+    const page = await store.listDeliveries(ACCOUNT, { limit: 50 });
+    check(page.items.length === 50, 'the first log page is not full');
+  });
+  const cursor = `dlv_${String(Math.floor(n / 2)).padStart(9, '0')}`;
+  const deep = await time(async () => {
+    const page = await store.listDeliveries(ACCOUNT, { limit: 50, cursor });
+    check(page.items.length === 50, 'the deep log page is not full');
+  });
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const t = monotonicMs();
+  const pruned = await store.pruneBefore(now - 3_600_000);
+  const prune = monotonicMs() - t;
+  loop.disable();
+  check(pruned === n / 10, `the prune deleted ${pruned} deliveries, not ${n / 10}`);
+  return {
+    stats,
+    first,
+    deep,
+    prune,
+    prunePerK: prune / (pruned / 1000),
+    loopP99: loop.percentile(99) / 1e6,
+  };
+}
+
+export async function runScale({ createSqliteStore, createPostgresStore, postgres, pgUrl }) {
+  const now = Date.now();
+  const results = [];
+  const dir = tempDir('linkhooks-bench-scale-');
+  for (const n of [SCALE.small, SCALE.large]) {
+    const file = join(dir, `log-${n}.db`);
+    const store = createSqliteStore({ filename: file });
+    await store.migrate();
+    await store.close();
+    await runChild('./fill-log.mjs', [file, String(n), String(now)]);
+    const filled = createSqliteStore({ filename: file });
+    results.push({ label: 'SQLite', n, ...(await measure(filled, n, now)) });
+    await filled.close();
+    if (postgres && createPostgresStore) {
+      const schema = await postgres.schema(`scale${n}`);
+      const pgStore = createPostgresStore({ connectionString: pgUrl, schema });
+      await pgStore.migrate();
+      await fillPostgres(pgUrl, schema, n, now);
+      results.push({ label: 'PostgreSQL', n, ...(await measure(pgStore, n, now)) });
+      await pgStore.close();
+    }
+  }
+  console.log(
+    `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, and a prune`,
+  );
+  console.log(
+    `   of a tenth of the log, with ${SCALE.large.toLocaleString('en-US')} deliveries beside ${SCALE.small.toLocaleString('en-US')}; medians of ${SCALE.samples} calls (the prune once).`,
+  );
+  console.log(
+    '                       log   stats ms   first ms   deep ms   prune ms   per 1k ms   loop p99 ms',
+  );
+  for (const r of results) {
+    console.log(
+      `   ${r.label.padEnd(12)}${r.n.toLocaleString('en-US').padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+    );
+  }
+  const ratios = {};
+  for (const label of ['SQLite', 'PostgreSQL']) {
+    const small = results.find((r) => r.label === label && r.n === SCALE.small);
+    const large = results.find((r) => r.label === label && r.n === SCALE.large);
+    if (!small || !large) continue;
+    ratios[label] = {
+      stats: large.stats / small.stats,
+      first: large.first / small.first,
+      deep: large.deep / small.deep,
+      prunePerK: large.prunePerK / small.prunePerK,
+      loopP99: large.loopP99,
+    };
+    const r = ratios[label];
+    console.log(
+      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×`,
+    );
+  }
+  return ratios;
+}

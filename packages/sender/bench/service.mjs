@@ -1,0 +1,284 @@
+// The platform's path: `linkhooks-sender serve` started by its CLI and driven over HTTP, as the
+// platform drives it. Ingest of single events and of batches, and ingest + delivery to the bench
+// receiver beside the bare undici loop; the service's own event-loop delay p99 (its /metrics) during
+// each burst. Used by bench/run.mjs (parts `service` and `scale`).
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { check, HarnessError, monotonicMs, onCleanup, sleep, tempDir, withTimeout } from './harness.mjs';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const TOKEN = 'svc_bench_token_0123456789abcdef';
+
+export const SERVICE = {
+  clients: 32, // concurrent ingest clients
+  singleEvents: 6_000,
+  batchEvents: 40_000,
+  batchSize: 500,
+  batchClients: 4,
+  deliveryEvents: 625, // × 8 endpoints = 5,000 deliveries
+  rounds: 3,
+};
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Runs the CLI to completion; resolves with its stdout. */
+function cli(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new HarnessError(`linkhooks-sender ${args[0]}: ${err || out}`)),
+    );
+  });
+}
+
+/**
+ * Starts `linkhooks-sender serve` on `db`, with two business accounts: one with an endpoint on
+ * each receiver origin (click events), one with none (ingest alone).
+ */
+export async function startService(ctx, db) {
+  const dir = tempDir('linkhooks-bench-service-');
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, ctx.certs.ca);
+  const env = {
+    PATH: process.env.PATH,
+    LINKHOOKS_SERVICE_TOKEN: TOKEN,
+    LINKHOOKS_LOG_LEVEL: 'warn',
+    NODE_EXTRA_CA_CERTS: caFile,
+  };
+  await cli(['migrate', '--db', db], env);
+  const account = async (name) =>
+    JSON.parse(
+      await cli(['accounts', 'create', '--name', name, '--plan', 'business', '--json', '--db', db], env),
+    );
+  const delivering = await account('Bench delivering');
+  const quiet = await account('Bench ingest only');
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--allow-private-networks'],
+    { env, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  onCleanup(async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await withTimeout(exited, 30_000, 'the service to stop').catch(() => child.kill('SIGKILL'));
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const pool = new Pool(origin, { connections: SERVICE.clients + 8, pipelining: 1 });
+  onCleanup(() => pool.close());
+  const call = async (method, path, body, auth) => {
+    const res = await pool.request({
+      method,
+      path,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, text };
+  };
+  for (let i = 0; ; i++) {
+    const up = await call('GET', '/healthz').catch(() => null);
+    if (up?.status === 200) break;
+    check(i < 200 && child.exitCode === null, 'the service did not come up within 10 s');
+    await sleep(50);
+  }
+  for (const [i, o] of ctx.receiver.origins.entries()) {
+    const res = await call(
+      'POST',
+      '/v1/endpoints',
+      { url: `${o}/hooks/${i}`, events: ['click'] },
+      delivering.api_key,
+    );
+    check(res.status === 201, `creating an endpoint answered ${res.status}: ${res.text}`);
+  }
+  return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN };
+}
+
+/** The service's event-loop delay p99 since the previous scrape (prom-client resets it per scrape). */
+async function loopDelayP99Ms(service) {
+  const res = await service.call('GET', '/metrics');
+  const m = /^linkhooks_process_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(res.text);
+  check(m, 'the service reported no event-loop delay');
+  return Number(m[1]) * 1000;
+}
+
+/** `total` POSTs from `clients` lanes; `make(i)` gives the path and body of the i-th. */
+async function burst(service, total, clients, make) {
+  let next = 0;
+  const lane = async () => {
+    while (next < total) {
+      const { path, body, expect } = make(next++);
+      const res = await service.call('POST', path, body, service.token);
+      check(res.status === 202, `ingest answered ${res.status}: ${res.text.slice(0, 200)}`);
+      expect?.(JSON.parse(res.text));
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, lane));
+}
+
+const ingestBody = (accountId, data) => ({ account_id: accountId, event: 'click', data });
+
+/** Single-event ingest, no endpoint subscribed: events/s and the loop delay during it. */
+export async function singleIngestRound(service, click) {
+  await loopDelayP99Ms(service);
+  const started = monotonicMs();
+  await burst(service, SERVICE.singleEvents, SERVICE.clients, (i) => ({
+    path: '/internal/v1/events',
+    body: ingestBody(service.quiet, click('one', i)),
+  }));
+  const rate = SERVICE.singleEvents / ((monotonicMs() - started) / 1000);
+  return { rate, loopP99: await loopDelayP99Ms(service) };
+}
+
+/** Batch ingest of SERVICE.batchSize events per request, no endpoint subscribed. */
+export async function batchIngestRound(service, click) {
+  await loopDelayP99Ms(service);
+  const batches = SERVICE.batchEvents / SERVICE.batchSize;
+  const started = monotonicMs();
+  await burst(service, batches, SERVICE.batchClients, (b) => ({
+    path: '/internal/v1/events/batch',
+    body: {
+      events: Array.from({ length: SERVICE.batchSize }, (_, i) =>
+        ingestBody(service.quiet, click('bat', b * SERVICE.batchSize + i)),
+      ),
+    },
+    expect: (r) =>
+      check(
+        r.results.every((x) => x.status === 202),
+        'a batch item was refused',
+      ),
+  }));
+  const rate = SERVICE.batchEvents / ((monotonicMs() - started) / 1000);
+  return { rate, loopP99: await loopDelayP99Ms(service) };
+}
+
+/**
+ * Ingest + delivery: SERVICE.deliveryEvents single-event ingests to the account with 8 endpoints,
+ * timed from the first request until the receiver has answered every delivery.
+ */
+export async function deliveryRound(ctx, service, click) {
+  const expected = SERVICE.deliveryEvents * ctx.receiver.origins.length;
+  const before = (await ctx.receiver.stats()).requests;
+  await loopDelayP99Ms(service);
+  const started = monotonicMs();
+  await burst(service, SERVICE.deliveryEvents, SERVICE.clients, (i) => ({
+    path: '/internal/v1/events',
+    body: ingestBody(service.delivering, click('dlv', i)),
+  }));
+  const deadline = started + 120_000;
+  for (;;) {
+    const { requests, rejected } = await ctx.receiver.stats();
+    check(rejected === 0, 'the receiver refused a delivery');
+    if (requests - before >= expected) break;
+    check(monotonicMs() < deadline, `only ${requests - before} of ${expected} deliveries arrived in 120 s`);
+    await sleep(5);
+  }
+  const rate = expected / ((monotonicMs() - started) / 1000);
+  return { rate, loopP99: await loopDelayP99Ms(service) };
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
+const med = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
+ * loop and the job-queue peers. `targets(dbKind)`: the `--db` of a fresh database of that kind.
+ * Resolves with the figures the summary reads.
+ */
+export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
+  console.log(
+    `\n5. The service as the platform runs it: linkhooks-sender serve (started by its CLI), driven over HTTP by ${SERVICE.clients}`,
+  );
+  console.log(
+    `   clients. Ingest only: ${fmt(SERVICE.singleEvents)} single-event POSTs, ${fmt(SERVICE.batchEvents)} events in batches of ${SERVICE.batchSize} (${SERVICE.batchClients} clients);`,
+  );
+  console.log(
+    `   ingest + delivery: ${SERVICE.deliveryEvents} clicks to 8 endpoints (${fmt(SERVICE.deliveryEvents * 8)} deliveries), timed until the receiver has every one,`,
+  );
+  console.log(
+    '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds.',
+  );
+  console.log(
+    `   Event-loop delay: the service's own p99 during each burst (its /metrics). Median of ${SERVICE.rounds} rounds.`,
+  );
+  const results = {};
+  const services = [];
+  for (const store of stores) services.push({ ...store, service: await startService(ctx, store.db) });
+  const samples = new Map();
+  const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
+  for (let round = 0; round < SERVICE.rounds; round++) {
+    for (const { label, service } of services) {
+      const one = await singleIngestRound(service, click);
+      add(`${label} single`, one.rate);
+      add(`${label} loop`, one.loopP99);
+      add(`${label} loop single`, one.loopP99);
+      const many = await batchIngestRound(service, click);
+      add(`${label} batch`, many.rate);
+      add(`${label} loop`, many.loopP99);
+      add(`${label} loop batch`, many.loopP99);
+      const flow = await deliveryRound(ctx, service, click);
+      add(`${label} delivery`, flow.rate);
+      add(`${label} loop`, flow.loopP99);
+      add(`${label} loop delivery`, flow.loopP99);
+    }
+    add('bare', await bare());
+    for (const peer of peers) add(`peer ${peer.name}`, await peer.round());
+  }
+  const row = (name, key, unit) =>
+    console.log(
+      `   ${name.padEnd(44)}${fmt(med(samples.get(key))).padStart(9)} ${unit.padEnd(13)}${range(samples.get(key))}`,
+    );
+  console.log(`   ${''.padEnd(44)}${'median'.padStart(9)} ${''.padEnd(13)}range`);
+  row('bare undici loop', 'bare', 'deliveries/s');
+  for (const peer of peers) row(`${peer.name} (${peer.store})`, `peer ${peer.name}`, 'deliveries/s');
+  for (const { label } of services) {
+    row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
+    row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
+    row(`${label}: ingest + delivery`, `${label} delivery`, 'deliveries/s');
+    const loop = samples.get(`${label} loop`);
+    const worst = (k) => Math.max(...samples.get(`${label} loop ${k}`)).toFixed(1);
+    const p99 = Math.max(...loop).toFixed(1);
+    console.log(
+      `   ${`${label}: event-loop delay p99, worst burst`.padEnd(44)}${p99.padStart(9)} ms          ` +
+        `(single ${worst('single')}, batch ${worst('batch')}, delivery ${worst('delivery')})`,
+    );
+    const bareMedian = med(samples.get('bare'));
+    const ratio = med(samples.get(`${label} delivery`)) / bareMedian;
+    console.log(`   ${`${label}: ingest + delivery / bare`.padEnd(44)}${ratio.toFixed(2).padStart(9)}`);
+    results[label] = {
+      single: med(samples.get(`${label} single`)),
+      batch: med(samples.get(`${label} batch`)),
+      ratio,
+      loopP99: Math.max(...loop),
+      delivery: med(samples.get(`${label} delivery`)),
+    };
+  }
+  for (const peer of peers)
+    results[`peer ${peer.name}`] = { store: peer.store, rate: med(samples.get(`peer ${peer.name}`)) };
+  return results;
+}
