@@ -7,12 +7,7 @@ import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EVENT_NAMES } from '@linkhooks/protocol';
-import {
-  createSender,
-  createSqliteStore,
-  type EndpointRecord,
-  type Sender,
-} from '@linkhooks/sender';
+import { createSender, createSqliteStore, type EndpointRecord, type Sender } from '@linkhooks/sender';
 import { createServiceApp } from '@linkhooks/sender/api';
 import express from 'express';
 import { createCertificates } from './certificates.js';
