@@ -1,0 +1,85 @@
+// Job-queue peers of the sender benchmark: the same webhook deliveries the engine makes, run as one
+// job per delivery on graphile-worker, pg-boss and BullMQ, so bench/run.mjs can put the engine's
+// throughput beside theirs in the same run. See README.md.
+import { withTimeout } from '../harness.mjs';
+import { createDeliverer, createRounds } from './common.mjs';
+
+export const PEERS = ['graphile-worker', 'pg-boss', 'bullmq'];
+
+// The library modules load on demand, so one missing package does not take the others down.
+const START = {
+  'graphile-worker': async (o) => (await import('./graphile-worker.mjs')).startGraphileWorker(o),
+  'pg-boss': async (o) => (await import('./pg-boss.mjs')).startPgBoss(o),
+  bullmq: async (o) => (await import('./bullmq.mjs')).startBullMQ(o),
+};
+
+// Jobs per batch add: a producer enqueues in slices, so the workers start on the first slice while
+// the next is being written.
+const ENQUEUE_BATCH = 1_000;
+const ROUND_TIMEOUT_MS = 60_000;
+
+/**
+ * Sets up one peer (its own PostgreSQL schema or Redis key prefix, created fresh and removed by `close`).
+ * `targets`: [{ url, secret }] — the receiver endpoints (HTTPS on loopback, certificate signed by `ca`).
+ * Returns { name, runRound(events), close() }: `events` is an array of Buffers (the exact request
+ * bodies, one per event); each event fans out to every target, one job per delivery. runRound
+ * resolves with { deliveries, ms } once the receiver has answered every delivery 2xx, `ms` timed
+ * from the start of enqueueing to the last 2xx; it rejects (HarnessError) when an attempt fails or
+ * the round takes over 60 s.
+ */
+export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, redisUrl }) {
+  const start = START[name];
+  if (!start) throw new Error(`unknown peer "${name}": choose from ${PEERS.join(', ')}`);
+  const deliverer = createDeliverer({ targets, ca });
+  const rounds = createRounds();
+  // The job handler: a failed attempt is reported to the round and rethrown for the queue to retry.
+  const handle = async (job, attempt) => {
+    try {
+      await deliverer.deliver(job, attempt);
+    } catch (error) {
+      rounds.failed(job, error);
+      throw error;
+    }
+    rounds.delivered(job);
+  };
+  let queue;
+  try {
+    queue = await start({ handle, concurrency, pgUrl, redisUrl });
+  } catch (error) {
+    await deliverer.close();
+    throw error;
+  }
+  let closing;
+  return {
+    name,
+    async runRound(events) {
+      const fanout = targets.length;
+      const deliveries = events.length * fanout;
+      const round = rounds.begin(deliveries);
+      const started = performance.now();
+      const bodies = events.map((body) => body.toString('base64'));
+      for (let from = 0; from < deliveries; from += ENQUEUE_BATCH) {
+        const payloads = [];
+        for (let index = from; index < Math.min(from + ENQUEUE_BATCH, deliveries); index++) {
+          const e = Math.floor(index / fanout);
+          const endpoint = index % fanout;
+          payloads.push({
+            round: round.id,
+            index,
+            event: `evt_${round.id}_${e}`,
+            delivery: `dlv_${round.id}_${e}_${endpoint}`,
+            endpoint,
+            body: bodies[e],
+          });
+        }
+        await queue.enqueue(payloads);
+      }
+      const finished = await withTimeout(round.done, ROUND_TIMEOUT_MS, `a ${name} round`);
+      return { deliveries, ms: finished - started };
+    },
+    close() {
+      closing ??= queue.close().finally(() => deliverer.close());
+      return closing;
+    },
+  };
+}
