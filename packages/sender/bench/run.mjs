@@ -43,6 +43,7 @@ import {
   tempDir,
   withTimeout,
 } from './harness.mjs';
+import { noisyNeighbour } from './noisy-neighbour.mjs';
 import { runScale } from './scale.mjs';
 import { runServicePart } from './service.mjs';
 
@@ -50,7 +51,7 @@ const { createSender, createSqliteStore } = senderPackage;
 const createPostgresStore =
   typeof senderPackage.createPostgresStore === 'function' ? senderPackage.createPostgresStore : null;
 // `node bench/run.mjs throughput latency` runs only those parts; no argument runs all three.
-const PART_NAMES = ['throughput', 'latency', 'claims', 'service', 'scale'];
+const PART_NAMES = ['throughput', 'latency', 'claims', 'service', 'scale', 'noisy'];
 const PARTS = new Set(process.argv.slice(2).length ? process.argv.slice(2) : PART_NAMES);
 for (const part of PARTS) {
   if (!PART_NAMES.includes(part)) {
@@ -156,6 +157,11 @@ function benchSender(ctx, store, expected, extra = {}) {
     allowPrivateNetworks: true, // the receiver is on 127.0.0.1 (development switch)
     concurrency: FLOW.concurrency,
     perEndpointCap: FLOW.perEndpointCap,
+    // One account is the whole load here, beside a bare loop at the same concurrency: its share is
+    // the whole worker, and its event rate is not limited.
+    perAccountCap: FLOW.concurrency,
+    perOriginCap: FLOW.concurrency,
+    quotas: { eventsPerSecond: 1_000_000, eventsBurst: 1_000_000 },
     onAttempt: (report) => {
       if (report.attempt.failureKind) {
         settle.reject(
@@ -447,6 +453,44 @@ async function serviceFigures(ctx) {
 
 // ---- main --------------------------------------------------------------------------------------
 
+/**
+ * Part 7: the noisy neighbour (bench/noisy-neighbour.mjs) on the CLI-started service: B's
+ * publish → receipt without A, then while A's 50 never-answering endpoints and 1,000 events hold
+ * what the service lets them; SQLite, and PostgreSQL with serve plus two worker processes.
+ */
+async function runNoisy(ctx) {
+  const runs = [
+    { label: 'SQLite', db: `sqlite:${join(tempDir('linkhooks-bench-noisy-'), 'noisy.db')}`, workers: 0 },
+  ];
+  if (ctx.postgres) {
+    const schema = await ctx.postgres.schema('noisy');
+    runs.push({
+      label: 'PostgreSQL ×3',
+      db: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`,
+      workers: 2,
+    });
+  }
+  console.log(
+    '\n7. Noisy neighbour, CLI-started service: tenant B publishes one click at a time (publish → receipt, 60 each),',
+  );
+  console.log(
+    "   without A, then while A's 50 endpoints never answer (one answers 500) with 1,000 events queued",
+  );
+  console.log(
+    `   ${pad('', 16)}${lpad('without A p50/p99 ms', 22)}${lpad('with A p50/p99 ms', 20)}   A's requests open (peak)`,
+  );
+  const results = [];
+  for (const run of runs) {
+    const r = await noisyNeighbour({ db: run.db, certs: ctx.certs, workers: run.workers, bEvents: 60 });
+    const pair = (xs) => `${fmtMs(percentile(xs, 50))} / ${fmtMs(percentile(xs, 99))}`;
+    console.log(
+      `   ${pad(run.label, 16)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
+    );
+    results.push({ label: run.label, ...r });
+  }
+  return results;
+}
+
 async function main() {
   const began = monotonicMs();
   console.log(
@@ -496,6 +540,8 @@ async function main() {
   const scale = PARTS.has('scale')
     ? await runScale({ createSqliteStore, createPostgresStore, postgres: ctx.postgres, pgUrl: PG_URL })
     : {};
+
+  const noisy = PARTS.has('noisy') ? await runNoisy(ctx) : [];
 
   const maxRssMiB = process.resourceUsage().maxRSS / 1024;
   console.log(
@@ -586,6 +632,15 @@ async function main() {
       r ? `${r.loopP99.toFixed(1)} ms` : 'n/a',
       `≤ ${GOALS.loopP99Ms} ms`,
       r ? r.loopP99 <= GOALS.loopP99Ms : null,
+    ]);
+  }
+  for (const label of ['SQLite', 'PostgreSQL ×3']) {
+    const r = noisy.find((x) => x.label === label);
+    summary.push([
+      `noisy neighbour: B p99 with A, ${label}`,
+      r ? `${fmtMs(percentile(r.with, 99))} ms` : 'n/a',
+      '≤ 1,000 ms',
+      r ? percentile(r.with, 99) <= 1000 : null,
     ]);
   }
   summary.push(['peak RSS', `${maxRssMiB.toFixed(0)} MiB`, '—', 'info']);

@@ -17,6 +17,8 @@ export type SenderErrorCode =
   | 'payload_too_large'
   | 'ingest_disabled'
   | 'csrf_check_failed'
+  | 'rate_limited'
+  | 'quota_exceeded'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -34,6 +36,8 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   payload_too_large: 413,
   ingest_disabled: 503,
   csrf_check_failed: 403,
+  rate_limited: 429,
+  quota_exceeded: 429,
   internal: 500,
 };
 
@@ -43,11 +47,18 @@ export class SenderError extends Error {
   override readonly name = 'SenderError' as const;
   readonly code: SenderErrorCode;
   readonly details: unknown;
+  /** For `rate_limited` and `quota_exceeded`: when to try again (the `Retry-After` header). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: SenderErrorCode, message: string, options: { details?: unknown; cause?: unknown } = {}) {
+  constructor(
+    code: SenderErrorCode,
+    message: string,
+    options: { details?: unknown; cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {

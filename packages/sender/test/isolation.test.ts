@@ -129,6 +129,9 @@ describe.each(kinds)('$kind', ({ kind, up, open }) => {
       allowPrivateNetworks: true,
       perEndpointCap: 3,
       concurrency: 8,
+      // One account, one origin: their shares do not stand between the endpoints and their caps.
+      perAccountCap: 8,
+      perOriginCap: 8,
     });
     const account = `acct_cap_${kind}`;
     const routes: string[] = [];

@@ -573,10 +573,12 @@ describe.runIf(pgUp)('postgres', () => {
     try {
       await client.query(`SET search_path = "${schema}"`);
       await client.query('SET plan_cache_mode = force_generic_plan');
-      await client.query(`PREPARE claim_due (bigint, int, int, bigint, int, text[], text[]) AS ${CLAIM_DUE}`);
+      await client.query(
+        `PREPARE claim_due (bigint, int, int, bigint, int, text[], text[], text[], int[], text[], int[], int, int, text[], int[], text[], int[]) AS ${CLAIM_DUE}`,
+      );
       await client.query('BEGIN');
       const { rows } = await client.query(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_due (${T0}, 32, 8, 60000, 128, '{}', '{}')`,
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_due (${T0}, 32, 8, 60000, 128, '{}', '{}', '{}', '{}', '{}', '{}', 32, 32, '{}', '{}', '{}', '{}')`,
       );
       await client.query('ROLLBACK');
       plan = rows[0]['QUERY PLAN'][0].Plan;

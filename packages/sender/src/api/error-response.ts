@@ -9,6 +9,8 @@ import { isSenderError, SenderError } from '../errors.js';
 export interface ErrorResponse {
   status: number;
   body: { error: { code: string; message: string; details?: unknown } };
+  /** `Retry-After` (seconds), for a limit. */
+  retryAfterSeconds?: number;
 }
 
 /** A zod failure on a request, as a 400 naming the field. */
@@ -43,6 +45,7 @@ export function errorResponse(error: unknown): ErrorResponse {
     return {
       status: known.status,
       body: { error: { code: known.code, message: known.message, ...details } },
+      ...(known.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: known.retryAfterSeconds }),
     };
   }
   if (known?.code === 'ingest_disabled') {

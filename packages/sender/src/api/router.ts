@@ -5,8 +5,11 @@
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
+import { systemClock } from '../clock.js';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
+import { createLimiter } from '../limits/limiter.js';
+import { perMinute } from '../limits/token-bucket.js';
 import { accountOf, checkMetricsToken, checkServiceToken } from './auth.js';
 import { errorResponse, invalidRequest } from './error-response.js';
 import { createIngest } from './ingest.js';
@@ -30,6 +33,12 @@ export interface ManagementRouterOptions {
   logger?: Pick<Logger, 'error'>;
   /** Dashboard sessions; one in-memory store per router by default. */
   sessions?: SessionStore;
+  /**
+   * Failed sign-ins (a wrong or missing API key, presented as a Bearer token or to the dashboard's
+   * sign-in) one client address may make per minute; past it, its sign-ins answer 429 until the
+   * allowance refills. Default 10.
+   */
+  signInFailuresPerMinute?: number;
 }
 
 /** Every route the router answers, in the order it matches them. */
@@ -81,6 +90,26 @@ function readQuery(route: RouteSpec, req: Request): unknown {
   return parsed.data;
 }
 
+/** A request that tries an API key: a Bearer token, or the dashboard's sign-in. */
+function presentsCredentials(route: RouteSpec | null, req: Request): boolean {
+  if (req.headers.authorization?.startsWith('Bearer ')) return true;
+  const signIn = route ? route.tag === 'Session' : req.path === '/v1/session';
+  return signIn && req.method === 'POST';
+}
+
+const clientOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+function tooManySignIns(retryAfterMs: number): SenderError {
+  const wait = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new SenderError(
+    'rate_limited',
+    `too many failed sign-ins from this address; try again in ${wait} s`,
+    {
+      retryAfterSeconds: wait,
+    },
+  );
+}
+
 /**
  * @example
  * const app = express();
@@ -89,6 +118,7 @@ function readQuery(route: RouteSpec, req: Request): unknown {
 export function createManagementRouter(options: ManagementRouterOptions): Router {
   const { sender } = options;
   const sessions = options.sessions ?? createSessionStore();
+  const signIns = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
   const router = express.Router();
   const ingest = createIngest(sender);
   const parsers = new Map<number, ReturnType<typeof express.json>>();
@@ -105,6 +135,10 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
   for (const route of API_ROUTES) {
     // Credentials are checked before the body is parsed: a stranger learns nothing from a 400.
     const authenticate = async (req: Request, res: Response, next: NextFunction) => {
+      if (presentsCredentials(route, req)) {
+        const allowed = signIns.peek(clientOf(req));
+        if (!allowed.ok) throw tooManySignIns(allowed.retryAfterMs);
+      }
       const sessionId = sessionIdOf(req.headers.cookie);
       res.locals.sessionId = sessionId;
       const byCookie = !req.headers.authorization && (sessionId !== null || route.tag === 'Session');
@@ -157,7 +191,10 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
       return;
     }
     const answer = errorResponse(error);
+    if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(clientOf(req));
     if (answer.status === 500) options.logger?.error({ err: error, route: req.path }, 'management API error');
+    if (answer.retryAfterSeconds !== undefined)
+      res.setHeader('retry-after', String(answer.retryAfterSeconds));
     res.status(answer.status).json(answer.body);
   });
 

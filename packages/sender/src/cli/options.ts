@@ -160,5 +160,10 @@ Environment:
   LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
   LINKHOOKS_RETENTION_DAYS  days final deliveries stay in the log (default 30; pruned hourly)
   LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)
+  LINKHOOKS_ENDPOINTS_PER_ACCOUNT, LINKHOOKS_EVENTS_PER_SECOND, LINKHOOKS_EVENTS_BURST,
+  LINKHOOKS_TEST_SENDS_PER_MINUTE, LINKHOOKS_RETRIES_PER_MINUTE, LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE
+                            per-account limits (default 100 endpoints; 1,000 events/s with a burst of
+                            60,000; 60 test events and 120 retries a minute) and failed sign-ins per
+                            address a minute (default 10); past one, the API answers 429 with Retry-After
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -10,6 +10,7 @@ import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
+import { quotasOf, signInFailuresOf } from './limits-env.js';
 import type { EngineSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
@@ -68,6 +69,7 @@ function makeEngine(store: SenderStore, settings: EngineSettings, env: Env, logg
     store,
     logger,
     retentionMs: retentionMs(env),
+    quotas: quotasOf(env),
     ...(env.LINKHOOKS_MASTER_KEY ? { masterKey: env.LINKHOOKS_MASTER_KEY } : {}),
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,
@@ -105,6 +107,7 @@ export async function serve(
     sender,
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
     ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
+    ...signInFailuresOf(env),
     logger,
   });
   let server: Server;

@@ -4,7 +4,8 @@
  */
 import type { FailureKind } from '../domain/delivery-state.js';
 
-const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL', 'EAI_NONAME']);
+// ETIMEOUT: a lookup past its deadline (bounded-lookup.ts), as c-ares names it.
+const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL', 'EAI_NONAME', 'ETIMEOUT']);
 const TIMEOUT = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',

@@ -13,6 +13,7 @@ import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import type { EndpointRecord } from '../store/records.js';
 import type { AttemptReport } from '../worker/attempt.js';
+import { checkQuotas, type Quotas } from './quotas.js';
 
 export interface SenderOptions {
   store: SenderStore;
@@ -25,10 +26,26 @@ export interface SenderOptions {
   disablePolicy?: Partial<DisablePolicy>;
   /** Whole-attempt deadline. Default 30 s (design R11). */
   attemptTimeoutMs?: number;
-  /** Claim lease; must be longer than the attempt deadline. Default deadline + 30 s. */
+  /**
+   * How long a claim's lease holds unless renewed. Workers renew the leases of their attempts every
+   * third of it (the heartbeat), so a killed worker's deliveries are taken over within it. Default 10 s.
+   */
   leaseMs?: number;
+  /** Attempts in flight at once on this engine. Default 64. */
   concurrency?: number;
+  /** Deliveries one endpoint may have in flight, across workers. Default 8. */
   perEndpointCap?: number;
+  /**
+   * Of this engine's `concurrency`, the most one account's deliveries may hold (design D25), so
+   * that one customer's hanging endpoints leave the rest to the others. Default all but a reserve
+   * of max(8, concurrency / 8): 56 of 64.
+   */
+  perAccountCap?: number;
+  /**
+   * Of this engine's `concurrency`, the most requests open to one origin (scheme, host, port)
+   * (design D25). Default as `perAccountCap`.
+   */
+  perOriginCap?: number;
   batchSize?: number;
   pollIntervalMs?: number;
   /** Development only: deliver to loopback and private networks. Never plain HTTP. */
@@ -52,20 +69,28 @@ export interface SenderOptions {
    * encrypted ones refuses to hand them out rather than sign with ciphertext.
    */
   masterKey?: string;
+  /** What one account may use: endpoints, events per second, test sends and retries per minute. */
+  quotas?: Partial<Quotas>;
 }
 
 export interface Settings {
   rules: TransitionRules;
   timeoutMs: number;
   leaseMs: number;
+  renewEveryMs: number;
   concurrency: number;
   perEndpointCap: number;
+  perAccountCap: number;
+  perOriginCap: number;
   batchSize: number;
   pollIntervalMs: number;
   retentionMs: number;
+  quotas: Quotas;
 }
 
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_LEASE_MS = 10_000;
+const MIN_LEASE_MS = 1_500;
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
@@ -78,22 +103,27 @@ export function settingsOf(options: SenderOptions): Settings {
   const schedule = { delaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS, timeScale: options.timeScale ?? 1 };
   assertSchedule(schedule);
   const timeoutMs = positiveInt('attemptTimeoutMs', options.attemptTimeoutMs, ATTEMPT_TIMEOUT_MS);
-  const leaseMs = positiveInt('leaseMs', options.leaseMs, timeoutMs + 30_000);
-  if (leaseMs <= timeoutMs) {
-    // A lease shorter than the attempt lets a second worker send while the first still waits (design I3).
-    throw new SenderError(
-      'invalid_option',
-      'leaseMs must be longer than attemptTimeoutMs, or a second worker could send while the first still waits',
-    );
+  const leaseMs = positiveInt('leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
+  if (leaseMs < MIN_LEASE_MS) {
+    // Renewed every third of it: shorter, and a busy event loop could miss a renewal (design I3).
+    throw new SenderError('invalid_option', `leaseMs must be at least ${MIN_LEASE_MS} ms`);
   }
+  const concurrency = positiveInt('concurrency', options.concurrency, 64);
+  // One account or origin may fill all but a reserve of the slots: alone it runs nearly at full
+  // speed, and the reserve is always left to the others (design D25).
+  const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
   return {
     rules: { schedule, policy: { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy } },
     timeoutMs,
     leaseMs,
-    concurrency: positiveInt('concurrency', options.concurrency, 64),
+    renewEveryMs: Math.floor(leaseMs / 3),
+    concurrency,
     perEndpointCap: positiveInt('perEndpointCap', options.perEndpointCap, 8),
+    perAccountCap: positiveInt('perAccountCap', options.perAccountCap, share),
+    perOriginCap: positiveInt('perOriginCap', options.perOriginCap, share),
     batchSize: positiveInt('batchSize', options.batchSize, 32),
     pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs, 1000),
     retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
+    quotas: checkQuotas(options.quotas),
   };
 }

@@ -4,7 +4,6 @@
  * retry schedule, disables endpoints that keep failing, and keeps the delivery log. The management
  * API and the service CLI call its methods, never the store.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { generateSecret, isEventName, sampleEventData } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -31,29 +30,16 @@ import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
+import { type PublishItem, type PublishManyResult, type PublishResult, publishEach } from './publish-many.js';
+import { createQuotaGuard } from './quotas.js';
 
 export type { PublishInput } from './event-input.js';
 export type { SenderOptions } from './options.js';
+export type { Quotas } from './quotas.js';
 
 export const USER_AGENT = 'linkhooks/0.0.0';
 
-/** Events of a publishMany checked between two turns of the event loop. */
-const PUBLISH_SLICE = 50;
-
-export interface PublishResult {
-  eventId: string;
-  deliveries: DeliveryRecord[];
-}
-
-/** One event of a `publishMany` call: the account it is for, and the event. */
-export interface PublishItem extends PublishInput {
-  accountId: string;
-}
-
-/** Each item's own outcome, in the order given: one invalid event never rejects the others. */
-export type PublishManyResult = Array<
-  { ok: true; result: PublishResult } | { ok: false; error: SenderError }
->;
+export type { PublishItem, PublishManyResult, PublishResult } from './publish-many.js';
 
 export interface NewEndpointInput {
   url: string;
@@ -130,11 +116,15 @@ export function createSender(options: SenderOptions): Sender {
     options.client ??
     createDeliveryClient({
       timeoutMs: settings.timeoutMs,
+      // Up to 16 keep-alive connections per origin: more cost a TLS handshake each and measured
+      // slower; requests beyond them wait for a socket within the attempt's deadline (design D25).
+      connectionsPerOrigin: Math.min(16, settings.perOriginCap),
       allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
       ...(options.ca ? { ca: options.ca } : {}),
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
   const metrics = createMetrics(store);
+  const quota = createQuotaGuard(settings.quotas, clock);
 
   const worker = createWorker({
     queue: store,
@@ -144,8 +134,11 @@ export function createSender(options: SenderOptions): Sender {
     userAgent: USER_AGENT,
     concurrency: settings.concurrency,
     perEndpointCap: settings.perEndpointCap,
+    perAccountCap: settings.perAccountCap,
+    perOriginCap: settings.perOriginCap,
     batchSize: settings.batchSize,
     leaseMs: settings.leaseMs,
+    renewEveryMs: settings.renewEveryMs,
     pollIntervalMs: settings.pollIntervalMs,
     // A record a network round trip away would hold the slot idle; in-process records are batched
     // better when slots free at the record.
@@ -166,6 +159,17 @@ export function createSender(options: SenderOptions): Sender {
     return value;
   };
 
+  /** A publish within the account's event rate; an event refused as invalid gives its token back. */
+  async function publishCounted(accountId: string, input: PublishInput) {
+    quota.event(accountId);
+    try {
+      return await publishTo(accountId, input);
+    } catch (error) {
+      if (isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
+      throw error;
+    }
+  }
+
   async function publishTo(accountId: string, input: PublishInput, target: { endpointId?: string } = {}) {
     const event = buildEvent(accountId, input, clock.now());
     const deliveries = await store.publish(event, () => newId('dlv', event.createdAt), target);
@@ -178,30 +182,8 @@ export function createSender(options: SenderOptions): Sender {
 
   return {
     metrics: metrics.registry,
-    publish: (accountId, input) => publishTo(accountId, input),
-    async publishMany(items) {
-      // Checked and queued a slice at a time, with the event loop free between slices: a thousand
-      // events checked in one go would hold every other request.
-      const pending: Promise<PublishManyResult[number]>[] = [];
-      for (let i = 0; i < items.length; i += PUBLISH_SLICE) {
-        if (i > 0) await nextTurn();
-        for (const item of items.slice(i, i + PUBLISH_SLICE)) {
-          // A malformed item (not even an object) answers in its place too, never throws here.
-          const outcome = Promise.resolve()
-            .then(() => publishTo((item as Partial<PublishItem> | null)?.accountId as string, item))
-            .then(
-              (result) => ({ ok: true as const, result }),
-              (error: unknown) => {
-                if (isSenderError(error)) return { ok: false as const, error };
-                throw error; // a broken store is not an item's fault
-              },
-            );
-          outcome.catch(() => undefined); // awaited below; not unhandled while later slices run
-          pending.push(outcome);
-        }
-      }
-      return Promise.all(pending);
-    },
+    publish: (accountId, input) => publishCounted(accountId, input),
+    publishMany: (items) => publishEach(items, publishCounted),
 
     async sendTestEvent(accountId, endpointId, event) {
       const endpoint = await getEndpoint(accountId, endpointId);
@@ -215,12 +197,14 @@ export function createSender(options: SenderOptions): Sender {
           `event must be one the endpoint subscribes to: ${endpoint.events.join(', ')}`,
         );
       }
+      quota.testSend(accountId);
       return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId });
     },
 
     async createEndpoint(accountId, input) {
       const url = await checkEndpointUrl(input?.url, addressPolicy, options.resolve);
       const events = checkEvents(input.events);
+      quota.endpoint((await store.listEndpoints(accountId)).length);
       const now = clock.now();
       return store.createEndpoint({
         id: newId('ep', now),
@@ -264,6 +248,7 @@ export function createSender(options: SenderOptions): Sender {
     },
 
     async retryDelivery(accountId, deliveryId) {
+      quota.retry(accountId);
       const result = await store.retryNow(accountId, deliveryId, clock.now());
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound('delivery', deliveryId);

@@ -7,7 +7,7 @@ const pick = (
   inFlight: [string, number][],
   cap: number,
   limit: number,
-) => pickDue(rows, (r) => r.endpoint, new Map(inFlight), cap, limit).map((r) => r.id);
+) => pickDue(rows, [{ keyOf: (r) => r.endpoint, cap, inFlight: new Map(inFlight) }], limit).map((r) => r.id);
 
 describe('pickDue', () => {
   it('takes deliveries in due order up to the limit', () => {
@@ -45,13 +45,39 @@ describe('pickDue', () => {
         yield { id: `d${i}`, endpoint: `e${i}` };
       }
     }
-    expect(pickDue(cursor(), (r) => r.endpoint, new Map(), 1, 5)).toHaveLength(5);
+    expect(pickDue(cursor(), [{ keyOf: (r) => r.endpoint, cap: 1, inFlight: new Map() }], 5)).toHaveLength(5);
     expect(read).toBe(5);
   });
 
   it('leaves the caller’s in-flight counts as they were', () => {
     const inFlight = new Map([['a', 1]]);
-    pickDue(due('a', 'a'), (r) => r.endpoint, inFlight, 5, 5);
+    pickDue(due('a', 'a'), [{ keyOf: (r) => r.endpoint, cap: 5, inFlight }], 5);
     expect(inFlight.get('a')).toBe(1);
+  });
+
+  it('keeps every limit at once: a delivery over any of them is passed over', () => {
+    // endpoint/account/origin of each due delivery, in due order
+    const rows = [
+      ['e1', 'A', 'o1'],
+      ['e1', 'A', 'o1'],
+      ['e2', 'A', 'o1'],
+      ['e3', 'A', 'o2'],
+      ['e4', 'B', 'o1'],
+      ['e5', 'B', 'o3'],
+      ['e6', 'C', 'o3'],
+    ].map(([endpoint, account, origin], i) => ({ id: `d${i}`, endpoint, account, origin }));
+    type R = (typeof rows)[number];
+    const picked = pickDue(
+      rows,
+      [
+        { keyOf: (r: R) => r.endpoint!, cap: 1, inFlight: new Map() },
+        { keyOf: (r: R) => r.account!, cap: 2, inFlight: new Map([['B', 1]]) },
+        { keyOf: (r: R) => r.origin!, cap: 2, inFlight: new Map() },
+      ],
+      10,
+    ).map((r) => r.id);
+    // d1: e1 is full; d3: account A has 2; d4: origin o1 has 2 (d0, d2); d5: B has 1 + 1;
+    // d6: o3 has 1 (d5) + 1.
+    expect(picked).toEqual(['d0', 'd2', 'd5', 'd6']);
   });
 });

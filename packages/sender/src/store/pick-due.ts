@@ -1,27 +1,42 @@
 /**
- * Which due deliveries a claim leases (design I6), for the stores that pick in the process
- * (memory, SQLite; PostgreSQL ranks in its claim statement to save round trips): in due order, at
- * most `cap` in flight per endpoint counting the `inFlight` ones, at most `limit` in all. A delivery
- * whose endpoint is full is passed over, never waited on, so a hanging endpoint cannot hold up the
- * others. It reads `due` lazily and stops at `limit`, so a store can hand it a cursor.
+ * One bound a claim keeps: at most `cap` deliveries per key (or the key's own in `caps`, a
+ * breaker's tighter one), counting `inFlight` ones.
  */
-export function pickDue<T>(
-  due: Iterable<T>,
-  endpointOf: (delivery: T) => string,
-  inFlight: ReadonlyMap<string, number>,
-  cap: number,
-  limit: number,
-): T[] {
+export interface PickLimit<T> {
+  keyOf(delivery: T): string;
+  cap: number;
+  inFlight: ReadonlyMap<string, number>;
+  caps?: ReadonlyMap<string, number> | undefined;
+}
+
+const capFor = <T>(l: PickLimit<T>, key: string) => l.caps?.get(key) ?? l.cap;
+
+/**
+ * Which due deliveries a claim leases, for the store that picks in the process (SQLite;
+ * PostgreSQL ranks in its claim statement to save round trips): in due order, at most `limit` in
+ * all, and within every limit given (design I6: per endpoint; design D25: per account and per
+ * origin, this worker's share). A delivery over any limit is passed over, never waited on, so a
+ * hanging endpoint, origin or account cannot hold up the others. It reads `due` lazily and stops at
+ * `limit`, so a store can hand it a cursor.
+ */
+export function pickDue<T>(due: Iterable<T>, limits: readonly PickLimit<T>[], limit: number): T[] {
   const picked: T[] = [];
   if (limit <= 0) return picked;
-  const counts = new Map(inFlight);
+  const counts = limits.map((l) => new Map(l.inFlight));
   for (const delivery of due) {
-    const endpoint = endpointOf(delivery);
-    const n = counts.get(endpoint) ?? 0;
-    if (n >= cap) continue;
-    counts.set(endpoint, n + 1);
+    const keys = limits.map((l) => l.keyOf(delivery));
+    if (limits.some((l, i) => (counts[i]!.get(keys[i]!) ?? 0) >= capFor(l, keys[i]!))) continue;
+    limits.forEach((_, i) => {
+      counts[i]!.set(keys[i]!, (counts[i]!.get(keys[i]!) ?? 0) + 1);
+    });
     picked.push(delivery);
     if (picked.length >= limit) break;
   }
   return picked;
+}
+
+/** The keys already at their cap: a store leaves their deliveries out of what it reads. */
+export function fullKeys<T>(limit: PickLimit<T>): string[] {
+  const keys = new Set([...limit.inFlight.keys(), ...(limit.caps?.keys() ?? [])]);
+  return [...keys].filter((key) => (limit.inFlight.get(key) ?? 0) >= capFor(limit, key));
 }

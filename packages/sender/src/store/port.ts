@@ -37,7 +37,7 @@ export interface PublishTarget {
 export interface ClaimRequest {
   now: number;
   limit: number;
-  /** Longer than the attempt time-out (design I3). */
+  /** How long a lease holds unless renewed (design I3). */
   leaseMs: number;
   /** Deliveries one endpoint may have in flight; endpoints at the cap are skipped (design I6). */
   perEndpointCap: number;
@@ -48,6 +48,25 @@ export interface ClaimRequest {
    * a lease has expired and another worker holds the delivery, its live lease still counts.
    */
   finishing?: readonly LeaseRef[];
+  /** This claimer's shares (design D25); without them, only the endpoint cap applies. */
+  shares?: ClaimShares;
+}
+
+/**
+ * What one claimer lets one account and one origin hold of its slots (design D25), and the
+ * requests it has open now by account and by origin. Deliveries of an account or an origin at its
+ * share are passed over, as an endpoint at its cap is.
+ */
+export interface ClaimShares {
+  perAccount: number;
+  perOrigin: number;
+  openByAccount: ReadonlyMap<string, number>;
+  openByOrigin: ReadonlyMap<string, number>;
+  /**
+   * Tighter caps the circuit breaker sets (design D27), by endpoint id and by origin: 0 while open
+   * (none claimed), 1 while half-open (one probe at a time).
+   */
+  capped?: { endpoints: ReadonlyMap<string, number>; origins: ReadonlyMap<string, number> };
 }
 
 /** One lease: the delivery and the token it was claimed with. */
@@ -132,6 +151,11 @@ export interface DeliveryQueue {
   recordAttempt(result: AttemptResult): Promise<AttemptApplied>;
   /** Gives a leased delivery back unattempted (graceful shutdown). */
   releaseLease(deliveryId: string, leaseToken: string): Promise<void>;
+  /**
+   * Extends the caller's leases to `expiresAt` (the worker's heartbeat, design I3) and answers
+   * those it still holds: a lease that was recorded, released or taken over is not renewed.
+   */
+  renewLeases(leases: readonly LeaseRef[], expiresAt: number): Promise<LeaseRef[]>;
   /** The earliest time a claimable delivery is due, or null when none is waiting. */
   nextDueAt(): Promise<number | null>;
   /**

@@ -78,5 +78,7 @@ export interface ClaimedDelivery {
   leaseExpiresAt: number;
   body: Uint8Array;
   url: string;
+  /** The URL's scheme, host and port: what the endpoints of one server share (design D25). */
+  origin: string;
   secret: string;
 }

@@ -83,6 +83,7 @@ export function toClaimed(row: Row, leaseToken: string, leaseExpiresAt: number):
     leaseExpiresAt,
     body: new Uint8Array(row.body as Buffer),
     url: row.url as string,
+    origin: row.origin as string,
     secret: row.secret as string,
   };
 }

@@ -37,16 +37,26 @@ export function deliveryHeaders(claim: ClaimedDelivery, attemptNumber: number, u
   };
 }
 
-/** `onSent`: told when the request is over and only the record remains (the slot is free). */
+/**
+ * `onSent`: told when the request is over and only the record remains (the slot is free).
+ * `abandon`: aborted when the worker lost the lease (design I3): the request is cut short and
+ * nothing is recorded, since another worker may hold the delivery now.
+ */
 export async function runAttempt(
   deps: AttemptDeps,
   claim: ClaimedDelivery,
   onSent?: () => void,
+  abandon?: AbortSignal,
 ): Promise<AttemptReport> {
   const number = claim.delivery.attempts + 1;
   const headers = deliveryHeaders(claim, number, deps.userAgent);
   const startedAt = deps.clock.now();
-  const result = await deps.client.send({ url: claim.url, body: claim.body, headers });
+  const result = await deps.client.send({
+    url: claim.url,
+    body: claim.body,
+    headers,
+    ...(abandon ? { signal: abandon } : {}),
+  });
   onSent?.();
   // design R12: the next delay is measured from the failure of this attempt.
   const finishedAt = deps.clock.now();
@@ -62,6 +72,7 @@ export async function runAttempt(
     nextAttemptAt: null,
     requestHeaders: headers,
   };
+  if (abandon?.aborted) return { claim, attempt, applied: { applied: false } };
   const applied = await deps.queue.recordAttempt({
     lease: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
     attempt,

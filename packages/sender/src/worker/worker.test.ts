@@ -91,8 +91,11 @@ async function setUp(freeSlotOnResponse: boolean) {
       userAgent: 'linkhooks-test',
       concurrency: 1,
       perEndpointCap: 1,
+      perAccountCap: 1,
+      perOriginCap: 1,
       batchSize: 1,
       leaseMs: 60_000,
+      renewEveryMs: 20_000,
       pollIntervalMs: 60_000,
       freeSlotOnResponse,
       onAttempt: (report) => {
@@ -173,8 +176,11 @@ describe('worker bookkeeping', () => {
     userAgent: 'linkhooks-test',
     concurrency: 2,
     perEndpointCap: 2,
+    perAccountCap: 2,
+    perOriginCap: 2,
     batchSize: 2,
     leaseMs: 60_000,
+    renewEveryMs: 20_000,
     pollIntervalMs: 60_000,
     freeSlotOnResponse: true,
     onError: (error: unknown) => {

@@ -6,16 +6,30 @@
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
+import { createBreakers } from './breakers.js';
+import { createHeartbeat, type HeldLease } from './heartbeat.js';
+
+/** At most this long between a wake and a claim while fewer slots are free than a refill. */
+const PARTIAL_REFILL_MS = 50;
 
 export interface WorkerOptions extends AttemptDeps {
   /** Attempts in flight at once, across endpoints. */
   concurrency: number;
   /** Deliveries one endpoint may have in flight (design I6). */
   perEndpointCap: number;
+  /** Of this worker's slots, the most one account's deliveries may hold (design D25). */
+  perAccountCap: number;
+  /** Of this worker's slots, the most requests to one origin (design D25). */
+  perOriginCap: number;
   /** Claimed at once. */
   batchSize: number;
-  /** Longer than the attempt time-out (design I3). */
+  /** How long a lease holds unless renewed (design I3). */
   leaseMs: number;
+  /**
+   * How often the leases of attempts in flight are renewed (the heartbeat); well under `leaseMs`,
+   * so a live worker's leases never run out and a dead one's are free within `leaseMs`.
+   */
+  renewEveryMs: number;
   /** Longest idle sleep: how soon work scheduled by another process is noticed. */
   pollIntervalMs: number;
   /**
@@ -42,11 +56,8 @@ export interface Worker {
   readonly inFlight: number;
 }
 
-interface Running {
-  claim: ClaimedDelivery;
+interface Running extends HeldLease {
   done: Promise<void>;
-  /** The request is over; the attempt is being recorded. */
-  sent: boolean;
 }
 
 export function createWorker(options: WorkerOptions): Worker {
@@ -69,7 +80,13 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   const launch = (claim: ClaimedDelivery) => {
-    const running: Running = { claim, done: Promise.resolve(), sent: false };
+    const running: Running = {
+      claim,
+      done: Promise.resolve(),
+      sent: false,
+      heldUntil: claim.leaseExpiresAt,
+      abandon: new AbortController(),
+    };
     const sent = () => {
       if (running.sent) return;
       running.sent = true;
@@ -77,8 +94,17 @@ export function createWorker(options: WorkerOptions): Worker {
       wake();
     };
     sending++;
-    running.done = runAttempt(options, claim, options.freeSlotOnResponse ? sent : undefined)
-      .then(options.onAttempt, options.onError)
+    running.done = runAttempt(
+      options,
+      claim,
+      options.freeSlotOnResponse ? sent : undefined,
+      running.abandon.signal,
+    )
+      .then((report) => {
+        // An abandoned attempt says nothing of the receiver: the worker cut it short.
+        if (!running.abandon.signal.aborted) breakers.observe(report);
+        options.onAttempt(report);
+      }, options.onError)
       .finally(() => {
         sent();
         inFlight.delete(running);
@@ -88,6 +114,21 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   const freeSlots = () => Math.min(options.concurrency - sending, 2 * options.concurrency - inFlight.size);
+
+  const breakers = createBreakers(options.clock);
+
+  /** This worker's requests still open, per account and per origin (design D25). */
+  const open = () => {
+    const openByAccount = new Map<string, number>();
+    const openByOrigin = new Map<string, number>();
+    for (const r of inFlight) {
+      if (r.sent) continue;
+      const { accountId } = r.claim.delivery;
+      openByAccount.set(accountId, (openByAccount.get(accountId) ?? 0) + 1);
+      openByOrigin.set(r.claim.origin, (openByOrigin.get(r.claim.origin) ?? 0) + 1);
+    }
+    return { openByAccount, openByOrigin };
+  };
 
   const claim = (limit: number) => {
     const request: ClaimRequest = {
@@ -99,9 +140,17 @@ export function createWorker(options: WorkerOptions): Worker {
       finishing: [...inFlight]
         .filter((r) => r.sent)
         .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
+      shares: {
+        perAccount: options.perAccountCap,
+        perOrigin: options.perOriginCap,
+        ...open(),
+        capped: breakers.caps(options.perEndpointCap, options.perOriginCap),
+      },
     };
     return options.queue.claimDue(request);
   };
+
+  const heartbeat = createHeartbeat(options, () => [...inFlight]);
 
   /** Resolves true when the timer ran out, false when woken. */
   const sleep = (ms: number) =>
@@ -130,13 +179,21 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function run() {
     let timerFired = false;
+    // Fewer slots free than refillAt, yet woken: claimed at most PARTIAL_REFILL_MS after the last
+    // claim. An account at its share leaves the other accounts the rest of the slots (design
+    // D25), and their new deliveries must not wait for the poll; one claim per interval at most.
+    let wokenSinceClaim = false;
+    let lastClaimAt = Number.NEGATIVE_INFINITY;
     while (running) {
       try {
         const free = freeSlots();
         const room = Math.min(free, options.batchSize);
+        const partialDue = wokenSinceClaim && performance.now() - lastClaimAt >= PARTIAL_REFILL_MS;
         let claimedAt = Number.NEGATIVE_INFINITY;
-        if (room > 0 && (room >= refillAt || sending === 0 || timerFired)) {
+        if (room > 0 && (room >= refillAt || sending === 0 || timerFired || partialDue)) {
           woken = false;
+          wokenSinceClaim = false;
+          lastClaimAt = performance.now();
           claimedAt = options.clock.now();
           const claims = await claim(room);
           for (const c of claims) launch(c);
@@ -148,8 +205,11 @@ export function createWorker(options: WorkerOptions): Worker {
         // the attempt that frees a slot will wake the loop. Polling for it every millisecond would
         // only hammer the database. Due since the claim: claim again now.
         if (next !== null && next > claimedAt && next <= options.clock.now()) continue;
-        const wait = next === null || next <= claimedAt ? options.pollIntervalMs : next - options.clock.now();
+        let wait = next === null || next <= claimedAt ? options.pollIntervalMs : next - options.clock.now();
+        if (room > 0 && wokenSinceClaim)
+          wait = Math.min(wait, lastClaimAt + PARTIAL_REFILL_MS - performance.now());
         timerFired = await sleep(Math.max(1, Math.min(wait, options.pollIntervalMs)));
+        if (!timerFired) wokenSinceClaim = true;
       } catch (error) {
         options.onError(error);
         timerFired = await sleep(options.pollIntervalMs);
@@ -177,6 +237,7 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (running) return;
       running = true;
+      heartbeat.start();
       loop = run();
     },
     async stop(graceMs = 30_000) {
@@ -184,7 +245,10 @@ export function createWorker(options: WorkerOptions): Worker {
       wake();
       await loop;
       const pending = [...inFlight];
-      if (pending.length === 0) return;
+      if (pending.length === 0) {
+        heartbeat.stop();
+        return;
+      }
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<'grace'>((resolve) => {
         timer = setTimeout(() => resolve('grace'), graceMs);
@@ -203,10 +267,14 @@ export function createWorker(options: WorkerOptions): Worker {
         await Promise.all([
           ...left
             .filter((p) => !p.sent)
-            .map((p) => options.queue.releaseLease(p.claim.delivery.id, p.claim.leaseToken)),
+            .map((p) => {
+              p.abandon.abort(); // given back: its late answer must not be recorded
+              return options.queue.releaseLease(p.claim.delivery.id, p.claim.leaseToken);
+            }),
           ...left.filter((p) => p.sent).map((p) => p.done),
         ]);
       }
+      heartbeat.stop();
     },
     wake,
   };

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount } from '../../src/accounts.js';
+import type { ManagementRouterOptions } from '../../src/api/router.js';
 import { createServiceApp } from '../../src/api/service-app.js';
 import type { SenderOptions } from '../../src/engine/sender.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -38,12 +39,25 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export async function startApi(certs: TestCertificates, options: Partial<SenderOptions> = {}) {
+/**
+ * `router`: the management router's own options. Failed sign-ins are allowed freely unless given:
+ * most tests here check how auth answers, not how often it may fail.
+ */
+export async function startApi(
+  certs: TestCertificates,
+  options: Partial<SenderOptions> = {},
+  router: Partial<ManagementRouterOptions> = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-api-'));
   const store = createSqliteStore({ filename: join(dir, 'api.db') });
   await store.migrate();
   const { sender, clock } = makeSender(certs, { store, resolve: offlineResolve, ...options });
-  const app = createServiceApp({ sender, serviceToken: SERVICE_TOKEN });
+  const app = createServiceApp({
+    sender,
+    serviceToken: SERVICE_TOKEN,
+    signInFailuresPerMinute: 1_000_000,
+    ...router,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -1,7 +1,8 @@
 /**
  * A real HTTPS receiver built on @linkhooks/receiver (Express + webhookMiddleware), one route per
  * endpoint, each with its own secret. A route's behaviour can be switched to fail in every way
- * the sender must classify: 5xx, 3xx, hang, reset. It serves a certificate of the test CA, which
+ * the sender must classify: 5xx, 3xx, hang, reset; `hold` parks requests until the route's
+ * behaviour changes, then answers those whose client is still there. It serves a certificate of the test CA, which
  * the sender trusts through `receiver.certs.ca`.
  */
 import { createServer, type Server } from 'node:https';
@@ -11,7 +12,7 @@ import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
 import { createTestCertificates, type TestCertificates } from './test-ca.mjs';
 
-export type Behaviour = 'ok' | 'slow' | 'status500' | 'redirect' | 'hang' | 'reset' | 'wrong-secret';
+export type Behaviour = 'ok' | 'slow' | 'status500' | 'redirect' | 'hang' | 'hold' | 'reset' | 'wrong-secret';
 
 export interface Received {
   route: string;
@@ -62,6 +63,7 @@ export async function startHttpsReceiver(
   const waiters = new Set<() => void>();
   const open = new Map<string, number>();
   const peak = new Map<string, number>();
+  const parked = new Map<string, Array<() => void>>();
   const wrong = webhookMiddleware({ secret: 'whsec_not_the_endpoint_secret', onError: () => {} });
 
   app.post('/redirected', (_req, res) => void res.status(200).json({ redirected: true }));
@@ -76,6 +78,13 @@ export async function startHttpsReceiver(
     if (behaviour === 'status500') return void res.status(500).json({ error: 'receiver is down' });
     if (behaviour === 'redirect') return void res.redirect(307, '/redirected');
     if (behaviour === 'hang') return; // never answers
+    if (behaviour === 'hold') {
+      const list = parked.get(name) ?? [];
+      list.push(() => {
+        if (!req.socket.destroyed) handlers.get(name)?.(req, res, next);
+      });
+      return void parked.set(name, list);
+    }
     if (behaviour === 'reset') return void req.socket.destroy();
     if (behaviour === 'wrong-secret') return wrong(req, res, next);
     const handler = handlers.get(name);
@@ -127,6 +136,10 @@ export async function startHttpsReceiver(
     },
     behave(name, behaviour) {
       behaviours.set(name, behaviour);
+      if (behaviour !== 'hold') {
+        for (const release of parked.get(name) ?? []) release();
+        parked.delete(name);
+      }
     },
     until(predicate, timeoutMs = 120_000) {
       return new Promise((resolve, reject) => {

@@ -315,6 +315,98 @@ export function storeBattery(
       expect(second.map((c) => c.delivery.endpointId)).toEqual([fast.id]);
     });
 
+    const endpointAt = (accountId: string, url: string) =>
+      store.createEndpoint({
+        id: newId('ep'),
+        accountId,
+        url,
+        events: ['click'] as never,
+        secret: 'whsec_test',
+        description: null,
+        now: T0,
+      });
+    const shares = (
+      perAccount: number,
+      perOrigin: number,
+      openByAccount: [string, number][] = [],
+      openByOrigin: [string, number][] = [],
+    ) => ({
+      perAccount,
+      perOrigin,
+      openByAccount: new Map(openByAccount),
+      openByOrigin: new Map(openByOrigin),
+    });
+
+    it("passes over an account at the claimer's share and takes the others' deliveries (design D25)", async () => {
+      const [a, b] = [account(), account()];
+      const a1 = await endpointAt(a, 'https://a.example.com/one');
+      const a2 = await endpointAt(a, 'https://a.example.com:8443/two');
+      const b1 = await endpointAt(b, 'https://b.example.com/hook');
+      for (let i = 0; i < 10; i++) await publish(event(a, 'click', T0 + i));
+      await publish(event(b, 'click', T0 + 20));
+      const request = { now: T0 + 30, limit: 100, leaseMs: LEASE, perEndpointCap: 100 };
+      // A already has 2 open on this claimer: one more at a share of 3.
+      const first = await store.claimDue({ ...request, shares: shares(3, 100, [[a, 2]]) });
+      // One of A's (which endpoint first is the store's tie order), and B's.
+      expect(first.map((c) => c.delivery.accountId).sort()).toEqual([a, b].sort());
+      expect([a1.id, a2.id]).toContain(first.find((c) => c.delivery.accountId === a)!.delivery.endpointId);
+      expect(first.find((c) => c.delivery.accountId === b)!.delivery.endpointId).toBe(b1.id);
+      const second = await store.claimDue({ ...request, now: T0 + 31, shares: shares(3, 100, [[a, 3]]) });
+      expect(second).toEqual([]);
+      // Without shares the endpoint cap alone applies.
+      const rest = await store.claimDue({ ...request, now: T0 + 32 });
+      expect(rest).toHaveLength(19);
+      expect(rest.every((c) => c.delivery.accountId === a)).toBe(true);
+    });
+
+    it("passes over an origin at the claimer's share; an origin is scheme, host and port (design D25)", async () => {
+      const a = account();
+      const urls = [
+        'https://relay.example.com/customer-1',
+        'https://relay.example.com/customer-2?x=1',
+        'https://relay.example.com:8443/customer-3',
+        'https://[2001:db8::1]:9443/v6',
+      ];
+      const eps = [];
+      for (const url of urls) eps.push(await endpointAt(a, url));
+      for (let i = 0; i < 3; i++) await publish(event(a, 'click', T0 + i));
+      const request = { now: T0 + 10, limit: 100, leaseMs: LEASE, perEndpointCap: 100 };
+      const open: [string, number][] = [['https://relay.example.com', 4]];
+      const claimed = await store.claimDue({ ...request, shares: shares(100, 5, [], open) });
+      const origins = claimed.map((c) => c.origin);
+      expect(origins.filter((o) => o === 'https://relay.example.com')).toHaveLength(1);
+      expect(origins.filter((o) => o === 'https://relay.example.com:8443')).toHaveLength(3);
+      expect(origins.filter((o) => o === 'https://[2001:db8::1]:9443')).toHaveLength(3);
+      for (const c of claimed) expect(c.origin).toBe(new URL(c.url).origin);
+    });
+
+    it("keeps the circuit breaker's tighter caps: none while open, one while half-open (design D27)", async () => {
+      const a = account();
+      const open = await endpointAt(a, 'https://down.example.com/one');
+      const probing = await endpointAt(a, 'https://slow.example.com/two');
+      const healthy = await endpointAt(a, 'https://up.example.com/three');
+      const relayed = await endpointAt(a, 'https://relay.example.net/four');
+      for (let i = 0; i < 3; i++) await publish(event(a, 'click', T0 + i));
+      const claimed = await store.claimDue({
+        now: T0 + 10,
+        limit: 100,
+        leaseMs: LEASE,
+        perEndpointCap: 100,
+        shares: {
+          ...shares(100, 100),
+          capped: {
+            endpoints: new Map([
+              [open.id, 0],
+              [probing.id, 1],
+            ]),
+            origins: new Map([['https://relay.example.net', 0]]),
+          },
+        },
+      });
+      const count = (id: string) => claimed.filter((c) => c.delivery.endpointId === id).length;
+      expect([count(open.id), count(probing.id), count(healthy.id), count(relayed.id)]).toEqual([0, 1, 3, 0]);
+    });
+
     it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {
       const a = account();
       const ep = await endpoint(a);
@@ -374,6 +466,29 @@ export function storeBattery(
       const request = { now: T0 + LEASE + 1, limit: 10, leaseMs: LEASE, perEndpointCap: 1 };
       const old = [{ deliveryId: stale!.delivery.id, leaseToken: stale!.leaseToken }];
       expect(await store.claimDue({ ...request, finishing: old })).toEqual([]);
+    });
+
+    it('renews the leases the caller holds, and only those (the heartbeat, design I3)', async () => {
+      const a = account();
+      await endpoint(a);
+      for (let i = 0; i < 3; i++) await publish(event(a));
+      const [kept, recorded, lost] = await claim(T0, 3, 3);
+      const ref = (c: ClaimedDelivery) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken });
+      await attempt(recorded!, true, T0 + 1);
+      // `lost` runs out unrenewed and another claimer takes it over.
+      const renewed = await store.renewLeases([ref(kept!), ref(recorded!)], T0 + LEASE + 1_000);
+      expect(renewed).toEqual([ref(kept!)]);
+      const [taken] = await claim(T0 + LEASE, 10, 3);
+      expect(taken!.delivery.id).toBe(lost!.delivery.id);
+      expect(await store.renewLeases([ref(lost!), ref(kept!)], T0 + 2 * LEASE)).toEqual([ref(kept!)]);
+      // The renewed lease holds past its first expiry: nobody can claim it; the taken-over one
+      // is still the new holder's, whose own renewal works.
+      expect(await claim(T0 + LEASE + 500, 10, 3)).toEqual([]);
+      expect(await store.renewLeases([ref(taken!)], T0 + 2 * LEASE)).toEqual([ref(taken!)]);
+      // Once the renewed expiry passes unrenewed, the delivery is claimable again.
+      const [again] = await claim(T0 + 2 * LEASE, 10, 3);
+      expect(again!.delivery.id).toBe(kept!.delivery.id);
+      expect(await store.renewLeases([], T0)).toEqual([]);
     });
 
     it('gives a released lease back at once', async () => {

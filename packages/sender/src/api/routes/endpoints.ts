@@ -28,7 +28,11 @@ export const endpointRoutes = [
     tag: 'Endpoints',
     auth: 'account',
     body: { schema: endpointCreateBody, required: true },
-    responses: { 201: { description: 'Created', schema: endpointWithSecretSchema }, 400: badRequest },
+    responses: {
+      201: { description: 'Created', schema: endpointWithSecretSchema },
+      400: badRequest,
+      429: err('The account has as many endpoints as it may have'),
+    },
     async handle({ sender, account, body }) {
       const endpoint = await sender.createEndpoint(account.id, body);
       return { status: 201, json: endpointWithSecretJson(endpoint) };
@@ -141,6 +145,7 @@ export const endpointRoutes = [
       400: badRequest,
       404: notFound,
       409: err('The endpoint is disabled'),
+      429: err('Too many test events this minute; Retry-After says when to send again'),
     },
     async handle({ sender, account, params, body }) {
       const result = await sender.sendTestEvent(account.id, params.id!, body.event);

@@ -27,6 +27,7 @@ export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
     401: err('Missing or wrong service token'),
     403: err('The account’s plan has no webhooks'),
     404: err('No such account'),
+    429: err('The account is over its events per second; Retry-After says when to send again'),
     503: err('No service token is configured'),
   },
   async handle({ sender, ingest, body }) {
@@ -75,13 +76,17 @@ export const ingestBatchRoute = defineRoute<z.infer<typeof batchBody>>({
     const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
     const published = await sender.publishMany(valid);
     let next = 0;
+    let retryAfter = 0;
     const results = checked.map((c) => {
       const outcome = c.ok ? published[next++]! : { ok: false as const, error: c.error };
       if (outcome.ok) return { status: 202, ...publishResultJson(outcome.result) };
       const answer = errorResponse(outcome.error);
+      retryAfter = Math.max(retryAfter, answer.retryAfterSeconds ?? 0);
       return { status: answer.status, ...answer.body };
     });
-    return { status: 202, json: { results } };
+    // Items over the account's rate answer 429 in place; the header says when to send them again.
+    const headers = retryAfter > 0 ? { 'retry-after': String(retryAfter) } : undefined;
+    return { status: 202, json: { results }, ...(headers ? { headers } : {}) };
   },
 });
 

@@ -15,19 +15,26 @@ import type { Pg } from './connection.js';
  * delivery's unindexed `lease_expires_at` (a heap-only update). A lease that expired is as good as
  * none (design I3).
  *
- * `eligible` picks as the other stores' pickDue does (design I6): due, unleased deliveries of
- * enabled endpoints, at most `cap - in flight` per endpoint in due order, so an endpoint at its
- * cap is skipped, never waited on. `picked` then locks them in due order with
- * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip: rows another claimer
+ * It picks as the SQLite store's pickDue does (design I6, D25): due, unleased deliveries of
+ * enabled endpoints, at most `cap - in flight` per endpoint in due order (`within_endpoint`), then,
+ * among the rows it could lock (`locked`), at most the claimer's share less what it holds per
+ * account (`$12`, held `$8`/`$9`) and per origin (`$13`, held `$10`/`$11`), so an endpoint,
+ * account or origin at its limit is skipped, never waited on. The shares rank locked rows, not
+ * candidates: rows another claimer holds are passed over for the next ones of the same account.
+ * The account and origin ranks are taken separately, so a claim may take fewer than it could
+ * (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
+ * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`). `locked` then locks them in due order with
+ * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip (rows it locks but does not
+ * lease are free again when the statement ends): rows another claimer
  * holds are passed over for the next ones, so concurrent claimers share the work instead of all
  * fighting for the same first rows. Its WHERE is re-checked on the newest version of a row that
  * changed since this statement's snapshot — which is why a claim writes the expiry into the row:
  * a delivery another claimer leased (or finished) meanwhile is passed over for the next one, not
  * handed out twice nor lost to this claim. Should two claims still meet on one delivery, the
  * insert meets the other's lease, which ON CONFLICT reads as committed, and takes it over only if
- * it has expired. MATERIALIZED: the locking query runs exactly once. `picked` looks its rows up
- * by primary key from the array of `eligible` ids: the store runs this statement with a generic
- * plan, and joining `eligible` to `deliveries` let that plan hash-join it against every due row,
+ * it has expired. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
+ * by primary key from the array of `within_endpoint` ids: the store runs this statement with a generic
+ * plan, and joining the candidates to `deliveries` let that plan hash-join it against every due row,
  * so each claim read the whole backlog (5× the time with 16,000 due).
  *
  * The claimed rows are what `fenced` returns, not a read of `deliveries`: a plain read sees this
@@ -50,36 +57,62 @@ WITH inflight AS (
     AND (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))
   GROUP BY endpoint_id
 ),
+held_accounts AS (SELECT * FROM unnest($8::text[], $9::int[]) AS h (account_id, n)),
+held_origins AS (SELECT * FROM unnest($10::text[], $11::int[]) AS h (origin, n)),
+endpoint_caps AS (SELECT * FROM unnest($14::text[], $15::int[]) AS c (endpoint_id, cap)),
+origin_caps AS (SELECT * FROM unnest($16::text[], $17::int[]) AS c (origin, cap)),
 due AS (
-  SELECT d.id, d.endpoint_id, d.next_attempt_at
+  SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
   FROM deliveries d
   WHERE d.status IN ${CLAIMABLE_SQL}
     AND d.next_attempt_at <= $1::bigint
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
+    AND d.endpoint_id NOT IN (SELECT endpoint_id FROM endpoint_caps WHERE cap = 0)
+    AND d.account_id NOT IN (SELECT account_id FROM held_accounts WHERE n >= $12::int)
+    AND d.endpoint_id NOT IN (
+      SELECT e.id FROM endpoints e WHERE e.origin IN (
+        SELECT origin FROM held_origins WHERE n >= $13::int UNION ALL SELECT origin FROM origin_caps WHERE cap = 0))
   ORDER BY d.next_attempt_at
   LIMIT $5::int
 ),
 candidates AS (
-  SELECT due.id, due.endpoint_id, due.next_attempt_at,
+  SELECT due.id, due.endpoint_id, due.account_id, e.origin, due.next_attempt_at,
          row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn
   FROM due
   JOIN endpoints e ON e.id = due.endpoint_id AND e.enabled
 ),
-eligible AS (
-  SELECT c.id, c.next_attempt_at FROM candidates c
+within_endpoint AS (
+  SELECT c.* FROM candidates c
   LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
-  WHERE c.rn + coalesce(i.n, 0) <= $3::int
+  LEFT JOIN endpoint_caps ec ON ec.endpoint_id = c.endpoint_id
+  WHERE c.rn + coalesce(i.n, 0) <= coalesce(ec.cap, $3::int)
 ),
-picked AS MATERIALIZED (
-  SELECT d.id, d.endpoint_id FROM deliveries d
-  WHERE d.id = ANY (ARRAY(SELECT id FROM eligible))
+locked AS MATERIALIZED (
+  SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at FROM deliveries d
+  WHERE d.id = ANY (ARRAY(SELECT id FROM within_endpoint))
     AND d.status IN ${CLAIMABLE_SQL}
     AND d.next_attempt_at <= $1::bigint
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
   ORDER BY d.next_attempt_at, d.id
-  LIMIT $2::int
+  LIMIT $5::int
   FOR NO KEY UPDATE OF d SKIP LOCKED
+),
+ranked AS (
+  SELECT l.id, l.endpoint_id, l.account_id, w.origin, l.next_attempt_at,
+         row_number() OVER (PARTITION BY l.account_id ORDER BY l.next_attempt_at, l.id) AS rn_account,
+         row_number() OVER (PARTITION BY w.origin ORDER BY l.next_attempt_at, l.id) AS rn_origin
+  FROM locked l JOIN within_endpoint w ON w.id = l.id
+),
+picked AS (
+  SELECT r.id, r.endpoint_id FROM ranked r
+  LEFT JOIN held_accounts ha ON ha.account_id = r.account_id
+  LEFT JOIN held_origins ho ON ho.origin = r.origin
+  LEFT JOIN origin_caps oc ON oc.origin = r.origin
+  WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
+    AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
+  ORDER BY r.next_attempt_at, r.id
+  LIMIT $2::int
 ),
 leased AS (
   INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
@@ -94,15 +127,17 @@ fenced AS (
             d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.created_at, d.updated_at,
             l.token AS lease_token, l.expires_at AS lease_expires_at
 )
-SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
+SELECT d.*, ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret
 FROM fenced d
 JOIN events ev ON ev.id = d.event_id
 JOIN endpoints e ON e.id = d.endpoint_id
 ORDER BY d.next_attempt_at, d.id`;
 
+const NO_LIMIT = 2_147_483_647;
+
 export async function claimDue(
   pg: Pg,
-  { now, limit, leaseMs, perEndpointCap, finishing = [] }: ClaimRequest,
+  { now, limit, leaseMs, perEndpointCap, finishing = [], shares }: ClaimRequest,
 ): Promise<ClaimedDelivery[]> {
   if (limit <= 0 || perEndpointCap <= 0) return [];
   const claimed = await pg.prepared('claim_due', CLAIM_DUE, [
@@ -113,6 +148,18 @@ export async function claimDue(
     claimWindow(limit, perEndpointCap),
     finishing.map((f) => f.deliveryId),
     finishing.map((f) => f.leaseToken),
+    [...(shares?.openByAccount.keys() ?? [])],
+    [...(shares?.openByAccount.values() ?? [])],
+    [...(shares?.openByOrigin.keys() ?? [])],
+    [...(shares?.openByOrigin.values() ?? [])],
+    // Without shares, no limit: a cap of `limit` would rank away the rows past the first `limit`,
+    // which concurrent claimers skip to when the first ones are locked.
+    shares?.perAccount ?? NO_LIMIT,
+    shares?.perOrigin ?? NO_LIMIT,
+    [...(shares?.capped?.endpoints.keys() ?? [])],
+    [...(shares?.capped?.endpoints.values() ?? [])],
+    [...(shares?.capped?.origins.keys() ?? [])],
+    [...(shares?.capped?.origins.values() ?? [])],
   ]);
   return claimed.map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
 }

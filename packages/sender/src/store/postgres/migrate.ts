@@ -10,6 +10,7 @@ import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-leases.sql';
 import m004 from './migrations/004-bounded-hot-paths.sql';
+import m005 from './migrations/005-endpoint-origin.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -17,6 +18,7 @@ export const PG_MIGRATIONS = [
   { version: 2, name: 'accounts', sql: m002 },
   { version: 3, name: 'leases', sql: m003 },
   { version: 4, name: 'bounded hot paths', sql: m004 },
+  { version: 5, name: 'endpoint origin', sql: m005 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

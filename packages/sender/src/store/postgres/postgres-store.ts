@@ -21,6 +21,7 @@ import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
 import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
+import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
 import { stats } from './stats.js';
 import { createLeaseVacuum } from './vacuum-leases.js';
@@ -78,6 +79,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     claimDue: (request) => claimDue(pg, request),
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),
+    renewLeases: (leases, expiresAt) => renewLeases(pg, leases, expiresAt),
     nextDueAt: () => nextDueAt(pg),
     subscribe: (wake) => listener.subscribe(wake),
 

@@ -5,7 +5,7 @@
  */
 import { claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
-import { pickDue } from '../pick-due.js';
+import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
@@ -27,13 +27,15 @@ GROUP BY endpoint_id`;
 
 /**
  * Due deliveries of enabled endpoints, not leased, with what an attempt needs, in due order.
- * Endpoints at their cap (`@full`, a JSON array) are left out here so they cost nothing. The walk
+ * Endpoints at their cap (`@full`), and accounts and origins at the claimer's share
+ * (`@fullAccounts`, `@fullOrigins`; JSON arrays) are left out here, so the window holds what may
+ * be taken. The rows passed over still cost a step of the walk each, bounded by what is due. The walk
  * follows the due-time index and stops after `@window` rows, so a claim is bounded by what is due,
  * never by the table. Ties in due time come in index (rowid) order: insertion order, which matches
  * id order within one process; no invariant depends on it.
  */
 const SELECT_DUE = `
-SELECT d.*, ev.body AS body, e.url AS url, e.secret AS secret
+SELECT d.*, ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret
 FROM deliveries d INDEXED BY deliveries_due
 JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
 JOIN events ev ON ev.id = d.event_id
@@ -41,6 +43,8 @@ WHERE d.status IN ${CLAIMABLE_SQL}
   AND d.next_attempt_at <= @now
   AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
   AND d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
+  AND d.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
 ORDER BY d.next_attempt_at
 LIMIT @window`;
 
@@ -51,22 +55,49 @@ WHERE id IN (SELECT value FROM json_each(@ids))`;
 
 export function claimDue(db: SqliteDb) {
   return db.immediate(
-    ({ now, limit, leaseMs, perEndpointCap: cap, finishing = [] }: ClaimRequest): ClaimedDelivery[] => {
+    ({
+      now,
+      limit,
+      leaseMs,
+      perEndpointCap: cap,
+      finishing = [],
+      shares,
+    }: ClaimRequest): ClaimedDelivery[] => {
       if (limit <= 0) return [];
       const counted = db.st(IN_FLIGHT).all({
         now,
         finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
       }) as { endpoint_id: string; n: number }[];
       const inFlight = new Map(counted.map((r) => [r.endpoint_id, r.n]));
-      const full = [...inFlight].filter(([, n]) => n >= cap).map(([endpointId]) => endpointId);
+      const limits: PickLimit<Row>[] = [
+        { keyOf: (row) => row.endpoint_id as string, cap, inFlight, caps: shares?.capped?.endpoints },
+      ];
+      if (shares) {
+        limits.push(
+          {
+            keyOf: (row) => row.account_id as string,
+            cap: shares.perAccount,
+            inFlight: shares.openByAccount,
+          },
+          {
+            keyOf: (row) => row.origin as string,
+            cap: shares.perOrigin,
+            inFlight: shares.openByOrigin,
+            caps: shares.capped?.origins,
+          },
+        );
+      }
+      const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
       const due = db.st(SELECT_DUE).iterate({
         now,
-        full: JSON.stringify(full),
+        full: JSON.stringify(endpoints),
+        fullAccounts: JSON.stringify(accounts),
+        fullOrigins: JSON.stringify(origins),
         window: claimWindow(limit, cap),
       }) as IterableIterator<Row>;
       let rows: Row[];
       try {
-        rows = pickDue(due, (row) => row.endpoint_id as string, inFlight, cap, limit);
+        rows = pickDue(due, limits, limit);
       } finally {
         due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
       }

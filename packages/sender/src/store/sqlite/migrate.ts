@@ -6,11 +6,13 @@ import type { SqliteDb } from './database.js';
 import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-bounded-hot-paths.sql';
+import m004 from './migrations/004-endpoint-origin.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
   { version: 2, name: 'accounts', sql: m002 },
   { version: 3, name: 'bounded hot paths', sql: m003 },
+  { version: 4, name: 'endpoint origin', sql: m004 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -16,6 +16,7 @@ import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
 import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
+import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
 import { stats } from './stats.js';
 
@@ -58,6 +59,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     claimDue: async (request) => ops.claimDue(request),
     recordAttempt: ops.recordAttempt,
     releaseLease: async (deliveryId, token) => releaseLease(db, deliveryId, token),
+    renewLeases: async (leases, expiresAt) => renewLeases(db, leases, expiresAt),
     nextDueAt: async () => nextDueAt(db),
 
     createAccount: async (input) => accounts.createAccount(db, input),

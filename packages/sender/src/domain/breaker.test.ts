@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { afterAttempt, type BreakerState, COOL_DOWN_MS, capOf, MAX_COOL_DOWN_MS } from './breaker.js';
+
+const run = (kinds: Parameters<typeof afterAttempt>[1][], threshold = 3, now = 0) => {
+  let state: BreakerState | null = null;
+  for (const kind of kinds) state = afterAttempt(state, kind, now, threshold);
+  return state;
+};
+
+describe('circuit breaker', () => {
+  it('stays closed below the threshold, and any answer closes it', () => {
+    expect(capOf(run(['timeout', 'timeout']), 0, 8)).toBe(8);
+    expect(run(['timeout', 'timeout', null])).toBeNull();
+    expect(run(['timeout', 'timeout', 'http_status', 'timeout', 'timeout'])).toMatchObject({ trips: 0 });
+  });
+
+  it('opens at the threshold of unanswered attempts (time-outs, connections, names) for the cool-down', () => {
+    const state = run(['timeout', 'connect', 'dns'], 3, 1_000);
+    expect(state).toMatchObject({ trips: 1, openUntil: 1_000 + COOL_DOWN_MS });
+    expect(capOf(state, 1_000 + COOL_DOWN_MS - 1, 8)).toBe(0);
+    // Half-open after: one probe at a time.
+    expect(capOf(state, 1_000 + COOL_DOWN_MS, 8)).toBe(1);
+  });
+
+  it('does not count TLS, blocked or 5xx failures: the receiver is there', () => {
+    expect(run(['tls', 'tls', 'tls', 'blocked_address', 'http_status', 'response_too_large'])).toBeNull();
+  });
+
+  it('doubles the cool-down with each failed probe, up to its ceiling, and closes on an answered one', () => {
+    let state = run(['timeout', 'timeout', 'timeout']);
+    const coolDowns: number[] = [];
+    let now = 0;
+    for (let i = 0; i < 8; i++) {
+      now = state!.openUntil;
+      expect(capOf(state, now, 8)).toBe(1);
+      state = afterAttempt(state, 'timeout', now, 3);
+      coolDowns.push(state!.openUntil - now);
+    }
+    expect(coolDowns.slice(0, 4)).toEqual([2, 4, 8, 16].map((k) => k * COOL_DOWN_MS));
+    expect(Math.max(...coolDowns)).toBe(MAX_COOL_DOWN_MS);
+    expect(afterAttempt(state, null, now, 3)).toBeNull();
+  });
+
+  it('never raises a cap above the normal one', () => {
+    const state = run(['timeout', 'timeout', 'timeout']);
+    expect(capOf(state, state!.openUntil, 0)).toBe(0);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The circuit breaker (design D27): a key (an endpoint, an origin) whose attempts keep ending
+ * unanswered — time-outs, refused or failed connections, names that do not resolve — is backed
+ * off. After `threshold` such attempts in a row it opens: none of its deliveries is claimed for a
+ * cool-down (30 s, doubling with each trip up to 10 min); then one request at a time probes it
+ * (half-open) until one is answered, which closes it. Any answer, a 5xx included, counts as
+ * answered: the receiver is there, and the retry schedule deals with what it says. Pure: the
+ * worker keeps the states and asks `capOf` before each claim.
+ */
+import type { FailureKind } from './delivery-state.js';
+
+export interface BreakerState {
+  /** Unanswered attempts in a row. */
+  unanswered: number;
+  /** How many times it opened since it last closed. */
+  trips: number;
+  /** Open until then; half-open after. */
+  openUntil: number;
+}
+
+export const COOL_DOWN_MS = 30_000;
+/** Unanswered attempts in a row that open an endpoint's breaker, and an origin's (its endpoints' together). */
+export const ENDPOINT_THRESHOLD = 3;
+export const ORIGIN_THRESHOLD = 5;
+export const MAX_COOL_DOWN_MS = 10 * 60_000;
+
+const UNANSWERED: ReadonlySet<FailureKind> = new Set(['timeout', 'connect', 'dns']);
+
+/** The state after an attempt ended with `failureKind` (null: answered 2xx) at `now`; null is closed. */
+export function afterAttempt(
+  state: BreakerState | null,
+  failureKind: FailureKind | null,
+  now: number,
+  threshold: number,
+): BreakerState | null {
+  if (failureKind === null || !UNANSWERED.has(failureKind)) return null;
+  const unanswered = (state?.unanswered ?? 0) + 1;
+  if (unanswered < threshold) return { unanswered, trips: state?.trips ?? 0, openUntil: 0 };
+  const trips = (state?.trips ?? 0) + 1;
+  const coolDown = Math.min(COOL_DOWN_MS * 2 ** (trips - 1), MAX_COOL_DOWN_MS);
+  return { unanswered, trips, openUntil: now + coolDown };
+}
+
+/** The most requests the key may have open now: `normal` when closed, 0 when open, 1 half-open. */
+export function capOf(state: BreakerState | null, now: number, normal: number): number {
+  if (state === null || state.trips === 0) return normal;
+  return now < state.openUntil ? 0 : Math.min(1, normal);
+}

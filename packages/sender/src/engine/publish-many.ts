@@ -1,0 +1,53 @@
+/** `publishMany`: many events, each answering in its place, checked a slice at a time. */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { isSenderError, type SenderError } from '../errors.js';
+import type { DeliveryRecord } from '../store/records.js';
+import type { PublishInput } from './event-input.js';
+
+/** Events of a publishMany checked between two turns of the event loop. */
+const PUBLISH_SLICE = 50;
+
+export interface PublishResult {
+  eventId: string;
+  deliveries: DeliveryRecord[];
+}
+
+/** One event of a `publishMany` call: the account it is for, and the event. */
+export interface PublishItem extends PublishInput {
+  accountId: string;
+}
+
+/** Each item's own outcome, in the order given: one invalid event never rejects the others. */
+export type PublishManyResult = Array<
+  { ok: true; result: PublishResult } | { ok: false; error: SenderError }
+>;
+
+/**
+ * Publishes every item with `publish`; the stores write those that arrive together in one
+ * transaction. Checked and queued a slice at a time, with the event loop free between slices: a
+ * thousand events checked in one go would hold every other request.
+ */
+export async function publishEach(
+  items: readonly PublishItem[],
+  publish: (accountId: string, input: PublishInput) => Promise<PublishResult>,
+): Promise<PublishManyResult> {
+  const pending: Promise<PublishManyResult[number]>[] = [];
+  for (let i = 0; i < items.length; i += PUBLISH_SLICE) {
+    if (i > 0) await nextTurn();
+    for (const item of items.slice(i, i + PUBLISH_SLICE)) {
+      // A malformed item (not even an object) answers in its place too, never throws here.
+      const outcome = Promise.resolve()
+        .then(() => publish((item as Partial<PublishItem> | null)?.accountId as string, item))
+        .then(
+          (result) => ({ ok: true as const, result }),
+          (error: unknown) => {
+            if (isSenderError(error)) return { ok: false as const, error };
+            throw error; // a broken store is not an item's fault
+          },
+        );
+      outcome.catch(() => undefined); // awaited below; not unhandled while later slices run
+      pending.push(outcome);
+    }
+  }
+  return Promise.all(pending);
+}

@@ -1,0 +1,132 @@
+/**
+ * Quotas and rate limits over HTTP (design D26): each answers 429 with Retry-After and a message
+ * that says what to do, and nothing already accepted is dropped. Limits are set low here and time
+ * moves on the engine's manual clock.
+ */
+import { sampleEventData } from '@linkhooks/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Api, type ApiResponse, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
+import { createTestCertificates } from '../helpers/test-ca.mjs';
+
+const certs = createTestCertificates();
+let api: Api;
+afterEach(async () => {
+  await api.close();
+});
+
+const click = (n: number) => ({ ...sampleEventData('click'), click_id: `clk_limit_${n}` });
+
+function expectLimited(res: ApiResponse, code: 'rate_limited' | 'quota_exceeded') {
+  expect(res.status).toBe(429);
+  expect(res.json.error.code).toBe(code);
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(res.json.error.message).toMatch(/try again|delete one/);
+}
+
+const createEndpoint = (n: number) =>
+  api.call('POST', '/v1/endpoints', {
+    body: { url: `https://127.0.0.1:${4000 + n}/hook`, events: ['click'] },
+  });
+
+describe('limits', () => {
+  it('refuses an endpoint past the account’s quota and keeps the ones it has', async () => {
+    api = await startApi(certs, { quotas: { endpointsPerAccount: 2 } });
+    expect((await createEndpoint(1)).status).toBe(201);
+    expect((await createEndpoint(2)).status).toBe(201);
+    const refused = await createEndpoint(3);
+    expectLimited(refused, 'quota_exceeded');
+    expect(refused.json.error.message).toContain('delete one');
+    expect((await api.call('GET', '/v1/endpoints')).json.data).toHaveLength(2);
+    // Another account has its own quota.
+    expect((await createEndpoint(4)).status).toBe(429);
+    const bobs = await api.call('POST', '/v1/endpoints', {
+      key: api.bob.apiKey,
+      body: { url: 'https://127.0.0.1:4100/hook', events: ['click'] },
+    });
+    expect(bobs.status).toBe(201);
+  });
+
+  it('limits an account’s events per second after its burst, single and batch, and stores every accepted one', async () => {
+    api = await startApi(certs, { quotas: { eventsPerSecond: 2, eventsBurst: 3 } });
+    expect((await createEndpoint(1)).status).toBe(201);
+    const ingest = (n: number, account = api.alice.account.id) =>
+      api.call('POST', '/internal/v1/events', {
+        key: SERVICE_TOKEN,
+        body: { account_id: account, event: 'click', data: click(n) },
+      });
+    const accepted: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const res = await ingest(n);
+      expect(res.status).toBe(202);
+      accepted.push(res.json.event_id);
+    }
+    const over = await ingest(3);
+    expectLimited(over, 'rate_limited');
+    expect(over.headers.get('retry-after')).toBe('1');
+    // Another account is not held back by this one.
+    expect((await ingest(4, api.bob.account.id)).status).toBe(202);
+    // A second later, two more tokens: a batch of four gets two in and two answered 429 in place.
+    api.clock.advance(1_000);
+    const batch = await api.call('POST', '/internal/v1/events/batch', {
+      key: SERVICE_TOKEN,
+      body: {
+        events: [5, 6, 7, 8].map((n) => ({
+          account_id: api.alice.account.id,
+          event: 'click',
+          data: click(n),
+        })),
+      },
+    });
+    expect(batch.status).toBe(202);
+    expect(batch.json.results.map((r: { status: number }) => r.status)).toEqual([202, 202, 429, 429]);
+    expect(batch.json.results[2].error.code).toBe('rate_limited');
+    expect(Number(batch.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    accepted.push(batch.json.results[0].event_id, batch.json.results[1].event_id);
+    // An invalid event does not use up the allowance.
+    api.clock.advance(500);
+    const invalid = await api.call('POST', '/internal/v1/events', {
+      key: SERVICE_TOKEN,
+      body: { account_id: api.alice.account.id, event: 'click', data: { click_id: 1 } },
+    });
+    expect(invalid.status).toBe(400);
+    expect((await ingest(9)).status).toBe(202);
+    // Every accepted event is stored, with its delivery.
+    const log = await api.call('GET', '/v1/deliveries?limit=100');
+    const logged = new Set(log.json.data.map((d: { event_id: string }) => d.event_id));
+    for (const id of accepted) expect(logged.has(id)).toBe(true);
+  });
+
+  it('limits test events and manual retries per minute', async () => {
+    api = await startApi(certs, { quotas: { testSendsPerMinute: 2, retriesPerMinute: 1 } });
+    const endpoint = (await createEndpoint(1)).json.id as string;
+    const test = () => api.call('POST', `/v1/endpoints/${endpoint}/test`, { body: {} });
+    const first = await test();
+    expect(first.status).toBe(202);
+    expect((await test()).status).toBe(202);
+    const third = await test();
+    expectLimited(third, 'rate_limited');
+    expect(third.headers.get('retry-after')).toBe('30');
+    const delivery = first.json.deliveries[0].id as string;
+    expect((await api.call('POST', `/v1/deliveries/${delivery}/retry`)).status).toBe(202);
+    expectLimited(await api.call('POST', `/v1/deliveries/${delivery}/retry`), 'rate_limited');
+    api.clock.advance(60_000);
+    expect((await api.call('POST', `/v1/deliveries/${delivery}/retry`)).status).toBe(202);
+  });
+
+  it('answers 429 to an address after too many failed sign-ins, even with the right key', async () => {
+    api = await startApi(certs, {}, { signInFailuresPerMinute: 3 });
+    expect((await api.call('GET', '/v1/endpoints', { key: 'lh_wrong_1' })).status).toBe(401);
+    expect((await api.call('GET', '/v1/endpoints', { key: 'lh_wrong_2' })).status).toBe(401);
+    const signIn = await api.call('POST', '/v1/session', {
+      key: null,
+      body: { api_key: 'lh_wrong_3' },
+      headers: { 'x-linkhooks-csrf': '1' },
+    });
+    expect(signIn.status).toBe(401);
+    const locked = await api.call('GET', '/v1/endpoints');
+    expectLimited(locked, 'rate_limited');
+    expect(locked.json.error.message).toContain('failed sign-ins');
+    // Requests that present no key are not sign-ins: the health check and the event types still answer.
+    expect((await api.call('GET', '/healthz', { key: null })).status).toBe(200);
+  });
+});
