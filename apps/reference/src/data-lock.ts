@@ -35,6 +35,8 @@ export function lockDatabase(dbFile: string): DatabaseLock {
         });
       }
       leftBy = holder;
+      // Two starts taking over the same dead lock at the same instant could both get through;
+      // starts are made by hand, so that window is accepted.
       rmSync(file, { force: true });
     }
   } finally {

@@ -25,7 +25,10 @@ const FREE_PORTS = ['--port', '0', '--receiver-port', '0', '--rate', '0'];
 
 /** Refused: exit code 1 and one line on stderr, with no stack trace. */
 async function refusal(run: ReturnType<typeof runCli>) {
-  const { code } = await run.exited;
+  const started = run.waitFor(/keys: /).then(() => {
+    throw new Error(`the app started instead of refusing:\n${run.stdout()}`);
+  });
+  const { code } = await Promise.race([run.exited, started]);
   expect(code).toBe(1);
   const lines = run.stderr().trim().split('\n');
   expect(lines, run.stderr()).toHaveLength(1);
