@@ -1,12 +1,16 @@
 // `pnpm start`: installs, builds, and runs the reference app — the sender service on SQLite with
 // its dashboard, a sample HTTPS receiver built on @linkhooks/receiver, and generated traffic.
 // Flags after `--` go to the app: `pnpm start -- --rate 5 --time-scale 0.001 --port 3000`.
-import { install, pnpm, root } from './lib.mjs';
+import { join } from 'node:path';
+import { install, pnpm, root, run } from './lib.mjs';
 
 install();
 pnpm(['build'], { label: 'pnpm build' });
 const args = process.argv.slice(2).filter((a) => a !== '--');
-pnpm(['--filter', '@linkhooks/reference', 'exec', 'node', '--import', 'tsx', 'src/main.ts', ...args], {
+// node itself rather than `pnpm exec`, so a start the app refuses ends with its one sentence only.
+const status = run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
   label: 'reference app (Ctrl-C to stop)',
-  cwd: root,
+  cwd: join(root, 'apps', 'reference'),
+  allowFailure: true,
 });
+process.exit(status ?? 1);

@@ -1,13 +1,16 @@
 /**
  * `pnpm --filter @linkhooks/reference start`: the reference app from the command line.
  *   --port 8080  --receiver-port 8443  --time-scale 0.01  --rate 2  --receiver-mode ok|fail|hang|wrong-secret
- * Keys while it runs: o ok · f fail (500) · h hang · w wrong secret · q quit.
+ *   --db data/reference.db
+ * Keys while it runs: c show the banner again · o ok · f fail (500) · h hang · w wrong secret · q quit.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatBanner } from './banner.js';
 import { startReferenceApp } from './reference-app.js';
 import { RECEIVER_MODES, type ReceiverMode } from './sample-receiver.js';
+import { isStartError, type StartError } from './start-error.js';
 
 function options() {
   const { values } = parseArgs({
@@ -39,6 +42,23 @@ function options() {
   };
 }
 
+/** What the user can do about a start that could not go ahead, in the flags of this command. */
+function advice(error: StartError): string {
+  const flag = error.detail.server === 'receiver' ? '--receiver-port' : '--port';
+  switch (error.code) {
+    case 'database_in_use':
+      return 'stop it first, or pass --db with another file (and --port and --receiver-port with free ports) to run a second one';
+    case 'database_not_ours':
+      return 'move it away, or pass --db with a new file';
+    case 'port_in_use':
+      return `stop it, or pass ${flag} with a free port`;
+    case 'port_refused':
+      return `pass ${flag} with a port above 1023`;
+  }
+}
+
+const KEY_MODES: Record<string, ReceiverMode> = { o: 'ok', f: 'fail', h: 'hang', w: 'wrong-secret' };
+
 async function main() {
   let settings: ReturnType<typeof options>;
   try {
@@ -48,37 +68,40 @@ async function main() {
     process.exit(2);
   }
   const serviceToken = `svc_${randomBytes(18).toString('base64url')}`;
-  const app = await startReferenceApp({ ...settings, serviceToken, log: (line) => console.log(line) });
-  const schedule = Math.round((10.6 * 3600 * settings.timeScale) / 6) / 10;
-  console.log(`
-linkhooks reference app
-  dashboard        ${app.dashboardUrl}   (sign in with the API key below)
-  management API   ${app.serviceUrl}/v1   (OpenAPI: ${app.serviceUrl}/v1/openapi.json)
-  API key          ${app.apiKey}
-  service token    ${serviceToken}   (POST ${app.serviceUrl}/internal/v1/events)
-  sample receiver  ${app.receiver.url}   (mode: ${app.receiver.mode})
-  endpoint         ${app.endpoint.id}, every event, secret ${app.endpoint.secret}
-  traffic          ${settings.rate} events/s; retry schedule ×${settings.timeScale} (all six attempts in ~${schedule} min)
+  let app: Awaited<ReturnType<typeof startReferenceApp>>;
+  try {
+    app = await startReferenceApp({ ...settings, serviceToken, log: (line) => console.log(line) });
+  } catch (error) {
+    if (!isStartError(error)) throw error;
+    console.error(`reference: ${error.message}; ${advice(error)}.`);
+    process.exit(1);
+  }
+  const banner = { rate: settings.rate, timeScale: settings.timeScale, serviceToken };
+  console.log(formatBanner(app, banner));
+  const showBanner = async () => {
+    const endpoint = await app.sender.getEndpoint(app.accountId, app.endpoint.id).catch(() => app.endpoint);
+    console.log(formatBanner(app, banner, endpoint));
+  };
 
-  keys: o ok · f fail (500) · h hang · w wrong secret · q quit
-  try:  curl -s ${app.serviceUrl}/v1/endpoints/${app.endpoint.id}/deliveries -H "Authorization: Bearer ${app.apiKey}"
-`);
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     console.log('stopping…');
     await app.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
   if (process.stdin.isTTY) {
     process.stdin.setRawMode(true);
     process.stdin.on('data', (key) => {
       const k = key.toString();
-      const mode = ({ o: 'ok', f: 'fail', h: 'hang', w: 'wrong-secret' } as Record<string, ReceiverMode>)[k];
-      if (mode) {
-        app.receiver.setMode(mode);
-        console.log(`receiver: switched to ${mode}`);
-      } else if (k === 'q' || k === '\u0003') void stop();
+      const mode = KEY_MODES[k];
+      if (mode) app.setReceiverMode(mode);
+      else if (k === 'c') void showBanner();
+      else if (k === 'q' || k === '\u0003') void stop();
     });
   }
 }

@@ -2,25 +2,37 @@
  * The reference app in one call: the sender service (management API + workers) on the embedded
  * SQLite store, a sample HTTPS receiver trusted through a CA made at start, a business account with
  * an endpoint subscribed to every event, and — if asked — generated traffic.
+ *
+ * It locks its database before anything else and binds both ports before it touches a file, so a
+ * start that cannot go ahead leaves everything as it found it.
  */
-import { rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { EVENT_NAMES } from '@linkhooks/protocol';
-import { createSender, createSqliteStore, type EndpointRecord, type Sender } from '@linkhooks/sender';
-import { createServiceApp } from '@linkhooks/sender/api';
-import express from 'express';
-import { createCertificates } from './certificates.js';
 import {
-  RECEIVER_MODES,
-  type ReceiverMode,
-  type SampleReceiver,
-  startSampleReceiver,
-} from './sample-receiver.js';
+  createSender,
+  createSqliteStore,
+  DISABLE_THRESHOLD,
+  type EndpointRecord,
+  RETRY_DELAYS_MS,
+  type Sender,
+} from '@linkhooks/sender';
+import { createActivityLog } from './activity-log.js';
+import { createCertificates } from './certificates.js';
+import { lockDatabase } from './data-lock.js';
+import { listen } from './listen.js';
+import { createReferenceRoutes } from './reference-routes.js';
+import { checkDatabase, keepLeftover, removeDatabase } from './run-database.js';
+import { type ReceiverMode, type SampleReceiver, startSampleReceiver } from './sample-receiver.js';
 import { generateTraffic, type Traffic } from './traffic.js';
 
 export interface ReferenceOptions {
-  /** SQLite file; deleted at start so every run begins clean. */
+  /**
+   * SQLite file, made for this run and removed when it stops. Locked while the app runs; a file
+   * the app did not make is never deleted (see run-database.ts).
+   */
   dbFile: string;
   port?: number;
   receiverPort?: number;
@@ -31,6 +43,8 @@ export interface ReferenceOptions {
   receiverMode?: ReceiverMode;
   serviceToken?: string;
   log?: (line: string) => void;
+  /** How often the verified deliveries are summed up in one line. Default 5 s. */
+  summaryEveryMs?: number;
 }
 
 export interface ReferenceApp {
@@ -42,6 +56,8 @@ export interface ReferenceApp {
   accountId: string;
   endpoint: EndpointRecord;
   receiver: SampleReceiver;
+  /** Switches the sample receiver and says so in the log. */
+  setReceiverMode(mode: ReceiverMode): void;
   sender: Sender;
   traffic: Traffic | null;
   close(): Promise<void>;
@@ -49,87 +65,110 @@ export interface ReferenceApp {
 
 export async function startReferenceApp(options: ReferenceOptions): Promise<ReferenceApp> {
   const log = options.log ?? (() => {});
-  const certificates = await createCertificates();
-  const receiver = await startSampleReceiver(certificates, {
-    ...(options.receiverPort !== undefined ? { port: options.receiverPort } : {}),
-    ...(options.receiverMode ? { mode: options.receiverMode } : {}),
-  });
-  receiver.onEvent = ({ event, attempt }) =>
-    log(`receiver: verified ${event.event}${attempt && attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-
-  for (const suffix of ['', '-wal', '-shm']) rmSync(options.dbFile + suffix, { force: true });
-  const store = createSqliteStore({ filename: options.dbFile });
-  await store.migrate();
-  const sender = createSender({
-    store,
-    ca: certificates.ca, // trust the sample receiver's CA, as NODE_EXTRA_CA_CERTS would
-    allowPrivateNetworks: true, // the receiver is on this machine (development switch)
-    timeScale: options.timeScale ?? 1,
-    onEndpointDisabled: (endpoint) =>
-      log(`sender: endpoint ${endpoint.id} disabled after 10 failed deliveries`),
-  });
-
-  const { account, apiKey } = await sender.createAccount({ name: 'Reference Co', plan: 'business' });
-  const endpoint = await sender.createEndpoint(account.id, {
-    url: receiver.url,
-    events: [...EVENT_NAMES],
-    description: 'the sample receiver',
-  });
-  receiver.useSecrets(async () => (await sender.listEndpoints(account.id)).map((e) => e.secret));
-
-  const app = express();
-  // The switches of the sample receiver, for the command line's keys and the dashboard.
-  app.get('/reference/receiver', (_req, res) => {
-    res.json({
-      url: receiver.url,
-      mode: receiver.mode,
-      modes: RECEIVER_MODES,
-      received: receiver.received.length,
-    });
-  });
-  app.post('/reference/receiver', express.json(), (req, res) => {
-    const mode = (req.body as { mode?: unknown } | undefined)?.mode;
-    if (!RECEIVER_MODES.includes(mode as ReceiverMode)) {
-      const message = `mode must be one of: ${RECEIVER_MODES.join(', ')}`;
-      res.status(400).json({ error: { code: 'invalid_request', message } });
-      return;
-    }
-    receiver.setMode(mode as ReceiverMode);
-    log(`receiver: switched to ${mode}`);
-    res.json({ mode });
-  });
-  app.use(
-    createServiceApp({ sender, ...(options.serviceToken ? { serviceToken: options.serviceToken } : {}) }),
-  );
-
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  sender.start();
-  const traffic = options.rate ? generateTraffic(sender, account.id, options.rate) : null;
-
-  return {
-    ca: certificates.ca,
-    serviceUrl,
-    dashboardUrl: `${serviceUrl}/dashboard`,
-    apiKey,
-    accountId: account.id,
-    endpoint,
-    receiver,
-    sender,
-    traffic,
-    async close() {
-      traffic?.stop();
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-      await sender.stop(1_000);
-      await receiver.close();
-      await store.close();
-    },
+  const { dbFile } = options;
+  const timeScale = options.timeScale ?? 1;
+  mkdirSync(dirname(dbFile), { recursive: true });
+  const lock = lockDatabase(dbFile);
+  let made = false;
+  // Also on a crash or process.exit: the next run then finds the database free and nothing left.
+  const release = () => {
+    if (made) removeDatabase(dbFile);
+    lock.release();
   };
+  process.once('exit', release);
+
+  let receiver: SampleReceiver | undefined;
+  let server: Server | undefined;
+  let store: ReturnType<typeof createSqliteStore> | undefined;
+  try {
+    checkDatabase(dbFile, lock);
+    const certificates = await createCertificates();
+    receiver = await startSampleReceiver(certificates, {
+      ...(options.receiverPort !== undefined ? { port: options.receiverPort } : {}),
+      ...(options.receiverMode ? { mode: options.receiverMode } : {}),
+    });
+    let handle: RequestListener = (_req, res) => res.writeHead(503).end();
+    server = createServer((req, res) => handle(req, res));
+    await listen(server, options.port ?? 0, 'service');
+
+    const kept = keepLeftover(dbFile, lock);
+    if (kept)
+      log(`reference: ${dbFile} was left by a run (pid ${lock.leftBy}) that was killed; kept as ${kept}`);
+    made = true;
+    store = createSqliteStore({ filename: dbFile });
+    await store.migrate();
+    const sender = createSender({
+      store,
+      ca: certificates.ca, // trust the sample receiver's CA, as NODE_EXTRA_CA_CERTS would
+      allowPrivateNetworks: true, // the receiver is on this machine (development switch)
+      timeScale,
+      onAttempt: (report) => activity.attempt(report),
+    });
+    const activity = createActivityLog({
+      log,
+      maxAttempts: RETRY_DELAYS_MS.length + 1,
+      disableAfter: DISABLE_THRESHOLD,
+      scheduleMs: RETRY_DELAYS_MS.reduce((sum, ms) => sum + ms, 0) * timeScale,
+      failuresInARow: async (accountId, id) => (await sender.getEndpoint(accountId, id)).consecutiveFailures,
+      ...(options.summaryEveryMs ? { summaryEveryMs: options.summaryEveryMs } : {}),
+    });
+    const sampleReceiver = receiver;
+    sampleReceiver.onEvent = (received) => activity.verified(received);
+
+    const { account, apiKey } = await sender.createAccount({ name: 'Reference Co', plan: 'business' });
+    const endpoint = await sender.createEndpoint(account.id, {
+      url: receiver.url,
+      events: [...EVENT_NAMES],
+      description: 'the sample receiver',
+    });
+    receiver.useSecrets(async () => (await sender.listEndpoints(account.id)).map((e) => e.secret));
+
+    const setReceiverMode = (mode: ReceiverMode) => {
+      sampleReceiver.setMode(mode);
+      activity.modeChanged(mode);
+    };
+    handle = createReferenceRoutes({ sender, receiver, setReceiverMode, serviceToken: options.serviceToken });
+    const serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    sender.start();
+    const traffic = options.rate ? generateTraffic(sender, account.id, options.rate) : null;
+    const httpServer = server;
+    const openStore = store;
+
+    return {
+      ca: certificates.ca,
+      serviceUrl,
+      dashboardUrl: `${serviceUrl}/dashboard`,
+      apiKey,
+      accountId: account.id,
+      endpoint,
+      receiver,
+      setReceiverMode,
+      sender,
+      traffic,
+      async close() {
+        traffic?.stop();
+        await closeServer(httpServer);
+        await sender.stop(1_000);
+        activity.stop();
+        await sampleReceiver.close();
+        await openStore.close();
+        release();
+        process.off('exit', release);
+      },
+    };
+  } catch (error) {
+    if (server?.listening) await closeServer(server);
+    await receiver?.close();
+    await store?.close().catch(() => {});
+    release();
+    process.off('exit', release);
+    throw error;
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }

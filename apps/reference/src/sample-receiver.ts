@@ -10,6 +10,7 @@ import type { WebhookEvent } from '@linkhooks/receiver';
 import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
 import type { Certificates } from './certificates.js';
+import { listen } from './listen.js';
 
 export const RECEIVER_MODES = ['ok', 'fail', 'hang', 'wrong-secret'] as const;
 export type ReceiverMode = (typeof RECEIVER_MODES)[number];
@@ -93,10 +94,7 @@ export async function startSampleReceiver(
   });
 
   const server: Server = createServer({ key: certificates.key, cert: certificates.cert }, app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
+  await listen(server, options.port ?? 0, 'receiver');
   const { port } = server.address() as AddressInfo;
 
   const receiver: SampleReceiver = {

@@ -1,0 +1,163 @@
+/**
+ * What the terminal shows while the app runs. Verified deliveries are many and alike: they are
+ * counted and summed up in one line every few seconds, so the banner stays on screen. Failures and
+ * state changes are what the user watches for: each failed attempt gets its own line at once, with
+ * where its endpoint stands toward being disabled.
+ */
+import type { AttemptReport } from '@linkhooks/sender';
+import type { ReceivedEvent, ReceiverMode } from './sample-receiver.js';
+
+export interface ActivityLogOptions {
+  log: (line: string) => void;
+  /** Attempts a delivery gets in all. */
+  maxAttempts: number;
+  /** Failed deliveries in a row that disable an endpoint. */
+  disableAfter: number;
+  /** How long all of a delivery's attempts take at this run's time scale, in ms. */
+  scheduleMs: number;
+  /** The endpoint's failed deliveries in a row as stored now. */
+  failuresInARow: (accountId: string, endpointId: string) => Promise<number>;
+  summaryEveryMs?: number;
+  now?: () => number;
+}
+
+export interface ActivityLog {
+  verified(received: ReceivedEvent): void;
+  attempt(report: AttemptReport): void;
+  modeChanged(mode: ReceiverMode): void;
+  /** Prints the pending summary and stops the timer. */
+  stop(): void;
+}
+
+export function createActivityLog(options: ActivityLogOptions): ActivityLog {
+  const { log, maxAttempts, disableAfter } = options;
+  const now = options.now ?? Date.now;
+  const everyMs = options.summaryEveryMs ?? 5_000;
+  let verified = 0;
+  let retried = 0;
+  let since = now();
+  /** Endpoints last reported with failed deliveries, so their recovery is reported too. */
+  const failing = new Map<string, number>();
+  // Lines that wait for a read of the store keep their place among the others; a line given as a
+  // function is made when its turn comes, after the lines before it.
+  let queue = Promise.resolve();
+  const emit = (line: string | (() => string | null | Promise<string | null>)) => {
+    queue = queue
+      .then(() => (typeof line === 'function' ? line() : line))
+      .then((text) => {
+        if (text) log(text);
+      })
+      .catch((error: unknown) => log(`reference: could not report an attempt (${String(error)})`));
+  };
+
+  const summarise = () => {
+    if (verified > 0) {
+      const seconds = Math.round((now() - since) / 1000);
+      const retries = retried > 0 ? ` (${retried} on a retry)` : '';
+      emit(
+        `receiver: verified ${plural(verified, 'delivery', 'deliveries')} in the last ${seconds} s${retries}`,
+      );
+    }
+    verified = 0;
+    retried = 0;
+    since = now();
+  };
+  const timer = setInterval(summarise, everyMs);
+  timer.unref();
+
+  return {
+    verified(received) {
+      verified++;
+      if ((received.attempt ?? 1) > 1) retried++;
+    },
+
+    attempt({ claim, attempt, applied }) {
+      if (!applied.applied) return; // another worker took the delivery over and reports it
+      const { delivery } = claim;
+      const what = `${delivery.eventName} ${delivery.id}`;
+      if (!attempt.failureKind) {
+        emit(() => {
+          const count = failing.get(delivery.endpointId);
+          if (count === undefined) return null;
+          failing.delete(delivery.endpointId);
+          const reset = count > 0 ? '; its failed deliveries in a row are back to 0' : '';
+          return `sender: ✓ endpoint ${delivery.endpointId} delivers again${reset}`;
+        });
+        return;
+      }
+      const why = reason(attempt);
+      const disabled = applied.disabledEndpoint;
+      if (disabled) {
+        emit(
+          `sender: ✗ ${what} failed after ${maxAttempts} attempts (${why}); endpoint ${disabled.id}: ` +
+            `${disabled.consecutiveFailures} of ${disableAfter} failed deliveries in a row`,
+        );
+        emit(
+          `sender: endpoint ${disabled.id} disabled after ${disabled.consecutiveFailures} failed deliveries in a row; ` +
+            `its new events are skipped until it is re-enabled (dashboard, or POST /v1/endpoints/${disabled.id}/enable)`,
+        );
+        emit(() => {
+          failing.delete(disabled.id);
+          return null;
+        });
+        return;
+      }
+      if (applied.status === 'failed') {
+        // Read now, as close to this attempt as can be; printed in its turn.
+        const read = options.failuresInARow(delivery.accountId, delivery.endpointId);
+        read.catch(() => {}); // reported when its turn comes
+        emit(async () => {
+          const count = await read;
+          failing.set(delivery.endpointId, count);
+          return (
+            `sender: ✗ ${what} failed after ${maxAttempts} attempts (${why}); endpoint ${delivery.endpointId}: ` +
+            `${count} of ${disableAfter} failed deliveries in a row`
+          );
+        });
+        return;
+      }
+      const next =
+        applied.status === 'held'
+          ? 'held while its endpoint is disabled'
+          : applied.nextAttemptAt != null
+            ? `next in ${duration(applied.nextAttemptAt - now())}`
+            : `now ${applied.status}`;
+      emit(() => {
+        failing.set(delivery.endpointId, failing.get(delivery.endpointId) ?? 0);
+        return `sender: ✗ ${what} attempt ${attempt.number} of ${maxAttempts} failed (${why}); ${next}`;
+      });
+    },
+
+    modeChanged(mode) {
+      emit(`receiver: switched to ${mode}`);
+      if (mode === 'ok') return;
+      emit(
+        `receiver: each failed attempt is shown as it happens; a delivery fails after ${maxAttempts} attempts ` +
+          `(${duration(options.scheduleMs)} at this time scale), and ${disableAfter} failed deliveries in a row ` +
+          'disable the endpoint',
+      );
+    },
+
+    stop() {
+      clearInterval(timer);
+      summarise();
+    },
+  };
+}
+
+function reason(attempt: AttemptReport['attempt']): string {
+  if (attempt.failureKind === 'http_status') return `HTTP ${attempt.statusCode}`;
+  if (attempt.failureKind === 'timeout') return 'no answer in time';
+  const detail = attempt.errorMessage ? `: ${attempt.errorMessage.slice(0, 80)}` : '';
+  return `${attempt.failureKind}${detail}`;
+}
+
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const s = ms / 1000;
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 120) return `${Math.round(s)} s`;
+  return `${(s / 60).toFixed(1)} min`;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
