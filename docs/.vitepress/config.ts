@@ -14,8 +14,8 @@ export default defineConfig({
       { text: 'Guide', link: '/guide/quickstart' },
       { text: 'Events', link: '/reference/events' },
       { text: 'API', link: '/reference/api' },
+      { text: 'Platform', link: '/platform/getting-started' },
       { text: 'Runbook', link: '/platform/runbook' },
-      { text: 'Design', link: '/platform/design' },
     ],
     sidebar: [
       {
@@ -51,6 +51,7 @@ export default defineConfig({
       {
         text: 'Platform',
         items: [
+          { text: 'Getting started', link: '/platform/getting-started' },
           { text: 'Runbook', link: '/platform/runbook' },
           { text: 'Design', link: '/platform/design' },
         ],

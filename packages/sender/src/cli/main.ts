@@ -6,6 +6,8 @@
  */
 import { createSender } from '../engine/sender.js';
 import { isSenderError } from '../errors.js';
+import { withCaFile } from './ca-file.js';
+import { writeDevCertificate } from './dev-certificate.js';
 import { DatabaseError, maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, serve, work } from './run-service.js';
@@ -43,11 +45,18 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       }
       return;
     }
-    case 'serve':
-      await serve(await openStore(command.db), command, env, createLogger(env));
+    case 'serve': {
+      const settings = { ...command, engine: withCaFile(command.engine) };
+      await serve(await openStore(command.db), settings, env, createLogger(env));
       return;
-    case 'worker':
-      await work(await openStore(command.db), command, env, createLogger(env));
+    }
+    case 'worker': {
+      const settings = { ...command, engine: withCaFile(command.engine) };
+      await work(await openStore(command.db), settings, env, createLogger(env));
+      return;
+    }
+    case 'dev-certificate':
+      await writeDevCertificate(command.dir, command.force);
       return;
   }
 }

@@ -19,12 +19,19 @@ export type Command =
   | { kind: 'migrate'; db: string }
   | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
   | { kind: 'serve'; db: string; port: number; host: string; engine: EngineSettings }
-  | { kind: 'worker'; db: string; engine: EngineSettings };
+  | { kind: 'worker'; db: string; engine: EngineSettings }
+  | { kind: 'dev-certificate'; dir: string; force: boolean };
 
 export interface EngineSettings {
   allowPrivateNetworks: boolean;
   timeScale: number;
+  /** A PEM file of certificate authorities trusted beside the system's, for endpoints' HTTPS. */
+  caFile?: string;
+  /** Its contents, read before anything is opened (ca-file.ts). */
+  ca?: string;
 }
+
+export const DEFAULT_DEV_CERTIFICATE_DIR = '.linkhooks-dev';
 
 type Env = Record<string, string | undefined>;
 
@@ -32,6 +39,7 @@ const DB_FLAG = { db: { type: 'string' } } as const;
 const ENGINE_FLAGS = {
   'allow-private-networks': { type: 'boolean' },
   'time-scale': { type: 'string' },
+  'ca-file': { type: 'string' },
 } as const;
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, command: string) {
@@ -68,11 +76,14 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
       '--time-scale must be a number above 0 and at most 1000 (0.001 runs the schedule in ~38 s)',
     );
   }
+  const caFile = (values['ca-file'] as string | undefined) ?? env.LINKHOOKS_CA_FILE;
+  if (caFile === '') throw new UsageError('--ca-file needs the path of a PEM file');
   return {
     allowPrivateNetworks:
       (values['allow-private-networks'] as boolean | undefined) ??
       booleanEnv('LINKHOOKS_ALLOW_PRIVATE_NETWORKS', env),
     timeScale,
+    ...(caFile ? { caFile } : {}),
   };
 }
 
@@ -132,6 +143,16 @@ export function parseCommand(argv: string[], env: Env): Command {
       const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS }, 'worker');
       return { kind: 'worker', db: dbOf(values.db, env), engine: engineOf(values, env) };
     }
+    case 'dev-certificate': {
+      const values = parse(
+        argv.slice(1),
+        { dir: { type: 'string' }, force: { type: 'boolean' } },
+        'dev-certificate',
+      );
+      const dir = (values.dir as string | undefined) ?? DEFAULT_DEV_CERTIFICATE_DIR;
+      if (dir === '') throw new UsageError('dev-certificate: --dir needs a folder');
+      return { kind: 'dev-certificate', dir, force: values.force === true };
+    }
     default:
       throw new UsageError(`unknown command "${first}"`);
   }
@@ -142,18 +163,24 @@ export const USAGE = `linkhooks-sender — the linkhooks webhook service
 Usage:
   linkhooks-sender migrate  [--db URL]
   linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json] [--db URL]
-  linkhooks-sender serve    [--db URL] [--port P] [--host H] [--allow-private-networks] [--time-scale F]
-  linkhooks-sender worker   [--db URL] [--allow-private-networks] [--time-scale F]
+  linkhooks-sender serve    [--db URL] [--port P] [--host H] [--allow-private-networks] [--ca-file F] [--time-scale F]
+  linkhooks-sender worker   [--db URL] [--allow-private-networks] [--ca-file F] [--time-scale F]
+  linkhooks-sender dev-certificate [--dir D] [--force]
+                            development only: a certificate authority and a localhost certificate
+                            for a local HTTPS receiver, written to D (default ${DEFAULT_DEV_CERTIFICATE_DIR})
 
 Options:
   --db URL                  sqlite:<file> (default ${DEFAULT_DB}) or postgres://user@host:port/db
-                            (add ?schema=NAME to use a PostgreSQL schema other than public)
+                            (its tables live in the schema linkhooks; add ?schema=NAME for another)
   --port P, --host H        where serve listens (default ${DEFAULT_HOST}:${DEFAULT_PORT}; --port 0 picks a free port)
   --allow-private-networks  development only: deliver to loopback and private addresses (never plain HTTP)
+  --ca-file F               also trust the certificate authorities in this PEM file for endpoints' HTTPS
+                            (for example ${DEFAULT_DEV_CERTIFICATE_DIR}/ca.pem from dev-certificate)
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
 
 Environment:
-  LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_TIME_SCALE
+  LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE,
+  LINKHOOKS_TIME_SCALE
                             the same settings; a flag wins over its variable
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)

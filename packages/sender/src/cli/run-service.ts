@@ -73,6 +73,7 @@ function makeEngine(store: SenderStore, settings: EngineSettings, env: Env, logg
     ...(env.LINKHOOKS_MASTER_KEY ? { masterKey: env.LINKHOOKS_MASTER_KEY } : {}),
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,
+    ...(settings.ca ? { ca: settings.ca } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(
         { endpoint: endpoint.id, account: endpoint.accountId, failures: endpoint.consecutiveFailures },
@@ -129,11 +130,16 @@ export async function serve(
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   sender.start();
+  const base = `http://${displayHost(options.host)}:${port}`;
   logger.info(
     {
-      url: `http://${options.host}:${port}`,
-      ingest: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
-      ...options.engine,
+      url: base,
+      api: `${base}/v1`,
+      ingest: `${base}/internal/v1/events`,
+      dashboard: `${base}/dashboard`,
+      metrics: `${base}/metrics`,
+      ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
+      ...loggedSettings(options.engine),
     },
     'linkhooks-sender serving the management API and delivering',
   );
@@ -159,11 +165,22 @@ export async function work(
   const sender = await createEngine(store, options.engine, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
-  logger.info({ ...options.engine }, 'linkhooks-sender worker delivering');
+  logger.info(loggedSettings(options.engine), 'linkhooks-sender worker delivering');
   await untilStopped(logger, async () => {
     stopPruning();
     await sender.stop();
     await store.close();
     logger.info('stopped');
   });
+}
+
+/** A wildcard address is not one a browser can open: show localhost instead. */
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The settings worth a log line: the CA file's name, not its contents. */
+function loggedSettings({ ca: _ca, ...settings }: EngineSettings) {
+  return settings;
 }

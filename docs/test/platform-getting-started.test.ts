@@ -1,0 +1,136 @@
+/**
+ * The platform getting-started page, run the way a reader runs it: the packages packed as npm
+ * would publish them, an empty folder, and the page's own blocks in order — its shell commands as
+ * one terminal session, its `receiver.js` saved as the page says. The only change to what the
+ * page shows: the install line names the packed files, and the two ports are free ones, so that
+ * the test never meets another program on 8080 or 4443. It passes when the receiver prints the
+ * line the page promises.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PAGE = join(ROOT, 'docs/platform/getting-started.md');
+const INSTALL = 'npm install @linkhooks/sender @linkhooks/receiver';
+
+interface Block {
+  lang: string;
+  file?: string;
+  code: string;
+}
+
+/** The page's fenced blocks in order, with the file name a block is to be saved as. */
+export function blocksOf(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  for (const m of markdown.matchAll(/^```(\w+)(?: \[([^\]\n]+)\])?\n([\s\S]*?)^```$/gm)) {
+    blocks.push({ lang: m[1]!, ...(m[2] ? { file: m[2] } : {}), code: m[3]! });
+  }
+  return blocks;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+let work: string;
+let child: ChildProcess | undefined;
+afterAll(() => {
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, 'SIGTERM'); // the shell and what it started in the background
+    } catch {
+      // already gone
+    }
+  }
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+it('delivers a click to a local HTTPS receiver with only the commands on the page', async () => {
+  const blocks = blocksOf(readFileSync(PAGE, 'utf8'));
+  const shell = blocks.filter((b) => b.lang === 'sh');
+  const receiver = blocks.find((b) => b.file === 'receiver.js');
+  const promised = blocks.find((b) => b.lang === 'text')?.code.trim();
+  expect(
+    shell.some((b) => b.code.includes(INSTALL)),
+    'the page installs both packages',
+  ).toBe(true);
+  expect(receiver, 'the page shows receiver.js').toBeDefined();
+  expect(promised).toMatch(/^receiver: click clk_/);
+
+  work = mkdtempSync(join(tmpdir(), 'linkhooks-platform-page-'));
+  const packs = join(work, 'packs');
+  for (const pkg of ['protocol', 'receiver', 'sender']) {
+    execFileSync('npx', ['--yes', 'pnpm@10', 'pack', '--pack-destination', packs], {
+      cwd: join(ROOT, 'packages', pkg),
+      stdio: 'ignore',
+    });
+  }
+  const tarballs = ['protocol', 'receiver', 'sender'].map((p) => join(packs, `linkhooks-${p}-0.0.0.tgz`));
+  const [apiPort, receiverPort] = [await freePort(), await freePort()];
+  const ports = (code: string) =>
+    code.replaceAll('8080', String(apiPort)).replaceAll('4443', String(receiverPort));
+
+  // The reader's terminal: each shell block in turn; receiver.js saved just before the block
+  // that runs it, as the page orders them.
+  let script = 'set -e\n';
+  for (const block of blocks) {
+    if (block.file) {
+      script += `cat > ${block.file} <<'LINKHOOKS_PAGE_FILE'\n${ports(block.code)}LINKHOOKS_PAGE_FILE\n`;
+    } else if (block.lang === 'sh') {
+      script += `${ports(block.code.replace(INSTALL, `npm install ${tarballs.join(' ')}`))}\n`;
+    }
+  }
+  script += 'wait\n';
+
+  // A reader's terminal: their PATH and home (where npm keeps its settings and cache), nothing of
+  // the test runner's environment.
+  // npm is told to build better-sqlite3 from source, as it would after failing to download a
+  // prebuilt binary: nothing is downloaded here, and the attempt would only cost time.
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? work,
+    npm_config_build_from_source: 'true',
+  };
+  child = spawn('bash', ['-c', script], {
+    cwd: work,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    output += c;
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    output += c;
+  });
+  const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
+  const arrived = new Promise<void>((resolve) => {
+    const check = () => output.includes(promised!) && resolve();
+    child!.stdout!.on('data', check);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    arrived.then(() => 'delivered' as const),
+    exited.then((code) => `the commands stopped (exit ${code})`),
+    new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve('no delivery within 6 minutes'), 360_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  expect(outcome, output.slice(-4000)).toBe('delivered');
+  // The ingest answered 202 with the event's id, and nothing secret reached the terminal.
+  expect(output).toMatch(/"event_id":"evt_/);
+  expect(output).not.toMatch(/BEGIN (RSA )?PRIVATE KEY/);
+}, 420_000);
