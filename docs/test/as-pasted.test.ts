@@ -87,8 +87,9 @@ const printedPattern = (line: string) =>
 const online = registryReachable();
 
 describe.skipIf(!online)('the guides, followed as pasted', () => {
-  const root = mkdtempSync(join(tmpdir(), 'linkhooks-as-pasted-'));
-  const project = join(root, 'project');
+  // Made in beforeAll, which a skipped suite never runs (nor its afterAll, which removes it).
+  let root = '';
+  let project = '';
   // Parsed here so a page that lacks a part fails its own test, not the setup of all of them.
   const pages = new Map<string, RunnablePage | Error>(
     PAGES.map((page) => {
@@ -101,6 +102,8 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   );
 
   beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'linkhooks-as-pasted-'));
+    project = join(root, 'project');
     await Promise.all(
       ['receiver', 'protocol'].map((name) => {
         if (!existsSync(join(packages, name, 'dist')))
@@ -129,7 +132,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   });
 
   afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
+    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it("the same files type-check as TypeScript, with the quick start's TypeScript steps", async () => {
