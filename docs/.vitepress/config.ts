@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitepress';
 
 // The docs site. Every code block under guide/ is imported from a file in examples/ that the test
-// command type-checks and runs; reference/ is generated from the schemas and the OpenAPI document.
+// command runs (and type-checks, the TypeScript ones); reference/ is generated from the schemas and
+// the OpenAPI document.
 export default defineConfig({
   title: 'linkhooks',
   description: 'Signed webhooks for smart-link clicks, conversions, link changes and alerts.',

@@ -1,6 +1,5 @@
 import { captureRawBody, webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
-import { db } from './db.js';
 
 export const app = express();
 
@@ -10,6 +9,6 @@ app.post(
   '/webhooks/linkhooks',
   webhookMiddleware({
     secret: process.env.LINKHOOKS_SECRET!,
-    on: { click: (event) => db.saveClick(event.data) },
+    on: { click: (event) => console.log('click', event.data.click_id) },
   }),
 );

@@ -1,7 +1,6 @@
 import { createMemoryStore } from '@linkhooks/receiver';
 import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
-import { db } from './db.js';
 
 export const app = express();
 
@@ -13,6 +12,6 @@ app.post(
   webhookMiddleware({
     secret: process.env.LINKHOOKS_SECRET!,
     idempotency: { store: createMemoryStore() },
-    on: { click: (event) => db.saveClick(event.data) },
+    on: { click: (event) => console.log('click', event.data.click_id) },
   }),
 );

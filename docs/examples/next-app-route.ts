@@ -1,11 +1,10 @@
 // app/api/webhooks/linkhooks/route.ts
 import { webhookRoute } from '@linkhooks/receiver/next';
-import { db } from './db.js';
 
 export const POST = webhookRoute({
   secret: process.env.LINKHOOKS_SECRET!,
   on: {
-    click: (event) => db.saveClick(event.data),
-    conversion: (event) => db.saveConversion(event.data),
+    click: (event) => console.log('click', event.data.click_id),
+    conversion: (event) => console.log('conversion', event.data.conversion_id),
   },
 });

@@ -1,6 +1,5 @@
 import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
-import { db } from './db.js';
 
 export const app = express();
 
@@ -12,7 +11,7 @@ app.post(
     on: {
       click: async (event, ctx) => {
         if (ctx.secretIndex === 1) console.warn('delivery signed with the old secret');
-        await db.saveClick(event.data);
+        console.log('click', event.data.click_id); // your code here: save it, queue a job
       },
     },
   }),

@@ -1,23 +1,27 @@
 /**
- * Every TypeScript snippet of the guides, run as the file the page imports: each example's server
- * or handler gets a real signed delivery (and a forged one) and its handler's effect is checked.
+ * The guides' TypeScript snippets that are parts of an app (a route, a worker, a handler), run as
+ * the file the page imports: each gets a real signed delivery (and a forged one) and its handler's
+ * effect is checked. The complete servers the reader runs as pasted are in as-pasted.test.ts.
  */
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildEvent, generateSecret, signedDelivery, signedRequest } from '@linkhooks/receiver/testing';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const SECRET = generateSecret();
 const OLD_SECRET = generateSecret();
 process.env.LINKHOOKS_SECRET = SECRET;
 process.env.LINKHOOKS_SECRET_OLD = OLD_SECRET;
 
-const { db } = await import('../examples/db.js');
+// The examples' handlers print what they handled (`click`, its id) where the reader's code goes:
+// the test reads it back.
+const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
+const handled = (name: string) => logged.mock.calls.filter((call) => call[0] === name).map((call) => call[1]);
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
-  db.clear();
+  logged.mockClear();
 });
 
 /** Listens on a loopback port; closed after the test. */
@@ -42,10 +46,10 @@ async function checkServer(url: string) {
   const { event, status, json } = await post(url);
   expect(status).toBe(200);
   expect(json).toEqual({ received: true });
-  expect(db.clicks).toEqual([event.data]);
+  expect(handled('click')).toEqual([event.data.click_id]);
   const forged = await post(url, generateSecret());
   expect(forged.status).toBe(401);
-  expect(db.clicks).toHaveLength(1);
+  expect(handled('click')).toHaveLength(1);
 }
 
 describe('guide examples', () => {
@@ -53,30 +57,9 @@ describe('guide examples', () => {
     expect(process.env.LINKHOOKS_SECRET).toMatch(/^whsec_/);
   });
 
-  it('express.ts (quick start and Express guide), tried with try-it.ts', async () => {
-    const { app } = await import('../examples/express.js');
-    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
-    await checkServer(url);
-    const { sendTestClick } = await import('../examples/try-it.js');
-    const sent = await sendTestClick(url);
-    expect(sent.status).toBe(200);
-    expect(db.clicks.at(-1)).toEqual(sent.event.data);
-    expect(db.clicks.at(-1)?.country).toBe('FR');
-    const conversion = await post(url, SECRET, buildEvent('conversion'));
-    expect(conversion.status).toBe(200);
-    expect(db.conversions).toEqual([conversion.event.data]);
-  });
-
   it('express-json-first.ts keeps the raw bytes behind an app-wide express.json()', async () => {
     const { app } = await import('../examples/express-json-first.js');
     await checkServer(`${await listen(createServer(app))}/webhooks/linkhooks`);
-  });
-
-  it('fastify.ts', async () => {
-    const { app } = await import('../examples/fastify.js');
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    closers.push(() => app.close());
-    await checkServer(`${address}/webhooks/linkhooks`);
   });
 
   it('next-app-route.ts', async () => {
@@ -86,7 +69,7 @@ describe('guide examples', () => {
       await signedRequest('https://app.example/api/webhooks/linkhooks', { secret: SECRET, event }),
     );
     expect(ok.status).toBe(200);
-    expect(db.conversions).toEqual([event.data]);
+    expect(handled('conversion')).toEqual([event.data.conversion_id]);
     const forged = await POST(
       await signedRequest('https://app.example/api/webhooks/linkhooks', { secret: OLD_SECRET, event }),
     );
@@ -99,31 +82,12 @@ describe('guide examples', () => {
     await checkServer(`${await listen(createServer(route.default))}/api/webhooks/linkhooks`);
   });
 
-  it('hono.ts', async () => {
-    const { app } = await import('../examples/hono.js');
-    const event = buildEvent('click');
-    const ok = await app.fetch(
-      await signedRequest('http://app.example/webhooks/linkhooks', { secret: SECRET, event }),
-    );
-    expect(ok.status).toBe(200);
-    expect(db.clicks).toEqual([event.data]);
-    const forged = await app.fetch(
-      await signedRequest('http://app.example/webhooks/linkhooks', { secret: OLD_SECRET, event }),
-    );
-    expect(forged.status).toBe(401);
-  });
-
-  it('node-http.ts', async () => {
-    const { server } = await import('../examples/node-http.js');
-    await checkServer(`${await listen(server)}/webhooks/linkhooks`);
-  });
-
   it('edge-worker.ts', async () => {
     const worker = (await import('../examples/edge-worker.js')).default;
     const event = buildEvent('click');
     const ok = await worker.fetch(await signedRequest('https://worker.example/', { secret: SECRET, event }));
     expect(ok.status).toBe(200);
-    expect(db.clicks).toEqual([event.data]);
+    expect(handled('click')).toEqual([event.data.click_id]);
   });
 
   it('idempotency.ts runs the handler once for a delivery sent twice', async () => {
@@ -134,7 +98,7 @@ describe('guide examples', () => {
     const again = await post(url, SECRET, event);
     expect(first.json).toEqual({ received: true });
     expect(again.json).toEqual({ received: true, duplicate: true });
-    expect(db.clicks).toHaveLength(1);
+    expect(handled('click')).toHaveLength(1);
   });
 
   it('rotation.ts accepts the new and the old secret, and nothing else', async () => {
@@ -143,13 +107,14 @@ describe('guide examples', () => {
     expect((await post(url, SECRET)).status).toBe(200);
     expect((await post(url, OLD_SECRET)).status).toBe(200);
     expect((await post(url, generateSecret())).status).toBe(401);
-    expect(db.clicks).toHaveLength(2);
+    expect(handled('click')).toHaveLength(2);
   });
 
   it('construct-event.ts verifies by hand', async () => {
     const { handleDelivery } = await import('../examples/construct-event.js');
     const { body, headers } = signedDelivery({ secret: SECRET, event: buildEvent('click') });
     expect(handleDelivery(Buffer.from(body), headers['x-service-signature'])).toBe(200);
+    expect(handled('click')).toHaveLength(1);
     expect(handleDelivery(Buffer.from(`${body} `), headers['x-service-signature'])).toBe(401);
     expect(handleDelivery(Buffer.from(body), undefined)).toBe(401);
   });

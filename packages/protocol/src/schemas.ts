@@ -148,11 +148,20 @@ export type AlertTriggeredEvent = EventOf<'alert.triggered'>;
 export type KnownEvent = { [N in EventName]: EventOf<N> }[EventName];
 
 /**
+ * The type of an event name outside the catalogue. At run time it is any other non-empty string;
+ * the type is a pattern no catalogued name matches, because TypeScript has no "string except these
+ * names": so `event.event === 'click'` narrows a `WebhookEvent` to the click alone, with its typed
+ * data. It is a `string` wherever one is expected. To compare with a name newer than this version,
+ * compare `event.event as string`.
+ */
+export type UnknownEventName = `${string}\u0000unknown`;
+
+/**
  * An envelope whose event name is not in the catalogue (a newer sender). Returned, not thrown:
  * receivers acknowledge it (design D8). Tell the two apart with `isKnownEvent`.
  */
 export interface UnknownEvent {
-  event: string;
+  event: UnknownEventName;
   timestamp: string;
   data: Record<string, unknown>;
   [key: string]: unknown;

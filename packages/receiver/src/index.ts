@@ -22,6 +22,7 @@ export {
   SIGNATURE_HEADER,
   type SignatureHeader,
   type UnknownEvent,
+  type UnknownEventName,
   type VerifyFailureReason,
   type VerifyResult,
   verifySignature,

@@ -5,6 +5,7 @@
 import {
   EVENT_NAMES,
   hasSyncCrypto,
+  isKnownEvent,
   SIGNATURE_HEADER,
   type VerifyResult,
   verifySignature,
@@ -105,7 +106,8 @@ async function dispatch(
   ctx: DeliveryContext,
   options: WebhookOptions,
 ): Promise<WebhookResponse> {
-  const name = HANDLER_NAMES.has(event.event) && event.event !== 'unknown' ? event.event : 'unknown';
+  // An event the sender names "unknown" is not in the catalogue: it goes to the unknown handler too.
+  const name = isKnownEvent(event) ? event.event : 'unknown';
   const handler = (
     handlers as Record<string, ((e: WebhookEvent, c: DeliveryContext) => unknown) | undefined>
   )[name];

@@ -1,0 +1,214 @@
+/**
+ * The quick start and the framework guides, followed as a reader does: in an empty folder, the
+ * page's own npm commands (the SDK from its packed tarballs, everything else from the registry),
+ * its code saved under the name it gives, started with its command, then its
+ * `npx linkhooks trigger` line; the server must print what the page says the handler prints.
+ * One installed folder serves every page; each page must still name every package it imports.
+ */
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importedPackages, type RunnablePage, runnablePage } from './pages.js';
+
+const PAGES = [
+  'guide/quickstart.md',
+  'guide/express.md',
+  'guide/fastify.md',
+  'guide/hono.md',
+  'guide/node-http.md',
+];
+
+const run = promisify(execFile);
+const packages = fileURLToPath(new URL('../../packages', import.meta.url));
+const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+
+// The reader's shell, not this test run's: pnpm's npm_* variables would steer the reader's npm
+// (a registry set in the environment is kept).
+// npm_config_yes=false: an npx that would download a package it did not find refuses instead.
+const env: NodeJS.ProcessEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k === 'npm_config_registry' || !/^(npm_|pnpm_)/i.test(k)),
+  ),
+  npm_config_yes: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+};
+
+function registryReachable(): boolean {
+  const ping = spawnSync('npm', ['ping'], { env, timeout: 20_000, encoding: 'utf8' });
+  if (ping.status === 0) return true;
+  const why = ping.stderr?.split('\n').find((line) => line.startsWith('npm error')) ?? ping.error;
+  const message = `the npm registry is unreachable (npm ping: ${why})`;
+  if (process.env.CI === 'true') throw new Error(`${message}: CI needs it to install the pages' packages.`);
+  console.warn(`\n!!! SKIPPING the as-pasted guide checks: ${message}.\n`);
+  return false;
+}
+
+/** The pnpm that runs this test, or the one the repository pins. */
+function pnpm(args: string[], cwd: string) {
+  const execPath = process.env.npm_execpath;
+  if (execPath && /pnpm/.test(execPath)) return run(process.execPath, [execPath, ...args], { cwd });
+  return run('npx', ['--yes', 'pnpm@10', ...args], { cwd });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Waits until `read()` matches, or fails with what was read. */
+async function until(read: () => string, pattern: RegExp, what: string, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (!pattern.test(read())) {
+    if (Date.now() > deadline) throw new Error(`${what}: no ${pattern} in:\n${read()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A line the page prints, `…` standing for what changes on every run (ids). */
+const printedPattern = (line: string) =>
+  new RegExp(
+    `^${line
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('\\S+')}$`,
+    'm',
+  );
+
+const online = registryReachable();
+
+describe.skipIf(!online)('the guides, followed as pasted', () => {
+  // Made in beforeAll, which a skipped suite never runs (nor its afterAll, which removes it).
+  let root = '';
+  let project = '';
+  // Parsed here so a page that lacks a part fails its own test, not the setup of all of them.
+  const pages = new Map<string, RunnablePage | Error>(
+    PAGES.map((page) => {
+      try {
+        return [page, runnablePage(page)];
+      } catch (error) {
+        return [page, error as Error];
+      }
+    }),
+  );
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'linkhooks-as-pasted-'));
+    project = join(root, 'project');
+    await Promise.all(
+      ['receiver', 'protocol'].map((name) => {
+        if (!existsSync(join(packages, name, 'dist')))
+          throw new Error(`packages/${name} is not built: run the packages' build first.`);
+        return pnpm(['pack', '--pack-destination', join(root, 'packs')], join(packages, name));
+      }),
+    );
+    const tarballs = readdirSync(join(root, 'packs')).map((file) => join(root, 'packs', file));
+    mkdirSync(project);
+    const wanted = new Set<string>();
+    const commands = new Set<string>(); // every page says `npm init -y`: once is the same
+    for (const page of pages.values()) {
+      if (page instanceof Error) continue;
+      for (const command of page.setup) if (!command.startsWith('npm install')) commands.add(command);
+      for (const name of page.packages) wanted.add(name);
+      // The TypeScript steps' type packages; the type check below runs this repository's tsc, and
+      // tsx (which would fetch esbuild's binary) is not needed to check types.
+      for (const name of page.typescript?.packages ?? [])
+        if (name !== 'tsx' && name !== 'typescript') wanted.add(name);
+    }
+    for (const command of commands) await run('sh', ['-c', command], { cwd: project, env });
+    const install = [...wanted].flatMap((name) => (name === '@linkhooks/receiver' ? tarballs : [name]));
+    // No page to install for: each page's test then fails with what its page lacks.
+    if (install.length > 0)
+      await run('npm', ['install', ...install], { cwd: project, env, timeout: 100_000 });
+  });
+
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("the same files type-check as TypeScript, with the quick start's TypeScript steps", async () => {
+    const quickstart = pages.get('guide/quickstart.md')!;
+    if (quickstart instanceof Error) throw quickstart;
+    const steps = quickstart.typescript;
+    expect(steps, 'the quick start gives TypeScript steps').toBeDefined();
+    for (const command of steps!.setup.filter((c) => !c.startsWith('npm install')))
+      await run('sh', ['-c', command], { cwd: project, env });
+    const files: string[] = [];
+    for (const [name, page] of pages) {
+      if (page instanceof Error) continue;
+      const dir = join(project, 'typescript', name.replace(/\W+/g, '-'));
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, page.file.name.replace(/\.mjs$/, '.ts')), page.file.code);
+      files.push(join(dir, page.file.name.replace(/\.mjs$/, '.ts')));
+    }
+    const checked = await run(
+      process.execPath,
+      [tsc, '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--target', 'es2022', ...files],
+      { cwd: project, env },
+    ).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    expect(checked.stdout).toBe('');
+    expect('failed' in checked).toBe(false);
+  });
+
+  for (const name of PAGES) {
+    it(name, async () => {
+      const page = pages.get(name)!;
+      if (page instanceof Error) throw page;
+      for (const imported of importedPackages(page.file.code)) expect(page.packages).toContain(imported);
+      writeFileSync(join(project, page.file.name), page.file.code);
+
+      const port = await freePort();
+      // The page's start command as the reader's shell runs it, on a free port (pages say PORT
+      // picks it); its own process group, so the shell and node stop together.
+      const server = spawn('sh', ['-c', page.start], {
+        cwd: project,
+        env: { ...env, PORT: String(port) },
+        detached: true,
+      });
+      let printed = '';
+      server.stdout!.on('data', (chunk) => {
+        printed += chunk;
+      });
+      server.stderr!.on('data', (chunk) => {
+        printed += chunk;
+      });
+      try {
+        await until(() => printed, /Listening on/, `${page.start} did not start`);
+        const trigger = page.trigger.replace(/localhost:3000\b/, `localhost:${port}`);
+        expect(trigger, 'the trigger line sends to the port the server uses').not.toBe(page.trigger);
+        expect(existsSync(join(project, 'node_modules/.bin/linkhooks'))).toBe(true);
+        const sent = await run('sh', ['-c', trigger], { cwd: project, env });
+        expect(sent.stdout).toContain('✓ 200');
+        expect(sent.stdout).toContain('{"received":true}');
+        for (const line of page.printed)
+          await until(() => printed, printedPattern(line), `the handler's output after ${page.trigger}`);
+
+        // The quick start says what another secret gets; the guides share its adapter core.
+        if (name !== 'guide/quickstart.md') return;
+        const handled = printed;
+        const forged = await run('sh', ['-c', trigger.replace(/--secret \S+/, '--secret whsec_other')], {
+          cwd: project,
+          env,
+        }).catch((error: { code: number; stdout: string }) => error);
+        expect('code' in forged && forged.code).toBe(1);
+        expect(forged.stdout).toContain('✗ 401');
+        expect(printed).toBe(handled);
+      } finally {
+        if (server.exitCode === null && server.signalCode === null) {
+          const exited = new Promise((resolve) => server.once('exit', resolve));
+          process.kill(-server.pid!, 'SIGTERM');
+          await exited;
+        }
+      }
+    });
+  }
+});

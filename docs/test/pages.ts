@@ -1,0 +1,124 @@
+/**
+ * Reads a guide the way a reader sees it: the markdown with each `<<< @/examples/…` include replaced
+ * by the file it shows, split into code blocks and the prose line before each.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const docs = fileURLToPath(new URL('..', import.meta.url));
+
+export interface CodeBlock {
+  lang: string;
+  code: string;
+  /** The last non-empty prose line before the block ("Save this as `server.mjs`:"). */
+  before: string;
+}
+
+/** The page's markdown with its includes resolved, as VitePress renders them (whole files). */
+export function resolvedPage(page: string): string {
+  const source = readFileSync(`${docs}/${page}`, 'utf8');
+  return source.replace(/^<<< @\/(\S+?)(?:\{(\w+)\})?$/gm, (_, file: string, lang?: string) => {
+    const code = readFileSync(`${docs}/${file}`, 'utf8').replace(/\n$/, '');
+    return `\`\`\`${lang ?? file.split('.').pop()}\n${code}\n\`\`\``;
+  });
+}
+
+export function codeBlocks(markdown: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  const fence = /^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm;
+  let end = 0;
+  for (const match of markdown.matchAll(fence)) {
+    const prose = markdown
+      .slice(end, match.index)
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    blocks.push({ lang: match[1]!, code: match[2]!, before: prose.at(-1) ?? '' });
+    end = match.index + match[0].length;
+  }
+  return blocks;
+}
+
+export interface RunnablePage {
+  /** The setup commands (`npm init -y`, `npm install …`), in order. */
+  setup: string[];
+  /** The packages the page's `npm install` line names. */
+  packages: string[];
+  file: { name: string; code: string };
+  /** The command that starts the server (`LINKHOOKS_SECRET=… node server.mjs`). */
+  start: string;
+  /** The `npx linkhooks trigger …` line. */
+  trigger: string;
+  /** What the page says the server prints when the handler runs. */
+  printed: string[];
+  /** The page's TypeScript steps, when it gives them: the block that runs the file with `tsx`. */
+  typescript?: { setup: string[]; packages: string[] };
+}
+
+const SHELL = new Set(['sh', 'bash', 'shell']);
+const lines = (block: CodeBlock) =>
+  block.code.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+
+/**
+ * The parts of a page a reader follows to run it; throws, naming what is missing, when the page
+ * does not give one of them.
+ */
+export function runnablePage(page: string): RunnablePage {
+  const blocks = codeBlocks(resolvedPage(page));
+  const missing = (what: string) => new Error(`${page} does not give ${what}`);
+  const setupAt = blocks.findIndex(
+    (b) => SHELL.has(b.lang) && lines(b).some((l) => l.startsWith('npm install')),
+  );
+  if (setupAt < 0) throw missing('an `npm install` line');
+  const setup = lines(blocks[setupAt]!).filter((l) => l.startsWith('npm '));
+  const install = setup.find((l) => l.startsWith('npm install'))!;
+  const packages = installed(install);
+
+  const saved = blocks.findIndex((b, i) => i > setupAt && /Save this as `[^`]+`/.test(b.before));
+  if (saved < 0) throw missing('a file to save ("Save this as `…`:" before its code)');
+  const name = /Save this as `([^`]+)`/.exec(blocks[saved]!.before)![1]!;
+  const after = blocks.slice(saved + 1);
+  const shell = after.filter((b) => SHELL.has(b.lang)).flatMap(lines);
+  const start = shell.find((l) => new RegExp(`(^|\\s)node ${name.replace('.', '\\.')}$`).test(l));
+  if (!start) throw missing(`the command that runs ${name}`);
+  const trigger = shell.find((l) => l.startsWith('npx linkhooks trigger '));
+  if (!trigger) throw missing('an `npx linkhooks trigger` line');
+  const output = after.find((b) => b.lang === 'text');
+  if (!output) throw missing('what the server prints (a ```text block after the trigger line)');
+  const ts = blocks.find((b) => SHELL.has(b.lang) && lines(b).some((l) => /\bnpx tsx /.test(l)));
+  const tsSetup = ts ? lines(ts).filter((l) => l.startsWith('npm ')) : [];
+  return {
+    setup,
+    packages,
+    ...(ts && {
+      typescript: { setup: tsSetup, packages: tsSetup.flatMap((l) => installed(l)) },
+    }),
+    file: { name, code: blocks[saved]!.code },
+    start,
+    trigger,
+    printed: lines(output),
+  };
+}
+
+/** The packages an `npm install …` line names (none for another command). */
+function installed(command: string): string[] {
+  const [npm, verb, ...words] = command.split(/\s+/);
+  if (npm !== 'npm' || (verb !== 'install' && verb !== 'i')) return [];
+  return words.filter((word) => !word.startsWith('-'));
+}
+
+/** The packages a module imports by bare name (`express`, `@hono/node-server`), not `node:` ones. */
+export function importedPackages(code: string): string[] {
+  const names = [...code.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+  return [
+    ...new Set(
+      names
+        .filter((n) => !n.startsWith('node:') && !n.startsWith('.'))
+        .map((n) =>
+          n
+            .split('/')
+            .slice(0, n.startsWith('@') ? 2 : 1)
+            .join('/'),
+        ),
+    ),
+  ];
+}
