@@ -1,7 +1,7 @@
 /**
  * The built site (`pnpm --filter @linkhooks/docs build`, run by the test command first): no broken
  * link or anchor, and every guide renders in real Chromium with its code blocks and copy buttons.
- * A screenshot of the quick start is saved to .artifacts/.
+ * Screenshots of the first pages a reader meets, at 1280 and 390 px, are saved to .artifacts/.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -91,7 +91,13 @@ describe('the built docs site', () => {
   });
 
   it('builds every guide and both references', () => {
-    for (const page of [...GUIDES, 'reference/events', 'reference/api', 'platform/runbook']) {
+    for (const page of [
+      ...GUIDES,
+      'reference/events',
+      'reference/api',
+      'platform/runbook',
+      'platform/getting-started',
+    ]) {
       expect(existsSync(join(dist, `${page}.html`)), page).toBe(true);
     }
   });
@@ -131,6 +137,36 @@ describe('the docs in Chromium', () => {
     await browser?.close();
     if (server) await new Promise((resolve) => server.close(resolve));
   });
+
+  // The first pages a reader meets, at a laptop's and a phone's width: nothing wider than the
+  // window, and at 1280 px a text column wide enough for a shell line (it was 624 px beside the
+  // outline). Screenshots go to .artifacts/ to be looked at.
+  const FIRST_PAGES = [
+    ['home', ''],
+    ['quickstart', 'guide/quickstart.html'],
+    ['platform', 'platform/getting-started.html'],
+  ] as const;
+  it
+    .runIf(available)
+    .each(FIRST_PAGES.flatMap(([name, path]) => [1280, 390].map((w) => [name, path, w] as const)))(
+    '%s (/%s) fits %i px wide',
+    async (name, path, width) => {
+      const tab = await browser.newPage({ viewport: { width, height: 900 } });
+      try {
+        await tab.goto(`${origin}/${path}`, { waitUntil: 'networkidle' });
+        const layout = await tab.evaluate(() => ({
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+          text: document.querySelector('.vp-doc')?.getBoundingClientRect().width ?? null,
+        }));
+        expect(layout.overflow).toBeLessThanOrEqual(0);
+        if (width === 1280 && layout.text !== null) expect(layout.text).toBeGreaterThanOrEqual(800);
+        mkdirSync(artifacts, { recursive: true });
+        await tab.screenshot({ path: join(artifacts, `docs-${name}-${width}.png`), fullPage: false });
+      } finally {
+        await tab.close();
+      }
+    },
+  );
 
   it.runIf(available).each(GUIDES)('%s renders with its code blocks and copy buttons', async (page) => {
     const tab = await browser.newPage({ viewport: { width: 1366, height: 900 } });
