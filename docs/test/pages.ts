@@ -12,27 +12,38 @@ export interface CodeBlock {
   code: string;
   /** The last non-empty prose line before the block ("Save this as `server.mjs`:"). */
   before: string;
+  /** The file name shown on the block (```js [server.mjs]), when it has one. */
+  title?: string;
 }
 
 /** The page's markdown with its includes resolved, as VitePress renders them (whole files). */
 export function resolvedPage(page: string): string {
   const source = readFileSync(`${docs}/${page}`, 'utf8');
-  return source.replace(/^<<< @\/(\S+?)(?:\{(\w+)\})?$/gm, (_, file: string, lang?: string) => {
-    const code = readFileSync(`${docs}/${file}`, 'utf8').replace(/\n$/, '');
-    return `\`\`\`${lang ?? file.split('.').pop()}\n${code}\n\`\`\``;
-  });
+  return source.replace(
+    /^<<< @\/(\S+?)(?:\{(\w+)\})?(?: \[([^\]\n]+)\])?$/gm,
+    (_, file: string, lang?: string, title?: string) => {
+      const code = readFileSync(`${docs}/${file}`, 'utf8').replace(/\n$/, '');
+      return `\`\`\`${lang ?? file.split('.').pop()}${title ? ` [${title}]` : ''}\n${code}\n\`\`\``;
+    },
+  );
 }
 
 export function codeBlocks(markdown: string): CodeBlock[] {
   const blocks: CodeBlock[] = [];
-  const fence = /^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm;
+  const fence = /^```(\w*)(?: \[([^\]\n]+)\])?[^\n]*\n([\s\S]*?)^```$/gm;
   let end = 0;
   for (const match of markdown.matchAll(fence)) {
     const prose = markdown
       .slice(end, match.index)
       .split('\n')
-      .filter((line) => line.trim() !== '');
-    blocks.push({ lang: match[1]!, code: match[2]!, before: prose.at(-1) ?? '' });
+      // A code group's own lines (`::: code-group`, `:::`) are layout, not prose.
+      .filter((line) => line.trim() !== '' && !line.startsWith(':::'));
+    blocks.push({
+      lang: match[1]!,
+      code: match[3]!,
+      before: prose.at(-1) ?? '',
+      ...(match[2] ? { title: match[2] } : {}),
+    });
     end = match.index + match[0].length;
   }
   return blocks;
@@ -76,6 +87,7 @@ export function runnablePage(page: string): RunnablePage {
   const saved = blocks.findIndex((b, i) => i > setupAt && /Save this as `[^`]+`/.test(b.before));
   if (saved < 0) throw missing('a file to save ("Save this as `…`:" before its code)');
   const name = /Save this as `([^`]+)`/.exec(blocks[saved]!.before)![1]!;
+  if (blocks[saved]!.title !== name) throw missing(`the file name ${name} on its code block`);
   const after = blocks.slice(saved + 1);
   const shell = after.filter((b) => SHELL.has(b.lang)).flatMap(lines);
   const start = shell.find((l) => new RegExp(`(^|\\s)node ${name.replace('.', '\\.')}$`).test(l));

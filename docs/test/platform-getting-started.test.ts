@@ -1,21 +1,23 @@
 /**
  * The platform getting-started page, run the way a reader runs it: the packages packed as npm
  * would publish them, an empty folder, and the page's own blocks in order — its shell commands as
- * one terminal session, its `receiver.js` saved as the page says. The only change to what the
- * page shows: the install line names the packed files, and the two ports are free ones, so that
- * the test never meets another program on 8080 or 4443. It passes when the receiver prints the
- * line the page promises.
+ * one terminal session, its `receiver.js` saved as the page says. What differs from the page: the
+ * install line names the packed files (and takes better-sqlite3's native build from the workspace,
+ * see below), and the two ports are free ones, so that the test never meets another program on
+ * 8080 or 4443. It passes when the receiver prints the line the page promises.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = join(ROOT, 'docs/platform/getting-started.md');
+const require = createRequire(import.meta.url);
 const INSTALL = 'npm install @linkhooks/sender @linkhooks/receiver';
 
 interface Block {
@@ -83,20 +85,36 @@ it('delivers a click to a local HTTPS receiver with only the commands on the pag
 
   // The reader's terminal: each shell block in turn; receiver.js saved just before the block
   // that runs it, as the page orders them.
+  // better-sqlite3's native part: the workspace's build of the same version is copied in rather
+  // than compiled again (90 s of one core that tests nothing of the page); another version is
+  // built as npm would.
+  const sqlite = dirname(
+    require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),
+  );
+  const sqliteVersion = (
+    JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  const install = [
+    `npm_config_ignore_scripts=true npm install ${tarballs.join(' ')}`,
+    `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ]; then`,
+    '  mkdir -p node_modules/better-sqlite3/build/Release',
+    `  cp ${join(sqlite, 'build/Release/better_sqlite3.node')} node_modules/better-sqlite3/build/Release/`,
+    'else npm rebuild better-sqlite3; fi',
+  ].join('\n');
   let script = 'set -e\n';
   for (const block of blocks) {
     if (block.file) {
       script += `cat > ${block.file} <<'LINKHOOKS_PAGE_FILE'\n${ports(block.code)}LINKHOOKS_PAGE_FILE\n`;
     } else if (block.lang === 'sh') {
-      script += `${ports(block.code.replace(INSTALL, `npm install ${tarballs.join(' ')}`))}\n`;
+      script += `${ports(block.code.replace(INSTALL, install))}\n`;
     }
   }
   script += 'wait\n';
 
   // A reader's terminal: their PATH and home (where npm keeps its settings and cache), nothing of
   // the test runner's environment.
-  // npm is told to build better-sqlite3 from source, as it would after failing to download a
-  // prebuilt binary: nothing is downloaded here, and the attempt would only cost time.
+  // npm is told to build from source, as it would after failing to download a prebuilt binary:
+  // nothing is downloaded here, and the attempt would only cost time.
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? work,
