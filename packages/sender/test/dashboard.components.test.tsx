@@ -78,7 +78,11 @@ const server = setupServer(
   }),
   http.get('*/v1/deliveries/:id', ({ params }) =>
     HttpResponse.json({
-      delivery: { ...delivery(String(params.id), 'awaiting_retry'), attempts: 2 },
+      delivery: {
+        ...delivery(String(params.id), 'awaiting_retry'),
+        attempts: 2,
+        next_attempt_at: '2026-11-22T10:06:00.000Z',
+      },
       request_body: '{"event":"click"}',
       attempts: [1, 2].map((n) => ({
         number: n,
@@ -88,7 +92,7 @@ const server = setupServer(
         failure_kind: 'http_status',
         error_message: 'receiver answered 500',
         response_snippet: '{"error":"down"}',
-        next_attempt_at: null,
+        next_attempt_at: n === 1 ? '2026-11-22T10:01:00.000Z' : '2026-11-22T10:06:00.000Z',
         request_headers: { 'x-service-signature': 'ab'.repeat(32) },
       })),
     }),
@@ -172,10 +176,13 @@ describe('components', () => {
     render(<DeliveryDetailView id="dlv_7" onBack={() => {}} />);
     await screen.findByText('dlv_7');
     const rows = document.querySelectorAll('.timeline li');
-    expect(rows).toHaveLength(6);
-    expect(rows[0]!.textContent).toMatch(/Attempt 1 scheduled \+0 s made \+0 s: 500/);
-    expect(rows[1]!.textContent).toMatch(/Attempt 2 scheduled \+1 min made \+1 min: 500/);
+    // The attempts made and the next one at its real due time; none that may never happen.
+    expect(rows).toHaveLength(3);
+    expect(rows[0]!.textContent).toMatch(/Attempt 1 due \+0 s made \+0 s: 500/);
+    expect(rows[1]!.textContent).toMatch(/Attempt 2 due \+1 min made \+1 min: 500/);
+    expect(rows[2]!.textContent).toMatch(/Attempt 3 due \+6 min — next/);
     expect(rows[2]!.className).toBe('pending');
+    expect(document.body.textContent).toMatch(/up to 3 more attempts/);
     expect(document.querySelectorAll('details.attempt')).toHaveLength(2);
     expect(document.body.textContent).toMatch(/x-service-signature: (ab){32}/);
     fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));

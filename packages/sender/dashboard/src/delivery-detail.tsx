@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type DeliveryDetail as Detail } from './api.js';
+import { type TimelineRow, timelineOf } from './timeline.js';
 
-/** When each attempt is due after the first, if every attempt before it failed (design R12). */
-const SCHEDULE_MS = [0, 60_000, 6 * 60_000, 36 * 60_000, 156 * 60_000, 636 * 60_000];
 const ms = (n: number) =>
   n < 60_000
     ? `${Math.round(n / 1000)} s`
@@ -29,7 +28,7 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
     );
   if (!detail) return <p>Loading…</p>;
   const { delivery, attempts } = detail;
-  const first = attempts[0] ? Date.parse(attempts[0].started_at) : Date.parse(delivery.created_at);
+  const timeline = timelineOf(delivery, attempts);
   return (
     <section aria-labelledby="detail-title">
       <button type="button" onClick={onBack}>
@@ -41,7 +40,10 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
       <p>
         <span class={`badge ${delivery.status}`}>{delivery.status}</span> · {delivery.event} · endpoint{' '}
         <code>{delivery.endpoint_id}</code> · {delivery.attempts} attempt{delivery.attempts === 1 ? '' : 's'}
-        {delivery.next_attempt_at && ` · next at ${new Date(delivery.next_attempt_at).toLocaleTimeString()}`}
+        {delivery.status === 'held'
+          ? ' · held until the endpoint is re-enabled'
+          : delivery.next_attempt_at &&
+            ` · next at ${new Date(delivery.next_attempt_at).toLocaleTimeString()}`}
       </p>
       <button
         type="button"
@@ -63,21 +65,23 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
         </p>
       )}
       <h3>Timeline</h3>
-      <ol class="timeline" aria-label="Attempts against the retry schedule">
-        {SCHEDULE_MS.map((due, i) => {
-          const attempt = attempts.find((a) => a.number === i + 1);
-          return (
-            <li key={due} class={attempt ? (attempt.failure_kind ? 'failed' : 'ok') : 'pending'}>
-              <span>Attempt {i + 1}</span> <span class="due">scheduled +{ms(due)}</span>{' '}
-              <span class="actual">
-                {attempt
-                  ? `made +${ms(Date.parse(attempt.started_at) - first)}: ${attempt.status_code ?? attempt.failure_kind}`
-                  : '—'}
-              </span>
-            </li>
-          );
-        })}
+      <ol class="timeline" aria-label="Attempts made, and the next one while it waits">
+        {timeline.rows.map((row) => (
+          <li
+            key={row.number}
+            class={row.kind === 'ok' ? 'ok' : row.kind === 'failed' ? 'failed' : 'pending'}
+          >
+            <span>Attempt {row.number}</span> <span class="due">{dueText(row)}</span>{' '}
+            <span class="actual">{madeText(row)}</span>
+          </li>
+        ))}
       </ol>
+      {timeline.laterAttempts > 0 && (
+        <p class="hint">
+          If it fails, up to {timeline.laterAttempts} more attempt{timeline.laterAttempts === 1 ? '' : 's'} on
+          the retry schedule.
+        </p>
+      )}
       <h3>Request body</h3>
       <pre class="body">{detail.request_body}</pre>
       <h3>Attempts</h3>
@@ -111,4 +115,17 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
       ))}
     </section>
   );
+}
+
+const after = (n: number | null) => (n === null ? '' : `+${ms(Math.max(0, n))}`);
+
+function dueText(row: TimelineRow): string {
+  if (row.kind === 'held') return 'held: sent when the endpoint is re-enabled';
+  return row.dueAfterMs === null ? '' : `due ${after(row.dueAfterMs)}`;
+}
+
+function madeText(row: TimelineRow): string {
+  if (row.kind === 'next') return '— next';
+  if (row.kind === 'held') return '';
+  return `made ${after(row.madeAfterMs)}: ${row.outcome}`;
 }
