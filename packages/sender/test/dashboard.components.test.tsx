@@ -71,7 +71,15 @@ const server = setupServer(
       cursor
         ? { data: [delivery('dlv_old')], next_cursor: null }
         : {
-            data: [delivery('dlv_new', url.searchParams.get('status') ?? 'delivered')],
+            data: [
+              {
+                ...delivery('dlv_new', url.searchParams.get('status') ?? 'delivered'),
+                // A held delivery keeps the due time it had when its endpoint was disabled.
+                ...(url.searchParams.get('status') === 'held' && {
+                  next_attempt_at: '2026-11-22T10:01:00.000Z',
+                }),
+              },
+            ],
             next_cursor: 'dlv_new',
           },
     );
@@ -170,6 +178,14 @@ describe('components', () => {
       expect(seen.some((r) => new URL(r.url).searchParams.get('cursor') === 'dlv_new')).toBe(true),
     );
     await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
+  });
+
+  it('shows a held delivery as waiting for its endpoint, not at a time already past', async () => {
+    render(<Deliveries onOpen={() => {}} />);
+    await screen.findByText('delivered');
+    fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'held' } });
+    await screen.findByText('held', { selector: '.badge' });
+    expect(document.querySelector('tr[data-delivery="dlv_new"]')?.textContent).toMatch(/when re-enabled$/);
   });
 
   it('shows a delivery’s attempts against the schedule and retries it', async () => {

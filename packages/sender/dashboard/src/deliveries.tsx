@@ -99,7 +99,13 @@ export function Deliveries({ endpointId, onOpen }: { endpointId?: string; onOpen
                 </td>
                 <td class="attempts">{d.attempts}</td>
                 <td>{d.last_status_code ?? d.last_failure_kind ?? '—'}</td>
-                <td>{d.next_attempt_at ? new Date(d.next_attempt_at).toLocaleTimeString() : '—'}</td>
+                <td>
+                  {d.status === 'held'
+                    ? 'when re-enabled'
+                    : d.next_attempt_at
+                      ? new Date(d.next_attempt_at).toLocaleTimeString()
+                      : '—'}
+                </td>
               </tr>
             ))}
           </tbody>
