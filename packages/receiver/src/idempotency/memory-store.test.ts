@@ -108,7 +108,7 @@ describe('memory store: past the budget', () => {
 
   it('warns through process.emitWarning when no hook is given', async () => {
     const emit = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
-    const store = createMemoryStore({ maxEntries: 1 });
+    const store = createMemoryStore({ maxEntries: 1, now: () => 0 });
     await store.claim('a', 't', DAY);
     await store.claim('b', 't', DAY);
     await store.claim('c', 't', DAY);
