@@ -40,7 +40,13 @@ export type {
   WebhookResponse,
 } from './handler/options.js';
 export { idempotencyKey } from './idempotency/key.js';
-export { createMemoryStore, type MemoryStoreOptions } from './idempotency/memory-store.js';
+export {
+  createMemoryStore,
+  type MemoryIdempotencyStore,
+  type MemoryStoreOptions,
+  type MemoryStoreStats,
+  type MemoryStoreWarning,
+} from './idempotency/memory-store.js';
 export { type IdempotencyOptions, type RunOnceResult, runOnce } from './idempotency/run-once.js';
 export {
   type ClaimResult,

@@ -32,7 +32,7 @@ export { signedDeliveryAsync } from '@linkhooks/receiver/testing';
 export { hasSyncCrypto } from '@linkhooks/protocol';
 `;
 
-/** Runs inside the VM: two handlers (plain, idempotent) whose event handlers record what they saw. */
+/** Runs inside the VM: three handlers (plain, idempotent, debugging with exposeHints) whose event handlers record what they saw. */
 const harness = (secrets: string[]) => `
 (() => {
   const lh = globalThis.__linkhooks;
@@ -60,6 +60,7 @@ const harness = (secrets: string[]) => `
   const handlers = {
     plain: lh.webhookHandler({ secret: SECRETS, on, onError, maxBodyBytes: 4096 }),
     idempotent: lh.webhookHandler({ secret: SECRETS[0], on, idempotency: { store: lh.createMemoryStore() } }),
+    debugging: lh.webhookHandler({ secret: SECRETS, on, onError, exposeHints: true }),
   };
   globalThis.__deliver = async (which, json) => {
     const init = JSON.parse(json);
@@ -130,7 +131,7 @@ describe('the fetch adapter on an edge runtime without node:crypto', () => {
   });
 
   async function deliver(
-    which: 'plain' | 'idempotent',
+    which: 'plain' | 'idempotent' | 'debugging',
     init: { method?: string; headers?: Record<string, string>; body?: string; bytes?: number[] },
   ): Promise<Answer> {
     const raw: string = await vm.context.__deliver(which, JSON.stringify(init));
@@ -219,8 +220,10 @@ describe('the fetch adapter on an edge runtime without node:crypto', () => {
     const body = JSON.stringify(buildEvent('click'));
     const answer = await deliver('plain', { body, headers: signed(body, generateSecret()) });
     expect(answer.status).toBe(401);
-    expect(answer.json.error).toMatchObject({ code: 'invalid_signature', message: expect.any(String) });
-    expect(answer.json.error?.hint).toBeTruthy();
+    expect(answer.json).toEqual({ error: { code: 'invalid_signature', message: 'Invalid signature.' } });
+    expect(drain()).toEqual({ seen: [], errors: [{ code: 'invalid_signature', cause: null }] });
+    const debugging = await deliver('debugging', { body, headers: signed(body, generateSecret()) });
+    expect(debugging.json.error?.hint).toBeTruthy();
     expect(drain().seen).toEqual([]);
   });
 
@@ -235,7 +238,9 @@ describe('the fetch adapter on an edge runtime without node:crypto', () => {
     if (form === 'short') headers['x-service-signature'] = hmacHex(body, secret).slice(1);
     const answer = await deliver('plain', { body, headers });
     expect(answer.status).toBe(401);
-    expect(answer.json.error?.code).toBe(code);
+    expect(answer.json.error).toEqual({ code: 'invalid_signature', message: 'Invalid signature.' });
+    expect(drain()).toEqual({ seen: [], errors: [{ code, cause: null }] });
+    expect((await deliver('debugging', { body, headers })).json.error?.code).toBe(code);
     expect(drain().seen).toEqual([]);
   });
 

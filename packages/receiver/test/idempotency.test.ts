@@ -65,20 +65,6 @@ describe.runIf(redisUp)('redis', () => {
   });
 });
 
-describe('memory store bounds', () => {
-  it('keeps at most maxEntries keys, evicting the stalest', async () => {
-    const store = createMemoryStore({ maxEntries: 3 });
-    for (const k of ['a', 'b', 'c', 'd', 'e']) await store.claim(k, 't', 60_000);
-    expect(store.size).toBe(3);
-    expect(await store.claim('a', 'u', 60_000)).toBe('claimed');
-    expect(await store.claim('e', 'u', 60_000)).toBe('in_flight');
-  });
-
-  it('rejects a nonsensical bound', () => {
-    expect(() => createMemoryStore({ maxEntries: 0 })).toThrow(RangeError);
-  });
-});
-
 describe('runOnce with a store that is down', () => {
   const down: IdempotencyStore = {
     claim: () => Promise.reject(new Error('ECONNREFUSED')),

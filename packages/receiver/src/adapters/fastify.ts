@@ -43,7 +43,7 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
       error.statusCode === 413
         ? new WebhookError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)
         : new WebhookError('invalid_body', 'The request body could not be read.', { cause: error });
-    const response = errorResponse(e);
+    const response = errorResponse(e, options.exposeHints === true);
     reply.code(response.status).headers(response.headers).send(response.body);
   });
 

@@ -95,7 +95,7 @@ async function runTrigger(argv: string[]): Promise<number> {
   if (!result.ok) {
     const why =
       result.status === 401
-        ? 'the receiver refused the signature: is it configured with this secret?'
+        ? 'the receiver refused the signature: is it configured with this secret? Its onError hook (or exposeHints: true) says why'
         : result.status >= 300 && result.status < 400
           ? 'a redirect: linkhooks never follows redirects; give the final URL'
           : 'any non-2xx answer makes linkhooks retry (1 m, 5 m, 30 m, 2 h, 8 h)';

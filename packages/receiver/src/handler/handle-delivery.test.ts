@@ -1,6 +1,6 @@
 import { sign } from '@linkhooks/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { WebhookError } from '../errors.js';
+import { WebhookError } from '../errors.js';
 import { createDeliveryHandler } from './handle-delivery.js';
 
 const secret = 'whsec_' + 's'.repeat(43);
@@ -60,7 +60,68 @@ describe('the shared delivery handler', () => {
     });
     const answer = await handle(request({ 'x-service-signature': 'nope' }));
     expect(answer.status).toBe(401);
-    expect(JSON.parse(answer.body).error.code).toBe('malformed_signature');
+    expect(JSON.parse(answer.body).error.code).toBe('invalid_signature');
+  });
+
+  describe('a 401 to a caller', () => {
+    // Each secret is set up the way a hint would describe: whitespace, no whsec_ prefix, two of them.
+    const misconfigured = [`${secret}\n`, 'not-a-signing-secret'];
+    const cases = [
+      ['a wrong signature', sign(body, 'whsec_x'), 'invalid_signature'],
+      ['a sha256= prefix', `sha256=${sign(body, secret)}`, 'malformed_signature'],
+      ['no signature', undefined, 'missing_signature'],
+    ] as const;
+
+    it.each(cases)(
+      'says only "invalid signature" for %s, and onError gets the reason',
+      async (_, sig, code) => {
+        const errors: WebhookError[] = [];
+        const handle = createDeliveryHandler({ secret: misconfigured, onError: (e) => errors.push(e) });
+        const answer = await handle(request(sig === undefined ? {} : { 'x-service-signature': sig }));
+        expect(answer.status).toBe(401);
+        expect(JSON.parse(answer.body)).toEqual({
+          error: { code: 'invalid_signature', message: 'Invalid signature.' },
+        });
+        expect(answer.body).not.toMatch(/whitespace|whsec_|prefix|secrets?\b|sha256|header/i);
+        expect(errors.map((e) => e.code)).toEqual([code]);
+        expect(errors[0]!.hint).toBeTruthy();
+      },
+    );
+
+    it('names the failure and the hint with exposeHints, for development', async () => {
+      const handle = createDeliveryHandler({ secret: misconfigured, exposeHints: true, onError: () => {} });
+      const wrong = JSON.parse(
+        (await handle(request({ 'x-service-signature': sign(body, 'whsec_x') }))).body,
+      );
+      expect(wrong.error).toMatchObject({
+        code: 'invalid_signature',
+        hint: expect.stringMatching(/whitespace/),
+      });
+      const prefixed = await handle(request({ 'x-service-signature': `sha256=${sign(body, secret)}` }));
+      expect(JSON.parse(prefixed.body).error).toMatchObject({
+        code: 'malformed_signature',
+        hint: expect.stringMatching(/sha256=/),
+      });
+    });
+
+    it('keeps hints out of other error answers too unless exposeHints is on', async () => {
+      const failing = {
+        method: 'POST',
+        header: () => undefined,
+        readBody: async (): Promise<string> => {
+          throw new WebhookError('body_already_parsed', 'A body parser consumed the request first.', {
+            hint: 'Mount the webhook route before express.json().',
+          });
+        },
+      };
+      const quiet = createDeliveryHandler({ secret, onError: () => {} });
+      const loud = createDeliveryHandler({ secret, onError: () => {}, exposeHints: true });
+      expect(JSON.parse((await quiet(failing)).body).error).toEqual({
+        code: 'body_already_parsed',
+        message: 'A body parser consumed the request first.',
+      });
+      expect(JSON.parse((await loud(failing)).body).error.hint).toMatch(/express\.json/);
+    });
   });
 
   it('rejects bad options when it is built', () => {

@@ -35,11 +35,25 @@ const DUPLICATE: WebhookResponse = {
 };
 const HANDLER_NAMES = new Set<string>([...EVENT_NAMES, 'unknown']);
 
-function errorResponse(error: WebhookError): WebhookResponse {
-  const payload: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.hint) payload.hint = error.hint;
-  if (error.code === 'invalid_payload') payload.details = error.details;
+// Any caller can reach a 401, so by default it says no more than this: why a signature failed
+// describes the receiver's secrets and body handling, which `onError` tells the app instead.
+const INVALID_SIGNATURE_BODY = JSON.stringify({
+  error: { code: 'invalid_signature', message: 'Invalid signature.' },
+});
+
+/**
+ * The answer for an error. Hints say how the receiver is set up, so they are sent only with
+ * `exposeHints`; the app gets them through `onError` either way.
+ */
+function errorResponse(error: WebhookError, exposeHints = false): WebhookResponse {
   const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (error.status === 401 && !exposeHints) {
+    return { status: 401, headers, body: INVALID_SIGNATURE_BODY };
+  }
+  const payload: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.hint && exposeHints) payload.hint = error.hint;
+  // Sent only after the signature matched: the caller is the service, and the fields are its own.
+  if (error.code === 'invalid_payload') payload.details = error.details;
   if (error.code === 'method_not_allowed') headers.allow = 'POST';
   return { status: error.status, headers, body: JSON.stringify({ error: payload }) };
 }
@@ -146,6 +160,7 @@ export function createDeliveryHandler(
   const handlers = options.on ?? {};
   const onError = options.onError ?? defaultOnError;
   const secret = options.secret;
+  const exposeHints = options.exposeHints === true;
 
   return async function handleDelivery(request) {
     try {
@@ -171,7 +186,7 @@ export function createDeliveryHandler(
       } catch {
         // A failing error hook must not turn a clean answer into a crash.
       }
-      return errorResponse(webhookError);
+      return errorResponse(webhookError, exposeHints);
     }
   };
 }

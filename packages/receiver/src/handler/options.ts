@@ -38,6 +38,13 @@ export interface WebhookOptions {
    * `console.error` for the receiver's own faults (5xx); signature and payload rejections stay quiet.
    */
   onError?: (error: WebhookError) => void;
+  /**
+   * Put the hint (what to change) in error answers, and the exact signature failure in 401s.
+   * For development only: hints describe your secrets and body handling to whoever calls the
+   * route. Default `false`: a 401 says `invalid_signature` and nothing more; `onError` still gets
+   * the full reason.
+   */
+  exposeHints?: boolean;
   /** Largest body read, in bytes; larger ones get 413. Default 1 MiB. */
   maxBodyBytes?: number;
 }

@@ -37,6 +37,7 @@ export function adapterBattery(adapterName: string, start: StartAdapter): void {
     let gate: Promise<void> | undefined;
     let server: RunningAdapter;
     let idempotent: RunningAdapter;
+    let debugging: RunningAdapter;
 
     const record = (name: string) => async (event: Seen['event'], ctx: Seen['ctx']) => {
       seen.push({ name, event, ctx });
@@ -62,10 +63,13 @@ export function adapterBattery(adapterName: string, start: StartAdapter): void {
         idempotency: { store: createMemoryStore() },
         onError: () => {},
       });
+      // A secret with a copied newline: the kind of setup a hint describes.
+      debugging = await start({ secret: `${secret}\n`, on, onError: () => {}, exposeHints: true });
     });
     afterAll(async () => {
       await server?.stop();
       await idempotent?.stop();
+      await debugging?.stop();
     });
     afterEach(() => {
       seen.length = 0;
@@ -126,19 +130,38 @@ export function adapterBattery(adapterName: string, start: StartAdapter): void {
       ['a sha256= prefix', (b: string) => `sha256=${sign(b, secret)}`, 'malformed_signature'],
       ['63 hex digits', (b: string) => sign(b, secret).slice(1), 'malformed_signature'],
       ['non-hex characters', () => 'z'.repeat(64), 'malformed_signature'],
-    ] as const)('answers 401 for %s and never runs the handler', async (_, signatureOf, code) => {
-      const body = JSON.stringify(buildEvent('click'));
-      const signature = signatureOf(body);
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (signature !== undefined) headers['x-service-signature'] = signature;
-      const answer = await post(server.url, body, headers);
+    ] as const)(
+      'answers 401 for %s, saying only "invalid signature", and never runs the handler',
+      async (_, signatureOf, code) => {
+        const body = JSON.stringify(buildEvent('click'));
+        const signature = signatureOf(body);
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (signature !== undefined) headers['x-service-signature'] = signature;
+        const answer = await post(server.url, body, headers);
+        expect(answer.status).toBe(401);
+        expect(answer.json).toEqual({ error: { code: 'invalid_signature', message: 'Invalid signature.' } });
+        expect(seen).toHaveLength(0);
+        // The app's own hook still learns exactly what failed.
+        expect(errors.map((e) => e.code)).toEqual([code]);
+      },
+    );
+
+    it('names the cause of a 401 only when exposeHints is on', async () => {
+      const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
+      const answer = await post(debugging.url, body, headers);
       expect(answer.status).toBe(401);
-      expect(answer.json.error?.code).toBe(code);
-      expect(answer.json.error?.message).toBeTruthy();
+      expect(answer.json.error).toMatchObject({
+        code: 'invalid_signature',
+        hint: expect.stringMatching(/whitespace/),
+      });
+      const prefixed = await post(debugging.url, body, {
+        'x-service-signature': `sha256=${sign(body, secret)}`,
+      });
+      expect(prefixed.json.error).toMatchObject({
+        code: 'malformed_signature',
+        hint: expect.stringMatching(/sha256=/),
+      });
       expect(seen).toHaveLength(0);
-      if (code === 'malformed_signature' && signature?.startsWith('sha256=')) {
-        expect(answer.json.error?.hint).toMatch(/sha256=/);
-      }
     });
 
     it('answers 400 invalid_payload, with the failing field, for a verified body that is not an envelope', async () => {
