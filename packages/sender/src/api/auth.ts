@@ -1,6 +1,7 @@
 /**
- * Who is calling: a Bearer API key names an account (design D19), and webhooks need
- * the Business plan or above (design R1); the ingest route takes the platform's service token instead.
+ * Who is calling: a Bearer API key names an account (design D19), or the dashboard's session cookie
+ * does (design D22); webhooks need the Business plan or above (design R1); the ingest route takes
+ * the platform's service token instead.
  */
 import { planAllowsWebhooks, serviceTokenMatches, WEBHOOK_PLANS } from '../accounts.js';
 import type { Sender } from '../engine/sender.js';
@@ -10,6 +11,32 @@ import type { AccountRecord } from '../store/records.js';
 function bearer(header: string | undefined): string | null {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
   return match ? match[1]! : null;
+}
+
+/** Whether the request presents a Bearer token, which then decides who it is (never the cookie). */
+export const hasBearer = (authorization: string | undefined): boolean => bearer(authorization) !== null;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A state change the cookie may sign in must carry the CSRF header (design D22): the browser sends
+ * the cookie on its own, but not a custom header. Only a Bearer token takes the cookie's place, so
+ * any other `Authorization` header changes nothing.
+ */
+export function checkCsrf(request: {
+  method: string;
+  authorization: string | undefined;
+  csrfHeader: string | string[] | undefined;
+  /** A session cookie came with it, or it is the sign-in, which sets one. */
+  cookieOrSignIn: boolean;
+}): void {
+  if (!request.cookieOrSignIn || hasBearer(request.authorization) || SAFE_METHODS.has(request.method)) return;
+  if (request.csrfHeader !== '1') {
+    throw new SenderError(
+      'csrf_check_failed',
+      'send "X-Linkhooks-CSRF: 1" with requests signed in by cookie',
+    );
+  }
 }
 
 export interface Credentials {

@@ -20,7 +20,6 @@ function dashboardDir(): string | null {
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
 

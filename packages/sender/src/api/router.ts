@@ -10,10 +10,16 @@ import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { createLimiter } from '../limits/limiter.js';
 import { perMinute } from '../limits/token-bucket.js';
-import { accountOf, checkMetricsToken, checkServiceToken } from './auth.js';
+import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
 import { errorResponse, invalidRequest } from './error-response.js';
 import { createIngest } from './ingest.js';
 import { buildOpenApiDocument } from './openapi.js';
+import {
+  cameOverTls,
+  rejectMalformedUrl,
+  securityHeaders,
+  type TransportOptions,
+} from './response-headers.js';
 import type { RouteSpec } from './route.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -23,7 +29,7 @@ import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
 import { CSRF_HEADER, createSessionStore, type SessionStore, sessionIdOf } from './sessions.js';
 
-export interface ManagementRouterOptions {
+export interface ManagementRouterOptions extends TransportOptions {
   sender: Sender;
   /** The platform's token for `POST /internal/v1/events`; without it that route answers 503. */
   serviceToken?: string;
@@ -92,7 +98,7 @@ function readQuery(route: RouteSpec, req: Request): unknown {
 
 /** A request that tries an API key: a Bearer token, or the dashboard's sign-in. */
 function presentsCredentials(route: RouteSpec | null, req: Request): boolean {
-  if (req.headers.authorization?.startsWith('Bearer ')) return true;
+  if (hasBearer(req.headers.authorization)) return true;
   const signIn = route ? route.tag === 'Session' : req.path === '/v1/session';
   return signIn && req.method === 'POST';
 }
@@ -128,6 +134,10 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
     return parser;
   };
 
+  // Every /v1 and /internal answer is no-store: most carry a secret, a session or an account's data.
+  router.use(['/v1', '/internal'], securityHeaders(options, { noStore: true }), rejectMalformedUrl);
+  router.use('/metrics', securityHeaders(options, { noStore: false }), rejectMalformedUrl);
+
   router.get(openApiRouteSpec.path, (_req, res) => {
     res.json(openApi());
   });
@@ -141,14 +151,12 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
       }
       const sessionId = sessionIdOf(req.headers.cookie);
       res.locals.sessionId = sessionId;
-      const byCookie = !req.headers.authorization && (sessionId !== null || route.tag === 'Session');
-      // The cookie is sent by the browser on its own; a custom header is not (CSRF).
-      if (byCookie && req.method !== 'GET' && req.headers[CSRF_HEADER] !== '1') {
-        throw new SenderError(
-          'csrf_check_failed',
-          `send "X-Linkhooks-CSRF: 1" with requests signed in by cookie`,
-        );
-      }
+      checkCsrf({
+        method: req.method,
+        authorization: req.headers.authorization,
+        csrfHeader: req.headers[CSRF_HEADER],
+        cookieOrSignIn: sessionId !== null || route.tag === 'Session',
+      });
       if (route.auth === 'account') {
         res.locals.account = await accountOf(sender, {
           authorization: req.headers.authorization,
@@ -165,7 +173,7 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
         sender,
         sessions,
         ingest,
-        request: { secure: req.secure, sessionId: res.locals.sessionId },
+        request: { secure: cameOverTls(req, options.trustProxy), sessionId: res.locals.sessionId },
         account: res.locals.account,
         params: req.params as Record<string, string>,
         body: readBody(route, req),

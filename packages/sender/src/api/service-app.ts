@@ -2,8 +2,10 @@
  * The whole HTTP service `linkhooks-sender serve` runs: the management router, the dashboard at
  * /dashboard, and a health check. Exported so a platform (or the reference app) can add its own routes beside them.
  */
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createDashboardRouter } from './dashboard.js';
+import { errorResponse } from './error-response.js';
+import { rejectMalformedUrl, securityHeaders } from './response-headers.js';
 import { createManagementRouter, type ManagementRouterOptions } from './router.js';
 
 /**
@@ -14,11 +16,20 @@ import { createManagementRouter, type ManagementRouterOptions } from './router.j
 export function createServiceApp(options: ManagementRouterOptions & { dashboard?: boolean }): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Behind the one proxy it trusts, the client's address is the last one that proxy forwarded
+  // (what the sign-in limit counts); otherwise forwarded headers are ignored (design D28).
+  app.set('trust proxy', options.trustProxy ? 1 : false);
+  app.use(securityHeaders(options, { noStore: false }), rejectMalformedUrl);
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
   app.use(createManagementRouter(options));
   if (options.dashboard !== false) app.use(createDashboardRouter());
+  // The dashboard's errors answer the API's error body, not Express's page with a stack trace.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const answer = errorResponse(error);
+    if (answer.status === 500) options.logger?.error({ err: error, route: req.path }, 'service error');
+    res.status(answer.status).json(answer.body);
+  });
   return app;
 }

@@ -3,7 +3,7 @@
  * session cookie — never kept in a URL or in localStorage). Sessions live in this process's memory: a
  * restart signs everyone out, which a dashboard can afford. State-changing requests made with the
  * cookie must carry `X-Linkhooks-CSRF: 1`: a custom header cannot be sent across sites without a
- * CORS preflight this service never grants, so another site cannot act with the cookie.
+ * CORS preflight this service never grants, so another site cannot act with the cookie (auth.ts).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -11,35 +11,88 @@ export const SESSION_COOKIE = 'linkhooks_session';
 export const CSRF_HEADER = 'x-linkhooks-csrf';
 const DEFAULT_TTL_MS = 8 * 60 * 60 * 1000;
 
+/** Sessions one account may hold; a new sign-in ends its oldest past this (design D22). */
+export const SESSIONS_PER_ACCOUNT = 20;
+/** Sessions the process holds in all; a new sign-in ends the oldest past this. */
+export const MAX_SESSIONS = 10_000;
+
 export interface SessionStore {
   create(accountId: string): { id: string; maxAgeSeconds: number };
   accountOf(id: string): string | null;
   delete(id: string): void;
 }
 
-export function createSessionStore(options: { ttlMs?: number; now?: () => number } = {}): SessionStore {
+export interface SessionStoreOptions {
+  ttlMs?: number;
+  now?: () => number;
+  /** Default SESSIONS_PER_ACCOUNT. */
+  perAccount?: number;
+  /** Default MAX_SESSIONS. */
+  max?: number;
+}
+
+/**
+ * @example
+ * const sessions = createSessionStore({ perAccount: 5 });
+ * app.use(createManagementRouter({ sender, sessions }));
+ */
+export function createSessionStore(
+  options: SessionStoreOptions = {},
+): SessionStore & { /** Sessions held now. */ size(): number } {
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   const now = options.now ?? Date.now;
+  const perAccount = options.perAccount ?? SESSIONS_PER_ACCOUNT;
+  const max = options.max ?? MAX_SESSIONS;
+  // Every session lives ttlMs, so the Map's insertion order is also expiry order: the expired ones
+  // are at its front, and a sign-in drops them without looking at the live ones.
   const sessions = new Map<string, { accountId: string; expiresAt: number }>();
+  const byAccount = new Map<string, Set<string>>(); // each Set in creation order too
+
+  function remove(id: string): void {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    const ids = byAccount.get(session.accountId);
+    ids?.delete(id);
+    if (ids?.size === 0) byAccount.delete(session.accountId);
+  }
+
+  function dropExpired(at: number): void {
+    for (const [id, session] of sessions) {
+      if (session.expiresAt > at) break;
+      remove(id);
+    }
+  }
+
   return {
     create(accountId) {
-      for (const [id, s] of sessions) if (s.expiresAt <= now()) sessions.delete(id);
+      const at = now();
+      dropExpired(at);
+      const own = byAccount.get(accountId);
+      for (const oldest of own ?? []) {
+        if (own!.size < perAccount) break;
+        remove(oldest);
+      }
+      for (const oldest of sessions.keys()) {
+        if (sessions.size < max) break;
+        remove(oldest);
+      }
       const id = randomBytes(32).toString('base64url');
-      sessions.set(id, { accountId, expiresAt: now() + ttlMs });
+      sessions.set(id, { accountId, expiresAt: at + ttlMs });
+      byAccount.set(accountId, (byAccount.get(accountId) ?? new Set()).add(id));
       return { id, maxAgeSeconds: Math.floor(ttlMs / 1000) };
     },
     accountOf(id) {
       const session = sessions.get(id);
       if (!session) return null;
       if (session.expiresAt <= now()) {
-        sessions.delete(id);
+        remove(id);
         return null;
       }
       return session.accountId;
     },
-    delete(id) {
-      sessions.delete(id);
-    },
+    delete: remove,
+    size: () => sessions.size,
   };
 }
 

@@ -18,7 +18,7 @@ export type Command =
   | { kind: 'version' }
   | { kind: 'migrate'; db: string }
   | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
-  | { kind: 'serve'; db: string; port: number; host: string; engine: EngineSettings }
+  | { kind: 'serve'; db: string; port: number; host: string; engine: EngineSettings; http: HttpSettings }
   | { kind: 'worker'; db: string; engine: EngineSettings }
   | { kind: 'dev-certificate'; dir: string; force: boolean };
 
@@ -29,6 +29,12 @@ export interface EngineSettings {
   caFile?: string;
   /** Its contents, read before anything is opened (ca-file.ts). */
   ca?: string;
+}
+
+/** How `serve` answers behind a TLS proxy (design D28). */
+export interface HttpSettings {
+  trustProxy: boolean;
+  hsts: boolean;
 }
 
 export const DEFAULT_DEV_CERTIFICATE_DIR = '.linkhooks-dev';
@@ -87,6 +93,13 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
   };
 }
 
+function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
+  return {
+    trustProxy: (values['trust-proxy'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_TRUST_PROXY', env),
+    hsts: (values.hsts as boolean | undefined) ?? booleanEnv('LINKHOOKS_HSTS', env),
+  };
+}
+
 function portOf(flag: unknown, env: Env): number {
   const raw = (flag as string | undefined) ?? env.LINKHOOKS_PORT ?? String(DEFAULT_PORT);
   const port = Number(raw);
@@ -128,7 +141,14 @@ export function parseCommand(argv: string[], env: Env): Command {
     case 'serve': {
       const values = parse(
         argv.slice(1),
-        { ...DB_FLAG, ...ENGINE_FLAGS, port: { type: 'string' }, host: { type: 'string' } },
+        {
+          ...DB_FLAG,
+          ...ENGINE_FLAGS,
+          port: { type: 'string' },
+          host: { type: 'string' },
+          'trust-proxy': { type: 'boolean' },
+          hsts: { type: 'boolean' },
+        },
         'serve',
       );
       return {
@@ -137,6 +157,7 @@ export function parseCommand(argv: string[], env: Env): Command {
         port: portOf(values.port, env),
         host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
         engine: engineOf(values, env),
+        http: httpOf(values, env),
       };
     }
     case 'worker': {
@@ -163,7 +184,8 @@ export const USAGE = `linkhooks-sender — the linkhooks webhook service
 Usage:
   linkhooks-sender migrate  [--db URL]
   linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json] [--db URL]
-  linkhooks-sender serve    [--db URL] [--port P] [--host H] [--allow-private-networks] [--ca-file F] [--time-scale F]
+  linkhooks-sender serve    [--db URL] [--port P] [--host H] [--trust-proxy] [--hsts]
+                            [--allow-private-networks] [--ca-file F] [--time-scale F]
   linkhooks-sender worker   [--db URL] [--allow-private-networks] [--ca-file F] [--time-scale F]
   linkhooks-sender dev-certificate [--dir D] [--force]
                             development only: a certificate authority and a localhost certificate
@@ -173,14 +195,19 @@ Options:
   --db URL                  sqlite:<file> (default ${DEFAULT_DB}) or postgres://user@host:port/db
                             (its tables live in the schema linkhooks; add ?schema=NAME for another)
   --port P, --host H        where serve listens (default ${DEFAULT_HOST}:${DEFAULT_PORT}; --port 0 picks a free port)
+  --trust-proxy             serve sits behind a TLS proxy: "X-Forwarded-Proto: https" from it means the
+                            request came over TLS (the session cookie gets Secure, answers get HSTS) and
+                            the client's address is the last one it forwarded; without this flag
+                            forwarded headers are ignored
+  --hsts                    send Strict-Transport-Security on every answer, TLS seen or not
   --allow-private-networks  development only: deliver to loopback and private addresses (never plain HTTP)
   --ca-file F               also trust the certificate authorities in this PEM file for endpoints' HTTPS
                             (for example ${DEFAULT_DEV_CERTIFICATE_DIR}/ca.pem from dev-certificate)
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
 
 Environment:
-  LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE,
-  LINKHOOKS_TIME_SCALE
+  LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
+  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE
                             the same settings; a flag wins over its variable
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)

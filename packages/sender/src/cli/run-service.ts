@@ -11,7 +11,7 @@ import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
 import { quotasOf, signInFailuresOf } from './limits-env.js';
-import type { EngineSettings } from './options.js';
+import type { EngineSettings, HttpSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -98,7 +98,7 @@ function untilStopped(logger: Logger, stop: () => Promise<void>): Promise<void> 
 
 export async function serve(
   store: SenderStore,
-  options: { port: number; host: string; engine: EngineSettings },
+  options: { port: number; host: string; engine: EngineSettings; http: HttpSettings },
   env: Env,
   logger: Logger,
 ): Promise<void> {
@@ -109,6 +109,7 @@ export async function serve(
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
     ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
     ...signInFailuresOf(env),
+    ...options.http,
     logger,
   });
   let server: Server;
@@ -139,6 +140,7 @@ export async function serve(
       dashboard: `${base}/dashboard`,
       metrics: `${base}/metrics`,
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
+      ...options.http,
       ...loggedSettings(options.engine),
     },
     'linkhooks-sender serving the management API and delivering',

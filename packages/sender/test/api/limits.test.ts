@@ -129,4 +129,27 @@ describe('limits', () => {
     // Requests that present no key are not sign-ins: the health check and the event types still answer.
     expect((await api.call('GET', '/healthz', { key: null })).status).toBe(200);
   });
+
+  it('counts a Bearer key in any case as a sign-in', async () => {
+    api = await startApi(certs, {}, { signInFailuresPerMinute: 2 });
+    for (const scheme of ['bearer', 'BEARER']) {
+      const res = await api.call('GET', '/v1/endpoints', {
+        key: null,
+        headers: { authorization: `${scheme} lh_wrong` },
+      });
+      expect(res.status).toBe(401);
+    }
+    expectLimited(await api.call('GET', '/v1/endpoints'), 'rate_limited');
+  });
+
+  it('behind a trusted proxy, counts the client address the proxy forwarded last', async () => {
+    api = await startApi(certs, {}, { signInFailuresPerMinute: 2, trustProxy: true });
+    const from = (forwardedFor: string, key = 'lh_wrong') =>
+      api.call('GET', '/v1/endpoints', { key, headers: { 'x-forwarded-for': forwardedFor } });
+    expect((await from('203.0.113.1')).status).toBe(401);
+    // A client cannot pass for another by prepending an address: the proxy's last one counts.
+    expect((await from('198.51.100.7, 203.0.113.1')).status).toBe(401);
+    expectLimited(await from('203.0.113.1', api.alice.apiKey), 'rate_limited');
+    expect((await from('203.0.113.2', api.alice.apiKey)).status).toBe(200);
+  });
 });

@@ -4,6 +4,7 @@
  * signing out ends the session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSessionStore } from '../../src/api/sessions.js';
 import { type Api, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
 
@@ -46,6 +47,32 @@ describe('dashboard sessions', () => {
     expect(ok.status).toBe(201);
   });
 
+  it('refuses a state change by cookie without the CSRF header whatever other Authorization it carries', async () => {
+    const { cookie } = await signIn(api.alice.apiKey);
+    const body = { url: 'https://127.0.0.1:9/hook', events: ['click'] };
+    for (const authorization of ['Basic YWxpY2U6c2VjcmV0', 'Digest username="alice"', 'Bearer']) {
+      const forged = await api.call('POST', '/v1/endpoints', {
+        key: null,
+        body,
+        headers: { cookie, authorization },
+      });
+      expect(forged.status, authorization).toBe(403);
+      expect(forged.json.error.code).toBe('csrf_check_failed');
+    }
+    const out = await api.call('DELETE', '/v1/session', {
+      key: null,
+      headers: { cookie, authorization: 'Basic YWxpY2U6c2VjcmV0' },
+    });
+    expect(out.status).toBe(403);
+    // A Bearer key, in any case, decides who is calling and needs no CSRF header.
+    const byKey = await api.call('POST', '/v1/endpoints', {
+      key: null,
+      body,
+      headers: { cookie, authorization: `bearer ${api.alice.apiKey}` },
+    });
+    expect(byKey.status).toBe(201);
+  });
+
   it('refuses a wrong key, a plan without webhooks and a sign-in without the CSRF header', async () => {
     expect((await signIn('lhk_wrong')).res.status).toBe(401);
     const pro = await signIn(api.pro.apiKey);
@@ -74,5 +101,36 @@ describe('dashboard sessions', () => {
     expect((await api.call('GET', `/v1/endpoints/${id}`, { key: null, headers: { cookie } })).status).toBe(
       404,
     );
+  });
+});
+
+describe('sessions per account', () => {
+  let capped: Api;
+  beforeAll(async () => {
+    capped = await startApi(
+      createTestCertificates(),
+      {},
+      { sessions: createSessionStore({ perAccount: 3 }) },
+    );
+  });
+  afterAll(() => capped.close());
+
+  it('a new sign-in past the cap ends the account’s oldest session, not another account’s', async () => {
+    const signInTo = async (key: string) => {
+      const res = await capped.call('POST', '/v1/session', {
+        key: null,
+        body: { api_key: key },
+        headers: CSRF,
+      });
+      expect(res.status).toBe(201);
+      return res.headers.get('set-cookie')!.split(';')[0]!;
+    };
+    const bobs = await signInTo(capped.bob.apiKey);
+    const alices = [];
+    for (let i = 0; i < 5; i++) alices.push(await signInTo(capped.alice.apiKey));
+    const status = async (cookie: string) =>
+      (await capped.call('GET', '/v1/session', { key: null, headers: { cookie } })).status;
+    expect(await Promise.all(alices.map(status))).toEqual([401, 401, 200, 200, 200]);
+    expect(await status(bobs)).toBe(200);
   });
 });
