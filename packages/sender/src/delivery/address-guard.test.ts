@@ -54,7 +54,7 @@ describe('checkAddress', () => {
     ['172.31.255.255', 'private'],
     ['192.168.1.1', 'private'],
     ['169.254.1.1', 'linkLocal'],
-    ['169.254.169.254', 'linkLocal'], // cloud metadata
+    ['169.254.169.254', 'metadata'], // cloud metadata
     ['100.64.0.1', 'carrierGradeNat'],
     ['100.127.255.255', 'carrierGradeNat'],
     ['0.0.0.0', 'unspecified'],
@@ -77,7 +77,7 @@ describe('checkAddress', () => {
     ['::ffff:127.0.0.1', 'ipv4Mapped:loopback'],
     ['::ffff:10.0.0.1', 'ipv4Mapped:private'],
     ['::ffff:7f00:1', 'ipv4Mapped:loopback'],
-    ['0:0:0:0:0:ffff:a9fe:a9fe', 'ipv4Mapped:linkLocal'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', 'metadata'],
     ['::ffff:0.0.0.0', 'ipv4Mapped:unspecified'],
     ['::ffff:0:127.0.0.1', 'rfc6145'],
     ['64:ff9b::7f00:1', 'rfc6052'], // NAT64 of 127.0.0.1
@@ -158,7 +158,7 @@ describe('checkUrl', () => {
     ['https://%31%32%37.0.0.1/', 'loopback'],
     ['https://127\u30020\u30020\u30021/', 'loopback'], // ideographic full stops
     ['https://0/', 'unspecified'],
-    ['https://169.254.169.254/latest/meta-data/', 'linkLocal'],
+    ['https://169.254.169.254/latest/meta-data/', 'metadata'],
     ['https://10.0.0.1:8443/hook', 'private'],
     ['https://[::1]/', 'loopback'],
     ['https://[::]/', 'unspecified'],
@@ -231,6 +231,26 @@ describe('checkUrl', () => {
   });
 });
 
+describe('cloud metadata addresses', () => {
+  it.each([
+    '169.254.169.254',
+    '169.254.170.2',
+    '169.254.169.253',
+    '100.100.100.200',
+    'fd00:ec2::254',
+    'fd00:ec2:0:0:0:0:0:254',
+    '::ffff:169.254.169.254',
+  ])('refuses %s even with allowPrivateNetworks', (ip) => {
+    expect(checkAddress(ip, DEV)).toEqual({ allowed: false, reason: 'metadata' });
+    expect(checkAddress(ip, STRICT)).toEqual({ allowed: false, reason: 'metadata' });
+  });
+
+  it('still opens the rest of link-local and CGNAT for development', () => {
+    expect(checkAddress('169.254.1.1', DEV)).toEqual({ allowed: true });
+    expect(checkAddress('100.64.0.1', DEV)).toEqual({ allowed: true });
+  });
+});
+
 describe('createGuardedLookup', () => {
   it('fails a name that resolves to loopback with a BlockedAddressError', async () => {
     const { resolve } = scriptedResolver(['127.0.0.1']);
@@ -244,6 +264,9 @@ describe('createGuardedLookup', () => {
       address: '127.0.0.1',
       reason: 'loopback',
     });
+    // What the customer's delivery log shows: their host, not what it resolved to.
+    expect((error as Error).message).toContain('evil.example');
+    expect((error as Error).message).not.toContain('127.0.0.1');
   });
 
   it('passes public answers through unchanged, single and all', async () => {
@@ -280,7 +303,7 @@ describe('createGuardedLookup', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(BlockedAddressError);
-    expect(error).toMatchObject({ address: '169.254.169.254', reason: 'linkLocal' });
+    expect(error).toMatchObject({ address: '169.254.169.254', reason: 'metadata' });
   });
 
   it('refuses an answer that is not an IP address', async () => {

@@ -54,6 +54,24 @@ const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 const ALLOWED: AddressVerdict = { allowed: true };
 
+// Cloud metadata services answer on these, handing out the machine's credentials: refused even
+// with `allowPrivateNetworks`, which opens link-local and private ranges for development
+// (AWS, GCP and Azure's 169.254.169.254 and AWS's IPv6 fd00:ec2::254, the ECS task endpoint, AWS's
+// DNS resolver, Alibaba's 100.100.100.200).
+const METADATA_ADDRESSES: ReadonlySet<string> = new Set(
+  ['169.254.169.254', '169.254.170.2', '169.254.169.253', '100.100.100.200', 'fd00:ec2::254'].map((ip) =>
+    ipaddr.parse(ip).toNormalizedString(),
+  ),
+);
+
+function isMetadataAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  const v4 = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress();
+  const plain = v4 ? (address as ipaddr.IPv6).toIPv4Address() : address;
+  return METADATA_ADDRESSES.has(plain.toNormalizedString());
+}
+
+const METADATA: AddressVerdict = { allowed: false, reason: 'metadata' };
+
 function verdictFor(range: string, policy: AddressPolicy, prefix = ''): AddressVerdict {
   if (range === 'unicast') return ALLOWED;
   if (policy.allowPrivateNetworks && PRIVATE_RANGES.has(range)) return ALLOWED;
@@ -102,10 +120,14 @@ function classifyIPv6(address: ipaddr.IPv6, policy: AddressPolicy): AddressVerdi
  */
 export function checkAddress(ip: string, policy: AddressPolicy): AddressVerdict {
   const family = typeof ip === 'string' ? isIP(ip) : 0;
-  if (family === 4) return verdictFor(ipaddr.IPv4.parse(ip).range(), policy);
+  if (family === 4) {
+    const address = ipaddr.IPv4.parse(ip);
+    return isMetadataAddress(address) ? METADATA : verdictFor(address.range(), policy);
+  }
   if (family === 6) {
     const address = parseIPv6(ip);
-    return address ? classifyIPv6(address, policy) : { allowed: false, reason: 'invalid' };
+    if (!address) return { allowed: false, reason: 'invalid' };
+    return isMetadataAddress(address) ? METADATA : classifyIPv6(address, policy);
   }
   return { allowed: false, reason: 'invalid' };
 }
@@ -127,7 +149,9 @@ export class BlockedAddressError extends Error {
 
   constructor(details: { hostname: string; address: string; reason: string }) {
     const { hostname, address, reason } = details;
-    super(`refusing to connect to ${hostname}: it resolves to ${address} (${reason}), which is not allowed`);
+    // The message reaches the customer's delivery log: it names their host, never what it resolved
+    // to, which would tell them about the platform's network. The fields keep it for operators.
+    super(`refusing to connect to ${hostname}: it resolves to an address that is not on the public internet`);
     this.hostname = hostname;
     this.address = address;
     this.reason = reason;

@@ -29,9 +29,10 @@ export async function checkEndpointUrl(
   for (const address of addresses) {
     const verdict = checkAddress(address, policy);
     if (!verdict.allowed) {
+      // Never the address itself: a customer could map the platform's network by probing names.
       throw new SenderError(
         'unsafe_url',
-        `url resolves to ${address}, which is not allowed (${verdict.reason})`,
+        `url host ${host} resolves to an address that is not on the public internet, which is not allowed`,
       );
     }
   }

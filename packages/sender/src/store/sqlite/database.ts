@@ -25,6 +25,9 @@ export function openSqlite(filename: string): SqliteDb {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
+  // Deleted rows are overwritten with zeros, not left in free pages: a deleted endpoint's secret
+  // or a pruned event's body is gone from the file, not just unlinked.
+  raw.pragma('secure_delete = ON');
   const cache = new Map<string, Database.Statement>();
   return {
     raw,
