@@ -1,7 +1,8 @@
 /**
  * The `linkhooks` command line, run as a customer would (the built dist/cli.js): `trigger` against a
  * real Express receiver built on this SDK, against one that rejects, a redirect and a closed port;
- * `verify` on a real signed delivery and on each usual mistake.
+ * `verify` on a real signed delivery and on each usual mistake; the secret from a flag, a file or the
+ * environment.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -187,5 +188,91 @@ describe('linkhooks verify', () => {
   it('needs a signature and a secret', async () => {
     expect((await run(['verify', '--secret', secret])).code).toBe(2);
     expect((await run(['verify', '--signature', signature], { env: { LINKHOOKS_SECRET: '' } })).code).toBe(2);
+  });
+});
+
+describe('the secret from a file or the environment', () => {
+  const delivery = signedDelivery({ secret, event: buildEvent('click') });
+  const signature = delivery.headers['x-service-signature']!;
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+  // No LINKHOOKS_SECRET from the machine running the tests may stand in for the one under test.
+  const noEnv = { LINKHOOKS_SECRET: '' };
+
+  it('trigger signs with --secret-file (its final newline ignored), ahead of LINKHOOKS_SECRET', async () => {
+    const before = received.length;
+    const out = await run(
+      ['trigger', 'click', '--url', `${base}/hooks`, '--secret-file', file('secret', `${secret}\n`)],
+      { env: { LINKHOOKS_SECRET: generateSecret() } },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/✓ 200/);
+    expect(received.length).toBe(before + 1);
+  });
+
+  it('verify reads the secret from --secret-file and the body from standard input', async () => {
+    const out = await run(
+      ['verify', '--secret-file', file('secret', `${secret}\n`), '--signature', signature],
+      { stdin: delivery.body, env: noEnv },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/✓ valid/);
+  });
+
+  it('verify takes the secret from LINKHOOKS_SECRET', async () => {
+    const out = await run(['verify', '--signature', signature], {
+      stdin: delivery.body,
+      env: { LINKHOOKS_SECRET: secret },
+    });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/✓ valid/);
+  });
+
+  it('--secret still wins over LINKHOOKS_SECRET', async () => {
+    const out = await run(['verify', '--secret', secret, '--signature', signature], {
+      stdin: delivery.body,
+      env: { LINKHOOKS_SECRET: generateSecret() },
+    });
+    expect(out.code, out.stderr).toBe(0);
+  });
+
+  it.each([
+    ['trigger', ['trigger', 'click', '--url', 'http://127.0.0.1:9/hooks']],
+    ['verify', ['verify', '--signature', signature]],
+  ])('%s refuses --secret with --secret-file (exit 2)', async (_label, args) => {
+    const out = await run([...args, '--secret', secret, '--secret-file', file('secret', secret)], {
+      stdin: delivery.body,
+      env: noEnv,
+    });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^linkhooks: give --secret or --secret-file, not both/);
+  });
+
+  it.each([
+    ['a missing file', () => join(dir, 'no-such-secret'), /cannot read .*no-such-secret \(no such file\)/],
+    ['a folder', () => dir, /cannot read .* \(it is a folder\)/],
+    ['an empty file', () => file('empty-secret', '\n'), /empty-secret is empty/],
+    ['standard input', () => '-', /needs a path: standard input is kept for the body/],
+  ])('says clearly when --secret-file is %s (exit 2)', async (_label, path, message) => {
+    for (const args of [
+      ['trigger', 'click', '--url', 'http://127.0.0.1:9/hooks'],
+      ['verify', '--signature', signature],
+    ]) {
+      const out = await run([...args, '--secret-file', path()], { stdin: delivery.body, env: noEnv });
+      expect(out.code, args[0]).toBe(2);
+      expect(out.stderr).toMatch(/^linkhooks: --secret-file/);
+      expect(out.stderr).toMatch(message);
+    }
+  });
+
+  it('--help says a secret on the command line is visible, and offers the other ways', async () => {
+    const out = await run(['--help']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/other users of this machine can see it/);
+    expect(out.stdout).toMatch(/--secret-file <file>/);
+    expect(out.stdout).toMatch(/LINKHOOKS_SECRET/);
   });
 });

@@ -2,26 +2,35 @@
 /**
  * @module
  * `linkhooks`: the customer's command line for a receiver under development.
- *   linkhooks trigger <event> --url <u> --secret <s> [--data JSON]
- *   linkhooks verify --secret <s> --signature <hex> [--file body | stdin]
+ *   linkhooks trigger <event> --url <u> [--secret-file <f>] [--data JSON]
+ *   linkhooks verify [--secret-file <f>] --signature <hex> [--file body | stdin]
+ * The secret comes from --secret, --secret-file or LINKHOOKS_SECRET (read-secret.ts).
  * Exit codes: 0 delivered / valid, 1 refused / invalid, 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { EVENT_NAMES } from '@linkhooks/protocol';
 import { diagnose } from './diagnose.js';
+import { resolveSecret, SecretError } from './read-secret.js';
 import { TriggerError, trigger } from './trigger.js';
 
 const USAGE = `linkhooks — try and debug a linkhooks webhook receiver
 
 Usage:
-  linkhooks trigger <event> --url <url> --secret <whsec_…> [--data '{"country":"FR"}']
+  linkhooks trigger <event> --url <url> [--secret-file <file>] [--data '{"country":"FR"}']
       sends one signed, schema-valid sample delivery, exactly as the service would, and reports the answer
-  linkhooks verify --secret <whsec_…> --signature <hex> [--file <body file>]
+  linkhooks verify [--secret-file <file>] --signature <hex> [--file <body file>]
       says whether a signature matches a body (from --file, or standard input) and, if not, why
 
+The endpoint secret (whsec_…), for both commands:
+  --secret-file <file>   read it from a file (one final newline is ignored)
+  LINKHOOKS_SECRET       or from the environment, when neither flag is given
+  --secret <whsec_…>     or on the command line: other users of this machine can see it (in ps);
+                         prefer --secret-file or LINKHOOKS_SECRET for a real endpoint's secret
+  Give --secret or --secret-file, not both.
+
 Events: ${EVENT_NAMES.join(', ')}
-The secret may also come from LINKHOOKS_SECRET. Trust a local receiver's CA with NODE_EXTRA_CA_CERTS.
+Trust a local receiver's CA with NODE_EXTRA_CA_CERTS.
 `;
 
 class UsageError extends Error {}
@@ -34,10 +43,17 @@ function args(argv: string[], options: NonNullable<ParseArgsConfig['options']>) 
   }
 }
 
-function secretOf(value: unknown): string {
-  const secret = (value as string | undefined) ?? process.env.LINKHOOKS_SECRET;
-  if (!secret) throw new UsageError('--secret is required (or set LINKHOOKS_SECRET)');
-  return secret;
+function secretOf(values: Record<string, unknown>): string {
+  try {
+    return resolveSecret({
+      secret: values.secret as string | undefined,
+      secretFile: values['secret-file'] as string | undefined,
+      env: process.env,
+    });
+  } catch (error) {
+    if (error instanceof SecretError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 async function readStdin(): Promise<Buffer> {
@@ -50,6 +66,7 @@ async function runTrigger(argv: string[]): Promise<number> {
   const { values, positionals } = args(argv, {
     url: { type: 'string' },
     secret: { type: 'string' },
+    'secret-file': { type: 'string' },
     data: { type: 'string' },
     timeout: { type: 'string' },
   });
@@ -74,7 +91,7 @@ async function runTrigger(argv: string[]): Promise<number> {
     result = await trigger({
       event,
       url: values.url,
-      secret: secretOf(values.secret),
+      secret: secretOf(values),
       ...(data ? { data } : {}),
       ...(timeoutMs ? { timeoutMs } : {}),
     });
@@ -107,13 +124,14 @@ async function runTrigger(argv: string[]): Promise<number> {
 async function runVerify(argv: string[]): Promise<number> {
   const { values, positionals } = args(argv, {
     secret: { type: 'string' },
+    'secret-file': { type: 'string' },
     signature: { type: 'string' },
     file: { type: 'string' },
   });
   if (positionals.length > 0)
     throw new UsageError(`verify takes no arguments (got ${positionals.join(' ')})`);
   if (typeof values.signature !== 'string') throw new UsageError('--signature is required');
-  const secret = secretOf(values.secret);
+  const secret = secretOf(values);
   let body: Buffer;
   try {
     body = typeof values.file === 'string' ? readFileSync(values.file) : await readStdin();

@@ -25,7 +25,15 @@ export function maskDb(db: string): string {
   }
 }
 
-function postgresOptions(db: string) {
+/**
+ * The PostgreSQL store's connection settings for a `postgres://` URL. A URL without a password
+ * leaves it to `pg`, which takes `PGPASSWORD` (or `~/.pgpass`) from the environment.
+ *
+ * @example
+ * postgresOptions('postgres://linkhooks@db:5432/linkhooks?schema=acme');
+ * // { connectionString: 'postgres://linkhooks@db:5432/linkhooks', schema: 'acme' }
+ */
+export function postgresOptions(db: string) {
   let url: URL;
   try {
     url = new URL(db);

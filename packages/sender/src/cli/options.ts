@@ -1,9 +1,10 @@
 /**
  * Flags and environment of `linkhooks-sender` (design D23), parsed into settings by pure
- * functions: a flag wins over its environment variable; anything unknown or malformed is an error
- * that names the flag and what it takes.
+ * functions (but for reading `--db-file`, db-file.ts): a flag wins over its environment variable;
+ * anything unknown or malformed is an error that names the flag and what it takes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { DbFileError, readDbFile } from './db-file.js';
 
 export const DEFAULT_DB = 'sqlite:./data/linkhooks.db';
 export const DEFAULT_PORT = 8080;
@@ -41,7 +42,7 @@ export const DEFAULT_DEV_CERTIFICATE_DIR = '.linkhooks-dev';
 
 type Env = Record<string, string | undefined>;
 
-const DB_FLAG = { db: { type: 'string' } } as const;
+const DB_FLAG = { db: { type: 'string' }, 'db-file': { type: 'string' } } as const;
 const ENGINE_FLAGS = {
   'allow-private-networks': { type: 'boolean' },
   'time-scale': { type: 'string' },
@@ -59,10 +60,36 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>,
   }
 }
 
-function dbOf(flag: unknown, env: Env): string {
-  const db = (flag as string | undefined) ?? env.LINKHOOKS_DB ?? DEFAULT_DB;
+/** Reads the file named by `--db-file` or `LINKHOOKS_DB_FILE` (db-file.ts); injectable for tests. */
+export type DbFileReader = (path: string, source: string) => string;
+
+// A flag wins over the environment. --db with --db-file, or both variables, are refused rather
+// than one silently ignored.
+function dbOf(values: Record<string, unknown>, env: Env, readFile: DbFileReader): string {
+  const flag = values.db as string | undefined;
+  const file = values['db-file'] as string | undefined;
+  if (flag !== undefined && file !== undefined) throw new UsageError('give --db or --db-file, not both');
+  const fromEnv = flag === undefined && file === undefined;
+  if (fromEnv && env.LINKHOOKS_DB !== undefined && env.LINKHOOKS_DB_FILE !== undefined) {
+    throw new UsageError('set LINKHOOKS_DB or LINKHOOKS_DB_FILE, not both');
+  }
+  const [source, path] =
+    file !== undefined
+      ? ['--db-file', file]
+      : fromEnv && env.LINKHOOKS_DB === undefined && env.LINKHOOKS_DB_FILE !== undefined
+        ? ['LINKHOOKS_DB_FILE', env.LINKHOOKS_DB_FILE]
+        : ['--db', undefined];
+  let db: string;
+  try {
+    db = path !== undefined ? readFile(path, source) : (flag ?? env.LINKHOOKS_DB ?? DEFAULT_DB);
+  } catch (error) {
+    if (error instanceof DbFileError) throw new UsageError(error.message);
+    throw error;
+  }
+  // The message never repeats the URL: it may hold a password.
   if (!/^sqlite:.+/.test(db) && !/^postgres(ql)?:\/\/./.test(db)) {
-    throw new UsageError('--db must be sqlite:<file> or postgres://user@host:port/database');
+    const what = path === undefined ? '--db' : `the URL in ${source} ${path}`;
+    throw new UsageError(`${what} must be sqlite:<file> or postgres://user@host:port/database`);
   }
   return db;
 }
@@ -109,7 +136,7 @@ function portOf(flag: unknown, env: Env): number {
 }
 
 /** `argv` without `node` and the script. */
-export function parseCommand(argv: string[], env: Env): Command {
+export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = readDbFile): Command {
   const [first, second, ...rest] = argv;
   if (first === undefined || first === 'help' || first === '--help' || first === '-h')
     return { kind: 'help' };
@@ -117,7 +144,7 @@ export function parseCommand(argv: string[], env: Env): Command {
   switch (first) {
     case 'migrate': {
       const values = parse(argv.slice(1), DB_FLAG, 'migrate');
-      return { kind: 'migrate', db: dbOf(values.db, env) };
+      return { kind: 'migrate', db: dbOf(values, env, readFile) };
     }
     case 'accounts': {
       if (second !== 'create') throw new UsageError('accounts: the only subcommand is "accounts create"');
@@ -132,7 +159,7 @@ export function parseCommand(argv: string[], env: Env): Command {
       }
       return {
         kind: 'accounts-create',
-        db: dbOf(values.db, env),
+        db: dbOf(values, env, readFile),
         name: values.name,
         plan: values.plan,
         json: values.json === true,
@@ -153,7 +180,7 @@ export function parseCommand(argv: string[], env: Env): Command {
       );
       return {
         kind: 'serve',
-        db: dbOf(values.db, env),
+        db: dbOf(values, env, readFile),
         port: portOf(values.port, env),
         host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
         engine: engineOf(values, env),
@@ -162,7 +189,7 @@ export function parseCommand(argv: string[], env: Env): Command {
     }
     case 'worker': {
       const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS }, 'worker');
-      return { kind: 'worker', db: dbOf(values.db, env), engine: engineOf(values, env) };
+      return { kind: 'worker', db: dbOf(values, env, readFile), engine: engineOf(values, env) };
     }
     case 'dev-certificate': {
       const values = parse(
@@ -182,18 +209,23 @@ export function parseCommand(argv: string[], env: Env): Command {
 export const USAGE = `linkhooks-sender — the linkhooks webhook service
 
 Usage:
-  linkhooks-sender migrate  [--db URL]
-  linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json] [--db URL]
-  linkhooks-sender serve    [--db URL] [--port P] [--host H] [--trust-proxy] [--hsts]
+  linkhooks-sender migrate  [--db URL | --db-file F]
+  linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json]
+                            [--db URL | --db-file F]
+  linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
                             [--allow-private-networks] [--ca-file F] [--time-scale F]
-  linkhooks-sender worker   [--db URL] [--allow-private-networks] [--ca-file F] [--time-scale F]
+  linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
   linkhooks-sender dev-certificate [--dir D] [--force]
                             development only: a certificate authority and a localhost certificate
                             for a local HTTPS receiver, written to D (default ${DEFAULT_DEV_CERTIFICATE_DIR})
 
 Options:
   --db URL                  sqlite:<file> (default ${DEFAULT_DB}) or postgres://user@host:port/db
-                            (its tables live in the schema linkhooks; add ?schema=NAME for another)
+                            (its tables live in the schema linkhooks; add ?schema=NAME for another).
+                            A password in the URL works, but other users of this machine can see it
+                            (in ps): leave it out and set PGPASSWORD, or use --db-file
+  --db-file F               read the URL, password included, from the file F; make F readable only
+                            by its owner (chmod 600 F): a warning says when others can read it
   --port P, --host H        where serve listens (default ${DEFAULT_HOST}:${DEFAULT_PORT}; --port 0 picks a free port)
   --trust-proxy             serve sits behind a TLS proxy: "X-Forwarded-Proto: https" from it means the
                             request came over TLS (the session cookie gets Secure, answers get HSTS) and
@@ -206,9 +238,10 @@ Options:
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
 
 Environment:
-  LINKHOOKS_DB, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
+  LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
   LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE
                             the same settings; a flag wins over its variable
+  PGPASSWORD                the PostgreSQL password, when the URL has none
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)
   LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
