@@ -83,6 +83,20 @@ describe('memory store: past the budget', () => {
     expect(await store.claim('d', 'u', DEFAULT_IN_FLIGHT_TTL_MS)).toBe('completed');
   });
 
+  it('forgets a completed key before a running handler’s claim', async () => {
+    const { store, clock } = storeAt(0, 3);
+    await handled(store, 'done-1');
+    await handled(store, 'done-2');
+    clock.now += 1_000;
+    // A handler is running: its claim expires long before the completed keys do.
+    expect(await store.claim('running', 't-running', DEFAULT_IN_FLIGHT_TTL_MS)).toBe('claimed');
+    await store.claim('new', 't-new', DEFAULT_IN_FLIGHT_TTL_MS);
+    expect(store.stats().evictedBeforeTtl).toBe(1);
+    // A redelivery of the running one still waits for it rather than running it twice at once.
+    expect(await store.claim('running', 'other', DEFAULT_IN_FLIGHT_TTL_MS)).toBe('in_flight');
+    expect(await store.claim('done-2', 'other', DEFAULT_IN_FLIGHT_TTL_MS)).toBe('completed');
+  });
+
   it('does not count expired keys as evicted when it makes room', async () => {
     const { store, clock, warnings } = storeAt(0, 2);
     await handled(store, 'a');

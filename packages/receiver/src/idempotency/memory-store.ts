@@ -98,13 +98,20 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryIdemp
   };
 
   // Over budget: forget the key with the least time left, the one whose promise ends soonest.
+  // A completed key goes first: forgetting a running handler's claim would let a redelivery run
+  // it a second time at once, while a completed one can only be repeated later.
   const evictOne = (at: number) => {
-    let victim: { queue: Queue; key: string; expiresAt: number } | undefined;
+    let victim: { queue: Queue; key: string; expiresAt: number; running: boolean } | undefined;
     for (const queue of queues.values()) {
       const head = queue.entries().next().value;
       if (!head) continue;
       const expiresAt = expiryOf(head[1]);
-      if (!victim || expiresAt < victim.expiresAt) victim = { queue, key: head[0], expiresAt };
+      const running = typeof head[1] !== 'number';
+      const better =
+        !victim ||
+        (victim.running && !running) ||
+        (victim.running === running && expiresAt < victim.expiresAt);
+      if (better) victim = { queue, key: head[0], expiresAt, running };
     }
     if (!victim) return;
     remove(victim.queue, victim.key);

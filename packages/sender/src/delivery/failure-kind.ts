@@ -68,5 +68,20 @@ export function describeError(error: unknown): string {
     if (text && !parts.includes(text)) parts.push(text);
     current = (current as { cause?: unknown }).cause;
   }
-  return (parts.join(' ← ') || String(error)).slice(0, 500);
+  return withoutAddresses(parts.join(' ← ') || String(error)).slice(0, 500);
+}
+
+// Node's messages name the address a connection went to ("connect ECONNREFUSED 10.1.2.3:443"):
+// the delivery log is the customer's, and the platform's addresses are not theirs to see.
+const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}\b/g;
+// A run of hex digits and colons with "::" or at least four colons (a time such as 12:30:45 has
+// two); Node writes an IPv6 address and its port the same way ("::1:443").
+const HEX_AND_COLONS = /(?<![\w.:])[0-9a-f:]{3,}(?:%\w+)?(?![\w:])/gi;
+const isIPv6Like = (token: string) => token.includes('::') || token.split(':').length > 4;
+
+/** `text` with every IP address replaced by "an address". */
+export function withoutAddresses(text: string): string {
+  return text
+    .replace(IPV4, 'an address')
+    .replace(HEX_AND_COLONS, (token) => (isIPv6Like(token) ? 'an address' : token));
 }

@@ -132,4 +132,17 @@ describe('the heartbeat', () => {
     expect((await report).applied.applied).toBe(false);
     await worker.stop(0);
   });
+
+  it('abandons a request whose lease would lapse while a renewal never answers', async () => {
+    // A renewal stuck behind a busy pool or a lock: neither renewed nor failed.
+    const { clock, worker, sending, report } = await setUp((store) => ({
+      ...store,
+      renewLeases: () => new Promise(() => undefined),
+    }));
+    worker.start();
+    await sending;
+    clock.set(T0 + LEASE - 1);
+    expect((await report).applied.applied).toBe(false);
+    await worker.stop(0);
+  });
 });

@@ -31,9 +31,18 @@ export interface HeartbeatOptions {
 export function createHeartbeat(options: HeartbeatOptions, held: () => HeldLease[]) {
   let renewing = false;
   let timer: NodeJS.Timeout | undefined;
+  // Requests whose lease lapses before the next tick could renew it: abandoned, since another
+  // worker may take the delivery over once it lapses (design I3).
+  const abandonLapsing = (leases: HeldLease[]) => {
+    const lapsing = options.clock.now() + options.renewEveryMs;
+    for (const r of leases) if (!r.sent && r.heldUntil <= lapsing) r.abandon.abort();
+  };
   const renew = async () => {
     const leases = held();
-    if (renewing || leases.length === 0) return;
+    if (leases.length === 0) return;
+    // A renewal still waiting (a busy pool, a lock) renews nothing in time: the leases it would
+    // have renewed are judged as if it had failed, rather than left to lapse under open requests.
+    if (renewing) return abandonLapsing(leases);
     renewing = true;
     const expiresAt = options.clock.now() + options.leaseMs;
     try {
@@ -51,8 +60,7 @@ export function createHeartbeat(options: HeartbeatOptions, held: () => HeldLease
       }
     } catch (error) {
       options.onError(error);
-      const lapsing = options.clock.now() + options.renewEveryMs;
-      for (const r of leases) if (!r.sent && r.heldUntil <= lapsing) r.abandon.abort();
+      abandonLapsing(leases);
     } finally {
       renewing = false;
     }

@@ -223,15 +223,21 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     async tick() {
       let attempts = 0;
-      for (;;) {
-        const room = Math.min(freeSlots(), options.batchSize);
-        if (room > 0) {
-          const claims = await claim(room);
-          for (const c of claims) launch(c);
-          attempts += claims.length;
+      // Its attempts' leases are renewed as the loop's are: an attempt can outlast its lease.
+      if (!running) heartbeat.start();
+      try {
+        for (;;) {
+          const room = Math.min(freeSlots(), options.batchSize);
+          if (room > 0) {
+            const claims = await claim(room);
+            for (const c of claims) launch(c);
+            attempts += claims.length;
+          }
+          if (inFlight.size === 0) return attempts;
+          await Promise.race([...inFlight].map((f) => f.done));
         }
-        if (inFlight.size === 0) return attempts;
-        await Promise.race([...inFlight].map((f) => f.done));
+      } finally {
+        if (!running) heartbeat.stop();
       }
     },
     start() {
@@ -244,38 +250,43 @@ export function createWorker(options: WorkerOptions): Worker {
       running = false;
       wake();
       await loop;
-      const pending = [...inFlight];
-      if (pending.length === 0) {
+      // The heartbeat stops however the attempts end, a failed release included.
+      try {
+        await finishInFlight(graceMs);
+      } finally {
         heartbeat.stop();
-        return;
       }
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<'grace'>((resolve) => {
-        timer = setTimeout(() => resolve('grace'), graceMs);
-      });
-      const finished = await Promise.race([
-        Promise.all(pending.map((p) => p.done)).then(() => 'done' as const),
-        grace,
-      ]);
-      clearTimeout(timer);
-      if (finished === 'grace') {
-        // Requests still out are given back: another worker retries them once the lease is
-        // released (at-least-once; a late result cannot overwrite it, invariant 3). Attempts whose
-        // response is in are being recorded: releasing them would throw their results away, so
-        // their records (a database round trip each) are waited for instead.
-        const left = [...inFlight];
-        await Promise.all([
-          ...left
-            .filter((p) => !p.sent)
-            .map((p) => {
-              p.abandon.abort(); // given back: its late answer must not be recorded
-              return options.queue.releaseLease(p.claim.delivery.id, p.claim.leaseToken);
-            }),
-          ...left.filter((p) => p.sent).map((p) => p.done),
-        ]);
-      }
-      heartbeat.stop();
     },
     wake,
   };
+
+  async function finishInFlight(graceMs: number) {
+    const pending = [...inFlight];
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'grace'>((resolve) => {
+      timer = setTimeout(() => resolve('grace'), graceMs);
+    });
+    const finished = await Promise.race([
+      Promise.all(pending.map((p) => p.done)).then(() => 'done' as const),
+      grace,
+    ]);
+    clearTimeout(timer);
+    if (finished === 'grace') {
+      // Requests still out are given back: another worker retries them once the lease is
+      // released (at-least-once; a late result cannot overwrite it, invariant 3). Attempts whose
+      // response is in are being recorded: releasing them would throw their results away, so
+      // their records (a database round trip each) are waited for instead.
+      const left = [...inFlight];
+      await Promise.all([
+        ...left
+          .filter((p) => !p.sent)
+          .map((p) => {
+            p.abandon.abort(); // given back: its late answer must not be recorded
+            return options.queue.releaseLease(p.claim.delivery.id, p.claim.leaseToken);
+          }),
+        ...left.filter((p) => p.sent).map((p) => p.done),
+      ]);
+    }
+  }
 }

@@ -407,6 +407,26 @@ export function storeBattery(
       expect([count(open.id), count(probing.id), count(healthy.id), count(relayed.id)]).toEqual([0, 1, 3, 0]);
     });
 
+    it('claims for others while a half-open breaker’s backlog fills the window (design D27)', async () => {
+      const a = account();
+      const probing = await endpointAt(a, 'https://recovering.example.com/hook');
+      for (let i = 0; i < 200; i++) await publish(event(a, 'click', T0 + i));
+      const b = account();
+      const healthy = await endpointAt(b, 'https://up.example.org/hook');
+      await publish(event(b, 'click', T0 + 500));
+      // The probe: one of the backlog's deliveries is out.
+      const [probe] = await store.claimDue({ now: T0 + 1_000, limit: 1, leaseMs: LEASE, perEndpointCap: 8 });
+      expect(probe!.delivery.endpointId).toBe(probing.id);
+      const claimed = await store.claimDue({
+        now: T0 + 1_001,
+        limit: 8,
+        leaseMs: LEASE,
+        perEndpointCap: 8,
+        shares: { ...shares(8, 8), capped: { endpoints: new Map([[probing.id, 1]]), origins: new Map() } },
+      });
+      expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
+    });
+
     it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {
       const a = account();
       const ep = await endpoint(a);

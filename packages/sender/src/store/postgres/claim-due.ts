@@ -23,7 +23,9 @@ import type { Pg } from './connection.js';
  * candidates: rows another claimer holds are passed over for the next ones of the same account.
  * The account and origin ranks are taken separately, so a claim may take fewer than it could
  * (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
- * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`). `locked` then locks them in due order with
+ * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`); an endpoint or origin already at
+ * that tighter cap is left out of `due` too, or its backlog (piled up while its breaker was open)
+ * would fill the window and leave the claim nothing for anyone else. `locked` then locks them in due order with
  * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip (rows it locks but does not
  * lease are free again when the statement ends): rows another claimer
  * holds are passed over for the next ones, so concurrent claimers share the work instead of all
@@ -68,11 +70,16 @@ due AS (
     AND d.next_attempt_at <= $1::bigint
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
-    AND d.endpoint_id NOT IN (SELECT endpoint_id FROM endpoint_caps WHERE cap = 0)
+    AND d.endpoint_id NOT IN (
+      SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
+      WHERE coalesce(i.n, 0) >= c.cap)
     AND d.account_id NOT IN (SELECT account_id FROM held_accounts WHERE n >= $12::int)
     AND d.endpoint_id NOT IN (
       SELECT e.id FROM endpoints e WHERE e.origin IN (
-        SELECT origin FROM held_origins WHERE n >= $13::int UNION ALL SELECT origin FROM origin_caps WHERE cap = 0))
+        SELECT origin FROM held_origins WHERE n >= $13::int
+        UNION ALL
+        SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
+        WHERE coalesce(h.n, 0) >= c.cap))
   ORDER BY d.next_attempt_at
   LIMIT $5::int
 ),
