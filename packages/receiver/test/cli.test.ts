@@ -40,6 +40,16 @@ function run(args: string[], options: { stdin?: string | Buffer; env?: Record<st
   });
 }
 
+/** A delivery signed with `secret`, as `verify` is given it. */
+const delivery = signedDelivery({ secret, event: buildEvent('click') });
+const signature = delivery.headers['x-service-signature']!;
+/** Writes `content` to a file in the test's folder; returns its path. */
+const file = (name: string, content: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'linkhooks-cli-'));
   const app = express();
@@ -120,14 +130,6 @@ describe('linkhooks trigger', () => {
 });
 
 describe('linkhooks verify', () => {
-  const delivery = signedDelivery({ secret, event: buildEvent('click') });
-  const signature = delivery.headers['x-service-signature']!;
-  const file = (name: string, content: string) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-  };
-
   it('says valid for a real delivery, from a file or standard input', async () => {
     const fromFile = await run([
       'verify',
@@ -192,13 +194,6 @@ describe('linkhooks verify', () => {
 });
 
 describe('the secret from a file or the environment', () => {
-  const delivery = signedDelivery({ secret, event: buildEvent('click') });
-  const signature = delivery.headers['x-service-signature']!;
-  const file = (name: string, content: string) => {
-    const path = join(dir, name);
-    writeFileSync(path, content);
-    return path;
-  };
   // No LINKHOOKS_SECRET from the machine running the tests may stand in for the one under test.
   const noEnv = { LINKHOOKS_SECRET: '' };
 

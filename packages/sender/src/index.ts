@@ -20,6 +20,10 @@ export {
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { type AddressPolicy, checkAddress, checkUrl, createGuardedLookup } from './delivery/address-guard.js';
 export {
+  createDevelopmentCertificates,
+  type DevelopmentCertificates,
+} from './delivery/development-certificates.js';
+export {
   type AttemptDecision,
   type AttemptOutcome,
   CLAIMABLE_STATUSES,
