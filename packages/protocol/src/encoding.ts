@@ -47,3 +47,36 @@ export function toBase64Url(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]!);
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
+
+/** Standard base64 with padding, the form Standard Webhooks libraries decode. */
+export function toBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]!);
+  return btoa(bin);
+}
+
+/**
+ * Decodes base64 in either alphabet (`+/` or `-_`), padding optional. Returns `null` for any other
+ * character or an impossible length, never throws.
+ */
+export function fromBase64(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return null;
+  const bare = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
+  if (bare.length % 4 === 1) return null;
+  try {
+    const bin = atob(bare + '='.repeat((4 - (bare.length % 4)) % 4));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** `a` then `b` in one new array. */
+export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

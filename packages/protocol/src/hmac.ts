@@ -6,7 +6,7 @@
  * from Web Crypto otherwise (edge runtimes: asynchronous). `node:crypto` is reached through
  * `process.getBuiltinModule`, never a static import, so bundles for Workers stay clean.
  */
-import { toBytes } from './encoding.js';
+import { toBytes, toHex } from './encoding.js';
 
 type NodeHmac = { update(data: string | Uint8Array): NodeHmac; digest(): Uint8Array };
 interface NodeCryptoLike {
@@ -31,20 +31,35 @@ const nodeCrypto = loadNodeCrypto();
 export const hasSyncCrypto: boolean = nodeCrypto !== undefined;
 
 /** Synchronous HMAC-SHA256, or `undefined` where the runtime offers only Web Crypto. */
-export const hmacSha256Sync: ((key: string, data: string | Uint8Array) => Uint8Array) | undefined = nodeCrypto
+export const hmacSha256Sync:
+  | ((key: string | Uint8Array, data: string | Uint8Array) => Uint8Array)
+  | undefined = nodeCrypto
   ? (key, data) => nodeCrypto.createHmac('sha256', key).update(data).digest()
+  : undefined;
+
+/** {@link hmacSha256Sync} over several parts in order, without concatenating them first. */
+export const hmacSha256PartsSync:
+  | ((key: string | Uint8Array, parts: readonly (string | Uint8Array)[]) => Uint8Array)
+  | undefined = nodeCrypto
+  ? (key, parts) => {
+      const h = nodeCrypto.createHmac('sha256', key);
+      for (const part of parts) h.update(part);
+      return h.digest();
+    }
   : undefined;
 
 // Importing a raw key is the slow part of Web Crypto; keep the last few keys.
 const KEY_CACHE_LIMIT = 16;
 const webKeys = new Map<string, Promise<CryptoKey>>();
 
-function webKey(secret: string): Promise<CryptoKey> {
+function webKey(raw: string | Uint8Array): Promise<CryptoKey> {
+  // Byte keys (Standard Webhooks) and text keys (X-Service-Signature) never share a cache entry.
+  const secret = typeof raw === 'string' ? `s:${raw}` : `b:${toHex(raw)}`;
   let key = webKeys.get(secret);
   if (!key) {
     key = globalThis.crypto.subtle.importKey(
       'raw',
-      toBytes(secret) as BufferSource,
+      toBytes(raw) as BufferSource,
       { name: 'HMAC', hash: 'SHA-256' },
       false,
       ['sign'],
@@ -58,7 +73,7 @@ function webKey(secret: string): Promise<CryptoKey> {
 }
 
 /** HMAC-SHA256 that runs everywhere: node:crypto when present, Web Crypto otherwise. */
-export async function hmacSha256(key: string, data: string | Uint8Array): Promise<Uint8Array> {
+export async function hmacSha256(key: string | Uint8Array, data: string | Uint8Array): Promise<Uint8Array> {
   if (hmacSha256Sync) return hmacSha256Sync(key, data);
   const cryptoKey = await webKey(key);
   return new Uint8Array(

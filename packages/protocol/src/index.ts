@@ -2,7 +2,8 @@
  * @module
  * The linkhooks wire contract shared by the sender and every receiver: the six events (design R7),
  * their envelope and data schemas (design R4, design R6), the timestamp form, secrets, and HMAC-SHA256
- * signing with constant-time verification (design R9, design R10).
+ * signing with constant-time verification (design R9, design R10), and the Standard Webhooks form
+ * sent beside it (design D29).
  */
 
 export { toHex } from './encoding.js';
@@ -12,7 +13,7 @@ export { envelopeJsonSchema, eventJsonSchema, eventJsonSchemas } from './json-sc
 export { isKnownEvent, type ParseEventResult, parseEvent } from './parse-event.js';
 export { sampleEventData, sampleId } from './sample-data.js';
 export * from './schemas.js';
-export { generateSecret, isSecretForm, SECRET_PREFIX } from './secret.js';
+export { generateSecret, isSecretForm, isStandardWebhooksSecret, SECRET_PREFIX } from './secret.js';
 export {
   mismatchHint,
   type RawBody,
@@ -25,4 +26,20 @@ export {
   verifySignature,
   verifySignatureAsync,
 } from './signature.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  readStandardWebhookHeaders,
+  STANDARD_WEBHOOK_HEADERS,
+  type StandardSignInput,
+  type StandardVerifyFailureReason,
+  type StandardVerifyOptions,
+  type StandardVerifyResult,
+  type StandardWebhookHeaders,
+  SVIX_WEBHOOK_HEADERS,
+  signStandardWebhook,
+  signStandardWebhookAsync,
+  standardWebhookKey,
+  verifyStandardWebhook,
+  verifyStandardWebhookAsync,
+} from './standard-webhooks.js';
 export { formatTimestamp, isTimestamp, parseTimestamp } from './timestamp.js';

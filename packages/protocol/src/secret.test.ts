@@ -3,27 +3,27 @@ import { generateSecret, isSecretForm, SECRET_PREFIX } from './secret.js';
 import { sign, verifySignature } from './signature.js';
 
 describe('generateSecret', () => {
-  it('is whsec_ followed by 43 base64url characters', () => {
+  it('is whsec_ followed by 44 characters of padded standard base64', () => {
     const secret = generateSecret();
     expect(SECRET_PREFIX).toBe('whsec_');
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(secret).toHaveLength(49);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(secret).toHaveLength(50);
   });
 
   it('decodes to exactly 32 bytes that re-encode to the same text', () => {
     for (let i = 0; i < 50; i++) {
       const encoded = generateSecret().slice('whsec_'.length);
-      const bytes = Buffer.from(encoded, 'base64url');
+      const bytes = Buffer.from(encoded, 'base64');
       expect(bytes).toHaveLength(32);
-      expect(bytes.toString('base64url')).toBe(encoded);
+      expect(bytes.toString('base64')).toBe(encoded);
     }
   });
 
   it('is unique over many calls and uses the whole alphabet', () => {
     const secrets = Array.from({ length: 5000 }, () => generateSecret());
     expect(new Set(secrets).size).toBe(secrets.length);
-    // 5000 × 43 random characters: every one of the 64 base64url symbols shows up.
-    const seen = new Set(secrets.flatMap((s) => [...s.slice(6)]));
+    // 5000 × 43 random characters: every one of the 64 base64 symbols shows up (the 44th is '=').
+    const seen = new Set(secrets.flatMap((s) => [...s.slice(6, -1)]));
     expect(seen.size).toBe(64);
   });
 
@@ -39,10 +39,11 @@ describe('generateSecret', () => {
 });
 
 describe('isSecretForm', () => {
-  it('accepts generated secrets', () => {
+  it('accepts generated secrets, and the earlier base64url form', () => {
     for (let i = 0; i < 100; i++) expect(isSecretForm(generateSecret())).toBe(true);
     expect(isSecretForm(`whsec_${'A'.repeat(43)}`)).toBe(true);
     expect(isSecretForm(`whsec_${'-_'.repeat(21)}z`)).toBe(true);
+    expect(isSecretForm(`whsec_${'+/'.repeat(21)}z=`)).toBe(true);
   });
 
   it.each([
@@ -51,9 +52,10 @@ describe('isSecretForm', () => {
     ['no prefix', 'A'.repeat(43)],
     ['other prefix', `whsek_${'A'.repeat(43)}`],
     ['uppercase prefix', `WHSEC_${'A'.repeat(43)}`],
-    ['standard base64 +', `whsec_${'A'.repeat(42)}+`],
-    ['standard base64 /', `whsec_${'A'.repeat(42)}/`],
-    ['padding', `whsec_${'A'.repeat(42)}=`],
+    ['base64url mixed with padding', `whsec_${'A'.repeat(42)}-=`],
+    ['base64 without padding', `whsec_${'A'.repeat(42)}+`],
+    ['padding after 42', `whsec_${'A'.repeat(42)}=`],
+    ['double padding', `whsec_${'A'.repeat(42)}==`],
     ['trailing newline', `whsec_${'A'.repeat(43)}\n`],
     ['leading space', ` whsec_${'A'.repeat(43)}`],
     ['non-ASCII', `whsec_${'A'.repeat(42)}é`],
