@@ -5,22 +5,31 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DbFileError, readDbFile } from './db-file.js';
+import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
+import { UsageError } from './usage-error.js';
 
 export const DEFAULT_DB = 'sqlite:./data/linkhooks.db';
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = '127.0.0.1';
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 export type Command =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'migrate'; db: string }
   | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
-  | { kind: 'serve'; db: string; port: number; host: string; engine: EngineSettings; http: HttpSettings }
-  | { kind: 'worker'; db: string; engine: EngineSettings }
+  | {
+      kind: 'serve';
+      db: string;
+      port: number;
+      host: string;
+      engine: EngineSettings;
+      http: HttpSettings;
+      keys: MasterKeySettings;
+    }
+  | { kind: 'worker'; db: string; engine: EngineSettings; keys: MasterKeySettings }
+  | { kind: 'rotate-master-key'; db: string; keys: MasterKeySettings }
   | { kind: 'dev-certificate'; dir: string; force: boolean };
 
 export interface EngineSettings {
@@ -171,6 +180,7 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
         {
           ...DB_FLAG,
           ...ENGINE_FLAGS,
+          ...MASTER_KEY_FLAGS,
           port: { type: 'string' },
           host: { type: 'string' },
           'trust-proxy': { type: 'boolean' },
@@ -178,18 +188,26 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
         },
         'serve',
       );
+      const db = dbOf(values, env, readFile);
       return {
         kind: 'serve',
-        db: dbOf(values, env, readFile),
+        db,
         port: portOf(values.port, env),
         host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
         engine: engineOf(values, env),
         http: httpOf(values, env),
+        keys: masterKeysOf(values, env, db),
       };
     }
     case 'worker': {
-      const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS }, 'worker');
-      return { kind: 'worker', db: dbOf(values, env, readFile), engine: engineOf(values, env) };
+      const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS, ...MASTER_KEY_FLAGS }, 'worker');
+      const db = dbOf(values, env, readFile);
+      return { kind: 'worker', db, engine: engineOf(values, env), keys: masterKeysOf(values, env, db) };
+    }
+    case 'rotate-master-key': {
+      const values = parse(argv.slice(1), { ...DB_FLAG, ...MASTER_KEY_FLAGS }, 'rotate-master-key');
+      const db = dbOf(values, env, readFile);
+      return { kind: 'rotate-master-key', db, keys: masterKeysOf(values, env, db) };
     }
     case 'dev-certificate': {
       const values = parse(
@@ -214,7 +232,13 @@ Usage:
                             [--db URL | --db-file F]
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
                             [--allow-private-networks] [--ca-file F] [--time-scale F]
+                            [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
+                            [--master-key-file F] [--previous-master-key-file F]
+  linkhooks-sender rotate-master-key [--db URL | --db-file F] [--master-key-file F]
+                            [--previous-master-key-file F]
+                            encrypt every endpoint secret again under the current master key, then
+                            exit; with SQLite and no key given, first generate a new key file
   linkhooks-sender dev-certificate [--dir D] [--force]
                             development only: a certificate authority and a localhost certificate
                             for a local HTTPS receiver, written to D (default ${DEFAULT_DEV_CERTIFICATE_DIR})
@@ -236,6 +260,14 @@ Options:
   --ca-file F               also trust the certificate authorities in this PEM file for endpoints' HTTPS
                             (for example ${DEFAULT_DEV_CERTIFICATE_DIR}/ca.pem from dev-certificate)
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
+  --master-key-file F       read the master key (32 bytes, base64 or hex) from the file F. Endpoint
+                            secrets are always encrypted at rest: with SQLite and no key given, a key
+                            is generated on first start into <database file>.master-key (owner-only);
+                            back it up with the database. PostgreSQL needs a key, the same in every
+                            process: generate one with  openssl rand -base64 32
+  --previous-master-key-file F
+                            during a rotation, the old key: secrets under it are still read, and are
+                            encrypted again under the current key at start
 
 Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
@@ -244,7 +276,10 @@ Environment:
   PGPASSWORD                the PostgreSQL password, when the URL has none
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)
-  LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
+  LINKHOOKS_MASTER_KEY, LINKHOOKS_MASTER_KEY_FILE
+                            the master key (32 bytes, base64 or hex), or a file holding it
+  LINKHOOKS_PREVIOUS_MASTER_KEY, LINKHOOKS_PREVIOUS_MASTER_KEY_FILE
+                            the old key during a rotation
   LINKHOOKS_RETENTION_DAYS  days final deliveries stay in the log (default 30; pruned hourly)
   LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)
   LINKHOOKS_ENDPOINTS_PER_ACCOUNT, LINKHOOKS_EVENTS_PER_SECOND, LINKHOOKS_EVENTS_BURST,

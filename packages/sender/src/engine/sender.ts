@@ -24,7 +24,6 @@ import type {
   EndpointRecord,
   EventRecord,
 } from '../store/records.js';
-import { createSecretCipher, noSecretCipher, parseMasterKey } from '../store/secret-cipher.js';
 import { createWorker } from '../worker/worker.js';
 import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
 import { buildEvent, type PublishInput } from './event-input.js';
@@ -32,10 +31,13 @@ import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
 import { type PublishItem, type PublishManyResult, type PublishResult, publishEach } from './publish-many.js';
 import { createQuotaGuard } from './quotas.js';
+import { type SealReport, sealSecrets } from './seal-secrets.js';
+import { secretCipherOf } from './secrets-at-rest.js';
 
 export type { PublishInput } from './event-input.js';
 export type { SenderOptions } from './options.js';
 export type { Quotas } from './quotas.js';
+export type { SealReport } from './seal-secrets.js';
 
 export const USER_AGENT = 'linkhooks/0.0.0';
 
@@ -92,6 +94,13 @@ export interface Sender {
   /** The account an API key belongs to, or null. */
   authenticateApiKey(apiKey: string): Promise<AccountRecord | null>;
 
+  /**
+   * Encrypts every endpoint secret not yet under the current master key (plaintext ones, and ones
+   * under a previous key) in bounded batches; safe from several processes at once. Run it once
+   * before `start()` when a key is set: a plaintext secret is refused once a key is set.
+   */
+  sealSecrets(): Promise<SealReport>;
+
   /** Runs every delivery due now; for tests and scripts driving virtual time. */
   tick(): Promise<number>;
   /** Deletes final deliveries older than the retention period; resolves with how many. */
@@ -105,13 +114,13 @@ export interface Sender {
 
 export function createSender(options: SenderOptions): Sender {
   const settings = settingsOf(options);
-  const store = withSecretCipher(
-    options.store,
-    options.masterKey ? createSecretCipher(parseMasterKey(options.masterKey)) : noSecretCipher,
+  const logger: Logger = options.logger ?? pino({ enabled: false, redact: redaction });
+  const cipher = secretCipherOf(options, logger);
+  const store = withSecretCipher(options.store, cipher, (delivery, err) =>
+    logger.error({ delivery, err }, 'a delivery is held back: its endpoint secret cannot be opened'),
   );
   const clock = options.clock ?? systemClock;
   const addressPolicy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
-  const logger: Logger = options.logger ?? pino({ enabled: false, redact: redaction });
   const client =
     options.client ??
     createDeliveryClient({
@@ -269,6 +278,7 @@ export function createSender(options: SenderOptions): Sender {
     getAccount: (id) => store.getAccount(id),
     authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey),
 
+    sealSecrets: () => sealSecrets(options.store, cipher),
     tick: () => worker.tick(),
     pruneLog: () => store.pruneBefore(clock.now() - settings.retentionMs),
     get inFlight() {

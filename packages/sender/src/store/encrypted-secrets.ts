@@ -2,17 +2,22 @@
  * A store decorator that keeps endpoint secrets encrypted at rest: secrets are encrypted on their
  * way in (create, rotate) and decrypted on their way out (every endpoint and every claim), so the
  * engine, the workers and the API only ever see plaintext while the database only ever holds
- * ciphertext. Every other method is the inner store's own.
+ * ciphertext. Every other method is the inner store's own; a plaintext secret read with a key set
+ * is refused (design D29).
  */
 import type { SenderStore } from './port.js';
-import type { EndpointRecord } from './records.js';
+import type { ClaimedDelivery, EndpointRecord } from './records.js';
 import type { SecretCipher } from './secret-cipher.js';
 
 /**
  * @example
  * const store = withSecretCipher(createSqliteStore({ filename }), createSecretCipher(parseMasterKey(key)));
  */
-export function withSecretCipher(store: SenderStore, cipher: SecretCipher): SenderStore {
+export function withSecretCipher(
+  store: SenderStore,
+  cipher: SecretCipher,
+  onUnreadable: (deliveryId: string, error: unknown) => void = () => {},
+): SenderStore {
   const open = (e: EndpointRecord): EndpointRecord => ({ ...e, secret: cipher.decrypt(e.secret, e.id) });
   const openOrNull = (e: EndpointRecord | null) => (e ? open(e) : null);
   return {
@@ -42,8 +47,17 @@ export function withSecretCipher(store: SenderStore, cipher: SecretCipher): Send
         : applied;
     },
     async claimDue(request) {
-      const claims = await store.claimDue(request);
-      return claims.map((c) => ({ ...c, secret: cipher.decrypt(c.secret, c.delivery.endpointId) }));
+      // A secret the keys cannot open holds back its own delivery only: its lease is left to
+      // expire (tried again then, by this or another process) and the rest of the batch goes out.
+      const opened: ClaimedDelivery[] = [];
+      for (const c of await store.claimDue(request)) {
+        try {
+          opened.push({ ...c, secret: cipher.decrypt(c.secret, c.delivery.endpointId) });
+        } catch (error) {
+          onUnreadable(c.delivery.id, error);
+        }
+      }
+      return opened;
     },
   };
 }

@@ -206,6 +206,33 @@ export interface Catalogue {
   stats(): Promise<StoreStats>;
 }
 
+/** An endpoint's secret as stored, and the value to store in its place. */
+export interface SecretChange {
+  id: string;
+  /** The stored value the change was computed from: the row is left alone if it changed since. */
+  from: string;
+  to: string;
+}
+
+/**
+ * Endpoint secrets across accounts, for sealing them under the master key in bounded steps
+ * (design D29, D30): never for the API, which is scoped to one account.
+ */
+export interface SecretsAtRest {
+  /** Up to `limit` endpoints, by id after `after`, whose stored secret does not begin with `prefix`. */
+  secretsNotSealedWith(
+    prefix: string,
+    after: string | null,
+    limit: number,
+  ): Promise<{ id: string; secret: string }[]>;
+  /**
+   * Writes each change in one transaction where the secret is still `from` (compare-and-set), so
+   * two processes sealing at once, or a rotation through the API, never lose a secret. Answers the
+   * ids written.
+   */
+  replaceSecrets(changes: readonly SecretChange[]): Promise<string[]>;
+}
+
 /** What a store can do beyond the port, declared rather than guessed from its kind. */
 export interface StoreCapabilities {
   /**
@@ -221,7 +248,7 @@ export interface StoreCapabilities {
 }
 
 /** A store: the queue and the catalogue over one database. */
-export interface SenderStore extends DeliveryQueue, Catalogue {
+export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

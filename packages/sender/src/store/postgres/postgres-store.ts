@@ -12,6 +12,7 @@ import * as accounts from './accounts.js';
 import { claimDue } from './claim-due.js';
 import { connect } from './connection.js';
 import * as log from './delivery-log.js';
+import * as secrets from './endpoint-secrets.js';
 import * as endpoints from './endpoints.js';
 import { createDueListener } from './listener.js';
 import { applyMigrations } from './migrate.js';
@@ -98,5 +99,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     getEvent: (accountId, id) => log.getEvent(pg, accountId, id),
     pruneBefore: (cutoff) => pruneBefore(pg, cutoff),
     stats: () => stats(pg),
+    secretsNotSealedWith: (prefix, after, limit) => secrets.secretsNotSealedWith(pg, prefix, after, limit),
+    replaceSecrets: (changes) => secrets.replaceSecrets(pg, changes),
   };
 }

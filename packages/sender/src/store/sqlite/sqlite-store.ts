@@ -8,6 +8,7 @@ import * as accounts from './accounts.js';
 import { claimDue } from './claim-due.js';
 import { openSqlite } from './database.js';
 import * as log from './delivery-log.js';
+import * as secrets from './endpoint-secrets.js';
 import * as endpoints from './endpoints.js';
 import { migrateSqlite } from './migrate.js';
 import { nextDueAt } from './next-due.js';
@@ -49,6 +50,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     reenableEndpoint: reenableEndpoint(db),
     retryNow: retryNow(db),
     pruneBefore: pruneBefore(db),
+    replaceSecrets: secrets.replaceSecrets(db),
   };
   return {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
@@ -78,5 +80,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
     stats: async () => stats(db),
+    secretsNotSealedWith: async (prefix, after, limit) =>
+      secrets.secretsNotSealedWith(db, prefix, after, limit),
+    replaceSecrets: async (changes) => ops.replaceSecrets(changes),
   };
 }
