@@ -6,6 +6,7 @@ import type { DeliveryRecord, EventRecord } from '../records.js';
 import { type Row, toEndpoint } from '../rows.js';
 import type { SqliteDb } from './database.js';
 import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
+import type { WalSync } from './wal-sync.js';
 
 const INSERT_EVENT = `INSERT INTO events (id, account_id, name, body, created_at) VALUES (?, ?, ?, ?, ?)`;
 const INSERT_DELIVERY = `
@@ -15,13 +16,13 @@ VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemp
 type Publish = { event: EventRecord; nextId: () => string; target: PublishTarget };
 
 /**
- * Group commit: publishes that arrive together are written in one transaction and one WAL sync
- * (each in a savepoint of its own, so one that fails fails alone), and none is answered before
- * that commit. `synchronous`: `FULL` syncs the WAL before the publishes are answered, so a
- * published event survives a power cut, not only a crashed process; `NORMAL` trades that for
- * throughput.
+ * Group commit: publishes that arrive together are written in one transaction (each in a
+ * savepoint of its own, so one that fails fails alone), and none is answered before that commit
+ * is durable. With `wal`, a publish is answered once the WAL holding its commit is synced to disk,
+ * so it survives a power cut, not only a crashed process; the sync runs off the event loop and is
+ * shared by the commits that wait on it (design D33). Without, it is answered at the commit.
  */
-export function publish(db: SqliteDb, synchronous: 'FULL' | 'NORMAL') {
+export function publish(db: SqliteDb, wal: WalSync | null) {
   const one = db.raw.transaction(({ event, nextId, target }: Publish): DeliveryRecord[] => {
     db.st(INSERT_EVENT).run(event.id, event.accountId, event.name, Buffer.from(event.body), event.createdAt);
     const endpoints = (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(event.accountId) as Row[]).map(toEndpoint);
@@ -44,15 +45,20 @@ export function publish(db: SqliteDb, synchronous: 'FULL' | 'NORMAL') {
       }
     }),
   );
-  const write = createBatcher((batch: Publish[]) => {
-    if (synchronous === 'NORMAL') return all(batch);
-    db.raw.pragma('synchronous = FULL');
-    try {
-      return all(batch);
-    } finally {
-      db.raw.pragma('synchronous = NORMAL');
-    }
+  const write = createBatcher((batch: Publish[]): Settled<Committed>[] => {
+    const results = all(batch);
+    const seq = wal?.committed() ?? 0;
+    return results.map((r) => (r.ok ? { ok: true, value: { created: r.value, seq } } : r));
   });
-  return (event: EventRecord, nextId: () => string, target: PublishTarget = {}): Promise<DeliveryRecord[]> =>
-    write({ event, nextId, target });
+  return async (
+    event: EventRecord,
+    nextId: () => string,
+    target: PublishTarget = {},
+  ): Promise<DeliveryRecord[]> => {
+    const { created, seq } = await write({ event, nextId, target });
+    if (wal) await wal.durable(seq);
+    return created;
+  };
 }
+
+type Committed = { created: DeliveryRecord[]; seq: number };

@@ -20,13 +20,15 @@ import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
 import { stats } from './stats.js';
+import { createWalSync } from './wal-sync.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or `:memory:`. */
   filename: string;
   /**
    * How publishes commit. `FULL` (default) syncs the WAL before `publish` returns, so a published
-   * event survives a power cut, not only a crashed process. `NORMAL` trades that for throughput.
+   * event survives a power cut, not only a crashed process; the sync runs off the event loop
+   * (design D33). `NORMAL` answers at the commit: a crashed process loses nothing, a power cut may.
    * Claims and attempt records always commit `NORMAL`: losing one to a power cut only means an
    * attempt is made again, which at-least-once delivery allows; a crashed process loses neither.
    */
@@ -41,9 +43,11 @@ export interface SqliteStoreOptions {
  */
 export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const db = openSqlite(options.filename);
+  const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.raw.memory;
+  const wal = durable ? createWalSync(`${db.raw.name}-wal`) : null;
   const ops = {
     migrate: migrateSqlite(db),
-    publish: publish(db, options.synchronous ?? 'FULL'),
+    publish: publish(db, wal),
     claimDue: claimDue(db),
     recordAttempt: recordAttempt(db),
     updateEndpoint: endpoints.updateEndpoint(db),
@@ -55,7 +59,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   return {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
     migrate: async () => ops.migrate(),
-    close: async () => void db.raw.close(),
+    close: async () => {
+      db.raw.close();
+      wal?.close();
+    },
 
     publish: ops.publish,
     claimDue: async (request) => ops.claimDue(request),
