@@ -7,6 +7,7 @@ import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type {
   AccountRecord,
+  ApiKeyRecord,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryRecord,
@@ -14,7 +15,19 @@ import type {
   EventRecord,
 } from './records.js';
 
-export type NewAccount = Pick<AccountRecord, 'id' | 'name' | 'plan' | 'apiKeyHash'> & { now: number };
+export type NewAccount = Pick<AccountRecord, 'id' | 'name' | 'plan' | 'apiKeyHash'> & {
+  now: number;
+  /** The first API key's id and first characters; by default derived from the account id, and none. */
+  apiKeyId?: string;
+  apiKeyPrefix?: string | null;
+};
+
+/** A new API key: its id, its first characters and its hash (design D38). */
+export interface NewApiKey {
+  id: string;
+  prefix: string;
+  hash: string;
+}
 
 export type NewEndpoint = Pick<
   EndpointRecord,
@@ -113,7 +126,39 @@ export interface Page<T> {
 
 export type RetryNowResult =
   | { ok: true; delivery: DeliveryRecord }
-  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'in_flight' };
+  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'endpoint_paused' | 'in_flight' };
+
+/** What a publish stored, or, for a repeated idempotency key, what the first one did (design D37). */
+export interface Published {
+  eventId: string;
+  deliveries: DeliveryRecord[];
+  /** True when the key was seen before: nothing was stored, and this is the first publish's event. */
+  duplicate: boolean;
+}
+
+export interface Resumed {
+  endpoint: EndpointRecord;
+  /** Held deliveries made claimable again. */
+  resumed: number;
+}
+
+/** Which failed deliveries to recover (design D36): created in [since, until), at most `limit`. */
+export interface RecoverRequest {
+  since: number;
+  until: number;
+  limit: number;
+  now: number;
+}
+
+export type RecoverResult =
+  | { ok: true; recovered: number; remaining: number }
+  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'endpoint_paused' };
+
+/** An API key that signs requests in, with its account. */
+export interface KeyHolder {
+  account: AccountRecord;
+  key: ApiKeyRecord;
+}
 
 export interface Reenabled {
   endpoint: EndpointRecord;
@@ -141,6 +186,15 @@ export interface DeliveryQueue {
    * make them in SQL instead, in the same form.
    */
   publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
+  /**
+   * `publish` for an event with an `idempotencyKey` (design D37): the account's unique index on the
+   * key decides, in the same transaction, whether this is the first publish of it. A repeat stores
+   * nothing and answers the first one's event id and its deliveries as they are now.
+   */
+  publishIdempotent(
+    event: EventRecord & { idempotencyKey: string },
+    deliveryIds: () => string,
+  ): Promise<Published>;
   /** Leases up to `limit` due deliveries (design I3, I6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /**
@@ -170,9 +224,43 @@ export interface DeliveryQueue {
 export interface Catalogue {
   /** Rejects when the API key hash is already taken. */
   createAccount(input: NewAccount): Promise<AccountRecord>;
+  /** The account, unless it does not exist or is being deleted. */
   getAccount(id: string): Promise<AccountRecord | null>;
   /** The account whose API key hashes to `apiKeyHash`, or null. */
-  findAccountByApiKeyHash(apiKeyHash: string): Promise<AccountRecord | null>;
+  findAccountByApiKeyHash(apiKeyHash: string, now?: number): Promise<AccountRecord | null>;
+  /** Accounts by id, a page at a time (`cursor`: the last id of the previous page). */
+  listAccounts(page: { cursor?: string; limit: number }): Promise<Page<AccountRecord>>;
+
+  /** The key with this hash and its account, if the key works at `now` (not revoked nor expired). */
+  findApiKey(keyHash: string, now: number): Promise<KeyHolder | null>;
+  /** The same by key id: whether a session signed in with it still stands (design D38). */
+  getApiKey(keyId: string, now: number): Promise<KeyHolder | null>;
+  /** Records that the key signed a request in at `now`. */
+  touchApiKey(keyId: string, now: number): Promise<void>;
+  /** Every key of the account, revoked and expired ones included, oldest first. */
+  listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Adds `key` and makes the account's other working keys stop at `expireOthersAt` (at once when it
+   * is `now`), in one transaction. Null when the account does not exist.
+   */
+  rotateApiKey(
+    accountId: string,
+    key: NewApiKey,
+    options: { now: number; expireOthersAt: number },
+  ): Promise<{ key: ApiKeyRecord; others: ApiKeyRecord[] } | null>;
+  /** Revokes one key of the account; null when the account has no such key. */
+  revokeApiKey(accountId: string, keyId: string, now: number): Promise<ApiKeyRecord | null>;
+  /**
+   * The first step of deleting an account (design D38): its keys are revoked and it reads as gone
+   * from now on. False when there is no such account (or it is gone already).
+   */
+  markAccountDeleted(accountId: string, now: number): Promise<boolean>;
+  /**
+   * One bounded step of deleting a marked account: up to `limit` deliveries (with their attempts),
+   * else up to `limit` events, else its endpoints, keys and the account itself. Answers the rows
+   * removed; 0 once nothing is left.
+   */
+  deleteAccountStep(accountId: string, limit: number): Promise<number>;
 
   createEndpoint(input: NewEndpoint): Promise<EndpointRecord>;
   /** Scoped: another account's endpoint is `null`, as if it did not exist (tenant isolation). */
@@ -192,7 +280,16 @@ export interface Catalogue {
     id: string,
     options: { replaySkipped: boolean; now: number },
   ): Promise<Reenabled | null>;
-  /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled. */
+  /**
+   * Pauses the endpoint (design D35): its claimable deliveries are held in the same transaction, and
+   * new ones are made held. Pausing a paused endpoint changes nothing.
+   */
+  pauseEndpoint(accountId: string, id: string, now: number): Promise<EndpointRecord | null>;
+  /** Resumes it: its held deliveries are claimable again at their own due times, unless it is disabled. */
+  resumeEndpoint(accountId: string, id: string, now: number): Promise<Resumed | null>;
+  /** Schedules the endpoint's failed deliveries in a time range for one more attempt each (design D36). */
+  recoverDeliveries(accountId: string, endpointId: string, request: RecoverRequest): Promise<RecoverResult>;
+  /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled or paused. */
   retryNow(accountId: string, deliveryId: string, now: number): Promise<RetryNowResult>;
 
   listDeliveries(accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>>;
