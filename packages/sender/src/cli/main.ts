@@ -4,8 +4,8 @@
  * `linkhooks-sender`: the service CLI (design D23). Exit codes: 0 done, 1 a runtime
  * failure (database unreachable, a port in use), 2 a usage error (unknown command or flag).
  */
-import { createSender } from '../engine/sender.js';
 import { isSenderError } from '../errors.js';
+import { runAccounts } from './accounts-command.js';
 import { withCaFile } from './ca-file.js';
 import { writeDevCertificate } from './dev-certificate.js';
 import { DatabaseError, maskDb, openStore } from './open-store.js';
@@ -28,23 +28,14 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       process.stdout.write(`Migrated ${maskDb(command.db)}: the schema is up to date.\n`);
       return;
     }
-    case 'accounts-create': {
-      const store = await openStore(command.db);
-      const sender = createSender({ store });
-      try {
-        const { account, apiKey } = await sender.createAccount({ name: command.name, plan: command.plan });
-        process.stdout.write(
-          command.json
-            ? `${JSON.stringify({ id: account.id, api_key: apiKey })}\n`
-            : `Created account ${account.id} (${account.name}, plan ${account.plan}).\n` +
-                `API key — shown once, store it now:\n  ${apiKey}\n`,
-        );
-      } finally {
-        await sender.stop(0);
-        await store.close();
-      }
+    case 'accounts-create':
+    case 'accounts-list':
+    case 'accounts-keys':
+    case 'accounts-rotate-key':
+    case 'accounts-revoke-key':
+    case 'accounts-delete':
+      await runAccounts(command);
       return;
-    }
     case 'serve': {
       const settings = { ...command, engine: withCaFile(command.engine) };
       await serve(await openStore(command.db), settings, env, createLogger(env));
