@@ -13,7 +13,7 @@ const FIND_KEY = `${WORKING_KEY} AND k.key_hash = $2`;
 const GET_KEY = `${WORKING_KEY} AND k.id = $2`;
 /** To the minute: a key in use costs one write a minute, not one per request. */
 const TOUCH_KEY = `
-UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2 - 60000)`;
+UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::bigint - 60000)`;
 const LIST_KEYS = `SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`;
 /** The account is locked, so a deletion cannot slip between its check and the new key. */
 const LOCK_ACCOUNT = `SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`;

@@ -9,13 +9,18 @@ import { RESUME_STATUS_SQL } from '../sql-rules.js';
 import { NOTIFY_DUE, type Pg } from './connection.js';
 
 const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND account_id = $2 FOR SHARE`;
+/**
+ * MATERIALIZED: the locking, limited walk runs exactly once. As a subquery of the UPDATE it may run
+ * again per row, skip the rows this statement already changed, and take the next ones past the limit.
+ */
 const RECOVER = `
-UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
-WHERE id IN (
+WITH targets AS MATERIALIZED (
   SELECT id FROM deliveries
   WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
-  ORDER BY created_at LIMIT $5 FOR UPDATE)
-  AND status = 'failed'`;
+  ORDER BY created_at LIMIT $5 FOR UPDATE
+)
+UPDATE deliveries d SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
+FROM targets t WHERE d.id = t.id`;
 const COUNT_FAILED = `
 SELECT count(*)::int AS n FROM deliveries
 WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3`;

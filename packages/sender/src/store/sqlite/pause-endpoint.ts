@@ -7,7 +7,7 @@
 import type { Resumed } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import type { Row } from '../rows.js';
-import { CLAIMABLE_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { CLAIMABLE_SQL, QUEUED_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { getEndpoint } from './endpoints.js';
 
@@ -16,15 +16,17 @@ UPDATE endpoints SET paused = 1, paused_at = @now, updated_at = @now
 WHERE id = @id AND account_id = @accountId AND paused = 0`;
 const HOLD_DELIVERIES = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint SET status = 'held', updated_at = @now
-WHERE endpoint_id = @id AND status IN ${CLAIMABLE_SQL}`;
+WHERE endpoint_id = @id AND status IN ${QUEUED_SQL} AND status IN ${CLAIMABLE_SQL}`;
 const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = 0, paused_at = NULL, updated_at = @now
 WHERE id = @id AND account_id = @accountId AND paused = 1 RETURNING enabled`;
-/** A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
+/**
+ * (`status IN QUEUED_SQL` repeats the partial index's own condition: SQLite uses a partial index
+ * only for a query that states it.) A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
 export const RESUME_HELD = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint
 SET status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce(next_attempt_at, @now), updated_at = @now
-WHERE endpoint_id = @id AND status = 'held'`;
+WHERE endpoint_id = @id AND status IN ${QUEUED_SQL} AND status = 'held'`;
 
 export function pauseEndpoint(db: SqliteDb) {
   return db.immediate((accountId: string, id: string, now: number): EndpointRecord | null => {
