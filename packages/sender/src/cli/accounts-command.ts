@@ -59,7 +59,8 @@ async function run(command: AccountsCommand, sender: Sender): Promise<string> {
       });
       const previous = rotated.previous
         .map(
-          (k) => `  ${k.id} ${k.status === 'revoked' ? 'revoked now' : `works until ${iso(k.expiresAt)}`}\n`,
+          (k) =>
+            `  ${k.id} ${k.status === 'expiring' ? `works until ${iso(k.expiresAt)}` : 'no longer works'}\n`,
         )
         .join('');
       return out(
