@@ -208,3 +208,26 @@ describe('recover', () => {
     expect((await api.call('POST', path, { body })).status).toBe(200);
   });
 });
+
+describe('the library', () => {
+  it('answers pause and resume with the endpoint’s secret in clear, secrets encrypted at rest', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const { createSender } = await import('../../src/engine/sender.js');
+    const { createMemoryStore } = await import('../../src/store/memory-store.js');
+    const sender = createSender({
+      store: createMemoryStore(),
+      masterKey: randomBytes(32).toString('base64'),
+      allowPrivateNetworks: true,
+    });
+    try {
+      const endpoint = await sender.createEndpoint('acct_lib', {
+        url: 'https://127.0.0.1/hook',
+        events: ['click'],
+      });
+      expect((await sender.pauseEndpoint('acct_lib', endpoint.id)).secret).toBe(endpoint.secret);
+      expect((await sender.resumeEndpoint('acct_lib', endpoint.id)).endpoint.secret).toBe(endpoint.secret);
+    } finally {
+      await sender.stop(0);
+    }
+  });
+});
