@@ -10,7 +10,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
+import { HOLD_DELIVERIES, RESUME_HELD } from '../src/store/postgres/pause-endpoint.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { COUNT_FAILED, RECOVER } from '../src/store/postgres/recover.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { operationsBattery } from './helpers/operations-battery.js';
 import { PG_URL, requireService } from './helpers/services.js';
@@ -37,6 +39,32 @@ describe.runIf(pgUp)('postgres', () => {
   operationsBattery('postgres', async () =>
     createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),
   );
+
+  it('pauses, resumes and recovers through the endpoint’s own indexes, never a scan of the log', async () => {
+    const schema = freshSchema();
+    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    await store.migrate();
+    await store.close();
+    const client = await admin.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL search_path = "${schema}"`);
+      // Whether an index can serve the statement at all, not which plan a tiny table gets.
+      await client.query('SET LOCAL enable_seqscan = off');
+      const plan = async (sql: string, values: unknown[]) =>
+        (await client.query(`EXPLAIN ${sql}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan(HOLD_DELIVERIES, ['ep', 1])).toMatch(
+        /Index Scan using deliveries_queued_by_endpoint/,
+      );
+      expect(await plan(RESUME_HELD, ['ep', 1])).toMatch(/Index Scan using deliveries_queued_by_endpoint/);
+      expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).toMatch(/Index Scan using deliveries_failed/);
+      expect(await plan(COUNT_FAILED, ['ep', 1, 2])).toMatch(/deliveries_failed/);
+      expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).not.toMatch(/Seq Scan on deliveries/);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
 
   it('stores one event of one key published at once through four store instances', async () => {
     const schema = freshSchema();

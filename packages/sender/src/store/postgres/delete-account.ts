@@ -24,7 +24,7 @@ gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM targets) RETURNING i
 SELECT count(*)::int AS n FROM gone`;
 const DELETE_EVENTS = `
 WITH gone AS (
-  DELETE FROM events WHERE id IN (SELECT id FROM events WHERE account_id = $1 ORDER BY id LIMIT $2)
+  DELETE FROM events WHERE id IN (SELECT id FROM events WHERE account_id = $1 LIMIT $2)
   RETURNING id
 )
 SELECT count(*)::int AS n FROM gone`;

@@ -14,13 +14,13 @@ import { NOTIFY_DUE, type Pg } from './connection.js';
 const PAUSE_ENDPOINT = `
 UPDATE endpoints SET paused = true, paused_at = $3, updated_at = $3
 WHERE id = $1 AND account_id = $2 AND NOT paused RETURNING id`;
-const HOLD_DELIVERIES = `
+export const HOLD_DELIVERIES = `
 UPDATE deliveries SET status = 'held', updated_at = $2 WHERE endpoint_id = $1 AND status IN ${CLAIMABLE_SQL}`;
 const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = false, paused_at = NULL, updated_at = $3
 WHERE id = $1 AND account_id = $2 AND paused RETURNING enabled`;
 /** A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
-const RESUME_HELD = `
+export const RESUME_HELD = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce(next_attempt_at, $2), updated_at = $2
 WHERE endpoint_id = $1 AND status = 'held'`;
 const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;

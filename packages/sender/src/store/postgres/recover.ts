@@ -13,7 +13,7 @@ const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $
  * MATERIALIZED: the locking, limited walk runs exactly once. As a subquery of the UPDATE it may run
  * again per row, skip the rows this statement already changed, and take the next ones past the limit.
  */
-const RECOVER = `
+export const RECOVER = `
 WITH targets AS MATERIALIZED (
   SELECT id FROM deliveries
   WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
@@ -21,7 +21,7 @@ WITH targets AS MATERIALIZED (
 )
 UPDATE deliveries d SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
 FROM targets t WHERE d.id = t.id`;
-const COUNT_FAILED = `
+export const COUNT_FAILED = `
 SELECT count(*)::int AS n FROM deliveries
 WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3`;
 
