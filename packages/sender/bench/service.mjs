@@ -84,7 +84,8 @@ export async function startService(ctx, db) {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--allow-private-networks'],
+    // LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
+    [...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(' ') ?? []), CLI, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--allow-private-networks'],
     { env, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -8,6 +8,7 @@ export type SenderErrorCode =
   | 'unsafe_url'
   | 'not_found'
   | 'endpoint_disabled'
+  | 'endpoint_paused'
   | 'delivery_in_flight'
   | 'invalid_option'
   | 'invalid_request'
@@ -30,6 +31,7 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   unsafe_url: 400,
   not_found: 404,
   endpoint_disabled: 409,
+  endpoint_paused: 409,
   delivery_in_flight: 409,
   invalid_option: 500,
   invalid_request: 400,

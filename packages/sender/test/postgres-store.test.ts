@@ -187,6 +187,7 @@ describe.runIf(pgUp)('postgres', () => {
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
       'accounts',
+      'api_keys',
       'attempts',
       'deliveries',
       'endpoints',
@@ -218,9 +219,28 @@ describe.runIf(pgUp)('postgres', () => {
     }
     const store = open(schema);
     const accountId = newId('acct');
-    await endpointFor(store, accountId);
-    const [inFlight] = await publishClick(store, accountId);
-    const [waiting] = await publishClick(store, accountId);
+    const endpoint = await endpointFor(store, accountId);
+    // Published as version 2 stored events: today's publish writes columns version 2 lacks.
+    const publishAtVersion2 = async () => {
+      const [eventId, id] = [newId('evt', T0), newId('dlv', T0)];
+      await admin.query(
+        `INSERT INTO "${schema}".events (id, account_id, name, body, created_at) VALUES ($1, $2, 'click', $3, $4)`,
+        [
+          eventId,
+          accountId,
+          Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
+          T0,
+        ],
+      );
+      await admin.query(
+        `INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status,
+           next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'click', 'pending', $5, $5, $5)`,
+        [id, eventId, endpoint.id, accountId, T0],
+      );
+      return [{ id }];
+    };
+    const [inFlight] = await publishAtVersion2();
+    const [waiting] = await publishAtVersion2();
     await admin.query(
       `UPDATE "${schema}".deliveries SET lease_token = 'token-v2', lease_expires_at = $2 WHERE id = $1`,
       [inFlight!.id, T0 + 60_000],

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
  */
 import { createSender } from '../engine/sender.js';
 import { isSenderError, SenderError } from '../errors.js';
+import { runAccounts } from './accounts-command.js';
 import { withCaFile } from './ca-file.js';
 import { writeDevCertificate } from './dev-certificate.js';
 import { masterKeysFor, rotationOf, type Say } from './master-keys.js';
@@ -30,23 +31,14 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       process.stdout.write(`Migrated ${maskDb(command.db)}: the schema is up to date.\n`);
       return;
     }
-    case 'accounts-create': {
-      const store = await openStore(command.db);
-      const sender = createSender({ store });
-      try {
-        const { account, apiKey } = await sender.createAccount({ name: command.name, plan: command.plan });
-        process.stdout.write(
-          command.json
-            ? `${JSON.stringify({ id: account.id, api_key: apiKey })}\n`
-            : `Created account ${account.id} (${account.name}, plan ${account.plan}).\n` +
-                `API key — shown once, store it now:\n  ${apiKey}\n`,
-        );
-      } finally {
-        await sender.stop(0);
-        await store.close();
-      }
+    case 'accounts-create':
+    case 'accounts-list':
+    case 'accounts-keys':
+    case 'accounts-rotate-key':
+    case 'accounts-revoke-key':
+    case 'accounts-delete':
+      await runAccounts(command);
       return;
-    }
     case 'serve': {
       const logger = createLogger(env);
       const keys = masterKeysFor(command.keys, saidBy(logger));

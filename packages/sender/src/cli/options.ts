@@ -4,6 +4,7 @@
  * anything unknown or malformed is an error that names the flag and what it takes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
 import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
 import { UsageError } from './usage-error.js';
@@ -18,7 +19,7 @@ export type Command =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'migrate'; db: string }
-  | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
+  | AccountsCommand
   | {
       kind: 'serve';
       db: string;
@@ -155,25 +156,15 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
       const values = parse(argv.slice(1), DB_FLAG, 'migrate');
       return { kind: 'migrate', db: dbOf(values, env, readFile) };
     }
-    case 'accounts': {
-      if (second !== 'create') throw new UsageError('accounts: the only subcommand is "accounts create"');
-      const values = parse(
+    case 'accounts':
+      return parseAccounts(
+        second,
         rest,
-        { ...DB_FLAG, name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' } },
-        'accounts create',
+        parse,
+        (values) => dbOf(values, env, readFile),
+        (message) => new UsageError(message),
+        DB_FLAG,
       );
-      if (typeof values.name !== 'string') throw new UsageError('accounts create: --name is required');
-      if (typeof values.plan !== 'string') {
-        throw new UsageError('accounts create: --plan is required (free, pro, business or enterprise)');
-      }
-      return {
-        kind: 'accounts-create',
-        db: dbOf(values, env, readFile),
-        name: values.name,
-        plan: values.plan,
-        json: values.json === true,
-      };
-    }
     case 'serve': {
       const values = parse(
         argv.slice(1),
@@ -229,7 +220,16 @@ export const USAGE = `linkhooks-sender — the linkhooks webhook service
 Usage:
   linkhooks-sender migrate  [--db URL | --db-file F]
   linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json]
-                            [--db URL | --db-file F]
+  linkhooks-sender accounts list [--limit N] [--cursor ID] [--json]
+  linkhooks-sender accounts keys --id ACCOUNT [--json]
+                            the account's API keys: ids, first characters, status, created and last used
+  linkhooks-sender accounts rotate-key --id ACCOUNT [--grace SECONDS] [--json]
+                            a new key, shown once; the others keep working SECONDS more (default 3600,
+                            0 ends them at once, at most 86400)
+  linkhooks-sender accounts revoke-key --id ACCOUNT --key KEY_ID [--json]
+  linkhooks-sender accounts delete --id ACCOUNT --yes [--json]
+                            the account and everything it owns: endpoints, events, deliveries, keys
+                  (each of them also takes [--db URL | --db-file F])
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
                             [--allow-private-networks] [--ca-file F] [--time-scale F]
                             [--master-key-file F] [--previous-master-key-file F]
@@ -283,9 +283,10 @@ Environment:
   LINKHOOKS_RETENTION_DAYS  days final deliveries stay in the log (default 30; pruned hourly)
   LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)
   LINKHOOKS_ENDPOINTS_PER_ACCOUNT, LINKHOOKS_EVENTS_PER_SECOND, LINKHOOKS_EVENTS_BURST,
-  LINKHOOKS_TEST_SENDS_PER_MINUTE, LINKHOOKS_RETRIES_PER_MINUTE, LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE
+  LINKHOOKS_TEST_SENDS_PER_MINUTE, LINKHOOKS_RETRIES_PER_MINUTE, LINKHOOKS_RECOVERIES_PER_MINUTE,
+  LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE
                             per-account limits (default 100 endpoints; 1,000 events/s with a burst of
-                            60,000; 60 test events and 120 retries a minute) and failed sign-ins per
+                            60,000; 60 test events, 120 retries and 10 recoveries a minute) and failed sign-ins per
                             address a minute (default 10); past one, the API answers 429 with Retry-After
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -6,8 +6,7 @@
  */
 import { generateSecret, isEventName, sampleEventData } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import { authenticateApiKey, type CreatedAccount, createAccount } from '../accounts.js';
+import { authenticateApiKey, createAccount, findKeyHolder } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import type { AddressPolicy } from '../delivery/address-guard.js';
 import { createDeliveryClient } from '../delivery/http-client.js';
@@ -16,24 +15,24 @@ import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
-import type { DeliveryFilter, Page, Reenabled } from '../store/port.js';
-import type {
-  AccountRecord,
-  AttemptRecord,
-  DeliveryRecord,
-  EndpointRecord,
-  EventRecord,
-} from '../store/records.js';
 import { createWorker } from '../worker/worker.js';
+import { accountAdministration } from './account-admin.js';
 import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
+import { endpointOperations } from './endpoint-operations.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
-import { type PublishItem, type PublishManyResult, type PublishResult, publishEach } from './publish-many.js';
+import { type PublishResult, publishEach } from './publish-many.js';
 import { createQuotaGuard } from './quotas.js';
-import { type SealReport, sealSecrets } from './seal-secrets.js';
+import { sealSecrets } from './seal-secrets.js';
 import { secretCipherOf } from './secrets-at-rest.js';
 
+export type { AccountAdministration, ApiKey, RotatedKey } from './account-admin.js';
+export type { NewEndpointInput, Sender } from './sender-interface.js';
+
+import type { Sender } from './sender-interface.js';
+
+export type { EndpointOperations, Recovered, RecoverInput } from './endpoint-operations.js';
 export type { PublishInput } from './event-input.js';
 export type { SenderOptions } from './options.js';
 export type { Quotas } from './quotas.js';
@@ -42,75 +41,6 @@ export type { SealReport } from './seal-secrets.js';
 export const USER_AGENT = 'linkhooks/0.0.0';
 
 export type { PublishItem, PublishManyResult, PublishResult } from './publish-many.js';
-
-export interface NewEndpointInput {
-  url: string;
-  events: string[];
-  description?: string | null;
-}
-
-/** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
-export interface Sender {
-  /** Prometheus registry of this engine's metrics. */
-  readonly metrics: Registry;
-  /**
-   * Validates the event, fans it out to the account's subscribed endpoints (design R8) and stores
-   * its exact bytes and one delivery per endpoint before it returns (design I2).
-   */
-  publish(accountId: string, input: PublishInput): Promise<PublishResult>;
-  /**
-   * Publishes many events at once; they are written together (one transaction, one sync). Each
-   * item answers on its own: an invalid one is a `SenderError` in its place, the others are stored.
-   */
-  publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
-  /**
-   * Sends a signed sample event to one endpoint, logged like any delivery. The event must be one
-   * the endpoint subscribes to; by default its first one.
-   */
-  sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult>;
-
-  createEndpoint(accountId: string, input: NewEndpointInput): Promise<EndpointRecord>;
-  updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord>;
-  rotateSecret(accountId: string, id: string): Promise<EndpointRecord>;
-  getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
-  listEndpoints(accountId: string): Promise<EndpointRecord[]>;
-  deleteEndpoint(accountId: string, id: string): Promise<void>;
-  /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */
-  reenableEndpoint(accountId: string, id: string, options?: { replaySkipped?: boolean }): Promise<Reenabled>;
-
-  /** Schedules one delivery for an attempt now. */
-  retryDelivery(accountId: string, deliveryId: string): Promise<DeliveryRecord>;
-  listDeliveries(accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>>;
-  getDelivery(
-    accountId: string,
-    id: string,
-  ): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }>;
-  /** The event's record, with the exact bytes its deliveries send. */
-  getEvent(accountId: string, id: string): Promise<EventRecord>;
-
-  /** Creates an account with a fresh API key, shown once. */
-  createAccount(input: { name: unknown; plan: unknown }): Promise<CreatedAccount>;
-  getAccount(id: string): Promise<AccountRecord | null>;
-  /** The account an API key belongs to, or null. */
-  authenticateApiKey(apiKey: string): Promise<AccountRecord | null>;
-
-  /**
-   * Encrypts every endpoint secret not yet under the current master key (plaintext ones, and ones
-   * under a previous key) in bounded batches; safe from several processes at once. Run it once
-   * before `start()` when a key is set: a plaintext secret is refused once a key is set.
-   */
-  sealSecrets(): Promise<SealReport>;
-
-  /** Runs every delivery due now; for tests and scripts driving virtual time. */
-  tick(): Promise<number>;
-  /** Deletes final deliveries older than the retention period; resolves with how many. */
-  pruneLog(): Promise<number>;
-  /** Attempts in flight on this engine's workers. */
-  readonly inFlight: number;
-  start(): void;
-  /** Stops claiming, waits up to `graceMs` (default 30 s) for attempts in flight, releases the rest. */
-  stop(graceMs?: number): Promise<void>;
-}
 
 export function createSender(options: SenderOptions): Sender {
   const settings = settingsOf(options);
@@ -168,22 +98,36 @@ export function createSender(options: SenderOptions): Sender {
     return value;
   };
 
-  /** A publish within the account's event rate; an event refused as invalid gives its token back. */
-  async function publishCounted(accountId: string, input: PublishInput) {
+  /**
+   * A publish within the account's event rate; an event refused as invalid, or a repeat that stored
+   * nothing, gives its token back.
+   */
+  async function publishCounted(accountId: string, input: PublishInput): Promise<PublishResult> {
     quota.event(accountId);
     try {
-      return await publishTo(accountId, input);
+      const result = await publishTo(accountId, input);
+      if (result.duplicate) quota.refundEvent(accountId);
+      return result;
     } catch (error) {
       if (isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
       throw error;
     }
   }
 
-  async function publishTo(accountId: string, input: PublishInput, target: { endpointId?: string } = {}) {
+  async function publishTo(
+    accountId: string,
+    input: PublishInput,
+    target: { endpointId?: string } = {},
+  ): Promise<PublishResult> {
     const event = buildEvent(accountId, input, clock.now());
-    const deliveries = await store.publish(event, () => newId('dlv', event.createdAt), target);
-    if (deliveries.some((d) => d.status === 'pending')) worker.wake();
-    return { eventId: event.id, deliveries };
+    const ids = () => newId('dlv', event.createdAt);
+    const { idempotencyKey: key } = event;
+    const published = key
+      ? await store.publishIdempotent({ ...event, idempotencyKey: key }, ids)
+      : { eventId: event.id, deliveries: await store.publish(event, ids, target), duplicate: false };
+    if (published.duplicate) return published;
+    if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();
+    return { eventId: published.eventId, deliveries: published.deliveries };
   }
 
   const getEndpoint = async (accountId: string, id: string) =>
@@ -199,6 +143,8 @@ export function createSender(options: SenderOptions): Sender {
       if (!endpoint.enabled) {
         throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
       }
+      if (endpoint.paused)
+        throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
       const name = event ?? endpoint.events[0];
       if (!isEventName(name) || !endpoint.events.includes(name)) {
         throw new SenderError(
@@ -264,6 +210,9 @@ export function createSender(options: SenderOptions): Sender {
         if (result.reason === 'endpoint_disabled') {
           throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
         }
+        if (result.reason === 'endpoint_paused') {
+          throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
+        }
         throw new SenderError('delivery_in_flight', 'an attempt of this delivery is in flight');
       }
       worker.wake();
@@ -276,7 +225,19 @@ export function createSender(options: SenderOptions): Sender {
 
     createAccount: (input) => createAccount(store, input, clock),
     getAccount: (id) => store.getAccount(id),
-    authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey),
+    authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey, clock.now()),
+    authenticateKey: (apiKey) => findKeyHolder(store, apiKey, clock.now()),
+    async authenticateSession(accountId, keyId) {
+      const holder = await store.getApiKey(keyId, clock.now());
+      return holder?.account.id === accountId ? holder.account : null;
+    },
+    ...endpointOperations({
+      store,
+      clock,
+      takeRecovery: (a) => quota.recovery(a),
+      wake: () => worker.wake(),
+    }),
+    ...accountAdministration({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),
     tick: () => worker.tick(),

@@ -36,6 +36,13 @@ export function withSecretCipher(
         patch.secret === undefined ? patch : { ...patch, secret: cipher.encrypt(patch.secret, id) };
       return openOrNull(await store.updateEndpoint(accountId, id, sealed, now));
     },
+    async pauseEndpoint(accountId, id, now) {
+      return openOrNull(await store.pauseEndpoint(accountId, id, now));
+    },
+    async resumeEndpoint(accountId, id, now) {
+      const result = await store.resumeEndpoint(accountId, id, now);
+      return result ? { ...result, endpoint: open(result.endpoint) } : null;
+    },
     async reenableEndpoint(accountId, id, options) {
       const result = await store.reenableEndpoint(accountId, id, options);
       return result ? { ...result, endpoint: open(result.endpoint) } : null;

@@ -26,6 +26,9 @@ export interface EndpointRecord {
   consecutiveFailures: number;
   disabledReason: string | null;
   disabledAt: number | null;
+  /** Paused by its account (design D34): deliveries are held, not attempted, until resumed. */
+  paused: boolean;
+  pausedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -37,6 +40,11 @@ export interface EventRecord {
   /** The exact bytes every attempt sends (design I1). */
   body: Uint8Array;
   createdAt: number;
+  /**
+   * The platform's own id of the event (ingest's `event_id`), unique per account while the event
+   * is kept: a publish that repeats it stores nothing (design D36).
+   */
+  idempotencyKey?: string | null;
 }
 
 export interface DeliveryRecord {
@@ -81,4 +89,18 @@ export interface ClaimedDelivery {
   /** The URL's scheme, host and port: what the endpoints of one server share (design D25). */
   origin: string;
   secret: string;
+}
+
+/** An API key of an account (design D37): never the key itself, only its hash and its first characters. */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  /** The key's first characters (`lhk_` and 8 more), to recognise it; null for keys made before they were kept. */
+  prefix: string | null;
+  createdAt: number;
+  /** When it last signed a request in, to the minute; null if never. */
+  lastUsedAt: number | null;
+  /** When it stops working (the grace after a rotation); null if it does not. */
+  expiresAt: number | null;
+  revokedAt: number | null;
 }

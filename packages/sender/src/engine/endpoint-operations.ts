@@ -1,0 +1,120 @@
+/**
+ * Day-to-day operations on one endpoint: pausing and resuming it (design D34) and recovering its
+ * failed deliveries (design D35). Part of the engine: the API and the library reach them through
+ * `createSender`.
+ */
+import type { Clock } from '../clock.js';
+import { SenderError } from '../errors.js';
+import type { SenderStore } from '../store/port.js';
+import type { EndpointRecord } from '../store/records.js';
+
+/** Failed deliveries one recovery call re-queues at most; the answer says how many remain. */
+export const RECOVER_BATCH = 1_000;
+
+/** A time as the API writes it (ISO 8601 in UTC), or a Date, or epoch milliseconds. */
+export type TimeInput = string | Date | number;
+
+export interface RecoverInput {
+  /** Failed deliveries created at or after this time. */
+  since: TimeInput;
+  /** …and before this one; now by default. */
+  until?: TimeInput;
+}
+
+export interface Recovered {
+  /** Failed deliveries scheduled for one more attempt now. */
+  recovered: number;
+  /** Failed deliveries in the range still to recover: call again for them. */
+  remaining: number;
+}
+
+export interface EndpointOperations {
+  /**
+   * Pauses an endpoint: its deliveries wait, unattempted, and new events for it are stored and wait
+   * too; nothing is counted against it. An attempt already under way finishes.
+   *
+   * @example
+   * await sender.pauseEndpoint(accountId, endpointId); // receiver maintenance
+   * await sender.resumeEndpoint(accountId, endpointId); // what waited goes out now
+   */
+  pauseEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
+  /** Resumes a paused endpoint: what waited is delivered, the due ones at once. */
+  resumeEndpoint(accountId: string, id: string): Promise<{ endpoint: EndpointRecord; resumed: number }>;
+  /**
+   * Gives the endpoint's failed deliveries created in [since, until) one more attempt each, up to
+   * RECOVER_BATCH per call, the oldest first.
+   *
+   * @example
+   * let left = 1;
+   * while (left > 0) ({ remaining: left } = await sender.recoverEndpoint(account, id, { since: '2026-11-20T00:00:00Z' }));
+   */
+  recoverEndpoint(accountId: string, id: string, input: RecoverInput): Promise<Recovered>;
+}
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/** Epoch milliseconds of `value`, or a 400 naming `name` and the form it takes. */
+export function timeOf(value: unknown, name: string): number {
+  const ms =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === 'number'
+        ? value
+        : typeof value === 'string' && ISO_UTC.test(value)
+          ? Date.parse(value)
+          : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new SenderError('invalid_request', `${name} must be a UTC time such as 2026-11-22T09:00:00Z`);
+  }
+  return ms;
+}
+
+export function endpointOperations(deps: {
+  store: SenderStore;
+  clock: Clock;
+  /** Takes one of the account's recoveries this minute, or throws `rate_limited`. */
+  takeRecovery: (accountId: string) => void;
+  wake: () => void;
+}): EndpointOperations {
+  const { store, clock } = deps;
+  const notFound = (id: string) => new SenderError('not_found', `no endpoint ${id}`);
+  return {
+    async pauseEndpoint(accountId, id) {
+      const endpoint = await store.pauseEndpoint(accountId, id, clock.now());
+      if (!endpoint) throw notFound(id);
+      return endpoint;
+    },
+
+    async resumeEndpoint(accountId, id) {
+      const result = await store.resumeEndpoint(accountId, id, clock.now());
+      if (!result) throw notFound(id);
+      if (result.resumed > 0) deps.wake();
+      return result;
+    },
+
+    async recoverEndpoint(accountId, id, input) {
+      const now = clock.now();
+      const since = timeOf(input?.since, 'since');
+      // `until` is exclusive: by default, everything created up to this millisecond.
+      const until = input.until === undefined ? now + 1 : timeOf(input.until, 'until');
+      if (since >= until) throw new SenderError('invalid_request', 'since must be before until');
+      if (since > now) throw new SenderError('invalid_request', 'since must not be in the future');
+      deps.takeRecovery(accountId);
+      const result = await store.recoverDeliveries(accountId, id, {
+        since,
+        until,
+        limit: RECOVER_BATCH,
+        now,
+      });
+      if (!result.ok) {
+        if (result.reason === 'not_found') throw notFound(id);
+        if (result.reason === 'endpoint_disabled') {
+          throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
+        }
+        throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
+      }
+      if (result.recovered > 0) deps.wake();
+      return { recovered: result.recovered, remaining: result.remaining };
+    },
+  };
+}
