@@ -13,7 +13,8 @@ import { check, HarnessError, monotonicMs, onCleanup, sleep, tempDir, withTimeou
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// LINKHOOKS_BENCH_CLI: another build of the CLI, to compare two builds in one run.
+const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'svc_bench_token_0123456789abcdef';
 
 export const SERVICE = {

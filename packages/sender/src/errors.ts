@@ -23,6 +23,7 @@ export type SenderErrorCode =
   | 'secret_not_encrypted'
   | 'master_key_mismatch'
   | 'master_key_missing'
+  | 'storage_failed'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -47,6 +48,8 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   secret_not_encrypted: 500,
   master_key_mismatch: 500,
   master_key_missing: 500,
+  // The disk refused a sync (design D33): nothing more is acknowledged until a restart.
+  storage_failed: 503,
   internal: 500,
 };
 

@@ -93,6 +93,18 @@ describe('the keys a command runs with (design D29, D30)', () => {
     expect(rotationOf({ previous: [], keyFile }, quiet().say).masterKey).toBe(rotation.masterKey);
     rotation.finish();
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(rotation.masterKey);
+    // The replaced key is kept beside it, owner-only, and read as a previous key: a process still
+    // running on it may have sealed a secret under it after the rotation.
+    const previous = `${keyFile}.previous`;
+    expect(readFileSync(previous, 'utf8').trim()).toBe(old);
+    expect(statSync(previous).mode & 0o777).toBe(0o600);
+    const after = quiet();
+    expect(masterKeysFor({ previous: [], keyFile }, after.say)).toEqual({
+      masterKey: rotation.masterKey,
+      previousMasterKeys: [old],
+    });
+    expect(after.said.join()).toMatch(/\.previous is read as a previous master key/);
+    rmSync(previous);
     expect(masterKeysFor({ previous: [], keyFile }, quiet().say).previousMasterKeys).toEqual([]);
   });
 });

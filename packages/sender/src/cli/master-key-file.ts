@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  renameSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -74,6 +75,7 @@ export function keyFileOf(path: string, warn: Warn): { key: string; created: boo
   }
   try {
     linkSync(temporary, path);
+    syncFolder(path);
     return { key: readKeyFile(path, 'the key file', warn), created: true };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -81,4 +83,34 @@ export function keyFileOf(path: string, warn: Warn): { key: string; created: boo
   } finally {
     unlinkSync(temporary);
   }
+}
+
+/** Syncs the folder holding `path`, so a power cut cannot lose the file's name (design D29). */
+export function syncFolder(path: string): void {
+  const fd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Copies the key file `from` to `to` whole: written to a private temporary file, synced, then
+ * renamed over `to`, so `to` is never half-written.
+ *
+ * @example
+ * keepKeyFile('./data/linkhooks.db.master-key', './data/linkhooks.db.master-key.previous');
+ */
+export function keepKeyFile(from: string, to: string): void {
+  const temporary = `${to}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    writeSync(fd, readFileSync(from));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, to);
+  syncFolder(to);
 }

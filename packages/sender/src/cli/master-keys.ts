@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync } from 'node:fs';
-import { keyFileOf, readKeyFile } from './master-key-file.js';
+import { keepKeyFile, keyFileOf, readKeyFile, syncFolder } from './master-key-file.js';
 import type { KeyRef, MasterKeySettings } from './master-key-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -23,6 +23,8 @@ const textOf = (ref: KeyRef, say: Say) =>
 
 /** Where an interrupted key-file rotation leaves the new key (see `rotationOf`). */
 export const nextKeyFileOf = (keyFile: string) => `${keyFile}.next`;
+/** Where a key-file rotation keeps the key it replaced (see `rotationOf`). */
+export const previousKeyFileOf = (keyFile: string) => `${keyFile}.previous`;
 
 /**
  * The keys to start with. SQLite without a key given: the key file beside the database, made on
@@ -55,6 +57,15 @@ export function masterKeysFor(settings: MasterKeySettings, say: Say): MasterKeys
       `a key rotation was interrupted (${next} is left): run linkhooks-sender rotate-master-key again`,
     );
   }
+  // A process that still ran on the replaced key may have sealed a secret under it after the
+  // rotation: it stays readable, and the start-up seal moves it under the current key.
+  const previous = previousKeyFileOf(keyFile);
+  if (existsSync(previous)) {
+    previousMasterKeys.push(readKeyFile(previous, 'the key file', say.warn));
+    say.info(
+      `${previous} is read as a previous master key; remove it once every process runs on the current key`,
+    );
+  }
   return { masterKey: key, previousMasterKeys };
 }
 
@@ -76,6 +87,12 @@ export function rotationOf(settings: MasterKeySettings, say: Say): MasterKeys & 
   return {
     masterKey: fresh,
     previousMasterKeys: [old, ...settings.previous.map((ref) => textOf(ref, say))],
-    finish: () => renameSync(next, keyFile),
+    // The replaced key is kept, never destroyed: a process still running on it may seal a secret
+    // under it after this rotation (design D30).
+    finish: () => {
+      keepKeyFile(keyFile, previousKeyFileOf(keyFile));
+      renameSync(next, keyFile);
+      syncFolder(keyFile);
+    },
   };
 }

@@ -78,6 +78,12 @@ export function endpointOperations(deps: {
 }): EndpointOperations {
   const { store, clock } = deps;
   const notFound = (id: string) => new SenderError('not_found', `no endpoint ${id}`);
+  const refuseDisabled = (): never => {
+    throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
+  };
+  const refusePaused = (): never => {
+    throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
+  };
   return {
     async pauseEndpoint(accountId, id) {
       const endpoint = await store.pauseEndpoint(accountId, id, clock.now());
@@ -99,6 +105,11 @@ export function endpointOperations(deps: {
       const until = input.until === undefined ? now + 1 : timeOf(input.until, 'until');
       if (since >= until) throw new SenderError('invalid_request', 'since must be before until');
       if (since > now) throw new SenderError('invalid_request', 'since must not be in the future');
+      // A call refused for the endpoint's state uses none of the account's recoveries.
+      const endpoint = await store.getEndpoint(accountId, id);
+      if (!endpoint) throw notFound(id);
+      if (!endpoint.enabled) refuseDisabled();
+      if (endpoint.paused) refusePaused();
       deps.takeRecovery(accountId);
       const result = await store.recoverDeliveries(accountId, id, {
         since,
@@ -108,10 +119,8 @@ export function endpointOperations(deps: {
       });
       if (!result.ok) {
         if (result.reason === 'not_found') throw notFound(id);
-        if (result.reason === 'endpoint_disabled') {
-          throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
-        }
-        throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
+        if (result.reason === 'endpoint_disabled') return refuseDisabled();
+        return refusePaused();
       }
       if (result.recovered > 0) deps.wake();
       return { recovered: result.recovered, remaining: result.remaining };

@@ -207,6 +207,20 @@ describe('recover', () => {
     api.clock.advance(60_000);
     expect((await api.call('POST', path, { body })).status).toBe(200);
   });
+
+  it('counts no recovery for a call refused as 404 or 409', async () => {
+    api.clock.advance(120_000); // a full allowance
+    const { endpoint } = await newEndpoint();
+    const body = { since: new Date(api.clock.now() - 1_000).toISOString() };
+    const path = `/v1/endpoints/${endpoint.id}/recover`;
+    await api.call('POST', `/v1/endpoints/${endpoint.id}/pause`);
+    for (let i = 0; i < 6; i++) expect((await api.call('POST', path, { body })).status).toBe(409);
+    for (let i = 0; i < 6; i++)
+      expect((await api.call('POST', '/v1/endpoints/ep_missing/recover', { body })).status).toBe(404);
+    await api.call('POST', `/v1/endpoints/${endpoint.id}/resume`);
+    for (let i = 0; i < 5; i++) expect((await api.call('POST', path, { body })).status).toBe(200);
+    expect((await api.call('POST', path, { body })).status).toBe(429);
+  });
 });
 
 describe('the library', () => {

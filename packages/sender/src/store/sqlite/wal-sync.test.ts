@@ -68,17 +68,30 @@ describe('createWalSync', () => {
     wal.close();
   });
 
-  it('a failed sync rejects the commits it covered; the next commit gets a new sync', async () => {
+  it('a failed sync rejects every commit waiting, and every later one, until a restart', async () => {
     const sync = manualSync();
     const wal = createWalSync(walFile(), sync.fn);
     const failed = wal.durable(wal.committed());
+    const waiting = wal.durable(wal.committed());
     sync.finish(0, new Error('EIO'));
-    await expect(failed).rejects.toThrow('EIO');
-    const next = wal.durable(wal.committed());
-    expect(sync.started()).toBe(2);
-    sync.finish(1);
-    await expect(next).resolves.toBeUndefined();
+    await expect(failed).rejects.toMatchObject({ code: 'storage_failed', cause: new Error('EIO') });
+    // Not covered by the failed sync, but refused all the same: a later sync could succeed
+    // without the pages the kernel dropped.
+    await expect(waiting).rejects.toMatchObject({ code: 'storage_failed' });
+    await expect(wal.durable(wal.committed())).rejects.toMatchObject({ code: 'storage_failed' });
+    expect(sync.started()).toBe(1);
     wal.close();
+  });
+
+  it('close waits for the sync under way, then refuses new waits', async () => {
+    const sync = manualSync();
+    const wal = createWalSync(walFile(), sync.fn);
+    const first = wal.durable(wal.committed());
+    wal.close();
+    await expect(wal.durable(wal.committed())).rejects.toMatchObject({ code: 'storage_failed' });
+    sync.finish(0);
+    await expect(first).resolves.toBeUndefined();
+    expect(sync.started()).toBe(1);
   });
 
   it('syncs a real file with fdatasync, and reports a missing WAL file as an error', async () => {
@@ -86,6 +99,9 @@ describe('createWalSync', () => {
     await expect(wal.durable(wal.committed())).resolves.toBeUndefined();
     wal.close();
     const missing = createWalSync(join(tmpdir(), 'no-such-dir-for-wal', 'x.db-wal'));
-    await expect(missing.durable(missing.committed())).rejects.toThrow(/ENOENT/);
+    await expect(missing.durable(missing.committed())).rejects.toMatchObject({
+      code: 'storage_failed',
+      cause: expect.objectContaining({ code: 'ENOENT' }),
+    });
   });
 });

@@ -6,15 +6,18 @@
  * commit made before it started, so commits that arrive together share it.
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
+import { SenderError } from '../../errors.js';
 
 export interface WalSync {
   /** Marks a commit just made; answers its number, to wait on with `durable`. */
   committed(): number;
   /** Resolves once a sync that started after commit `seq` has completed; rejects if it failed. */
   durable(seq: number): Promise<void>;
-  /** Closes the file; call after the database is closed. */
+  /** Closes the file once a sync under way has finished; later calls to `durable` reject. */
   close(): void;
 }
+
+type Waiter = { seq: number; resolve: () => void; reject: (error: unknown) => void };
 
 /**
  * @example
@@ -30,7 +33,11 @@ export function createWalSync(
   let commits = 0;
   let synced = 0;
   let running = false;
-  let waiters: { seq: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let closed = false;
+  // After a failed sync the kernel may have dropped the unsynced pages and a later sync of the
+  // same file succeeds without them: nothing is acknowledged again until the process restarts.
+  let failure: SenderError | undefined;
+  let waiters: Waiter[] = [];
 
   function start() {
     running = true;
@@ -46,28 +53,43 @@ export function createWalSync(
 
   function finish(covers: number, error: unknown) {
     running = false;
-    if (!error) synced = covers;
-    const settled = waiters.filter((w) => w.seq <= covers);
-    waiters = waiters.filter((w) => w.seq > covers);
+    if (error && !failure) {
+      failure = new SenderError(
+        'storage_failed',
+        'the database could not be synced to disk; restart the service so that it recovers from what the disk holds',
+        { cause: error },
+      );
+    }
+    if (!failure) synced = covers;
+    const settled = failure ? waiters : waiters.filter((w) => w.seq <= covers);
+    waiters = failure ? [] : waiters.filter((w) => w.seq > covers);
     for (const w of settled) {
-      if (error) w.reject(error);
+      if (failure) w.reject(failure);
       else w.resolve();
     }
     if (waiters.length > 0) start();
+    else if (closed) release();
+  }
+
+  function release() {
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
   }
 
   return {
     committed: () => ++commits,
     durable(seq) {
+      if (failure) return Promise.reject(failure);
       if (seq <= synced) return Promise.resolve();
+      if (closed) return Promise.reject(new SenderError('storage_failed', 'the store is closed'));
       return new Promise((resolve, reject) => {
         waiters.push({ seq, resolve, reject });
         if (!running) start();
       });
     },
     close() {
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
+      closed = true;
+      if (!running) release();
     },
   };
 }

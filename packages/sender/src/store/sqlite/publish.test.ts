@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventRecord } from '../records.js';
+import { openSqlite } from './database.js';
+import { migrateSqlite } from './migrate.js';
+import { publish } from './publish.js';
+import { createWalSync } from './wal-sync.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const event = (id: string): EventRecord => ({
+  id,
+  accountId: 'acct_1',
+  name: 'click',
+  body: new TextEncoder().encode('{"event":"click"}'),
+  createdAt: 1_700_000_000_000,
+});
+
+describe('a SQLite publish (design D33)', () => {
+  it('is answered only after a WAL sync that started after its commit, and not before', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'publish-sync-'));
+    dirs.push(dir);
+    const db = openSqlite(join(dir, 'x.db'));
+    migrateSqlite(db)();
+    const syncs: ((error: unknown) => void)[] = [];
+    const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => void syncs.push(done));
+    const write = publish(db, wal);
+    let answered = false;
+    const published = write(event('evt_1'), () => 'dlv_1').then((r) => {
+      answered = true;
+      return r;
+    });
+    // The commit is made (another connection sees it), but nothing is answered until the sync.
+    while (syncs.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(db.raw.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    syncs[0]!(null);
+    await expect(published).resolves.toMatchObject({ eventId: 'evt_1', duplicate: false });
+    // A sync that fails refuses the publish it covered.
+    const refused = write(event('evt_2'), () => 'dlv_2');
+    while (syncs.length === 1) await new Promise((resolve) => setImmediate(resolve));
+    syncs[1]!(new Error('EIO'));
+    await expect(refused).rejects.toMatchObject({ code: 'storage_failed' });
+    wal.close();
+    db.raw.close();
+  });
+});
