@@ -2,7 +2,9 @@
  * A store decorator that keeps endpoint secrets encrypted at rest: secrets are encrypted on their
  * way in (create, rotate) and decrypted on their way out (every endpoint and every claim), so the
  * engine, the workers and the API only ever see plaintext while the database only ever holds
- * ciphertext. Every other method is the inner store's own.
+ * ciphertext. A rotation's previous secret is the replaced secret as stored, moved by the store
+ * (design D40), so it stays ciphertext and is decrypted on the way out like the secret. Every
+ * other method is the inner store's own.
  */
 import type { SenderStore } from './port.js';
 import type { EndpointRecord } from './records.js';
@@ -13,7 +15,13 @@ import type { SecretCipher } from './secret-cipher.js';
  * const store = withSecretCipher(createSqliteStore({ filename }), createSecretCipher(parseMasterKey(key)));
  */
 export function withSecretCipher(store: SenderStore, cipher: SecretCipher): SenderStore {
-  const open = (e: EndpointRecord): EndpointRecord => ({ ...e, secret: cipher.decrypt(e.secret, e.id) });
+  const openOrNullSecret = (stored: string | null, endpointId: string) =>
+    stored === null ? null : cipher.decrypt(stored, endpointId);
+  const open = (e: EndpointRecord): EndpointRecord => ({
+    ...e,
+    secret: cipher.decrypt(e.secret, e.id),
+    previousSecret: openOrNullSecret(e.previousSecret, e.id),
+  });
   const openOrNull = (e: EndpointRecord | null) => (e ? open(e) : null);
   return {
     ...store,
@@ -43,7 +51,11 @@ export function withSecretCipher(store: SenderStore, cipher: SecretCipher): Send
     },
     async claimDue(request) {
       const claims = await store.claimDue(request);
-      return claims.map((c) => ({ ...c, secret: cipher.decrypt(c.secret, c.delivery.endpointId) }));
+      return claims.map((c) => ({
+        ...c,
+        secret: cipher.decrypt(c.secret, c.delivery.endpointId),
+        previousSecret: openOrNullSecret(c.previousSecret, c.delivery.endpointId),
+      }));
     },
   };
 }

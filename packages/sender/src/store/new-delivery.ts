@@ -8,6 +8,7 @@ export function newDelivery(
   event: EventRecord,
   endpoint: { id: string; enabled: boolean },
   id: string,
+  test = false,
 ): DeliveryRecord {
   return {
     id,
@@ -20,6 +21,7 @@ export function newDelivery(
     nextAttemptAt: endpoint.enabled ? event.createdAt : null,
     lastFailureKind: null,
     lastStatusCode: null,
+    test,
     createdAt: event.createdAt,
     updatedAt: event.createdAt,
   };

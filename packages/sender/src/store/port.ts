@@ -21,17 +21,29 @@ export type NewEndpoint = Pick<
   'id' | 'accountId' | 'url' | 'events' | 'secret' | 'description'
 > & {
   now: number;
+  /** Default false. */
+  standardWebhooks?: boolean;
 };
 
 export interface EndpointPatch {
   url?: string;
   events?: EndpointRecord['events'];
+  /**
+   * A new secret. The one it replaces becomes the previous secret until `previousSecretExpiresAt`
+   * (design D40), in the same statement, as stored (so still encrypted); without an expiry it is
+   * dropped at once, and so is any earlier previous secret.
+   */
   secret?: string;
+  /** With `secret` only: when the replaced secret stops signing; null or absent, at once. */
+  previousSecretExpiresAt?: number | null;
   description?: string | null;
+  standardWebhooks?: boolean;
 }
 
 export interface PublishTarget {
   endpointId?: string;
+  /** A test delivery (design D44): marked on the wire and in the log. */
+  test?: boolean;
 }
 
 export interface ClaimRequest {
@@ -82,8 +94,10 @@ export interface AttemptResult {
   attempt: Omit<AttemptRecord, 'nextAttemptAt'>;
   /** The schedule and the disable policy the engine runs with. */
   rules: TransitionRules;
-  /** When the attempt finished: the retry delay counts from here (design R6). */
+  /** When the attempt finished: the retry delay counts from here (design R12). */
   now: number;
+  /** The receiver's `Retry-After` header, if it sent one (design D42). */
+  retryAfter?: string | null;
 }
 
 export interface AttemptApplied {
@@ -203,6 +217,8 @@ export interface Catalogue {
   getEvent(accountId: string, id: string): Promise<EventRecord | null>;
   /** Retention: deletes final deliveries last updated before `cutoff`, and events left without any. */
   pruneBefore(cutoff: number): Promise<number>;
+  /** Drops the previous secrets whose grace ended at or before `now` (design D40); resolves with how many. */
+  dropExpiredSecrets(now: number): Promise<number>;
   stats(): Promise<StoreStats>;
 }
 

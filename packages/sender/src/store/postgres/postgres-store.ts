@@ -97,6 +97,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     getDelivery: (accountId, id) => log.getDelivery(pg, accountId, id),
     getEvent: (accountId, id) => log.getEvent(pg, accountId, id),
     pruneBefore: (cutoff) => pruneBefore(pg, cutoff),
+    dropExpiredSecrets: (now) => endpoints.dropExpiredSecrets(pg, now),
     stats: () => stats(pg),
   };
 }

@@ -15,7 +15,8 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
  * `$1..$6`: the events as parallel arrays (id, account, name, body, created at, the one endpoint
- * of a test event or NULL), `$7` the schema (the wake-up's payload). A delivery's id is made here,
+ * of a test event or NULL), `$7` the schema (the wake-up's payload), `$8` whether each is a test
+ * event (design D44). A delivery's id is made here,
  * in the form of `newId`: the event's time part and 16 random digits (hex digits are Crockford
  * base32 digits too), so ids still sort by creation time.
  */
@@ -23,15 +24,15 @@ const made = newDeliverySql('t.enabled', 't.created_at');
 
 export const PUBLISH_EVENTS = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[])
-    AS t(id, account_id, name, body, created_at, target)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::boolean[])
+    AS t(id, account_id, name, body, created_at, target, test)
 ),
 events_in AS (
   INSERT INTO events (id, account_id, name, body, created_at)
   SELECT id, account_id, name, body, created_at FROM input
 ),
 targets AS (
-  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, e.id AS endpoint_id, e.enabled
+  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, i.test, e.id AS endpoint_id, e.enabled
   FROM input i JOIN endpoints e ON e.account_id = i.account_id AND e.events ? i.name
   WHERE i.target IS NULL OR e.id = i.target
   ORDER BY e.id
@@ -39,12 +40,12 @@ targets AS (
 ),
 created AS (
   INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at,
-                          created_at, updated_at)
+                          test, created_at, updated_at)
   SELECT 'dlv_' || substr(t.event_id, 5, 10) || upper(substr(md5(gen_random_uuid()::text), 1, 16)),
          t.event_id, t.endpoint_id, t.account_id, t.name,
          ${made.status},
          ${made.nextAttemptAt},
-         t.created_at, t.created_at
+         t.test, t.created_at, t.created_at
   FROM targets t
   RETURNING *
 ),
@@ -66,6 +67,7 @@ export function publish(pg: Pg) {
       column((p) => p.event.createdAt),
       column((p) => p.target.endpointId ?? null),
       pg.schema,
+      column((p) => p.target.test ?? false),
     ]);
     const byEvent = new Map<string, DeliveryRecord[]>(batch.map((p) => [p.event.id, []]));
     for (const row of rows) byEvent.get(row.event_id as string)!.push(toDelivery(row));

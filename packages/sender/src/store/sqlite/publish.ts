@@ -9,8 +9,9 @@ import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
 
 const INSERT_EVENT = `INSERT INTO events (id, account_id, name, body, created_at) VALUES (?, ?, ?, ?, ?)`;
 const INSERT_DELIVERY = `
-INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
-VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @now, @now)`;
+INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, test,
+                        created_at, updated_at)
+VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @test, @now, @now)`;
 
 type Publish = { event: EventRecord; nextId: () => string; target: PublishTarget };
 
@@ -29,8 +30,8 @@ export function publish(db: SqliteDb, synchronous: 'FULL' | 'NORMAL') {
     for (const endpoint of endpoints) {
       if (!endpoint.events.includes(event.name as never)) continue;
       if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
-      const delivery = newDelivery(event, endpoint, nextId());
-      db.st(INSERT_DELIVERY).run({ ...delivery, now: event.createdAt });
+      const delivery = newDelivery(event, endpoint, nextId(), target.test ?? false);
+      db.st(INSERT_DELIVERY).run({ ...delivery, test: delivery.test ? 1 : 0, now: event.createdAt });
       created.push(delivery);
     }
     return created;

@@ -77,6 +77,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
+    dropExpiredSecrets: async (now) => endpoints.dropExpiredSecrets(db, now),
     stats: async () => stats(db),
   };
 }
