@@ -19,6 +19,7 @@ export type SenderErrorCode =
   | 'csrf_check_failed'
   | 'rate_limited'
   | 'quota_exceeded'
+  | 'secret_rotation_required'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -38,6 +39,7 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   csrf_check_failed: 403,
   rate_limited: 429,
   quota_exceeded: 429,
+  secret_rotation_required: 400,
   internal: 500,
 };
 

@@ -26,6 +26,8 @@ export type Command =
 export interface EngineSettings {
   allowPrivateNetworks: boolean;
   timeScale: number;
+  /** A 410 Gone disables its endpoint at once (design D43). */
+  disableOnGone: boolean;
   /** A PEM file of certificate authorities trusted beside the system's, for endpoints' HTTPS. */
   caFile?: string;
   /** Its contents, read before anything is opened (ca-file.ts). */
@@ -45,6 +47,7 @@ type Env = Record<string, string | undefined>;
 const DB_FLAG = { db: { type: 'string' }, 'db-file': { type: 'string' } } as const;
 const ENGINE_FLAGS = {
   'allow-private-networks': { type: 'boolean' },
+  'disable-on-gone': { type: 'boolean' },
   'time-scale': { type: 'string' },
   'ca-file': { type: 'string' },
 } as const;
@@ -116,6 +119,8 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
       (values['allow-private-networks'] as boolean | undefined) ??
       booleanEnv('LINKHOOKS_ALLOW_PRIVATE_NETWORKS', env),
     timeScale,
+    disableOnGone:
+      (values['disable-on-gone'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_DISABLE_ON_GONE', env),
     ...(caFile ? { caFile } : {}),
   };
 }
@@ -213,8 +218,9 @@ Usage:
   linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json]
                             [--db URL | --db-file F]
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
-                            [--allow-private-networks] [--ca-file F] [--time-scale F]
+                            [--allow-private-networks] [--ca-file F] [--time-scale F] [--disable-on-gone]
   linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
+                            [--disable-on-gone]
   linkhooks-sender dev-certificate [--dir D] [--force]
                             development only: a certificate authority and a localhost certificate
                             for a local HTTPS receiver, written to D (default ${DEFAULT_DEV_CERTIFICATE_DIR})
@@ -236,10 +242,12 @@ Options:
   --ca-file F               also trust the certificate authorities in this PEM file for endpoints' HTTPS
                             (for example ${DEFAULT_DEV_CERTIFICATE_DIR}/ca.pem from dev-certificate)
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
+  --disable-on-gone         a receiver answering 410 Gone disables its endpoint at once (reason "gone");
+                            without it a 410 is one failure like any other
 
 Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
-  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE
+  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE, LINKHOOKS_DISABLE_ON_GONE
                             the same settings; a flag wins over its variable
   PGPASSWORD                the PostgreSQL password, when the URL has none
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)

@@ -73,11 +73,19 @@ function makeEngine(store: SenderStore, settings: EngineSettings, env: Env, logg
     ...(env.LINKHOOKS_MASTER_KEY ? { masterKey: env.LINKHOOKS_MASTER_KEY } : {}),
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,
+    disableOnGone: settings.disableOnGone,
     ...(settings.ca ? { ca: settings.ca } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(
-        { endpoint: endpoint.id, account: endpoint.accountId, failures: endpoint.consecutiveFailures },
-        'endpoint disabled after consecutive failed deliveries',
+        {
+          endpoint: endpoint.id,
+          account: endpoint.accountId,
+          failures: endpoint.consecutiveFailures,
+          reason: endpoint.disabledReason,
+        },
+        endpoint.disabledReason === 'gone'
+          ? 'endpoint disabled: its receiver answered 410 Gone'
+          : 'endpoint disabled after consecutive failed deliveries',
       ),
   });
 }

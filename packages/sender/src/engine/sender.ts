@@ -4,7 +4,7 @@
  * retry schedule, disables endpoints that keep failing, and keeps the delivery log. The management
  * API and the service CLI call its methods, never the store.
  */
-import { generateSecret, isEventName, sampleEventData } from '@linkhooks/protocol';
+import { isEventName, sampleEventData } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { authenticateApiKey, type CreatedAccount, createAccount } from '../accounts.js';
@@ -16,7 +16,7 @@ import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
-import type { DeliveryFilter, Page, Reenabled } from '../store/port.js';
+import type { DeliveryFilter, Page, PublishTarget, Reenabled } from '../store/port.js';
 import type {
   AccountRecord,
   AttemptRecord,
@@ -26,13 +26,15 @@ import type {
 } from '../store/records.js';
 import { createSecretCipher, noSecretCipher, parseMasterKey } from '../store/secret-cipher.js';
 import { createWorker } from '../worker/worker.js';
-import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
+import { endpointOperations } from './endpoint-operations.js';
+import type { RotateOptions } from './endpoint-secrets.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
 import { type PublishItem, type PublishManyResult, type PublishResult, publishEach } from './publish-many.js';
 import { createQuotaGuard } from './quotas.js';
 
+export type { RotateOptions } from './endpoint-secrets.js';
 export type { PublishInput } from './event-input.js';
 export type { SenderOptions } from './options.js';
 export type { Quotas } from './quotas.js';
@@ -45,6 +47,8 @@ export interface NewEndpointInput {
   url: string;
   events: string[];
   description?: string | null;
+  /** Also send the Standard Webhooks headers on every attempt (design D29). Default false. */
+  standardWebhooks?: boolean;
 }
 
 /** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
@@ -62,14 +66,18 @@ export interface Sender {
    */
   publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
   /**
-   * Sends a signed sample event to one endpoint, logged like any delivery. The event must be one
-   * the endpoint subscribes to; by default its first one.
+   * Sends a signed sample event to one endpoint, marked as a test (design D44) and logged like any
+   * delivery. The event must be one the endpoint subscribes to; by default its first one.
    */
   sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult>;
 
   createEndpoint(accountId: string, input: NewEndpointInput): Promise<EndpointRecord>;
   updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord>;
-  rotateSecret(accountId: string, id: string): Promise<EndpointRecord>;
+  /**
+   * A fresh secret; the replaced one keeps signing for the grace (default 24 h, at most 7 days,
+   * 0 ends it at once: design D40, D41).
+   */
+  rotateSecret(accountId: string, id: string, options?: RotateOptions): Promise<EndpointRecord>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
   deleteEndpoint(accountId: string, id: string): Promise<void>;
@@ -94,7 +102,10 @@ export interface Sender {
 
   /** Runs every delivery due now; for tests and scripts driving virtual time. */
   tick(): Promise<number>;
-  /** Deletes final deliveries older than the retention period; resolves with how many. */
+  /**
+   * Deletes final deliveries older than the retention period, and previous secrets past their
+   * grace (design D40); resolves with how many deliveries.
+   */
   pruneLog(): Promise<number>;
   /** Attempts in flight on this engine's workers. */
   readonly inFlight: number;
@@ -170,15 +181,15 @@ export function createSender(options: SenderOptions): Sender {
     }
   }
 
-  async function publishTo(accountId: string, input: PublishInput, target: { endpointId?: string } = {}) {
+  async function publishTo(accountId: string, input: PublishInput, target: PublishTarget = {}) {
     const event = buildEvent(accountId, input, clock.now());
     const deliveries = await store.publish(event, () => newId('dlv', event.createdAt), target);
     if (deliveries.some((d) => d.status === 'pending')) worker.wake();
     return { eventId: event.id, deliveries };
   }
 
-  const getEndpoint = async (accountId: string, id: string) =>
-    found(await store.getEndpoint(accountId, id), 'endpoint', id);
+  const endpoints = endpointOperations({ store, clock, addressPolicy, resolve: options.resolve, quota });
+  const { getEndpoint, live } = endpoints;
 
   return {
     metrics: metrics.registry,
@@ -198,44 +209,14 @@ export function createSender(options: SenderOptions): Sender {
         );
       }
       quota.testSend(accountId);
-      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId });
+      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId, test: true });
     },
 
-    async createEndpoint(accountId, input) {
-      const url = await checkEndpointUrl(input?.url, addressPolicy, options.resolve);
-      const events = checkEvents(input.events);
-      quota.endpoint((await store.listEndpoints(accountId)).length);
-      const now = clock.now();
-      return store.createEndpoint({
-        id: newId('ep', now),
-        accountId,
-        url,
-        events,
-        secret: generateSecret(),
-        description: input.description ?? null,
-        now,
-      });
-    },
-
-    async updateEndpoint(accountId, id, patch) {
-      await getEndpoint(accountId, id);
-      const next = {
-        ...(patch.url !== undefined
-          ? { url: await checkEndpointUrl(patch.url, addressPolicy, options.resolve) }
-          : {}),
-        ...(patch.events !== undefined ? { events: checkEvents(patch.events) } : {}),
-        ...(patch.description !== undefined ? { description: patch.description } : {}),
-      };
-      return found(await store.updateEndpoint(accountId, id, next, clock.now()), 'endpoint', id);
-    },
-
-    async rotateSecret(accountId, id) {
-      const patch = { secret: generateSecret() };
-      return found(await store.updateEndpoint(accountId, id, patch, clock.now()), 'endpoint', id);
-    },
-
+    createEndpoint: endpoints.createEndpoint,
+    updateEndpoint: endpoints.updateEndpoint,
+    rotateSecret: endpoints.rotateSecret,
     getEndpoint,
-    listEndpoints: (accountId) => store.listEndpoints(accountId),
+    listEndpoints: endpoints.listEndpoints,
 
     async deleteEndpoint(accountId, id) {
       if (!(await store.deleteEndpoint(accountId, id))) throw notFound('endpoint', id);
@@ -244,7 +225,8 @@ export function createSender(options: SenderOptions): Sender {
     async reenableEndpoint(accountId, id, { replaySkipped = false } = {}) {
       const result = await store.reenableEndpoint(accountId, id, { replaySkipped, now: clock.now() });
       worker.wake();
-      return found(result, 'endpoint', id);
+      const reenabled = found(result, 'endpoint', id);
+      return { ...reenabled, endpoint: live(reenabled.endpoint) };
     },
 
     async retryDelivery(accountId, deliveryId) {
@@ -270,7 +252,10 @@ export function createSender(options: SenderOptions): Sender {
     authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey),
 
     tick: () => worker.tick(),
-    pruneLog: () => store.pruneBefore(clock.now() - settings.retentionMs),
+    async pruneLog() {
+      await store.dropExpiredSecrets(clock.now());
+      return store.pruneBefore(clock.now() - settings.retentionMs);
+    },
     get inFlight() {
       return worker.inFlight;
     },
