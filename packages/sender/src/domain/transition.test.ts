@@ -114,7 +114,7 @@ describe('decideTransition heeds what the receiver asks (design D42, D43)', () =
     const gone = disableOnGone && statusCode === 410;
     expect(t.endpoint.disable).toBe(enabled && gone);
     expect(t.endpoint.disabledReason).toBe(enabled && gone ? 'gone' : null);
-    // SPEC's count is kept either way: a 410 is one failure like any other.
+    // The count is kept either way: a 410 is one failure like any other (design R11, R14).
     expect(t.endpoint.consecutiveFailures).toBe(base.final === 'failed' ? 1 : 0);
     const held = base.status === 'awaiting_retry' && (!enabled || gone);
     expect(t.delivery.status).toBe(held ? 'held' : base.status);
