@@ -59,7 +59,7 @@ function EndpointForm({
           checked={standard}
           onChange={() => setStandard(!standard)}
         />{' '}
-        Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)
+        Standard Webhooks headers
       </label>
       <button type="submit">{initial ? 'Save' : 'Create endpoint'}</button>
       {onCancel && (

@@ -3,7 +3,7 @@ import { api } from './api.js';
 
 /** The grace a rotation may give, as the API takes it (seconds): at most 7 days. */
 const GRACES = [
-  { seconds: 0, label: 'none: the old secret ends now' },
+  { seconds: 0, label: 'none' },
   { seconds: 60 * 60, label: '1 hour' },
   { seconds: 24 * 60 * 60, label: '24 hours' },
   { seconds: 7 * 24 * 60 * 60, label: '7 days' },
