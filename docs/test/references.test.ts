@@ -70,15 +70,15 @@ describe('the management API reference', () => {
 
   it('changes when a route changes', () => {
     const changed = structuredClone(doc);
-    changed.paths['/v1/endpoints/{id}/pause'] = {
+    changed.paths['/v1/endpoints/{id}/archive'] = {
       post: {
-        summary: 'Pause deliveries',
+        summary: 'Archive the endpoint',
         security: [{ apiKey: [] }],
-        responses: { 200: { description: 'Paused' } },
+        responses: { 200: { description: 'Archived' } },
       },
     };
-    expect(renderApiReference(doc)).not.toContain('/pause');
-    expect(renderApiReference(changed)).toContain('## `POST /v1/endpoints/{id}/pause`');
+    expect(renderApiReference(doc)).not.toContain('/archive');
+    expect(renderApiReference(changed)).toContain('## `POST /v1/endpoints/{id}/archive`');
   });
 
   it('is the page the build wrote from the current routes', () => {

@@ -6,6 +6,7 @@
  * It locks its database before anything else and binds both ports before it touches a file, so a
  * start that cannot go ahead leaves everything as it found it.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -101,6 +102,9 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
       store,
       ca: certificates.ca, // trust the sample receiver's CA, as NODE_EXTRA_CA_CERTS would
       allowPrivateNetworks: true, // the receiver is on this machine (development switch)
+      // Secrets encrypted at rest as in the service (design D29); the database lives for one run,
+      // so a key for this run alone.
+      masterKey: randomBytes(32).toString('base64'),
       timeScale,
       onAttempt: (report) => activity.attempt(report),
     });

@@ -3,7 +3,7 @@
  * The linkhooks wire contract shared by the sender and every receiver: the six events (design R7),
  * their envelope and data schemas (design R4, design R6), the timestamp form, secrets, and HMAC-SHA256
  * signing with constant-time verification (design R9, design R10), and the Standard Webhooks form
- * sent beside it (design D29).
+ * sent beside it (design D32).
  */
 
 export { toHex } from './encoding.js';

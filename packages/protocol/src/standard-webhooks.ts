@@ -1,5 +1,5 @@
 /**
- * The Standard Webhooks form of a delivery (design D29): `webhook-id`, `webhook-timestamp` and
+ * The Standard Webhooks form of a delivery (design D32): `webhook-id`, `webhook-timestamp` and
  * `webhook-signature` (`v1,<base64>` of HMAC-SHA256 over `id.timestamp.body`, keyed with the
  * secret's base64-decoded bytes). Sent beside X-Service-Signature, never instead of it (design R9).
  * The signed timestamp is what makes a captured delivery useless after the tolerance.
@@ -23,7 +23,7 @@ export const SVIX_WEBHOOK_HEADERS = {
   signature: 'svix-signature',
 } as const;
 
-/** How far a delivery's timestamp may be from the receiver's clock, either way (design D29). */
+/** How far a delivery's timestamp may be from the receiver's clock, either way (design D32). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const DIGEST_BYTES = 32;

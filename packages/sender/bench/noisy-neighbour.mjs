@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // The noisy-neighbour scenario, against the CLI-started service over HTTP: tenant A points
 // `aEndpoints` endpoints at a receiver that reads each request and never answers, plus one
 // answering 500, and publishes `aEvents` clicks in one batch; tenant B's endpoint is on a healthy
@@ -12,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleEventData } from '@linkhooks/protocol';
+
+const MASTER_KEY = randomBytes(32).toString('base64');
 
 // Self-contained (the bench harness installs process-wide signal handlers a test must not get).
 class HarnessError extends Error {}
@@ -114,6 +117,8 @@ export async function noisyNeighbour({
   const env = {
     PATH: process.env.PATH,
     LINKHOOKS_SERVICE_TOKEN: TOKEN,
+    // PostgreSQL needs a master key; a SQLite service makes its own beside the database.
+    LINKHOOKS_MASTER_KEY: MASTER_KEY,
     LINKHOOKS_LOG_LEVEL: 'info', // the line saying where serve listens is at info
     NODE_EXTRA_CA_CERTS: caFile,
   };

@@ -3,12 +3,15 @@
 // receiver beside the bare undici loop; the service's own event-loop delay p99 (its /metrics) during
 // each burst. Used by bench/run.mjs (parts `service` and `scale`).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { check, HarnessError, monotonicMs, onCleanup, sleep, tempDir, withTimeout } from './harness.mjs';
+
+const MASTER_KEY = randomBytes(32).toString('base64');
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'svc_bench_token_0123456789abcdef';
@@ -62,6 +65,8 @@ export async function startService(ctx, db) {
   const env = {
     PATH: process.env.PATH,
     LINKHOOKS_SERVICE_TOKEN: TOKEN,
+    // PostgreSQL needs a master key; a SQLite service makes its own beside the database.
+    LINKHOOKS_MASTER_KEY: MASTER_KEY,
     LINKHOOKS_LOG_LEVEL: 'warn',
     // One account publishes the whole load here: its events-per-second allowance is raised past
     // what the service can take, as a platform does for its own capacity.
@@ -79,7 +84,8 @@ export async function startService(ctx, db) {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--allow-private-networks'],
+    // LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
+    [...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(' ') ?? []), CLI, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--allow-private-networks'],
     { env, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Clock, systemClock } from './clock.js';
 import { newId } from './domain/ids.js';
 import { SenderError } from './errors.js';
-import type { Catalogue } from './store/port.js';
+import type { Catalogue, KeyHolder, NewApiKey } from './store/port.js';
 import { type AccountRecord, PLANS, type Plan } from './store/records.js';
 
 export { PLANS, type Plan };
@@ -16,6 +16,8 @@ export { PLANS, type Plan };
 export const WEBHOOK_PLANS: readonly Plan[] = ['business', 'enterprise'];
 
 export const API_KEY_PREFIX = 'lhk_';
+/** How much of a key is kept in clear to recognise it: `lhk_` and 8 characters (48 of its 256 bits). */
+export const API_KEY_SHOWN_CHARACTERS = API_KEY_PREFIX.length + 8;
 
 export function planAllowsWebhooks(plan: Plan): boolean {
   return WEBHOOK_PLANS.includes(plan);
@@ -53,25 +55,60 @@ export async function createAccount(
   if (!isPlan(input.plan)) {
     throw new SenderError('invalid_request', `plan must be one of: ${PLANS.join(', ')}`);
   }
-  const apiKey = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   const now = clock.now();
+  const { apiKey, key } = newApiKey(now);
   const account = await store.createAccount({
     id: newId('acct', now),
     name,
     plan: input.plan,
-    apiKeyHash: hashApiKey(apiKey),
+    apiKeyHash: key.hash,
+    apiKeyId: key.id,
+    apiKeyPrefix: key.prefix,
     now,
   });
   return { account, apiKey };
+}
+
+/** A fresh API key (shown once) and what the store keeps of it: an id, its first characters, its hash. */
+export function newApiKey(now: number): { apiKey: string; key: NewApiKey } {
+  const apiKey = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return {
+    apiKey,
+    key: {
+      id: newId('key', now),
+      prefix: apiKey.slice(0, API_KEY_SHOWN_CHARACTERS),
+      hash: hashApiKey(apiKey),
+    },
+  };
 }
 
 /** The account an API key belongs to, or null. The lookup is by hash, so it leaks no timing of the key. */
 export async function authenticateApiKey(
   store: Pick<Catalogue, 'findAccountByApiKeyHash'>,
   apiKey: string,
+  now: number = Date.now(),
 ): Promise<AccountRecord | null> {
   if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return null;
-  return store.findAccountByApiKeyHash(hashApiKey(apiKey));
+  return store.findAccountByApiKeyHash(hashApiKey(apiKey), now);
+}
+
+/**
+ * The working key an API key is, with its account, or null; notes its use (to the minute).
+ *
+ * @example
+ * const holder = await findKeyHolder(store, 'lhk_…', Date.now());
+ */
+export async function findKeyHolder(
+  store: Pick<Catalogue, 'findApiKey' | 'touchApiKey'>,
+  apiKey: string,
+  now: number,
+): Promise<KeyHolder | null> {
+  if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return null;
+  const holder = await store.findApiKey(hashApiKey(apiKey), now);
+  if (holder && (holder.key.lastUsedAt === null || holder.key.lastUsedAt <= now - 60_000)) {
+    await store.touchApiKey(holder.key.id, now);
+  }
+  return holder;
 }
 
 /** Constant-time comparison of a presented service token with the configured one. */

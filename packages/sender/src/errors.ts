@@ -8,6 +8,7 @@ export type SenderErrorCode =
   | 'unsafe_url'
   | 'not_found'
   | 'endpoint_disabled'
+  | 'endpoint_paused'
   | 'delivery_in_flight'
   | 'invalid_option'
   | 'invalid_request'
@@ -20,6 +21,9 @@ export type SenderErrorCode =
   | 'rate_limited'
   | 'quota_exceeded'
   | 'secret_rotation_required'
+  | 'secret_not_encrypted'
+  | 'master_key_mismatch'
+  | 'master_key_missing'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -28,6 +32,7 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   unsafe_url: 400,
   not_found: 404,
   endpoint_disabled: 409,
+  endpoint_paused: 409,
   delivery_in_flight: 409,
   invalid_option: 500,
   invalid_request: 400,
@@ -40,6 +45,10 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   rate_limited: 429,
   quota_exceeded: 429,
   secret_rotation_required: 400,
+  // A secret at rest the configured master keys cannot open (design D29, D30): the operator's to fix.
+  secret_not_encrypted: 500,
+  master_key_mismatch: 500,
+  master_key_missing: 500,
   internal: 500,
 };
 

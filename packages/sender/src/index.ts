@@ -55,10 +55,16 @@ export {
   type TransitionState,
 } from './domain/transition.js';
 export {
+  type AccountAdministration,
+  type ApiKey,
   createSender,
+  type EndpointOperations,
   type NewEndpointInput,
   type PublishInput,
   type PublishResult,
+  type Recovered,
+  type RecoverInput,
+  type RotatedKey,
   type Sender,
   type SenderOptions,
   USER_AGENT,
@@ -66,14 +72,20 @@ export {
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type {
+  AccountCatalogue,
   AttemptApplied,
   AttemptResult,
   Catalogue,
   ClaimRequest,
   DeliveryFilter,
   DeliveryQueue,
+  KeyHolder,
   LeaseRef,
   Page,
+  Published,
+  RecoverRequest,
+  RecoverResult,
+  Resumed,
   SenderStore,
   StoreCapabilities,
   StoreStats,
@@ -81,6 +93,7 @@ export type {
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {
   AccountRecord,
+  ApiKeyRecord,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryRecord,

@@ -144,7 +144,7 @@ describe('linkhooks-sender on SQLite', () => {
       secret: string;
     };
     raw.close();
-    expect(row.secret).toMatch(/^lhenc:v1:/);
+    expect(row.secret).toMatch(/^lhenc:v2:[0-9a-f]{8}:/);
     expect(service.output()).not.toContain(endpoint.json.secret);
     expect(service.output()).not.toContain(account.api_key);
 
@@ -201,13 +201,10 @@ describe('linkhooks-sender on SQLite', () => {
     const blocker = createServer().listen(0, '127.0.0.1');
     await new Promise((resolve) => blocker.once('listening', resolve));
     const taken = (blocker.address() as AddressInfo).port;
-    const inUse = await runCli([
-      'serve',
-      '--db',
-      `${PG_URL}?schema=cli_port_${taken}`,
-      '--port',
-      String(taken),
-    ]);
+    const inUse = await runCli(
+      ['serve', '--db', `${PG_URL}?schema=cli_port_${taken}`, '--port', String(taken)],
+      { LINKHOOKS_MASTER_KEY: MASTER_KEY },
+    );
     blocker.close();
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();

@@ -16,6 +16,8 @@ import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { type CliService, runCli, startCli } from './helpers/cli-process.js';
 import { PG_URL, requireService } from './helpers/services.js';
 
+const MASTER_KEY = randomBytes(32).toString('base64');
+
 const TOKEN = 'svc_group_commit_token_0123456789';
 /** Concurrent clients, each sending one request after another. */
 const CLIENTS = 48;
@@ -67,7 +69,12 @@ interface Acknowledged {
 
 /** `accounts create` and two endpoints subscribed to clicks, then `serve` on a free port. */
 async function startService(db: string) {
-  const env = { LINKHOOKS_SERVICE_TOKEN: TOKEN, LINKHOOKS_LOG_LEVEL: 'info' };
+  // PostgreSQL needs a master key; a SQLite service makes its own beside the database.
+  const env = {
+    LINKHOOKS_SERVICE_TOKEN: TOKEN,
+    LINKHOOKS_LOG_LEVEL: 'info',
+    LINKHOOKS_MASTER_KEY: MASTER_KEY,
+  };
   const created = await runCli(
     ['accounts', 'create', '--name', 'Durable', '--plan', 'business', '--json', '--db', db],
     env,

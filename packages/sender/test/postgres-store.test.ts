@@ -197,6 +197,7 @@ describe.runIf(pgUp)('postgres', () => {
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
       'accounts',
+      'api_keys',
       'attempts',
       'deliveries',
       'endpoints',

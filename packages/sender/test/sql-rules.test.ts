@@ -53,15 +53,20 @@ function rules(name: string, scalar: Query) {
       }
     });
 
-    it('make a new delivery as newDelivery does, for an enabled and a disabled endpoint', async () => {
+    it('make a new delivery as newDelivery does, for an enabled, a paused and a disabled endpoint', async () => {
       const event = { id: 'evt', accountId: 'a', name: 'click', body: new Uint8Array(), createdAt: 1234 };
+      const seen = new Set<string>();
       for (const enabled of [true, false]) {
-        const sql = newDeliverySql(enabled ? '1 = 1' : '1 = 0', '1234');
-        const made = newDelivery(event, { id: 'ep', enabled }, 'dlv');
-        expect(await scalar(`SELECT ${sql.status} AS v`)).toBe(made.status);
-        const at = await scalar(`SELECT ${sql.nextAttemptAt} AS v`);
-        expect(at === null ? null : Number(at)).toBe(made.nextAttemptAt);
+        for (const paused of [true, false]) {
+          const sql = newDeliverySql(enabled ? '1 = 1' : '1 = 0', paused ? '1 = 1' : '1 = 0', '1234');
+          const made = newDelivery(event, { id: 'ep', enabled, paused }, 'dlv');
+          seen.add(made.status);
+          expect(await scalar(`SELECT ${sql.status} AS v`)).toBe(made.status);
+          const at = await scalar(`SELECT ${sql.nextAttemptAt} AS v`);
+          expect(at === null ? null : Number(at)).toBe(made.nextAttemptAt);
+        }
       }
+      expect([...seen].sort()).toEqual(['held', 'pending', 'skipped']);
     });
 
     it('hand out the previous secret exactly while previousSecretValid says it is valid', async () => {

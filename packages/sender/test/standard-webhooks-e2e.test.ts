@@ -1,7 +1,7 @@
 /**
  * The sender's deliveries as receivers see them over real HTTPS, in virtual time: the Standard
  * Webhooks form verified by the reference `standardwebhooks` library and by `svix` with the secret
- * exactly as the API returns it (design D29), a rotation with traffic flowing through its grace
+ * exactly as the API returns it (design D32), a rotation with traffic flowing through its grace
  * (design D40, D41), and what a receiver's 429, 503 and 410 ask (design D42, D43).
  */
 import { verifySignature } from '@linkhooks/protocol';
@@ -94,7 +94,7 @@ const svixVerifies = (req: RawRequest, secret: string) => {
   }
 };
 
-describe('the Standard Webhooks form (design D29)', () => {
+describe('the Standard Webhooks form (design D32)', () => {
   it('verifies with standardwebhooks and svix, with the secret as the API returns it, beside X-Service-Signature', async () => {
     const { route, secret } = await endpointVia(api);
     const { eventId } = await publishClick(api);

@@ -43,20 +43,24 @@ export interface Credentials {
   authorization: string | undefined;
   /** The dashboard session's account, when the request carries its cookie. */
   sessionAccountId?: string | null;
+  /** The key the session signed in with: the session stands while the key works (design D37). */
+  sessionKeyId?: string | null;
 }
 
 /** The caller's account, or a SenderError: `unauthorized` (401) or `plan_required` (403). */
 export async function accountOf(
-  sender: Pick<Sender, 'authenticateApiKey' | 'getAccount'>,
+  sender: Pick<Sender, 'authenticateKey' | 'getAccount' | 'authenticateSession'>,
   credentials: Credentials,
 ): Promise<AccountRecord> {
   const key = bearer(credentials.authorization);
   let account: AccountRecord | null;
   if (key) {
-    account = await sender.authenticateApiKey(key);
+    account = (await sender.authenticateKey(key))?.account ?? null;
     if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
   } else if (credentials.sessionAccountId) {
-    account = await sender.getAccount(credentials.sessionAccountId);
+    account = credentials.sessionKeyId
+      ? await sender.authenticateSession(credentials.sessionAccountId, credentials.sessionKeyId)
+      : await sender.getAccount(credentials.sessionAccountId);
     if (!account) throw new SenderError('unauthorized', 'the session has ended; sign in again');
   } else {
     throw new SenderError('unauthorized', 'send your API key as "Authorization: Bearer lhk_…"');

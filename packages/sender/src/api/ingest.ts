@@ -21,6 +21,8 @@ export interface Ingest {
   item(body: IngestBody): Promise<PublishItem>;
   /** The same for a body not yet checked against the schema (an item of a batch). */
   parsedItem(raw: unknown): Promise<PublishItem>;
+  /** Drops what is known of an account (it was deleted), so its next event looks it up again. */
+  forget(accountId: string): void;
 }
 
 export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Date.now()): Ingest {
@@ -47,6 +49,7 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
       event: body.event,
       data: body.data,
       ...(body.timestamp !== undefined ? { timestamp: body.timestamp } : {}),
+      ...(body.event_id !== undefined ? { eventId: body.event_id } : {}),
     };
   }
 
@@ -57,5 +60,6 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
       if (!parsed.success) throw invalidRequest('body', parsed.error);
       return item(parsed.data);
     },
+    forget: (accountId) => void accounts.delete(accountId),
   };
 }

@@ -115,6 +115,10 @@ export function buildOpenApiDocument(routes: readonly Described[], errorSchema: 
       { name: 'Deliveries' },
       { name: 'Event types' },
       { name: 'Platform' },
+      {
+        name: 'Accounts',
+        description: 'The platform administers accounts and their API keys (service token)',
+      },
     ],
     paths,
     components: {

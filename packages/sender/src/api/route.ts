@@ -44,7 +44,7 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
   /** Express form: `/v1/endpoints/:id`. */
   path: string;
   summary: string;
-  tag: 'Session' | 'Endpoints' | 'Deliveries' | 'Event types' | 'Platform';
+  tag: 'Session' | 'Endpoints' | 'Deliveries' | 'Event types' | 'Platform' | 'Accounts';
   /**
    * `account`: Bearer API key of a Business+ account; `service`: the platform's service token;
    * `metrics`: the metrics token when one is configured, open otherwise.

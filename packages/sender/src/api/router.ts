@@ -21,7 +21,9 @@ import {
   type TransportOptions,
 } from './response-headers.js';
 import type { RouteSpec } from './route.js';
+import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { endpointOperationRoutes } from './routes/endpoint-operations.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { ingestBatchRoute, ingestRoute } from './routes/ingest.js';
 import { eventTypesRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
@@ -51,10 +53,12 @@ export interface ManagementRouterOptions extends TransportOptions {
 export const API_ROUTES: readonly RouteSpec[] = [
   ...sessionRoutes,
   ...endpointRoutes,
+  ...endpointOperationRoutes,
   ...deliveryRoutes,
   eventTypesRoute,
   ingestRoute,
   ingestBatchRoute,
+  ...accountRoutes,
   metricsRoute,
 ];
 
@@ -161,6 +165,7 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
         res.locals.account = await accountOf(sender, {
           authorization: req.headers.authorization,
           sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
+          sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
         });
       }
       if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);

@@ -8,6 +8,7 @@ import { EVENT_NAMES } from '@linkhooks/protocol';
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
+import { EVENT_ID_FORM } from '../engine/event-input.js';
 
 const eventName = z.enum(EVENT_NAMES);
 const isoTime = z.iso.datetime().describe('ISO 8601 UTC');
@@ -95,8 +96,33 @@ export const ingestBody = z
     event: eventName,
     data: z.record(z.string(), z.unknown()).describe('The event data, as the event reference lists it'),
     timestamp: z.string().optional().describe('YYYY-MM-DDThh:mm:ssZ; now by default'),
+    event_id: z
+      .string()
+      .regex(
+        EVENT_ID_FORM,
+        'event_id must be 1 to 200 visible ASCII characters (letters, digits, punctuation; no spaces)',
+      )
+      .optional()
+      .describe(
+        'The platform’s own id of the event, unique per account: a repeat while the first is kept ' +
+          'answers 200 with the first one’s event_id and deliveries, and stores nothing',
+      ),
   })
   .meta({ id: 'IngestEvent' });
+
+export const recoverBody = z
+  .strictObject({
+    since: isoTime.describe('Recover failed deliveries created at or after this time (ISO 8601 UTC)'),
+    until: isoTime.optional().describe('…and before this time; now by default'),
+  })
+  .meta({ id: 'EndpointRecover' });
+
+export const recoverResultSchema = z
+  .object({
+    recovered: z.number().int().describe('Failed deliveries scheduled for one more attempt now'),
+    remaining: z.number().int().describe('Failed deliveries in the range still to recover: call again'),
+  })
+  .meta({ id: 'RecoverResult' });
 
 export const endpointSchema = z
   .object({
@@ -115,6 +141,11 @@ export const endpointSchema = z
       .nullable()
       .describe('consecutive_failures, or gone (the receiver answered 410 and the service disables on it)'),
     disabled_at: nullableTime,
+    paused: z.boolean().describe('Paused by the account: deliveries wait, unattempted, until resumed'),
+    paused_at: nullableTime,
+    status: z
+      .enum(['active', 'paused', 'disabled'])
+      .describe('disabled (failing, or paused too) wins over paused; active otherwise'),
     created_at: isoTime,
     updated_at: isoTime,
   })
@@ -210,7 +241,11 @@ export const batchResultSchema = z
   .object({
     results: z.array(
       z.union([
-        publishResultSchema.extend({ status: z.literal(202) }),
+        publishResultSchema.extend({
+          status: z
+            .union([z.literal(202), z.literal(200)])
+            .describe('200: a repeated event_id; nothing stored'),
+        }),
         errorSchema.extend({
           status: z.number().int().describe('The status this event alone would answer with'),
         }),

@@ -22,6 +22,9 @@ export function endpointJson(e: EndpointRecord) {
     consecutive_failures: e.consecutiveFailures,
     disabled_reason: e.disabledReason,
     disabled_at: isoOrNull(e.disabledAt),
+    paused: e.paused,
+    paused_at: isoOrNull(e.pausedAt),
+    status: !e.enabled ? ('disabled' as const) : e.paused ? ('paused' as const) : ('active' as const),
     created_at: iso(e.createdAt),
     updated_at: iso(e.updatedAt),
   };

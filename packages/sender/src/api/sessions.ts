@@ -17,8 +17,11 @@ export const SESSIONS_PER_ACCOUNT = 20;
 export const MAX_SESSIONS = 10_000;
 
 export interface SessionStore {
-  create(accountId: string): { id: string; maxAgeSeconds: number };
+  /** `keyId`: the API key signed in with; the session stands only while that key works (design D37). */
+  create(accountId: string, keyId?: string): { id: string; maxAgeSeconds: number };
   accountOf(id: string): string | null;
+  /** The key the session signed in with, if it was kept. */
+  keyOf?(id: string): string | null;
   delete(id: string): void;
 }
 
@@ -45,7 +48,7 @@ export function createSessionStore(
   const max = options.max ?? MAX_SESSIONS;
   // Every session lives ttlMs, so the Map's insertion order is also expiry order: the expired ones
   // are at its front, and a sign-in drops them without looking at the live ones.
-  const sessions = new Map<string, { accountId: string; expiresAt: number }>();
+  const sessions = new Map<string, { accountId: string; keyId: string | null; expiresAt: number }>();
   const byAccount = new Map<string, Set<string>>(); // each Set in creation order too
 
   function remove(id: string): void {
@@ -65,7 +68,7 @@ export function createSessionStore(
   }
 
   return {
-    create(accountId) {
+    create(accountId, keyId) {
       const at = now();
       dropExpired(at);
       const own = byAccount.get(accountId);
@@ -78,7 +81,7 @@ export function createSessionStore(
         remove(oldest);
       }
       const id = randomBytes(32).toString('base64url');
-      sessions.set(id, { accountId, expiresAt: at + ttlMs });
+      sessions.set(id, { accountId, keyId: keyId ?? null, expiresAt: at + ttlMs });
       byAccount.set(accountId, (byAccount.get(accountId) ?? new Set()).add(id));
       return { id, maxAgeSeconds: Math.floor(ttlMs / 1000) };
     },
@@ -90,6 +93,9 @@ export function createSessionStore(
         return null;
       }
       return session.accountId;
+    },
+    keyOf(id) {
+      return this.accountOf(id) === null ? null : sessions.get(id)!.keyId;
     },
     delete: remove,
     size: () => sessions.size,

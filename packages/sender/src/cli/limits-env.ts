@@ -10,6 +10,7 @@ const QUOTA_VARIABLES: Record<keyof Quotas, string> = {
   eventsBurst: 'LINKHOOKS_EVENTS_BURST',
   testSendsPerMinute: 'LINKHOOKS_TEST_SENDS_PER_MINUTE',
   retriesPerMinute: 'LINKHOOKS_RETRIES_PER_MINUTE',
+  recoveriesPerMinute: 'LINKHOOKS_RECOVERIES_PER_MINUTE',
 };
 export const SIGN_IN_VARIABLE = 'LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE';
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
+import type { Logger } from 'pino';
 /**
  * @module
  * `linkhooks-sender`: the service CLI (design D23). Exit codes: 0 done, 1 a runtime
  * failure (database unreachable, a port in use), 2 a usage error (unknown command or flag).
  */
 import { createSender } from '../engine/sender.js';
-import { isSenderError } from '../errors.js';
+import { isSenderError, SenderError } from '../errors.js';
+import { runAccounts } from './accounts-command.js';
 import { withCaFile } from './ca-file.js';
 import { writeDevCertificate } from './dev-certificate.js';
+import { masterKeysFor, rotationOf, type Say } from './master-keys.js';
 import { DatabaseError, maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, serve, work } from './run-service.js';
@@ -28,36 +31,67 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       process.stdout.write(`Migrated ${maskDb(command.db)}: the schema is up to date.\n`);
       return;
     }
-    case 'accounts-create': {
-      const store = await openStore(command.db);
-      const sender = createSender({ store });
-      try {
-        const { account, apiKey } = await sender.createAccount({ name: command.name, plan: command.plan });
-        process.stdout.write(
-          command.json
-            ? `${JSON.stringify({ id: account.id, api_key: apiKey })}\n`
-            : `Created account ${account.id} (${account.name}, plan ${account.plan}).\n` +
-                `API key — shown once, store it now:\n  ${apiKey}\n`,
-        );
-      } finally {
-        await sender.stop(0);
-        await store.close();
-      }
+    case 'accounts-create':
+    case 'accounts-list':
+    case 'accounts-keys':
+    case 'accounts-rotate-key':
+    case 'accounts-revoke-key':
+    case 'accounts-delete':
+      await runAccounts(command);
       return;
-    }
     case 'serve': {
-      const settings = { ...command, engine: withCaFile(command.engine) };
-      await serve(await openStore(command.db), settings, env, createLogger(env));
+      const logger = createLogger(env);
+      const keys = masterKeysFor(command.keys, saidBy(logger));
+      const settings = { ...command, engine: withCaFile(command.engine), keys };
+      await serve(await openStore(command.db), settings, env, logger);
       return;
     }
     case 'worker': {
-      const settings = { ...command, engine: withCaFile(command.engine) };
-      await work(await openStore(command.db), settings, env, createLogger(env));
+      const logger = createLogger(env);
+      const keys = masterKeysFor(command.keys, saidBy(logger));
+      const settings = { ...command, engine: withCaFile(command.engine), keys };
+      await work(await openStore(command.db), settings, env, logger);
       return;
     }
+    case 'rotate-master-key':
+      await rotateMasterKey(command.db, rotationOf(command.keys, onTerminal));
+      return;
     case 'dev-certificate':
       await writeDevCertificate(command.dir, command.force);
       return;
+  }
+}
+
+const saidBy = (logger: Logger): Say => ({
+  info: (message) => logger.info(message),
+  warn: (message) => logger.warn(message),
+});
+const onTerminal: Say = {
+  info: (message) => process.stdout.write(`${message}\n`),
+  warn: (message) => process.stderr.write(`linkhooks-sender: warning: ${message}\n`),
+};
+
+/** Seals every secret under the new key; only then is the old one let go (design D30). */
+async function rotateMasterKey(db: string, rotation: ReturnType<typeof rotationOf>): Promise<void> {
+  const { finish, ...keys } = rotation;
+  const store = await openStore(db);
+  const sender = createSender({ store, ...keys });
+  try {
+    const { sealed, resealed, unreadable } = await sender.sealSecrets();
+    if (unreadable.length > 0) {
+      throw new SenderError(
+        'master_key_mismatch',
+        `${unreadable.length} endpoint secrets could not be decrypted with the keys given (endpoints ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}); give the key they were encrypted with as LINKHOOKS_PREVIOUS_MASTER_KEY and run this again. The old key is still needed.`,
+      );
+    }
+    finish();
+    process.stdout.write(
+      `Encrypted ${resealed} endpoint secrets again and ${sealed} unencrypted ones under the new master key. ` +
+        'Restart every linkhooks-sender process with the new key; the previous key is then no longer needed.\n',
+    );
+  } finally {
+    await sender.stop(0);
+    await store.close();
   }
 }
 

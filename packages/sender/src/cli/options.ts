@@ -4,23 +4,33 @@
  * anything unknown or malformed is an error that names the flag and what it takes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
+import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
+import { UsageError } from './usage-error.js';
 
 export const DEFAULT_DB = 'sqlite:./data/linkhooks.db';
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = '127.0.0.1';
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 export type Command =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'migrate'; db: string }
-  | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
-  | { kind: 'serve'; db: string; port: number; host: string; engine: EngineSettings; http: HttpSettings }
-  | { kind: 'worker'; db: string; engine: EngineSettings }
+  | AccountsCommand
+  | {
+      kind: 'serve';
+      db: string;
+      port: number;
+      host: string;
+      engine: EngineSettings;
+      http: HttpSettings;
+      keys: MasterKeySettings;
+    }
+  | { kind: 'worker'; db: string; engine: EngineSettings; keys: MasterKeySettings }
+  | { kind: 'rotate-master-key'; db: string; keys: MasterKeySettings }
   | { kind: 'dev-certificate'; dir: string; force: boolean };
 
 export interface EngineSettings {
@@ -151,31 +161,22 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
       const values = parse(argv.slice(1), DB_FLAG, 'migrate');
       return { kind: 'migrate', db: dbOf(values, env, readFile) };
     }
-    case 'accounts': {
-      if (second !== 'create') throw new UsageError('accounts: the only subcommand is "accounts create"');
-      const values = parse(
+    case 'accounts':
+      return parseAccounts(
+        second,
         rest,
-        { ...DB_FLAG, name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' } },
-        'accounts create',
+        parse,
+        (values) => dbOf(values, env, readFile),
+        (message) => new UsageError(message),
+        DB_FLAG,
       );
-      if (typeof values.name !== 'string') throw new UsageError('accounts create: --name is required');
-      if (typeof values.plan !== 'string') {
-        throw new UsageError('accounts create: --plan is required (free, pro, business or enterprise)');
-      }
-      return {
-        kind: 'accounts-create',
-        db: dbOf(values, env, readFile),
-        name: values.name,
-        plan: values.plan,
-        json: values.json === true,
-      };
-    }
     case 'serve': {
       const values = parse(
         argv.slice(1),
         {
           ...DB_FLAG,
           ...ENGINE_FLAGS,
+          ...MASTER_KEY_FLAGS,
           port: { type: 'string' },
           host: { type: 'string' },
           'trust-proxy': { type: 'boolean' },
@@ -183,18 +184,26 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
         },
         'serve',
       );
+      const db = dbOf(values, env, readFile);
       return {
         kind: 'serve',
-        db: dbOf(values, env, readFile),
+        db,
         port: portOf(values.port, env),
         host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
         engine: engineOf(values, env),
         http: httpOf(values, env),
+        keys: masterKeysOf(values, env, db),
       };
     }
     case 'worker': {
-      const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS }, 'worker');
-      return { kind: 'worker', db: dbOf(values, env, readFile), engine: engineOf(values, env) };
+      const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS, ...MASTER_KEY_FLAGS }, 'worker');
+      const db = dbOf(values, env, readFile);
+      return { kind: 'worker', db, engine: engineOf(values, env), keys: masterKeysOf(values, env, db) };
+    }
+    case 'rotate-master-key': {
+      const values = parse(argv.slice(1), { ...DB_FLAG, ...MASTER_KEY_FLAGS }, 'rotate-master-key');
+      const db = dbOf(values, env, readFile);
+      return { kind: 'rotate-master-key', db, keys: masterKeysOf(values, env, db) };
     }
     case 'dev-certificate': {
       const values = parse(
@@ -216,11 +225,25 @@ export const USAGE = `linkhooks-sender — the linkhooks webhook service
 Usage:
   linkhooks-sender migrate  [--db URL | --db-file F]
   linkhooks-sender accounts create --name NAME --plan free|pro|business|enterprise [--json]
-                            [--db URL | --db-file F]
+  linkhooks-sender accounts list [--limit N] [--cursor ID] [--json]
+  linkhooks-sender accounts keys --id ACCOUNT [--json]
+                            the account's API keys: ids, first characters, status, created and last used
+  linkhooks-sender accounts rotate-key --id ACCOUNT [--grace SECONDS] [--json]
+                            a new key, shown once; the others keep working SECONDS more (default 3600,
+                            0 ends them at once, at most 86400)
+  linkhooks-sender accounts revoke-key --id ACCOUNT --key KEY_ID [--json]
+  linkhooks-sender accounts delete --id ACCOUNT --yes [--json]
+                            the account and everything it owns: endpoints, events, deliveries, keys
+                  (each of them also takes [--db URL | --db-file F])
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
                             [--allow-private-networks] [--ca-file F] [--time-scale F] [--disable-on-gone]
+                            [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
-                            [--disable-on-gone]
+                            [--disable-on-gone] [--master-key-file F] [--previous-master-key-file F]
+  linkhooks-sender rotate-master-key [--db URL | --db-file F] [--master-key-file F]
+                            [--previous-master-key-file F]
+                            encrypt every endpoint secret again under the current master key, then
+                            exit; with SQLite and no key given, first generate a new key file
   linkhooks-sender dev-certificate [--dir D] [--force]
                             development only: a certificate authority and a localhost certificate
                             for a local HTTPS receiver, written to D (default ${DEFAULT_DEV_CERTIFICATE_DIR})
@@ -244,6 +267,14 @@ Options:
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
   --disable-on-gone         a receiver answering 410 Gone disables its endpoint at once (reason "gone");
                             without it a 410 is one failure like any other
+  --master-key-file F       read the master key (32 bytes, base64 or hex) from the file F. Endpoint
+                            secrets are always encrypted at rest: with SQLite and no key given, a key
+                            is generated on first start into <database file>.master-key (owner-only);
+                            back it up with the database. PostgreSQL needs a key, the same in every
+                            process: generate one with  openssl rand -base64 32
+  --previous-master-key-file F
+                            during a rotation, the old key: secrets under it are still read, and are
+                            encrypted again under the current key at start
 
 Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
@@ -252,13 +283,17 @@ Environment:
   PGPASSWORD                the PostgreSQL password, when the URL has none
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)
-  LINKHOOKS_MASTER_KEY      32 bytes (base64 or hex): endpoint secrets are encrypted at rest with it
+  LINKHOOKS_MASTER_KEY, LINKHOOKS_MASTER_KEY_FILE
+                            the master key (32 bytes, base64 or hex), or a file holding it
+  LINKHOOKS_PREVIOUS_MASTER_KEY, LINKHOOKS_PREVIOUS_MASTER_KEY_FILE
+                            the old key during a rotation
   LINKHOOKS_RETENTION_DAYS  days final deliveries stay in the log (default 30; pruned hourly)
   LINKHOOKS_LOG_LEVEL       pino level for the JSON logs on stdout (default info)
   LINKHOOKS_ENDPOINTS_PER_ACCOUNT, LINKHOOKS_EVENTS_PER_SECOND, LINKHOOKS_EVENTS_BURST,
-  LINKHOOKS_TEST_SENDS_PER_MINUTE, LINKHOOKS_RETRIES_PER_MINUTE, LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE
+  LINKHOOKS_TEST_SENDS_PER_MINUTE, LINKHOOKS_RETRIES_PER_MINUTE, LINKHOOKS_RECOVERIES_PER_MINUTE,
+  LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE
                             per-account limits (default 100 endpoints; 1,000 events/s with a burst of
-                            60,000; 60 test events and 120 retries a minute) and failed sign-ins per
+                            60,000; 60 test events, 120 retries and 10 recoveries a minute) and failed sign-ins per
                             address a minute (default 10); past one, the API answers 429 with Retry-After
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -11,6 +11,7 @@ import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
 import { quotasOf, signInFailuresOf } from './limits-env.js';
+import type { MasterKeys } from './master-keys.js';
 import type { EngineSettings, HttpSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
@@ -24,16 +25,37 @@ export function createLogger(env: Env): Logger {
   });
 }
 
-/** The engine of `serve` and `worker`: secrets encrypted at rest when LINKHOOKS_MASTER_KEY is set. */
+/**
+ * The engine of `serve` and `worker`, with every endpoint secret sealed under the current master
+ * key before any is used (design D29, D30): plaintext ones encrypted, ones under a previous key
+ * encrypted again. Counts and endpoint ids are logged, never values.
+ */
 export async function createEngine(
   store: SenderStore,
   settings: EngineSettings,
+  keys: MasterKeys,
   env: Env,
   logger: Logger,
 ): Promise<Sender> {
+  let sender: Sender | undefined;
   try {
-    return makeEngine(store, settings, env, logger);
+    sender = makeEngine(store, settings, keys, env, logger);
+    const { sealed, resealed, unreadable } = await sender.sealSecrets();
+    if (sealed + resealed > 0)
+      logger.info({ sealed, resealed }, 'endpoint secrets encrypted under the current master key');
+    if (unreadable.length > 0) {
+      logger.error(
+        { endpoints: unreadable.slice(0, 20), count: unreadable.length },
+        'endpoint secrets no configured master key opens: their deliveries wait until the key they were encrypted with is given',
+      );
+    } else if (keys.previousMasterKeys.length > 0) {
+      logger.info(
+        'every endpoint secret is under the current master key: once every process runs with it, the previous key can be removed',
+      );
+    }
+    return sender;
   } catch (error) {
+    await sender?.stop(0);
     await store.close(); // a bad setting must not leave a database pool holding the process open
     throw error;
   }
@@ -64,13 +86,19 @@ function pruneRegularly(sender: Sender, logger: Logger): () => void {
   return () => clearInterval(timer);
 }
 
-function makeEngine(store: SenderStore, settings: EngineSettings, env: Env, logger: Logger): Sender {
+function makeEngine(
+  store: SenderStore,
+  settings: EngineSettings,
+  keys: MasterKeys,
+  env: Env,
+  logger: Logger,
+): Sender {
   return createSender({
     store,
     logger,
     retentionMs: retentionMs(env),
     quotas: quotasOf(env),
-    ...(env.LINKHOOKS_MASTER_KEY ? { masterKey: env.LINKHOOKS_MASTER_KEY } : {}),
+    ...keys,
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,
     disableOnGone: settings.disableOnGone,
@@ -106,11 +134,11 @@ function untilStopped(logger: Logger, stop: () => Promise<void>): Promise<void> 
 
 export async function serve(
   store: SenderStore,
-  options: { port: number; host: string; engine: EngineSettings; http: HttpSettings },
+  options: { port: number; host: string; engine: EngineSettings; http: HttpSettings; keys: MasterKeys },
   env: Env,
   logger: Logger,
 ): Promise<void> {
-  const sender = await createEngine(store, options.engine, env, logger);
+  const sender = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   const app = createServiceApp({
     sender,
@@ -168,11 +196,11 @@ export async function serve(
 
 export async function work(
   store: SenderStore,
-  options: { engine: EngineSettings },
+  options: { engine: EngineSettings; keys: MasterKeys },
   env: Env,
   logger: Logger,
 ): Promise<void> {
-  const sender = await createEngine(store, options.engine, env, logger);
+  const sender = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
   logger.info(loggedSettings(options.engine), 'linkhooks-sender worker delivering');

@@ -14,7 +14,10 @@ function randomDigits(): number[] {
 }
 
 /** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; monotonic within a process. */
-export function newId(prefix: 'evt' | 'dlv' | 'ep' | 'acct' | 'att', now: number = Date.now()): string {
+export function newId(
+  prefix: 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key',
+  now: number = Date.now(),
+): string {
   let random: number[];
   if (now <= lastTime) {
     // Same millisecond (or a clock step back): increment the random part so order still holds.

@@ -34,7 +34,7 @@ export interface SigningSecrets {
    */
   serviceSignature: string;
   /**
-   * The keys of `webhook-signature`, one entry each (design D29): the current secret, then the
+   * The keys of `webhook-signature`, one entry each (design D32): the current secret, then the
    * previous one during its grace; only secrets of the Standard Webhooks form.
    */
   standard: string[];

@@ -162,3 +162,27 @@ describe('decideTransition heeds what the receiver asks (design D42, D43)', () =
     expect(starts).toHaveLength(maxAttempts(DEFAULT_SCHEDULE));
   });
 });
+
+describe('decideTransition on a paused endpoint (design D34)', () => {
+  it('holds the retry an attempt in flight at the pause schedules, and nothing else', () => {
+    for (let attemptsBefore = 0; attemptsBefore < maxAttempts(DEFAULT_SCHEDULE); attemptsBefore++) {
+      for (const succeeded of [true, false]) {
+        const endpoint = { enabled: true, consecutiveFailures: 0 };
+        const paused = decideTransition(
+          { attemptsBefore, endpoint: { ...endpoint, paused: true } },
+          { succeeded, finishedAt: AT },
+          rules(),
+        );
+        const running = decideTransition(
+          { attemptsBefore, endpoint },
+          { succeeded, finishedAt: AT },
+          rules(),
+        );
+        const expected = running.delivery.status === 'awaiting_retry' ? 'held' : running.delivery.status;
+        expect(paused.delivery.status).toBe(expected);
+        expect(paused.delivery.nextAttemptAt).toBe(running.delivery.nextAttemptAt);
+        expect(paused.endpoint).toEqual(running.endpoint);
+      }
+    }
+  });
+});

@@ -38,13 +38,16 @@ export interface AttemptAnswer {
 export interface TransitionState {
   /** Attempts made before this one. */
   attemptsBefore: number;
-  /** The endpoint as the transaction reads it, before this attempt. */
-  endpoint: { enabled: boolean; consecutiveFailures: number };
+  /**
+   * The endpoint as the transaction reads it, before this attempt. `paused`: an attempt that was in
+   * flight when its endpoint was paused; a retry it schedules is held with the others (design D34).
+   */
+  endpoint: { enabled: boolean; consecutiveFailures: number; paused?: boolean };
 }
 
 export interface Transition {
   delivery: {
-    /** `held` when a retry is due but the endpoint is (or is now) disabled (design D2). */
+    /** `held` when a retry is due but the endpoint is (or is now) disabled, or paused (design D2, D34). */
     status: 'delivered' | 'awaiting_retry' | 'failed' | 'held';
     /** Attempts made, this one included. */
     attempts: number;
@@ -96,7 +99,10 @@ export function decideTransition(
   const enabledAfter = state.endpoint.enabled && !disable;
   return {
     delivery: {
-      status: decision.status === 'awaiting_retry' && !enabledAfter ? 'held' : decision.status,
+      status:
+        decision.status === 'awaiting_retry' && (!enabledAfter || state.endpoint.paused === true)
+          ? 'held'
+          : decision.status,
       attempts: decision.attempts,
       nextAttemptAt,
       final: decision.final,

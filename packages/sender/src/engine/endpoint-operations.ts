@@ -1,87 +1,120 @@
 /**
- * The engine's endpoint operations that check what a customer sends and hand endpoints out as they
- * are now: create, read, list, update and rotate the secret (design D40, D45).
+ * Day-to-day operations on one endpoint: pausing and resuming it (design D34) and recovering its
+ * failed deliveries (design D35). Part of the engine: the API and the library reach them through
+ * `createSender`.
  */
-import { generateSecret } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
-import type { AddressPolicy, LookupFunction } from '../delivery/address-guard.js';
-import { newId } from '../domain/ids.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import type { EndpointRecord } from '../store/records.js';
-import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
-import { checkStandardWebhooks, endpointAt, rotationPatch } from './endpoint-secrets.js';
-import type { createQuotaGuard } from './quotas.js';
-import type { Sender } from './sender.js';
 
-export interface EndpointOperationsDeps {
-  store: SenderStore;
-  clock: Clock;
-  addressPolicy: AddressPolicy;
-  resolve?: LookupFunction | undefined;
-  quota: ReturnType<typeof createQuotaGuard>;
+/** Failed deliveries one recovery call re-queues at most; the answer says how many remain. */
+export const RECOVER_BATCH = 1_000;
+
+/** A time as the API writes it (ISO 8601 in UTC), or a Date, or epoch milliseconds. */
+export type TimeInput = string | Date | number;
+
+export interface RecoverInput {
+  /** Failed deliveries created at or after this time. */
+  since: TimeInput;
+  /** …and before this one; now by default. */
+  until?: TimeInput;
 }
 
-type EndpointOperations = Pick<
-  Sender,
-  'createEndpoint' | 'updateEndpoint' | 'rotateSecret' | 'getEndpoint' | 'listEndpoints'
-> & {
-  /** The endpoint as it is now: a previous secret past its grace is no longer part of it. */
-  live(endpoint: EndpointRecord): EndpointRecord;
-};
+export interface Recovered {
+  /** Failed deliveries scheduled for one more attempt now. */
+  recovered: number;
+  /** Failed deliveries in the range still to recover: call again for them. */
+  remaining: number;
+}
 
-export function endpointOperations(deps: EndpointOperationsDeps): EndpointOperations {
-  const { store, clock, addressPolicy, resolve, quota } = deps;
-  const live = (endpoint: EndpointRecord) => endpointAt(endpoint, clock.now());
-  const liveFound = (endpoint: EndpointRecord | null, id: string) => {
-    if (endpoint === null) throw new SenderError('not_found', `no endpoint ${id}`);
-    return live(endpoint);
-  };
-  const getEndpoint = async (accountId: string, id: string) =>
-    liveFound(await store.getEndpoint(accountId, id), id);
+export interface EndpointOperations {
+  /**
+   * Pauses an endpoint: its deliveries wait, unattempted, and new events for it are stored and wait
+   * too; nothing is counted against it. An attempt already under way finishes.
+   *
+   * @example
+   * await sender.pauseEndpoint(accountId, endpointId); // receiver maintenance
+   * await sender.resumeEndpoint(accountId, endpointId); // what waited goes out now
+   */
+  pauseEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
+  /** Resumes a paused endpoint: what waited is delivered, the due ones at once. */
+  resumeEndpoint(accountId: string, id: string): Promise<{ endpoint: EndpointRecord; resumed: number }>;
+  /**
+   * Gives the endpoint's failed deliveries created in [since, until) one more attempt each, up to
+   * RECOVER_BATCH per call, the oldest first.
+   *
+   * @example
+   * let left = 1;
+   * while (left > 0) ({ remaining: left } = await sender.recoverEndpoint(account, id, { since: '2026-11-20T00:00:00Z' }));
+   */
+  recoverEndpoint(accountId: string, id: string, input: RecoverInput): Promise<Recovered>;
+}
 
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/** Epoch milliseconds of `value`, or a 400 naming `name` and the form it takes. */
+export function timeOf(value: unknown, name: string): number {
+  const ms =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === 'number'
+        ? value
+        : typeof value === 'string' && ISO_UTC.test(value)
+          ? Date.parse(value)
+          : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new SenderError('invalid_request', `${name} must be a UTC time such as 2026-11-22T09:00:00Z`);
+  }
+  return ms;
+}
+
+export function endpointOperations(deps: {
+  store: SenderStore;
+  clock: Clock;
+  /** Takes one of the account's recoveries this minute, or throws `rate_limited`. */
+  takeRecovery: (accountId: string) => void;
+  wake: () => void;
+}): EndpointOperations {
+  const { store, clock } = deps;
+  const notFound = (id: string) => new SenderError('not_found', `no endpoint ${id}`);
   return {
-    live,
-    getEndpoint,
-    listEndpoints: async (accountId) => (await store.listEndpoints(accountId)).map(live),
+    async pauseEndpoint(accountId, id) {
+      const endpoint = await store.pauseEndpoint(accountId, id, clock.now());
+      if (!endpoint) throw notFound(id);
+      return endpoint;
+    },
 
-    async createEndpoint(accountId, input) {
-      const url = await checkEndpointUrl(input?.url, addressPolicy, resolve);
-      const events = checkEvents(input.events);
-      quota.endpoint((await store.listEndpoints(accountId)).length);
-      const secret = generateSecret();
-      const standardWebhooks = checkStandardWebhooks(input.standardWebhooks, secret) ?? false;
+    async resumeEndpoint(accountId, id) {
+      const result = await store.resumeEndpoint(accountId, id, clock.now());
+      if (!result) throw notFound(id);
+      if (result.resumed > 0) deps.wake();
+      return result;
+    },
+
+    async recoverEndpoint(accountId, id, input) {
       const now = clock.now();
-      const created = await store.createEndpoint({
-        id: newId('ep', now),
-        accountId,
-        url,
-        events,
-        secret,
-        description: input.description ?? null,
-        standardWebhooks,
+      const since = timeOf(input?.since, 'since');
+      // `until` is exclusive: by default, everything created up to this millisecond.
+      const until = input.until === undefined ? now + 1 : timeOf(input.until, 'until');
+      if (since >= until) throw new SenderError('invalid_request', 'since must be before until');
+      if (since > now) throw new SenderError('invalid_request', 'since must not be in the future');
+      deps.takeRecovery(accountId);
+      const result = await store.recoverDeliveries(accountId, id, {
+        since,
+        until,
+        limit: RECOVER_BATCH,
         now,
       });
-      return live(created);
-    },
-
-    async updateEndpoint(accountId, id, patch) {
-      const current = await getEndpoint(accountId, id);
-      const standardWebhooks = checkStandardWebhooks(patch.standardWebhooks, current.secret);
-      const next = {
-        ...(standardWebhooks !== undefined ? { standardWebhooks } : {}),
-        ...(patch.url !== undefined
-          ? { url: await checkEndpointUrl(patch.url, addressPolicy, resolve) }
-          : {}),
-        ...(patch.events !== undefined ? { events: checkEvents(patch.events) } : {}),
-        ...(patch.description !== undefined ? { description: patch.description } : {}),
-      };
-      return liveFound(await store.updateEndpoint(accountId, id, next, clock.now()), id);
-    },
-
-    async rotateSecret(accountId, id, options = {}) {
-      const now = clock.now();
-      return liveFound(await store.updateEndpoint(accountId, id, rotationPatch(options, now), now), id);
+      if (!result.ok) {
+        if (result.reason === 'not_found') throw notFound(id);
+        if (result.reason === 'endpoint_disabled') {
+          throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
+        }
+        throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
+      }
+      if (result.recovered > 0) deps.wake();
+      return { recovered: result.recovered, remaining: result.remaining };
     },
   };
 }

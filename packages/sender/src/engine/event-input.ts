@@ -13,7 +13,16 @@ export interface PublishInput {
   data: unknown;
   /** Defaults to now, in the envelope's `YYYY-MM-DDThh:mm:ssZ` form. */
   timestamp?: string;
+  /**
+   * The platform's own id of this event (design D36): 1 to 200 visible ASCII characters. Publishing
+   * it again while the first is kept stores nothing and answers the first publish's event id and
+   * deliveries, with `duplicate: true`.
+   */
+  eventId?: string;
 }
+
+/** What a platform's event id may be: 1 to 200 visible ASCII characters (design D36). */
+export const EVENT_ID_FORM = /^[\x21-\x7e]{1,200}$/;
 
 /** The event's record, with the exact bytes every attempt will send (design I1), or a SenderError. */
 export function buildEvent(accountId: string, input: PublishInput, now: number): EventRecord {
@@ -50,11 +59,21 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
     // design D7: the sender emits strings; receivers accept anything.
     throw new SenderError('invalid_event', 'fraud_flags must be strings');
   }
+  if (
+    input.eventId !== undefined &&
+    (typeof input.eventId !== 'string' || !EVENT_ID_FORM.test(input.eventId))
+  ) {
+    throw new SenderError(
+      'invalid_request',
+      'event_id must be 1 to 200 visible ASCII characters (letters, digits, punctuation; no spaces)',
+    );
+  }
   return {
     id: newId('evt', now),
     accountId,
     name: input.event,
     body: Buffer.from(JSON.stringify(envelope)),
     createdAt: now,
+    ...(input.eventId !== undefined ? { idempotencyKey: input.eventId } : {}),
   };
 }

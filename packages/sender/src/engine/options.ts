@@ -71,10 +71,17 @@ export interface SenderOptions {
   retentionMs?: number;
   /**
    * Encrypts endpoint secrets at rest (AES-256-GCM): 32 bytes as hex or base64, e.g. the
-   * service's LINKHOOKS_MASTER_KEY. Without it, secrets are stored as they are, and a store holding
-   * encrypted ones refuses to hand them out rather than sign with ciphertext.
+   * service's LINKHOOKS_MASTER_KEY. With it, a secret stored unencrypted is refused until
+   * `sealSecrets()` has encrypted it. Without it (tests, trials), secrets are stored as they are,
+   * a warning is logged, and a store holding encrypted ones refuses to hand them out rather than
+   * sign with ciphertext.
    */
   masterKey?: string;
+  /**
+   * Keys secrets may still be sealed with while a rotation runs: they are opened, never used to
+   * encrypt; `sealSecrets()` moves them under `masterKey`.
+   */
+  previousMasterKeys?: readonly string[];
   /** What one account may use: endpoints, events per second, test sends and retries per minute. */
   quotas?: Partial<Quotas>;
 }

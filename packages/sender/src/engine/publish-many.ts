@@ -10,6 +10,8 @@ const PUBLISH_SLICE = 50;
 export interface PublishResult {
   eventId: string;
   deliveries: DeliveryRecord[];
+  /** Set when the input's `eventId` was published before: nothing was stored (design D36). */
+  duplicate?: boolean;
 }
 
 /** One event of a `publishMany` call: the account it is for, and the event. */

@@ -1,6 +1,6 @@
 /**
  * What one account may use (design D26): endpoints it may have, events per second it may publish
- * (with a burst for spikes), test sends and manual retries per minute. Each refusal is a
+ * (with a burst for spikes), test sends, manual retries and recoveries per minute. Each refusal is a
  * `rate_limited` or `quota_exceeded` error carrying when to try again; nothing is half-done.
  * Counted in this process: with several service processes, each counts its own.
  */
@@ -20,6 +20,8 @@ export interface Quotas {
   testSendsPerMinute: number;
   /** Deliveries one account may retry by hand per minute. Default 120. */
   retriesPerMinute: number;
+  /** Recovery calls one account may make per minute, each of up to 1,000 deliveries. Default 10. */
+  recoveriesPerMinute: number;
 }
 
 export const DEFAULT_QUOTAS: Quotas = {
@@ -28,6 +30,7 @@ export const DEFAULT_QUOTAS: Quotas = {
   eventsBurst: 60_000,
   testSendsPerMinute: 60,
   retriesPerMinute: 120,
+  recoveriesPerMinute: 10,
 };
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -53,6 +56,7 @@ export function createQuotaGuard(quotas: Quotas, clock: Clock) {
   const events = createLimiter({ perSecond: quotas.eventsPerSecond, burst: quotas.eventsBurst }, clock);
   const testSends = createLimiter(perMinute(quotas.testSendsPerMinute), clock);
   const retries = createLimiter(perMinute(quotas.retriesPerMinute), clock);
+  const recoveries = createLimiter(perMinute(quotas.recoveriesPerMinute), clock);
   const takeOrThrow = (limiter: typeof events, accountId: string, what: string) => {
     const taken = limiter.take(accountId);
     if (!taken.ok) throw rateLimited(what, taken.retryAfterMs);
@@ -63,6 +67,7 @@ export function createQuotaGuard(quotas: Quotas, clock: Clock) {
     refundEvent: (accountId: string) => events.refund(accountId),
     testSend: (accountId: string) => takeOrThrow(testSends, accountId, 'test events'),
     retry: (accountId: string) => takeOrThrow(retries, accountId, 'manual retries'),
+    recovery: (accountId: string) => takeOrThrow(recoveries, accountId, 'recoveries'),
     /** Before creating an endpoint, given how many the account has. */
     endpoint(existing: number) {
       if (existing < quotas.endpointsPerAccount) return;

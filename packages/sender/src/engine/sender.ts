@@ -6,8 +6,7 @@
  */
 import { isEventName, sampleEventData } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import { authenticateApiKey, type CreatedAccount, createAccount } from '../accounts.js';
+import { authenticateApiKey, createAccount, findKeyHolder } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import type { AddressPolicy } from '../delivery/address-guard.js';
 import { createDeliveryClient } from '../delivery/http-client.js';
@@ -16,113 +15,44 @@ import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
-import type { DeliveryFilter, Page, PublishTarget, Reenabled } from '../store/port.js';
-import type {
-  AccountRecord,
-  AttemptRecord,
-  DeliveryRecord,
-  EndpointRecord,
-  EventRecord,
-} from '../store/records.js';
-import { createSecretCipher, noSecretCipher, parseMasterKey } from '../store/secret-cipher.js';
+import type { PublishTarget } from '../store/port.js';
 import { createWorker } from '../worker/worker.js';
+import { accountAdministration } from './account-admin.js';
+import { endpointManagement } from './endpoint-management.js';
 import { endpointOperations } from './endpoint-operations.js';
-import type { RotateOptions } from './endpoint-secrets.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
-import { type PublishItem, type PublishManyResult, type PublishResult, publishEach } from './publish-many.js';
+import { type PublishResult, publishEach } from './publish-many.js';
 import { createQuotaGuard } from './quotas.js';
+import { sealSecrets } from './seal-secrets.js';
+import { secretCipherOf } from './secrets-at-rest.js';
 
+export type { AccountAdministration, ApiKey, RotatedKey } from './account-admin.js';
 export type { RotateOptions } from './endpoint-secrets.js';
+export type { NewEndpointInput, Sender } from './sender-interface.js';
+
+import type { Sender } from './sender-interface.js';
+
+export type { EndpointOperations, Recovered, RecoverInput } from './endpoint-operations.js';
 export type { PublishInput } from './event-input.js';
 export type { SenderOptions } from './options.js';
 export type { Quotas } from './quotas.js';
+export type { SealReport } from './seal-secrets.js';
 
 export const USER_AGENT = 'linkhooks/0.0.0';
 
 export type { PublishItem, PublishManyResult, PublishResult } from './publish-many.js';
 
-export interface NewEndpointInput {
-  url: string;
-  events: string[];
-  description?: string | null;
-  /** Also send the Standard Webhooks headers on every attempt (design D29). Default false. */
-  standardWebhooks?: boolean;
-}
-
-/** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
-export interface Sender {
-  /** Prometheus registry of this engine's metrics. */
-  readonly metrics: Registry;
-  /**
-   * Validates the event, fans it out to the account's subscribed endpoints (design R8) and stores
-   * its exact bytes and one delivery per endpoint before it returns (design I2).
-   */
-  publish(accountId: string, input: PublishInput): Promise<PublishResult>;
-  /**
-   * Publishes many events at once; they are written together (one transaction, one sync). Each
-   * item answers on its own: an invalid one is a `SenderError` in its place, the others are stored.
-   */
-  publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
-  /**
-   * Sends a signed sample event to one endpoint, marked as a test (design D44) and logged like any
-   * delivery. The event must be one the endpoint subscribes to; by default its first one.
-   */
-  sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult>;
-
-  createEndpoint(accountId: string, input: NewEndpointInput): Promise<EndpointRecord>;
-  updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord>;
-  /**
-   * A fresh secret; the replaced one keeps signing for the grace (default 24 h, at most 7 days,
-   * 0 ends it at once: design D40, D41).
-   */
-  rotateSecret(accountId: string, id: string, options?: RotateOptions): Promise<EndpointRecord>;
-  getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
-  listEndpoints(accountId: string): Promise<EndpointRecord[]>;
-  deleteEndpoint(accountId: string, id: string): Promise<void>;
-  /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */
-  reenableEndpoint(accountId: string, id: string, options?: { replaySkipped?: boolean }): Promise<Reenabled>;
-
-  /** Schedules one delivery for an attempt now. */
-  retryDelivery(accountId: string, deliveryId: string): Promise<DeliveryRecord>;
-  listDeliveries(accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>>;
-  getDelivery(
-    accountId: string,
-    id: string,
-  ): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] }>;
-  /** The event's record, with the exact bytes its deliveries send. */
-  getEvent(accountId: string, id: string): Promise<EventRecord>;
-
-  /** Creates an account with a fresh API key, shown once. */
-  createAccount(input: { name: unknown; plan: unknown }): Promise<CreatedAccount>;
-  getAccount(id: string): Promise<AccountRecord | null>;
-  /** The account an API key belongs to, or null. */
-  authenticateApiKey(apiKey: string): Promise<AccountRecord | null>;
-
-  /** Runs every delivery due now; for tests and scripts driving virtual time. */
-  tick(): Promise<number>;
-  /**
-   * Deletes final deliveries older than the retention period, and previous secrets past their
-   * grace (design D40); resolves with how many deliveries.
-   */
-  pruneLog(): Promise<number>;
-  /** Attempts in flight on this engine's workers. */
-  readonly inFlight: number;
-  start(): void;
-  /** Stops claiming, waits up to `graceMs` (default 30 s) for attempts in flight, releases the rest. */
-  stop(graceMs?: number): Promise<void>;
-}
-
 export function createSender(options: SenderOptions): Sender {
   const settings = settingsOf(options);
-  const store = withSecretCipher(
-    options.store,
-    options.masterKey ? createSecretCipher(parseMasterKey(options.masterKey)) : noSecretCipher,
+  const logger: Logger = options.logger ?? pino({ enabled: false, redact: redaction });
+  const cipher = secretCipherOf(options, logger);
+  const store = withSecretCipher(options.store, cipher, (delivery, err) =>
+    logger.error({ delivery, err }, 'a delivery is held back: its endpoint secret cannot be opened'),
   );
   const clock = options.clock ?? systemClock;
   const addressPolicy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
-  const logger: Logger = options.logger ?? pino({ enabled: false, redact: redaction });
   const client =
     options.client ??
     createDeliveryClient({
@@ -170,26 +100,46 @@ export function createSender(options: SenderOptions): Sender {
     return value;
   };
 
-  /** A publish within the account's event rate; an event refused as invalid gives its token back. */
-  async function publishCounted(accountId: string, input: PublishInput) {
+  /**
+   * A publish within the account's event rate; an event refused as invalid, or a repeat that stored
+   * nothing, gives its token back.
+   */
+  async function publishCounted(accountId: string, input: PublishInput): Promise<PublishResult> {
     quota.event(accountId);
     try {
-      return await publishTo(accountId, input);
+      const result = await publishTo(accountId, input);
+      if (result.duplicate) quota.refundEvent(accountId);
+      return result;
     } catch (error) {
       if (isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
       throw error;
     }
   }
 
-  async function publishTo(accountId: string, input: PublishInput, target: PublishTarget = {}) {
+  async function publishTo(
+    accountId: string,
+    input: PublishInput,
+    target: PublishTarget = {},
+  ): Promise<PublishResult> {
     const event = buildEvent(accountId, input, clock.now());
-    const deliveries = await store.publish(event, () => newId('dlv', event.createdAt), target);
-    if (deliveries.some((d) => d.status === 'pending')) worker.wake();
-    return { eventId: event.id, deliveries };
+    const ids = () => newId('dlv', event.createdAt);
+    const { idempotencyKey: key } = event;
+    const published = key
+      ? await store.publishIdempotent({ ...event, idempotencyKey: key }, ids)
+      : { eventId: event.id, deliveries: await store.publish(event, ids, target), duplicate: false };
+    if (published.duplicate) return published;
+    if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();
+    return { eventId: published.eventId, deliveries: published.deliveries };
   }
 
-  const endpoints = endpointOperations({ store, clock, addressPolicy, resolve: options.resolve, quota });
+  const endpoints = endpointManagement({ store, clock, addressPolicy, resolve: options.resolve, quota });
   const { getEndpoint, live } = endpoints;
+  const operations = endpointOperations({
+    store,
+    clock,
+    takeRecovery: (a) => quota.recovery(a),
+    wake: () => worker.wake(),
+  });
 
   return {
     metrics: metrics.registry,
@@ -201,6 +151,8 @@ export function createSender(options: SenderOptions): Sender {
       if (!endpoint.enabled) {
         throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
       }
+      if (endpoint.paused)
+        throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
       const name = event ?? endpoint.events[0];
       if (!isEventName(name) || !endpoint.events.includes(name)) {
         throw new SenderError(
@@ -237,6 +189,9 @@ export function createSender(options: SenderOptions): Sender {
         if (result.reason === 'endpoint_disabled') {
           throw new SenderError('endpoint_disabled', 'the endpoint is disabled; re-enable it first');
         }
+        if (result.reason === 'endpoint_paused') {
+          throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
+        }
         throw new SenderError('delivery_in_flight', 'an attempt of this delivery is in flight');
       }
       worker.wake();
@@ -249,8 +204,21 @@ export function createSender(options: SenderOptions): Sender {
 
     createAccount: (input) => createAccount(store, input, clock),
     getAccount: (id) => store.getAccount(id),
-    authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey),
+    authenticateApiKey: (apiKey) => authenticateApiKey(store, apiKey, clock.now()),
+    authenticateKey: (apiKey) => findKeyHolder(store, apiKey, clock.now()),
+    async authenticateSession(accountId, keyId) {
+      const holder = await store.getApiKey(keyId, clock.now());
+      return holder?.account.id === accountId ? holder.account : null;
+    },
+    ...operations,
+    pauseEndpoint: async (accountId, id) => live(await operations.pauseEndpoint(accountId, id)),
+    async resumeEndpoint(accountId, id) {
+      const result = await operations.resumeEndpoint(accountId, id);
+      return { ...result, endpoint: live(result.endpoint) };
+    },
+    ...accountAdministration({ store, clock }),
 
+    sealSecrets: () => sealSecrets(options.store, cipher),
     tick: () => worker.tick(),
     async pruneLog() {
       await store.dropExpiredSecrets(clock.now());

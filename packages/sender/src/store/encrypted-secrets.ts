@@ -4,17 +4,22 @@
  * engine, the workers and the API only ever see plaintext while the database only ever holds
  * ciphertext. A rotation's previous secret is the replaced secret as stored, moved by the store
  * (design D40), so it stays ciphertext and is decrypted on the way out like the secret. Every
- * other method is the inner store's own.
+ * other method is the inner store's own; a plaintext secret read with a key set is refused
+ * (design D29).
  */
 import type { SenderStore } from './port.js';
-import type { EndpointRecord } from './records.js';
+import type { ClaimedDelivery, EndpointRecord } from './records.js';
 import type { SecretCipher } from './secret-cipher.js';
 
 /**
  * @example
  * const store = withSecretCipher(createSqliteStore({ filename }), createSecretCipher(parseMasterKey(key)));
  */
-export function withSecretCipher(store: SenderStore, cipher: SecretCipher): SenderStore {
+export function withSecretCipher(
+  store: SenderStore,
+  cipher: SecretCipher,
+  onUnreadable: (deliveryId: string, error: unknown) => void = () => {},
+): SenderStore {
   const openOrNullSecret = (stored: string | null, endpointId: string) =>
     stored === null ? null : cipher.decrypt(stored, endpointId);
   const open = (e: EndpointRecord): EndpointRecord => ({
@@ -39,6 +44,13 @@ export function withSecretCipher(store: SenderStore, cipher: SecretCipher): Send
         patch.secret === undefined ? patch : { ...patch, secret: cipher.encrypt(patch.secret, id) };
       return openOrNull(await store.updateEndpoint(accountId, id, sealed, now));
     },
+    async pauseEndpoint(accountId, id, now) {
+      return openOrNull(await store.pauseEndpoint(accountId, id, now));
+    },
+    async resumeEndpoint(accountId, id, now) {
+      const result = await store.resumeEndpoint(accountId, id, now);
+      return result ? { ...result, endpoint: open(result.endpoint) } : null;
+    },
     async reenableEndpoint(accountId, id, options) {
       const result = await store.reenableEndpoint(accountId, id, options);
       return result ? { ...result, endpoint: open(result.endpoint) } : null;
@@ -50,12 +62,21 @@ export function withSecretCipher(store: SenderStore, cipher: SecretCipher): Send
         : applied;
     },
     async claimDue(request) {
-      const claims = await store.claimDue(request);
-      return claims.map((c) => ({
-        ...c,
-        secret: cipher.decrypt(c.secret, c.delivery.endpointId),
-        previousSecret: openOrNullSecret(c.previousSecret, c.delivery.endpointId),
-      }));
+      // A secret the keys cannot open holds back its own delivery only: its lease is left to
+      // expire (tried again then, by this or another process) and the rest of the batch goes out.
+      const opened: ClaimedDelivery[] = [];
+      for (const c of await store.claimDue(request)) {
+        try {
+          opened.push({
+            ...c,
+            secret: cipher.decrypt(c.secret, c.delivery.endpointId),
+            previousSecret: openOrNullSecret(c.previousSecret, c.delivery.endpointId),
+          });
+        } catch (error) {
+          onUnreadable(c.delivery.id, error);
+        }
+      }
+      return opened;
     },
   };
 }

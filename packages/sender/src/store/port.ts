@@ -5,16 +5,14 @@
  */
 import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
 import type { TransitionRules } from '../domain/transition.js';
+import type { AccountCatalogue } from './account-port.js';
 import type {
-  AccountRecord,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryRecord,
   EndpointRecord,
   EventRecord,
 } from './records.js';
-
-export type NewAccount = Pick<AccountRecord, 'id' | 'name' | 'plan' | 'apiKeyHash'> & { now: number };
 
 export type NewEndpoint = Pick<
   EndpointRecord,
@@ -127,7 +125,33 @@ export interface Page<T> {
 
 export type RetryNowResult =
   | { ok: true; delivery: DeliveryRecord }
-  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'in_flight' };
+  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'endpoint_paused' | 'in_flight' };
+
+/** What a publish stored, or, for a repeated idempotency key, what the first one did (design D36). */
+export interface Published {
+  eventId: string;
+  deliveries: DeliveryRecord[];
+  /** True when the key was seen before: nothing was stored, and this is the first publish's event. */
+  duplicate: boolean;
+}
+
+export interface Resumed {
+  endpoint: EndpointRecord;
+  /** Held deliveries made claimable again. */
+  resumed: number;
+}
+
+/** Which failed deliveries to recover (design D35): created in [since, until), at most `limit`. */
+export interface RecoverRequest {
+  since: number;
+  until: number;
+  limit: number;
+  now: number;
+}
+
+export type RecoverResult =
+  | { ok: true; recovered: number; remaining: number }
+  | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'endpoint_paused' };
 
 export interface Reenabled {
   endpoint: EndpointRecord;
@@ -155,6 +179,15 @@ export interface DeliveryQueue {
    * make them in SQL instead, in the same form.
    */
   publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
+  /**
+   * `publish` for an event with an `idempotencyKey` (design D36): the account's unique index on the
+   * key decides, in the same transaction, whether this is the first publish of it. A repeat stores
+   * nothing and answers the first one's event id and its deliveries as they are now.
+   */
+  publishIdempotent(
+    event: EventRecord & { idempotencyKey: string },
+    deliveryIds: () => string,
+  ): Promise<Published>;
   /** Leases up to `limit` due deliveries (design I3, I6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /**
@@ -181,13 +214,7 @@ export interface DeliveryQueue {
 }
 
 /** The catalogue: accounts, endpoints, the delivery log, retention and counts. */
-export interface Catalogue {
-  /** Rejects when the API key hash is already taken. */
-  createAccount(input: NewAccount): Promise<AccountRecord>;
-  getAccount(id: string): Promise<AccountRecord | null>;
-  /** The account whose API key hashes to `apiKeyHash`, or null. */
-  findAccountByApiKeyHash(apiKeyHash: string): Promise<AccountRecord | null>;
-
+export interface Catalogue extends AccountCatalogue {
   createEndpoint(input: NewEndpoint): Promise<EndpointRecord>;
   /** Scoped: another account's endpoint is `null`, as if it did not exist (tenant isolation). */
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | null>;
@@ -206,7 +233,16 @@ export interface Catalogue {
     id: string,
     options: { replaySkipped: boolean; now: number },
   ): Promise<Reenabled | null>;
-  /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled. */
+  /**
+   * Pauses the endpoint (design D34): its claimable deliveries are held in the same transaction, and
+   * new ones are made held. Pausing a paused endpoint changes nothing.
+   */
+  pauseEndpoint(accountId: string, id: string, now: number): Promise<EndpointRecord | null>;
+  /** Resumes it: its held deliveries are claimable again at their own due times, unless it is disabled. */
+  resumeEndpoint(accountId: string, id: string, now: number): Promise<Resumed | null>;
+  /** Schedules the endpoint's failed deliveries in a time range for one more attempt each (design D35). */
+  recoverDeliveries(accountId: string, endpointId: string, request: RecoverRequest): Promise<RecoverResult>;
+  /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled or paused. */
   retryNow(accountId: string, deliveryId: string, now: number): Promise<RetryNowResult>;
 
   listDeliveries(accountId: string, filter: DeliveryFilter): Promise<Page<DeliveryRecord>>;
@@ -221,6 +257,40 @@ export interface Catalogue {
   dropExpiredSecrets(now: number): Promise<number>;
   stats(): Promise<StoreStats>;
 }
+
+/** An endpoint's secret as stored, and the value to store in its place. */
+export interface SecretChange {
+  id: string;
+  /** The stored value the change was computed from: the row is left alone if it changed since. */
+  from: string;
+  to: string;
+  /** The same for a rotation's previous secret (design D40), compared and set with the secret. */
+  previous?: { from: string; to: string };
+}
+
+/**
+ * Endpoint secrets across accounts, for sealing them under the master key in bounded steps
+ * (design D29, D30): never for the API, which is scoped to one account.
+ */
+export interface SecretsAtRest {
+  /**
+   * Up to `limit` endpoints, by id after `after`, whose stored secret, or previous secret (design
+   * D40), does not begin with `prefix`; `previousSecret` is there when the endpoint has one.
+   */
+  secretsNotSealedWith(
+    prefix: string,
+    after: string | null,
+    limit: number,
+  ): Promise<{ id: string; secret: string; previousSecret?: string }[]>;
+  /**
+   * Writes each change in one transaction where the secret is still `from` (compare-and-set), so
+   * two processes sealing at once, or a rotation through the API, never lose a secret. Answers the
+   * ids written.
+   */
+  replaceSecrets(changes: readonly SecretChange[]): Promise<string[]>;
+}
+
+export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
 
 /** What a store can do beyond the port, declared rather than guessed from its kind. */
 export interface StoreCapabilities {
@@ -237,7 +307,7 @@ export interface StoreCapabilities {
 }
 
 /** A store: the queue and the catalogue over one database. */
-export interface SenderStore extends DeliveryQueue, Catalogue {
+export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

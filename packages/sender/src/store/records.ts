@@ -27,13 +27,16 @@ export interface EndpointRecord {
    */
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
-  /** Every attempt also carries the Standard Webhooks headers (design D29). */
+  /** Every attempt also carries the Standard Webhooks headers (design D32). */
   standardWebhooks: boolean;
   description: string | null;
   enabled: boolean;
   consecutiveFailures: number;
   disabledReason: string | null;
   disabledAt: number | null;
+  /** Paused by its account (design D34): deliveries are held, not attempted, until resumed. */
+  paused: boolean;
+  pausedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -45,6 +48,11 @@ export interface EventRecord {
   /** The exact bytes every attempt sends (design I1). */
   body: Uint8Array;
   createdAt: number;
+  /**
+   * The platform's own id of the event (ingest's `event_id`), unique per account while the event
+   * is kept: a publish that repeats it stores nothing (design D36).
+   */
+  idempotencyKey?: string | null;
 }
 
 export interface DeliveryRecord {
@@ -95,4 +103,18 @@ export interface ClaimedDelivery {
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
   standardWebhooks: boolean;
+}
+
+/** An API key of an account (design D37): never the key itself, only its hash and its first characters. */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  /** The key's first characters (`lhk_` and 8 more), to recognise it; null for keys made before they were kept. */
+  prefix: string | null;
+  createdAt: number;
+  /** When it last signed a request in, to the minute; null if never. */
+  lastUsedAt: number | null;
+  /** When it stops working (the grace after a rotation); null if it does not. */
+  expiresAt: number | null;
+  revokedAt: number | null;
 }

@@ -8,6 +8,7 @@ import {
 } from '../domain/delivery-state.js';
 import type {
   AccountRecord,
+  ApiKeyRecord,
   AttemptRecord,
   ClaimedDelivery,
   DeliveryRecord,
@@ -47,6 +48,8 @@ export function toEndpoint(row: Row): EndpointRecord {
     consecutiveFailures: num(row.consecutive_failures),
     disabledReason: (row.disabled_reason as string | null) ?? null,
     disabledAt: numOrNull(row.disabled_at),
+    paused: row.paused === true || row.paused === 1,
+    pausedAt: numOrNull(row.paused_at),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
   };
@@ -77,6 +80,19 @@ export function toEvent(row: Row): EventRecord {
     name: row.name as string,
     body: new Uint8Array(row.body as Buffer),
     createdAt: num(row.created_at),
+    idempotencyKey: (row.idempotency_key as string | null | undefined) ?? null,
+  };
+}
+
+export function toApiKey(row: Row): ApiKeyRecord {
+  return {
+    id: row.id as string,
+    accountId: row.account_id as string,
+    prefix: (row.prefix as string | null) ?? null,
+    createdAt: num(row.created_at),
+    lastUsedAt: numOrNull(row.last_used_at),
+    expiresAt: numOrNull(row.expires_at),
+    revokedAt: numOrNull(row.revoked_at),
   };
 }
 
@@ -162,4 +178,18 @@ export function toStats(
   const queued = Object.fromEntries(QUEUED_STATUSES.map((s) => [s, 0])) as Record<QueuedStatus, number>;
   for (const r of rows) queued[r.status as QueuedStatus] = num(r.n);
   return { queued, disabledEndpoints: num(disabledEndpoints ?? 0) };
+}
+
+/** The columns of an account joined beside a key's, as `a_<column>`. */
+export const ACCOUNT_COLUMNS_AS_A =
+  'a.id AS a_id, a.name AS a_name, a.plan AS a_plan, a.api_key_hash AS a_api_key_hash, a.created_at AS a_created_at';
+
+/** A key's row with its account's columns beside it (ACCOUNT_COLUMNS_AS_A). */
+export function toKeyHolder(row: Row): { account: AccountRecord; key: ApiKeyRecord } {
+  const account = Object.fromEntries(
+    Object.entries(row)
+      .filter(([k]) => k.startsWith('a_'))
+      .map(([k, v]) => [k.slice(2), v]),
+  );
+  return { account: toAccount(account), key: toApiKey(row) };
 }

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newId } from '../domain/ids.js';
 import { withSecretCipher } from './encrypted-secrets.js';
-import { createSecretCipher, noSecretCipher, parseMasterKey } from './secret-cipher.js';
+import { createSecretCipher, keyId, noSecretCipher, parseMasterKey } from './secret-cipher.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 
 const key = randomBytes(32);
@@ -75,7 +75,7 @@ describe('secrets encrypted at rest', () => {
     const store = withSecretCipher(raw, createSecretCipher(key));
     const created = await store.createEndpoint(newEndpoint('acct_a', 'whsec_first'));
     expect(created.secret).toBe('whsec_first');
-    expect(rowSecret(created.id)).toMatch(/^lhenc:v1:/);
+    expect(rowSecret(created.id)).toMatch(new RegExp(`^lhenc:v2:${keyId(key)}:`));
     expect(rowSecret(created.id)).not.toContain('whsec_first');
     expect((await store.getEndpoint('acct_a', created.id))!.secret).toBe('whsec_first');
     expect((await store.listEndpoints('acct_a'))[0]!.secret).toBe('whsec_first');
@@ -108,19 +108,75 @@ describe('secrets encrypted at rest', () => {
     );
     await expect(
       withSecretCipher(raw, createSecretCipher(randomBytes(32))).getEndpoint('acct_a', created.id),
-    ).rejects.toThrow(/not the key/);
-    await expect(withSecretCipher(raw, noSecretCipher).getEndpoint('acct_a', created.id)).rejects.toThrow(
-      /set LINKHOOKS_MASTER_KEY/,
-    );
+    ).rejects.toMatchObject({ code: 'master_key_mismatch', message: /another master key/ });
+    await expect(
+      withSecretCipher(raw, noSecretCipher).getEndpoint('acct_a', created.id),
+    ).rejects.toMatchObject({
+      code: 'master_key_missing',
+      message: /set LINKHOOKS_MASTER_KEY/,
+    });
     await raw.close();
   });
 
-  it('still reads secrets written before the key was set', async () => {
+  it('refuses a secret stored unencrypted once a key is set, with a stable code (design D29)', async () => {
     const { raw, rowSecret } = await sqlite();
     const plain = await raw.createEndpoint(newEndpoint('acct_a', 'whsec_old'));
     expect(rowSecret(plain.id)).toBe('whsec_old');
     const store = withSecretCipher(raw, createSecretCipher(key));
-    expect((await store.getEndpoint('acct_a', plain.id))!.secret).toBe('whsec_old');
+    const refused = await store.getEndpoint('acct_a', plain.id).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'SenderError', code: 'secret_not_encrypted' });
+    expect((refused as Error).message).not.toContain('whsec_old');
     await raw.close();
+  });
+
+  it('holds back only the delivery whose secret cannot be opened, and says which', async () => {
+    const { raw } = await sqlite();
+    const refusedIds: string[] = [];
+    const store = withSecretCipher(raw, createSecretCipher(key), (id) => refusedIds.push(id));
+    const sealed = await store.createEndpoint(newEndpoint('acct_a', 'whsec_sealed'));
+    await raw.createEndpoint(newEndpoint('acct_a', 'whsec_plain'));
+    const [, toPlain] = await store
+      .publish(
+        { id: newId('evt'), accountId: 'acct_a', name: 'click', body: Buffer.from('{}'), createdAt: 1 },
+        () => newId('dlv'),
+      )
+      .then((ds) => [
+        ds.find((d) => d.endpointId === sealed.id)!,
+        ds.find((d) => d.endpointId !== sealed.id)!,
+      ]);
+    const claims = await store.claimDue({ now: 10, limit: 10, leaseMs: 60_000, perEndpointCap: 8 });
+    expect(claims.map((c) => c.secret)).toEqual(['whsec_sealed']);
+    expect(refusedIds).toEqual([toPlain!.id]);
+    await raw.close();
+  });
+});
+
+describe('master key rotation (design D30)', () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+
+  it('names each key by a short id, and seals under the current one', () => {
+    expect(keyId(oldKey)).toMatch(/^[0-9a-f]{8}$/);
+    expect(keyId(oldKey)).not.toBe(keyId(newKey));
+    const cipher = createSecretCipher({ current: newKey, previous: [oldKey] });
+    expect(cipher.sealedPrefix).toBe(`lhenc:v2:${keyId(newKey)}:`);
+    expect(cipher.encrypt('whsec_x', 'ep_1').startsWith(cipher.sealedPrefix!)).toBe(true);
+  });
+
+  it('opens secrets under the previous key while it is given, and not after', () => {
+    const underOld = createSecretCipher(oldKey).encrypt('whsec_old', 'ep_1');
+    expect(createSecretCipher({ current: newKey, previous: [oldKey] }).decrypt(underOld, 'ep_1')).toBe(
+      'whsec_old',
+    );
+    expect(() => createSecretCipher(newKey).decrypt(underOld, 'ep_1')).toThrow(
+      new RegExp(`another master key \\(id ${keyId(oldKey)}\\)`),
+    );
+  });
+
+  it('still reads lhenc:v1: secrets, written before key ids, with whichever key opens them', () => {
+    const v2 = createSecretCipher(oldKey).encrypt('whsec_v1', 'ep_1');
+    const v1 = `lhenc:v1:${v2.slice(`lhenc:v2:${keyId(oldKey)}:`.length)}`;
+    expect(createSecretCipher({ current: newKey, previous: [oldKey] }).decrypt(v1, 'ep_1')).toBe('whsec_v1');
+    expect(() => createSecretCipher(newKey).decrypt(v1, 'ep_1')).toThrow(/no configured master key opens it/);
   });
 });

@@ -1,12 +1,18 @@
 /**
- * Endpoint secrets at rest: AES-256-GCM under the operator's LINKHOOKS_MASTER_KEY (design D18). A copy of the database alone then cannot sign a
- * delivery. The endpoint id is the additional authenticated data, so a ciphertext moved to another
- * endpoint's row fails to decrypt instead of handing that endpoint someone else's secret.
+ * Endpoint secrets at rest: AES-256-GCM under the operator's master key (design D18, D29). A copy
+ * of the database alone then cannot sign a delivery. The endpoint id is the additional
+ * authenticated data, so a ciphertext moved to another endpoint's row fails to decrypt instead of
+ * handing that endpoint someone else's secret.
+ *
+ * Stored form: `lhenc:v2:<key id>:<base64url(iv | ciphertext | tag)>`. The key id names the master
+ * key, so during a rotation each secret is opened with the key it was sealed with (design D30);
+ * `lhenc:v1:` secrets, written before key ids, are still read by trying each key.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { SenderError } from '../errors.js';
 
-const PREFIX = 'lhenc:v1:';
+const V1 = 'lhenc:v1:';
+const V2 = 'lhenc:v2:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -17,7 +23,7 @@ const TAG_BYTES = 16;
  * @example
  * const key = parseMasterKey(process.env.LINKHOOKS_MASTER_KEY!); // openssl rand -base64 32
  */
-export function parseMasterKey(text: string): Buffer {
+export function parseMasterKey(text: string, name = 'LINKHOOKS_MASTER_KEY'): Buffer {
   const trimmed = text.trim();
   let key: Buffer | undefined;
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) key = Buffer.from(trimmed, 'hex');
@@ -25,61 +31,117 @@ export function parseMasterKey(text: string): Buffer {
   if (key?.length !== 32) {
     throw new SenderError(
       'invalid_option',
-      'LINKHOOKS_MASTER_KEY must be 32 bytes written as 64 hex characters or as base64 (generate one with: openssl rand -base64 32)',
+      `${name} must be 32 bytes written as 64 hex characters or as base64 (generate one with: openssl rand -base64 32)`,
     );
   }
   return key;
 }
 
+/**
+ * A short public name of a master key: 8 hex characters of a SHA-256 of it. It tells keys apart
+ * and reveals nothing of a 256-bit key.
+ *
+ * @example
+ * keyId(parseMasterKey(process.env.LINKHOOKS_MASTER_KEY!)); // '3fa2c01b'
+ */
+export function keyId(key: Buffer): string {
+  return createHash('sha256').update('linkhooks master key id\n').update(key).digest('hex').slice(0, 8);
+}
+
 export function isEncryptedSecret(value: string): boolean {
-  return value.startsWith(PREFIX);
+  return value.startsWith(V1) || value.startsWith(V2);
+}
+
+/** The master keys: `current` seals; `previous` ones are still accepted while a rotation runs. */
+export interface MasterKeys {
+  current: Buffer;
+  previous?: readonly Buffer[];
 }
 
 export interface SecretCipher {
   encrypt(plain: string, endpointId: string): string;
+  /** Refuses a plaintext secret once a key is set: it was never sealed (design D29). */
   decrypt(stored: string, endpointId: string): string;
+  /** How every secret sealed under the current key begins; null without a key. */
+  readonly sealedPrefix: string | null;
 }
 
-export function createSecretCipher(key: Buffer): SecretCipher {
-  if (key.length !== 32) throw new SenderError('invalid_option', 'the master key must be 32 bytes');
+const mismatch = (why: string) =>
+  new SenderError(
+    'master_key_mismatch',
+    `an endpoint secret cannot be decrypted: ${why}. Set LINKHOOKS_MASTER_KEY to the key it was encrypted with (during a rotation, the old key as LINKHOOKS_PREVIOUS_MASTER_KEY)`,
+  );
+
+function open(key: Buffer, raw: Buffer, endpointId: string): string {
+  if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('too short');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+  decipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+  return Buffer.concat([
+    decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
+    decipher.final(),
+  ]).toString('utf8');
+}
+
+/**
+ * @example
+ * const cipher = createSecretCipher({ current: newKey, previous: [oldKey] });
+ */
+export function createSecretCipher(keys: MasterKeys | Buffer): SecretCipher {
+  const { current, previous = [] } = Buffer.isBuffer(keys) ? { current: keys } : keys;
+  const all = [current, ...previous];
+  if (all.some((k) => k.length !== 32))
+    throw new SenderError('invalid_option', 'a master key must be 32 bytes');
+  const byId = new Map(all.map((k) => [keyId(k), k] as const));
+  const sealedPrefix = `${V2}${keyId(current)}:`;
   return {
+    sealedPrefix,
     encrypt(plain, endpointId) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const cipher = createCipheriv('aes-256-gcm', current, iv);
       cipher.setAAD(Buffer.from(endpointId, 'utf8'));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+      return sealedPrefix + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
     },
     decrypt(stored, endpointId) {
-      // A row written before the key was set stays readable; it is encrypted on its next rotation.
-      if (!isEncryptedSecret(stored)) return stored;
-      const raw = Buffer.from(stored.slice(PREFIX.length), 'base64url');
-      try {
-        if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('too short');
-        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-        decipher.setAAD(Buffer.from(endpointId, 'utf8'));
-        decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-        return Buffer.concat([
-          decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
-          decipher.final(),
-        ]).toString('utf8');
-      } catch {
-        throw new SenderError(
-          'invalid_option',
-          'an endpoint secret cannot be decrypted: LINKHOOKS_MASTER_KEY is not the key it was encrypted with',
-        );
+      if (stored.startsWith(V2)) {
+        const id = stored.slice(V2.length, V2.length + 8);
+        const key = byId.get(id);
+        if (!key || stored[V2.length + 8] !== ':')
+          throw mismatch(`it was encrypted with another master key (id ${id})`);
+        try {
+          return open(key, Buffer.from(stored.slice(V2.length + 9), 'base64url'), endpointId);
+        } catch {
+          throw mismatch('it is damaged or belongs to another endpoint');
+        }
       }
+      if (stored.startsWith(V1)) {
+        const raw = Buffer.from(stored.slice(V1.length), 'base64url');
+        for (const key of all) {
+          try {
+            return open(key, raw, endpointId);
+          } catch {
+            // the next key, if any
+          }
+        }
+        throw mismatch('no configured master key opens it');
+      }
+      throw new SenderError(
+        'secret_not_encrypted',
+        'an endpoint secret is stored unencrypted although a master key is set; the service encrypts such secrets when it starts (or run: linkhooks-sender rotate-master-key)',
+      );
     },
   };
 }
 
 /** Without a master key, an encrypted secret must not be used as if it were the secret itself. */
 export const noSecretCipher: SecretCipher = {
+  sealedPrefix: null,
   encrypt: (plain) => plain,
   decrypt(stored) {
     if (isEncryptedSecret(stored)) {
       throw new SenderError(
-        'invalid_option',
+        'master_key_missing',
         'endpoint secrets are encrypted at rest: set LINKHOOKS_MASTER_KEY to the key they were encrypted with',
       );
     }

@@ -27,8 +27,9 @@ export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)
 
 /**
  * decideTransition's hold, where the endpoint's state is read from the delivery row: a disabling
- * holds every claimable delivery of its endpoint in the transaction that disables it, so a row
- * found `held` under its lease belongs to a disabled endpoint. `next` is the decided status.
+ * or a pause holds every claimable delivery of its endpoint in the transaction that makes it, so a
+ * row found `held` under its lease belongs to a disabled or paused endpoint. `next` is the decided
+ * status.
  */
 export const heldIfDisabledSql = (next: string, current: string) =>
   `CASE WHEN ${next} = 'awaiting_retry' AND ${current} = 'held' THEN 'held' ELSE ${next} END`;
@@ -41,18 +42,18 @@ export const heldIfDisabledSql = (next: string, current: string) =>
 export const previousSecretSql = (e: string, now: string) =>
   `CASE WHEN ${e}.previous_secret_expires_at > ${now} THEN ${e}.previous_secret END`;
 
-const made = (enabled: boolean) =>
+const made = (enabled: boolean, paused: boolean) =>
   newDelivery(
     { id: '', accountId: '', name: '', body: new Uint8Array(), createdAt: 1 },
-    { id: '', enabled },
+    { id: '', enabled, paused },
     '',
   );
 
 /**
- * newDelivery's status and due time over an endpoint's `enabled` and the event's `created_at`:
- * what a publish makes for an enabled endpoint and for a disabled one.
+ * newDelivery's status and due time over an endpoint's `enabled` and `paused` and the event's
+ * `created_at`: what a publish makes for an enabled endpoint, a paused one and a disabled one.
  */
-export const newDeliverySql = (enabled: string, createdAt: string) => ({
-  status: `CASE WHEN ${enabled} THEN '${made(true).status}' ELSE '${made(false).status}' END`,
+export const newDeliverySql = (enabled: string, paused: string, createdAt: string) => ({
+  status: `CASE WHEN NOT (${enabled}) THEN '${made(false, false).status}' WHEN ${paused} THEN '${made(true, true).status}' ELSE '${made(true, false).status}' END`,
   nextAttemptAt: `CASE WHEN ${enabled} THEN ${createdAt} END`,
 });

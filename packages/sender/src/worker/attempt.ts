@@ -27,7 +27,7 @@ export interface AttemptReport {
 
 /**
  * The request headers of design R4 and R9, the extension headers of design D6 and D44, and, for
- * an endpoint that asks, the Standard Webhooks headers of design D29. `now` is the attempt's time:
+ * an endpoint that asks, the Standard Webhooks headers of design D32. `now` is the attempt's time:
  * it picks the secrets (design D40, D41) and is the signed `webhook-timestamp`.
  */
 export function deliveryHeaders(

@@ -1,6 +1,6 @@
 /**
  * The management API's Standard Webhooks switch, rotation with a grace period and test deliveries
- * over HTTP against the real service (design D29, D40, D41, D44, D45).
+ * over HTTP against the real service (design D32, D40, D41, D44, D45).
  */
 import { isStandardWebhooksSecret, sampleEventData, verifySignature } from '@linkhooks/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

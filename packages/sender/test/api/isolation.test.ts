@@ -48,6 +48,9 @@ describe('tenant isolation', () => {
         'patch /v1/endpoints/:id',
         'post /v1/deliveries/:id/retry',
         'post /v1/endpoints/:id/enable',
+        'post /v1/endpoints/:id/pause',
+        'post /v1/endpoints/:id/recover',
+        'post /v1/endpoints/:id/resume',
         'post /v1/endpoints/:id/secret/rotate',
         'post /v1/endpoints/:id/test',
       ].sort(),
@@ -58,7 +61,14 @@ describe('tenant isolation', () => {
     '%s: another account gets 404, exactly as for a missing id',
     async (_label, route) => {
       const id = route.path.startsWith('/v1/deliveries') ? aliceDelivery : aliceEndpoint;
-      const body = route.method === 'patch' ? { description: 'taken over' } : route.body ? {} : undefined;
+      const body =
+        route.method === 'patch'
+          ? { description: 'taken over' }
+          : route.path.endsWith('/recover')
+            ? { since: '2026-11-01T00:00:00Z' }
+            : route.body
+              ? {}
+              : undefined;
       const asBob = await api.call(route.method.toUpperCase(), route.path.replace(':id', id), {
         key: api.bob.apiKey,
         ...(body ? { body } : {}),
@@ -78,6 +88,7 @@ describe('tenant isolation', () => {
     const endpoint = await api.call('GET', `/v1/endpoints/${aliceEndpoint}`);
     expect(endpoint.status).toBe(200);
     expect(endpoint.json.description).toBeNull();
+    expect(endpoint.json).toMatchObject({ paused: false, status: 'active' });
     expect((await api.call('GET', `/v1/endpoints/${aliceEndpoint}/secret`)).json.secret).toBe(aliceSecret);
     expect((await api.call('GET', `/v1/deliveries/${aliceDelivery}`)).json.delivery.status).toBe('delivered');
   });

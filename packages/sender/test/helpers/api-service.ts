@@ -49,7 +49,9 @@ export async function startApi(
   router: Partial<ManagementRouterOptions> = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-api-'));
-  const store = createSqliteStore({ filename: join(dir, 'api.db') });
+  const dbFile = join(dir, 'api.db');
+  // A store given in the options (PostgreSQL) is used instead of the SQLite file, and closed here too.
+  const store = options.store ?? createSqliteStore({ filename: dbFile });
   await store.migrate();
   const { sender, clock } = makeSender(certs, { store, resolve: offlineResolve, ...options });
   const app = createServiceApp({
@@ -94,7 +96,7 @@ export async function startApi(
     rmSync(dir, { recursive: true, force: true });
   }
 
-  return { base, store, sender, clock, call, close, alice, bob, pro };
+  return { base, store, dbFile, sender, clock, call, close, alice, bob, pro };
 }
 
 export type Api = Awaited<ReturnType<typeof startApi>>;

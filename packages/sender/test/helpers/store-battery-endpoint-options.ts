@@ -1,6 +1,6 @@
 /**
  * The conformance battery for what an endpoint and a delivery carry beyond the invariants: the
- * Standard Webhooks switch (design D29), a rotation's previous secret and its grace (design D40),
+ * Standard Webhooks switch (design D32), a rotation's previous secret and its grace (design D40),
  * encrypted at rest through the store decorator (design D18), test deliveries (design D44), and
  * what a receiver's answer asks of the record (design D42, D43). Run against every store.
  */

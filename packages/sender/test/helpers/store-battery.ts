@@ -688,6 +688,40 @@ export function storeBattery(
       );
     });
 
+    it('pages secrets not sealed with a prefix by id, and replaces them by compare-and-set (design D29)', async () => {
+      const a = account();
+      const mine = new Set<string>();
+      for (let i = 0; i < 5; i++) mine.add((await endpoint(a)).id);
+      const sealed = [...mine].sort()[0]!;
+      expect(await store.replaceSecrets([{ id: sealed, from: 'whsec_test', to: 'lhenc:v2:k_1_:x' }])).toEqual(
+        [sealed],
+      );
+      // Other tests' endpoints may share the store: only this account's are looked at.
+      const pages: string[][] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await store.secretsNotSealedWith('lhenc:v2:k_1_:', after, 2);
+        pages.push(page.filter((r) => mine.has(r.id)).map((r) => r.id));
+        if (page.length < 2) break;
+        after = page[page.length - 1]!.id;
+      }
+      expect(pages.flat()).toEqual([...mine].sort().filter((id) => id !== sealed));
+      // `_` is no wildcard: a secret that only matches the prefix as a LIKE pattern is listed.
+      const lookalike = [...mine].sort()[1]!;
+      await store.replaceSecrets([{ id: lookalike, from: 'whsec_test', to: 'lhenc:v2:kx1x:y' }]);
+      const all = await store.secretsNotSealedWith('lhenc:v2:k_1_:', null, 10_000);
+      expect(all.find((r) => r.id === lookalike)?.secret).toBe('lhenc:v2:kx1x:y');
+      const [stale, fresh] = [...mine].sort().slice(2);
+      const written = await store.replaceSecrets([
+        { id: stale!, from: 'whsec_not_what_is_stored', to: 'lhenc:v2:k_1_:lost' },
+        { id: fresh!, from: 'whsec_test', to: 'lhenc:v2:k_1_:kept' },
+      ]);
+      expect(written).toEqual([fresh]);
+      expect((await store.getEndpoint(a, stale!))!.secret).toBe('whsec_test');
+      expect((await store.getEndpoint(a, fresh!))!.secret).toBe('lhenc:v2:k_1_:kept');
+      expect(await store.replaceSecrets([])).toEqual([]);
+    });
+
     it('keeps accounts and finds one by its API key hash only', async () => {
       const id = newId('acct');
       const hash = 'a'.repeat(64);

@@ -22,6 +22,10 @@ export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
   auth: 'service',
   body: { schema: ingestBody, required: true },
   responses: {
+    200: {
+      description: 'The event_id was ingested before: nothing stored; the first event and its deliveries',
+      schema: publishResultSchema,
+    },
     202: { description: 'Stored, with one delivery per subscribed endpoint', schema: publishResultSchema },
     400: err('The event is invalid'),
     401: err('Missing or wrong service token'),
@@ -32,7 +36,8 @@ export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
   },
   async handle({ sender, ingest, body }) {
     const item = await ingest.item(body);
-    return { status: 202, json: publishResultJson(await sender.publish(item.accountId, item)) };
+    const result = await sender.publish(item.accountId, item);
+    return { status: result.duplicate ? 200 : 202, json: publishResultJson(result) };
   },
 });
 
@@ -79,7 +84,8 @@ export const ingestBatchRoute = defineRoute<z.infer<typeof batchBody>>({
     let retryAfter = 0;
     const results = checked.map((c) => {
       const outcome = c.ok ? published[next++]! : { ok: false as const, error: c.error };
-      if (outcome.ok) return { status: 202, ...publishResultJson(outcome.result) };
+      if (outcome.ok)
+        return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
       const answer = errorResponse(outcome.error);
       retryAfter = Math.max(retryAfter, answer.retryAfterSeconds ?? 0);
       return { status: answer.status, ...answer.body };

@@ -34,11 +34,11 @@ export const sessionRoutes = [
       429: { description: 'Too many failed sign-ins from this address', schema: errorSchema },
     },
     async handle({ sender, sessions, request, body }) {
-      const account = await sender.authenticateApiKey(body.api_key);
-      if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
-      checkPlan(account);
+      const holder = await sender.authenticateKey(body.api_key);
+      if (!holder) throw new SenderError('unauthorized', 'the API key is not valid');
+      const account = checkPlan(holder.account);
       if (request.sessionId) sessions.delete(request.sessionId);
-      const session = sessions.create(account.id);
+      const session = sessions.create(account.id, holder.key.id);
       return {
         status: 201,
         json: accountJson(account),

@@ -12,6 +12,7 @@ import m003 from './migrations/003-leases.sql';
 import m004 from './migrations/004-bounded-hot-paths.sql';
 import m005 from './migrations/005-endpoint-origin.sql';
 import m007 from './migrations/007-standard-webhooks-rotation-test.sql';
+import m008 from './migrations/008-operations.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -21,6 +22,7 @@ export const PG_MIGRATIONS = [
   { version: 4, name: 'bounded hot paths', sql: m004 },
   { version: 5, name: 'endpoint origin', sql: m005 },
   { version: 7, name: 'standard webhooks, rotation grace, test deliveries', sql: m007 },
+  { version: 8, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m008 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */
@@ -53,7 +55,9 @@ export async function applyMigrations(client: pg.ClientBase, schema: string): Pr
   const applied = new Set(
     (await client.query<{ version: number }>(SELECT_APPLIED)).rows.map((r) => r.version),
   );
-  for (const m of PG_MIGRATIONS) {
+  // By number, each recorded on its own: numbers may have gaps, and a database may have a later
+  // one applied before an earlier one is added.
+  for (const m of [...PG_MIGRATIONS].sort((a, b) => a.version - b.version)) {
     if (applied.has(m.version)) continue;
     await client.query(m.sql);
     await client.query(RECORD_MIGRATION, [m.version, m.name, Date.now()]);

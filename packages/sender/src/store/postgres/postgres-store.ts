@@ -9,16 +9,21 @@
  */
 import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
+import * as keys from './api-keys.js';
 import { claimDue } from './claim-due.js';
 import { connect } from './connection.js';
+import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
+import * as secrets from './endpoint-secrets.js';
 import * as endpoints from './endpoints.js';
 import { createDueListener } from './listener.js';
 import { applyMigrations } from './migrate.js';
 import { nextDueAt } from './next-due.js';
+import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
+import { recoverDeliveries } from './recover.js';
 import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
@@ -75,7 +80,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return closing;
     },
 
-    publish: publishEvents,
+    publish: async (event, nextId, target) => (await publishEvents(event, nextId, target)).deliveries,
+    publishIdempotent: (event, nextId) => publishEvents(event, nextId),
     claimDue: (request) => claimDue(pg, request),
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),
@@ -85,13 +91,25 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
     createAccount: (input) => accounts.createAccount(pg, input),
     getAccount: (id) => accounts.getAccount(pg, id),
-    findAccountByApiKeyHash: (hash) => accounts.findAccountByApiKeyHash(pg, hash),
+    findAccountByApiKeyHash: (hash, now) => accounts.findAccountByApiKeyHash(pg, hash, now),
+    listAccounts: (page) => accounts.listAccounts(pg, page),
+    findApiKey: (hash, now) => keys.findApiKey(pg, hash, now),
+    getApiKey: (id, now) => keys.getApiKey(pg, id, now),
+    touchApiKey: (id, now) => keys.touchApiKey(pg, id, now),
+    listApiKeys: (accountId) => keys.listApiKeys(pg, accountId),
+    rotateApiKey: (accountId, key, options) => keys.rotateApiKey(pg, accountId, key, options),
+    revokeApiKey: (accountId, id, now) => keys.revokeApiKey(pg, accountId, id, now),
+    markAccountDeleted: (id, now) => markAccountDeleted(pg, id, now),
+    deleteAccountStep: (id, limit) => deleteAccountStep(pg, id, limit),
     createEndpoint: (input) => endpoints.createEndpoint(pg, input),
     getEndpoint: (accountId, id) => endpoints.getEndpoint(pg, accountId, id),
     listEndpoints: (accountId) => endpoints.listEndpoints(pg, accountId),
     updateEndpoint: (accountId, id, patch, now) => endpoints.updateEndpoint(pg, accountId, id, patch, now),
     deleteEndpoint: (accountId, id) => endpoints.deleteEndpoint(pg, accountId, id),
     reenableEndpoint: (accountId, id, options) => reenableEndpoint(pg, accountId, id, options),
+    pauseEndpoint: (accountId, id, now) => pauseEndpoint(pg, accountId, id, now),
+    resumeEndpoint: (accountId, id, now) => resumeEndpoint(pg, accountId, id, now),
+    recoverDeliveries: (accountId, id, request) => recoverDeliveries(pg, accountId, id, request),
     retryNow: (accountId, id, now) => retryNow(pg, accountId, id, now),
     listDeliveries: (accountId, filter) => log.listDeliveries(pg, accountId, filter),
     getDelivery: (accountId, id) => log.getDelivery(pg, accountId, id),
@@ -99,5 +117,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     pruneBefore: (cutoff) => pruneBefore(pg, cutoff),
     dropExpiredSecrets: (now) => endpoints.dropExpiredSecrets(pg, now),
     stats: () => stats(pg),
+    secretsNotSealedWith: (prefix, after, limit) => secrets.secretsNotSealedWith(pg, prefix, after, limit),
+    replaceSecrets: (changes) => secrets.replaceSecrets(pg, changes),
   };
 }

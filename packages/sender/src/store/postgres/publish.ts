@@ -7,33 +7,42 @@
  * workers everywhere.
  */
 import { createBatcher, type Settled } from '../batcher.js';
-import type { PublishTarget } from '../port.js';
+import type { Published, PublishTarget } from '../port.js';
 import type { DeliveryRecord, EventRecord } from '../records.js';
 import { toDelivery } from '../rows.js';
 import { newDeliverySql } from '../sql-rules.js';
 import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
- * `$1..$6`: the events as parallel arrays (id, account, name, body, created at, the one endpoint
- * of a test event or NULL), `$7` the schema (the wake-up's payload), `$8` whether each is a test
- * event (design D44). A delivery's id is made here,
- * in the form of `newId`: the event's time part and 16 random digits (hex digits are Crockford
- * base32 digits too), so ids still sort by creation time.
+ * `$1..$6`, `$8`, `$9`: the events as parallel arrays (id, account, name, body, created at, the one
+ * endpoint of a test event or NULL, the idempotency key or NULL, whether it is a test event: design
+ * D44), `$7` the schema (the wake-up's payload). A delivery's id is made here, in the form of
+ * `newId`: the event's time part and 16 random digits (hex digits are Crockford base32 digits
+ * too), so ids still sort by creation time.
+ *
+ * An event whose key the account has used already is not inserted (the unique index decides, and
+ * waits for a concurrent insert of the same key to commit or roll back: design D36), and makes no
+ * deliveries. Each inserted event answers one row with `inserted_id` (and its deliveries' columns,
+ * NULL when it has none): an event missing from the answer was a repeat.
  */
-const made = newDeliverySql('t.enabled', 't.created_at');
+const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
 export const PUBLISH_EVENTS = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::boolean[])
-    AS t(id, account_id, name, body, created_at, target, test)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::text[],
+                       $9::boolean[])
+    AS t(id, account_id, name, body, created_at, target, idempotency_key, test)
 ),
 events_in AS (
-  INSERT INTO events (id, account_id, name, body, created_at)
-  SELECT id, account_id, name, body, created_at FROM input
+  INSERT INTO events (id, account_id, name, body, created_at, idempotency_key)
+  SELECT id, account_id, name, body, created_at, idempotency_key FROM input
+  ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING id
 ),
 targets AS (
-  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, i.test, e.id AS endpoint_id, e.enabled
-  FROM input i JOIN endpoints e ON e.account_id = i.account_id AND e.events ? i.name
+  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, i.test, e.id AS endpoint_id, e.enabled, e.paused
+  FROM input i JOIN events_in n ON n.id = i.id
+  JOIN endpoints e ON e.account_id = i.account_id AND e.events ? i.name
   WHERE i.target IS NULL OR e.id = i.target
   ORDER BY e.id
   FOR SHARE OF e
@@ -52,12 +61,20 @@ created AS (
 woken AS (
   SELECT pg_notify('${DUE_CHANNEL}', $7) FROM (SELECT 1 FROM created WHERE status = 'pending' LIMIT 1) AS due
 )
-SELECT c.*, (SELECT count(*) FROM woken) AS woken FROM created c ORDER BY c.endpoint_id`;
+SELECT n.id AS inserted_id, c.*, (SELECT count(*) FROM woken) AS woken
+FROM events_in n LEFT JOIN created c ON c.event_id = n.id ORDER BY n.id, c.endpoint_id`;
+
+/** The first publish of each repeated key, with its deliveries as they are now (NULL columns if none). */
+const SELECT_FIRST_OF_KEYS = `
+SELECT ev.id AS first_id, ev.account_id AS first_account, ev.idempotency_key AS first_key, d.*
+FROM events ev LEFT JOIN deliveries d ON d.event_id = ev.id
+WHERE (ev.account_id, ev.idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+ORDER BY ev.id, d.endpoint_id`;
 
 type Publish = { event: EventRecord; target: PublishTarget };
 
 export function publish(pg: Pg) {
-  const writeAll = async (batch: Publish[]): Promise<Settled<DeliveryRecord[]>[]> => {
+  const writeAll = async (batch: Publish[]): Promise<Settled<Published>[]> => {
     const column = <T>(f: (p: Publish) => T) => batch.map(f);
     const rows = await pg.durable('publish_events', PUBLISH_EVENTS, [
       column((p) => p.event.id),
@@ -67,15 +84,44 @@ export function publish(pg: Pg) {
       column((p) => p.event.createdAt),
       column((p) => p.target.endpointId ?? null),
       pg.schema,
+      column((p) => p.event.idempotencyKey ?? null),
       column((p) => p.target.test ?? false),
     ]);
-    const byEvent = new Map<string, DeliveryRecord[]>(batch.map((p) => [p.event.id, []]));
-    for (const row of rows) byEvent.get(row.event_id as string)!.push(toDelivery(row));
-    return batch.map((p) => ({ ok: true, value: byEvent.get(p.event.id)! }));
+    const inserted = new Map<string, DeliveryRecord[]>();
+    for (const row of rows) {
+      const deliveries = inserted.get(row.inserted_id as string) ?? [];
+      if (row.id !== null) deliveries.push(toDelivery(row));
+      inserted.set(row.inserted_id as string, deliveries);
+    }
+    const repeats = batch.filter((p) => !inserted.has(p.event.id));
+    const firsts = repeats.length > 0 ? await firstsOf(repeats) : new Map<string, Published>();
+    return batch.map((p): Settled<Published> => {
+      const deliveries = inserted.get(p.event.id);
+      if (deliveries) return { ok: true, value: { eventId: p.event.id, deliveries, duplicate: false } };
+      const first = firsts.get(keyOf(p.event));
+      // Only a key repeated can leave an event out; its first publish was committed before.
+      if (!first) return { ok: false, error: new Error(`event ${p.event.id} was not stored`) };
+      return { ok: true, value: first };
+    });
+  };
+  /** Read after the insert: a repeat's first publish committed before the insert returned. */
+  const firstsOf = async (repeats: Publish[]): Promise<Map<string, Published>> => {
+    const rows = await pg.rows(SELECT_FIRST_OF_KEYS, [
+      repeats.map((p) => p.event.accountId),
+      repeats.map((p) => p.event.idempotencyKey ?? null),
+    ]);
+    const firsts = new Map<string, Published>();
+    for (const row of rows) {
+      const key = keyOf({ accountId: row.first_account as string, idempotencyKey: row.first_key as string });
+      const first = firsts.get(key) ?? { eventId: row.first_id as string, deliveries: [], duplicate: true };
+      if (row.id !== null) first.deliveries.push(toDelivery(row));
+      firsts.set(key, first);
+    }
+    return firsts;
   };
   // A statement that fails was rolled back whole: each publish of the batch is then written again
   // in a statement of its own, so only the one the database refuses sees the error.
-  const write = createBatcher(async (batch: Publish[]): Promise<Settled<DeliveryRecord[]>[]> => {
+  const write = createBatcher(async (batch: Publish[]): Promise<Settled<Published>[]> => {
     try {
       return await writeAll(batch);
     } catch (error) {
@@ -87,6 +133,9 @@ export function publish(pg: Pg) {
       );
     }
   });
-  return (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<DeliveryRecord[]> =>
+  return (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<Published> =>
     write({ event, target });
 }
+
+const keyOf = (e: Pick<EventRecord, 'accountId' | 'idempotencyKey'>) =>
+  JSON.stringify([e.accountId, e.idempotencyKey]);

@@ -6,7 +6,7 @@
  * row's newest state, the hold of a retry whose endpoint was disabled meanwhile, is the SQL copy
  * heldIfDisabledSql.
  */
-import { decideTransition, mayDisable } from '../../domain/transition.js';
+import { decideTransition, mayDisable, type TransitionState } from '../../domain/transition.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import { leaseKey } from '../lease.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
@@ -135,10 +135,7 @@ const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
 const UNREAD_ENDPOINT = { enabled: true, consecutiveFailures: 1 };
 
 /** decideTransition for the attempt, and the attempt's row with the due time it decides. */
-function decide(
-  { lease, attempt, rules, now, retryAfter }: AttemptResult,
-  state: { attemptsBefore: number; endpoint: { enabled: boolean; consecutiveFailures: number } },
-) {
+function decide({ lease, attempt, rules, now, retryAfter }: AttemptResult, state: TransitionState) {
   const t = decideTransition(
     state,
     { succeeded: attempt.failureKind === null, finishedAt: now, statusCode: attempt.statusCode, retryAfter },

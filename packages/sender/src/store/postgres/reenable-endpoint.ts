@@ -1,4 +1,8 @@
-/** Re-enabling (design D2): counter reset, held deliveries resumed, skipped ones replayed if asked. */
+/**
+ * Re-enabling (design D2): counter reset, held deliveries resumed, skipped ones replayed if asked.
+ * A paused endpoint stays paused (design D34): its held deliveries wait for the resume, and the
+ * replayed ones join them as held.
+ */
 import type { Reenabled } from '../port.js';
 import { toEndpoint } from '../rows.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
@@ -13,6 +17,9 @@ RETURNING *`;
 const RESUME_DELIVERIES = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $2, updated_at = $2
 WHERE endpoint_id = $1 AND status = $3`;
+const HOLD_SKIPPED = `
+UPDATE deliveries SET status = 'held', next_attempt_at = $2, updated_at = $2
+WHERE endpoint_id = $1 AND status = 'skipped'`;
 
 export async function reenableEndpoint(
   pg: Pg,
@@ -23,11 +30,15 @@ export async function reenableEndpoint(
   return pg.tx(async (client) => {
     const [row] = (await client.query(REENABLE_ENDPOINT, [id, accountId, now])).rows;
     if (!row) return null;
-    const resumed = (await client.query(RESUME_DELIVERIES, [id, now, 'held'])).rowCount ?? 0;
-    const replayed = replaySkipped
-      ? ((await client.query(RESUME_DELIVERIES, [id, now, 'skipped'])).rowCount ?? 0)
-      : 0;
+    const endpoint = toEndpoint(row);
+    const count = async (sql: string, values: unknown[]) => (await client.query(sql, values)).rowCount ?? 0;
+    const resumed = endpoint.paused ? 0 : await count(RESUME_DELIVERIES, [id, now, 'held']);
+    const replayed = !replaySkipped
+      ? 0
+      : endpoint.paused
+        ? await count(HOLD_SKIPPED, [id, now])
+        : await count(RESUME_DELIVERIES, [id, now, 'skipped']);
     await client.query(NOTIFY_DUE, [pg.schema]);
-    return { endpoint: toEndpoint(row), resumed, replayed };
+    return { endpoint, resumed, replayed };
   });
 }

@@ -1,4 +1,4 @@
-/** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or it is in flight. */
+/** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
@@ -6,7 +6,7 @@ import { NOTIFY_DUE, type Pg } from './connection.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 
 /** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
-const LOCK_ENDPOINT_SHARED = `SELECT enabled FROM endpoints WHERE id = $1 FOR SHARE`;
+const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 FOR SHARE`;
 const LOCK_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE`;
 /** The delivery's lease, if any (expired or not): whether an attempt is in flight. */
 const SELECT_LEASE = `SELECT expires_at FROM leases WHERE delivery_id = $1`;
@@ -27,6 +27,7 @@ export async function retryNow(
     if (!found) return { ok: false, reason: 'not_found' };
     const endpoint = await one(LOCK_ENDPOINT_SHARED, [found.endpoint_id]);
     if (!endpoint?.enabled) return { ok: false, reason: 'endpoint_disabled' };
+    if (endpoint.paused) return { ok: false, reason: 'endpoint_paused' };
     if (!(await one(LOCK_DELIVERY, [deliveryId, accountId]))) return { ok: false, reason: 'not_found' };
     const lease = await one(SELECT_LEASE, [deliveryId]);
     if (lease && Number(lease.expires_at) > now) return { ok: false, reason: 'in_flight' };

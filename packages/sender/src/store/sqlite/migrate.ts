@@ -9,6 +9,7 @@ import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-bounded-hot-paths.sql';
 import m004 from './migrations/004-endpoint-origin.sql';
 import m006 from './migrations/006-standard-webhooks-rotation-test.sql';
+import m007 from './migrations/007-operations.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -16,6 +17,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 3, name: 'bounded hot paths', sql: m003 },
   { version: 4, name: 'endpoint origin', sql: m004 },
   { version: 6, name: 'standard webhooks, rotation grace, test deliveries', sql: m006 },
+  { version: 7, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m007 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
@@ -29,7 +31,9 @@ export function migrateSqlite(db: SqliteDb): () => void {
     const applied = new Set(
       (db.raw.prepare(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version),
     );
-    for (const m of SQLITE_MIGRATIONS) {
+    // By number, each recorded on its own: numbers may have gaps, and a database may have a later
+    // one applied before an earlier one is added.
+    for (const m of [...SQLITE_MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (applied.has(m.version)) continue;
       db.raw.exec(m.sql);
       db.raw.prepare(RECORD_MIGRATION).run(m.version, m.name, Date.now());

@@ -15,6 +15,7 @@ import type { SqliteDb } from './database.js';
 /** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
 const SELECT_LEASED = `
 SELECT d.id, d.endpoint_id, d.attempts, e.consecutive_failures AS endpoint_failures, e.enabled AS endpoint_enabled,
+       e.paused AS endpoint_paused,
        EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = @number) AS recorded
 FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
 WHERE d.id = @id AND d.lease_token = @token`;
@@ -46,7 +47,11 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
   const t = decideTransition(
     {
       attemptsBefore: row.attempts as number,
-      endpoint: { enabled: row.endpoint_enabled === 1, consecutiveFailures: failures },
+      endpoint: {
+        enabled: row.endpoint_enabled === 1,
+        consecutiveFailures: failures,
+        paused: row.endpoint_paused === 1,
+      },
     },
     { succeeded: attempt.failureKind === null, finishedAt: now, statusCode: attempt.statusCode, retryAfter },
     rules,

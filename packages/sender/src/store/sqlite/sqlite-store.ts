@@ -5,27 +5,34 @@
  */
 import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
+import * as keys from './api-keys.js';
 import { claimDue } from './claim-due.js';
 import { openSqlite } from './database.js';
+import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
+import * as secrets from './endpoint-secrets.js';
 import * as endpoints from './endpoints.js';
 import { migrateSqlite } from './migrate.js';
 import { nextDueAt } from './next-due.js';
+import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
+import { recoverDeliveries } from './recover.js';
 import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
 import { stats } from './stats.js';
+import { createWalSync } from './wal-sync.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or `:memory:`. */
   filename: string;
   /**
    * How publishes commit. `FULL` (default) syncs the WAL before `publish` returns, so a published
-   * event survives a power cut, not only a crashed process. `NORMAL` trades that for throughput.
+   * event survives a power cut, not only a crashed process; the sync runs off the event loop
+   * (design D33). `NORMAL` answers at the commit: a crashed process loses nothing, a power cut may.
    * Claims and attempt records always commit `NORMAL`: losing one to a power cut only means an
    * attempt is made again, which at-least-once delivery allows; a crashed process loses neither.
    */
@@ -40,31 +47,54 @@ export interface SqliteStoreOptions {
  */
 export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const db = openSqlite(options.filename);
+  const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.raw.memory;
+  const wal = durable ? createWalSync(`${db.raw.name}-wal`) : null;
   const ops = {
     migrate: migrateSqlite(db),
-    publish: publish(db, options.synchronous ?? 'FULL'),
+    publish: publish(db, wal),
     claimDue: claimDue(db),
     recordAttempt: recordAttempt(db),
     updateEndpoint: endpoints.updateEndpoint(db),
     reenableEndpoint: reenableEndpoint(db),
     retryNow: retryNow(db),
     pruneBefore: pruneBefore(db),
+    replaceSecrets: secrets.replaceSecrets(db),
+    createAccount: accounts.createAccount(db),
+    rotateApiKey: keys.rotateApiKey(db),
+    markAccountDeleted: markAccountDeleted(db),
+    deleteAccountStep: deleteAccountStep(db),
+    pauseEndpoint: pauseEndpoint(db),
+    resumeEndpoint: resumeEndpoint(db),
+    recoverDeliveries: recoverDeliveries(db),
   };
   return {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
     migrate: async () => ops.migrate(),
-    close: async () => void db.raw.close(),
+    close: async () => {
+      db.raw.close();
+      wal?.close();
+    },
 
-    publish: ops.publish,
+    publish: async (event, nextId, target) => (await ops.publish(event, nextId, target)).deliveries,
+    publishIdempotent: (event, nextId) => ops.publish(event, nextId),
     claimDue: async (request) => ops.claimDue(request),
     recordAttempt: ops.recordAttempt,
     releaseLease: async (deliveryId, token) => releaseLease(db, deliveryId, token),
     renewLeases: async (leases, expiresAt) => renewLeases(db, leases, expiresAt),
     nextDueAt: async () => nextDueAt(db),
 
-    createAccount: async (input) => accounts.createAccount(db, input),
+    createAccount: async (input) => ops.createAccount(input),
     getAccount: async (id) => accounts.getAccount(db, id),
-    findAccountByApiKeyHash: async (hash) => accounts.findAccountByApiKeyHash(db, hash),
+    findAccountByApiKeyHash: async (hash, now) => accounts.findAccountByApiKeyHash(db, hash, now),
+    listAccounts: async (page) => accounts.listAccounts(db, page),
+    findApiKey: async (hash, now) => keys.findApiKey(db, hash, now),
+    getApiKey: async (id, now) => keys.getApiKey(db, id, now),
+    touchApiKey: async (id, now) => keys.touchApiKey(db, id, now),
+    listApiKeys: async (accountId) => keys.listApiKeys(db, accountId),
+    rotateApiKey: async (accountId, key, options) => ops.rotateApiKey(accountId, key, options),
+    revokeApiKey: async (accountId, id, now) => keys.revokeApiKey(db, accountId, id, now),
+    markAccountDeleted: async (id, now) => ops.markAccountDeleted(id, now),
+    deleteAccountStep: async (id, limit) => ops.deleteAccountStep(id, limit),
     createEndpoint: async (input) => endpoints.createEndpoint(db, input),
     getEndpoint: async (accountId, id) => endpoints.getEndpoint(db, accountId, id),
     listEndpoints: async (accountId) => endpoints.listEndpoints(db, accountId),
@@ -72,6 +102,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     deleteEndpoint: async (accountId, id) => endpoints.deleteEndpoint(db, accountId, id),
     reenableEndpoint: async (accountId, id, { replaySkipped, now }) =>
       ops.reenableEndpoint(accountId, id, replaySkipped, now),
+    pauseEndpoint: async (accountId, id, now) => ops.pauseEndpoint(accountId, id, now),
+    resumeEndpoint: async (accountId, id, now) => ops.resumeEndpoint(accountId, id, now),
+    recoverDeliveries: async (accountId, id, request) => ops.recoverDeliveries(accountId, id, request),
     retryNow: async (accountId, id, now) => ops.retryNow(accountId, id, now),
     listDeliveries: async (accountId, filter) => log.listDeliveries(db, accountId, filter),
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
@@ -79,5 +112,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
     dropExpiredSecrets: async (now) => endpoints.dropExpiredSecrets(db, now),
     stats: async () => stats(db),
+    secretsNotSealedWith: async (prefix, after, limit) =>
+      secrets.secretsNotSealedWith(db, prefix, after, limit),
+    replaceSecrets: async (changes) => ops.replaceSecrets(changes),
   };
 }

@@ -1,4 +1,4 @@
--- Standard Webhooks per endpoint (design D29), the previous secret of a rotation with the time its
+-- Standard Webhooks per endpoint (design D32), the previous secret of a rotation with the time its
 -- grace ends (design D40; encrypted like the secret when a master key is set, design D18), and the
 -- mark of a test delivery (design D44). Numbers may have gaps: the runner applies every version
 -- not yet recorded.

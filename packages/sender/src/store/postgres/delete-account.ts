@@ -1,0 +1,54 @@
+/**
+ * Deleting an account (design D37): first marked (its keys revoked, the account gone for every
+ * read), then its rows removed a bounded step at a time, each step a short transaction of its own,
+ * so a large account never holds locks for long. A deletion cut short resumes where it ended.
+ */
+import type { Pg } from './connection.js';
+
+const MARK_DELETED = `
+WITH marked AS (UPDATE accounts SET deleted_at = coalesce(deleted_at, $2) WHERE id = $1 RETURNING id),
+revoked AS (
+  UPDATE api_keys SET revoked_at = $2 WHERE account_id IN (SELECT id FROM marked) AND revoked_at IS NULL
+)
+SELECT count(*)::int AS n FROM marked`;
+/**
+ * Attempts go with their deliveries by cascade, leases (no foreign key) explicitly; the deliveries
+ * are locked first, the order claims and records take them in.
+ */
+const DELETE_DELIVERIES = `
+WITH targets AS MATERIALIZED (
+  SELECT id FROM deliveries WHERE account_id = $1 ORDER BY id LIMIT $2 FOR UPDATE
+),
+leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM targets)),
+gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM targets) RETURNING id)
+SELECT count(*)::int AS n FROM gone`;
+const DELETE_EVENTS = `
+WITH gone AS (
+  DELETE FROM events WHERE id IN (SELECT id FROM events WHERE account_id = $1 LIMIT $2)
+  RETURNING id
+)
+SELECT count(*)::int AS n FROM gone`;
+const DELETE_ENDPOINTS = `DELETE FROM endpoints WHERE account_id = $1`;
+const DELETE_KEYS = `DELETE FROM api_keys WHERE account_id = $1`;
+const DELETE_ACCOUNT = `DELETE FROM accounts WHERE id = $1 AND deleted_at IS NOT NULL`;
+
+export async function markAccountDeleted(pg: Pg, id: string, now: number): Promise<boolean> {
+  const [row] = await pg.rows(MARK_DELETED, [id, now]);
+  return Number(row?.n ?? 0) > 0;
+}
+
+export async function deleteAccountStep(pg: Pg, id: string, limit: number): Promise<number> {
+  return pg.deadlockRetried(async () => {
+    const [deliveries] = await pg.rows(DELETE_DELIVERIES, [id, limit]);
+    if (Number(deliveries?.n) > 0) return Number(deliveries!.n);
+    const [events] = await pg.rows(DELETE_EVENTS, [id, limit]);
+    if (Number(events?.n) > 0) return Number(events!.n);
+    return pg.tx(async (client) => {
+      let n = 0;
+      for (const sql of [DELETE_ENDPOINTS, DELETE_KEYS, DELETE_ACCOUNT]) {
+        n += (await client.query(sql, [id])).rowCount ?? 0;
+      }
+      return n;
+    });
+  });
+}

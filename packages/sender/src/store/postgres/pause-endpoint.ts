@@ -1,0 +1,56 @@
+/**
+ * Pausing and resuming an endpoint (design D34). A pause holds the endpoint's claimable deliveries
+ * in its own transaction: held rows are outside the due-time index, so the claim never reads them
+ * however many wait. The endpoint row is updated first: a publish share-locks it, so a delivery it
+ * makes is either held here or made held (publish.ts). Resuming makes them claimable at their own
+ * due times, unless the endpoint is disabled, whose re-enabling resumes them instead.
+ */
+import type { Resumed } from '../port.js';
+import type { EndpointRecord } from '../records.js';
+import { toEndpoint } from '../rows.js';
+import { CLAIMABLE_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { NOTIFY_DUE, type Pg } from './connection.js';
+
+const PAUSE_ENDPOINT = `
+UPDATE endpoints SET paused = true, paused_at = $3, updated_at = $3
+WHERE id = $1 AND account_id = $2 AND NOT paused RETURNING id`;
+export const HOLD_DELIVERIES = `
+UPDATE deliveries SET status = 'held', updated_at = $2 WHERE endpoint_id = $1 AND status IN ${CLAIMABLE_SQL}`;
+const RESUME_ENDPOINT = `
+UPDATE endpoints SET paused = false, paused_at = NULL, updated_at = $3
+WHERE id = $1 AND account_id = $2 AND paused RETURNING enabled`;
+/** A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
+export const RESUME_HELD = `
+UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce(next_attempt_at, $2), updated_at = $2
+WHERE endpoint_id = $1 AND status = 'held'`;
+const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
+
+export async function pauseEndpoint(
+  pg: Pg,
+  accountId: string,
+  id: string,
+  now: number,
+): Promise<EndpointRecord | null> {
+  return pg.tx(async (client) => {
+    if ((await client.query(PAUSE_ENDPOINT, [id, accountId, now])).rowCount) {
+      await client.query(HOLD_DELIVERIES, [id, now]);
+    }
+    const [row] = (await client.query(SELECT_ENDPOINT, [id, accountId])).rows;
+    return row ? toEndpoint(row) : null;
+  });
+}
+
+export async function resumeEndpoint(
+  pg: Pg,
+  accountId: string,
+  id: string,
+  now: number,
+): Promise<Resumed | null> {
+  return pg.tx(async (client) => {
+    const [row] = (await client.query(RESUME_ENDPOINT, [id, accountId, now])).rows;
+    const resumed = row?.enabled ? ((await client.query(RESUME_HELD, [id, now])).rowCount ?? 0) : 0;
+    if (resumed > 0) await client.query(NOTIFY_DUE, [pg.schema]);
+    const [endpoint] = (await client.query(SELECT_ENDPOINT, [id, accountId])).rows;
+    return endpoint ? { endpoint: toEndpoint(endpoint), resumed } : null;
+  });
+}

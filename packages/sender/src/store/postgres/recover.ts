@@ -1,0 +1,44 @@
+/**
+ * Recovery (design D35): an endpoint's failed deliveries created in a time range get one more
+ * attempt each, the oldest first, at most `limit` per call. The walk follows the partial index of
+ * failed deliveries, so it costs what it recovers, never the endpoint's whole log. The endpoint is
+ * share-locked, so it cannot be disabled or paused while its deliveries are set due.
+ */
+import type { RecoverRequest, RecoverResult } from '../port.js';
+import { RESUME_STATUS_SQL } from '../sql-rules.js';
+import { NOTIFY_DUE, type Pg } from './connection.js';
+
+const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND account_id = $2 FOR SHARE`;
+/**
+ * MATERIALIZED: the locking, limited walk runs exactly once. As a subquery of the UPDATE it may run
+ * again per row, skip the rows this statement already changed, and take the next ones past the limit.
+ */
+export const RECOVER = `
+WITH targets AS MATERIALIZED (
+  SELECT id FROM deliveries
+  WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
+  ORDER BY created_at LIMIT $5 FOR UPDATE
+)
+UPDATE deliveries d SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
+FROM targets t WHERE d.id = t.id`;
+export const COUNT_FAILED = `
+SELECT count(*)::int AS n FROM deliveries
+WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3`;
+
+export async function recoverDeliveries(
+  pg: Pg,
+  accountId: string,
+  id: string,
+  r: RecoverRequest,
+): Promise<RecoverResult> {
+  return pg.tx(async (client): Promise<RecoverResult> => {
+    const [endpoint] = (await client.query(LOCK_ENDPOINT_SHARED, [id, accountId])).rows;
+    if (!endpoint) return { ok: false, reason: 'not_found' };
+    if (!endpoint.enabled) return { ok: false, reason: 'endpoint_disabled' };
+    if (endpoint.paused) return { ok: false, reason: 'endpoint_paused' };
+    const recovered = (await client.query(RECOVER, [id, r.since, r.until, r.now, r.limit])).rowCount ?? 0;
+    const [{ n }] = (await client.query(COUNT_FAILED, [id, r.since, r.until])).rows;
+    if (recovered > 0) await client.query(NOTIFY_DUE, [pg.schema]);
+    return { ok: true, recovered, remaining: Number(n) };
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * Recovery (design D35): an endpoint's failed deliveries created in a time range get one more
+ * attempt each, the oldest first, at most `limit` per call. The walk follows the partial index of
+ * failed deliveries, so it costs what it recovers, never the endpoint's whole log.
+ */
+import type { RecoverRequest, RecoverResult } from '../port.js';
+import { RESUME_STATUS_SQL } from '../sql-rules.js';
+import type { SqliteDb } from './database.js';
+
+const SELECT_ENDPOINT_STATE = `SELECT enabled, paused FROM endpoints WHERE id = ? AND account_id = ?`;
+const RECOVER = `
+UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
+WHERE id IN (
+  SELECT id FROM deliveries INDEXED BY deliveries_failed
+  WHERE endpoint_id = @id AND status = 'failed' AND created_at >= @since AND created_at < @until
+  ORDER BY created_at LIMIT @limit)`;
+const COUNT_FAILED = `
+SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_failed
+WHERE endpoint_id = @id AND status = 'failed' AND created_at >= @since AND created_at < @until`;
+
+export function recoverDeliveries(db: SqliteDb) {
+  return db.immediate((accountId: string, id: string, r: RecoverRequest): RecoverResult => {
+    const endpoint = db.st(SELECT_ENDPOINT_STATE).get(id, accountId) as
+      | { enabled: number; paused: number }
+      | undefined;
+    if (!endpoint) return { ok: false, reason: 'not_found' };
+    if (endpoint.enabled !== 1) return { ok: false, reason: 'endpoint_disabled' };
+    if (endpoint.paused === 1) return { ok: false, reason: 'endpoint_paused' };
+    const range = { id, since: r.since, until: r.until };
+    const recovered = db.st(RECOVER).run({ ...range, now: r.now, limit: r.limit }).changes;
+    const { n } = db.st(COUNT_FAILED).get(range) as { n: number };
+    return { ok: true, recovered, remaining: n };
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * The operations battery (test/helpers/operations-battery.ts) on SQLite and on PostgreSQL, and on
+ * PostgreSQL what only a shared database can show: one platform event id published at once through
+ * several store instances (several processes' connections) is stored once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/domain/ids.js';
+import type { SenderStore } from '../src/store/port.js';
+import { HOLD_DELIVERIES, RESUME_HELD } from '../src/store/postgres/pause-endpoint.js';
+import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { COUNT_FAILED, RECOVER } from '../src/store/postgres/recover.js';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { operationsBattery } from './helpers/operations-battery.js';
+import { PG_URL, requireService } from './helpers/services.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'linkhooks-operations-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+operationsBattery('sqlite', async () => createSqliteStore({ filename: join(dir, `ops-${n++}.db`) }));
+
+const pgUp = await requireService('PostgreSQL', PG_URL);
+describe.runIf(pgUp)('postgres', () => {
+  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  const schemas: string[] = [];
+  const freshSchema = () => {
+    const schema = `lh_ops_${process.pid}_${schemas.length}`;
+    schemas.push(schema);
+    return schema;
+  };
+  afterAll(async () => {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+
+  operationsBattery('postgres', async () =>
+    createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),
+  );
+
+  it('pauses, resumes and recovers through the endpoint’s own indexes, never a scan of the log', async () => {
+    const schema = freshSchema();
+    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    await store.migrate();
+    await store.close();
+    const client = await admin.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL search_path = "${schema}"`);
+      // Whether an index can serve the statement at all, not which plan a tiny table gets.
+      await client.query('SET LOCAL enable_seqscan = off');
+      const plan = async (sql: string, values: unknown[]) =>
+        (await client.query(`EXPLAIN ${sql}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan(HOLD_DELIVERIES, ['ep', 1])).toMatch(
+        /Index Scan using deliveries_queued_by_endpoint/,
+      );
+      expect(await plan(RESUME_HELD, ['ep', 1])).toMatch(/Index Scan using deliveries_queued_by_endpoint/);
+      expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).toMatch(/Index Scan using deliveries_failed/);
+      expect(await plan(COUNT_FAILED, ['ep', 1, 2])).toMatch(/deliveries_failed/);
+      expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).not.toMatch(/Seq Scan on deliveries/);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('stores one event of one key published at once through four store instances', async () => {
+    const schema = freshSchema();
+    const stores: SenderStore[] = Array.from({ length: 4 }, () =>
+      createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 }),
+    );
+    try {
+      await stores[0]!.migrate();
+      const accountId = newId('acct');
+      await stores[0]!.createEndpoint({
+        id: newId('ep'),
+        accountId,
+        url: 'https://receiver.example.com/hook',
+        events: ['click'],
+        secret: 'whsec_test',
+        description: null,
+        now: 1,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          stores[i % 4]!.publishIdempotent(
+            {
+              id: newId('evt'),
+              accountId,
+              name: 'click',
+              body: Buffer.from('{}'),
+              createdAt: 1_000 + i,
+              idempotencyKey: 'the-one',
+            },
+            () => newId('dlv'),
+          ),
+        ),
+      );
+      expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
+      expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+      const counted = await admin.query(
+        `SELECT (SELECT count(*) FROM "${schema}".events)::int AS events, (SELECT count(*) FROM "${schema}".deliveries)::int AS deliveries`,
+      );
+      expect(counted.rows[0]).toEqual({ events: 1, deliveries: 1 });
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+});
