@@ -185,6 +185,37 @@ export function endpointOptionsBattery(
       expect(c).toMatchObject({ secret: 'whsec_second', previousSecret: 'whsec_first' });
     });
 
+    it('pages and replaces a previous secret for sealing, compare-and-set with the secret (design D30, D40)', async () => {
+      const a = newId('acct');
+      const ep = await endpoint(store, a);
+      const sealed = 'lhenc:v2:k1:';
+      const plain = await endpoint(store, a);
+      await store.replaceSecrets([{ id: plain.id, from: 'whsec_first', to: `${sealed}plain` }]);
+      await store.updateEndpoint(
+        a,
+        ep.id,
+        { secret: `${sealed}second`, previousSecretExpiresAt: T0 + HOUR },
+        T0,
+      );
+      // Its secret is sealed, its previous one is not: it is still to do; the other is done.
+      expect(await store.secretsNotSealedWith(sealed, null, 10)).toEqual([
+        { id: ep.id, secret: `${sealed}second`, previousSecret: 'whsec_first' },
+      ]);
+      const change = { id: ep.id, from: `${sealed}second`, to: `${sealed}second` };
+      expect(
+        await store.replaceSecrets([{ ...change, previous: { from: 'whsec_other', to: `${sealed}first` } }]),
+      ).toEqual([]);
+      expect(
+        await store.replaceSecrets([{ ...change, previous: { from: 'whsec_first', to: `${sealed}first` } }]),
+      ).toEqual([ep.id]);
+      expect(await store.getEndpoint(a, ep.id)).toMatchObject({
+        secret: `${sealed}second`,
+        previousSecret: `${sealed}first`,
+        previousSecretExpiresAt: T0 + HOUR,
+      });
+      expect(await store.secretsNotSealedWith(sealed, null, 10)).toEqual([]);
+    });
+
     it('marks a test delivery, in the log and in the claim (design D44)', async () => {
       const a = newId('acct');
       const ep = await endpoint(store, a);
