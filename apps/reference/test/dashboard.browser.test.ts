@@ -199,4 +199,35 @@ describe.runIf(available)('the dashboard in Chromium', () => {
       await tab.close();
     }
   });
+
+  it('turns Standard Webhooks on, rotates the secret with a grace period and labels test deliveries', async () => {
+    await page.getByRole('button', { name: 'Endpoints' }).click();
+    await page.getByLabel('Answer 200').check();
+    const url = app.receiver.url.replace('/webhooks/linkhooks', '/webhooks/dashboard');
+    const item = endpointItem(url);
+    await item.waitFor();
+    expect(await item.locator('.standard-webhooks').textContent()).toBe('off');
+    await item.getByRole('button', { name: 'Edit' }).click();
+    await item.getByLabel(/Standard Webhooks headers/).check();
+    await item.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => item.locator('.standard-webhooks').textContent()).toBe('on');
+
+    await item.getByLabel('Grace period').selectOption({ label: '1 hour' });
+    await item.getByRole('button', { name: 'Rotate secret' }).click();
+    await item.getByRole('status').filter({ hasText: 'keeps signing X-Service-Signature until' }).waitFor();
+    expect(await item.locator('code.secret').textContent()).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await expect.poll(() => item.locator('.previous-secret').textContent()).toMatch(/still signing until/);
+    await shot('rotation');
+
+    // The earlier test's failing clicks disabled this endpoint too.
+    if ((await item.locator('.status').textContent()) === 'Disabled') {
+      await item.getByRole('button', { name: 'Re-enable' }).click();
+      await expect.poll(() => item.locator('.status').textContent()).toBe('Enabled');
+    }
+    await item.getByRole('button', { name: 'Send test event' }).click();
+    await item.getByRole('status').filter({ hasText: 'Test event sent' }).waitFor();
+    await item.getByRole('button', { name: 'Delivery log' }).click();
+    await page.locator('tr[data-delivery] .badge.test').first().waitFor({ timeout: 15_000 });
+    await shot('test-label');
+  });
 });

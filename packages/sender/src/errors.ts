@@ -20,6 +20,7 @@ export type SenderErrorCode =
   | 'csrf_check_failed'
   | 'rate_limited'
   | 'quota_exceeded'
+  | 'secret_rotation_required'
   | 'secret_not_encrypted'
   | 'master_key_mismatch'
   | 'master_key_missing'
@@ -44,6 +45,7 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   csrf_check_failed: 403,
   rate_limited: 429,
   quota_exceeded: 429,
+  secret_rotation_required: 400,
   // A secret at rest the configured master keys cannot open (design D29, D30): the operator's to fix.
   secret_not_encrypted: 500,
   master_key_mismatch: 500,

@@ -17,6 +17,7 @@ function delivery(status: string, nextMs: number | null): Delivery {
     next_attempt_at: nextMs === null ? null : at(nextMs),
     last_failure_kind: null,
     last_status_code: null,
+    test: false,
     created_at: at(0),
   };
 }

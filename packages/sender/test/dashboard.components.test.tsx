@@ -14,6 +14,7 @@ import { ApiError, api, EVENTS, STATUSES } from '../dashboard/src/api.js';
 import { App } from '../dashboard/src/app.js';
 import { Deliveries } from '../dashboard/src/deliveries.js';
 import { DeliveryDetailView } from '../dashboard/src/delivery-detail.js';
+import { Endpoints } from '../dashboard/src/endpoints.js';
 import { DELIVERY_STATUSES } from '../src/domain/delivery-state.js';
 
 const seen: Request[] = [];
@@ -26,6 +27,8 @@ const endpoint = {
   consecutive_failures: 10,
   disabled_reason: 'consecutive_failures',
   disabled_at: '2026-11-22T10:00:00.000Z',
+  standard_webhooks: false,
+  previous_secret_expires_at: null,
   created_at: '2026-11-22T09:00:00.000Z',
 };
 const delivery = (id: string, status = 'delivered') => ({
@@ -38,6 +41,7 @@ const delivery = (id: string, status = 'delivered') => ({
   next_attempt_at: null,
   last_failure_kind: null,
   last_status_code: 200,
+  test: false,
   created_at: '2026-11-22T10:00:00.000Z',
 });
 let signedIn = false;
@@ -112,6 +116,7 @@ const server = setupServer(
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
+  server.resetHandlers();
   cleanup();
   seen.length = 0;
   signedIn = false;
@@ -203,5 +208,88 @@ describe('components', () => {
     expect(document.body.textContent).toMatch(/x-service-signature: (ab){32}/);
     fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));
     expect((await screen.findByRole('status')).textContent).toBe('Retry scheduled now.');
+  });
+
+  it('rotates the secret with the grace chosen and says until when the old one signs', async () => {
+    const until = '2026-11-29T10:00:00.000Z';
+    server.use(
+      http.get('*/v1/endpoints', () =>
+        HttpResponse.json({
+          data: [{ ...endpoint, enabled: true, standard_webhooks: true, previous_secret_expires_at: until }],
+        }),
+      ),
+      http.post('*/v1/endpoints/:id/secret/rotate', async ({ request }) => {
+        seen.push(request.clone());
+        const { grace_period_seconds } = (await request.json()) as { grace_period_seconds: number };
+        return HttpResponse.json({
+          secret: 'whsec_new',
+          previous_secret_expires_at: grace_period_seconds === 0 ? null : until,
+        });
+      }),
+    );
+    render(<Endpoints onShowLog={() => {}} />);
+    await screen.findByText(endpoint.url);
+    expect(document.querySelector('.standard-webhooks')?.textContent).toBe('on');
+    expect(document.querySelector('.previous-secret')?.textContent).toContain(
+      new Date(until).toLocaleString(),
+    );
+    fireEvent.change(screen.getByLabelText('Grace period'), { target: { value: String(7 * 24 * 3600) } });
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
+    const note = await screen.findByRole('status');
+    expect(note.textContent).toMatch(/keeps signing X-Service-Signature until/);
+    expect(document.querySelector('code.secret')?.textContent).toBe('whsec_new');
+    const rotate = seen.find((r) => r.url.endsWith('/secret/rotate'))!;
+    expect(await rotate.json()).toEqual({ grace_period_seconds: 604800 });
+    expect(rotate.headers.get('x-linkhooks-csrf')).toBe('1');
+  });
+
+  it('turns Standard Webhooks on from the edit form and shows a refusal as it comes', async () => {
+    server.use(
+      http.patch('*/v1/endpoints/:id', ({ request }) => {
+        seen.push(request.clone());
+        return HttpResponse.json(
+          { error: { code: 'secret_rotation_required', message: 'rotate the secret, then turn it on' } },
+          { status: 400 },
+        );
+      }),
+    );
+    render(<Endpoints onShowLog={() => {}} />);
+    await screen.findByText(endpoint.url);
+    expect(document.querySelector('.standard-webhooks')?.textContent).toBe('off');
+    fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    const form = screen.getByRole('form', { name: 'Edit endpoint' });
+    fireEvent.click(
+      form.querySelector<HTMLInputElement>('input[type="checkbox"][data-field="standard_webhooks"]')!,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('rotate the secret, then turn it on');
+    const patch = seen.find((r) => r.method === 'PATCH')!;
+    expect(await patch.json()).toMatchObject({ standard_webhooks: true });
+  });
+
+  it('labels test deliveries in the log and in the detail', async () => {
+    server.use(
+      http.get('*/v1/deliveries', () =>
+        HttpResponse.json({
+          data: [{ ...delivery('dlv_t'), test: true }, delivery('dlv_p')],
+          next_cursor: null,
+        }),
+      ),
+      http.get('*/v1/deliveries/:id', () =>
+        HttpResponse.json({
+          delivery: { ...delivery('dlv_t'), test: true },
+          request_body: '{}',
+          attempts: [],
+        }),
+      ),
+    );
+    render(<Deliveries onOpen={() => {}} />);
+    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_p"]')).not.toBeNull());
+    expect(document.querySelector('tr[data-delivery="dlv_t"] .badge.test')?.textContent).toBe('test');
+    expect(document.querySelector('tr[data-delivery="dlv_p"] .badge.test')).toBeNull();
+    cleanup();
+    render(<DeliveryDetailView id="dlv_t" onBack={() => {}} />);
+    await screen.findByText('dlv_t');
+    expect(document.querySelector('.badge.test')?.textContent).toBe('test');
   });
 });

@@ -18,6 +18,7 @@ import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
+import { endpointOptionsBattery } from './helpers/store-battery-endpoint-options.js';
 
 const pgUp = await requireService('PostgreSQL', PG_URL);
 
@@ -88,6 +89,15 @@ describe.runIf(pgUp)('postgres', () => {
       await dropSchema(schemaOf.get(store)!);
     },
     { idsInSql: true },
+  );
+  endpointOptionsBattery(
+    'postgres',
+    async () => open(freshSchema()),
+    async (store) => {
+      await store.close();
+      opened.delete(store);
+      await dropSchema(schemaOf.get(store)!);
+    },
   );
 
   it('writes a batch of events and their deliveries all or nothing (design I2)', async () => {
@@ -217,34 +227,33 @@ describe.runIf(pgUp)('postgres', () => {
     } finally {
       setup.release();
     }
-    const store = open(schema);
+    // Written with version 2's columns: today's statements name columns later versions added.
     const accountId = newId('acct');
-    const endpoint = await endpointFor(store, accountId);
-    // Published as version 2 stored events: today's publish writes columns version 2 lacks.
-    const publishAtVersion2 = async () => {
-      const [eventId, id] = [newId('evt', T0), newId('dlv', T0)];
-      await admin.query(
-        `INSERT INTO "${schema}".events (id, account_id, name, body, created_at) VALUES ($1, $2, 'click', $3, $4)`,
-        [
-          eventId,
-          accountId,
-          Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
-          T0,
-        ],
-      );
+    const endpointId = newId('ep');
+    const eventId = newId('evt', T0);
+    const inFlight = { id: newId('dlv', T0) };
+    const waiting = { id: newId('dlv', T0) };
+    await admin.query(
+      `INSERT INTO "${schema}".endpoints (id, account_id, url, events, secret, created_at, updated_at)
+       VALUES ($1, $2, 'https://receiver.example.com/hook', '["click"]', 'whsec_test', $3, $3)`,
+      [endpointId, accountId, T0],
+    );
+    await admin.query(
+      `INSERT INTO "${schema}".events (id, account_id, name, body, created_at) VALUES ($1, $2, 'click', $3, $4)`,
+      [eventId, accountId, Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'), T0],
+    );
+    for (const [d, lease] of [
+      [inFlight, ['token-v2', T0 + 60_000]],
+      [waiting, [null, null]],
+    ] as const) {
       await admin.query(
         `INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status,
-           next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'click', 'pending', $5, $5, $5)`,
-        [id, eventId, endpoint.id, accountId, T0],
+           next_attempt_at, lease_token, lease_expires_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'click', 'pending', $5, $6, $7, $5, $5)`,
+        [d.id, eventId, endpointId, accountId, T0, lease[0], lease[1]],
       );
-      return [{ id }];
-    };
-    const [inFlight] = await publishAtVersion2();
-    const [waiting] = await publishAtVersion2();
-    await admin.query(
-      `UPDATE "${schema}".deliveries SET lease_token = 'token-v2', lease_expires_at = $2 WHERE id = $1`,
-      [inFlight!.id, T0 + 60_000],
-    );
+    }
+    const store = open(schema);
 
     await store.migrate();
 

@@ -12,12 +12,14 @@ import {
   QUEUED_STATUSES,
   resumeStatus,
 } from '../src/domain/delivery-state.js';
+import { previousSecretValid } from '../src/domain/secret-rotation.js';
 import { newDelivery } from '../src/store/new-delivery.js';
 import {
   CLAIMABLE_SQL,
   FINAL_SQL,
   heldIfDisabledSql,
   newDeliverySql,
+  previousSecretSql,
   QUEUED_SQL,
   RESUME_STATUS_SQL,
 } from '../src/store/sql-rules.js';
@@ -65,6 +67,23 @@ function rules(name: string, scalar: Query) {
         }
       }
       expect([...seen].sort()).toEqual(['held', 'pending', 'skipped']);
+    });
+
+    it('hand out the previous secret exactly while previousSecretValid says it is valid', async () => {
+      const now = 1_000_000;
+      for (const previous of [null, 'whsec_old']) {
+        for (const expiresAt of [null, now - 1, now, now + 1]) {
+          const row = `(SELECT ${previous === null ? 'NULL' : `'${previous}'`} AS previous_secret, ${
+            expiresAt === null ? 'CAST(NULL AS BIGINT)' : expiresAt
+          } AS previous_secret_expires_at) AS e`;
+          const v = await scalar(`SELECT ${previousSecretSql('e', String(now))} AS v FROM ${row}`);
+          const valid = previousSecretValid(
+            { secret: 'whsec_new', previousSecret: previous, previousSecretExpiresAt: expiresAt },
+            now,
+          );
+          expect(v ?? null).toBe(valid ? previous : null);
+        }
+      }
     });
 
     it('hold a retry exactly when the row was held by a disabling (decideTransition)', async () => {

@@ -8,6 +8,8 @@ export interface Endpoint {
   url: string;
   events: string[];
   description: string | null;
+  standard_webhooks: boolean;
+  previous_secret_expires_at: string | null;
   enabled: boolean;
   consecutive_failures: number;
   disabled_reason: string | null;
@@ -25,6 +27,7 @@ export interface Delivery {
   next_attempt_at: string | null;
   last_failure_kind: string | null;
   last_status_code: number | null;
+  test: boolean;
   created_at: string;
 }
 
@@ -38,6 +41,19 @@ export interface Attempt {
   response_snippet: string | null;
   next_attempt_at: string | null;
   request_headers: Record<string, string>;
+}
+
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+  standard_webhooks?: boolean;
+}
+
+/** A secret as the API shows it, with when a rotation's previous one stops signing. */
+export interface SecretState {
+  secret: string;
+  previous_secret_expires_at: string | null;
 }
 
 export interface DeliveryDetail {
@@ -93,14 +109,16 @@ export const api = {
   session: () => call<{ account: { id: string; name: string } }>('GET', '/v1/session'),
   signOut: () => call<void>('DELETE', '/v1/session'),
   endpoints: () => call<{ data: Endpoint[] }>('GET', '/v1/endpoints').then((r) => r.data),
-  createEndpoint: (input: { url: string; events: string[]; description?: string }) =>
+  createEndpoint: (input: EndpointInput) =>
     call<Endpoint & { secret: string }>('POST', '/v1/endpoints', input),
-  updateEndpoint: (id: string, patch: { url?: string; events?: string[]; description?: string | null }) =>
+  updateEndpoint: (id: string, patch: Partial<EndpointInput>) =>
     call<Endpoint>('PATCH', `/v1/endpoints/${id}`, patch),
   deleteEndpoint: (id: string) => call<void>('DELETE', `/v1/endpoints/${id}`),
   secret: (id: string) => call<{ secret: string }>('GET', `/v1/endpoints/${id}/secret`).then((r) => r.secret),
-  rotateSecret: (id: string) =>
-    call<{ secret: string }>('POST', `/v1/endpoints/${id}/secret/rotate`).then((r) => r.secret),
+  rotateSecret: (id: string, gracePeriodSeconds: number) =>
+    call<SecretState>('POST', `/v1/endpoints/${id}/secret/rotate`, {
+      grace_period_seconds: gracePeriodSeconds,
+    }),
   sendTest: (id: string) => call<{ event_id: string }>('POST', `/v1/endpoints/${id}/test`, {}),
   enable: (id: string, replaySkipped: boolean) =>
     call<{ endpoint: Endpoint; resumed: number; replayed: number }>('POST', `/v1/endpoints/${id}/enable`, {

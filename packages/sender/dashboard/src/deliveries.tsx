@@ -93,7 +93,10 @@ export function Deliveries({ endpointId, onOpen }: { endpointId?: string; onOpen
                     {new Date(d.created_at).toLocaleTimeString()}
                   </button>
                 </td>
-                <td>{d.event}</td>
+                <td>
+                  {d.event}
+                  {d.test && <span class="badge test">test</span>}
+                </td>
                 <td>
                   <span class={`badge ${d.status}`}>{d.status}</span>
                 </td>

@@ -38,7 +38,8 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
         Delivery <code>{delivery.id}</code>
       </h2>
       <p>
-        <span class={`badge ${delivery.status}`}>{delivery.status}</span> · {delivery.event} · endpoint{' '}
+        <span class={`badge ${delivery.status}`}>{delivery.status}</span>
+        {delivery.test && <span class="badge test">test</span>} · {delivery.event} · endpoint{' '}
         <code>{delivery.endpoint_id}</code> · {delivery.attempts} attempt{delivery.attempts === 1 ? '' : 's'}
         {delivery.status === 'held'
           ? ' · held until the endpoint is re-enabled'

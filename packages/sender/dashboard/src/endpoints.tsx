@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Endpoint, EVENTS } from './api.js';
+import { api, type Endpoint, type EndpointInput, EVENTS } from './api.js';
+import { SecretActions } from './secret-actions.js';
 
 function EndpointForm({
   initial,
@@ -7,12 +8,13 @@ function EndpointForm({
   onCancel,
 }: {
   initial?: Endpoint;
-  onSave: (input: { url: string; events: string[]; description: string }) => Promise<void>;
+  onSave: (input: EndpointInput) => Promise<void>;
   onCancel?: () => void;
 }) {
   const [url, setUrl] = useState(initial?.url ?? '');
   const [events, setEvents] = useState<string[]>(initial?.events ?? ['click', 'conversion']);
   const [description, setDescription] = useState(initial?.description ?? '');
+  const [standard, setStandard] = useState(initial?.standard_webhooks ?? false);
   const [error, setError] = useState<string | null>(null);
   const prefix = initial ? `edit-${initial.id}` : 'new';
   const toggle = (name: string) =>
@@ -21,7 +23,7 @@ function EndpointForm({
     e.preventDefault();
     setError(null);
     try {
-      await onSave({ url, events, description });
+      await onSave({ url, events, description, standard_webhooks: standard });
     } catch (err) {
       setError((err as Error).message);
     }
@@ -50,6 +52,15 @@ function EndpointForm({
           </label>
         ))}
       </fieldset>
+      <label class="check">
+        <input
+          type="checkbox"
+          data-field="standard_webhooks"
+          checked={standard}
+          onChange={() => setStandard(!standard)}
+        />{' '}
+        Standard Webhooks headers
+      </label>
       <button type="submit">{initial ? 'Save' : 'Create endpoint'}</button>
       {onCancel && (
         <button type="button" onClick={onCancel}>
@@ -74,7 +85,6 @@ function EndpointRow({
   onChanged: () => void;
   onShowLog: (id: string) => void;
 }) {
-  const [secret, setSecret] = useState<string | null>(null);
   const [replay, setReplay] = useState(true);
   const [editing, setEditing] = useState(false);
   const [note, setNote] = useState<string | null>(null);
@@ -100,22 +110,26 @@ function EndpointRow({
         <dd>{endpoint.events.join(', ')}</dd>
         <dt>Consecutive failures</dt>
         <dd class="failures">{endpoint.consecutive_failures}</dd>
+        <dt>Standard Webhooks</dt>
+        <dd class="standard-webhooks">{endpoint.standard_webhooks ? 'on' : 'off'}</dd>
+        {endpoint.previous_secret_expires_at && (
+          <>
+            <dt>Previous secret</dt>
+            <dd class="previous-secret">
+              still signing until {new Date(endpoint.previous_secret_expires_at).toLocaleString()}
+            </dd>
+          </>
+        )}
         {!endpoint.enabled && (
           <>
             <dt>Disabled</dt>
             <dd class="disabled-reason">
               {endpoint.disabled_reason === 'consecutive_failures'
                 ? '10 deliveries in a row failed'
-                : endpoint.disabled_reason}{' '}
+                : endpoint.disabled_reason === 'gone'
+                  ? 'the receiver answered 410 Gone'
+                  : endpoint.disabled_reason}{' '}
               {endpoint.disabled_at && `at ${new Date(endpoint.disabled_at).toLocaleString()}`}
-            </dd>
-          </>
-        )}
-        {secret && (
-          <>
-            <dt>Secret</dt>
-            <dd>
-              <code class="secret">{secret}</code>
             </dd>
           </>
         )}
@@ -124,20 +138,7 @@ function EndpointRow({
         <button type="button" onClick={() => onShowLog(endpoint.id)}>
           Delivery log
         </button>
-        <button type="button" onClick={() => act(async () => void setSecret(await api.secret(endpoint.id)))}>
-          Show secret
-        </button>
-        <button
-          type="button"
-          onClick={() =>
-            act(async () => {
-              setSecret(await api.rotateSecret(endpoint.id));
-              return 'Secret rotated: the next attempt is signed with the new one.';
-            })
-          }
-        >
-          Rotate secret
-        </button>
+        <SecretActions endpointId={endpoint.id} act={act} />
         <button
           type="button"
           disabled={!endpoint.enabled}

@@ -7,6 +7,7 @@
 import { EVENT_NAMES } from '@linkhooks/protocol';
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
 import { EVENT_ID_FORM } from '../engine/event-input.js';
 
 const eventName = z.enum(EVENT_NAMES);
@@ -18,6 +19,12 @@ export const endpointCreateBody = z
     url: z.string().min(1).max(2048).describe('Absolute HTTPS URL of the receiver'),
     events: z.array(eventName).min(1).max(EVENT_NAMES.length).describe('The events to deliver'),
     description: z.string().max(500).nullable().optional(),
+    standard_webhooks: z
+      .boolean()
+      .optional()
+      .describe(
+        'Also send webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks) on every attempt, beside X-Service-Signature. Default false',
+      ),
   })
   .meta({ id: 'EndpointCreate' });
 
@@ -26,8 +33,13 @@ export const endpointUpdateBody = z
     url: endpointCreateBody.shape.url.optional(),
     events: endpointCreateBody.shape.events.optional(),
     description: endpointCreateBody.shape.description,
+    standard_webhooks: endpointCreateBody.shape.standard_webhooks.describe(
+      'Turn the Standard Webhooks headers on or off. Turning them on needs a secret of today’s form: an endpoint created before that answers 400 secret_rotation_required until its secret is rotated',
+    ),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description' })
+  .refine((b) => Object.keys(b).length > 0, {
+    message: 'give at least one of url, events, description, standard_webhooks',
+  })
   .meta({ id: 'EndpointUpdate' });
 
 export const enableBody = z
@@ -38,6 +50,22 @@ export const enableBody = z
       .describe('Also deliver the events recorded as skipped while the endpoint was disabled'),
   })
   .meta({ id: 'EndpointEnable' });
+
+const graceMessage = `grace_period_seconds must be a whole number of seconds from 0 (end the old secret at once) to ${MAX_GRACE_SECONDS} (7 days)`;
+
+export const rotateBody = z
+  .strictObject({
+    grace_period_seconds: z
+      .number({ error: graceMessage })
+      .int({ error: graceMessage })
+      .min(0, { error: graceMessage })
+      .max(MAX_GRACE_SECONDS, { error: graceMessage })
+      .optional()
+      .describe(
+        `How long the replaced secret keeps signing: 0 to ${MAX_GRACE_SECONDS} s, default ${DEFAULT_GRACE_SECONDS} (24 hours)`,
+      ),
+  })
+  .meta({ id: 'SecretRotate' });
 
 export const testBody = z
   .strictObject({
@@ -102,9 +130,16 @@ export const endpointSchema = z
     url: z.string(),
     events: z.array(eventName),
     description: z.string().nullable(),
+    standard_webhooks: z.boolean().describe('Attempts also carry the Standard Webhooks headers'),
+    previous_secret_expires_at: nullableTime.describe(
+      'While a rotation’s grace lasts: when the replaced secret stops signing (null otherwise)',
+    ),
     enabled: z.boolean(),
     consecutive_failures: z.number().int(),
-    disabled_reason: z.string().nullable(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .describe('consecutive_failures, or gone (the receiver answered 410 and the service disables on it)'),
     disabled_at: nullableTime,
     paused: z.boolean().describe('Paused by the account: deliveries wait, unattempted, until resumed'),
     paused_at: nullableTime,
@@ -120,7 +155,14 @@ export const endpointWithSecretSchema = endpointSchema
   .extend({ secret: z.string().describe('whsec_…: the HMAC key; shown on create and on request') })
   .meta({ id: 'EndpointWithSecret' });
 
-export const secretSchema = z.object({ secret: z.string() }).meta({ id: 'EndpointSecret' });
+export const secretSchema = z
+  .object({
+    secret: z.string(),
+    previous_secret_expires_at: nullableTime.describe(
+      'While a rotation’s grace lasts: when the replaced secret stops signing. Until then X-Service-Signature is still signed with it and webhook-signature carries both',
+    ),
+  })
+  .meta({ id: 'EndpointSecret' });
 
 export const endpointListSchema = z.object({ data: z.array(endpointSchema) }).meta({ id: 'EndpointList' });
 
@@ -135,6 +177,9 @@ export const deliverySchema = z
     next_attempt_at: nullableTime,
     last_failure_kind: z.enum(FAILURE_KINDS).nullable(),
     last_status_code: z.number().int().nullable(),
+    test: z
+      .boolean()
+      .describe('A test delivery (POST /v1/endpoints/{id}/test); its attempts carry X-Service-Test: 1'),
     created_at: isoTime,
     updated_at: isoTime,
   })

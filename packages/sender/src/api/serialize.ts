@@ -1,6 +1,7 @@
 /**
  * Records → the API's JSON (snake_case, ISO times). An endpoint's secret is written only by the
- * routes that exist to show it (create, GET …/secret, rotate): never in lists or updates.
+ * routes that exist to show it (create, GET …/secret, rotate): never in lists or updates. A
+ * rotation's previous secret is never written at all, only when it stops signing.
  */
 import type { PublishResult } from '../engine/sender.js';
 import type { Reenabled } from '../store/port.js';
@@ -15,6 +16,8 @@ export function endpointJson(e: EndpointRecord) {
     url: e.url,
     events: e.events,
     description: e.description,
+    standard_webhooks: e.standardWebhooks,
+    previous_secret_expires_at: isoOrNull(e.previousSecretExpiresAt),
     enabled: e.enabled,
     consecutive_failures: e.consecutiveFailures,
     disabled_reason: e.disabledReason,
@@ -31,6 +34,10 @@ export function endpointWithSecretJson(e: EndpointRecord) {
   return { ...endpointJson(e), secret: e.secret };
 }
 
+export function secretJson(e: EndpointRecord) {
+  return { secret: e.secret, previous_secret_expires_at: isoOrNull(e.previousSecretExpiresAt) };
+}
+
 export function deliveryJson(d: DeliveryRecord) {
   return {
     id: d.id,
@@ -42,6 +49,7 @@ export function deliveryJson(d: DeliveryRecord) {
     next_attempt_at: isoOrNull(d.nextAttemptAt),
     last_failure_kind: d.lastFailureKind,
     last_status_code: d.lastStatusCode,
+    test: d.test,
     created_at: iso(d.createdAt),
     updated_at: iso(d.updatedAt),
   };

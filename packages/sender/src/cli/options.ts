@@ -36,6 +36,8 @@ export type Command =
 export interface EngineSettings {
   allowPrivateNetworks: boolean;
   timeScale: number;
+  /** A 410 Gone disables its endpoint at once (design D43). */
+  disableOnGone: boolean;
   /** A PEM file of certificate authorities trusted beside the system's, for endpoints' HTTPS. */
   caFile?: string;
   /** Its contents, read before anything is opened (ca-file.ts). */
@@ -55,6 +57,7 @@ type Env = Record<string, string | undefined>;
 const DB_FLAG = { db: { type: 'string' }, 'db-file': { type: 'string' } } as const;
 const ENGINE_FLAGS = {
   'allow-private-networks': { type: 'boolean' },
+  'disable-on-gone': { type: 'boolean' },
   'time-scale': { type: 'string' },
   'ca-file': { type: 'string' },
 } as const;
@@ -126,6 +129,8 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
       (values['allow-private-networks'] as boolean | undefined) ??
       booleanEnv('LINKHOOKS_ALLOW_PRIVATE_NETWORKS', env),
     timeScale,
+    disableOnGone:
+      (values['disable-on-gone'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_DISABLE_ON_GONE', env),
     ...(caFile ? { caFile } : {}),
   };
 }
@@ -231,10 +236,10 @@ Usage:
                             the account and everything it owns: endpoints, events, deliveries, keys
                   (each of them also takes [--db URL | --db-file F])
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
-                            [--allow-private-networks] [--ca-file F] [--time-scale F]
+                            [--allow-private-networks] [--ca-file F] [--time-scale F] [--disable-on-gone]
                             [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
-                            [--master-key-file F] [--previous-master-key-file F]
+                            [--disable-on-gone] [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender rotate-master-key [--db URL | --db-file F] [--master-key-file F]
                             [--previous-master-key-file F]
                             encrypt every endpoint secret again under the current master key, then
@@ -260,6 +265,8 @@ Options:
   --ca-file F               also trust the certificate authorities in this PEM file for endpoints' HTTPS
                             (for example ${DEFAULT_DEV_CERTIFICATE_DIR}/ca.pem from dev-certificate)
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
+  --disable-on-gone         a receiver answering 410 Gone disables its endpoint at once (reason "gone");
+                            without it a 410 is one failure like any other
   --master-key-file F       read the master key (32 bytes, base64 or hex) from the file F. Endpoint
                             secrets are always encrypted at rest: with SQLite and no key given, a key
                             is generated on first start into <database file>.master-key (owner-only);
@@ -271,7 +278,7 @@ Options:
 
 Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
-  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE
+  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE, LINKHOOKS_DISABLE_ON_GONE
                             the same settings; a flag wins over its variable
   PGPASSWORD                the PostgreSQL password, when the URL has none
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)

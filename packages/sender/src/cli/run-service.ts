@@ -101,11 +101,19 @@ function makeEngine(
     ...keys,
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,
+    disableOnGone: settings.disableOnGone,
     ...(settings.ca ? { ca: settings.ca } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(
-        { endpoint: endpoint.id, account: endpoint.accountId, failures: endpoint.consecutiveFailures },
-        'endpoint disabled after consecutive failed deliveries',
+        {
+          endpoint: endpoint.id,
+          account: endpoint.accountId,
+          failures: endpoint.consecutiveFailures,
+          reason: endpoint.disabledReason,
+        },
+        endpoint.disabledReason === 'gone'
+          ? 'endpoint disabled: its receiver answered 410 Gone'
+          : 'endpoint disabled after consecutive failed deliveries',
       ),
   });
 }

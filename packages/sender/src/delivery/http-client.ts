@@ -45,6 +45,8 @@ export interface SendResult {
   outcome: AttemptOutcome;
   durationMs: number;
   responseSnippet: string | null;
+  /** The `Retry-After` header of a non-2xx answer, as sent (design D42). */
+  retryAfter?: string | null;
 }
 
 export interface DeliveryClient {
@@ -147,10 +149,17 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           });
           const snippet = await readSnippet(response.body);
           const statusCode = response.statusCode;
-          const outcome: AttemptOutcome = isSuccessStatus(statusCode)
+          const ok = isSuccessStatus(statusCode);
+          const outcome: AttemptOutcome = ok
             ? { ok: true, statusCode }
             : { ok: false, kind: 'http_status', statusCode, message: `receiver answered ${statusCode}` };
-          return { outcome, durationMs: elapsed(), responseSnippet: snippet };
+          const retryAfter = ok ? undefined : response.headers['retry-after'];
+          return {
+            outcome,
+            durationMs: elapsed(),
+            responseSnippet: snippet,
+            ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+          };
         } catch (error) {
           const kind = classifyError(error, timedOut);
           const message = timedOut ? `no answer within ${timeoutMs} ms` : describeError(error);

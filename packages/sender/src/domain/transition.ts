@@ -1,16 +1,38 @@
 /**
  * What one attempt does to its delivery and to its endpoint, as one pure function of (state,
- * outcome, time, rules): the delivery's next status and due time, the endpoint's failure count,
- * whether the endpoint is disabled now, and the hold of a retry whose endpoint is disabled. The
- * stores read the state inside their transaction, call it, and write what it returns (design I5).
+ * outcome, time, rules): the delivery's next status and due time (a receiver's `Retry-After`
+ * heeded, design D42), the endpoint's failure count, whether the endpoint is disabled now (and
+ * why: design D1, D43), and the hold of a retry whose endpoint is disabled. The stores read the
+ * state inside their transaction, call it, and write what it returns (design I5).
  */
 import { decideAfterAttempt } from './delivery-state.js';
 import { type DisablePolicy, decideEndpoint } from './disable-rule.js';
+import {
+  DEFAULT_RECEIVER_POLICY,
+  heededRetryAt,
+  isGoneAnswer,
+  type ReceiverPolicy,
+} from './receiver-hints.js';
 import type { RetrySchedule } from './schedule.js';
 
 export interface TransitionRules {
   schedule: RetrySchedule;
   policy: DisablePolicy;
+  /** What a receiver's answer may ask (design D42, D43); DEFAULT_RECEIVER_POLICY when absent. */
+  receiver?: ReceiverPolicy;
+}
+
+/** Why an endpoint was disabled automatically. */
+export type DisabledReason = 'consecutive_failures' | 'gone';
+
+/** An attempt's result as the transition reads it. */
+export interface AttemptAnswer {
+  succeeded: boolean;
+  finishedAt: number;
+  /** The receiver's status code; null or absent when it did not answer. */
+  statusCode?: number | null;
+  /** The receiver's `Retry-After` header, as sent. */
+  retryAfter?: string | null;
 }
 
 export interface TransitionState {
@@ -37,6 +59,8 @@ export interface Transition {
     consecutiveFailures: number;
     /** This attempt disables the endpoint: its other claimable deliveries are held with it. */
     disable: boolean;
+    /** Why, when `disable`; null otherwise. */
+    disabledReason: DisabledReason | null;
   };
 }
 
@@ -51,19 +75,27 @@ export interface Transition {
  */
 export function decideTransition(
   state: TransitionState,
-  result: { succeeded: boolean; finishedAt: number },
+  result: AttemptAnswer,
   rules: TransitionRules,
 ): Transition {
+  const receiver = rules.receiver ?? DEFAULT_RECEIVER_POLICY;
   const decision = decideAfterAttempt(
     state.attemptsBefore,
     { ok: result.succeeded },
     result.finishedAt,
     rules.schedule,
   );
+  // design D42: a retry may come later than scheduled when the receiver asks, never earlier, and
+  // never one more: a final decision stays final.
+  const nextAttemptAt =
+    decision.nextAttemptAt === null
+      ? null
+      : heededRetryAt(decision.nextAttemptAt, result, rules.schedule, receiver);
   const verdict = decideEndpoint(state.endpoint.consecutiveFailures, decision, rules.policy);
   // Only the attempt that raises the count disables: one that keeps or resets it never does.
   const raised = verdict.consecutiveFailures > state.endpoint.consecutiveFailures;
-  const disable = verdict.disable && raised && state.endpoint.enabled;
+  const gone = !result.succeeded && isGoneAnswer(result.statusCode, receiver);
+  const disable = state.endpoint.enabled && (gone || (verdict.disable && raised));
   const enabledAfter = state.endpoint.enabled && !disable;
   return {
     delivery: {
@@ -72,20 +104,30 @@ export function decideTransition(
           ? 'held'
           : decision.status,
       attempts: decision.attempts,
-      nextAttemptAt: decision.nextAttemptAt,
+      nextAttemptAt,
       final: decision.final,
     },
-    endpoint: { consecutiveFailures: verdict.consecutiveFailures, disable },
+    endpoint: {
+      consecutiveFailures: verdict.consecutiveFailures,
+      disable,
+      disabledReason: disable ? (gone ? 'gone' : 'consecutive_failures') : null,
+    },
   };
 }
 
 /**
- * Whether an attempt can raise its endpoint's failure count, and so disable it. Every other attempt
- * leaves the count as it is or resets it, so a store may record it without reading the endpoint
- * (PostgreSQL's batched record, design C5).
+ * Whether an attempt can raise its endpoint's failure count, or answered `410` under the gone
+ * policy, and so disable it. Every other attempt leaves the count as it is or resets it, so a
+ * store may record it without reading the endpoint (PostgreSQL's batched record, design C5).
  */
-export function mayDisable(attemptsBefore: number, succeeded: boolean, rules: TransitionRules): boolean {
+export function mayDisable(
+  attemptsBefore: number,
+  succeeded: boolean,
+  rules: TransitionRules,
+  statusCode?: number | null,
+): boolean {
   if (succeeded) return false;
+  if (isGoneAnswer(statusCode, rules.receiver ?? DEFAULT_RECEIVER_POLICY)) return true;
   if (rules.policy.countPer === 'attempt') return true;
   return decideAfterAttempt(attemptsBefore, { ok: false }, 0, rules.schedule).final === 'failed';
 }

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { LookupFunction } from '../delivery/address-guard.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
 import { DEFAULT_DISABLE_POLICY, type DisablePolicy } from '../domain/disable-rule.js';
+import { DEFAULT_RECEIVER_POLICY } from '../domain/receiver-hints.js';
 import { ATTEMPT_TIMEOUT_MS, assertSchedule, RETRY_DELAYS_MS } from '../domain/schedule.js';
 import type { TransitionRules } from '../domain/transition.js';
 import { SenderError } from '../errors.js';
@@ -24,6 +25,11 @@ export interface SenderOptions {
   timeScale?: number;
   /** Default: 10 failed deliveries in a row (design D1). */
   disablePolicy?: Partial<DisablePolicy>;
+  /**
+   * A `410 Gone` answer disables its endpoint at once, with `disabled_reason: "gone"` (design
+   * D43). Default false: a 410 is one failure like any other.
+   */
+  disableOnGone?: boolean;
   /** Whole-attempt deadline. Default 30 s (design R11). */
   attemptTimeoutMs?: number;
   /**
@@ -120,7 +126,11 @@ export function settingsOf(options: SenderOptions): Settings {
   // speed, and the reserve is always left to the others (design D25).
   const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
   return {
-    rules: { schedule, policy: { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy } },
+    rules: {
+      schedule,
+      policy: { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy },
+      receiver: { ...DEFAULT_RECEIVER_POLICY, disableOnGone: options.disableOnGone ?? false },
+    },
     timeoutMs,
     leaseMs,
     renewEveryMs: Math.floor(leaseMs / 3),

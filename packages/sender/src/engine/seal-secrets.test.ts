@@ -103,6 +103,47 @@ describe('sealSecrets (design D29)', () => {
     for (const [id, secret] of underOld) expect(onlyNew.decrypt(stored.get(id)!, id)).toBe(secret);
   });
 
+  it("moves a rotation's previous secret with its secret, and one alone when only it is behind (design D40)", async () => {
+    const { store } = await database();
+    const underOld = withSecretCipher(store, createSecretCipher(oldKey));
+    const [id] = [...(await endpoints(store, 1, createSecretCipher(oldKey))).keys()];
+    await underOld.updateEndpoint(
+      'acct_0',
+      id!,
+      { secret: 'whsec_second', previousSecretExpiresAt: 10 ** 13 },
+      2,
+    );
+    const [first] = [...(await endpoints(store, 1, createSecretCipher(newKey))).keys()];
+    // An endpoint rotated under the new key while its previous secret is still under the old one.
+    await store.updateEndpoint('acct_0', first!, { previousSecretExpiresAt: null }, 3);
+    const rotating = createSecretCipher({ current: newKey, previous: [oldKey] });
+    await withSecretCipher(store, rotating).updateEndpoint(
+      'acct_0',
+      first!,
+      { secret: 'whsec_third', previousSecretExpiresAt: 10 ** 13 },
+      4,
+    );
+    const raw = (await store.listEndpoints('acct_0')).find((e) => e.id === first)!;
+    await store.replaceSecrets([
+      {
+        id: first!,
+        from: raw.secret,
+        to: raw.secret,
+        previous: { from: raw.previousSecret!, to: createSecretCipher(oldKey).encrypt('whsec_kept', first!) },
+      },
+    ]);
+
+    expect(await sealSecrets(store, rotating, 1)).toEqual({ sealed: 0, resealed: 1, unreadable: [] });
+    const onlyNew = withSecretCipher(store, createSecretCipher(newKey));
+    expect(await onlyNew.getEndpoint('acct_0', id!)).toMatchObject({ secret: 'whsec_second' });
+    expect((await onlyNew.getEndpoint('acct_0', id!))?.previousSecret).toMatch(/^whsec_/);
+    expect(await onlyNew.getEndpoint('acct_0', first!)).toMatchObject({
+      secret: 'whsec_third',
+      previousSecret: 'whsec_kept',
+    });
+    expect(await store.secretsNotSealedWith(`lhenc:v2:${keyId(newKey)}:`, null, 10)).toEqual([]);
+  });
+
   it('does nothing without a key', async () => {
     const { store } = await database();
     await endpoints(store, 2);

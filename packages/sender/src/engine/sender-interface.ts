@@ -11,6 +11,7 @@ import type {
 } from '../store/records.js';
 import type { AccountAdministration } from './account-admin.js';
 import type { EndpointOperations } from './endpoint-operations.js';
+import type { RotateOptions } from './endpoint-secrets.js';
 import type { PublishInput } from './event-input.js';
 import type { PublishItem, PublishManyResult, PublishResult } from './publish-many.js';
 import type { SealReport } from './seal-secrets.js';
@@ -19,6 +20,8 @@ export interface NewEndpointInput {
   url: string;
   events: string[];
   description?: string | null;
+  /** Also send the Standard Webhooks headers on every attempt (design D32). Default false. */
+  standardWebhooks?: boolean;
 }
 
 /** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
@@ -36,14 +39,18 @@ export interface Sender extends EndpointOperations, AccountAdministration {
    */
   publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
   /**
-   * Sends a signed sample event to one endpoint, logged like any delivery. The event must be one
-   * the endpoint subscribes to; by default its first one.
+   * Sends a signed sample event to one endpoint, marked as a test (design D44) and logged like any
+   * delivery. The event must be one the endpoint subscribes to; by default its first one.
    */
   sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult>;
 
   createEndpoint(accountId: string, input: NewEndpointInput): Promise<EndpointRecord>;
   updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord>;
-  rotateSecret(accountId: string, id: string): Promise<EndpointRecord>;
+  /**
+   * A fresh secret; the replaced one keeps signing for the grace (default 24 h, at most 7 days,
+   * 0 ends it at once: design D40, D41).
+   */
+  rotateSecret(accountId: string, id: string, options?: RotateOptions): Promise<EndpointRecord>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
   deleteEndpoint(accountId: string, id: string): Promise<void>;
@@ -79,7 +86,10 @@ export interface Sender extends EndpointOperations, AccountAdministration {
 
   /** Runs every delivery due now; for tests and scripts driving virtual time. */
   tick(): Promise<number>;
-  /** Deletes final deliveries older than the retention period; resolves with how many. */
+  /**
+   * Deletes final deliveries older than the retention period, and previous secrets past their
+   * grace (design D40); resolves with how many deliveries.
+   */
   pruneLog(): Promise<number>;
   /** Attempts in flight on this engine's workers. */
   readonly inFlight: number;

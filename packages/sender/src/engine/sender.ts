@@ -4,7 +4,7 @@
  * retry schedule, disables endpoints that keep failing, and keeps the delivery log. The management
  * API and the service CLI call its methods, never the store.
  */
-import { generateSecret, isEventName, sampleEventData } from '@linkhooks/protocol';
+import { isEventName, sampleEventData } from '@linkhooks/protocol';
 import pino, { type Logger } from 'pino';
 import { authenticateApiKey, createAccount, findKeyHolder } from '../accounts.js';
 import { systemClock } from '../clock.js';
@@ -15,9 +15,10 @@ import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
+import type { PublishTarget } from '../store/port.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
-import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
+import { endpointManagement } from './endpoint-management.js';
 import { endpointOperations } from './endpoint-operations.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
@@ -28,6 +29,7 @@ import { sealSecrets } from './seal-secrets.js';
 import { secretCipherOf } from './secrets-at-rest.js';
 
 export type { AccountAdministration, ApiKey, RotatedKey } from './account-admin.js';
+export type { RotateOptions } from './endpoint-secrets.js';
 export type { NewEndpointInput, Sender } from './sender-interface.js';
 
 import type { Sender } from './sender-interface.js';
@@ -117,7 +119,7 @@ export function createSender(options: SenderOptions): Sender {
   async function publishTo(
     accountId: string,
     input: PublishInput,
-    target: { endpointId?: string } = {},
+    target: PublishTarget = {},
   ): Promise<PublishResult> {
     const event = buildEvent(accountId, input, clock.now());
     const ids = () => newId('dlv', event.createdAt);
@@ -130,8 +132,14 @@ export function createSender(options: SenderOptions): Sender {
     return { eventId: published.eventId, deliveries: published.deliveries };
   }
 
-  const getEndpoint = async (accountId: string, id: string) =>
-    found(await store.getEndpoint(accountId, id), 'endpoint', id);
+  const endpoints = endpointManagement({ store, clock, addressPolicy, resolve: options.resolve, quota });
+  const { getEndpoint, live } = endpoints;
+  const operations = endpointOperations({
+    store,
+    clock,
+    takeRecovery: (a) => quota.recovery(a),
+    wake: () => worker.wake(),
+  });
 
   return {
     metrics: metrics.registry,
@@ -153,44 +161,14 @@ export function createSender(options: SenderOptions): Sender {
         );
       }
       quota.testSend(accountId);
-      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId });
+      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId, test: true });
     },
 
-    async createEndpoint(accountId, input) {
-      const url = await checkEndpointUrl(input?.url, addressPolicy, options.resolve);
-      const events = checkEvents(input.events);
-      quota.endpoint((await store.listEndpoints(accountId)).length);
-      const now = clock.now();
-      return store.createEndpoint({
-        id: newId('ep', now),
-        accountId,
-        url,
-        events,
-        secret: generateSecret(),
-        description: input.description ?? null,
-        now,
-      });
-    },
-
-    async updateEndpoint(accountId, id, patch) {
-      await getEndpoint(accountId, id);
-      const next = {
-        ...(patch.url !== undefined
-          ? { url: await checkEndpointUrl(patch.url, addressPolicy, options.resolve) }
-          : {}),
-        ...(patch.events !== undefined ? { events: checkEvents(patch.events) } : {}),
-        ...(patch.description !== undefined ? { description: patch.description } : {}),
-      };
-      return found(await store.updateEndpoint(accountId, id, next, clock.now()), 'endpoint', id);
-    },
-
-    async rotateSecret(accountId, id) {
-      const patch = { secret: generateSecret() };
-      return found(await store.updateEndpoint(accountId, id, patch, clock.now()), 'endpoint', id);
-    },
-
+    createEndpoint: endpoints.createEndpoint,
+    updateEndpoint: endpoints.updateEndpoint,
+    rotateSecret: endpoints.rotateSecret,
     getEndpoint,
-    listEndpoints: (accountId) => store.listEndpoints(accountId),
+    listEndpoints: endpoints.listEndpoints,
 
     async deleteEndpoint(accountId, id) {
       if (!(await store.deleteEndpoint(accountId, id))) throw notFound('endpoint', id);
@@ -199,7 +177,8 @@ export function createSender(options: SenderOptions): Sender {
     async reenableEndpoint(accountId, id, { replaySkipped = false } = {}) {
       const result = await store.reenableEndpoint(accountId, id, { replaySkipped, now: clock.now() });
       worker.wake();
-      return found(result, 'endpoint', id);
+      const reenabled = found(result, 'endpoint', id);
+      return { ...reenabled, endpoint: live(reenabled.endpoint) };
     },
 
     async retryDelivery(accountId, deliveryId) {
@@ -231,17 +210,20 @@ export function createSender(options: SenderOptions): Sender {
       const holder = await store.getApiKey(keyId, clock.now());
       return holder?.account.id === accountId ? holder.account : null;
     },
-    ...endpointOperations({
-      store,
-      clock,
-      takeRecovery: (a) => quota.recovery(a),
-      wake: () => worker.wake(),
-    }),
+    ...operations,
+    pauseEndpoint: async (accountId, id) => live(await operations.pauseEndpoint(accountId, id)),
+    async resumeEndpoint(accountId, id) {
+      const result = await operations.resumeEndpoint(accountId, id);
+      return { ...result, endpoint: live(result.endpoint) };
+    },
     ...accountAdministration({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),
     tick: () => worker.tick(),
-    pruneLog: () => store.pruneBefore(clock.now() - settings.retentionMs),
+    async pruneLog() {
+      await store.dropExpiredSecrets(clock.now());
+      return store.pruneBefore(clock.now() - settings.retentionMs);
+    },
     get inFlight() {
       return worker.inFlight;
     },

@@ -2,8 +2,10 @@
  * A store decorator that keeps endpoint secrets encrypted at rest: secrets are encrypted on their
  * way in (create, rotate) and decrypted on their way out (every endpoint and every claim), so the
  * engine, the workers and the API only ever see plaintext while the database only ever holds
- * ciphertext. Every other method is the inner store's own; a plaintext secret read with a key set
- * is refused (design D29).
+ * ciphertext. A rotation's previous secret is the replaced secret as stored, moved by the store
+ * (design D40), so it stays ciphertext and is decrypted on the way out like the secret. Every
+ * other method is the inner store's own; a plaintext secret read with a key set is refused
+ * (design D29).
  */
 import type { SenderStore } from './port.js';
 import type { ClaimedDelivery, EndpointRecord } from './records.js';
@@ -18,7 +20,13 @@ export function withSecretCipher(
   cipher: SecretCipher,
   onUnreadable: (deliveryId: string, error: unknown) => void = () => {},
 ): SenderStore {
-  const open = (e: EndpointRecord): EndpointRecord => ({ ...e, secret: cipher.decrypt(e.secret, e.id) });
+  const openOrNullSecret = (stored: string | null, endpointId: string) =>
+    stored === null ? null : cipher.decrypt(stored, endpointId);
+  const open = (e: EndpointRecord): EndpointRecord => ({
+    ...e,
+    secret: cipher.decrypt(e.secret, e.id),
+    previousSecret: openOrNullSecret(e.previousSecret, e.id),
+  });
   const openOrNull = (e: EndpointRecord | null) => (e ? open(e) : null);
   return {
     ...store,
@@ -59,7 +67,11 @@ export function withSecretCipher(
       const opened: ClaimedDelivery[] = [];
       for (const c of await store.claimDue(request)) {
         try {
-          opened.push({ ...c, secret: cipher.decrypt(c.secret, c.delivery.endpointId) });
+          opened.push({
+            ...c,
+            secret: cipher.decrypt(c.secret, c.delivery.endpointId),
+            previousSecret: openOrNullSecret(c.previousSecret, c.delivery.endpointId),
+          });
         } catch (error) {
           onUnreadable(c.delivery.id, error);
         }

@@ -9,6 +9,7 @@ export function newDelivery(
   event: EventRecord,
   endpoint: { id: string; enabled: boolean; paused?: boolean },
   id: string,
+  test = false,
 ): DeliveryRecord {
   return {
     id,
@@ -21,6 +22,7 @@ export function newDelivery(
     nextAttemptAt: endpoint.enabled ? event.createdAt : null,
     lastFailureKind: null,
     lastStatusCode: null,
+    test,
     createdAt: event.createdAt,
     updatedAt: event.createdAt,
   };

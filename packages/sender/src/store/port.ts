@@ -13,23 +13,36 @@ import type {
   EndpointRecord,
   EventRecord,
 } from './records.js';
+import type { SecretsAtRest } from './secrets-port.js';
 
 export type NewEndpoint = Pick<
   EndpointRecord,
   'id' | 'accountId' | 'url' | 'events' | 'secret' | 'description'
 > & {
   now: number;
+  /** Default false. */
+  standardWebhooks?: boolean;
 };
 
 export interface EndpointPatch {
   url?: string;
   events?: EndpointRecord['events'];
+  /**
+   * A new secret. The one it replaces becomes the previous secret until `previousSecretExpiresAt`
+   * (design D40), in the same statement, as stored (so still encrypted); without an expiry it is
+   * dropped at once, and so is any earlier previous secret.
+   */
   secret?: string;
+  /** With `secret` only: when the replaced secret stops signing; null or absent, at once. */
+  previousSecretExpiresAt?: number | null;
   description?: string | null;
+  standardWebhooks?: boolean;
 }
 
 export interface PublishTarget {
   endpointId?: string;
+  /** A test delivery (design D44): marked on the wire and in the log. */
+  test?: boolean;
 }
 
 export interface ClaimRequest {
@@ -80,8 +93,10 @@ export interface AttemptResult {
   attempt: Omit<AttemptRecord, 'nextAttemptAt'>;
   /** The schedule and the disable policy the engine runs with. */
   rules: TransitionRules;
-  /** When the attempt finished: the retry delay counts from here (design R6). */
+  /** When the attempt finished: the retry delay counts from here (design R12). */
   now: number;
+  /** The receiver's `Retry-After` header, if it sent one (design D42). */
+  retryAfter?: string | null;
 }
 
 export interface AttemptApplied {
@@ -239,37 +254,13 @@ export interface Catalogue extends AccountCatalogue {
   getEvent(accountId: string, id: string): Promise<EventRecord | null>;
   /** Retention: deletes final deliveries last updated before `cutoff`, and events left without any. */
   pruneBefore(cutoff: number): Promise<number>;
+  /** Drops the previous secrets whose grace ended at or before `now` (design D40); resolves with how many. */
+  dropExpiredSecrets(now: number): Promise<number>;
   stats(): Promise<StoreStats>;
 }
 
-/** An endpoint's secret as stored, and the value to store in its place. */
-export interface SecretChange {
-  id: string;
-  /** The stored value the change was computed from: the row is left alone if it changed since. */
-  from: string;
-  to: string;
-}
-
-/**
- * Endpoint secrets across accounts, for sealing them under the master key in bounded steps
- * (design D29, D30): never for the API, which is scoped to one account.
- */
-export interface SecretsAtRest {
-  /** Up to `limit` endpoints, by id after `after`, whose stored secret does not begin with `prefix`. */
-  secretsNotSealedWith(
-    prefix: string,
-    after: string | null,
-    limit: number,
-  ): Promise<{ id: string; secret: string }[]>;
-  /**
-   * Writes each change in one transaction where the secret is still `from` (compare-and-set), so
-   * two processes sealing at once, or a rotation through the API, never lose a secret. Answers the
-   * ids written.
-   */
-  replaceSecrets(changes: readonly SecretChange[]): Promise<string[]>;
-}
-
 export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
+export type { SecretChange, SecretsAtRest } from './secrets-port.js';
 
 /** What a store can do beyond the port, declared rather than guessed from its kind. */
 export interface StoreCapabilities {

@@ -21,6 +21,14 @@ export interface EndpointRecord {
   url: string;
   events: EventName[];
   secret: string;
+  /**
+   * The secret a rotation replaced, still signing until `previousSecretExpiresAt` (design D40);
+   * never used at or after that time, and dropped once past it.
+   */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  /** Every attempt also carries the Standard Webhooks headers (design D32). */
+  standardWebhooks: boolean;
   description: string | null;
   enabled: boolean;
   consecutiveFailures: number;
@@ -58,6 +66,8 @@ export interface DeliveryRecord {
   nextAttemptAt: number | null;
   lastFailureKind: FailureKind | null;
   lastStatusCode: number | null;
+  /** A test delivery (`POST /v1/endpoints/:id/test`): marked on the wire and in the log (design D44). */
+  test: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -89,6 +99,10 @@ export interface ClaimedDelivery {
   /** The URL's scheme, host and port: what the endpoints of one server share (design D25). */
   origin: string;
   secret: string;
+  /** Handed out only while valid at the claim's time (previousSecretSql, design D40). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  standardWebhooks: boolean;
 }
 
 /** An API key of an account (design D37): never the key itself, only its hash and its first characters. */

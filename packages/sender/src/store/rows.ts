@@ -21,6 +21,7 @@ export type Row = Record<string, unknown>;
 
 const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+const bool = (v: unknown): boolean => v === true || v === 1;
 
 export function toAccount(row: Row): AccountRecord {
   return {
@@ -39,8 +40,11 @@ export function toEndpoint(row: Row): EndpointRecord {
     url: row.url as string,
     events: (typeof row.events === 'string' ? JSON.parse(row.events) : row.events) as EventName[],
     secret: row.secret as string,
+    previousSecret: (row.previous_secret as string | null) ?? null,
+    previousSecretExpiresAt: numOrNull(row.previous_secret_expires_at),
+    standardWebhooks: bool(row.standard_webhooks),
     description: (row.description as string | null) ?? null,
-    enabled: row.enabled === true || row.enabled === 1,
+    enabled: bool(row.enabled),
     consecutiveFailures: num(row.consecutive_failures),
     disabledReason: (row.disabled_reason as string | null) ?? null,
     disabledAt: numOrNull(row.disabled_at),
@@ -63,6 +67,7 @@ export function toDelivery(row: Row): DeliveryRecord {
     nextAttemptAt: numOrNull(row.next_attempt_at),
     lastFailureKind: (row.last_failure_kind as FailureKind | null) ?? null,
     lastStatusCode: numOrNull(row.last_status_code),
+    test: bool(row.test),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
   };
@@ -91,7 +96,10 @@ export function toApiKey(row: Row): ApiKeyRecord {
   };
 }
 
-/** A claimed delivery's row: the delivery's columns with `body`, `url` and `secret` joined in. */
+/**
+ * A claimed delivery's row: the delivery's columns with `body`, `url`, `origin`, `secret`,
+ * `previous_secret` (already null unless valid), its expiry and `standard_webhooks` joined in.
+ */
 export function toClaimed(row: Row, leaseToken: string, leaseExpiresAt: number): ClaimedDelivery {
   return {
     delivery: toDelivery(row),
@@ -101,6 +109,9 @@ export function toClaimed(row: Row, leaseToken: string, leaseExpiresAt: number):
     url: row.url as string,
     origin: row.origin as string,
     secret: row.secret as string,
+    previousSecret: (row.previous_secret as string | null) ?? null,
+    previousSecretExpiresAt: numOrNull(row.previous_secret_expires_at),
+    standardWebhooks: bool(row.standard_webhooks),
   };
 }
 

@@ -34,6 +34,14 @@ export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)
 export const heldIfDisabledSql = (next: string, current: string) =>
   `CASE WHEN ${next} = 'awaiting_retry' AND ${current} = 'held' THEN 'held' ELSE ${next} END`;
 
+/**
+ * The previous secret of an endpoint row while it is valid at `now` (previousSecretValid: before
+ * its expiry, never at or after it), else NULL: a claim never hands out an expired one (design D40).
+ * `e` is the endpoints row's alias.
+ */
+export const previousSecretSql = (e: string, now: string) =>
+  `CASE WHEN ${e}.previous_secret_expires_at > ${now} THEN ${e}.previous_secret END`;
+
 const made = (enabled: boolean, paused: boolean) =>
   newDelivery(
     { id: '', accountId: '', name: '', body: new Uint8Array(), createdAt: 1 },

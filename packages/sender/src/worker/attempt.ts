@@ -3,9 +3,10 @@
  * means is decideTransition's (src/domain), applied by the store as it records; this file only
  * moves bytes.
  */
-import { sign } from '@linkhooks/protocol';
+import { STANDARD_WEBHOOK_HEADERS, sign, signStandardWebhook } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
+import { signingSecrets } from '../domain/secret-rotation.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AttemptApplied, DeliveryQueue } from '../store/port.js';
 import type { AttemptRecord, ClaimedDelivery } from '../store/records.js';
@@ -24,17 +25,43 @@ export interface AttemptReport {
   applied: AttemptApplied;
 }
 
-/** The request headers of design R4 and R9, and the extension headers of design D6. */
-export function deliveryHeaders(claim: ClaimedDelivery, attemptNumber: number, userAgent: string) {
-  return {
+/**
+ * The request headers of design R4 and R9, the extension headers of design D6 and D44, and, for
+ * an endpoint that asks, the Standard Webhooks headers of design D32. `now` is the attempt's time:
+ * it picks the secrets (design D40, D41) and is the signed `webhook-timestamp`.
+ */
+export function deliveryHeaders(
+  claim: ClaimedDelivery,
+  attemptNumber: number,
+  userAgent: string,
+  now: number,
+): Record<string, string> {
+  const secrets = signingSecrets(claim, now);
+  const headers: Record<string, string> = {
     'content-type': 'application/json',
-    // design R9: HMAC-SHA256 of the stored bytes; the same bytes give the same signature on every attempt.
-    'x-service-signature': sign(claim.body, claim.secret),
+    // design R9: HMAC-SHA256 of the stored bytes; the same bytes and secret give the same signature
+    // on every attempt. During a rotation's grace the secret is the previous one (design D41).
+    'x-service-signature': sign(claim.body, secrets.serviceSignature),
     'x-service-event-id': claim.delivery.eventId,
     'x-service-delivery-id': claim.delivery.id,
     'x-service-attempt': String(attemptNumber),
     'user-agent': userAgent,
   };
+  if (claim.delivery.test) headers['x-service-test'] = '1';
+  if (claim.standardWebhooks && secrets.standard.length > 0) {
+    // The event id, the same on every attempt; the attempt's own time, signed with it.
+    const id = claim.delivery.eventId;
+    const timestamp = Math.floor(now / 1000);
+    headers[STANDARD_WEBHOOK_HEADERS.id] = id;
+    headers[STANDARD_WEBHOOK_HEADERS.timestamp] = String(timestamp);
+    headers[STANDARD_WEBHOOK_HEADERS.signature] = signStandardWebhook({
+      id,
+      timestamp,
+      body: claim.body,
+      secret: secrets.standard,
+    });
+  }
+  return headers;
 }
 
 /**
@@ -49,8 +76,8 @@ export async function runAttempt(
   abandon?: AbortSignal,
 ): Promise<AttemptReport> {
   const number = claim.delivery.attempts + 1;
-  const headers = deliveryHeaders(claim, number, deps.userAgent);
   const startedAt = deps.clock.now();
+  const headers = deliveryHeaders(claim, number, deps.userAgent, startedAt);
   const result = await deps.client.send({
     url: claim.url,
     body: claim.body,
@@ -78,6 +105,7 @@ export async function runAttempt(
     attempt,
     rules: deps.rules,
     now: finishedAt,
+    retryAfter: result.retryAfter ?? null,
   });
   return { claim, attempt: { ...attempt, nextAttemptAt: applied.nextAttemptAt ?? null }, applied };
 }

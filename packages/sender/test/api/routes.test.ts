@@ -123,7 +123,7 @@ describe('endpoints', () => {
     expect(patched.json).not.toHaveProperty('secret');
 
     const secret = await api.call('GET', `/v1/endpoints/${endpoint.id}/secret`);
-    expect(secret.json).toEqual({ secret: endpoint.secret });
+    expect(secret.json).toEqual({ secret: endpoint.secret, previous_secret_expires_at: null });
 
     const deleted = await api.call('DELETE', `/v1/endpoints/${endpoint.id}`);
     expect(deleted.status).toBe(204);
@@ -175,12 +175,15 @@ describe('endpoints', () => {
     expect(huge.json.error.code).toBe('payload_too_large');
   });
 
-  it('rotates the secret: the next delivery is signed with the new one', async () => {
+  it('rotates the secret: without a grace, the next delivery is signed with the new one', async () => {
     const { name, endpoint } = await newEndpoint(['click']);
-    const rotated = await api.call('POST', `/v1/endpoints/${endpoint.id}/secret/rotate`);
+    const rotated = await api.call('POST', `/v1/endpoints/${endpoint.id}/secret/rotate`, {
+      body: { grace_period_seconds: 0 },
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.json.secret).toMatch(/^whsec_/);
     expect(rotated.json.secret).not.toBe(endpoint.secret);
+    expect(rotated.json.previous_secret_expires_at).toBeNull();
     receiver.route(name, rotated.json.secret);
     const test = await api.call('POST', `/v1/endpoints/${endpoint.id}/test`);
     expect(test.status).toBe(202);

@@ -11,13 +11,25 @@ import {
   endpointWithSecretSchema,
   errorSchema,
   publishResultSchema,
+  rotateBody,
   secretSchema,
   testBody,
 } from '../schemas.js';
-import { enableResultJson, endpointJson, endpointWithSecretJson, publishResultJson } from '../serialize.js';
+import {
+  enableResultJson,
+  endpointJson,
+  endpointWithSecretJson,
+  publishResultJson,
+  secretJson,
+} from '../serialize.js';
 
 const err = (description: string) => ({ description, schema: errorSchema });
 const notFound = err('No such endpoint in this account');
+/** The API's snake_case body → the engine's input. */
+const endpointInput = <T extends { standard_webhooks?: boolean | undefined }>(body: T) => {
+  const { standard_webhooks, ...rest } = body;
+  return { ...rest, ...(standard_webhooks !== undefined ? { standardWebhooks: standard_webhooks } : {}) };
+};
 const badRequest = err('Invalid input; the message says what is wrong');
 
 export const endpointRoutes = [
@@ -34,7 +46,7 @@ export const endpointRoutes = [
       429: err('The account has as many endpoints as it may have'),
     },
     async handle({ sender, account, body }) {
-      const endpoint = await sender.createEndpoint(account.id, body);
+      const endpoint = await sender.createEndpoint(account.id, endpointInput(body));
       return { status: 201, json: endpointWithSecretJson(endpoint) };
     },
   }),
@@ -64,17 +76,19 @@ export const endpointRoutes = [
   defineRoute<z.infer<typeof endpointUpdateBody>>({
     method: 'patch',
     path: '/v1/endpoints/:id',
-    summary: 'Change an endpoint’s URL, events or description',
+    summary: 'Change an endpoint’s URL, events, description or Standard Webhooks switch',
     tag: 'Endpoints',
     auth: 'account',
     body: { schema: endpointUpdateBody, required: true },
     responses: {
       200: { description: 'The updated endpoint', schema: endpointSchema },
-      400: badRequest,
+      400: err(
+        'Invalid input; the message says what is wrong. secret_rotation_required: standard_webhooks needs a secret of today’s form, rotate it first',
+      ),
       404: notFound,
     },
     async handle({ sender, account, params, body }) {
-      const endpoint = await sender.updateEndpoint(account.id, params.id!, body);
+      const endpoint = await sender.updateEndpoint(account.id, params.id!, endpointInput(body));
       return { status: 200, json: endpointJson(endpoint) };
     },
   }),
@@ -99,19 +113,27 @@ export const endpointRoutes = [
     responses: { 200: { description: 'The secret', schema: secretSchema }, 404: notFound },
     async handle({ sender, account, params }) {
       const endpoint = await sender.getEndpoint(account.id, params.id!);
-      return { status: 200, json: { secret: endpoint.secret } };
+      return { status: 200, json: secretJson(endpoint) };
     },
   }),
-  defineRoute({
+  defineRoute<z.infer<typeof rotateBody>>({
     method: 'post',
     path: '/v1/endpoints/:id/secret/rotate',
-    summary: 'Replace the signing secret; the next attempt is signed with the new one',
+    summary:
+      'Replace the signing secret; the old one keeps signing X-Service-Signature for the grace period (default 24 hours), then the new one does',
     tag: 'Endpoints',
     auth: 'account',
-    responses: { 200: { description: 'The new secret', schema: secretSchema }, 404: notFound },
-    async handle({ sender, account, params }) {
-      const endpoint = await sender.rotateSecret(account.id, params.id!);
-      return { status: 200, json: { secret: endpoint.secret } };
+    body: { schema: rotateBody, required: false },
+    responses: {
+      200: { description: 'The new secret, and when the old one stops signing', schema: secretSchema },
+      400: badRequest,
+      404: notFound,
+    },
+    async handle({ sender, account, params, body }) {
+      const endpoint = await sender.rotateSecret(account.id, params.id!, {
+        ...(body.grace_period_seconds !== undefined ? { gracePeriodSeconds: body.grace_period_seconds } : {}),
+      });
+      return { status: 200, json: secretJson(endpoint) };
     },
   }),
   defineRoute<z.infer<typeof enableBody>>({
@@ -136,7 +158,8 @@ export const endpointRoutes = [
   defineRoute<z.infer<typeof testBody>>({
     method: 'post',
     path: '/v1/endpoints/:id/test',
-    summary: 'Send a signed sample event of a subscribed type, logged like any delivery',
+    summary:
+      'Send a signed sample event of a subscribed type, marked X-Service-Test: 1 and logged like any delivery (test: true)',
     tag: 'Endpoints',
     auth: 'account',
     body: { schema: testBody, required: false },

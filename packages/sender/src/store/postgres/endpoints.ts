@@ -5,21 +5,32 @@ import { toEndpoint } from '../rows.js';
 import type { Pg } from './connection.js';
 
 const INSERT_ENDPOINT = `
-INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
-VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7)
+INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at, standard_webhooks)
+VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7, $8)
 RETURNING *`;
 const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
 const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 ORDER BY id`;
-/** One statement, so a concurrent patch of another field is never lost. `$6`: set the description. */
+/**
+ * One statement, so a concurrent patch of another field is never lost. `$6`: set the description.
+ * A new secret (`$5`) keeps the one it replaces, as stored, until `$10` (design D40): the right-hand
+ * sides read the row as it was, so `secret` there is the replaced one.
+ */
 const UPDATE_ENDPOINT = `
 UPDATE endpoints SET
   url = coalesce($3::text, url),
   events = coalesce($4::jsonb, events),
   secret = coalesce($5::text, secret),
+  previous_secret = CASE WHEN $5::text IS NULL THEN previous_secret WHEN $10::bigint IS NULL THEN NULL ELSE secret END,
+  previous_secret_expires_at = CASE WHEN $5::text IS NULL THEN previous_secret_expires_at ELSE $10::bigint END,
   description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
+  standard_webhooks = coalesce($9::boolean, standard_webhooks),
   updated_at = $8
 WHERE id = $1 AND account_id = $2
 RETURNING *`;
+/** Previous secrets past their grace (design D40): never handed out, now gone from the row too. */
+const DROP_EXPIRED_SECRETS = `
+UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
+WHERE previous_secret_expires_at <= $1`;
 /**
  * Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them.
  * The deliveries are locked before their leases are deleted — the order claims, records and
@@ -42,6 +53,7 @@ export async function createEndpoint(pg: Pg, input: NewEndpoint): Promise<Endpoi
     input.secret,
     input.description,
     input.now,
+    input.standardWebhooks ?? false,
   ]);
   return toEndpoint(row!);
 }
@@ -71,6 +83,8 @@ export async function updateEndpoint(
     patch.description !== undefined,
     patch.description ?? null,
     now,
+    patch.standardWebhooks ?? null,
+    patch.previousSecretExpiresAt ?? null,
   ]);
   return row ? toEndpoint(row) : null;
 }
@@ -79,4 +93,8 @@ export async function updateEndpoint(
 export async function deleteEndpoint(pg: Pg, accountId: string, id: string): Promise<boolean> {
   const [row] = await pg.deadlockRetried(() => pg.rows(DELETE_ENDPOINT, [id, accountId]));
   return Number(row?.n ?? 0) > 0;
+}
+
+export async function dropExpiredSecrets(pg: Pg, now: number): Promise<number> {
+  return (await pg.pool.query(DROP_EXPIRED_SECRETS, [now])).rowCount ?? 0;
 }

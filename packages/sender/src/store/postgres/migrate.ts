@@ -1,6 +1,6 @@
 /**
- * Applies the numbered migrations in `migrations/` not yet recorded in `schema_migrations`,
- * creating the schema first, in one transaction under an advisory lock: two processes migrating
+ * Applies the numbered migrations in `migrations/` not yet recorded in `schema_migrations`
+ * (whatever their order, so a gap in the numbers is fine), creating the schema first, in one transaction under an advisory lock: two processes migrating
  * at once apply each version exactly once (design C4). Times are BIGINT epoch milliseconds; an
  * event body is BYTEA, the exact bytes every attempt sends (design I1), never jsonb, which reorders
  * keys. Ids are `COLLATE "C"` so the log and its cursors sort by bytes, as in SQLite and JavaScript.
@@ -11,6 +11,7 @@ import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-leases.sql';
 import m004 from './migrations/004-bounded-hot-paths.sql';
 import m005 from './migrations/005-endpoint-origin.sql';
+import m007 from './migrations/007-standard-webhooks-rotation-test.sql';
 import m008 from './migrations/008-operations.sql';
 import { quoteSchema } from './schema-name.js';
 
@@ -20,6 +21,7 @@ export const PG_MIGRATIONS = [
   { version: 3, name: 'leases', sql: m003 },
   { version: 4, name: 'bounded hot paths', sql: m004 },
   { version: 5, name: 'endpoint origin', sql: m005 },
+  { version: 7, name: 'standard webhooks, rotation grace, test deliveries', sql: m007 },
   { version: 8, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m008 },
 ] as const;
 

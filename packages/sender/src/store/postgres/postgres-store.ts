@@ -115,6 +115,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     getDelivery: (accountId, id) => log.getDelivery(pg, accountId, id),
     getEvent: (accountId, id) => log.getEvent(pg, accountId, id),
     pruneBefore: (cutoff) => pruneBefore(pg, cutoff),
+    dropExpiredSecrets: (now) => endpoints.dropExpiredSecrets(pg, now),
     stats: () => stats(pg),
     secretsNotSealedWith: (prefix, after, limit) => secrets.secretsNotSealedWith(pg, prefix, after, limit),
     replaceSecrets: (changes) => secrets.replaceSecrets(pg, changes),

@@ -14,10 +14,11 @@ import { newDeliverySql } from '../sql-rules.js';
 import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
- * `$1..$6`, `$8`: the events as parallel arrays (id, account, name, body, created at, the one
- * endpoint of a test event or NULL, the idempotency key or NULL), `$7` the schema (the wake-up's
- * payload). A delivery's id is made here, in the form of `newId`: the event's time part and 16
- * random digits (hex digits are Crockford base32 digits too), so ids still sort by creation time.
+ * `$1..$6`, `$8`, `$9`: the events as parallel arrays (id, account, name, body, created at, the one
+ * endpoint of a test event or NULL, the idempotency key or NULL, whether it is a test event: design
+ * D44), `$7` the schema (the wake-up's payload). A delivery's id is made here, in the form of
+ * `newId`: the event's time part and 16 random digits (hex digits are Crockford base32 digits
+ * too), so ids still sort by creation time.
  *
  * An event whose key the account has used already is not inserted (the unique index decides, and
  * waits for a concurrent insert of the same key to commit or roll back: design D36), and makes no
@@ -28,8 +29,9 @@ const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
 export const PUBLISH_EVENTS = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::text[])
-    AS t(id, account_id, name, body, created_at, target, idempotency_key)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::text[],
+                       $9::boolean[])
+    AS t(id, account_id, name, body, created_at, target, idempotency_key, test)
 ),
 events_in AS (
   INSERT INTO events (id, account_id, name, body, created_at, idempotency_key)
@@ -38,7 +40,7 @@ events_in AS (
   RETURNING id
 ),
 targets AS (
-  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, e.id AS endpoint_id, e.enabled, e.paused
+  SELECT i.id AS event_id, i.account_id, i.name, i.created_at, i.test, e.id AS endpoint_id, e.enabled, e.paused
   FROM input i JOIN events_in n ON n.id = i.id
   JOIN endpoints e ON e.account_id = i.account_id AND e.events ? i.name
   WHERE i.target IS NULL OR e.id = i.target
@@ -47,12 +49,12 @@ targets AS (
 ),
 created AS (
   INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at,
-                          created_at, updated_at)
+                          test, created_at, updated_at)
   SELECT 'dlv_' || substr(t.event_id, 5, 10) || upper(substr(md5(gen_random_uuid()::text), 1, 16)),
          t.event_id, t.endpoint_id, t.account_id, t.name,
          ${made.status},
          ${made.nextAttemptAt},
-         t.created_at, t.created_at
+         t.test, t.created_at, t.created_at
   FROM targets t
   RETURNING *
 ),
@@ -83,6 +85,7 @@ export function publish(pg: Pg) {
       column((p) => p.target.endpointId ?? null),
       pg.schema,
       column((p) => p.event.idempotencyKey ?? null),
+      column((p) => p.target.test ?? false),
     ]);
     const inserted = new Map<string, DeliveryRecord[]>();
     for (const row of rows) {

@@ -118,7 +118,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (delivery_id, number) DO NOTHING`;
 const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = $2 WHERE id = $1`;
 const DISABLE_ENDPOINT = `
-UPDATE endpoints SET enabled = false, disabled_reason = 'consecutive_failures', disabled_at = $2, updated_at = $2
+UPDATE endpoints SET enabled = false, disabled_reason = $3, disabled_at = $2, updated_at = $2
 WHERE id = $1
 RETURNING *`;
 /** The disabling holds every other claimable delivery of the endpoint (design D2). */
@@ -135,8 +135,12 @@ const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
 const UNREAD_ENDPOINT = { enabled: true, consecutiveFailures: 1 };
 
 /** decideTransition for the attempt, and the attempt's row with the due time it decides. */
-function decide({ lease, attempt, rules, now }: AttemptResult, state: TransitionState) {
-  const t = decideTransition(state, { succeeded: attempt.failureKind === null, finishedAt: now }, rules);
+function decide({ lease, attempt, rules, now, retryAfter }: AttemptResult, state: TransitionState) {
+  const t = decideTransition(
+    state,
+    { succeeded: attempt.failureKind === null, finishedAt: now, statusCode: attempt.statusCode, retryAfter },
+    rules,
+  );
   const record: AttemptRecord = {
     ...attempt,
     deliveryId: lease.deliveryId,
@@ -212,7 +216,9 @@ export function recordAttempt(
       }
       let disabledEndpoint: EndpointRecord | undefined;
       if (t.endpoint.disable) {
-        disabledEndpoint = toEndpoint((await client.query(DISABLE_ENDPOINT, [endpoint.id, now])).rows[0]);
+        disabledEndpoint = toEndpoint(
+          (await client.query(DISABLE_ENDPOINT, [endpoint.id, now, t.endpoint.disabledReason])).rows[0],
+        );
         await client.query(HOLD_DELIVERIES, [endpoint.id, lease.deliveryId, now]);
       }
       await client.query(FINISH_ATTEMPT, [
@@ -235,7 +241,12 @@ export function recordAttempt(
     });
 
   return (result) =>
-    mayDisable(result.attempt.number - 1, result.attempt.failureKind === null, result.rules)
+    mayDisable(
+      result.attempt.number - 1,
+      result.attempt.failureKind === null,
+      result.rules,
+      result.attempt.statusCode,
+    )
       ? recordLocked(result)
       : recordBatched(result);
 }

@@ -9,7 +9,7 @@ import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
-import { CLAIMABLE_SQL } from '../sql-rules.js';
+import { CLAIMABLE_SQL, previousSecretSql } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 /**
@@ -35,7 +35,9 @@ GROUP BY endpoint_id`;
  * id order within one process; no invariant depends on it.
  */
 const SELECT_DUE = `
-SELECT d.*, ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret
+SELECT d.*, ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret,
+       ${previousSecretSql('e', '@now')} AS previous_secret, e.previous_secret_expires_at,
+       e.standard_webhooks
 FROM deliveries d INDEXED BY deliveries_due
 JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
 JOIN events ev ON ev.id = d.event_id

@@ -5,18 +5,28 @@ import { type Row, toEndpoint } from '../rows.js';
 import type { SqliteDb } from './database.js';
 
 const INSERT_ENDPOINT = `
-INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at)
-VALUES (@id, @accountId, @url, @events, @secret, @description, @now, @now)`;
+INSERT INTO endpoints (id, account_id, url, events, secret, description, standard_webhooks, created_at, updated_at)
+VALUES (@id, @accountId, @url, @events, @secret, @description, @standardWebhooks, @now, @now)`;
 export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ?`;
 export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? ORDER BY id`;
 const UPDATE_ENDPOINT = `
-UPDATE endpoints SET url = @url, events = @events, secret = @secret, description = @description, updated_at = @now
+UPDATE endpoints SET url = @url, events = @events, secret = @secret, previous_secret = @previousSecret,
+  previous_secret_expires_at = @previousSecretExpiresAt, description = @description,
+  standard_webhooks = @standardWebhooks, updated_at = @now
 WHERE id = @id AND account_id = @accountId`;
+/** Previous secrets past their grace (design D40): never handed out, now gone from the row too. */
+const DROP_EXPIRED_SECRETS = `
+UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
+WHERE previous_secret_expires_at <= ?`;
 /** Deliveries and their attempts go by cascade. */
 const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = ? AND account_id = ?`;
 
 export function createEndpoint(db: SqliteDb, input: NewEndpoint): EndpointRecord {
-  db.st(INSERT_ENDPOINT).run({ ...input, events: JSON.stringify(input.events) });
+  db.st(INSERT_ENDPOINT).run({
+    ...input,
+    events: JSON.stringify(input.events),
+    standardWebhooks: input.standardWebhooks ? 1 : 0,
+  });
   return toEndpoint(db.st(SELECT_ENDPOINT).get(input.id, input.accountId) as Row);
 }
 
@@ -35,13 +45,19 @@ export function updateEndpoint(db: SqliteDb) {
     (accountId: string, id: string, patch: EndpointPatch, now: number): EndpointRecord | null => {
       const current = getEndpoint(db, accountId, id);
       if (!current) return null;
+      // A new secret keeps the one it replaces, as stored, until the expiry given (design D40).
+      const rotated = patch.secret !== undefined;
+      const keepUntil = patch.previousSecretExpiresAt ?? null;
       db.st(UPDATE_ENDPOINT).run({
         id,
         accountId,
         url: patch.url ?? current.url,
         events: JSON.stringify(patch.events ?? current.events),
         secret: patch.secret ?? current.secret,
+        previousSecret: rotated ? (keepUntil === null ? null : current.secret) : current.previousSecret,
+        previousSecretExpiresAt: rotated ? keepUntil : current.previousSecretExpiresAt,
         description: patch.description === undefined ? current.description : patch.description,
+        standardWebhooks: (patch.standardWebhooks ?? current.standardWebhooks) ? 1 : 0,
         now,
       });
       return getEndpoint(db, accountId, id);
@@ -51,4 +67,8 @@ export function updateEndpoint(db: SqliteDb) {
 
 export function deleteEndpoint(db: SqliteDb, accountId: string, id: string): boolean {
   return db.st(DELETE_ENDPOINT).run(id, accountId).changes > 0;
+}
+
+export function dropExpiredSecrets(db: SqliteDb, now: number): number {
+  return db.st(DROP_EXPIRED_SECRETS).run(now).changes;
 }

@@ -1,5 +1,6 @@
 /**
- * Applies the numbered migrations in `migrations/` not yet recorded, inside `BEGIN IMMEDIATE`,
+ * Applies the numbered migrations in `migrations/` not yet recorded (whatever their order, so a
+ * gap in the numbers is fine), inside `BEGIN IMMEDIATE`,
  * which takes SQLite's write lock first: two processes migrating at once apply each version once.
  */
 import type { SqliteDb } from './database.js';
@@ -7,6 +8,7 @@ import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-bounded-hot-paths.sql';
 import m004 from './migrations/004-endpoint-origin.sql';
+import m006 from './migrations/006-standard-webhooks-rotation-test.sql';
 import m007 from './migrations/007-operations.sql';
 
 export const SQLITE_MIGRATIONS = [
@@ -14,6 +16,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 2, name: 'accounts', sql: m002 },
   { version: 3, name: 'bounded hot paths', sql: m003 },
   { version: 4, name: 'endpoint origin', sql: m004 },
+  { version: 6, name: 'standard webhooks, rotation grace, test deliveries', sql: m006 },
   { version: 7, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m007 },
 ] as const;
 

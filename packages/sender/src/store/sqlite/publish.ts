@@ -13,8 +13,9 @@ const INSERT_EVENT = `
 INSERT INTO events (id, account_id, name, body, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`;
 const INSERT_DELIVERY = `
-INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
-VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @now, @now)`;
+INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, test,
+                        created_at, updated_at)
+VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @test, @now, @now)`;
 const SELECT_KEYED_EVENT = `SELECT id FROM events WHERE account_id = ? AND idempotency_key = ?`;
 const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? ORDER BY endpoint_id`;
 
@@ -43,8 +44,8 @@ export function publish(db: SqliteDb, wal: WalSync | null) {
     for (const endpoint of endpoints) {
       if (!endpoint.events.includes(event.name as never)) continue;
       if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
-      const delivery = newDelivery(event, endpoint, nextId());
-      db.st(INSERT_DELIVERY).run({ ...delivery, now: event.createdAt });
+      const delivery = newDelivery(event, endpoint, nextId(), target.test ?? false);
+      db.st(INSERT_DELIVERY).run({ ...delivery, test: delivery.test ? 1 : 0, now: event.createdAt });
       deliveries.push(delivery);
     }
     return { eventId: event.id, deliveries, duplicate: false };

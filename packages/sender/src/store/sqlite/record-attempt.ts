@@ -26,7 +26,7 @@ VALUES (@deliveryId, @number, @startedAt, @durationMs, @statusCode, @failureKind
         @responseSnippet, @nextAttemptAt, @requestHeaders)`;
 const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = ? WHERE id = ?`;
 const DISABLE_ENDPOINT = `
-UPDATE endpoints SET enabled = 0, disabled_reason = 'consecutive_failures', disabled_at = @now, updated_at = @now
+UPDATE endpoints SET enabled = 0, disabled_reason = @reason, disabled_at = @now, updated_at = @now
 WHERE id = @id RETURNING *`;
 /** The disabling holds every other claimable delivery of the endpoint (design D2). */
 const HOLD_DELIVERIES = `
@@ -38,7 +38,7 @@ UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = 
   updated_at = @now
 WHERE id = @id`;
 
-function recordOne(db: SqliteDb, { lease, attempt, rules, now }: AttemptResult): AttemptApplied {
+function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: AttemptResult): AttemptApplied {
   const row = db
     .st(SELECT_LEASED)
     .get({ id: lease.deliveryId, token: lease.leaseToken, number: attempt.number }) as Row | undefined;
@@ -53,7 +53,7 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now }: AttemptResult):
         paused: row.endpoint_paused === 1,
       },
     },
-    { succeeded: attempt.failureKind === null, finishedAt: now },
+    { succeeded: attempt.failureKind === null, finishedAt: now, statusCode: attempt.statusCode, retryAfter },
     rules,
   );
   const endpointId = row.endpoint_id as string;
@@ -66,7 +66,9 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now }: AttemptResult):
   }
   let disabledEndpoint: EndpointRecord | undefined;
   if (t.endpoint.disable) {
-    disabledEndpoint = toEndpoint(db.st(DISABLE_ENDPOINT).get({ id: endpointId, now }) as Row);
+    disabledEndpoint = toEndpoint(
+      db.st(DISABLE_ENDPOINT).get({ id: endpointId, now, reason: t.endpoint.disabledReason }) as Row,
+    );
     db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
   }
   db.st(FINISH_ATTEMPT).run({

@@ -110,6 +110,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
+    dropExpiredSecrets: async (now) => endpoints.dropExpiredSecrets(db, now),
     stats: async () => stats(db),
     secretsNotSealedWith: async (prefix, after, limit) =>
       secrets.secretsNotSealedWith(db, prefix, after, limit),

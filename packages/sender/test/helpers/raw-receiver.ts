@@ -1,0 +1,80 @@
+/**
+ * A real HTTPS receiver that keeps each request's raw bytes and headers and answers as the test
+ * says: what a receiver using another verification library, or one asking the sender to slow
+ * down or go away, does. It serves a certificate of the test CA.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createTestCertificates, type TestCertificates } from './test-ca.mjs';
+
+export interface RawRequest {
+  /** The path's last segment: the route the endpoint points at. */
+  route: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+export type Answerer = (request: RawRequest) => RawAnswer;
+
+export interface RawReceiver {
+  origin: string;
+  certs: TestCertificates;
+  /** Every request, in arrival order, with the answer it got. */
+  requests: (RawRequest & { answer: RawAnswer })[];
+  /** `https://localhost:<port>/hooks/<route>`, answered by `answer` (200 unless given). */
+  route(name: string, answer?: Answerer): string;
+  close(): Promise<void>;
+}
+
+/** The headers as a plain record of strings, as verification libraries take them. */
+export function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
+  );
+}
+
+/**
+ * @example
+ * const receiver = await startRawReceiver();
+ * const url = receiver.route('a', () => ({ status: 429, headers: { 'retry-after': '600' } }));
+ */
+export async function startRawReceiver(
+  certs: TestCertificates = createTestCertificates(),
+): Promise<RawReceiver> {
+  const answers = new Map<string, Answerer>();
+  const requests: RawReceiver['requests'] = [];
+  const server: Server = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const route = (req.url ?? '').split('/').pop() ?? '';
+      const request: RawRequest = { route, headers: req.headers, body: Buffer.concat(chunks) };
+      const answer: RawAnswer = (answers.get(route) ?? (() => ({ status: 200 })))(request);
+      requests.push({ ...request, answer });
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(answer.status < 300 ? '{"received":true}' : '{"error":"refused"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    certs,
+    requests,
+    route(name, answer) {
+      if (answer) answers.set(name, answer);
+      return `${origin}/hooks/${name}`;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
