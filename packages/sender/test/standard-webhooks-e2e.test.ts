@@ -2,7 +2,7 @@
  * The sender's deliveries as receivers see them over real HTTPS, in virtual time: the Standard
  * Webhooks form verified by the reference `standardwebhooks` library and by `svix` with the secret
  * exactly as the API returns it (design D32), a rotation with traffic flowing through its grace
- * (design D40, D41), and what a receiver's 429, 503 and 410 ask (design D42, D43).
+ * (design D38, D39), and what a receiver's 429, 503 and 410 ask (design D40, D41).
  */
 import { verifySignature } from '@linkhooks/protocol';
 import { Webhook } from 'standardwebhooks';
@@ -154,7 +154,7 @@ describe('the Standard Webhooks form (design D32)', () => {
   });
 });
 
-describe('rotation with traffic flowing (design D40, D41)', () => {
+describe('rotation with traffic flowing (design D38, D39)', () => {
   it('never fails a receiver holding [old, new] through the grace; after it only the new secret verifies', async () => {
     // The receiver verifies both headers with either secret it holds, as a customer's would.
     const holding: string[] = [];
@@ -241,7 +241,7 @@ describe('rotation with traffic flowing (design D40, D41)', () => {
   });
 });
 
-describe('what a receiver asks (design D42, D43)', () => {
+describe('what a receiver asks (design D40, D41)', () => {
   it('retries a 429 no earlier than Retry-After, in seconds or as an HTTP date', async () => {
     let calls = 0;
     const { route } = await endpointVia(api, () => {

@@ -7,7 +7,7 @@ const engineOf = (argv: string[], env: Record<string, string> = {}) => {
   return command.engine;
 };
 
-describe('--disable-on-gone (design D43)', () => {
+describe('--disable-on-gone (design D41)', () => {
   it('is off by default, on with the flag or LINKHOOKS_DISABLE_ON_GONE, for serve and worker', () => {
     expect(engineOf(['serve']).disableOnGone).toBe(false);
     expect(engineOf(['worker']).disableOnGone).toBe(false);

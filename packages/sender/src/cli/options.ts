@@ -36,7 +36,7 @@ export type Command =
 export interface EngineSettings {
   allowPrivateNetworks: boolean;
   timeScale: number;
-  /** A 410 Gone disables its endpoint at once (design D43). */
+  /** A 410 Gone disables its endpoint at once (design D41). */
   disableOnGone: boolean;
   /** A PEM file of certificate authorities trusted beside the system's, for endpoints' HTTPS. */
   caFile?: string;

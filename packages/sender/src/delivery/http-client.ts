@@ -45,7 +45,7 @@ export interface SendResult {
   outcome: AttemptOutcome;
   durationMs: number;
   responseSnippet: string | null;
-  /** The `Retry-After` header of a non-2xx answer, as sent (design D42). */
+  /** The `Retry-After` header of a non-2xx answer, as sent (design D40). */
   retryAfter?: string | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * What a receiver may ask of the schedule by its answer (design D42, D43): a `429` or `503` with
+ * What a receiver may ask of the schedule by its answer (design D40, D41): a `429` or `503` with
  * `Retry-After` moves the next attempt no earlier than asked, capped at the schedule's longest
  * step and never adding an attempt; a `410 Gone` disables the endpoint at once when the operator
  * turns that on. Pure: the value of the header and the time in, a delay out.
@@ -7,9 +7,9 @@
 import type { RetrySchedule } from './schedule.js';
 
 export interface ReceiverPolicy {
-  /** Honour `Retry-After` on a 429 or 503 (design D42). Default true. */
+  /** Honour `Retry-After` on a 429 or 503 (design D40). Default true. */
   honourRetryAfter: boolean;
-  /** A `410 Gone` disables the endpoint at once (design D43). Default false: it is one failure. */
+  /** A `410 Gone` disables the endpoint at once (design D41). Default false: it is one failure. */
   disableOnGone: boolean;
 }
 
@@ -67,7 +67,7 @@ export function heededRetryAt(
   return Math.max(scheduledAt, answer.finishedAt + Math.min(asked, retryAfterCapMs(schedule)));
 }
 
-/** Whether this answer disables its endpoint at once under the policy (design D43). */
+/** Whether this answer disables its endpoint at once under the policy (design D41). */
 export function isGoneAnswer(statusCode: number | null | undefined, policy: ReceiverPolicy): boolean {
   return policy.disableOnGone && statusCode === GONE_STATUS;
 }

@@ -12,7 +12,7 @@ const current = generateSecret();
 const previous = generateSecret();
 const LEGACY = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYq';
 
-describe('secret rotation (design D40, D41)', () => {
+describe('secret rotation (design D38, D39)', () => {
   it('signs X-Service-Signature with the previous secret until its expiry, then the new one', () => {
     const e = { secret: current, previousSecret: previous, previousSecretExpiresAt: NOW + 1000 };
     expect(signingSecrets(e, NOW)).toEqual({ serviceSignature: previous, standard: [current, previous] });

@@ -1,5 +1,5 @@
 /**
- * Rotation with a grace period (design D40, D41) as pure functions of (the endpoint's secrets,
+ * Rotation with a grace period (design D38, D39) as pure functions of (the endpoint's secrets,
  * now): which secrets are valid, which one signs X-Service-Signature, and which sign the
  * Standard Webhooks header. The previous secret is valid strictly before its expiry and never
  * after it.
@@ -30,7 +30,7 @@ export function previousSecretExpiry(e: EndpointSecrets, now: number): number | 
 export interface SigningSecrets {
   /**
    * The one key of X-Service-Signature: the previous secret while its grace lasts, then the new
-   * one (design D41), so a receiver holding either the old secret or both is never refused.
+   * one (design D39), so a receiver holding either the old secret or both is never refused.
    */
   serviceSignature: string;
   /**

@@ -74,7 +74,7 @@ describe('decideTransition (design I5)', () => {
   });
 });
 
-describe('decideTransition heeds what the receiver asks (design D42, D43)', () => {
+describe('decideTransition heeds what the receiver asks (design D40, D41)', () => {
   const HOUR = 60 * 60_000;
   const answers = [
     { statusCode: 429, retryAfter: '120' },

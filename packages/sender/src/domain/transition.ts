@@ -1,8 +1,8 @@
 /**
  * What one attempt does to its delivery and to its endpoint, as one pure function of (state,
  * outcome, time, rules): the delivery's next status and due time (a receiver's `Retry-After`
- * heeded, design D42), the endpoint's failure count, whether the endpoint is disabled now (and
- * why: design D1, D43), and the hold of a retry whose endpoint is disabled. The stores read the
+ * heeded, design D40), the endpoint's failure count, whether the endpoint is disabled now (and
+ * why: design D1, D41), and the hold of a retry whose endpoint is disabled. The stores read the
  * state inside their transaction, call it, and write what it returns (design I5).
  */
 import { decideAfterAttempt } from './delivery-state.js';
@@ -18,7 +18,7 @@ import type { RetrySchedule } from './schedule.js';
 export interface TransitionRules {
   schedule: RetrySchedule;
   policy: DisablePolicy;
-  /** What a receiver's answer may ask (design D42, D43); DEFAULT_RECEIVER_POLICY when absent. */
+  /** What a receiver's answer may ask (design D40, D41); DEFAULT_RECEIVER_POLICY when absent. */
   receiver?: ReceiverPolicy;
 }
 
@@ -85,7 +85,7 @@ export function decideTransition(
     result.finishedAt,
     rules.schedule,
   );
-  // design D42: a retry may come later than scheduled when the receiver asks, never earlier, and
+  // design D40: a retry may come later than scheduled when the receiver asks, never earlier, and
   // never one more: a final decision stays final.
   const nextAttemptAt =
     decision.nextAttemptAt === null

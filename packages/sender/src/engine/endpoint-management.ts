@@ -1,6 +1,6 @@
 /**
  * Managing an endpoint's record: create, read, list, update and rotate its secret, checking what a
- * customer sends and handing endpoints out as they are now (design D40, D45).
+ * customer sends and handing endpoints out as they are now (design D38, D43).
  */
 import { generateSecret } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';

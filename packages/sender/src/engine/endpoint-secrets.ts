@@ -1,7 +1,7 @@
 /**
  * An endpoint's secrets as the engine hands them out and changes them: a rotation's grace checked
- * and turned into the previous secret's expiry (design D40), the Standard Webhooks switch refused
- * for a secret of the earlier form (design D45), and the endpoint as it is at a given time, a
+ * and turned into the previous secret's expiry (design D38), the Standard Webhooks switch refused
+ * for a secret of the earlier form (design D43), and the endpoint as it is at a given time, a
  * previous secret past its grace no longer in it.
  */
 import { generateSecret, isStandardWebhooksSecret } from '@linkhooks/protocol';
@@ -41,7 +41,7 @@ export function rotationPatch(options: RotateOptions, now: number): EndpointPatc
   return { secret: generateSecret(), previousSecretExpiresAt: previousExpiresAfterRotation(now, grace) };
 }
 
-/** The Standard Webhooks switch as asked, refused on a secret those libraries cannot decode (design D45). */
+/** The Standard Webhooks switch as asked, refused on a secret those libraries cannot decode (design D43). */
 export function checkStandardWebhooks(value: unknown, secret: string): boolean | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') {

@@ -27,7 +27,7 @@ export interface SenderOptions {
   disablePolicy?: Partial<DisablePolicy>;
   /**
    * A `410 Gone` answer disables its endpoint at once, with `disabled_reason: "gone"` (design
-   * D43). Default false: a 410 is one failure like any other.
+   * D41). Default false: a 410 is one failure like any other.
    */
   disableOnGone?: boolean;
   /** Whole-attempt deadline. Default 30 s (design R11). */

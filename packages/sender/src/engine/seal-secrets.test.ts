@@ -103,7 +103,7 @@ describe('sealSecrets (design D29)', () => {
     for (const [id, secret] of underOld) expect(onlyNew.decrypt(stored.get(id)!, id)).toBe(secret);
   });
 
-  it("moves a rotation's previous secret with its secret, and one alone when only it is behind (design D40)", async () => {
+  it("moves a rotation's previous secret with its secret, and one alone when only it is behind (design D38)", async () => {
     const { store } = await database();
     const underOld = withSecretCipher(store, createSecretCipher(oldKey));
     const [id] = [...(await endpoints(store, 1, createSecretCipher(oldKey))).keys()];

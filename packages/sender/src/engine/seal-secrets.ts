@@ -1,7 +1,7 @@
 /**
  * Seals every endpoint secret under the current master key (design D29, D30): plaintext ones
  * (written before a key was set) are encrypted, and ones under a previous key are encrypted again
- * under the current one; a rotation's previous secret (design D40) likewise, with its secret. It walks the endpoints in bounded batches by id, each written in one
+ * under the current one; a rotation's previous secret (design D38) likewise, with its secret. It walks the endpoints in bounded batches by id, each written in one
  * transaction with compare-and-set, so it is safe from several processes starting at once and
  * beside a rotation through the API. Values are never returned or logged: only counts and ids.
  */

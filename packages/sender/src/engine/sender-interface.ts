@@ -39,7 +39,7 @@ export interface Sender extends EndpointOperations, AccountAdministration {
    */
   publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
   /**
-   * Sends a signed sample event to one endpoint, marked as a test (design D44) and logged like any
+   * Sends a signed sample event to one endpoint, marked as a test (design D42) and logged like any
    * delivery. The event must be one the endpoint subscribes to; by default its first one.
    */
   sendTestEvent(accountId: string, endpointId: string, event?: string): Promise<PublishResult>;
@@ -48,7 +48,7 @@ export interface Sender extends EndpointOperations, AccountAdministration {
   updateEndpoint(accountId: string, id: string, patch: Partial<NewEndpointInput>): Promise<EndpointRecord>;
   /**
    * A fresh secret; the replaced one keeps signing for the grace (default 24 h, at most 7 days,
-   * 0 ends it at once: design D40, D41).
+   * 0 ends it at once: design D38, D39).
    */
   rotateSecret(accountId: string, id: string, options?: RotateOptions): Promise<EndpointRecord>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
@@ -88,7 +88,7 @@ export interface Sender extends EndpointOperations, AccountAdministration {
   tick(): Promise<number>;
   /**
    * Deletes final deliveries older than the retention period, and previous secrets past their
-   * grace (design D40); resolves with how many deliveries.
+   * grace (design D38); resolves with how many deliveries.
    */
   pruneLog(): Promise<number>;
   /** Attempts in flight on this engine's workers. */

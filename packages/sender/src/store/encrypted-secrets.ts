@@ -3,7 +3,7 @@
  * way in (create, rotate) and decrypted on their way out (every endpoint and every claim), so the
  * engine, the workers and the API only ever see plaintext while the database only ever holds
  * ciphertext. A rotation's previous secret is the replaced secret as stored, moved by the store
- * (design D40), so it stays ciphertext and is decrypted on the way out like the secret. Every
+ * (design D38), so it stays ciphertext and is decrypted on the way out like the secret. Every
  * other method is the inner store's own; a plaintext secret read with a key set is refused
  * (design D29).
  */

@@ -29,7 +29,7 @@ export interface EndpointPatch {
   events?: EndpointRecord['events'];
   /**
    * A new secret. The one it replaces becomes the previous secret until `previousSecretExpiresAt`
-   * (design D40), in the same statement, as stored (so still encrypted); without an expiry it is
+   * (design D38), in the same statement, as stored (so still encrypted); without an expiry it is
    * dropped at once, and so is any earlier previous secret.
    */
   secret?: string;
@@ -41,7 +41,7 @@ export interface EndpointPatch {
 
 export interface PublishTarget {
   endpointId?: string;
-  /** A test delivery (design D44): marked on the wire and in the log. */
+  /** A test delivery (design D42): marked on the wire and in the log. */
   test?: boolean;
 }
 
@@ -95,7 +95,7 @@ export interface AttemptResult {
   rules: TransitionRules;
   /** When the attempt finished: the retry delay counts from here (design R12). */
   now: number;
-  /** The receiver's `Retry-After` header, if it sent one (design D42). */
+  /** The receiver's `Retry-After` header, if it sent one (design D40). */
   retryAfter?: string | null;
 }
 
@@ -254,7 +254,7 @@ export interface Catalogue extends AccountCatalogue {
   getEvent(accountId: string, id: string): Promise<EventRecord | null>;
   /** Retention: deletes final deliveries last updated before `cutoff`, and events left without any. */
   pruneBefore(cutoff: number): Promise<number>;
-  /** Drops the previous secrets whose grace ended at or before `now` (design D40); resolves with how many. */
+  /** Drops the previous secrets whose grace ended at or before `now` (design D38); resolves with how many. */
   dropExpiredSecrets(now: number): Promise<number>;
   stats(): Promise<StoreStats>;
 }

@@ -22,7 +22,7 @@ export interface EndpointRecord {
   events: EventName[];
   secret: string;
   /**
-   * The secret a rotation replaced, still signing until `previousSecretExpiresAt` (design D40);
+   * The secret a rotation replaced, still signing until `previousSecretExpiresAt` (design D38);
    * never used at or after that time, and dropped once past it.
    */
   previousSecret: string | null;
@@ -66,7 +66,7 @@ export interface DeliveryRecord {
   nextAttemptAt: number | null;
   lastFailureKind: FailureKind | null;
   lastStatusCode: number | null;
-  /** A test delivery (`POST /v1/endpoints/:id/test`): marked on the wire and in the log (design D44). */
+  /** A test delivery (`POST /v1/endpoints/:id/test`): marked on the wire and in the log (design D42). */
   test: boolean;
   createdAt: number;
   updatedAt: number;
@@ -99,7 +99,7 @@ export interface ClaimedDelivery {
   /** The URL's scheme, host and port: what the endpoints of one server share (design D25). */
   origin: string;
   secret: string;
-  /** Handed out only while valid at the claim's time (previousSecretSql, design D40). */
+  /** Handed out only while valid at the claim's time (previousSecretSql, design D38). */
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
   standardWebhooks: boolean;

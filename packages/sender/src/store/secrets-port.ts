@@ -1,6 +1,6 @@
 /**
  * The part of the store port that seals endpoint secrets, and a rotation's previous secrets, under
- * the master key (design D29, D30, D40); `SenderStore` extends it (port.ts).
+ * the master key (design D29, D30, D38); `SenderStore` extends it (port.ts).
  */
 
 /** An endpoint's secret as stored, and the value to store in its place. */
@@ -9,7 +9,7 @@ export interface SecretChange {
   /** The stored value the change was computed from: the row is left alone if it changed since. */
   from: string;
   to: string;
-  /** The same for a rotation's previous secret (design D40), compared and set with the secret. */
+  /** The same for a rotation's previous secret (design D38), compared and set with the secret. */
   previous?: { from: string; to: string };
 }
 
@@ -20,7 +20,7 @@ export interface SecretChange {
 export interface SecretsAtRest {
   /**
    * Up to `limit` endpoints, by id after `after`, whose stored secret, or previous secret (design
-   * D40), does not begin with `prefix`; `previousSecret` is there when the endpoint has one.
+   * D38), does not begin with `prefix`; `previousSecret` is there when the endpoint has one.
    */
   secretsNotSealedWith(
     prefix: string,

@@ -36,7 +36,7 @@ export const heldIfDisabledSql = (next: string, current: string) =>
 
 /**
  * The previous secret of an endpoint row while it is valid at `now` (previousSecretValid: before
- * its expiry, never at or after it), else NULL: a claim never hands out an expired one (design D40).
+ * its expiry, never at or after it), else NULL: a claim never hands out an expired one (design D38).
  * `e` is the endpoints row's alias.
  */
 export const previousSecretSql = (e: string, now: string) =>

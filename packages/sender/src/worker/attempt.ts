@@ -26,9 +26,9 @@ export interface AttemptReport {
 }
 
 /**
- * The request headers of design R4 and R9, the extension headers of design D6 and D44, and, for
+ * The request headers of design R4 and R9, the extension headers of design D6 and D42, and, for
  * an endpoint that asks, the Standard Webhooks headers of design D32. `now` is the attempt's time:
- * it picks the secrets (design D40, D41) and is the signed `webhook-timestamp`.
+ * it picks the secrets (design D38, D39) and is the signed `webhook-timestamp`.
  */
 export function deliveryHeaders(
   claim: ClaimedDelivery,
@@ -40,7 +40,7 @@ export function deliveryHeaders(
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     // design R9: HMAC-SHA256 of the stored bytes; the same bytes and secret give the same signature
-    // on every attempt. During a rotation's grace the secret is the previous one (design D41).
+    // on every attempt. During a rotation's grace the secret is the previous one (design D39).
     'x-service-signature': sign(claim.body, secrets.serviceSignature),
     'x-service-event-id': claim.delivery.eventId,
     'x-service-delivery-id': claim.delivery.id,

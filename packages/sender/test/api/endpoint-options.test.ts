@@ -1,6 +1,6 @@
 /**
  * The management API's Standard Webhooks switch, rotation with a grace period and test deliveries
- * over HTTP against the real service (design D32, D40, D41, D44, D45).
+ * over HTTP against the real service (design D32, D38, D39, D42, D43).
  */
 import { isStandardWebhooksSecret, sampleEventData, verifySignature } from '@linkhooks/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ describe('standard_webhooks', () => {
     expect(bad.json.error.message).toMatch(/standard_webhooks/);
   });
 
-  it('is refused for a secret of the earlier form until the secret is rotated (design D45)', async () => {
+  it('is refused for a secret of the earlier form until the secret is rotated (design D43)', async () => {
     const { endpoint } = await newEndpoint();
     await api.store.updateEndpoint(
       api.alice.account.id,

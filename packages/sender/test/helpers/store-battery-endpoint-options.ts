@@ -1,8 +1,8 @@
 /**
  * The conformance battery for what an endpoint and a delivery carry beyond the invariants: the
- * Standard Webhooks switch (design D32), a rotation's previous secret and its grace (design D40),
- * encrypted at rest through the store decorator (design D18), test deliveries (design D44), and
- * what a receiver's answer asks of the record (design D42, D43). Run against every store.
+ * Standard Webhooks switch (design D32), a rotation's previous secret and its grace (design D38),
+ * encrypted at rest through the store decorator (design D18), test deliveries (design D42), and
+ * what a receiver's answer asks of the record (design D40, D41). Run against every store.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -101,7 +101,7 @@ export function endpointOptionsBattery(
       );
     });
 
-    it('keeps the replaced secret until its grace ends, hands it out only before, then drops it (design D40)', async () => {
+    it('keeps the replaced secret until its grace ends, hands it out only before, then drops it (design D38)', async () => {
       const a = newId('acct');
       const ep = await endpoint(store, a);
       const rotated = await store.updateEndpoint(
@@ -185,7 +185,7 @@ export function endpointOptionsBattery(
       expect(c).toMatchObject({ secret: 'whsec_second', previousSecret: 'whsec_first' });
     });
 
-    it('pages and replaces a previous secret for sealing, compare-and-set with the secret (design D30, D40)', async () => {
+    it('pages and replaces a previous secret for sealing, compare-and-set with the secret (design D30, D38)', async () => {
       const a = newId('acct');
       const ep = await endpoint(store, a);
       const sealed = 'lhenc:v2:k1:';
@@ -216,7 +216,7 @@ export function endpointOptionsBattery(
       expect(await store.secretsNotSealedWith(sealed, null, 10)).toEqual([]);
     });
 
-    it('marks a test delivery, in the log and in the claim (design D44)', async () => {
+    it('marks a test delivery, in the log and in the claim (design D42)', async () => {
       const a = newId('acct');
       const ep = await endpoint(store, a);
       const [test] = await store.publish(event(a), () => newId('dlv'), { endpointId: ep.id, test: true });
@@ -240,7 +240,7 @@ export function endpointOptionsBattery(
       );
     });
 
-    it('schedules a 429 or 503 retry no earlier than Retry-After asks, capped (design D42)', async () => {
+    it('schedules a 429 or 503 retry no earlier than Retry-After asks, capped (design D40)', async () => {
       const a = newId('acct');
       await endpoint(store, a);
       await store.publish(event(a), () => newId('dlv'));
@@ -272,7 +272,7 @@ export function endpointOptionsBattery(
       expect(last?.delivery.attempts).toBe(3);
     });
 
-    it('disables at a 410 under the gone policy, reason gone, holding the rest (design D43)', async () => {
+    it('disables at a 410 under the gone policy, reason gone, holding the rest (design D41)', async () => {
       const a = newId('acct');
       const ep = await endpoint(store, a);
       const kept = await endpoint(store, a);

@@ -12,7 +12,7 @@ ORDER BY id LIMIT $4`;
 /**
  * One statement for the batch, compare-and-set per row: a secret changed since it was read
  * (another process sealing at once, a rotation through the API) is left alone, and so is a row
- * whose previous secret changed, when the change carries one (design D40).
+ * whose previous secret changed, when the change carries one (design D38).
  */
 const REPLACE_SECRETS = `
 UPDATE endpoints e SET secret = c.next, previous_secret = coalesce(c.next_previous, e.previous_secret)

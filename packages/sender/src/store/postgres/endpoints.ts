@@ -12,7 +12,7 @@ const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = 
 const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 ORDER BY id`;
 /**
  * One statement, so a concurrent patch of another field is never lost. `$6`: set the description.
- * A new secret (`$5`) keeps the one it replaces, as stored, until `$10` (design D40): the right-hand
+ * A new secret (`$5`) keeps the one it replaces, as stored, until `$10` (design D38): the right-hand
  * sides read the row as it was, so `secret` there is the replaced one.
  */
 const UPDATE_ENDPOINT = `
@@ -27,7 +27,7 @@ UPDATE endpoints SET
   updated_at = $8
 WHERE id = $1 AND account_id = $2
 RETURNING *`;
-/** Previous secrets past their grace (design D40): never handed out, now gone from the row too. */
+/** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
 const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= $1`;

@@ -16,7 +16,7 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
 /**
  * `$1..$6`, `$8`, `$9`: the events as parallel arrays (id, account, name, body, created at, the one
  * endpoint of a test event or NULL, the idempotency key or NULL, whether it is a test event: design
- * D44), `$7` the schema (the wake-up's payload). A delivery's id is made here, in the form of
+ * D42), `$7` the schema (the wake-up's payload). A delivery's id is made here, in the form of
  * `newId`: the event's time part and 16 random digits (hex digits are Crockford base32 digits
  * too), so ids still sort by creation time.
  *

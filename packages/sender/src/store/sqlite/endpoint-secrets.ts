@@ -10,7 +10,7 @@ WHERE id > @after
 ORDER BY id LIMIT @limit`;
 /**
  * Compare-and-set: a secret changed since it was read (another process, a rotation) is left alone,
- * and so is a row whose previous secret changed, when the change carries one (design D40).
+ * and so is a row whose previous secret changed, when the change carries one (design D38).
  */
 const REPLACE_SECRET = `
 UPDATE endpoints SET secret = @to, previous_secret = coalesce(@previousTo, previous_secret)

@@ -14,7 +14,7 @@ UPDATE endpoints SET url = @url, events = @events, secret = @secret, previous_se
   previous_secret_expires_at = @previousSecretExpiresAt, description = @description,
   standard_webhooks = @standardWebhooks, updated_at = @now
 WHERE id = @id AND account_id = @accountId`;
-/** Previous secrets past their grace (design D40): never handed out, now gone from the row too. */
+/** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
 const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= ?`;
@@ -45,7 +45,7 @@ export function updateEndpoint(db: SqliteDb) {
     (accountId: string, id: string, patch: EndpointPatch, now: number): EndpointRecord | null => {
       const current = getEndpoint(db, accountId, id);
       if (!current) return null;
-      // A new secret keeps the one it replaces, as stored, until the expiry given (design D40).
+      // A new secret keeps the one it replaces, as stored, until the expiry given (design D38).
       const rotated = patch.secret !== undefined;
       const keepUntil = patch.previousSecretExpiresAt ?? null;
       db.st(UPDATE_ENDPOINT).run({
