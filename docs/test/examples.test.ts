@@ -110,6 +110,46 @@ describe('guide examples', () => {
     expect(handled('click')).toHaveLength(2);
   });
 
+  it('standard-webhooks.ts takes the Standard Webhooks form, once per webhook-id, and refuses the rest', async () => {
+    const { app } = await import('../examples/standard-webhooks.js');
+    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
+    const send = async (delivery: { body: string; headers: Record<string, string> }) => {
+      const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      return { status: response.status, json: await response.json() };
+    };
+    const event = buildEvent('click');
+    const delivery = signedDelivery({
+      secret: SECRET,
+      event,
+      scheme: 'standard-webhooks',
+      eventId: 'evt_sw_1',
+    });
+    expect(await send(delivery)).toEqual({ status: 200, json: { received: true } });
+    expect(logged.mock.calls.filter((call) => call[0] === 'click')).toEqual([
+      ['click', event.data.click_id, 'evt_sw_1'],
+    ]);
+    expect((await send(delivery)).json).toEqual({
+      received: true,
+      duplicate: true,
+      code: 'replayed_webhook_id',
+    });
+    // Body-only, stale, and a test delivery (acknowledged, not handled).
+    expect((await send(signedDelivery({ secret: SECRET, event: buildEvent('click') }))).status).toBe(401);
+    const stale = new Date(Date.now() - 3_600_000);
+    expect(
+      (await send(signedDelivery({ secret: SECRET, event, scheme: 'standard-webhooks', timestamp: stale })))
+        .status,
+    ).toBe(401);
+    const test = signedDelivery({
+      secret: SECRET,
+      event: buildEvent('click'),
+      scheme: 'standard-webhooks',
+      test: true,
+    });
+    expect((await send(test)).status).toBe(200);
+    expect(handled('click')).toHaveLength(1);
+  });
+
   it('construct-event.ts verifies by hand', async () => {
     const { handleDelivery } = await import('../examples/construct-event.js');
     const { body, headers } = signedDelivery({ secret: SECRET, event: buildEvent('click') });

@@ -27,6 +27,7 @@ const GUIDES = [
   'guide/edge',
   'guide/verify-without-sdk',
   'guide/idempotency',
+  'guide/standard-webhooks',
   'guide/retries',
   'guide/secret-rotation',
   'guide/troubleshooting',

@@ -55,22 +55,44 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(bin);
 }
 
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** The 6-bit value of each ASCII code, both alphabets; -1 for anything else. */
+const BASE64_VALUES = (() => {
+  const values = new Int8Array(128).fill(-1);
+  for (let i = 0; i < 64; i++) values[BASE64_ALPHABET.charCodeAt(i)] = i;
+  values[45] = 62; // -
+  values[95] = 63; // _
+  return values;
+})();
+
 /**
  * Decodes base64 in either alphabet (`+/` or `-_`), padding optional. Returns `null` for any other
- * character or an impossible length, never throws.
+ * character or an impossible length, never throws. A table, not `atob`: it runs on every
+ * verification, for the key and each signature.
  */
 export function fromBase64(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return null;
-  const bare = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
-  if (bare.length % 4 === 1) return null;
-  try {
-    const bin = atob(bare + '='.repeat((4 - (bare.length % 4)) % 4));
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
+  if (typeof text !== 'string') return null;
+  let end = text.length;
+  if (end > 0 && text.charCodeAt(end - 1) === 61) end--; // '='
+  if (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+  if (end % 4 === 1) return null;
+  const out = new Uint8Array((end * 3) >> 2);
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    const code = text.charCodeAt(i);
+    const value = code < 128 ? BASE64_VALUES[code]! : -1;
+    if (value < 0) return null;
+    acc = (acc << 6) | value;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+      acc &= (1 << bits) - 1;
+    }
   }
+  return out;
 }
 
 /** `a` then `b` in one new array. */

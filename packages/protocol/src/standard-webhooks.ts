@@ -94,6 +94,22 @@ export function standardWebhookKey(secret: string): Uint8Array | null {
   return key && key.length > 0 ? key : null;
 }
 
+// Decoding the key is a fixed cost of every verification; keep the last few, as hmac.ts keeps Web
+// Crypto keys. Internal only: the arrays handed out by standardWebhookKey stay the caller's own.
+const KEY_CACHE_LIMIT = 16;
+const decodedKeys = new Map<string, Uint8Array | null>();
+
+function keyOf(secret: unknown): Uint8Array | null {
+  if (typeof secret !== 'string') return null;
+  let key = decodedKeys.get(secret);
+  if (key === undefined) {
+    key = standardWebhookKey(secret);
+    if (decodedKeys.size >= KEY_CACHE_LIMIT) decodedKeys.delete(decodedKeys.keys().next().value!);
+    decodedKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** What is signed: `id.timestamp.body`, the body as its exact bytes. */
 function signedParts(id: string, timestamp: number, body: string | Uint8Array): (string | Uint8Array)[] {
   return [`${id}.${timestamp}.`, body];
@@ -206,7 +222,7 @@ function check(
   options: StandardVerifyOptions,
 ): Checked | Failure {
   const secrets = Array.isArray(secret) ? secret : [secret];
-  const keys = secrets.map((s) => (typeof s === 'string' ? standardWebhookKey(s) : null));
+  const keys = secrets.map(keyOf);
   if (keys.length === 0 || keys.some((k) => k === null)) {
     return fail(
       'invalid_secret',

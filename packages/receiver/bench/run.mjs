@@ -3,9 +3,11 @@
 //   pnpm build && pnpm --filter @linkhooks/receiver bench
 //
 // 1. constructEvent on a 1 KiB click envelope, beside the bare node:crypto floor (createHmac +
-//    timingSafeEqual + JSON.parse) and the standardwebhooks package's Webhook#verify.
+//    timingSafeEqual + JSON.parse) and the standardwebhooks package's Webhook#verify; and the same
+//    in the Standard Webhooks scheme beside its own floor (the id.timestamp.body HMAC, the
+//    timestamp check, JSON.parse).
 // 2. An Express 5 app with webhookMiddleware against one with express.raw() and hand-written
-//    verification, each in its own child process, loaded by autocannon.
+//    verification, each in its own child process, loaded by autocannon; in both schemes.
 //
 // The machines this runs on are noisy, so it never asserts absolute times: it prints medians over
 // interleaved rounds and ratios against the baselines. A ratio below its goal is marked BELOW but
@@ -15,7 +17,7 @@
 //
 // It imports the BUILT package by name (package self-reference), so run `pnpm build` first.
 import { fork } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -98,15 +100,20 @@ const delivery = signedDelivery({ secret, body });
 const signature = delivery.headers['x-service-signature'];
 const httpHeaders = delivery.headers; // content-type, x-service-signature, event/delivery id, attempt
 
-const swSecret = `whsec_${randomBytes(32).toString('base64')}`; // Standard Webhooks: base64 key
-const wh = new Webhook(swSecret);
+// generateSecret() is standard base64 with padding, so the same secret serves both schemes.
+const wh = new Webhook(secret);
 const swId = 'msg_2mF8yUeDUa3Q8iU7sWcB1lK3eMb';
-const swTimestamp = Math.floor(Date.now() / 1000); // verify() allows ±5 min; the run takes < 2
-const swHeaders = {
-  'webhook-id': swId,
-  'webhook-timestamp': String(swTimestamp),
-  'webhook-signature': wh.sign(swId, new Date(swTimestamp * 1000), body),
-};
+/** Standard Webhooks headers signed for now; verify() allows ±5 min, so the HTTP part re-signs per round. */
+function standardHeaders() {
+  const seconds = Math.floor(Date.now() / 1000);
+  return {
+    'webhook-id': swId,
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': wh.sign(swId, new Date(seconds * 1000), body),
+  };
+}
+const swHeaders = standardHeaders();
+const STANDARD = { scheme: 'standard-webhooks' };
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: constructEvent beside the floor and standardwebhooks.
@@ -119,7 +126,29 @@ function floorVerify(rawBody, header, key) {
   return JSON.parse(rawBody.toString());
 }
 
-// Each returns a number read from the result, so the work cannot be optimised away.
+/**
+ * The least a Standard Webhooks verifier must do: the timestamp within 5 min, HMAC over
+ * `id.timestamp.body` with the key decoded once (ahead of time, as a hand-written receiver would),
+ * compare against each `v1,` entry, parse JSON.
+ */
+const swKey = Buffer.from(secret.slice('whsec_'.length), 'base64');
+function floorVerifyStandard(rawBody, headers, key) {
+  const id = headers['webhook-id'];
+  const ts = headers['webhook-timestamp'];
+  if (Math.abs(Math.floor(Date.now() / 1000) - Number(ts)) > 300) throw new Error('stale');
+  const digest = createHmac('sha256', key).update(`${id}.${ts}.`).update(rawBody).digest();
+  let ok = false;
+  for (const entry of headers['webhook-signature'].split(' ')) {
+    const given = Buffer.from(entry.slice(entry.indexOf(',') + 1), 'base64');
+    if (entry.startsWith('v1,') && given.length === digest.length && timingSafeEqual(digest, given))
+      ok = true;
+  }
+  if (!ok) throw new Error('bad signature');
+  return JSON.parse(rawBody.toString());
+}
+
+// Each returns a number read from the result, so the work cannot be optimised away. The first three
+// are the X-Service-Signature scheme's comparison, the last two the Standard Webhooks scheme's.
 const candidates = [
   { name: 'constructEvent', run: () => constructEvent(body, signature, secret).data.click_id.length },
   {
@@ -127,6 +156,14 @@ const candidates = [
     run: () => floorVerify(body, signature, secret).data.click_id.length,
   },
   { name: 'standardwebhooks Webhook#verify', run: () => wh.verify(body, swHeaders).data.click_id.length },
+  {
+    name: 'constructEvent, standard-webhooks',
+    run: () => constructEvent(body, swHeaders, secret, STANDARD).data.click_id.length,
+  },
+  {
+    name: 'floor, Standard Webhooks form',
+    run: () => floorVerifyStandard(body, swHeaders, swKey).data.click_id.length,
+  },
 ];
 
 function checkMicroFixtures() {
@@ -142,6 +179,27 @@ function checkMicroFixtures() {
     'the floor accepted a forged signature',
   );
   check(wh.verify(body, swHeaders).event === 'click', 'standardwebhooks did not verify the body');
+  const swForged = { ...swHeaders, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` };
+  check(
+    constructEvent(body, swHeaders, secret, STANDARD).event === 'click',
+    'constructEvent did not verify the Standard Webhooks form',
+  );
+  check(
+    throws(() => constructEvent(body, swForged, secret, STANDARD)),
+    'constructEvent accepted a forged webhook-signature',
+  );
+  check(
+    throws(() => constructEvent(body, { 'x-service-signature': signature }, secret, STANDARD)),
+    'constructEvent accepted a body-only delivery in the Standard Webhooks scheme',
+  );
+  check(
+    floorVerifyStandard(body, swHeaders, swKey).event === 'click',
+    'the Standard Webhooks floor did not verify',
+  );
+  check(
+    throws(() => floorVerifyStandard(body, swForged, swKey)),
+    'the Standard Webhooks floor accepted a forged signature',
+  );
   check(
     throws(() =>
       wh.verify(body, { ...swHeaders, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` }),
@@ -193,12 +251,16 @@ function runMicro() {
       `   ${pad(r.name, 34)}${lpad(fmtInt(r.median), 10)}${lpad((1e6 / r.median).toFixed(2), 9)}   ${fmtInt(r.min)} – ${fmtInt(r.max)}`,
     );
   }
-  const [ce, floor, sw] = results;
+  const [ce, floor, sw, ceStandard, floorStandard] = results;
   return {
     vsFloor: ce.median / floor.median,
     vsSw: ce.median / sw.median,
     pairedFloor: pairedRatio(samples[0], samples[1]),
     pairedSw: pairedRatio(samples[0], samples[2]),
+    standardVsFloor: ceStandard.median / floorStandard.median,
+    standardVsSw: ceStandard.median / sw.median,
+    pairedStandardFloor: pairedRatio(samples[3], samples[4]),
+    pairedStandardSw: pairedRatio(samples[3], samples[2]),
   };
 }
 
@@ -223,7 +285,13 @@ function startServer(kind, label) {
     );
     child.once('message', (m) => {
       clearTimeout(timer);
-      resolve({ kind, label, child, url: `http://127.0.0.1:${m.port}/webhooks` });
+      resolve({
+        kind,
+        label,
+        child,
+        standard: kind.endsWith('-sw'),
+        url: `http://127.0.0.1:${m.port}/webhooks`,
+      });
     });
     child.once('exit', (code, sig) => {
       clearTimeout(timer);
@@ -260,25 +328,42 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** The server must accept the signed delivery with 200 {"received":true} and refuse a forged one. */
+/** The headers a server is loaded with: the Standard Webhooks servers get the three headers, fresh. */
+const headersFor = (server) => (server.standard ? { ...httpHeaders, ...standardHeaders() } : httpHeaders);
+
+/**
+ * The server must accept the signed delivery with 200 {"received":true} and refuse a forged one;
+ * a Standard Webhooks server must also refuse the delivery without its three headers.
+ */
 async function checkServer(server) {
-  const ok = await fetch(server.url, { method: 'POST', headers: httpHeaders, body });
+  const headers = headersFor(server);
+  const ok = await fetch(server.url, { method: 'POST', headers, body });
   const text = await ok.text();
   check(
     ok.status === 200 && JSON.parse(text).received === true,
     `${server.label} answered ${ok.status} ${text} to a valid delivery`,
   );
-  const forged = { ...httpHeaders, 'x-service-signature': '0'.repeat(64) };
+  const forged = server.standard
+    ? { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` }
+    : { ...headers, 'x-service-signature': '0'.repeat(64) };
   const bad = await fetch(server.url, { method: 'POST', headers: forged, body });
   await bad.text();
   check(bad.status === 401, `${server.label} answered ${bad.status}, not 401, to a forged signature`);
+  if (server.standard) {
+    const bodyOnly = await fetch(server.url, { method: 'POST', headers: httpHeaders, body });
+    await bodyOnly.text();
+    check(
+      bodyOnly.status === 401,
+      `${server.label} answered ${bodyOnly.status}, not 401, to a body-only delivery`,
+    );
+  }
 }
 
 async function load(server, seconds) {
   const r = await autocannon({
     url: server.url,
     method: 'POST',
-    headers: httpHeaders,
+    headers: headersFor(server),
     body,
     connections: HTTP.connections,
     duration: seconds,
@@ -287,11 +372,8 @@ async function load(server, seconds) {
   return { rps: r['2xx'] / r.duration, bad: r.non2xx + r.errors + r.timeouts, p50: r.latency.p50 };
 }
 
-async function runHttp() {
-  const servers = await Promise.all([
-    startServer('sdk', 'webhookMiddleware'),
-    startServer('hand', 'express.raw + hand-written'),
-  ]);
+async function runHttp(pair, title) {
+  const servers = await Promise.all(pair.map(([kind, label]) => startServer(kind, label)));
   for (const s of servers) await checkServer(s);
   for (const s of servers) await load(s, HTTP.warmupSeconds);
 
@@ -317,7 +399,7 @@ async function runHttp() {
   });
 
   console.log(
-    `\n2. Express ${expressVersion()} on 127.0.0.1, autocannon ${HTTP.connections} connections, ${body.length}-byte signed POST (median of ${HTTP.rounds} interleaved rounds of ${HTTP.roundSeconds} s)`,
+    `\n${title}: Express ${expressVersion()} on 127.0.0.1, autocannon ${HTTP.connections} connections, ${body.length}-byte signed POST (median of ${HTTP.rounds} interleaved rounds of ${HTTP.roundSeconds} s)`,
   );
   console.log(`   ${pad('', 34)}${lpad('req/s', 10)}${lpad('p50 ms', 9)}   range (req/s)`);
   for (const r of results) {
@@ -326,6 +408,7 @@ async function runHttp() {
     );
   }
   console.log(`   non-2xx responses, errors and timeouts: ${bad}`);
+  await Promise.all(servers.map((s) => stopChild(s.child)));
   const [sdk, hand] = results;
   const rps = samples.map((rounds) => rounds.map((r) => r.rps));
   return { ratio: sdk.median / hand.median, paired: pairedRatio(rps[0], rps[1]), bad };
@@ -347,15 +430,36 @@ async function main() {
   console.log(
     `   paired (median of per-round ratios): ${fmtRatio(micro.pairedFloor)}, ${fmtRatio(micro.pairedSw)}×`,
   );
+  console.log(
+    `   Standard Webhooks scheme: constructEvent / its floor ${fmtRatio(micro.standardVsFloor)}, / standardwebhooks ${fmtRatio(micro.standardVsSw)}×; paired ${fmtRatio(micro.pairedStandardFloor)}, ${fmtRatio(micro.pairedStandardSw)}×`,
+  );
   let http;
+  let httpStandard;
   try {
-    http = await runHttp();
+    http = await runHttp(
+      [
+        ['sdk', 'webhookMiddleware'],
+        ['hand', 'express.raw + hand-written'],
+      ],
+      '2. X-Service-Signature',
+    );
     console.log(
       `   ratio of medians: webhookMiddleware / hand-written ${fmtRatio(http.ratio)}; paired: ${fmtRatio(http.paired)}`,
+    );
+    httpStandard = await runHttp(
+      [
+        ['sdk-sw', 'webhookMiddleware, standard-webhooks'],
+        ['hand-sw', 'express.raw + hand-written, SW'],
+      ],
+      '3. Standard Webhooks',
+    );
+    console.log(
+      `   ratio of medians: webhookMiddleware / hand-written ${fmtRatio(httpStandard.ratio)}; paired: ${fmtRatio(httpStandard.paired)}`,
     );
   } finally {
     await stopAll();
   }
+  const bad = http.bad + httpStandard.bad;
 
   const rows = [
     [
@@ -376,6 +480,24 @@ async function main() {
       `≥ ${fmtRatio(GOALS.http)}`,
       http.ratio >= GOALS.http,
     ],
+    [
+      'SW: constructEvent / its floor',
+      fmtRatio(micro.standardVsFloor),
+      `≥ ${fmtRatio(GOALS.floor)}`,
+      micro.standardVsFloor >= GOALS.floor,
+    ],
+    [
+      'SW: constructEvent / standardwebhooks',
+      `${fmtRatio(micro.standardVsSw)}×`,
+      `≥ ${fmtRatio(GOALS.standardwebhooks)}×`,
+      micro.standardVsSw >= GOALS.standardwebhooks,
+    ],
+    [
+      'SW: webhookMiddleware / hand-written',
+      fmtRatio(httpStandard.ratio),
+      `≥ ${fmtRatio(GOALS.http)}`,
+      httpStandard.ratio >= GOALS.http,
+    ],
   ];
   console.log('\nSummary');
   console.log(`   ${pad('ratio', 36)}${lpad('value', 8)}${lpad('goal', 9)}   result`);
@@ -383,13 +505,13 @@ async function main() {
     console.log(`   ${pad(name, 36)}${lpad(value, 8)}${lpad(goal, 9)}   ${pass ? 'PASS' : 'BELOW'}`);
   }
   console.log(
-    `   ${pad('HTTP non-2xx / errors / timeouts', 36)}${lpad(http.bad, 8)}${lpad('= 0', 9)}   ${http.bad === 0 ? 'OK' : 'INVALID'}`,
+    `   ${pad('HTTP non-2xx / errors / timeouts', 36)}${lpad(bad, 8)}${lpad('= 0', 9)}   ${bad === 0 ? 'OK' : 'INVALID'}`,
   );
   console.log(
     `   (${((performance.now() - started) / 1000).toFixed(0)} s; ratios below goal are reported, not failed)`,
   );
   if (sink === 0.5) console.log(sink); // keeps the micro-benchmark results observable
-  if (http.bad > 0) {
+  if (bad > 0) {
     console.error('\nThe HTTP figures are invalid: some requests did not get a 2xx.');
     process.exitCode = 1;
   }

@@ -8,6 +8,16 @@ import {
   type WebhookEvent,
 } from '@linkhooks/protocol';
 import { WebhookError } from './errors.js';
+import {
+  checkSchemeOptions,
+  type HeaderSource,
+  type StandardWebhooksOptions,
+  verifyStandardOrThrow,
+  verifyStandardOrThrowAsync,
+  type XServiceSignatureOptions,
+} from './scheme.js';
+
+type Secrets = string | readonly string[];
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -67,16 +77,41 @@ export function decodeEvent(rawBody: RawBody): WebhookEvent {
  * name outside the catalogue is returned as an unknown event, not thrown. Synchronous: needs
  * `node:crypto`; on edge runtimes use {@link constructEventAsync}.
  *
+ * With `{scheme: 'standard-webhooks'}` the second argument is the request's headers, and
+ * `webhook-id`, `webhook-timestamp` (within `toleranceSeconds`, default 300) and `webhook-signature`
+ * are all required, `svix-*` names accepted; X-Service-Signature alone is refused (design D45).
+ *
  * @example
  * const event = constructEvent(req.body, req.headers['x-service-signature'], process.env.LINKHOOKS_SECRET!);
  * if (event.event === 'click') console.log(event.data.click_id);
+ * // Standard Webhooks: all the headers, and the scheme
+ * const same = constructEvent(req.body, req.headers, secret, { scheme: 'standard-webhooks' });
  */
 export function constructEvent(
   rawBody: RawBody,
   signature: SignatureHeader,
-  secret: string | readonly string[],
+  secret: Secrets,
+  options?: XServiceSignatureOptions,
+): WebhookEvent;
+export function constructEvent(
+  rawBody: RawBody,
+  headers: HeaderSource,
+  secret: Secrets,
+  options: StandardWebhooksOptions,
+): WebhookEvent;
+export function constructEvent(
+  rawBody: RawBody,
+  signature: SignatureHeader | HeaderSource,
+  secret: Secrets,
+  options?: XServiceSignatureOptions | StandardWebhooksOptions,
 ): WebhookEvent {
-  const result = verifySignature(rawBody, signature, secret);
+  if (options?.scheme === 'standard-webhooks') {
+    checkSchemeOptions(options);
+    verifyStandardOrThrow(rawBody, signature, secret, options);
+    return decodeEvent(rawBody);
+  }
+  if (options !== undefined) checkSchemeOptions(options);
+  const result = verifySignature(rawBody, signature as SignatureHeader, secret);
   if (!result.valid) {
     if (result.reason === 'crypto_unavailable') {
       throw new WebhookError('crypto_unavailable', MESSAGES.crypto_unavailable, {
@@ -93,13 +128,32 @@ export function constructEvent(
  *
  * @example
  * const event = await constructEventAsync(await request.arrayBuffer(), request.headers.get('x-service-signature'), secret);
+ * const same = await constructEventAsync(body, request.headers, secret, { scheme: 'standard-webhooks' });
  */
 export async function constructEventAsync(
   rawBody: RawBody,
   signature: SignatureHeader,
-  secret: string | readonly string[],
+  secret: Secrets,
+  options?: XServiceSignatureOptions,
+): Promise<WebhookEvent>;
+export async function constructEventAsync(
+  rawBody: RawBody,
+  headers: HeaderSource,
+  secret: Secrets,
+  options: StandardWebhooksOptions,
+): Promise<WebhookEvent>;
+export async function constructEventAsync(
+  rawBody: RawBody,
+  signature: SignatureHeader | HeaderSource,
+  secret: Secrets,
+  options?: XServiceSignatureOptions | StandardWebhooksOptions,
 ): Promise<WebhookEvent> {
-  const result = await verifySignatureAsync(rawBody, signature, secret);
+  if (options !== undefined) checkSchemeOptions(options);
+  if (options?.scheme === 'standard-webhooks') {
+    await verifyStandardOrThrowAsync(rawBody, signature, secret, options);
+    return decodeEvent(rawBody);
+  }
+  const result = await verifySignatureAsync(rawBody, signature as SignatureHeader, secret);
   if (!result.valid) throw verificationError(result);
   return decodeEvent(rawBody);
 }

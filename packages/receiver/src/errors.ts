@@ -7,6 +7,12 @@ export type WebhookErrorCode =
   | 'missing_signature'
   | 'malformed_signature'
   | 'invalid_signature'
+  | 'missing_webhook_id'
+  | 'missing_timestamp'
+  | 'body_only_signature'
+  | 'malformed_webhook_id'
+  | 'malformed_timestamp'
+  | 'timestamp_out_of_tolerance'
   | 'invalid_secret'
   | 'crypto_unavailable'
   | 'body_already_parsed'
@@ -21,13 +27,19 @@ export type WebhookErrorCode =
 
 /**
  * The HTTP status each code answers with in the adapters. 401 for every signature problem
- * (design R17); 5xx for the receiver's own faults, so the service retries
+ * (design R17), the Standard Webhooks headers and their timestamp included (design D45); 5xx for the receiver's own faults, so the service retries
  * once they are fixed; 409 for a duplicate in flight (design D10, design D12).
  */
 export const WEBHOOK_ERROR_STATUS: Readonly<Record<WebhookErrorCode, number>> = {
   missing_signature: 401,
   malformed_signature: 401,
   invalid_signature: 401,
+  missing_webhook_id: 401,
+  missing_timestamp: 401,
+  body_only_signature: 401,
+  malformed_webhook_id: 401,
+  malformed_timestamp: 401,
+  timestamp_out_of_tolerance: 401,
   invalid_secret: 500,
   crypto_unavailable: 500,
   body_already_parsed: 500,

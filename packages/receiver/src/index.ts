@@ -2,6 +2,8 @@
  * @module
  * `@linkhooks/receiver`: verify and handle linkhooks deliveries. This entry holds the framework-free
  * core — `verifySignature`, `constructEvent`, `WebhookError`, idempotency — and the event types.
+ * Deliveries are verified by X-Service-Signature, or with `scheme: 'standard-webhooks'` by the
+ * Standard Webhooks headers with a timestamp tolerance.
  * Framework adapters live in subpaths: `/express`, `/fastify`, `/next`, `/node`, `/fetch`; the Redis
  * idempotency store in `/redis`; test helpers in `/testing`.
  */
@@ -10,6 +12,7 @@ export {
   type ClickEvent,
   type ConversionEvent,
   type DataOf,
+  DEFAULT_TOLERANCE_SECONDS,
   EVENT_NAMES,
   type EventName,
   type EventOf,
@@ -19,14 +22,21 @@ export {
   type LinkDeletedEvent,
   type LinkUpdatedEvent,
   type RawBody,
+  readStandardWebhookHeaders,
   SIGNATURE_HEADER,
   type SignatureHeader,
+  type StandardVerifyFailureReason,
+  type StandardVerifyOptions,
+  type StandardVerifyResult,
+  type StandardWebhookHeaders,
   type UnknownEvent,
   type UnknownEventName,
   type VerifyFailureReason,
   type VerifyResult,
   verifySignature,
   verifySignatureAsync,
+  verifyStandardWebhook,
+  verifyStandardWebhookAsync,
   type WebhookEvent,
 } from '@linkhooks/protocol';
 export { constructEvent, constructEventAsync } from './construct-event.js';
@@ -39,7 +49,7 @@ export type {
   WebhookOptions,
   WebhookResponse,
 } from './handler/options.js';
-export { idempotencyKey } from './idempotency/key.js';
+export { idempotencyKey, webhookIdKey } from './idempotency/key.js';
 export {
   createMemoryStore,
   type MemoryIdempotencyStore,
@@ -54,3 +64,10 @@ export {
   DEFAULT_IN_FLIGHT_TTL_MS,
   type IdempotencyStore,
 } from './idempotency/store.js';
+export type {
+  HeaderSource,
+  ReceiverClock,
+  Scheme,
+  StandardWebhooksOptions,
+  XServiceSignatureOptions,
+} from './scheme.js';

@@ -11,11 +11,16 @@ import {
   formatTimestamp,
   generateSecret,
   SIGNATURE_HEADER,
+  STANDARD_WEBHOOK_HEADERS,
+  SVIX_WEBHOOK_HEADERS,
   sampleEventData,
   sampleId,
   sign,
   signAsync,
+  signStandardWebhook,
+  signStandardWebhookAsync,
 } from '@linkhooks/protocol';
+import type { Scheme } from './scheme.js';
 
 export { generateSecret, sign, signAsync };
 
@@ -60,6 +65,19 @@ export interface SignedDeliveryInput {
   eventId?: string;
   deliveryId?: string;
   attempt?: number;
+  /** Mark it a test delivery, as "send test" does: `X-Service-Test: 1`. */
+  test?: boolean;
+  /**
+   * `'standard-webhooks'` adds `webhook-id`, `webhook-timestamp` and `webhook-signature`, as an
+   * endpoint with Standard Webhooks turned on receives them; X-Service-Signature is sent as well.
+   */
+  scheme?: Scheme;
+  /** Standard Webhooks: the `webhook-id`. Default: the event id (`eventId`), as the service sends it. */
+  webhookId?: string;
+  /** Standard Webhooks: the attempt's time, a `Date` or Unix seconds. Default: now. */
+  timestamp?: Date | number;
+  /** Standard Webhooks: `'svix'` names the headers `svix-id`, `svix-timestamp`, `svix-signature`. */
+  headerNames?: 'webhook' | 'svix';
 }
 
 /** `body` is a string unless the input gave the body as bytes, so it goes straight into `fetch`. */
@@ -76,28 +94,72 @@ function bodyOf(input: SignedDeliveryInput): string | Uint8Array {
   return JSON.stringify(input.event);
 }
 
-function headersOf(input: SignedDeliveryInput, signature: string): Record<string, string> {
-  return {
+function headersOf(input: SignedDeliveryInput, signature: string, eventId: string): Record<string, string> {
+  const headers: Record<string, string> = {
     'content-type': 'application/json',
     [SIGNATURE_HEADER.toLowerCase()]: signature,
-    'x-service-event-id': input.eventId ?? sampleId('evt_'),
+    'x-service-event-id': eventId,
     'x-service-delivery-id': input.deliveryId ?? sampleId('dlv_'),
     'x-service-attempt': String(input.attempt ?? 1),
     'user-agent': 'linkhooks-testing',
   };
+  if (input.test) headers['x-service-test'] = '1';
+  return headers;
+}
+
+interface StandardParts {
+  id: string;
+  timestamp: number;
+  names: { id: string; timestamp: string; signature: string };
+}
+
+function standardParts(input: SignedDeliveryInput, eventId: string): StandardParts | undefined {
+  if (input.scheme !== 'standard-webhooks') {
+    if (input.webhookId !== undefined || input.timestamp !== undefined || input.headerNames !== undefined) {
+      throw new TypeError(
+        'signed delivery: webhookId, timestamp and headerNames need scheme: "standard-webhooks"',
+      );
+    }
+    return undefined;
+  }
+  const at = input.timestamp ?? new Date();
+  return {
+    id: input.webhookId ?? eventId,
+    timestamp: at instanceof Date ? Math.floor(at.getTime() / 1000) : at,
+    names: input.headerNames === 'svix' ? SVIX_WEBHOOK_HEADERS : STANDARD_WEBHOOK_HEADERS,
+  };
+}
+
+function withStandard(headers: Record<string, string>, parts: StandardParts, signature: string) {
+  headers[parts.names.id] = parts.id;
+  headers[parts.names.timestamp] = String(parts.timestamp);
+  headers[parts.names.signature] = signature;
+  return headers;
 }
 
 /**
  * The body and headers of a signed delivery, as the service sends them. Use with supertest,
- * `fastify.inject`, or any HTTP client.
+ * `fastify.inject`, or any HTTP client. With `scheme: 'standard-webhooks'` it carries the
+ * Standard Webhooks headers too, signed for `timestamp` (default now).
  *
  * @example
  * const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
  * await fetch(url, { method: 'POST', headers, body });
+ * const stale = signedDelivery({ secret, event, scheme: 'standard-webhooks', timestamp: new Date(Date.now() - 3_600_000) });
  */
 export function signedDelivery<I extends SignedDeliveryInput>(input: I): SignedDelivery<BodyOf<I>> {
   const body = bodyOf(input) as BodyOf<I>;
-  return { body, headers: headersOf(input, sign(body, input.secret)) };
+  const eventId = input.eventId ?? sampleId('evt_');
+  const parts = standardParts(input, eventId);
+  const headers = headersOf(input, sign(body, input.secret), eventId);
+  if (!parts) return { body, headers };
+  const signature = signStandardWebhook({
+    id: parts.id,
+    timestamp: parts.timestamp,
+    body,
+    secret: input.secret,
+  });
+  return { body, headers: withStandard(headers, parts, signature) };
 }
 
 /** {@link signedDelivery} on Web Crypto, for edge runtimes. */
@@ -105,7 +167,17 @@ export async function signedDeliveryAsync<I extends SignedDeliveryInput>(
   input: I,
 ): Promise<SignedDelivery<BodyOf<I>>> {
   const body = bodyOf(input) as BodyOf<I>;
-  return { body, headers: headersOf(input, await signAsync(body, input.secret)) };
+  const eventId = input.eventId ?? sampleId('evt_');
+  const parts = standardParts(input, eventId);
+  const headers = headersOf(input, await signAsync(body, input.secret), eventId);
+  if (!parts) return { body, headers };
+  const signature = await signStandardWebhookAsync({
+    id: parts.id,
+    timestamp: parts.timestamp,
+    body,
+    secret: input.secret,
+  });
+  return { body, headers: withStandard(headers, parts, signature) };
 }
 
 /**

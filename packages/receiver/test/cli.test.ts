@@ -20,6 +20,8 @@ import { close, listen } from './helpers/servers.js';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const secret = generateSecret();
 const received: WebhookEvent[] = [];
+/** What the Standard Webhooks route saw: the webhook-id and the test flag of each delivery. */
+const standardSeen: { webhookId: string | undefined; test: boolean }[] = [];
 let server: Server;
 let base: string;
 let dir: string;
@@ -61,6 +63,15 @@ beforeAll(async () => {
     webhookMiddleware({ secret, on: { click: record, conversion: record, unknown: record } }),
   );
   app.post('/rejects', webhookMiddleware({ secret: generateSecret(), on: {} }));
+  app.post(
+    '/standard',
+    webhookMiddleware({
+      secret,
+      scheme: 'standard-webhooks',
+      on: { click: (_e, ctx) => void standardSeen.push({ webhookId: ctx.webhookId, test: ctx.test }) },
+      onError: () => {},
+    }),
+  );
   app.post('/moved', (_req, res) => res.redirect(307, '/hooks'));
   server = createServer(app);
   base = await listen(server);
@@ -126,6 +137,105 @@ describe('linkhooks trigger', () => {
       expect(out.code, args.join(' ')).toBe(2);
       expect(out.stderr).toMatch(/^linkhooks: /);
     }
+  });
+});
+
+describe('linkhooks trigger --scheme standard-webhooks', () => {
+  it('sends the Standard Webhooks headers, which a receiver in that scheme accepts, and --test marks it', async () => {
+    const out = await run(
+      ['trigger', 'click', '--url', `${base}/standard`, '--scheme', 'standard-webhooks', '--test'],
+      { env: { LINKHOOKS_SECRET: secret } },
+    );
+    expect(out.code, out.stdout + out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/Standard Webhooks headers, test delivery\)/);
+    expect(out.stdout).toMatch(/✓ 200/);
+    const eventId = /event (evt_\w+)/.exec(out.stdout)![1];
+    expect(standardSeen.at(-1)).toEqual({ webhookId: eventId, test: true });
+  });
+
+  it('reports the 401 of a body-only delivery sent to that receiver, and suggests the scheme', async () => {
+    const before = standardSeen.length;
+    const out = await run(['trigger', 'click', '--url', `${base}/standard`], {
+      env: { LINKHOOKS_SECRET: secret },
+    });
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/✗ 401/);
+    expect(out.stdout).toMatch(/try --scheme standard-webhooks/);
+    expect(standardSeen.length).toBe(before);
+  });
+
+  it('refuses an unknown scheme, and a secret that is not base64, as usage errors', async () => {
+    const env = { LINKHOOKS_SECRET: secret };
+    const unknown = await run(['trigger', 'click', '--url', `${base}/standard`, '--scheme', 'svix'], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--scheme is standard-webhooks or x-service-signature/);
+    const notBase64 = await run([
+      'trigger',
+      'click',
+      '--url',
+      `${base}/standard`,
+      '--scheme',
+      'standard-webhooks',
+      '--secret',
+      'not a secret!',
+    ]);
+    expect(notBase64.code).toBe(2);
+    expect(notBase64.stderr).toMatch(/whsec_ followed by base64/);
+  });
+});
+
+describe('linkhooks verify --scheme standard-webhooks', () => {
+  const NOW = 1_795_507_200;
+  const standard = signedDelivery({
+    secret,
+    event: buildEvent('click'),
+    scheme: 'standard-webhooks',
+    timestamp: NOW - 3600,
+  });
+  const header = (name: string) => ['--header', `${name}: ${standard.headers[name]}`];
+  const all = [...header('webhook-id'), ...header('webhook-timestamp'), ...header('webhook-signature')];
+  const verify = (args: string[]) =>
+    run(['verify', '--scheme', 'standard-webhooks', '--secret', secret, ...args], { stdin: standard.body });
+
+  it('says valid as of the time given with --now, and stale as of now, with the skew', async () => {
+    const then = await verify([...all, '--now', String(NOW - 3590)]);
+    expect(then.code, then.stderr).toBe(0);
+    expect(then.stdout).toMatch(/✓ valid: .*10 s old, within the 300 s tolerance/);
+    const today = await verify([...all, '--now', String(NOW)]);
+    expect(today.code).toBe(1);
+    expect(today.stdout).toMatch(/✗ invalid: webhook-timestamp is 3600 s old.*signature itself matches/);
+    const wider = await verify([...all, '--now', String(NOW), '--tolerance', '3600']);
+    expect(wider.code).toBe(0);
+  });
+
+  it('names a missing header, and takes the svix-* names', async () => {
+    const missing = await verify([
+      ...header('webhook-id'),
+      ...header('webhook-signature'),
+      '--now',
+      String(NOW - 3600),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/webhook-timestamp header is missing/);
+    const svix = ['id', 'timestamp', 'signature'].flatMap((n) => [
+      '--header',
+      `svix-${n}: ${standard.headers[`webhook-${n}`]}`,
+    ]);
+    expect((await verify([...svix, '--now', String(NOW - 3600)])).code).toBe(0);
+  });
+
+  it('recognises a body-only delivery given to a Standard Webhooks check', async () => {
+    const out = await verify(['--signature', standard.headers['x-service-signature']!]);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/X-Service-Signature only.*default scheme would accept it/);
+  });
+
+  it('refuses --now and --tolerance without the scheme', async () => {
+    const out = await run(['verify', '--secret', secret, '--signature', signature, '--now', '1'], {
+      stdin: delivery.body,
+    });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/apply to --scheme standard-webhooks/);
   });
 });
 

@@ -1,19 +1,23 @@
 import { createServer } from 'node:http';
-import type { WebhookError } from '@linkhooks/receiver';
+import type { WebhookError, WebhookOptions } from '@linkhooks/receiver';
 import { captureRawBody, webhookMiddleware } from '@linkhooks/receiver/express';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adapterBattery } from './helpers/adapter-battery.js';
 import { close, listen, post } from './helpers/servers.js';
+import { standardWebhooksBattery } from './helpers/standard-battery.js';
 
-adapterBattery('express', async (options) => {
+const startExpress = async (options: WebhookOptions) => {
   const app = express();
   app.all('/webhooks', webhookMiddleware(options));
   const server = createServer(app);
   const base = await listen(server);
   return { url: `${base}/webhooks`, stop: () => close(server) };
-});
+};
+
+adapterBattery('express', startExpress);
+standardWebhooksBattery('express', startExpress);
 
 describe('express with a body parser mounted app-wide', () => {
   const secret = generateSecret();

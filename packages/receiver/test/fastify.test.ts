@@ -1,9 +1,11 @@
+import type { WebhookOptions } from '@linkhooks/receiver';
 import { webhookPlugin } from '@linkhooks/receiver/fastify';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { adapterBattery } from './helpers/adapter-battery.js';
 import { post } from './helpers/servers.js';
+import { standardWebhooksBattery } from './helpers/standard-battery.js';
 
 async function start(setup: (app: FastifyInstance) => Promise<void>) {
   const app = Fastify();
@@ -12,12 +14,15 @@ async function start(setup: (app: FastifyInstance) => Promise<void>) {
   return { base, stop: () => app.close() };
 }
 
-adapterBattery('fastify', async (options) => {
+const startFastify = async (options: WebhookOptions) => {
   const { base, stop } = await start(async (app) => {
     await app.register(webhookPlugin, { ...options, path: '/webhooks' });
   });
   return { url: `${base}/webhooks`, stop };
-});
+};
+
+adapterBattery('fastify', startFastify);
+standardWebhooksBattery('fastify', startFastify);
 
 describe('fastify plugin scope', () => {
   it('keeps JSON parsing for the rest of the app', async () => {

@@ -12,9 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { EdgeVM } from '@edge-runtime/vm';
 import { buildEvent, generateSecret } from '@linkhooks/receiver/testing';
 import { build, type Metafile } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const receiverDir = fileURLToPath(new URL('..', import.meta.url));
+/** The Standard Webhooks handler's injected clock, in Unix seconds. */
+const STANDARD_NOW_S = 1_795_507_200;
 
 // Resolved through the package's own `exports` (the `import` condition): the built ESM files.
 const ENTRY = `
@@ -32,7 +35,7 @@ export { signedDeliveryAsync } from '@linkhooks/receiver/testing';
 export { hasSyncCrypto } from '@linkhooks/protocol';
 `;
 
-/** Runs inside the VM: three handlers (plain, idempotent, debugging with exposeHints) whose event handlers record what they saw. */
+/** Runs inside the VM: four handlers (plain, idempotent, debugging with exposeHints, Standard Webhooks) whose event handlers record what they saw. */
 const harness = (secrets: string[]) => `
 (() => {
   const lh = globalThis.__linkhooks;
@@ -61,6 +64,14 @@ const harness = (secrets: string[]) => `
     plain: lh.webhookHandler({ secret: SECRETS, on, onError, maxBodyBytes: 4096 }),
     idempotent: lh.webhookHandler({ secret: SECRETS[0], on, idempotency: { store: lh.createMemoryStore() } }),
     debugging: lh.webhookHandler({ secret: SECRETS, on, onError, exposeHints: true }),
+    standard: lh.webhookHandler({
+      secret: SECRETS,
+      scheme: 'standard-webhooks',
+      clock: { now: () => ${STANDARD_NOW_S} * 1000 },
+      idempotency: { store: lh.createMemoryStore() },
+      on,
+      onError,
+    }),
   };
   globalThis.__deliver = async (which, json) => {
     const init = JSON.parse(json);
@@ -88,7 +99,12 @@ interface Answer {
   contentType: string | null;
   allow: string | null;
   isWebResponse: boolean;
-  json: { received?: boolean; duplicate?: boolean; error?: { code: string; message: string; hint?: string } };
+  json: {
+    received?: boolean;
+    duplicate?: boolean;
+    code?: string;
+    error?: { code: string; message: string; hint?: string };
+  };
 }
 interface Seen {
   name: string;
@@ -131,7 +147,7 @@ describe('the fetch adapter on an edge runtime without node:crypto', () => {
   });
 
   async function deliver(
-    which: 'plain' | 'idempotent' | 'debugging',
+    which: 'plain' | 'idempotent' | 'debugging' | 'standard',
     init: { method?: string; headers?: Record<string, string>; body?: string; bytes?: number[] },
   ): Promise<Answer> {
     const raw: string = await vm.context.__deliver(which, JSON.stringify(init));
@@ -416,6 +432,39 @@ describe('the fetch adapter on an edge runtime without node:crypto', () => {
       expect(`${thrown?.message} ${thrown?.hint}`).toMatch(
         /\b(?:constructEventAsync|verifySignatureAsync)\b/,
       );
+    });
+  });
+
+  it('verifies the Standard Webhooks form through Web Crypto: library-signed passes, stale and replayed do not', async () => {
+    const standard = (seconds: number) => {
+      const body = JSON.stringify(buildEvent('click'));
+      const id = `msg_${seconds}`;
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(seconds),
+        'webhook-signature': new Webhook(oldSecret).sign(id, new Date(seconds * 1000), body),
+      };
+      return { body, headers };
+    };
+    const fresh = standard(STANDARD_NOW_S - 10);
+    expect((await deliver('standard', fresh)).json).toEqual({ received: true });
+    expect((await deliver('standard', fresh)).json).toEqual({
+      received: true,
+      duplicate: true,
+      code: 'replayed_webhook_id',
+    });
+    expect(drain().seen.map((s) => s.secretIndex)).toEqual([1]);
+    const stale = standard(STANDARD_NOW_S - 301);
+    expect((await deliver('standard', stale)).status).toBe(401);
+    const body = JSON.stringify(buildEvent('click'));
+    expect((await deliver('standard', { body, headers: signed(body) })).status).toBe(401);
+    expect(drain()).toEqual({
+      seen: [],
+      errors: [
+        { code: 'timestamp_out_of_tolerance', cause: null },
+        { code: 'body_only_signature', cause: null },
+      ],
     });
   });
 });

@@ -14,6 +14,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adapterBattery } from './helpers/adapter-battery.js';
 import { close, listen, post } from './helpers/servers.js';
+import { standardWebhooksBattery } from './helpers/standard-battery.js';
 
 type FetchApp = { fetch: (request: Request) => Response | Promise<Response> };
 
@@ -94,13 +95,16 @@ async function serveFetch(app: FetchApp): Promise<{ base: string; stop: () => Pr
 }
 
 // The shared battery: every method is routed to the handler so its own 405 is what GET gets.
-adapterBattery('hono', async (options) => {
+const startHono = async (options: WebhookOptions) => {
   const handle = webhookHandler(options);
   const app = new Hono();
   app.all('/webhooks', (c) => handle(c.req.raw));
   const { base, stop } = await serveFetch(app);
   return { url: `${base}/webhooks`, stop };
-});
+};
+
+adapterBattery('hono', startHono);
+standardWebhooksBattery('fetch (in Hono)', startHono);
 
 describe('hono: the documented route', () => {
   const secret = generateSecret();

@@ -15,6 +15,8 @@ import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
+import { Webhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Recorded, THROWING_CLICK_ID } from './fixtures/next-app/lib/record.js';
 
@@ -175,7 +177,14 @@ interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  json: { received?: boolean; error?: { code: string; message: string; hint?: string } } | undefined;
+  json:
+    | {
+        received?: boolean;
+        duplicate?: boolean;
+        code?: string;
+        error?: { code: string; message: string; hint?: string };
+      }
+    | undefined;
 }
 
 const sha256 = (body: string | Uint8Array) => createHash('sha256').update(body).digest('hex');
@@ -376,6 +385,86 @@ describe('Next.js adapters in a real `next build` + `next start` app', () => {
     it('answers 405 to a GET', async () => {
       const answer = await request(path);
       expect(answer.status).toBe(405);
+    });
+  });
+
+  describe.each([
+    { router: 'App Router', route: 'app-standard', path: '/api/standard-webhooks' },
+    { router: 'Pages Router', route: 'pages-standard', path: '/api/pages-standard-webhooks' },
+  ])('$router with scheme "standard-webhooks"', ({ route, path }) => {
+    // `next start` runs in its own process on the real clock: a timestamp of now is fresh, one an
+    // hour old is stale whatever the run's timing, against the 300 s default tolerance.
+    const now = () => Math.floor(Date.now() / 1000);
+    function signedByLibrary(options: { seconds?: number; svix?: boolean } = {}) {
+      const event = buildEvent('click');
+      const body = JSON.stringify(event);
+      const id = `msg_${event.data.click_id}`;
+      const seconds = options.seconds ?? now();
+      const prefix = options.svix ? 'svix' : 'webhook';
+      const signer = options.svix ? new SvixWebhook(secret) : new Webhook(secret);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        [`${prefix}-id`]: id,
+        [`${prefix}-timestamp`]: String(seconds),
+        [`${prefix}-signature`]: signer.sign(id, new Date(seconds * 1000), body),
+      };
+      return { event, body, id, headers };
+    }
+
+    it('accepts a delivery signed by the standardwebhooks library and records its webhook-id', async () => {
+      const { event, body, id, headers } = signedByLibrary();
+      expectReceived(await post(path, body, headers));
+      expect(await runsFor(route, event.data.click_id)).toEqual([
+        {
+          route,
+          event: 'click',
+          click_id: event.data.click_id,
+          raw_sha256: sha256(body),
+          webhook_id: id,
+          test: false,
+        },
+      ]);
+    });
+
+    it('accepts the svix-* names signed by the svix library', async () => {
+      const { event, body, headers } = signedByLibrary({ svix: true });
+      expectReceived(await post(path, body, headers));
+      expect(await runsFor(route, event.data.click_id)).toHaveLength(1);
+    });
+
+    it('answers a replayed webhook-id 200 replayed_webhook_id and runs the handler once', async () => {
+      const { event, body, headers } = signedByLibrary();
+      expectReceived(await post(path, body, headers));
+      const replay = await post(path, body, headers);
+      expect(replay.status).toBe(200);
+      expect(replay.json).toEqual({ received: true, duplicate: true, code: 'replayed_webhook_id' });
+      expect(await runsFor(route, event.data.click_id)).toHaveLength(1);
+    });
+
+    it.each([
+      [
+        'an hour-old timestamp',
+        (_: ReturnType<typeof signedByLibrary>) => signedByLibrary({ seconds: now() - 3600 }),
+      ],
+      [
+        'no webhook-id',
+        (d: ReturnType<typeof signedByLibrary>) => {
+          delete d.headers['webhook-id'];
+          return d;
+        },
+      ],
+      [
+        'only X-Service-Signature (body-only)',
+        (d: ReturnType<typeof signedByLibrary>) => {
+          const bodyOnly = signedDelivery({ secret, body: d.body });
+          return { ...d, headers: bodyOnly.headers };
+        },
+      ],
+    ])('answers 401 invalid_signature to %s, without running the handler', async (_, alter) => {
+      const delivery = alter(signedByLibrary());
+      const answer = await post(path, delivery.body, delivery.headers);
+      expectError(answer, 401, 'invalid_signature');
+      expect(await runsFor(route, delivery.event.data.click_id)).toEqual([]);
     });
   });
 

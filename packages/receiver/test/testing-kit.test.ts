@@ -6,8 +6,11 @@ import {
   generateSecret,
   sampleData,
   signedDelivery,
+  signedDeliveryAsync,
   signedRequest,
 } from '@linkhooks/receiver/testing';
+import { Webhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { describe, expect, it } from 'vitest';
 
 describe('testing kit', () => {
@@ -59,5 +62,35 @@ describe('testing kit', () => {
     const response = await handle(await signedRequest('https://receiver.test/webhooks', { secret, event }));
     expect(response.status).toBe(200);
     expect(seen).toEqual([event.data.conversion_id]);
+  });
+
+  it('signs Standard Webhooks deliveries that the reference libraries verify, beside X-Service-Signature', async () => {
+    const secret = generateSecret();
+    const event = buildEvent('click');
+    const at = new Date();
+    const input = { secret, event, scheme: 'standard-webhooks', eventId: 'evt_7', timestamp: at } as const;
+    const { body, headers } = signedDelivery(input);
+    expect(headers).toMatchObject({
+      'webhook-id': 'evt_7',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'x-service-signature': expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(new Webhook(secret).verify(body, headers)).toEqual(event);
+    expect(await signedDeliveryAsync(input)).toEqual({
+      body,
+      headers: { ...headers, 'x-service-delivery-id': expect.any(String) },
+    });
+    expect(constructEvent(body, headers, secret, { scheme: 'standard-webhooks' })).toEqual(event);
+
+    const svix = signedDelivery({ ...input, headerNames: 'svix', webhookId: 'msg_1' });
+    expect(Object.keys(svix.headers).filter((h) => h.startsWith('webhook-'))).toEqual([]);
+    expect(new SvixWebhook(secret).verify(svix.body, svix.headers)).toEqual(event);
+  });
+
+  it('marks test deliveries, and refuses Standard Webhooks fields without the scheme', () => {
+    const secret = generateSecret();
+    expect(signedDelivery({ secret, body: '{}', test: true }).headers['x-service-test']).toBe('1');
+    expect(signedDelivery({ secret, body: '{}' }).headers['x-service-test']).toBeUndefined();
+    expect(() => signedDelivery({ secret, body: '{}', webhookId: 'evt_1' })).toThrow(/standard-webhooks/);
   });
 });

@@ -2,15 +2,18 @@
 /**
  * @module
  * `linkhooks`: the customer's command line for a receiver under development.
- *   linkhooks trigger <event> --url <u> [--secret-file <f>] [--data JSON]
+ *   linkhooks trigger <event> --url <u> [--secret-file <f>] [--data JSON] [--scheme standard-webhooks] [--test]
  *   linkhooks verify [--secret-file <f>] --signature <hex> [--file body | stdin]
+ *   linkhooks verify --scheme standard-webhooks --header 'webhook-id: …' … [--now <s>] [--tolerance <s>]
  * The secret comes from --secret, --secret-file or LINKHOOKS_SECRET (read-secret.ts).
  * Exit codes: 0 delivered / valid, 1 refused / invalid, 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { EVENT_NAMES } from '@linkhooks/protocol';
+import type { Scheme } from '../scheme.js';
 import { diagnose } from './diagnose.js';
+import { diagnoseStandard } from './diagnose-standard.js';
 import { resolveSecret, SecretError } from './read-secret.js';
 import { TriggerError, trigger } from './trigger.js';
 
@@ -18,9 +21,20 @@ const USAGE = `linkhooks — try and debug a linkhooks webhook receiver
 
 Usage:
   linkhooks trigger <event> --url <url> [--secret-file <file>] [--data '{"country":"FR"}']
+                   [--scheme standard-webhooks] [--test]
       sends one signed, schema-valid sample delivery, exactly as the service would, and reports the answer
+      --scheme standard-webhooks  adds webhook-id, webhook-timestamp and webhook-signature, as an
+                                  endpoint with Standard Webhooks turned on receives them
+      --test                      marks it a test delivery (X-Service-Test: 1)
   linkhooks verify [--secret-file <file>] --signature <hex> [--file <body file>]
       says whether a signature matches a body (from --file, or standard input) and, if not, why
+  linkhooks verify --scheme standard-webhooks [--secret-file <file>] --header 'webhook-id: …'
+                   --header 'webhook-timestamp: …' --header 'webhook-signature: …' [--file <body file>]
+                   [--now <Unix seconds>] [--tolerance <seconds>]
+      the same for the Standard Webhooks form: names a missing header, a stale timestamp and by how
+      much, a body-only delivery. --header takes any header as "name: value" (svix-* names too);
+      --now judges the timestamp as of another time (when the delivery was received), default now;
+      --tolerance defaults to 300
 
 The endpoint secret (whsec_…), for both commands:
   --secret-file <file>   read it from a file (one final newline is ignored)
@@ -56,6 +70,32 @@ function secretOf(values: Record<string, unknown>): string {
   }
 }
 
+function schemeOf(value: unknown): Scheme | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'standard-webhooks' || value === 'x-service-signature') return value;
+  throw new UsageError('--scheme is standard-webhooks or x-service-signature (the default)');
+}
+
+/** `--header 'name: value'`, repeated, as a lowercase-name map. */
+function headersOf(values: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of (values as string[] | undefined) ?? []) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header takes "name: value", got "${line}"`);
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function secondsOf(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(typeof value === 'string' && value.trim() !== '' && Number.isFinite(n) && n >= 0)) {
+    throw new UsageError(`${flag} is a number of seconds`);
+  }
+  return n;
+}
+
 async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -69,7 +109,10 @@ async function runTrigger(argv: string[]): Promise<number> {
     'secret-file': { type: 'string' },
     data: { type: 'string' },
     timeout: { type: 'string' },
+    scheme: { type: 'string' },
+    test: { type: 'boolean' },
   });
+  const scheme = schemeOf(values.scheme);
   const [event] = positionals;
   if (!event || positionals.length > 1) throw new UsageError('trigger takes one event name');
   if (typeof values.url !== 'string') throw new UsageError('--url is required');
@@ -94,13 +137,15 @@ async function runTrigger(argv: string[]): Promise<number> {
       secret: secretOf(values),
       ...(data ? { data } : {}),
       ...(timeoutMs ? { timeoutMs } : {}),
+      ...(scheme ? { scheme } : {}),
+      ...(values.test ? { test: true } : {}),
     });
   } catch (error) {
     if (error instanceof TriggerError) throw new UsageError(error.message);
     throw error;
   }
   process.stdout.write(
-    `→ POST ${values.url}  ${event} (${Buffer.byteLength(result.sent)} bytes, event ${result.eventId})\n`,
+    `→ POST ${values.url}  ${event} (${Buffer.byteLength(result.sent)} bytes, event ${result.eventId}${scheme === 'standard-webhooks' ? ', Standard Webhooks headers' : ''}${values.test ? ', test delivery' : ''})\n`,
   );
   if (result.status === null) {
     process.stdout.write(`✗ no answer after ${result.ms} ms: ${result.error}\n`);
@@ -112,7 +157,9 @@ async function runTrigger(argv: string[]): Promise<number> {
   if (!result.ok) {
     const why =
       result.status === 401
-        ? 'the receiver refused the signature: is it configured with this secret? Its onError hook (or exposeHints: true) says why'
+        ? scheme === 'standard-webhooks'
+          ? 'the receiver refused the signature: is it configured with this secret, and is its clock right? Its onError hook (or exposeHints: true) says why'
+          : 'the receiver refused the signature: is it configured with this secret? A receiver in the Standard Webhooks scheme refuses deliveries without the webhook-* headers (try --scheme standard-webhooks). Its onError hook (or exposeHints: true) says why'
         : result.status >= 300 && result.status < 400
           ? 'a redirect: linkhooks never follows redirects; give the final URL'
           : 'any non-2xx answer makes linkhooks retry (1 m, 5 m, 30 m, 2 h, 8 h)';
@@ -127,10 +174,27 @@ async function runVerify(argv: string[]): Promise<number> {
     'secret-file': { type: 'string' },
     signature: { type: 'string' },
     file: { type: 'string' },
+    scheme: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    now: { type: 'string' },
+    tolerance: { type: 'string' },
   });
   if (positionals.length > 0)
     throw new UsageError(`verify takes no arguments (got ${positionals.join(' ')})`);
-  if (typeof values.signature !== 'string') throw new UsageError('--signature is required');
+  const scheme = schemeOf(values.scheme);
+  const headers = headersOf(values.header);
+  if (typeof values.signature === 'string') headers['x-service-signature'] = values.signature;
+  const standard = scheme === 'standard-webhooks';
+  const now = secondsOf(values.now, '--now');
+  const tolerance = secondsOf(values.tolerance, '--tolerance');
+  if (!standard && (now !== undefined || tolerance !== undefined)) {
+    throw new UsageError(
+      '--now and --tolerance apply to --scheme standard-webhooks: X-Service-Signature signs no time',
+    );
+  }
+  if (!standard && headers['x-service-signature'] === undefined) {
+    throw new UsageError('--signature is required');
+  }
   const secret = secretOf(values);
   let body: Buffer;
   try {
@@ -138,7 +202,12 @@ async function runVerify(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`cannot read ${values.file}: ${(error as Error).message}`);
   }
-  const verdict = diagnose(body, values.signature, secret);
+  const verdict = standard
+    ? diagnoseStandard(body, headers, secret, {
+        now: now === undefined ? Date.now() : now * 1000,
+        ...(tolerance === undefined ? {} : { toleranceSeconds: tolerance }),
+      })
+    : diagnose(body, headers['x-service-signature']!, secret);
   process.stdout.write(`${verdict.valid ? '✓' : '✗'} ${verdict.message}\n`);
   return verdict.valid ? 0 : 1;
 }

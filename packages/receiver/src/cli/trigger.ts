@@ -1,5 +1,9 @@
-/** `linkhooks trigger`: one signed, schema-valid sample delivery, as the service sends it. */
+/**
+ * `linkhooks trigger`: one signed, schema-valid sample delivery, as the service sends it: signed
+ * over the body, and with `--scheme standard-webhooks` in the Standard Webhooks form as well.
+ */
 import { EVENT_NAMES, type EventName, isEventName } from '@linkhooks/protocol';
+import type { Scheme } from '../scheme.js';
 import { buildEvent, signedDelivery } from '../testing.js';
 
 export interface TriggerOptions {
@@ -9,6 +13,10 @@ export interface TriggerOptions {
   /** Fields that replace the sample data's (JSON object). */
   data?: Record<string, unknown>;
   timeoutMs?: number;
+  /** `'standard-webhooks'` adds the webhook-* headers, as an endpoint with Standard Webhooks on gets them. */
+  scheme?: Scheme;
+  /** Send it as a test delivery (`X-Service-Test: 1`). */
+  test?: boolean;
 }
 
 export interface TriggerResult {
@@ -42,7 +50,20 @@ export function checkTrigger(event: string, url: string): EventName {
 export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
   const name = checkTrigger(options.event, options.url);
   const event = buildEvent(name, options.data ? { data: options.data as never } : {});
-  const { body, headers } = signedDelivery({ secret: options.secret, event });
+  let delivery: { body: string; headers: Record<string, string> };
+  try {
+    delivery = signedDelivery({
+      secret: options.secret,
+      event,
+      ...(options.scheme ? { scheme: options.scheme } : {}),
+      ...(options.test ? { test: true } : {}),
+    });
+  } catch {
+    throw new TriggerError(
+      'the Standard Webhooks form needs the endpoint secret as shown: whsec_ followed by base64',
+    );
+  }
+  const { body, headers } = delivery;
   const started = performance.now();
   const eventId = headers['x-service-event-id']!;
   try {

@@ -1,21 +1,26 @@
 /**
  * The one handler every adapter is thin over: method check, raw body, empty-POST setup check,
- * signature, envelope, idempotency, dispatch, and the answer (design R17, design D10).
+ * signature (in the scheme the options name, design D45), envelope, idempotency, dispatch, and the
+ * answer (design R17, design D10).
  */
 import {
   EVENT_NAMES,
   hasSyncCrypto,
   isKnownEvent,
+  readStandardWebhookHeaders,
   SIGNATURE_HEADER,
   type VerifyResult,
   verifySignature,
   verifySignatureAsync,
+  verifyStandardWebhook,
+  verifyStandardWebhookAsync,
   type WebhookEvent,
 } from '@linkhooks/protocol';
 import { decodeEvent, verificationError } from '../construct-event.js';
 import { isWebhookError, WebhookError } from '../errors.js';
-import { idempotencyKey } from '../idempotency/key.js';
+import { idempotencyKey, webhookIdKey } from '../idempotency/key.js';
 import { runOnce } from '../idempotency/run-once.js';
+import { checkSchemeOptions, standardVerificationError } from '../scheme.js';
 import type {
   DeliveryContext,
   DeliveryRequest,
@@ -32,6 +37,13 @@ const DUPLICATE: WebhookResponse = {
   status: 200,
   headers: JSON_HEADERS,
   body: '{"received":true,"duplicate":true}',
+};
+// A webhook-id already handled: acknowledged (the service's own retries reuse the id, and a non-2xx
+// would have it retry and count failures), with a code of its own so logs tell it apart (design D45).
+const REPLAYED: WebhookResponse = {
+  status: 200,
+  headers: JSON_HEADERS,
+  body: '{"received":true,"duplicate":true,"code":"replayed_webhook_id"}',
 };
 const HANDLER_NAMES = new Set<string>([...EVENT_NAMES, 'unknown']);
 
@@ -87,6 +99,7 @@ function checkOptions(options: WebhookOptions): void {
       );
     }
   }
+  checkSchemeOptions(options);
   const max = options.maxBodyBytes;
   if (max !== undefined && !(Number.isInteger(max) && max > 0)) {
     throw new TypeError('linkhooks: `maxBodyBytes` must be a positive integer');
@@ -102,6 +115,7 @@ function context(
   request: DeliveryRequest,
   rawBody: Uint8Array | string,
   secretIndex: number,
+  webhookId: string | undefined,
 ): DeliveryContext {
   const attempt = Number(firstHeader(request.header('x-service-attempt')));
   return {
@@ -111,6 +125,8 @@ function context(
     deliveryId: firstHeader(request.header('x-service-delivery-id')),
     attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : undefined,
     idempotencyKey: undefined,
+    webhookId,
+    test: firstHeader(request.header('x-service-test')) === '1',
   };
 }
 
@@ -144,9 +160,18 @@ async function dispatch(
     await run();
     return RECEIVED;
   }
-  ctx.idempotencyKey = await idempotencyKey(event, ctx.rawBody);
-  const result = await runOnce(options.idempotency, ctx.idempotencyKey, run);
-  return result.status === 'duplicate' ? DUPLICATE : RECEIVED;
+  const store = options.idempotency;
+  const key = await idempotencyKey(event, ctx.rawBody);
+  ctx.idempotencyKey = key;
+  if (ctx.webhookId === undefined) {
+    const result = await runOnce(store, key, run);
+    return result.status === 'duplicate' ? DUPLICATE : RECEIVED;
+  }
+  // The webhook-id is claimed around the content key, not instead of it: a replayed request stops
+  // at the first claim, and click_id / conversion_id still de-duplicate across events (design D45).
+  const outer = await runOnce(store, webhookIdKey(ctx.webhookId), () => runOnce(store, key, run));
+  if (outer.status === 'duplicate') return REPLAYED;
+  return outer.value.status === 'duplicate' ? DUPLICATE : RECEIVED;
 }
 
 /**
@@ -161,6 +186,10 @@ export function createDeliveryHandler(
   const onError = options.onError ?? defaultOnError;
   const secret = options.secret;
   const exposeHints = options.exposeHints === true;
+  const standard = options.scheme === 'standard-webhooks';
+  const clock = options.clock ?? { now: () => Date.now() };
+  const tolerance =
+    options.toleranceSeconds === undefined ? {} : { toleranceSeconds: options.toleranceSeconds };
 
   return async function handleDelivery(request) {
     try {
@@ -170,13 +199,28 @@ export function createDeliveryHandler(
       const rawBody = await request.readBody();
       // An empty POST is the setup check: answer 200 and run nothing (design R18).
       if (rawBody.length === 0) return RECEIVED;
-      const signature = request.header(SIGNATURE_HEADER.toLowerCase());
-      const verified: VerifyResult = hasSyncCrypto
-        ? verifySignature(rawBody, signature, secret)
-        : await verifySignatureAsync(rawBody, signature, secret);
-      if (!verified.valid) throw verificationError(verified);
+      let secretIndex: number;
+      let webhookId: string | undefined;
+      if (standard) {
+        // Only these headers count here: X-Service-Signature is never a fallback (design D45).
+        const headers = readStandardWebhookHeaders((name) => request.header(name));
+        const verifyOptions = { ...tolerance, now: clock.now() };
+        const verified = hasSyncCrypto
+          ? verifyStandardWebhook(rawBody, headers, secret, verifyOptions)
+          : await verifyStandardWebhookAsync(rawBody, headers, secret, verifyOptions);
+        if (!verified.valid) throw standardVerificationError(verified);
+        secretIndex = verified.secretIndex;
+        webhookId = verified.id;
+      } else {
+        const signature = request.header(SIGNATURE_HEADER.toLowerCase());
+        const verified: VerifyResult = hasSyncCrypto
+          ? verifySignature(rawBody, signature, secret)
+          : await verifySignatureAsync(rawBody, signature, secret);
+        if (!verified.valid) throw verificationError(verified);
+        secretIndex = verified.secretIndex;
+      }
       const event = decodeEvent(rawBody);
-      return await dispatch(handlers, event, context(request, rawBody, verified.secretIndex), options);
+      return await dispatch(handlers, event, context(request, rawBody, secretIndex, webhookId), options);
     } catch (error) {
       const webhookError = isWebhookError(error)
         ? error

@@ -1,6 +1,7 @@
 import type { EventName, EventOf, UnknownEvent } from '@linkhooks/protocol';
 import type { WebhookError } from '../errors.js';
 import type { IdempotencyOptions } from '../idempotency/run-once.js';
+import type { ReceiverClock, Scheme } from '../scheme.js';
 
 /** What a handler learns about the delivery beyond the event itself. */
 export interface DeliveryContext {
@@ -16,6 +17,13 @@ export interface DeliveryContext {
   attempt: number | undefined;
   /** The idempotency key, when idempotency is on. */
   idempotencyKey: string | undefined;
+  /** The verified `webhook-id` in the Standard Webhooks scheme (the event id); otherwise undefined. */
+  webhookId: string | undefined;
+  /**
+   * Whether the delivery is a test one (`X-Service-Test: 1`, sent by the dashboard's and the API's
+   * "send test"). The header is not signed: use it to skip side effects, never to grant anything.
+   */
+  test: boolean;
 }
 
 type Handler<E> = (event: E, context: DeliveryContext) => unknown | Promise<unknown>;
@@ -29,9 +37,25 @@ export type WebhookHandlers = { [N in EventName]?: Handler<EventOf<N>> } & {
 export interface WebhookOptions {
   /** The endpoint secret, or several during a rotation (any one may match). */
   secret: string | readonly string[];
+  /**
+   * How deliveries are signed. `'x-service-signature'` (the default): HMAC of the body alone.
+   * `'standard-webhooks'`: `webhook-id`, `webhook-timestamp` and `webhook-signature` are all
+   * required (or their `svix-*` names), the timestamp must be within `toleranceSeconds`, and a
+   * delivery carrying only X-Service-Signature is refused. The endpoint must have Standard
+   * Webhooks turned on, or every delivery is refused.
+   */
+  scheme?: Scheme;
+  /** Standard Webhooks only: how far `webhook-timestamp` may be from this server's clock. Default 300 s. */
+  toleranceSeconds?: number;
+  /** Standard Webhooks only: the clock the timestamp is checked against (ms). Default `Date.now()`. */
+  clock?: ReceiverClock;
   /** Handlers by event name. Events without one are acknowledged with 200. */
   on?: WebhookHandlers;
-  /** Run each delivery's handler at most once to completion (keys on click_id / conversion_id). */
+  /**
+   * Run each delivery's handler at most once to completion (keys on click_id / conversion_id). In
+   * the Standard Webhooks scheme the `webhook-id` is claimed first, so a replayed request is
+   * answered without running anything.
+   */
   idempotency?: IdempotencyOptions;
   /**
    * Told of every delivery that is not acknowledged, with the code, hint and cause. Default: a

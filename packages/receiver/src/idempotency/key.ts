@@ -16,3 +16,14 @@ export async function idempotencyKey(event: WebhookEvent, rawBody: string | Uint
   }
   return `${event.event}:${toHex(await sha256(rawBody))}`;
 }
+
+/**
+ * The key a Standard Webhooks `webhook-id` is claimed under (design D45). Its prefix is no event
+ * name, so it never meets a key of {@link idempotencyKey}.
+ *
+ * @example
+ * webhookIdKey('evt_01JD5XKQ6N8M0B3V2C1X9Z7Y4W'); // 'webhook-id:evt_01JD5XKQ6N8M0B3V2C1X9Z7Y4W'
+ */
+export function webhookIdKey(webhookId: string): string {
+  return `webhook-id:${webhookId}`;
+}

@@ -25,6 +25,8 @@ interface Seen {
     deliveryId?: string;
     attempt?: number;
     idempotencyKey?: string;
+    webhookId?: string;
+    test?: boolean;
   };
 }
 
@@ -95,6 +97,17 @@ export function adapterBattery(adapterName: string, start: StartAdapter): void {
         deliveryId: 'dlv_1',
         attempt: 3,
       });
+    });
+
+    it('sets context.test only for a delivery marked X-Service-Test: 1, and no webhookId in this scheme', async () => {
+      for (const test of [false, true]) {
+        const { body, headers } = signedDelivery({ secret, event: buildEvent('click'), test });
+        expect((await post(server.url, body, headers)).status).toBe(200);
+      }
+      expect(seen.map((s) => [s.ctx.test, s.ctx.webhookId])).toEqual([
+        [false, undefined],
+        [true, undefined],
+      ]);
     });
 
     it('verifies the exact bytes of a body that JSON.stringify would not reproduce', async () => {
