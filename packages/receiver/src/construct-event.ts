@@ -79,7 +79,7 @@ export function decodeEvent(rawBody: RawBody): WebhookEvent {
  *
  * With `{scheme: 'standard-webhooks'}` the second argument is the request's headers, and
  * `webhook-id`, `webhook-timestamp` (within `toleranceSeconds`, default 300) and `webhook-signature`
- * are all required, `svix-*` names accepted; X-Service-Signature alone is refused (design D45).
+ * are all required, `svix-*` names accepted; X-Service-Signature alone is refused (design D44).
  *
  * @example
  * const event = constructEvent(req.body, req.headers['x-service-signature'], process.env.LINKHOOKS_SECRET!);

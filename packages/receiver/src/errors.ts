@@ -27,7 +27,7 @@ export type WebhookErrorCode =
 
 /**
  * The HTTP status each code answers with in the adapters. 401 for every signature problem
- * (design R17), the Standard Webhooks headers and their timestamp included (design D45); 5xx for the receiver's own faults, so the service retries
+ * (design R17), the Standard Webhooks headers and their timestamp included (design D44); 5xx for the receiver's own faults, so the service retries
  * once they are fixed; 409 for a duplicate in flight (design D10, design D12).
  */
 export const WEBHOOK_ERROR_STATUS: Readonly<Record<WebhookErrorCode, number>> = {

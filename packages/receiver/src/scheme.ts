@@ -1,5 +1,5 @@
 /**
- * The two ways a delivery can be verified (design D45): the body-only X-Service-Signature, the
+ * The two ways a delivery can be verified (design D44): the body-only X-Service-Signature, the
  * default (design R9), or the Standard Webhooks form (design D32), which signs an id and a
  * timestamp with the body. A receiver picks one explicitly; the Standard Webhooks scheme never
  * falls back to the body-only signature, so a stripped request cannot downgrade it.

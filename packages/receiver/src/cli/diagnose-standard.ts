@@ -1,5 +1,5 @@
 /**
- * Why a Standard Webhooks delivery does not verify (design D32, design D45): which header is
+ * Why a Standard Webhooks delivery does not verify (design D32, design D44): which header is
  * missing, how stale the timestamp is and whether the signature would match apart from it, a
  * body-only delivery sent to a Standard Webhooks receiver, or the usual mistakes of the body-only
  * form (whitespace around the secret, a re-formatted body, a final newline). Pure, like diagnose.ts;

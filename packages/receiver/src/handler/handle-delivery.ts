@@ -1,6 +1,6 @@
 /**
  * The one handler every adapter is thin over: method check, raw body, empty-POST setup check,
- * signature (in the scheme the options name, design D45), envelope, idempotency, dispatch, and the
+ * signature (in the scheme the options name, design D44), envelope, idempotency, dispatch, and the
  * answer (design R17, design D10).
  */
 import {
@@ -39,7 +39,7 @@ const DUPLICATE: WebhookResponse = {
   body: '{"received":true,"duplicate":true}',
 };
 // A webhook-id already handled: acknowledged (the service's own retries reuse the id, and a non-2xx
-// would have it retry and count failures), with a code of its own so logs tell it apart (design D45).
+// would have it retry and count failures), with a code of its own so logs tell it apart (design D44).
 const REPLAYED: WebhookResponse = {
   status: 200,
   headers: JSON_HEADERS,
@@ -168,7 +168,7 @@ async function dispatch(
     return result.status === 'duplicate' ? DUPLICATE : RECEIVED;
   }
   // The webhook-id is claimed around the content key, not instead of it: a replayed request stops
-  // at the first claim, and click_id / conversion_id still de-duplicate across events (design D45).
+  // at the first claim, and click_id / conversion_id still de-duplicate across events (design D44).
   const outer = await runOnce(store, webhookIdKey(ctx.webhookId), () => runOnce(store, key, run));
   if (outer.status === 'duplicate') return REPLAYED;
   return outer.value.status === 'duplicate' ? DUPLICATE : RECEIVED;
@@ -202,7 +202,7 @@ export function createDeliveryHandler(
       let secretIndex: number;
       let webhookId: string | undefined;
       if (standard) {
-        // Only these headers count here: X-Service-Signature is never a fallback (design D45).
+        // Only these headers count here: X-Service-Signature is never a fallback (design D44).
         const headers = readStandardWebhookHeaders((name) => request.header(name));
         const verifyOptions = { ...tolerance, now: clock.now() };
         const verified = hasSyncCrypto

@@ -18,7 +18,7 @@ export async function idempotencyKey(event: WebhookEvent, rawBody: string | Uint
 }
 
 /**
- * The key a Standard Webhooks `webhook-id` is claimed under (design D45). Its prefix is no event
+ * The key a Standard Webhooks `webhook-id` is claimed under (design D44). Its prefix is no event
  * name, so it never meets a key of {@link idempotencyKey}.
  *
  * @example

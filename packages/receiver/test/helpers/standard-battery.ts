@@ -1,5 +1,5 @@
 /**
- * The Standard Webhooks scheme (design D32, design D45) against every adapter on a real server:
+ * The Standard Webhooks scheme (design D32, design D44) against every adapter on a real server:
  * deliveries signed by the reference `standardwebhooks` library and by `svix` pass; a stale
  * timestamp, a missing header, a body-only delivery and a replayed webhook-id are each refused with
  * their own code; a rotation accepts a header signed by either secret. The clock is injected.
