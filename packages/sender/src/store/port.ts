@@ -13,6 +13,7 @@ import type {
   EndpointRecord,
   EventRecord,
 } from './records.js';
+import type { EndpointStatistics } from './stats-port.js';
 
 export type NewEndpoint = Pick<
   EndpointRecord,
@@ -270,6 +271,7 @@ export interface SecretsAtRest {
 }
 
 export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
+export type { EndpointStatistics, StatsWindow, WindowStats } from './stats-port.js';
 
 /** What a store can do beyond the port, declared rather than guessed from its kind. */
 export interface StoreCapabilities {
@@ -286,7 +288,7 @@ export interface StoreCapabilities {
 }
 
 /** A store: the queue and the catalogue over one database. */
-export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest {
+export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest, EndpointStatistics {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -12,6 +12,7 @@ import m003 from './migrations/003-leases.sql';
 import m004 from './migrations/004-bounded-hot-paths.sql';
 import m005 from './migrations/005-endpoint-origin.sql';
 import m008 from './migrations/008-operations.sql';
+import m010 from './migrations/010-endpoint-stats.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -21,6 +22,7 @@ export const PG_MIGRATIONS = [
   { version: 4, name: 'bounded hot paths', sql: m004 },
   { version: 5, name: 'endpoint origin', sql: m005 },
   { version: 8, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m008 },
+  { version: 10, name: 'endpoint statistics', sql: m010 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -8,6 +8,7 @@ import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-bounded-hot-paths.sql';
 import m004 from './migrations/004-endpoint-origin.sql';
 import m007 from './migrations/007-operations.sql';
+import m009 from './migrations/009-endpoint-stats.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -15,6 +16,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 3, name: 'bounded hot paths', sql: m003 },
   { version: 4, name: 'endpoint origin', sql: m004 },
   { version: 7, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m007 },
+  { version: 9, name: 'endpoint statistics', sql: m009 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
