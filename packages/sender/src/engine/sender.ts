@@ -19,6 +19,7 @@ import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
 import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
 import { endpointOperations } from './endpoint-operations.js';
+import { endpointStatsOperations } from './endpoint-stats.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
@@ -238,6 +239,7 @@ export function createSender(options: SenderOptions): Sender {
       wake: () => worker.wake(),
     }),
     ...accountAdministration({ store, clock }),
+    ...endpointStatsOperations({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),
     tick: () => worker.tick(),
