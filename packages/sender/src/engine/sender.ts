@@ -15,6 +15,7 @@ import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
+import { inSpan, publishedAttributes, SPAN } from '../tracing.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
 import { checkEndpointUrl, checkEvents } from './endpoint-input.js';
@@ -120,15 +121,19 @@ export function createSender(options: SenderOptions): Sender {
     input: PublishInput,
     target: { endpointId?: string } = {},
   ): Promise<PublishResult> {
-    const event = buildEvent(accountId, input, clock.now());
-    const ids = () => newId('dlv', event.createdAt);
-    const { idempotencyKey: key } = event;
-    const published = key
-      ? await store.publishIdempotent({ ...event, idempotencyKey: key }, ids)
-      : { eventId: event.id, deliveries: await store.publish(event, ids, target), duplicate: false };
-    if (published.duplicate) return published;
-    if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();
-    return { eventId: published.eventId, deliveries: published.deliveries };
+    return inSpan(SPAN.publish, { 'linkhooks.account.id': accountId }, async (span) => {
+      const event = buildEvent(accountId, input, clock.now());
+      span.setAttribute('linkhooks.event.name', event.name);
+      const ids = () => newId('dlv', event.createdAt);
+      const { idempotencyKey: key } = event;
+      const published = key
+        ? await store.publishIdempotent({ ...event, idempotencyKey: key }, ids)
+        : { eventId: event.id, deliveries: await store.publish(event, ids, target), duplicate: false };
+      publishedAttributes(span, published);
+      if (published.duplicate) return published;
+      if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();
+      return { eventId: published.eventId, deliveries: published.deliveries };
+    });
   }
 
   const getEndpoint = async (accountId: string, id: string) =>
