@@ -87,13 +87,20 @@ describe('citations', () => {
     expect(unknown, `no such heading on ${DESIGN_PAGE}`).toEqual([]);
   });
 
-  it('number the items of each group once, without gaps, and keep I1–I6', () => {
+  // Numbers only grow: work done side by side takes decision numbers apart (D50…), so the D group
+  // may skip some until the items in between arrive, but a number never means two things.
+  it('number the items of each group once, in increasing order from 1, and keep I1–I6', () => {
     const page = readFileSync(join(root, DESIGN_PAGE), 'utf8');
     const ids = [...page.matchAll(/^### ([RIDC])(\d+) /gm)].map((m) => `${m[1]}${m[2]}`);
     expect(new Set(ids).size).toBe(ids.length);
     for (const letter of ['R', 'I', 'D', 'C']) {
       const numbers = ids.filter((id) => id[0] === letter).map((id) => Number(id.slice(1)));
-      expect(numbers, letter).toEqual(numbers.map((_, i) => i + 1));
+      if (letter === 'D') {
+        expect(numbers[0], letter).toBe(1);
+        expect(numbers, letter).toEqual([...numbers].sort((a, b) => a - b));
+      } else {
+        expect(numbers, letter).toEqual(numbers.map((_, i) => i + 1));
+      }
     }
     expect(ids.filter((id) => id[0] === 'I')).toEqual(['I1', 'I2', 'I3', 'I4', 'I5', 'I6']);
   });
