@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/domain/ids.js';
+import type { SenderStore } from '../src/store/port.js';
 import * as pgStats from '../src/store/postgres/endpoint-stats.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import * as sqliteStats from '../src/store/sqlite/endpoint-stats.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { PG_URL, requireService } from './helpers/services.js';
-import { statsBattery } from './helpers/stats-battery.js';
+import { attemptAtIn, statsBattery } from './helpers/stats-battery.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const HOUR = 3_600_000;
@@ -21,6 +23,47 @@ const dir = mkdtempSync(join(tmpdir(), 'linkhooks-stats-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 statsBattery('sqlite', async () => createSqliteStore({ filename: join(dir, `stats-${n++}.db`) }));
+
+const WINDOW = { since: T0 - HOUR, until: T0 + HOUR, bucketMs: HOUR };
+/** An endpoint with one succeeded attempt at T0 and one failed at T0 + 1 ms, in the window's second hour. */
+async function twoAttempts(store: SenderStore) {
+  const accountId = newId('acct');
+  const ep = await store.createEndpoint({
+    id: newId('ep'),
+    accountId,
+    url: 'https://receiver.example.com/hook',
+    events: ['click'],
+    secret: 'whsec_test',
+    description: null,
+    now: T0 - HOUR,
+  });
+  await attemptAtIn(store, accountId, T0, true, 7);
+  await attemptAtIn(store, accountId, T0 + 1, false, 9);
+  return { accountId, endpointId: ep.id };
+}
+
+describe('sqlite upgrade', () => {
+  it('fills in the endpoint of attempts recorded before the statistics migration', async () => {
+    const filename = join(dir, 'upgrade.db');
+    let store = createSqliteStore({ filename });
+    await store.migrate();
+    const { accountId, endpointId } = await twoAttempts(store);
+    await store.close();
+    // Back to the schema before migration 9: the attempts as an earlier release recorded them.
+    const db = new Database(filename);
+    db.exec(`DROP INDEX attempts_by_endpoint; DROP INDEX deliveries_by_endpoint_created;
+             ALTER TABLE attempts DROP COLUMN endpoint_id; DELETE FROM schema_migrations WHERE version = 9`);
+    db.close();
+    store = createSqliteStore({ filename });
+    try {
+      await store.migrate();
+      const stats = await store.endpointStats(accountId, endpointId, WINDOW);
+      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('sqlite plans', () => {
   it('reads attempts and deliveries through covering indexes bounded by the window', async () => {
@@ -67,6 +110,24 @@ describe.runIf(pgUp)('postgres', () => {
   statsBattery('postgres', async () =>
     createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),
   );
+
+  it('fills in the endpoint of attempts recorded before the statistics migration', async () => {
+    const schema = freshSchema();
+    let store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    await store.migrate();
+    const { accountId, endpointId } = await twoAttempts(store);
+    await store.close();
+    await admin.query(`DROP INDEX "${schema}".attempts_by_endpoint; DROP INDEX "${schema}".deliveries_by_endpoint_created;
+      ALTER TABLE "${schema}".attempts DROP COLUMN endpoint_id; DELETE FROM "${schema}".schema_migrations WHERE version = 10`);
+    store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    try {
+      await store.migrate();
+      const stats = await store.endpointStats(accountId, endpointId, WINDOW);
+      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
 
   it('reads only the window’s rows of an endpoint with a long history (EXPLAIN ANALYZE)', async () => {
     const schema = freshSchema();

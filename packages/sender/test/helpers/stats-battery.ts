@@ -10,11 +10,51 @@ import type { TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { EventRecord } from '../../src/store/records.js';
 
-const T0 = Date.UTC(2026, 10, 22, 12);
+export const T0 = Date.UTC(2026, 10, 22, 12);
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 /** No retries: a failed attempt makes its delivery `failed`, so no claim picks it up again. */
 const ONE_TRY: TransitionRules = { schedule: { delaysMs: [] }, policy: DEFAULT_DISABLE_POLICY };
+
+const event = (accountId: string, at: number): EventRecord => ({
+  id: newId('evt', at),
+  accountId,
+  name: 'click',
+  body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
+  createdAt: at,
+});
+
+/** Publishes an event at `at` to the account's endpoints and attempts each of its deliveries once. */
+export async function attemptAtIn(
+  store: SenderStore,
+  accountId: string,
+  at: number,
+  ok: boolean,
+  durationMs: number,
+) {
+  const deliveries = await store.publish(event(accountId, at), () => newId('dlv', at));
+  const claimed = await store.claimDue({ now: at, limit: 100, leaseMs: 45_000, perEndpointCap: 100 });
+  expect(claimed.map((c) => c.delivery.id).sort()).toEqual(deliveries.map((d) => d.id).sort());
+  for (const c of claimed) {
+    const applied = await store.recordAttempt({
+      lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
+      attempt: {
+        deliveryId: c.delivery.id,
+        number: 1,
+        startedAt: at,
+        durationMs,
+        statusCode: ok ? 200 : 500,
+        failureKind: ok ? null : 'http_status',
+        errorMessage: ok ? null : 'receiver answered 500',
+        responseSnippet: null,
+        requestHeaders: {},
+      },
+      rules: ONE_TRY,
+      now: at + durationMs,
+    });
+    expect(applied.applied).toBe(true);
+  }
+}
 
 export function statsBattery(name: string, open: () => Promise<SenderStore>) {
   describe(`${name} endpoint statistics`, () => {
@@ -35,38 +75,8 @@ export function statsBattery(name: string, open: () => Promise<SenderStore>) {
         description: null,
         now: T0 - 48 * HOUR,
       });
-    const event = (accountId: string, at: number): EventRecord => ({
-      id: newId('evt', at),
-      accountId,
-      name: 'click',
-      body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
-      createdAt: at,
-    });
-    /** Publishes an event at `at` to the account's endpoints and attempts each of its deliveries once. */
-    async function attemptAt(accountId: string, at: number, ok: boolean, durationMs: number) {
-      const deliveries = await store.publish(event(accountId, at), () => newId('dlv', at));
-      const claimed = await store.claimDue({ now: at, limit: 100, leaseMs: 45_000, perEndpointCap: 100 });
-      expect(claimed.map((c) => c.delivery.id).sort()).toEqual(deliveries.map((d) => d.id).sort());
-      for (const c of claimed) {
-        const applied = await store.recordAttempt({
-          lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-          attempt: {
-            deliveryId: c.delivery.id,
-            number: 1,
-            startedAt: at,
-            durationMs,
-            statusCode: ok ? 200 : 500,
-            failureKind: ok ? null : 'http_status',
-            errorMessage: ok ? null : 'receiver answered 500',
-            responseSnippet: null,
-            requestHeaders: {},
-          },
-          rules: ONE_TRY,
-          now: at + durationMs,
-        });
-        expect(applied.applied).toBe(true);
-      }
-    }
+    const attemptAt = (accountId: string, at: number, ok: boolean, durationMs: number) =>
+      attemptAtIn(store, accountId, at, ok, durationMs);
     const WINDOW = { since: T0, until: T0 + 3 * HOUR, bucketMs: HOUR };
 
     it('counts the window’s attempts by bucket and outcome, its latency and its deliveries', async () => {
