@@ -57,11 +57,19 @@ export function inSpan<T>(
   });
 }
 
-/** What a publish stored: the event's id (the first one's, for a repeat) and how many deliveries. */
-export function publishedAttributes(span: Span, published: Published): void {
+/**
+ * What a publish stored: the event's name (checked, since it was stored), its id (the first one's,
+ * for a repeat) and how many deliveries.
+ */
+export function publishedAttributes(
+  span: Span,
+  event: string,
+  published: Pick<Published, 'eventId' | 'deliveries'> & { duplicate?: boolean },
+): void {
+  span.setAttribute('linkhooks.event.name', event);
   span.setAttribute('linkhooks.event.id', published.eventId);
   span.setAttribute('linkhooks.publish.deliveries', published.deliveries.length);
-  span.setAttribute('linkhooks.publish.duplicate', published.duplicate);
+  span.setAttribute('linkhooks.publish.duplicate', published.duplicate === true);
 }
 
 /** The claim span each claimed delivery came from: its attempt links to it. */
