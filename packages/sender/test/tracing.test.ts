@@ -173,3 +173,46 @@ it('marks a refused ingest span with the error code only, and publishes nothing'
   expect(spans[0]!.attributes['error.type']).toBe('plan_required');
   expect(JSON.stringify(spans[0]!.events)).not.toContain('clk_refused');
 });
+
+it('makes one ingest span for a batch, with a publish span per stored event as its children', async () => {
+  exporter.reset();
+  const item = (clickId: string) => ({
+    account_id: api.alice.account.id,
+    event: 'click',
+    data: {
+      click_id: clickId,
+      link_id: 7,
+      link_slug: 'summer',
+      destination_url: 'https://shop.example.com/',
+      ip: '203.0.113.9',
+      country: 'DE',
+      region: 'Berlin',
+      city: 'Berlin',
+      device: 'mobile',
+      browser: 'Firefox',
+      os: 'Linux',
+      referer: 'https://news.example.org/',
+      is_unique: true,
+      fraud_flags: [],
+    },
+  });
+  const batch = await api.call('POST', '/internal/v1/events/batch', {
+    key: SERVICE_TOKEN,
+    body: { events: [item('clk_b1'), item('clk_b2'), { event: 'click' }] },
+  });
+  expect(batch.status).toBe(202);
+  expect(batch.json.results.map((r: { status: number }) => r.status)).toEqual([202, 202, 400]);
+  const spans = exporter.getFinishedSpans();
+  const [ingest] = byName(spans, SPAN.ingest);
+  expect(byName(spans, SPAN.ingest)).toHaveLength(1);
+  expect(ingest!.attributes).toEqual({ 'linkhooks.ingest.events': 3 });
+  const publishes = byName(spans, SPAN.publish);
+  expect(publishes).toHaveLength(2);
+  for (const p of publishes) expect(p.parentSpanContext?.spanId).toBe(ingest!.spanContext().spanId);
+  expect(publishes.map((p) => p.attributes['linkhooks.event.id']).sort()).toEqual(
+    batch.json.results
+      .slice(0, 2)
+      .map((r: { event_id: string }) => r.event_id)
+      .sort(),
+  );
+});

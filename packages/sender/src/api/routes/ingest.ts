@@ -1,11 +1,12 @@
 /** Platform ingest: one event, or a batch of up to MAX_BATCH in one request. */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { PublishItem } from '../../engine/sender.js';
 import { isSenderError, type SenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
 import { errorResponse } from '../error-response.js';
-import { defineRoute, type RouteContext, type RouteResult } from '../route.js';
+import { defineRoute, type RouteSpec } from '../route.js';
 import { batchResultSchema, errorSchema, ingestBody, publishResultSchema } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
 
@@ -15,7 +16,7 @@ export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 const err = (description: string) => ({ description, schema: errorSchema });
 
-export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
+const ingestOne = defineRoute<z.infer<typeof ingestBody>>({
   method: 'post',
   path: '/internal/v1/events',
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
@@ -35,17 +36,11 @@ export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
     429: err('The account is over its events per second; Retry-After says when to send again'),
     503: err('No service token is configured'),
   },
-  handle: ({ sender, ingest, body }) =>
-    // The publish span is this one's child (design D51).
-    inSpan(
-      SPAN.ingest,
-      { 'linkhooks.ingest.events': 1, 'linkhooks.account.id': body.account_id },
-      async () => {
-        const item = await ingest.item(body);
-        const result = await sender.publish(item.accountId, item);
-        return { status: result.duplicate ? 200 : 202, json: publishResultJson(result) };
-      },
-    ),
+  async handle({ sender, ingest, body }) {
+    const item = await ingest.item(body);
+    const result = await sender.publish(item.accountId, item);
+    return { status: result.duplicate ? 200 : 202, json: publishResultJson(result) };
+  },
 });
 
 const batchBody = z
@@ -53,9 +48,8 @@ const batchBody = z
     events: z.array(z.unknown()).min(1).describe(`Up to ${MAX_BATCH} ingest bodies, each checked on its own`),
   })
   .meta({ id: 'IngestBatch' });
-type BatchBody = z.infer<typeof batchBody>;
 
-export const ingestBatchRoute = defineRoute<BatchBody>({
+const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
   method: 'post',
   path: '/internal/v1/events/batch',
   summary: `Platform ingest of up to ${MAX_BATCH} events at once; each item answers on its own`,
@@ -72,45 +66,53 @@ export const ingestBatchRoute = defineRoute<BatchBody>({
     413: err(`More than ${MAX_BATCH} events, or a body over ${MAX_BATCH_BYTES / 1024 / 1024} MiB`),
     503: err('No service token is configured'),
   },
-  handle: (ctx) =>
-    inSpan(SPAN.ingest, { 'linkhooks.ingest.events': ctx.body.events.length }, () => ingestBatch(ctx)),
+  async handle({ sender, ingest, body }) {
+    if (body.events.length > MAX_BATCH) {
+      const error = `a batch holds at most ${MAX_BATCH} events; this one has ${body.events.length}`;
+      return { status: 413, json: { error: { code: 'payload_too_large', message: error } } };
+    }
+    // Each item is checked on its own, a slice at a time with the event loop free between slices
+    // (a thousand checks in one go would hold every other request); the valid ones are published
+    // together (one commit).
+    const checked: Checked[] = [];
+    for (let i = 0; i < body.events.length; i += CHECK_SLICE) {
+      if (i > 0) await nextTurn();
+      const slice = body.events.slice(i, i + CHECK_SLICE);
+      checked.push(...(await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)))));
+    }
+    const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
+    const published = await sender.publishMany(valid);
+    let next = 0;
+    let retryAfter = 0;
+    const results = checked.map((c) => {
+      const outcome = c.ok ? published[next++]! : { ok: false as const, error: c.error };
+      if (outcome.ok)
+        return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
+      const answer = errorResponse(outcome.error);
+      retryAfter = Math.max(retryAfter, answer.retryAfterSeconds ?? 0);
+      return { status: answer.status, ...answer.body };
+    });
+    // Items over the account's rate answer 429 in place; the header says when to send them again.
+    const headers = retryAfter > 0 ? { 'retry-after': String(retryAfter) } : undefined;
+    return { status: 202, json: { results }, ...(headers ? { headers } : {}) };
+  },
 });
 
-/** The batch route's handler, in the ingest span. */
-async function ingestBatch({
-  sender,
-  ingest,
-  body,
-}: RouteContext<BatchBody, undefined>): Promise<RouteResult> {
-  if (body.events.length > MAX_BATCH) {
-    const error = `a batch holds at most ${MAX_BATCH} events; this one has ${body.events.length}`;
-    return { status: 413, json: { error: { code: 'payload_too_large', message: error } } };
-  }
-  // Each item is checked on its own, a slice at a time with the event loop free between slices
-  // (a thousand checks in one go would hold every other request); the valid ones are published
-  // together (one commit).
-  const checked: Checked[] = [];
-  for (let i = 0; i < body.events.length; i += CHECK_SLICE) {
-    if (i > 0) await nextTurn();
-    const slice = body.events.slice(i, i + CHECK_SLICE);
-    checked.push(...(await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)))));
-  }
-  const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
-  const published = await sender.publishMany(valid);
-  let next = 0;
-  let retryAfter = 0;
-  const results = checked.map((c) => {
-    const outcome = c.ok ? published[next++]! : { ok: false as const, error: c.error };
-    if (outcome.ok)
-      return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
-    const answer = errorResponse(outcome.error);
-    retryAfter = Math.max(retryAfter, answer.retryAfterSeconds ?? 0);
-    return { status: answer.status, ...answer.body };
-  });
-  // Items over the account's rate answer 429 in place; the header says when to send them again.
-  const headers = retryAfter > 0 ? { 'retry-after': String(retryAfter) } : undefined;
-  return { status: 202, json: { results }, ...(headers ? { headers } : {}) };
+/** The route with its handler in an ingest span: the publishes it makes are the span's children (design D51). */
+function inIngestSpan<Body>(route: RouteSpec, attributes: (body: Body) => Attributes): RouteSpec {
+  return {
+    ...route,
+    handle: (ctx) => inSpan(SPAN.ingest, attributes(ctx.body as Body), () => route.handle(ctx)),
+  };
 }
+
+export const ingestRoute = inIngestSpan<z.infer<typeof ingestBody>>(ingestOne, (body) => ({
+  'linkhooks.ingest.events': 1,
+  'linkhooks.account.id': body.account_id,
+}));
+export const ingestBatchRoute = inIngestSpan<z.infer<typeof batchBody>>(ingestBatch, (body) => ({
+  'linkhooks.ingest.events': body.events.length,
+}));
 
 /** Items checked between two turns of the event loop. */
 const CHECK_SLICE = 50;
