@@ -86,7 +86,18 @@ export async function startService(ctx, db) {
   const child = spawn(
     process.execPath,
     // LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
-    [...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(' ') ?? []), CLI, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--allow-private-networks'],
+    [
+      ...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(' ') ?? []),
+      CLI,
+      'serve',
+      '--db',
+      db,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--allow-private-networks',
+    ],
     { env, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -55,6 +55,14 @@ export {
   type TransitionState,
 } from './domain/transition.js';
 export {
+  DEFAULT_STATS_WINDOW,
+  type EndpointStats,
+  type EndpointStatsOperations,
+  STATS_WINDOWS,
+  type StatsBucket,
+  type StatsWindowName,
+} from './engine/endpoint-stats.js';
+export {
   type AccountAdministration,
   type ApiKey,
   createSender,
@@ -101,4 +109,5 @@ export type {
   EventRecord,
 } from './store/records.js';
 export { createSqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
+export type { AttemptBucket, EndpointStatistics, StatsWindow, WindowStats } from './store/stats-port.js';
 export type { AttemptReport } from './worker/attempt.js';

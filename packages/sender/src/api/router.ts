@@ -24,6 +24,7 @@ import type { RouteSpec } from './route.js';
 import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointOperationRoutes } from './routes/endpoint-operations.js';
+import { endpointStatsRoute } from './routes/endpoint-stats.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { ingestBatchRoute, ingestRoute } from './routes/ingest.js';
 import { eventTypesRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
@@ -54,6 +55,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ...sessionRoutes,
   ...endpointRoutes,
   ...endpointOperationRoutes,
+  endpointStatsRoute,
   ...deliveryRoutes,
   eventTypesRoute,
   ingestRoute,

@@ -12,6 +12,7 @@ import type {
 import type { AccountAdministration } from './account-admin.js';
 import type { EndpointOperations } from './endpoint-operations.js';
 import type { RotateOptions } from './endpoint-secrets.js';
+import type { EndpointStatsOperations } from './endpoint-stats.js';
 import type { PublishInput } from './event-input.js';
 import type { PublishItem, PublishManyResult, PublishResult } from './publish-many.js';
 import type { SealReport } from './seal-secrets.js';
@@ -25,7 +26,7 @@ export interface NewEndpointInput {
 }
 
 /** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
-export interface Sender extends EndpointOperations, AccountAdministration {
+export interface Sender extends EndpointOperations, EndpointStatsOperations, AccountAdministration {
   /** Prometheus registry of this engine's metrics. */
   readonly metrics: Registry;
   /**

@@ -16,10 +16,12 @@ import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
 import type { PublishTarget } from '../store/port.js';
+import { inSpan, publishedAttributes, SPAN } from '../tracing.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
 import { endpointManagement } from './endpoint-management.js';
 import { endpointOperations } from './endpoint-operations.js';
+import { endpointStatsOperations } from './endpoint-stats.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { type SenderOptions, settingsOf } from './options.js';
@@ -116,10 +118,18 @@ export function createSender(options: SenderOptions): Sender {
     }
   }
 
-  async function publishTo(
+  /** Every publish, in a span of its own (design D46): the ingest request's child when there is one. */
+  const publishTo = (accountId: string, input: PublishInput, target: PublishTarget = {}) =>
+    inSpan(SPAN.publish, { 'linkhooks.account.id': accountId }, async (span) => {
+      const result = await storeEvent(accountId, input, target);
+      publishedAttributes(span, input.event, result);
+      return result;
+    });
+
+  async function storeEvent(
     accountId: string,
     input: PublishInput,
-    target: PublishTarget = {},
+    target: PublishTarget,
   ): Promise<PublishResult> {
     const event = buildEvent(accountId, input, clock.now());
     const ids = () => newId('dlv', event.createdAt);
@@ -217,6 +227,7 @@ export function createSender(options: SenderOptions): Sender {
       return { ...result, endpoint: live(result.endpoint) };
     },
     ...accountAdministration({ store, clock }),
+    ...endpointStatsOperations({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),
     tick: () => worker.tick(),

@@ -14,6 +14,7 @@ import type {
   EventRecord,
 } from './records.js';
 import type { SecretsAtRest } from './secrets-port.js';
+import type { EndpointStatistics } from './stats-port.js';
 
 export type NewEndpoint = Pick<
   EndpointRecord,
@@ -261,6 +262,7 @@ export interface Catalogue extends AccountCatalogue {
 
 export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
 export type { SecretChange, SecretsAtRest } from './secrets-port.js';
+export type { EndpointStatistics, StatsWindow, WindowStats } from './stats-port.js';
 
 /** What a store can do beyond the port, declared rather than guessed from its kind. */
 export interface StoreCapabilities {
@@ -277,7 +279,7 @@ export interface StoreCapabilities {
 }
 
 /** A store: the queue and the catalogue over one database. */
-export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest {
+export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest, EndpointStatistics {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

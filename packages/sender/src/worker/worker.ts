@@ -5,6 +5,7 @@
  */
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
+import { traceAttempt, traceClaim } from '../tracing.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
 import { createBreakers } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
@@ -94,11 +95,8 @@ export function createWorker(options: WorkerOptions): Worker {
       wake();
     };
     sending++;
-    running.done = runAttempt(
-      options,
-      claim,
-      options.freeSlotOnResponse ? sent : undefined,
-      running.abandon.signal,
+    running.done = traceAttempt(claim, () =>
+      runAttempt(options, claim, options.freeSlotOnResponse ? sent : undefined, running.abandon.signal),
     )
       .then((report) => {
         // An abandoned attempt says nothing of the receiver: the worker cut it short.
@@ -147,7 +145,7 @@ export function createWorker(options: WorkerOptions): Worker {
         capped: breakers.caps(options.perEndpointCap, options.perOriginCap),
       },
     };
-    return options.queue.claimDue(request);
+    return traceClaim(limit, () => options.queue.claimDue(request));
   };
 
   const heartbeat = createHeartbeat(options, () => [...inFlight]);

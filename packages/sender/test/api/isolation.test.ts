@@ -45,6 +45,7 @@ describe('tenant isolation', () => {
         'get /v1/endpoints/:id',
         'get /v1/endpoints/:id/deliveries',
         'get /v1/endpoints/:id/secret',
+        'get /v1/endpoints/:id/stats',
         'patch /v1/endpoints/:id',
         'post /v1/deliveries/:id/retry',
         'post /v1/endpoints/:id/enable',

@@ -1,10 +1,12 @@
 /** Platform ingest: one event, or a batch of up to MAX_BATCH in one request. */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { PublishItem } from '../../engine/sender.js';
 import { isSenderError, type SenderError } from '../../errors.js';
+import { inSpan, SPAN } from '../../tracing.js';
 import { errorResponse } from '../error-response.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, type RouteSpec } from '../route.js';
 import { batchResultSchema, errorSchema, ingestBody, publishResultSchema } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
 
@@ -14,7 +16,7 @@ export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 const err = (description: string) => ({ description, schema: errorSchema });
 
-export const ingestRoute = defineRoute<z.infer<typeof ingestBody>>({
+const ingestOne = defineRoute<z.infer<typeof ingestBody>>({
   method: 'post',
   path: '/internal/v1/events',
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
@@ -47,7 +49,7 @@ const batchBody = z
   })
   .meta({ id: 'IngestBatch' });
 
-export const ingestBatchRoute = defineRoute<z.infer<typeof batchBody>>({
+const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
   method: 'post',
   path: '/internal/v1/events/batch',
   summary: `Platform ingest of up to ${MAX_BATCH} events at once; each item answers on its own`,
@@ -95,6 +97,22 @@ export const ingestBatchRoute = defineRoute<z.infer<typeof batchBody>>({
     return { status: 202, json: { results }, ...(headers ? { headers } : {}) };
   },
 });
+
+/** The route with its handler in an ingest span: the publishes it makes are the span's children (design D46). */
+function inIngestSpan<Body>(route: RouteSpec, attributes: (body: Body) => Attributes): RouteSpec {
+  return {
+    ...route,
+    handle: (ctx) => inSpan(SPAN.ingest, attributes(ctx.body as Body), () => route.handle(ctx)),
+  };
+}
+
+export const ingestRoute = inIngestSpan<z.infer<typeof ingestBody>>(ingestOne, (body) => ({
+  'linkhooks.ingest.events': 1,
+  'linkhooks.account.id': body.account_id,
+}));
+export const ingestBatchRoute = inIngestSpan<z.infer<typeof batchBody>>(ingestBatch, (body) => ({
+  'linkhooks.ingest.events': body.events.length,
+}));
 
 /** Items checked between two turns of the event loop. */
 const CHECK_SLICE = 50;

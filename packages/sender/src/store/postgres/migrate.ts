@@ -11,8 +11,9 @@ import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-leases.sql';
 import m004 from './migrations/004-bounded-hot-paths.sql';
 import m005 from './migrations/005-endpoint-origin.sql';
-import m007 from './migrations/007-standard-webhooks-rotation-test.sql';
-import m008 from './migrations/008-operations.sql';
+import m006 from './migrations/006-standard-webhooks-rotation-test.sql';
+import m007 from './migrations/007-operations.sql';
+import m008 from './migrations/008-endpoint-stats.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -21,8 +22,9 @@ export const PG_MIGRATIONS = [
   { version: 3, name: 'leases', sql: m003 },
   { version: 4, name: 'bounded hot paths', sql: m004 },
   { version: 5, name: 'endpoint origin', sql: m005 },
-  { version: 7, name: 'standard webhooks, rotation grace, test deliveries', sql: m007 },
-  { version: 8, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m008 },
+  { version: 6, name: 'standard webhooks, rotation grace, test deliveries', sql: m006 },
+  { version: 7, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m007 },
+  { version: 8, name: 'endpoint statistics', sql: m008 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

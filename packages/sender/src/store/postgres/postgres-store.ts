@@ -15,6 +15,7 @@ import { connect } from './connection.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
 import * as secrets from './endpoint-secrets.js';
+import { endpointStats } from './endpoint-stats.js';
 import * as endpoints from './endpoints.js';
 import { createDueListener } from './listener.js';
 import { applyMigrations } from './migrate.js';
@@ -117,6 +118,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     pruneBefore: (cutoff) => pruneBefore(pg, cutoff),
     dropExpiredSecrets: (now) => endpoints.dropExpiredSecrets(pg, now),
     stats: () => stats(pg),
+    endpointStats: (accountId, id, window) => endpointStats(pg, accountId, id, window),
     secretsNotSealedWith: (prefix, after, limit) => secrets.secretsNotSealedWith(pg, prefix, after, limit),
     replaceSecrets: (changes) => secrets.replaceSecrets(pg, changes),
   };

@@ -62,10 +62,11 @@ leased AS (
 ),
 ins AS (
   INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
-                        response_snippet, next_attempt_at, request_headers)
+                        response_snippet, next_attempt_at, request_headers, endpoint_id)
   SELECT i.delivery_id, i.number, i.started_at, i.duration_ms, i.status_code, i.failure_kind, i.error_message,
-         i.response_snippet, i.next_attempt_at, i.request_headers
+         i.response_snippet, i.next_attempt_at, i.request_headers, d.endpoint_id
   FROM input i JOIN leased l ON l.id = i.delivery_id AND l.token = i.lease_token
+  JOIN deliveries d ON d.id = i.delivery_id
   ON CONFLICT (delivery_id, number) DO NOTHING
   RETURNING delivery_id
 ),
@@ -113,8 +114,8 @@ FOR UPDATE OF d, l`;
 /** Zero rows inserted means this attempt number is already recorded (design I4). */
 const INSERT_ATTEMPT = `
 INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
-                      response_snippet, next_attempt_at, request_headers)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                      response_snippet, next_attempt_at, request_headers, endpoint_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT endpoint_id FROM deliveries WHERE id = $1))
 ON CONFLICT (delivery_id, number) DO NOTHING`;
 const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = $2 WHERE id = $1`;
 const DISABLE_ENDPOINT = `

@@ -8,16 +8,18 @@ import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-bounded-hot-paths.sql';
 import m004 from './migrations/004-endpoint-origin.sql';
-import m006 from './migrations/006-standard-webhooks-rotation-test.sql';
-import m007 from './migrations/007-operations.sql';
+import m005 from './migrations/005-standard-webhooks-rotation-test.sql';
+import m006 from './migrations/006-operations.sql';
+import m007 from './migrations/007-endpoint-stats.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
   { version: 2, name: 'accounts', sql: m002 },
   { version: 3, name: 'bounded hot paths', sql: m003 },
   { version: 4, name: 'endpoint origin', sql: m004 },
-  { version: 6, name: 'standard webhooks, rotation grace, test deliveries', sql: m006 },
-  { version: 7, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m007 },
+  { version: 5, name: 'standard webhooks, rotation grace, test deliveries', sql: m005 },
+  { version: 6, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m006 },
+  { version: 7, name: 'endpoint statistics', sql: m007 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

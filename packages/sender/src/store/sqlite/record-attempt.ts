@@ -21,9 +21,9 @@ FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
 WHERE d.id = @id AND d.lease_token = @token`;
 const INSERT_ATTEMPT = `
 INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
-                      response_snippet, next_attempt_at, request_headers)
+                      response_snippet, next_attempt_at, request_headers, endpoint_id)
 VALUES (@deliveryId, @number, @startedAt, @durationMs, @statusCode, @failureKind, @errorMessage,
-        @responseSnippet, @nextAttemptAt, @requestHeaders)`;
+        @responseSnippet, @nextAttemptAt, @requestHeaders, @endpointId)`;
 const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = ? WHERE id = ?`;
 const DISABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = 0, disabled_reason = @reason, disabled_at = @now, updated_at = @now
@@ -58,9 +58,10 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
   );
   const endpointId = row.endpoint_id as string;
   // The attempt belongs to the delivery whose lease was checked, whatever the record says.
-  db.st(INSERT_ATTEMPT).run(
-    attemptParams({ ...attempt, deliveryId: lease.deliveryId, nextAttemptAt: t.delivery.nextAttemptAt }),
-  );
+  db.st(INSERT_ATTEMPT).run({
+    ...attemptParams({ ...attempt, deliveryId: lease.deliveryId, nextAttemptAt: t.delivery.nextAttemptAt }),
+    endpointId,
+  });
   if (t.endpoint.consecutiveFailures !== failures) {
     db.st(SET_ENDPOINT_FAILURES).run(t.endpoint.consecutiveFailures, endpointId);
   }

@@ -11,6 +11,7 @@ import { openSqlite } from './database.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
 import * as secrets from './endpoint-secrets.js';
+import { endpointStats } from './endpoint-stats.js';
 import * as endpoints from './endpoints.js';
 import { migrateSqlite } from './migrate.js';
 import { nextDueAt } from './next-due.js';
@@ -66,6 +67,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     pauseEndpoint: pauseEndpoint(db),
     resumeEndpoint: resumeEndpoint(db),
     recoverDeliveries: recoverDeliveries(db),
+    endpointStats: endpointStats(db),
   };
   return {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
@@ -112,6 +114,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
     dropExpiredSecrets: async (now) => endpoints.dropExpiredSecrets(db, now),
     stats: async () => stats(db),
+    endpointStats: async (accountId, id, window) => ops.endpointStats(accountId, id, window),
     secretsNotSealedWith: async (prefix, after, limit) =>
       secrets.secretsNotSealedWith(db, prefix, after, limit),
     replaceSecrets: async (changes) => ops.replaceSecrets(changes),

@@ -1,0 +1,56 @@
+/**
+ * An endpoint's statistics over a window (design D45), each statement bounded by the window on an
+ * index of (endpoint, time) that includes the columns it reads. The percentiles are computed in
+ * SQL over the window's durations.
+ */
+import type { DeliveryStatus } from '../../domain/delivery-state.js';
+import { bucketsOf, type StatsWindow, type WindowStats } from '../stats-port.js';
+import type { Pg } from './connection.js';
+
+const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = $1 AND account_id = $2`;
+/** $1 endpoint, $2 since, $3 until, $4 bucket size. */
+export const ATTEMPT_BUCKETS = `
+SELECT (started_at - $2) / $4 AS bucket,
+       count(*) FILTER (WHERE failure_kind IS NULL)::int AS succeeded,
+       count(*) FILTER (WHERE failure_kind IS NOT NULL)::int AS failed,
+       max(started_at) FILTER (WHERE failure_kind IS NULL) AS last_success,
+       max(started_at) FILTER (WHERE failure_kind IS NOT NULL) AS last_failure
+FROM attempts
+WHERE endpoint_id = $1 AND started_at >= $2 AND started_at < $3
+GROUP BY bucket`;
+/** Nearest-rank percentiles (percentile_disc), as the SQLite store computes them. */
+export const DURATION_PERCENTILES = `
+SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+       percentile_disc(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+FROM attempts
+WHERE endpoint_id = $1 AND started_at >= $2 AND started_at < $3`;
+export const DELIVERIES_BY_STATUS = `
+SELECT status, count(*)::int AS n FROM deliveries
+WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3
+GROUP BY status`;
+
+export async function endpointStats(
+  pg: Pg,
+  accountId: string,
+  endpointId: string,
+  w: StatsWindow,
+): Promise<WindowStats | null> {
+  // One snapshot for every count (REPEATABLE READ), read-only.
+  return pg.tx(async (client) => {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    if ((await client.query(ENDPOINT_OF_ACCOUNT, [endpointId, accountId])).rowCount === 0) return null;
+    const range = [endpointId, w.since, w.until];
+    const buckets = await client.query(ATTEMPT_BUCKETS, [...range, w.bucketMs]);
+    const [latency] = (await client.query(DURATION_PERCENTILES, range)).rows;
+    const deliveries: WindowStats['deliveries'] = {};
+    for (const r of (await client.query(DELIVERIES_BY_STATUS, range)).rows) {
+      deliveries[r.status as DeliveryStatus] = r.n as number;
+    }
+    return {
+      ...bucketsOf(buckets.rows),
+      deliveries,
+      p50Ms: latency?.p50 == null ? null : Number(latency.p50),
+      p95Ms: latency?.p95 == null ? null : Number(latency.p95),
+    };
+  });
+}

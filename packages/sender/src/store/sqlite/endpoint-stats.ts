@@ -1,0 +1,54 @@
+/**
+ * An endpoint's statistics over a window (design D45). Every statement names its index and
+ * bounds it by the window: the cost is the window's rows, whatever the endpoint's history.
+ */
+import type { DeliveryStatus } from '../../domain/delivery-state.js';
+import type { Row } from '../rows.js';
+import { bucketsOf, nearestRank, type StatsWindow, type WindowStats } from '../stats-port.js';
+import type { SqliteDb } from './database.js';
+
+const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = @endpointId AND account_id = @accountId`;
+/**
+ * Attempts by bucket and outcome; the index holds every column read (a covering scan). The CAST:
+ * numbers bound from JavaScript are REAL, whose division would not cut the window into buckets.
+ */
+export const ATTEMPT_BUCKETS = `
+SELECT CAST((started_at - @since) / @bucketMs AS INTEGER) AS bucket,
+       sum(failure_kind IS NULL) AS succeeded, sum(failure_kind IS NOT NULL) AS failed,
+       max(CASE WHEN failure_kind IS NULL THEN started_at END) AS last_success,
+       max(CASE WHEN failure_kind IS NOT NULL THEN started_at END) AS last_failure
+FROM attempts INDEXED BY attempts_by_endpoint
+WHERE endpoint_id = @endpointId AND started_at >= @since AND started_at < @until
+GROUP BY bucket`;
+/** The duration at one rank: SQLite keeps only `rank` rows in the sorter. */
+export const DURATION_AT_RANK = `
+SELECT duration_ms FROM attempts INDEXED BY attempts_by_endpoint
+WHERE endpoint_id = @endpointId AND started_at >= @since AND started_at < @until
+ORDER BY duration_ms LIMIT 1 OFFSET @offset`;
+export const DELIVERIES_BY_STATUS = `
+SELECT status, count(*) AS n FROM deliveries INDEXED BY deliveries_by_endpoint_created
+WHERE endpoint_id = @endpointId AND created_at >= @since AND created_at < @until
+GROUP BY status`;
+
+export function endpointStats(db: SqliteDb) {
+  const read = db.raw.transaction(
+    (accountId: string, endpointId: string, w: StatsWindow): WindowStats | null => {
+      if (!db.st(ENDPOINT_OF_ACCOUNT).get({ accountId, endpointId })) return null;
+      const range = { endpointId, since: w.since, until: w.until };
+      const folded = bucketsOf(db.st(ATTEMPT_BUCKETS).all({ ...range, bucketMs: w.bucketMs }) as Row[]);
+      const n = folded.buckets.reduce((sum, b) => sum + b.succeeded + b.failed, 0);
+      const at = (p: number) => {
+        if (n === 0) return null;
+        const row = db.st(DURATION_AT_RANK).get({ ...range, offset: nearestRank(p, n) - 1 }) as Row;
+        return row.duration_ms as number;
+      };
+      const deliveries: WindowStats['deliveries'] = {};
+      for (const r of db.st(DELIVERIES_BY_STATUS).all(range) as Row[]) {
+        deliveries[r.status as DeliveryStatus] = r.n as number;
+      }
+      return { ...folded, deliveries, p50Ms: at(0.5), p95Ms: at(0.95) };
+    },
+  );
+  // A deferred transaction: one snapshot for every count, and no write lock taken.
+  return (accountId: string, endpointId: string, w: StatsWindow) => read.deferred(accountId, endpointId, w);
+}

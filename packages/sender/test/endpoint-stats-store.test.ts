@@ -1,0 +1,189 @@
+/**
+ * Endpoint statistics (design D45) on SQLite and on PostgreSQL: the battery, and each store's
+ * statements shown to read an index bounded by the window, never the endpoint's history.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/domain/ids.js';
+import type { SenderStore } from '../src/store/port.js';
+import * as pgStats from '../src/store/postgres/endpoint-stats.js';
+import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import * as sqliteStats from '../src/store/sqlite/endpoint-stats.js';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { PG_URL, requireService } from './helpers/services.js';
+import { attemptAtIn, statsBattery } from './helpers/stats-battery.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+const HOUR = 3_600_000;
+const dir = mkdtempSync(join(tmpdir(), 'linkhooks-stats-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+statsBattery('sqlite', async () => createSqliteStore({ filename: join(dir, `stats-${n++}.db`) }));
+
+const WINDOW = { since: T0 - HOUR, until: T0 + HOUR, bucketMs: HOUR };
+/** An endpoint with one succeeded attempt at T0 and one failed at T0 + 1 ms, in the window's second hour. */
+async function twoAttempts(store: SenderStore) {
+  const accountId = newId('acct');
+  const ep = await store.createEndpoint({
+    id: newId('ep'),
+    accountId,
+    url: 'https://receiver.example.com/hook',
+    events: ['click'],
+    secret: 'whsec_test',
+    description: null,
+    now: T0 - HOUR,
+  });
+  await attemptAtIn(store, accountId, T0, true, 7);
+  await attemptAtIn(store, accountId, T0 + 1, false, 9);
+  return { accountId, endpointId: ep.id };
+}
+
+describe('sqlite upgrade', () => {
+  it('fills in the endpoint of attempts recorded before the statistics migration', async () => {
+    const filename = join(dir, 'upgrade.db');
+    let store = createSqliteStore({ filename });
+    await store.migrate();
+    const { accountId, endpointId } = await twoAttempts(store);
+    await store.close();
+    // Back to the schema before migration 7: the attempts as an earlier release recorded them.
+    const db = new Database(filename);
+    db.exec(`DROP INDEX attempts_by_endpoint; DROP INDEX deliveries_by_endpoint_created;
+             ALTER TABLE attempts DROP COLUMN endpoint_id; DELETE FROM schema_migrations WHERE version = 7`);
+    db.close();
+    store = createSqliteStore({ filename });
+    try {
+      await store.migrate();
+      const stats = await store.endpointStats(accountId, endpointId, WINDOW);
+      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('sqlite plans', () => {
+  it('reads attempts and deliveries through covering indexes bounded by the window', async () => {
+    const filename = join(dir, 'plan.db');
+    const store = createSqliteStore({ filename });
+    await store.migrate();
+    await store.close();
+    const db = new Database(filename, { readonly: true });
+    try {
+      const plan = (sql: string, params: Record<string, unknown>) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join('\n');
+      const range = { endpointId: 'ep', since: 1, until: 2 };
+      expect(plan(sqliteStats.ATTEMPT_BUCKETS, { ...range, bucketMs: 3 })).toMatch(
+        /SEARCH attempts USING COVERING INDEX attempts_by_endpoint \(endpoint_id=\? AND started_at>\? AND started_at<\?\)/,
+      );
+      expect(plan(sqliteStats.DURATION_AT_RANK, { ...range, offset: 0 })).toMatch(
+        /SEARCH attempts USING COVERING INDEX attempts_by_endpoint \(endpoint_id=\? AND started_at>\? AND started_at<\?\)/,
+      );
+      expect(plan(sqliteStats.DELIVERIES_BY_STATUS, range)).toMatch(
+        /SEARCH deliveries USING COVERING INDEX deliveries_by_endpoint_created \(endpoint_id=\? AND created_at>\? AND created_at<\?\)/,
+      );
+    } finally {
+      db.close();
+    }
+  });
+});
+
+const pgUp = await requireService('PostgreSQL', PG_URL);
+describe.runIf(pgUp)('postgres', () => {
+  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  const schemas: string[] = [];
+  const freshSchema = () => {
+    const schema = `lh_stats_${process.pid}_${schemas.length}`;
+    schemas.push(schema);
+    return schema;
+  };
+  afterAll(async () => {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+
+  statsBattery('postgres', async () =>
+    createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),
+  );
+
+  it('fills in the endpoint of attempts recorded before the statistics migration', async () => {
+    const schema = freshSchema();
+    let store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    await store.migrate();
+    const { accountId, endpointId } = await twoAttempts(store);
+    await store.close();
+    await admin.query(`DROP INDEX "${schema}".attempts_by_endpoint; DROP INDEX "${schema}".deliveries_by_endpoint_created;
+      ALTER TABLE "${schema}".attempts DROP COLUMN endpoint_id; DELETE FROM "${schema}".schema_migrations WHERE version = 8`);
+    store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    try {
+      await store.migrate();
+      const stats = await store.endpointStats(accountId, endpointId, WINDOW);
+      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads only the window’s rows of an endpoint with a long history (EXPLAIN ANALYZE)', async () => {
+    const schema = freshSchema();
+    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
+    await store.migrate();
+    await store.close();
+    const client = await admin.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL search_path = "${schema}"`);
+      await client.query(`
+        INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+        VALUES ('ep', 'acct', 'https://r.example.com/', '["click"]', 'whsec_x', 0, 0),
+               ('ep2', 'acct', 'https://r.example.com/', '["click"]', 'whsec_x', 0, 0)`);
+      await client.query(
+        `INSERT INTO events (id, account_id, name, body, created_at) VALUES ('evt', 'acct', 'click', '\\x7b7d', 0)`,
+      );
+      // 30 days of history, one delivery and attempt a minute (43,200 rows), for two endpoints.
+      await client.query(
+        `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts, created_at, updated_at)
+         SELECT 'dlv_' || e || '_' || g, 'evt', e, 'acct', 'click', 'delivered', 1, $1::bigint - g::bigint * 60000, $1::bigint - g::bigint * 60000
+         FROM generate_series(1, 43200) g, unnest(ARRAY['ep', 'ep2']) e`,
+        [T0],
+      );
+      await client.query(
+        `INSERT INTO attempts (delivery_id, endpoint_id, number, started_at, duration_ms, status_code, failure_kind, request_headers)
+         SELECT id, endpoint_id, 1, created_at, 10 + (created_at / 60000) % 90, 200, NULL, '{}' FROM deliveries`,
+      );
+      await client.query('ANALYZE attempts');
+      await client.query('ANALYZE deliveries');
+      const since = T0 - HOUR;
+      const analyze = async (sql: string, values: unknown[]) => {
+        const [row] = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values)).rows;
+        return JSON.stringify(row['QUERY PLAN']);
+      };
+      const scans = (plan: string) =>
+        [
+          ...plan.matchAll(/"Node Type":"([^"]+)"[^{}]*?"Index Name":"([^"]+)"[^{}]*?"Actual Rows":(\d+)/g),
+        ].map((m) => ({ node: m[1], index: m[2], rows: Number(m[3]) }));
+      const range = ['ep', since, T0];
+      // The last hour holds 60 of the endpoint's 43,200 attempts (T0 - 60 min … T0 - 1 min).
+      for (const plan of [
+        await analyze(pgStats.ATTEMPT_BUCKETS, [...range, HOUR]),
+        await analyze(pgStats.DURATION_PERCENTILES, range),
+      ]) {
+        expect(plan).not.toMatch(/Seq Scan/);
+        expect(scans(plan)).toEqual([{ node: 'Index Only Scan', index: 'attempts_by_endpoint', rows: 60 }]);
+      }
+      const deliveries = await analyze(pgStats.DELIVERIES_BY_STATUS, range);
+      expect(deliveries).not.toMatch(/Seq Scan/);
+      expect(scans(deliveries)).toEqual([
+        { node: 'Index Only Scan', index: 'deliveries_by_endpoint_created', rows: 60 },
+      ]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+});
