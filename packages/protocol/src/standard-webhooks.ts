@@ -72,12 +72,14 @@ export function readStandardWebhookHeaders(
     const value = get(STANDARD_WEBHOOK_HEADERS[name]);
     return value === undefined || value === null ? get(SVIX_WEBHOOK_HEADERS[name]) : value;
   };
-  return {
-    id: pick('id'),
-    timestamp: pick('timestamp'),
-    signature: pick('signature'),
-    serviceSignature: get('x-service-signature'),
-  };
+  const id = pick('id');
+  const timestamp = pick('timestamp');
+  const signature = pick('signature');
+  const absent = (v: SignatureHeader) => v === undefined || v === null || v === '';
+  // Only a request with none of the three is told apart by X-Service-Signature: read it then only.
+  return absent(id) && absent(timestamp) && absent(signature)
+    ? { id, timestamp, signature, serviceSignature: get('x-service-signature') }
+    : { id, timestamp, signature };
 }
 
 /**

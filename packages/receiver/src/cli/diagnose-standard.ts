@@ -47,7 +47,11 @@ export function diagnoseStandard(
   secret: string,
   options: StandardDiagnosisOptions,
 ): StandardDiagnosis {
-  const read = readStandardWebhookHeaders((name) => headers[name]);
+  // The diagnosis also looks at X-Service-Signature when the three headers came too.
+  const read = {
+    ...readStandardWebhookHeaders((name) => headers[name]),
+    serviceSignature: headers['x-service-signature'],
+  };
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const verify = (b: Uint8Array | string, s: string, now = options.now) =>
     verifyStandardWebhook(b, read, s, { toleranceSeconds: tolerance, now });
