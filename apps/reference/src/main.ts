@@ -68,9 +68,24 @@ async function main() {
     process.exit(2);
   }
   const serviceToken = `svc_${randomBytes(18).toString('base64url')}`;
-  let app: Awaited<ReturnType<typeof startReferenceApp>>;
+  // Signals are handled from the first moment: one that arrives while the app is still starting
+  // waits for the start, then closes what it made (its lock and database included).
+  const starting = startReferenceApp({ ...settings, serviceToken, log: (line) => console.log(line) });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('stopping…');
+    const started = await starting.catch(() => null);
+    await started?.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
+  let app: Awaited<typeof starting>;
   try {
-    app = await startReferenceApp({ ...settings, serviceToken, log: (line) => console.log(line) });
+    app = await starting;
   } catch (error) {
     if (!isStartError(error)) throw error;
     console.error(`reference: ${error.message}; ${advice(error)}.`);
@@ -83,17 +98,6 @@ async function main() {
     console.log(formatBanner(app, banner, endpoint));
   };
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log('stopping…');
-    await app.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGHUP', stop);
   if (process.stdin.isTTY) {
     process.stdin.setRawMode(true);
     process.stdin.on('data', (key) => {
