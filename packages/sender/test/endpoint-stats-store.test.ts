@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
@@ -14,6 +13,7 @@ import * as pgStats from '../src/store/postgres/endpoint-stats.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import * as sqliteStats from '../src/store/sqlite/endpoint-stats.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { attemptAtIn, statsBattery } from './helpers/stats-battery.js';
 
@@ -95,17 +95,10 @@ describe('sqlite plans', () => {
 
 const pgUp = await requireService('PostgreSQL', PG_URL);
 describe.runIf(pgUp)('postgres', () => {
-  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
-  const schemas: string[] = [];
-  const freshSchema = () => {
-    const schema = `lh_stats_${process.pid}_${schemas.length}`;
-    schemas.push(schema);
-    return schema;
-  };
-  afterAll(async () => {
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
+  const schemas = pgSchemas('lh_stats');
+  const { admin } = schemas;
+  const freshSchema = schemas.fresh;
+  afterAll(schemas.drop);
 
   statsBattery('postgres', async () =>
     createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),

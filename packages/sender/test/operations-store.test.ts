@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
@@ -15,6 +14,7 @@ import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { COUNT_FAILED, RECOVER } from '../src/store/postgres/recover.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { operationsBattery } from './helpers/operations-battery.js';
+import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-operations-'));
@@ -24,17 +24,10 @@ operationsBattery('sqlite', async () => createSqliteStore({ filename: join(dir, 
 
 const pgUp = await requireService('PostgreSQL', PG_URL);
 describe.runIf(pgUp)('postgres', () => {
-  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
-  const schemas: string[] = [];
-  const freshSchema = () => {
-    const schema = `lh_ops_${process.pid}_${schemas.length}`;
-    schemas.push(schema);
-    return schema;
-  };
-  afterAll(async () => {
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
+  const schemas = pgSchemas('lh_ops');
+  const { admin } = schemas;
+  const freshSchema = schemas.fresh;
+  afterAll(schemas.drop);
 
   operationsBattery('postgres', async () =>
     createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),

@@ -4,7 +4,7 @@
  * exactly as the API returns it (design D32), a rotation with traffic flowing through its grace
  * (design D38, D39), and what a receiver's 429, 503 and 410 ask (design D40, D41).
  */
-import { verifySignature } from '@linkhooks/protocol';
+import { sampleEventData, verifySignature } from '@linkhooks/protocol';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -47,22 +47,7 @@ async function endpointVia(on: Api, answer?: Parameters<RawReceiver['route']>[1]
 const publishClick = (on: Api) =>
   on.sender.publish(on.alice.account.id, {
     event: 'click',
-    data: {
-      click_id: `clk_${n++}`,
-      link_id: 7,
-      link_slug: 'summer',
-      destination_url: 'https://shop.example.com/',
-      ip: '203.0.113.9',
-      country: 'DE',
-      region: 'Berlin',
-      city: 'Berlin',
-      device: 'mobile',
-      browser: 'Firefox',
-      os: 'Linux',
-      referer: 'https://news.example.org/',
-      is_unique: true,
-      fraud_flags: [],
-    },
+    data: { ...sampleEventData('click'), click_id: `clk_${n++}` },
   });
 
 const requestsOf = (route: string) => receiver.requests.filter((r) => r.route === route);

@@ -5,6 +5,7 @@
  * linked to that claim, with ids, the attempt number, the HTTP status and the failure kind; no
  * attribute holds a secret, a body, a key or an endpoint URL's path or query.
  */
+import { sampleEventData } from '@linkhooks/protocol';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -55,22 +56,7 @@ it('traces ingest, publish, claim and each attempt, with ids and outcomes but no
   const bad = await endpoint('path-token-bad', 'status500');
   exporter.reset();
 
-  const click = {
-    click_id: 'clk_traced_7',
-    link_id: 7,
-    link_slug: 'summer',
-    destination_url: 'https://shop.example.com/',
-    ip: '203.0.113.9',
-    country: 'DE',
-    region: 'Berlin',
-    city: 'Berlin',
-    device: 'mobile',
-    browser: 'Firefox',
-    os: 'Linux',
-    referer: 'https://news.example.org/',
-    is_unique: true,
-    fraud_flags: [],
-  };
+  const click = { ...sampleEventData('click'), click_id: 'clk_traced_7' };
   const ingested = await api.call('POST', '/internal/v1/events', {
     key: SERVICE_TOKEN,
     body: { account_id: api.alice.account.id, event: 'click', data: click },
@@ -148,7 +134,7 @@ it('traces ingest, publish, claim and each attempt, with ids and outcomes but no
     'whsec_',
     delivered!.rawBody,
     'clk_traced_7',
-    '203.0.113.9',
+    click.ip,
     api.alice.apiKey,
     SERVICE_TOKEN,
     'path-token',
@@ -179,22 +165,7 @@ it('makes one ingest span for a batch, with a publish span per stored event as i
   const item = (clickId: string) => ({
     account_id: api.alice.account.id,
     event: 'click',
-    data: {
-      click_id: clickId,
-      link_id: 7,
-      link_slug: 'summer',
-      destination_url: 'https://shop.example.com/',
-      ip: '203.0.113.9',
-      country: 'DE',
-      region: 'Berlin',
-      city: 'Berlin',
-      device: 'mobile',
-      browser: 'Firefox',
-      os: 'Linux',
-      referer: 'https://news.example.org/',
-      is_unique: true,
-      fraud_flags: [],
-    },
+    data: { ...sampleEventData('click'), click_id: clickId },
   });
   const batch = await api.call('POST', '/internal/v1/events/batch', {
     key: SERVICE_TOKEN,

@@ -4,6 +4,7 @@
  * counted against it; recovery re-queues failed deliveries in a range, answers how many remain,
  * refuses bad input with a plain message and is limited per account.
  */
+import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { addEndpoint } from '../helpers/endpoints.js';
@@ -26,22 +27,7 @@ afterEach(() => {
   receiver.received.length = 0;
 });
 
-const click = () => ({
-  click_id: `clk_${n++}`,
-  link_id: 7,
-  link_slug: 'summer',
-  destination_url: 'https://shop.example.com/',
-  ip: '203.0.113.9',
-  country: 'DE',
-  region: 'Berlin',
-  city: 'Berlin',
-  device: 'mobile',
-  browser: 'Firefox',
-  os: 'Linux',
-  referer: 'https://news.example.org/',
-  is_unique: true,
-  fraud_flags: [],
-});
+const click = () => ({ ...sampleEventData('click'), click_id: `clk_${n++}` });
 
 const ingest = (account = api.alice.account.id) =>
   api.call('POST', '/internal/v1/events', {

@@ -4,6 +4,7 @@
  * by window and bucket; bad windows are refused with a plain message; another account's endpoint
  * is not found; a dashboard session reads them as an API key does.
  */
+import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { addEndpoint } from '../helpers/endpoints.js';
@@ -23,22 +24,7 @@ const ingest = () =>
     body: {
       account_id: api.alice.account.id,
       event: 'click',
-      data: {
-        click_id: `clk_${n++}`,
-        link_id: 7,
-        link_slug: 'summer',
-        destination_url: 'https://shop.example.com/',
-        ip: '203.0.113.9',
-        country: 'DE',
-        region: 'Berlin',
-        city: 'Berlin',
-        device: 'mobile',
-        browser: 'Firefox',
-        os: 'Linux',
-        referer: 'https://news.example.org/',
-        is_unique: true,
-        fraud_flags: [],
-      },
+      data: { ...sampleEventData('click'), click_id: `clk_${n++}` },
     },
   });
 

@@ -3,6 +3,7 @@
  * answers 200 with the first event and its deliveries and stores nothing, however many repeats
  * arrive at once; a malformed event_id is a 400 that says what the form is.
  */
+import { sampleEventData } from '@linkhooks/protocol';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,22 +28,7 @@ afterAll(async () => {
   await admin.end();
 });
 
-const click = () => ({
-  click_id: `clk_${n++}`,
-  link_id: 7,
-  link_slug: 'summer',
-  destination_url: 'https://shop.example.com/',
-  ip: '203.0.113.9',
-  country: 'DE',
-  region: 'Berlin',
-  city: 'Berlin',
-  device: 'mobile',
-  browser: 'Firefox',
-  os: 'Linux',
-  referer: 'https://news.example.org/',
-  is_unique: true,
-  fraud_flags: [],
-});
+const click = () => ({ ...sampleEventData('click'), click_id: `clk_${n++}` });
 
 const backends: Array<[string, boolean, () => Promise<Api>, (api: Api) => Promise<number>]> = [
   [
