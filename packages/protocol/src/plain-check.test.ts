@@ -1,0 +1,150 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { EVENT_NAMES, isEventName } from './events.js';
+import { parseEvent } from './parse-event.js';
+import { compilePlainCheck } from './plain-check.js';
+import { sampleEventData } from './sample-data.js';
+import { envelopeSchema, eventSchemas } from './schemas.js';
+
+const TIMESTAMP = '2026-11-22T10:04:05Z';
+
+/** Values of every JSON type and the edges of the rules the schemas use. */
+const REPLACEMENTS: unknown[] = [
+  undefined,
+  null,
+  '',
+  'x',
+  TIMESTAMP,
+  '2026-02-30T10:04:05Z',
+  '2026-11-22 10:04:05',
+  0,
+  -7,
+  1.5,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  true,
+  false,
+  [],
+  ['a'],
+  [1, {}],
+  {},
+  { a: 1 },
+  JSON.parse('{"__proto__": {"polluted": true}, "a": 1}'),
+  Object.create(null),
+  new Date(0),
+];
+
+/** The schema parseEvent picks: the value's own event name decides. */
+const schemaOf = (value: unknown): z.ZodType => {
+  const name = (value as { event?: unknown }).event;
+  return isEventName(name) ? eventSchemas[name] : envelopeSchema;
+};
+
+/** The sample envelope of each event (and one outside the catalogue), then each field replaced. */
+function* variants(): Generator<[string, unknown]> {
+  for (const name of [...EVENT_NAMES, 'link.archived']) {
+    const data = EVENT_NAMES.includes(name as never)
+      ? (sampleEventData(name as never) as Record<string, unknown>)
+      : { link_id: 1 };
+    const envelope = { event: name, timestamp: TIMESTAMP, data };
+    yield [name, envelope];
+    yield [name, JSON.parse(JSON.stringify(envelope))];
+    yield [name, { ...envelope, extra: { nested: [1, 2] } }];
+    yield [name, JSON.parse(`{"__proto__": {"x": 1}, ${JSON.stringify(envelope).slice(1)}`)];
+    for (const replacement of REPLACEMENTS) {
+      for (const key of Object.keys(envelope)) yield [name, withField(envelope, key, replacement)];
+      for (const key of [...Object.keys(data), 'added'])
+        yield [name, { ...envelope, data: withField(data, key, replacement) }];
+    }
+  }
+}
+
+function withField(object: Record<string, unknown>, key: string, value: unknown) {
+  const copy = { ...object };
+  if (value === undefined) delete copy[key];
+  else copy[key] = value;
+  return copy;
+}
+
+describe('plain checks of the envelope schemas', () => {
+  it('compile for every event and for the generic envelope', () => {
+    for (const name of EVENT_NAMES) expect(compilePlainCheck(eventSchemas[name]), name).not.toBeNull();
+    expect(compilePlainCheck(envelopeSchema)).not.toBeNull();
+  });
+
+  it('say "valid" only where zod accepts the value and returns an equal one, and for every valid JSON value', () => {
+    let valid = 0;
+    let checked = 0;
+    for (const [, value] of variants()) {
+      checked++;
+      const schema = schemaOf(value);
+      const plain = compilePlainCheck(schema)!(value);
+      const zod = schema.safeParse(value);
+      if (plain) {
+        expect(zod.success, JSON.stringify(value)).toBe(true);
+        expect(zod.data).toStrictEqual(value);
+        valid++;
+      }
+      // Every value JSON.parse can make and zod accepts takes the plain path.
+      const json = JSON.stringify(value);
+      if (zod.success && json !== undefined && !json.includes('"__proto__"') && plainJson(value))
+        expect(plain, json).toBe(true);
+    }
+    expect(checked).toBeGreaterThan(1000);
+    expect(valid).toBeGreaterThan(100);
+  });
+
+  it('agree with zod on random data in every field', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...EVENT_NAMES),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        (name, extra) => {
+          const value = JSON.parse(
+            JSON.stringify({
+              event: name,
+              timestamp: TIMESTAMP,
+              data: { ...(sampleEventData(name) as object), ...extra },
+            }),
+          );
+          const zod = eventSchemas[name].safeParse(value);
+          const plain = compilePlainCheck(eventSchemas[name])!(value);
+          if (plain) expect(zod.data).toStrictEqual(value);
+          expect(plain).toBe(zod.success && !JSON.stringify(value).includes('"__proto__"'));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('compile to nothing for a construct they do not know, so zod decides', () => {
+    expect(compilePlainCheck(z.looseObject({ a: z.email() }))).toBeNull();
+    expect(compilePlainCheck(z.object({ a: z.string() }))).toBeNull();
+    expect(compilePlainCheck(z.looseObject({ a: z.string().max(3) }))).toBeNull();
+    expect(compilePlainCheck(z.looseObject({ a: z.string().optional() }))).toBeNull();
+  });
+});
+
+describe('parseEvent', () => {
+  it('gives the same answer as zod for every variant, and zod’s issues when invalid', () => {
+    for (const [, value] of variants()) {
+      const zod = schemaOf(value).safeParse(value);
+      const result = parseEvent(value);
+      expect(result.success).toBe(zod.success);
+      if (result.success) expect(result.event).toStrictEqual(zod.data);
+      else expect(result.issues).toEqual(zod.error!.issues);
+    }
+  });
+});
+
+/** Made only of what JSON.parse makes: plain objects, arrays, strings, finite numbers, booleans, null. */
+function plainJson(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(plainJson);
+  if (typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(plainJson);
+}

@@ -1,0 +1,139 @@
+/**
+ * The envelope schemas (schemas.ts) turned into plain JavaScript checks, for the common case of a
+ * valid delivery: a zod parse copies every object of the envelope, about a tenth of a verification's
+ * time. A check answers only "certainly valid"; anything else (an invalid value, an object or record
+ * with an own `__proto__` key, which zod drops from its copy, an object with another prototype) goes
+ * to zod, which gives the issues or its own result. Values zod does not copy (`unknown`) are not
+ * looked into, as zod does not look. The zod schemas stay the one home of each field's rule: a construct this
+ * file does not know compiles to no check at all, and every value then goes to zod.
+ */
+import type { z } from 'zod';
+
+/** True only when zod would accept `value` and return an equal value. */
+export type PlainCheck = (value: unknown) => boolean;
+
+interface Def {
+  type: string;
+  shape?: Record<string, { _zod: { def: Def } }>;
+  catchall?: { _zod: { def: Def } };
+  checks?: { _zod: { def: { check: string; format?: string; minimum?: number; fn?: unknown } } }[];
+  element?: { _zod: { def: Def } };
+  keyType?: { _zod: { def: Def } };
+  valueType?: { _zod: { def: Def } };
+  values?: unknown[];
+}
+
+// What JSON.parse makes; zod's copy of any other object would differ from it (its prototype).
+const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' &&
+  v !== null &&
+  Object.getPrototypeOf(v) === Object.prototype &&
+  !Object.hasOwn(v, '__proto__');
+
+/** The definition keys each compiled type may have: another key (a format, a default) is unknown here. */
+const DEF_KEYS: Record<string, readonly string[]> = {
+  unknown: ['type'],
+  string: ['type', 'checks'],
+  number: ['type', 'checks'],
+  boolean: ['type'],
+  literal: ['type', 'values'],
+  array: ['type', 'element'],
+  record: ['type', 'keyType', 'valueType'],
+  object: ['type', 'shape', 'catchall'],
+};
+const CHECK_KEYS: Record<string, readonly string[]> = {
+  number_format: ['type', 'check', 'abort', 'format'],
+  min_length: ['check', 'minimum', 'when'],
+  custom: ['type', 'check', 'fn', 'error', 'abort'],
+};
+const only = (object: object, keys: readonly string[] | undefined) =>
+  keys !== undefined && Object.keys(object).every((k) => keys.includes(k));
+
+/** The checks zod runs after the type, for the kinds the schemas use; null for any other kind. */
+function compileRefinements(def: Def): ((v: never) => boolean)[] | null {
+  const out: ((v: never) => boolean)[] = [];
+  for (const check of def.checks ?? []) {
+    const c = check._zod.def;
+    if (!only(c, CHECK_KEYS[c.check])) return null;
+    if (c.check === 'number_format' && c.format === 'safeint') out.push(Number.isSafeInteger as never);
+    else if (c.check === 'min_length' && typeof c.minimum === 'number') {
+      const min = c.minimum;
+      out.push(((v: string) => v.length >= min) as never);
+    } else if (c.check === 'custom' && typeof c.fn === 'function') {
+      const fn = c.fn as (v: unknown) => unknown;
+      out.push(((v: unknown) => fn(v) === true) as never);
+    } else return null;
+  }
+  return out;
+}
+
+function compileDef(def: Def): PlainCheck | null {
+  if (!only(def, DEF_KEYS[def.type])) return null;
+  const refinements = compileRefinements(def);
+  if (refinements === null) return null;
+  const base = compileType(def);
+  if (base === null) return null;
+  if (refinements.length === 0) return base;
+  return (v) => {
+    if (!base(v)) return false;
+    for (const r of refinements) if (!r(v as never)) return false;
+    return true;
+  };
+}
+
+function compileType(def: Def): PlainCheck | null {
+  switch (def.type) {
+    case 'unknown':
+      return () => true;
+    case 'string':
+      return (v) => typeof v === 'string';
+    case 'number':
+      return (v) => typeof v === 'number' && Number.isFinite(v);
+    case 'boolean':
+      return (v) => typeof v === 'boolean';
+    case 'literal': {
+      const values = def.values ?? [];
+      return (v) => values.includes(v);
+    }
+    case 'array': {
+      const element = def.element && compileDef(def.element._zod.def);
+      if (!element) return null;
+      return (v) => Array.isArray(v) && v.every(element);
+    }
+    case 'record': {
+      if (def.keyType?._zod.def.type !== 'string' || (def.keyType._zod.def.checks ?? []).length > 0)
+        return null;
+      const value = def.valueType && compileDef(def.valueType._zod.def);
+      if (!value) return null;
+      return (v) => isPlainRecord(v) && Object.values(v).every(value);
+    }
+    case 'object': {
+      // Only open objects (z.looseObject): unknown fields pass through, as zod passes them.
+      if (def.catchall?._zod.def.type !== 'unknown' || !def.shape) return null;
+      const fields: [string, PlainCheck][] = [];
+      for (const [key, schema] of Object.entries(def.shape)) {
+        const check = compileDef(schema._zod.def);
+        if (!check) return null;
+        fields.push([key, check]);
+      }
+      return (v) => {
+        if (!isPlainRecord(v)) return false;
+        for (const [key, check] of fields) if (!Object.hasOwn(v, key) || !check(v[key])) return false;
+        return true;
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * A plain check of `schema`, or null when it uses a construct this file does not compile.
+ *
+ * @example
+ * const check = compilePlainCheck(eventSchemas.click);
+ * const event = check?.(value) ? value : eventSchemas.click.parse(value);
+ */
+export function compilePlainCheck(schema: z.ZodType): PlainCheck | null {
+  return compileDef((schema as unknown as { _zod: { def: Def } })._zod.def);
+}
