@@ -1,5 +1,5 @@
 /** An event as the platform publishes it, checked against the protocol's schemas and made into bytes. */
-import { EVENT_NAMES, eventSchemas, formatTimestamp, isEventName } from '@linkhooks/protocol';
+import { EVENT_NAMES, formatTimestamp, isEventName, parseEvent } from '@linkhooks/protocol';
 import { newId } from '../domain/ids.js';
 import { SenderError } from '../errors.js';
 import type { EventRecord } from '../store/records.js';
@@ -43,14 +43,14 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
     timestamp: input.timestamp ?? formatTimestamp(now),
     data: input.data,
   };
-  const parsed = eventSchemas[input.event].safeParse(envelope);
+  const parsed = parseEvent(envelope);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
+    const first = parsed.issues[0];
     throw new SenderError(
       'invalid_event',
       `invalid ${input.event} event at ${first?.path.join('.')}: ${first?.message}`,
       {
-        details: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+        details: parsed.issues.map((i) => ({ path: i.path, message: i.message })),
       },
     );
   }
