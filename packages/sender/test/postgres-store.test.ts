@@ -199,6 +199,7 @@ describe.runIf(pgUp)('postgres', () => {
       'accounts',
       'api_keys',
       'attempts',
+      'deleted_accounts',
       'deliveries',
       'endpoints',
       'events',
