@@ -204,6 +204,7 @@ describe.runIf(pgUp)('postgres', () => {
       'endpoints',
       'events',
       'leases',
+      'operator_notices',
       'schema_migrations',
     ]);
     await Promise.all([a.close(), b.close()]);
