@@ -199,10 +199,12 @@ describe.runIf(pgUp)('postgres', () => {
       'accounts',
       'api_keys',
       'attempts',
+      'deleted_accounts',
       'deliveries',
       'endpoints',
       'events',
       'leases',
+      'operator_notices',
       'schema_migrations',
     ]);
     await Promise.all([a.close(), b.close()]);

@@ -4,6 +4,8 @@
  * anything unknown or malformed is an error that names the flag and what it takes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { DISABLE_THRESHOLD } from '../domain/disable-rule.js';
+import { type OperatorNotifications, operatorSettings } from '../engine/operator-options.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
 import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
@@ -42,6 +44,8 @@ export interface EngineSettings {
   caFile?: string;
   /** Its contents, read before anything is opened (ca-file.ts). */
   ca?: string;
+  /** Signed notices to the platform about endpoints' health (design D50). */
+  operatorNotifications?: OperatorNotifications;
 }
 
 /** How `serve` answers behind a TLS proxy (design D28). */
@@ -60,6 +64,8 @@ const ENGINE_FLAGS = {
   'disable-on-gone': { type: 'boolean' },
   'time-scale': { type: 'string' },
   'ca-file': { type: 'string' },
+  'operator-url': { type: 'string' },
+  'operator-failing-share': { type: 'string' },
 } as const;
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, command: string) {
@@ -132,7 +138,37 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
     disableOnGone:
       (values['disable-on-gone'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_DISABLE_ON_GONE', env),
     ...(caFile ? { caFile } : {}),
+    ...operatorOf(values, env),
   };
+}
+
+/**
+ * The operator URL by flag or variable, its secret by variable only (a flag shows in ps), checked
+ * by the engine's own rules so the CLI refuses what the engine would.
+ */
+function operatorOf(
+  values: Record<string, unknown>,
+  env: Env,
+): Pick<EngineSettings, 'operatorNotifications'> {
+  const url = (values['operator-url'] as string | undefined) ?? env.LINKHOOKS_OPERATOR_URL;
+  const share =
+    (values['operator-failing-share'] as string | undefined) ?? env.LINKHOOKS_OPERATOR_FAILING_SHARE;
+  if (url === undefined || url === '') {
+    if (share !== undefined) throw new UsageError('--operator-failing-share needs --operator-url');
+    return {};
+  }
+  const secret = env.LINKHOOKS_OPERATOR_SECRET;
+  if (!secret)
+    throw new UsageError('--operator-url needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with');
+  const failingShare =
+    share === undefined ? undefined : /^\d*\.?\d+$/.test(share) ? Number(share) : Number.NaN;
+  const operatorNotifications = { url, secret, ...(failingShare === undefined ? {} : { failingShare }) };
+  try {
+    operatorSettings(operatorNotifications, DISABLE_THRESHOLD);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace('the failing share', '--operator-failing-share'));
+  }
+  return { operatorNotifications };
 }
 
 function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
@@ -237,9 +273,11 @@ Usage:
                   (each of them also takes [--db URL | --db-file F])
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
                             [--allow-private-networks] [--ca-file F] [--time-scale F] [--disable-on-gone]
+                            [--operator-url URL] [--operator-failing-share N]
                             [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
-                            [--disable-on-gone] [--master-key-file F] [--previous-master-key-file F]
+                            [--disable-on-gone] [--operator-url URL] [--operator-failing-share N]
+                            [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender rotate-master-key [--db URL | --db-file F] [--master-key-file F]
                             [--previous-master-key-file F]
                             encrypt every endpoint secret again under the current master key, then
@@ -267,6 +305,13 @@ Options:
   --time-scale F            multiply the retry delays (0.001 runs the whole schedule in ~38 s)
   --disable-on-gone         a receiver answering 410 Gone disables its endpoint at once (reason "gone");
                             without it a 410 is one failure like any other
+  --operator-url URL        POST signed notices about endpoints to this HTTPS URL of the platform:
+                            endpoint.failing, endpoint.disabled, endpoint.enabled (each retried on the
+                            deliveries' schedule); signed with LINKHOOKS_OPERATOR_SECRET (32 characters
+                            or more; a whsec_ secret also signs the Standard Webhooks headers)
+  --operator-failing-share N
+                            endpoint.failing is sent when an endpoint's consecutive failures reach this
+                            share of the disable threshold, once per streak (default 0.5: 5 of 10)
   --master-key-file F       read the master key (32 bytes, base64 or hex) from the file F. Endpoint
                             secrets are always encrypted at rest: with SQLite and no key given, a key
                             is generated on first start into <database file>.master-key (owner-only);
@@ -278,8 +323,10 @@ Options:
 
 Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
-  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE, LINKHOOKS_DISABLE_ON_GONE
+  LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE, LINKHOOKS_DISABLE_ON_GONE,
+  LINKHOOKS_OPERATOR_URL, LINKHOOKS_OPERATOR_FAILING_SHARE
                             the same settings; a flag wins over its variable
+  LINKHOOKS_OPERATOR_SECRET the key operator notices are signed with (required with --operator-url)
   PGPASSWORD                the PostgreSQL password, when the URL has none
   LINKHOOKS_SERVICE_TOKEN   the token POST /internal/v1/events requires (ingest is off without it)
   LINKHOOKS_METRICS_TOKEN   when set, GET /metrics requires it as a Bearer token (open otherwise)

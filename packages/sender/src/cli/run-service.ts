@@ -103,6 +103,7 @@ function makeEngine(
     allowPrivateNetworks: settings.allowPrivateNetworks,
     disableOnGone: settings.disableOnGone,
     ...(settings.ca ? { ca: settings.ca } : {}),
+    ...(settings.operatorNotifications ? { operatorNotifications: settings.operatorNotifications } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(
         {

@@ -15,7 +15,7 @@ function randomDigits(): number[] {
 
 /** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; monotonic within a process. */
 export function newId(
-  prefix: 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key',
+  prefix: 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key' | 'ntc',
   now: number = Date.now(),
 ): string {
   let random: number[];

@@ -7,6 +7,7 @@
  */
 import { decideAfterAttempt } from './delivery-state.js';
 import { type DisablePolicy, decideEndpoint } from './disable-rule.js';
+import { type NoticeRules, noticeAfterAttempt } from './operator-notice.js';
 import {
   DEFAULT_RECEIVER_POLICY,
   heededRetryAt,
@@ -20,6 +21,8 @@ export interface TransitionRules {
   policy: DisablePolicy;
   /** What a receiver's answer may ask (design D40, D41); DEFAULT_RECEIVER_POLICY when absent. */
   receiver?: ReceiverPolicy;
+  /** When the operator is notified (design D50); absent, no notice is written. */
+  notices?: NoticeRules;
 }
 
 /** Why an endpoint was disabled automatically. */
@@ -62,6 +65,8 @@ export interface Transition {
     /** Why, when `disable`; null otherwise. */
     disabledReason: DisabledReason | null;
   };
+  /** The operator notice this attempt causes (design D50), written in the same transaction. */
+  notice: 'endpoint.failing' | 'endpoint.disabled' | null;
 }
 
 /**
@@ -112,6 +117,11 @@ export function decideTransition(
       disable,
       disabledReason: disable ? (gone ? 'gone' : 'consecutive_failures') : null,
     },
+    notice: noticeAfterAttempt(
+      state.endpoint,
+      { consecutiveFailures: verdict.consecutiveFailures, disable },
+      rules.notices,
+    ),
   };
 }
 

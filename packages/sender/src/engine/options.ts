@@ -14,6 +14,7 @@ import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import type { EndpointRecord } from '../store/records.js';
 import type { AttemptReport } from '../worker/attempt.js';
+import { type OperatorNotifications, type OperatorSettings, operatorSettings } from './operator-options.js';
 import { checkQuotas, type Quotas } from './quotas.js';
 
 export interface SenderOptions {
@@ -62,8 +63,16 @@ export interface SenderOptions {
   resolve?: LookupFunction;
   /** Replace the HTTP client (tests). */
   client?: DeliveryClient;
-  /** Told when an endpoint is disabled automatically. */
+  /**
+   * Told when an endpoint is disabled automatically, in this process, after the commit; the
+   * operator notice `endpoint.disabled` is written in that same transaction.
+   */
   onEndpointDisabled?: (endpoint: EndpointRecord) => void | Promise<void>;
+  /**
+   * Signed notices to the platform about endpoints' health (design D50): `endpoint.failing`,
+   * `endpoint.disabled`, `endpoint.enabled`, durable and retried on the deliveries' schedule.
+   */
+  operatorNotifications?: OperatorNotifications;
   /** Told of every recorded attempt. */
   onAttempt?: (report: AttemptReport) => void;
   logger?: Logger;
@@ -99,6 +108,8 @@ export interface Settings {
   pollIntervalMs: number;
   retentionMs: number;
   quotas: Quotas;
+  /** Where and how the operator is notified; null when it is not. */
+  operator: OperatorSettings | null;
 }
 
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -125,12 +136,16 @@ export function settingsOf(options: SenderOptions): Settings {
   // One account or origin may fill all but a reserve of the slots: alone it runs nearly at full
   // speed, and the reserve is always left to the others (design D25).
   const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
+  const policy = { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy };
+  const operator = operatorSettings(options.operatorNotifications, policy.threshold);
   return {
     rules: {
       schedule,
-      policy: { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy },
+      policy,
       receiver: { ...DEFAULT_RECEIVER_POLICY, disableOnGone: options.disableOnGone ?? false },
+      ...(operator ? { notices: operator.rules } : {}),
     },
+    operator,
     timeoutMs,
     leaseMs,
     renewEveryMs: Math.floor(leaseMs / 3),

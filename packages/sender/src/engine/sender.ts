@@ -24,6 +24,7 @@ import { endpointOperations } from './endpoint-operations.js';
 import { endpointStatsOperations } from './endpoint-stats.js';
 import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
+import { createOperatorNotifier } from './operator-notifier.js';
 import { type SenderOptions, settingsOf } from './options.js';
 import { type PublishResult, publishEach } from './publish-many.js';
 import { createQuotaGuard } from './quotas.js';
@@ -38,6 +39,7 @@ import type { Sender } from './sender-interface.js';
 
 export type { EndpointOperations, Recovered, RecoverInput } from './endpoint-operations.js';
 export type { PublishInput } from './event-input.js';
+export type { OperatorNotifications } from './operator-options.js';
 export type { SenderOptions } from './options.js';
 export type { Quotas } from './quotas.js';
 export type { SealReport } from './seal-secrets.js';
@@ -67,6 +69,31 @@ export function createSender(options: SenderOptions): Sender {
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
   const metrics = createMetrics(store);
+  // The operator URL is the platform's: private addresses allowed, the metadata ones never (design D50).
+  const operatorClient = settings.operator
+    ? (options.client ??
+      createDeliveryClient({
+        timeoutMs: settings.timeoutMs,
+        connectionsPerOrigin: 2,
+        allowPrivateNetworks: true,
+        ...(options.ca ? { ca: options.ca } : {}),
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+      }))
+    : null;
+  const notifier =
+    settings.operator && operatorClient
+      ? createOperatorNotifier({
+          outbox: store,
+          client: operatorClient,
+          clock,
+          settings: settings.operator,
+          schedule: settings.rules.schedule,
+          leaseMs: settings.timeoutMs + settings.leaseMs,
+          pollIntervalMs: settings.pollIntervalMs,
+          userAgent: USER_AGENT,
+          logger,
+        })
+      : null;
   const quota = createQuotaGuard(settings.quotas, clock);
 
   const worker = createWorker({
@@ -90,7 +117,10 @@ export function createSender(options: SenderOptions): Sender {
       metrics,
       logger,
       onEndpointDisabled: options.onEndpointDisabled,
-      onAttempt: options.onAttempt,
+      onAttempt: (report) => {
+        if (report.applied.noticed) notifier?.wake();
+        options.onAttempt?.(report);
+      },
     }),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
@@ -185,8 +215,13 @@ export function createSender(options: SenderOptions): Sender {
     },
 
     async reenableEndpoint(accountId, id, { replaySkipped = false } = {}) {
-      const result = await store.reenableEndpoint(accountId, id, { replaySkipped, now: clock.now() });
+      const result = await store.reenableEndpoint(accountId, id, {
+        replaySkipped,
+        now: clock.now(),
+        notices: settings.rules.notices,
+      });
       worker.wake();
+      if (result?.noticed) notifier?.wake();
       const reenabled = found(result, 'endpoint', id);
       return { ...reenabled, endpoint: live(reenabled.endpoint) };
     },
@@ -230,7 +265,7 @@ export function createSender(options: SenderOptions): Sender {
     ...endpointStatsOperations({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),
-    tick: () => worker.tick(),
+    tick: async () => (await worker.tick()) + ((await notifier?.tick()) ?? 0),
     async pruneLog() {
       await store.dropExpiredSecrets(clock.now());
       return store.pruneBefore(clock.now() - settings.retentionMs);
@@ -238,13 +273,17 @@ export function createSender(options: SenderOptions): Sender {
     get inFlight() {
       return worker.inFlight;
     },
-    start: () => worker.start(),
+    start() {
+      worker.start();
+      notifier?.start();
+    },
     async stop(graceMs) {
-      await worker.stop(graceMs);
+      await Promise.all([worker.stop(graceMs), notifier?.stop()]);
       unsubscribe?.();
       // Attempts still running past the grace period were released; abort their requests.
       if (worker.inFlight > 0) await client.destroy();
       else await client.close();
+      if (operatorClient && operatorClient !== client) await operatorClient.close();
     },
   };
 }

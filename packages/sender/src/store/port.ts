@@ -4,8 +4,10 @@
  * each. Every method that changes several rows does so in one transaction (design I1 to I6).
  */
 import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
+import type { NoticeRules } from '../domain/operator-notice.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AccountCatalogue } from './account-port.js';
+import type { NoticeOutbox } from './notice-port.js';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -109,6 +111,8 @@ export interface AttemptApplied {
   nextAttemptAt?: number | null;
   /** Set when this attempt disabled the endpoint (design I5). */
   disabledEndpoint?: EndpointRecord;
+  /** An operator notice was written with the attempt (design D50). */
+  noticed?: boolean;
 }
 
 export interface DeliveryFilter {
@@ -159,6 +163,8 @@ export interface Reenabled {
   endpoint: EndpointRecord;
   resumed: number;
   replayed: number;
+  /** With `notices`: an `endpoint.enabled` notice was written, since the endpoint was disabled (design D50). */
+  noticed?: boolean;
 }
 
 export interface StoreStats {
@@ -233,7 +239,7 @@ export interface Catalogue extends AccountCatalogue {
   reenableEndpoint(
     accountId: string,
     id: string,
-    options: { replaySkipped: boolean; now: number },
+    options: { replaySkipped: boolean; now: number; notices?: NoticeRules | undefined },
   ): Promise<Reenabled | null>;
   /**
    * Pauses the endpoint (design D34): its claimable deliveries are held in the same transaction, and
@@ -261,6 +267,7 @@ export interface Catalogue extends AccountCatalogue {
 }
 
 export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
+export type { ClaimedNotice, NoticeOutbox, NoticeOutcome } from './notice-port.js';
 export type { SecretChange, SecretsAtRest } from './secrets-port.js';
 export type { EndpointStatistics, StatsWindow, WindowStats } from './stats-port.js';
 
@@ -279,7 +286,12 @@ export interface StoreCapabilities {
 }
 
 /** A store: the queue and the catalogue over one database. */
-export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest, EndpointStatistics {
+export interface SenderStore
+  extends DeliveryQueue,
+    Catalogue,
+    SecretsAtRest,
+    EndpointStatistics,
+    NoticeOutbox {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

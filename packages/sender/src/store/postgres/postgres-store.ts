@@ -20,6 +20,7 @@ import * as endpoints from './endpoints.js';
 import { createDueListener } from './listener.js';
 import { applyMigrations } from './migrate.js';
 import { nextDueAt } from './next-due.js';
+import { claimNotices, recordNotice } from './operator-notices.js';
 import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
@@ -108,6 +109,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     updateEndpoint: (accountId, id, patch, now) => endpoints.updateEndpoint(pg, accountId, id, patch, now),
     deleteEndpoint: (accountId, id) => endpoints.deleteEndpoint(pg, accountId, id),
     reenableEndpoint: (accountId, id, options) => reenableEndpoint(pg, accountId, id, options),
+    claimNotices: (request) => claimNotices(pg, request),
+    recordNotice: (outcome) => recordNotice(pg, outcome),
     pauseEndpoint: (accountId, id, now) => pauseEndpoint(pg, accountId, id, now),
     resumeEndpoint: (accountId, id, now) => resumeEndpoint(pg, accountId, id, now),
     recoverDeliveries: (accountId, id, request) => recoverDeliveries(pg, accountId, id, request),

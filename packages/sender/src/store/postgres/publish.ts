@@ -6,6 +6,7 @@
  * a new delivery is `skipped`, or is held with the others), writes their deliveries and wakes the
  * workers everywhere.
  */
+import { SenderError } from '../../errors.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import type { Published, PublishTarget } from '../port.js';
 import type { DeliveryRecord, EventRecord } from '../records.js';
@@ -20,6 +21,11 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  * `newId`: the event's time part and 16 random digits (hex digits are Crockford base32 digits
  * too), so ids still sort by creation time.
  *
+ * The accounts that have a row are share-locked, so deleting one (delete-account.ts) waits for
+ * this commit; an account marked deleted, or whose row is gone after a deletion, is refused and
+ * none of its events is inserted (design D37). An account with no row at all (the library's own
+ * account ids) publishes as ever.
+ *
  * An event whose key the account has used already is not inserted (the unique index decides, and
  * waits for a concurrent insert of the same key to commit or roll back: design D36), and makes no
  * deliveries. Each inserted event answers one row with `inserted_id` (and its deliveries' columns,
@@ -33,9 +39,20 @@ WITH input AS (
                        $9::boolean[])
     AS t(id, account_id, name, body, created_at, target, idempotency_key, test)
 ),
+live AS (
+  SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM input) AND a.deleted_at IS NULL
+  ORDER BY a.id FOR SHARE
+),
+refused AS (
+  SELECT DISTINCT i.account_id FROM input i
+  WHERE i.account_id NOT IN (SELECT id FROM live)
+    AND (EXISTS (SELECT 1 FROM accounts a WHERE a.id = i.account_id)
+         OR EXISTS (SELECT 1 FROM deleted_accounts g WHERE g.id = i.account_id))
+),
 events_in AS (
   INSERT INTO events (id, account_id, name, body, created_at, idempotency_key)
   SELECT id, account_id, name, body, created_at, idempotency_key FROM input
+  WHERE account_id NOT IN (SELECT account_id FROM refused)
   ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING id
 ),
@@ -63,6 +80,11 @@ woken AS (
 )
 SELECT n.id AS inserted_id, c.*, (SELECT count(*) FROM woken) AS woken
 FROM events_in n LEFT JOIN created c ON c.event_id = n.id ORDER BY n.id, c.endpoint_id`;
+
+/** Of the accounts given, those deleted or being deleted: their events were refused. */
+const SELECT_DELETED = `
+SELECT id FROM accounts WHERE id = ANY($1::text[]) AND deleted_at IS NOT NULL
+UNION SELECT id FROM deleted_accounts WHERE id = ANY($1::text[])`;
 
 /** The first publish of each repeated key, with its deliveries as they are now (NULL columns if none). */
 const SELECT_FIRST_OF_KEYS = `
@@ -93,16 +115,25 @@ export function publish(pg: Pg) {
       if (row.id !== null) deliveries.push(toDelivery(row));
       inserted.set(row.inserted_id as string, deliveries);
     }
-    const repeats = batch.filter((p) => !inserted.has(p.event.id));
+    const missing = batch.filter((p) => !inserted.has(p.event.id));
+    const deleted = missing.length > 0 ? await deletedOf(missing) : new Set<string>();
+    const repeats = missing.filter((p) => !deleted.has(p.event.accountId));
     const firsts = repeats.length > 0 ? await firstsOf(repeats) : new Map<string, Published>();
     return batch.map((p): Settled<Published> => {
       const deliveries = inserted.get(p.event.id);
       if (deliveries) return { ok: true, value: { eventId: p.event.id, deliveries, duplicate: false } };
+      if (deleted.has(p.event.accountId)) {
+        return { ok: false, error: new SenderError('not_found', `no account ${p.event.accountId}`) };
+      }
       const first = firsts.get(keyOf(p.event));
       // Only a key repeated can leave an event out; its first publish was committed before.
       if (!first) return { ok: false, error: new Error(`event ${p.event.id} was not stored`) };
       return { ok: true, value: first };
     });
+  };
+  const deletedOf = async (missing: Publish[]): Promise<Set<string>> => {
+    const rows = await pg.rows(SELECT_DELETED, [[...new Set(missing.map((p) => p.event.accountId))]]);
+    return new Set(rows.map((r) => r.id as string));
   };
   /** Read after the insert: a repeat's first publish committed before the insert returned. */
   const firstsOf = async (repeats: Publish[]): Promise<Map<string, Published>> => {

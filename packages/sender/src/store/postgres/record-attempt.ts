@@ -6,6 +6,7 @@
  * row's newest state, the hold of a retry whose endpoint was disabled meanwhile, is the SQL copy
  * heldIfDisabledSql.
  */
+import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition, mayDisable, type TransitionState } from '../../domain/transition.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import { leaseKey } from '../lease.js';
@@ -14,6 +15,7 @@ import type { AttemptRecord, EndpointRecord } from '../records.js';
 import { attemptValues, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL, heldIfDisabledSql } from '../sql-rules.js';
 import type { Pg } from './connection.js';
+import { insertNotice } from './operator-notices.js';
 import type { LeaseVacuum } from './vacuum-leases.js';
 
 /**
@@ -222,6 +224,9 @@ export function recordAttempt(
         );
         await client.query(HOLD_DELIVERIES, [endpoint.id, lease.deliveryId, now]);
       }
+      // design D50: the operator's notice commits with the change it reports.
+      const notice = attemptNotice(t, endpoint, result.rules, now);
+      if (notice) await insertNotice(client, notice);
       await client.query(FINISH_ATTEMPT, [
         lease.deliveryId,
         t.delivery.status,
@@ -238,6 +243,7 @@ export function recordAttempt(
         status: t.delivery.status,
         nextAttemptAt: t.delivery.nextAttemptAt,
         ...(disabledEndpoint ? { disabledEndpoint } : {}),
+        ...(notice ? { noticed: true } : {}),
       };
     });
 

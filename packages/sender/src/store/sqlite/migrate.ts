@@ -11,6 +11,8 @@ import m004 from './migrations/004-endpoint-origin.sql';
 import m005 from './migrations/005-standard-webhooks-rotation-test.sql';
 import m006 from './migrations/006-operations.sql';
 import m007 from './migrations/007-endpoint-stats.sql';
+import m008 from './migrations/008-skipped-by-endpoint.sql';
+import m009 from './migrations/009-operator-notices.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -20,6 +22,8 @@ export const SQLITE_MIGRATIONS = [
   { version: 5, name: 'standard webhooks, rotation grace, test deliveries', sql: m005 },
   { version: 6, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m006 },
   { version: 7, name: 'endpoint statistics', sql: m007 },
+  { version: 8, name: 'skipped deliveries by endpoint', sql: m008 },
+  { version: 9, name: 'operator notices', sql: m009 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -4,6 +4,7 @@
  * together share one write transaction (one WAL commit): under load the commit, not the
  * statements, was the cost.
  */
+import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition } from '../../domain/transition.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
@@ -11,11 +12,12 @@ import type { EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import { insertNotice } from './operator-notices.js';
 
 /** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
 const SELECT_LEASED = `
 SELECT d.id, d.endpoint_id, d.attempts, e.consecutive_failures AS endpoint_failures, e.enabled AS endpoint_enabled,
-       e.paused AS endpoint_paused,
+       e.paused AS endpoint_paused, e.account_id AS endpoint_account, e.url AS endpoint_url,
        EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = @number) AS recorded
 FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
 WHERE d.id = @id AND d.lease_token = @token`;
@@ -72,6 +74,14 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
     );
     db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
   }
+  // design D50: the operator's notice commits with the change it reports.
+  const notice = attemptNotice(
+    t,
+    { id: endpointId, accountId: row.endpoint_account as string, url: row.endpoint_url as string },
+    rules,
+    now,
+  );
+  if (notice) insertNotice(db, notice);
   db.st(FINISH_ATTEMPT).run({
     id: lease.deliveryId,
     status: t.delivery.status,
@@ -86,6 +96,7 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
     status: t.delivery.status,
     nextAttemptAt: t.delivery.nextAttemptAt,
     ...(disabledEndpoint ? { disabledEndpoint } : {}),
+    ...(notice ? { noticed: true } : {}),
   };
 }
 

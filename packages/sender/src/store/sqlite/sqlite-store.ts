@@ -15,6 +15,7 @@ import { endpointStats } from './endpoint-stats.js';
 import * as endpoints from './endpoints.js';
 import { migrateSqlite } from './migrate.js';
 import { nextDueAt } from './next-due.js';
+import { claimNotices, recordNotice } from './operator-notices.js';
 import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
@@ -68,6 +69,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     resumeEndpoint: resumeEndpoint(db),
     recoverDeliveries: recoverDeliveries(db),
     endpointStats: endpointStats(db),
+    claimNotices: claimNotices(db),
   };
   return {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
@@ -102,8 +104,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     listEndpoints: async (accountId) => endpoints.listEndpoints(db, accountId),
     updateEndpoint: async (accountId, id, patch, now) => ops.updateEndpoint(accountId, id, patch, now),
     deleteEndpoint: async (accountId, id) => endpoints.deleteEndpoint(db, accountId, id),
-    reenableEndpoint: async (accountId, id, { replaySkipped, now }) =>
-      ops.reenableEndpoint(accountId, id, replaySkipped, now),
+    reenableEndpoint: async (accountId, id, options) => ops.reenableEndpoint(accountId, id, options),
+    claimNotices: async (request) => ops.claimNotices(request),
+    recordNotice: async (outcome) => recordNotice(db, outcome),
     pauseEndpoint: async (accountId, id, now) => ops.pauseEndpoint(accountId, id, now),
     resumeEndpoint: async (accountId, id, now) => ops.resumeEndpoint(accountId, id, now),
     recoverDeliveries: async (accountId, id, request) => ops.recoverDeliveries(accountId, id, request),

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand, USAGE, UsageError } from './options.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1rcp2V6AMwI=';
+const engineOf = (argv: string[], env: Record<string, string> = {}) => {
+  const command = parseCommand(argv, { LINKHOOKS_DB: 'sqlite:test.db', ...env });
+  if (command.kind !== 'serve' && command.kind !== 'worker') throw new Error(command.kind);
+  return command.engine;
+};
+const refused = (argv: string[], env: Record<string, string>, message: RegExp) => {
+  expect(() => engineOf(argv, env)).toThrow(UsageError);
+  expect(() => engineOf(argv, env)).toThrow(message);
+};
+
+describe('operator notifications (design D50)', () => {
+  it('are off by default, on with --operator-url or LINKHOOKS_OPERATOR_URL, for serve and worker', () => {
+    expect(engineOf(['serve']).operatorNotifications).toBeUndefined();
+    const env = { LINKHOOKS_OPERATOR_SECRET: SECRET };
+    expect(
+      engineOf(['serve', '--operator-url', 'https://ops.example.com/in'], env).operatorNotifications,
+    ).toEqual({
+      url: 'https://ops.example.com/in',
+      secret: SECRET,
+    });
+    expect(
+      engineOf(['worker', '--operator-failing-share', '0.3'], {
+        ...env,
+        LINKHOOKS_OPERATOR_URL: 'https://ops.example.com/in',
+      }).operatorNotifications,
+    ).toMatchObject({ failingShare: 0.3 });
+    expect(USAGE).toMatch(/--operator-url URL/);
+  });
+
+  it('refuses plain HTTP, a missing or short secret, a bad share and a share without a URL', () => {
+    const env = { LINKHOOKS_OPERATOR_SECRET: SECRET };
+    refused(['serve', '--operator-url', 'http://ops.example.com/in'], env, /must use https/);
+    refused(['serve', '--operator-url', 'https://ops.example.com/in'], {}, /needs LINKHOOKS_OPERATOR_SECRET/);
+    refused(
+      ['serve', '--operator-url', 'https://ops.example.com/in'],
+      { LINKHOOKS_OPERATOR_SECRET: 'x' },
+      /at least 32/,
+    );
+    for (const share of ['0', '1', '2', 'half', '.']) {
+      refused(
+        ['serve', '--operator-url', 'https://ops.example.com/in', '--operator-failing-share', share],
+        env,
+        /--operator-failing-share must be a number above 0 and below 1/,
+      );
+    }
+    refused(['serve', '--operator-failing-share', '0.5'], env, /needs --operator-url/);
+  });
+});

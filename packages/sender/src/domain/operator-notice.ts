@@ -1,0 +1,117 @@
+/**
+ * Operator notifications (design D50): what the platform is told about an endpoint's health, as
+ * pure functions. The stores call `noticeOf` in the transaction that changes the endpoint, and
+ * store the bytes it returns in their outbox; the notifier only signs and sends them.
+ */
+import { formatTimestamp } from '@linkhooks/protocol';
+import { newId } from './ids.js';
+import type { DisabledReason, Transition, TransitionRules } from './transition.js';
+
+export type NoticeType = 'endpoint.failing' | 'endpoint.disabled' | 'endpoint.enabled';
+
+/** The default share of the disable threshold at which `endpoint.failing` is sent: half. */
+export const DEFAULT_FAILING_SHARE = 0.5;
+
+/** What the stores need to write notices; absent, none is written. */
+export interface NoticeRules {
+  /** Consecutive failures that send `endpoint.failing`, once per streak. */
+  failingAt: number;
+  /** The disable threshold, for the body. */
+  threshold: number;
+}
+
+/**
+ * The failure count that warns: the share of the threshold, rounded up, at least 1 and below the
+ * threshold (a warning at the threshold would arrive with the disabling).
+ *
+ * @example noticeRules(0.5, 10) // → { failingAt: 5, threshold: 10 }
+ */
+export function noticeRules(failingShare: number, threshold: number): NoticeRules {
+  if (!(Number.isFinite(failingShare) && failingShare > 0 && failingShare < 1)) {
+    throw new RangeError('the failing share must be a number above 0 and below 1, such as 0.5');
+  }
+  return { failingAt: Math.min(Math.max(1, Math.ceil(failingShare * threshold)), threshold - 1), threshold };
+}
+
+/**
+ * The notice an attempt causes, from the endpoint's count before and after it: `endpoint.disabled`
+ * when it disables, `endpoint.failing` when it takes an enabled endpoint's count to `failingAt`
+ * (the count rises by one at a time and a delivered delivery resets it, so once per streak).
+ */
+export function noticeAfterAttempt(
+  before: { enabled: boolean; consecutiveFailures: number },
+  after: { consecutiveFailures: number; disable: boolean },
+  rules: NoticeRules | undefined,
+): 'endpoint.failing' | 'endpoint.disabled' | null {
+  if (!rules) return null;
+  if (after.disable) return 'endpoint.disabled';
+  const reached =
+    before.consecutiveFailures < rules.failingAt && after.consecutiveFailures >= rules.failingAt;
+  return before.enabled && reached ? 'endpoint.failing' : null;
+}
+
+export interface NoticeInput {
+  type: NoticeType;
+  endpoint: { id: string; accountId: string; url: string; consecutiveFailures: number };
+  rules: NoticeRules;
+  now: number;
+  /** With `endpoint.disabled`. */
+  disabledReason?: DisabledReason | string | null;
+}
+
+/** A notice as the outbox stores it: its bytes never change, and every attempt signs them. */
+export interface NewNotice {
+  id: string;
+  type: NoticeType;
+  body: Uint8Array;
+  createdAt: number;
+}
+
+/**
+ * The notice's body. The endpoint's origin only (scheme, host, port), never its path or query,
+ * where receivers keep tokens (design D46); no secret.
+ *
+ * @example
+ * noticeOf({ type: 'endpoint.enabled', endpoint, rules, now }).body // {"type":"endpoint.enabled",…}
+ */
+export function noticeOf(input: NoticeInput): NewNotice {
+  const id = newId('ntc', input.now);
+  const body = {
+    type: input.type,
+    notice_id: id,
+    occurred_at: formatTimestamp(input.now),
+    account_id: input.endpoint.accountId,
+    endpoint_id: input.endpoint.id,
+    endpoint_origin: new URL(input.endpoint.url).origin,
+    consecutive_failures: input.endpoint.consecutiveFailures,
+    disable_threshold: input.rules.threshold,
+    ...(input.type === 'endpoint.disabled' ? { disabled_reason: input.disabledReason ?? null } : {}),
+  };
+  return { id, type: input.type, body: new TextEncoder().encode(JSON.stringify(body)), createdAt: input.now };
+}
+
+/**
+ * The notice an attempt's transition causes, for the store to write with it, or null.
+ *
+ * @example const notice = attemptNotice(t, endpoint, rules, now); if (notice) insertNotice(db, notice);
+ */
+export function attemptNotice(
+  t: Transition,
+  endpoint: { id: string; accountId: string; url: string },
+  rules: TransitionRules,
+  now: number,
+): NewNotice | null {
+  if (!t.notice || !rules.notices) return null;
+  return noticeOf({
+    type: t.notice,
+    endpoint: { ...endpoint, consecutiveFailures: t.endpoint.consecutiveFailures },
+    rules: rules.notices,
+    now,
+    disabledReason: t.endpoint.disabledReason,
+  });
+}
+
+/** The `endpoint.enabled` notice of an endpoint just re-enabled (its count is 0 again). */
+export function enabledNotice(endpoint: NoticeInput['endpoint'], rules: NoticeRules, now: number): NewNotice {
+  return noticeOf({ type: 'endpoint.enabled', endpoint, rules, now });
+}

@@ -1,0 +1,142 @@
+/**
+ * Sends the operator notices (design D50): claims the due ones from the store's outbox, signs
+ * their stored bytes as deliveries are signed (design R9, D32), POSTs them to the operator URL and
+ * records the outcome, which the store turns into the deliveries' schedule. This file only moves
+ * bytes.
+ */
+import {
+  isStandardWebhooksSecret,
+  STANDARD_WEBHOOK_HEADERS,
+  sign,
+  signStandardWebhook,
+} from '@linkhooks/protocol';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { DeliveryClient } from '../delivery/http-client.js';
+import type { RetrySchedule } from '../domain/schedule.js';
+import type { ClaimedNotice, NoticeOutbox } from '../store/notice-port.js';
+import type { OperatorSettings } from './operator-options.js';
+
+export interface NotifierDeps {
+  outbox: NoticeOutbox;
+  client: DeliveryClient;
+  clock: Clock;
+  settings: OperatorSettings;
+  schedule: RetrySchedule;
+  /** Longer than an attempt's deadline, so a notice is never sent twice at once (no heartbeat). */
+  leaseMs: number;
+  pollIntervalMs: number;
+  userAgent: string;
+  logger: Logger;
+}
+
+export interface OperatorNotifier {
+  /** Sends every notice due now; resolves with how many were attempted. */
+  tick(): Promise<number>;
+  wake(): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+const CLAIM_LIMIT = 16;
+
+/** X-Service-Signature always; the Standard Webhooks headers when the secret is of their form. */
+export function noticeHeaders(
+  notice: ClaimedNotice,
+  secret: string,
+  userAgent: string,
+  now: number,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-service-signature': sign(notice.body, secret),
+    'x-service-notice-id': notice.id,
+    'x-service-attempt': String(notice.attempts + 1),
+    'user-agent': userAgent,
+  };
+  if (isStandardWebhooksSecret(secret)) {
+    const timestamp = Math.floor(now / 1000);
+    headers[STANDARD_WEBHOOK_HEADERS.id] = notice.id;
+    headers[STANDARD_WEBHOOK_HEADERS.timestamp] = String(timestamp);
+    headers[STANDARD_WEBHOOK_HEADERS.signature] = signStandardWebhook({
+      id: notice.id,
+      timestamp,
+      body: notice.body,
+      secret: [secret],
+    });
+  }
+  return headers;
+}
+
+export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
+  const { outbox, client, clock, settings, logger } = deps;
+  let running = false;
+  let loop: Promise<void> | null = null;
+  let wakeUp: (() => void) | null = null;
+
+  async function send(notice: ClaimedNotice): Promise<void> {
+    const headers = noticeHeaders(notice, settings.secret, deps.userAgent, clock.now());
+    const { outcome } = await client.send({ url: settings.url, body: notice.body, headers });
+    const status = await outbox.recordNotice({
+      notice,
+      succeeded: outcome.ok,
+      statusCode: outcome.statusCode ?? null,
+      error: outcome.ok ? null : outcome.message,
+      now: clock.now(),
+      schedule: deps.schedule,
+    });
+    if (status === 'failed') {
+      logger.error(
+        { notice: notice.id, type: notice.type },
+        'an operator notice failed after its last attempt',
+      );
+    } else if (status === 'awaiting_retry') {
+      logger.warn({ notice: notice.id, type: notice.type }, 'an operator notice failed; it will be retried');
+    }
+  }
+
+  async function tick(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const claims = await outbox.claimNotices({
+        now: clock.now(),
+        limit: CLAIM_LIMIT,
+        leaseMs: deps.leaseMs,
+      });
+      if (claims.length === 0) return sent;
+      await Promise.all(claims.map(send));
+      sent += claims.length;
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      await tick().catch((error: unknown) => logger.error({ err: error }, 'operator notifier error'));
+      if (!running) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deps.pollIntervalMs);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = null;
+    }
+  }
+
+  return {
+    tick,
+    wake: () => wakeUp?.(),
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      wakeUp?.();
+      await loop;
+      loop = null;
+    },
+  };
+}
