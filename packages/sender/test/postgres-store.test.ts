@@ -203,6 +203,7 @@ describe.runIf(pgUp)('postgres', () => {
       'endpoints',
       'events',
       'leases',
+      'portal_tokens',
       'schema_migrations',
     ]);
     await Promise.all([a.close(), b.close()]);

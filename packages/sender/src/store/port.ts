@@ -6,6 +6,7 @@
 import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AccountCatalogue } from './account-port.js';
+import type { PortalTokens } from './portal-token-port.js';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -261,6 +262,7 @@ export interface Catalogue extends AccountCatalogue {
 }
 
 export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
+export type { NewPortalToken, PortalTokens, TakenPortalToken } from './portal-token-port.js';
 export type { SecretChange, SecretsAtRest } from './secrets-port.js';
 export type { EndpointStatistics, StatsWindow, WindowStats } from './stats-port.js';
 
@@ -279,7 +281,12 @@ export interface StoreCapabilities {
 }
 
 /** A store: the queue and the catalogue over one database. */
-export interface SenderStore extends DeliveryQueue, Catalogue, SecretsAtRest, EndpointStatistics {
+export interface SenderStore
+  extends DeliveryQueue,
+    Catalogue,
+    SecretsAtRest,
+    EndpointStatistics,
+    PortalTokens {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;
