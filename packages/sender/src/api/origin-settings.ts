@@ -15,7 +15,11 @@ function originOf(value: string, what: string): string {
     url = new URL(value);
   } catch {}
   const shape = `${what} must be an origin such as https://app.example.com (scheme, host and optional port; no path)`;
-  if (!url || url.origin === 'null' || `${url.origin}/` !== url.href) {
+  // The URL parser lets `*` and `;` into a host name: a host is letters, digits, dots and hyphens
+  // (or an IPv6 literal), so nothing can widen or end the header it goes into.
+  const host = url?.hostname ?? '';
+  const plainHost = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(host) || /^\[[0-9a-f:.]+\]$/.test(host);
+  if (!url || !plainHost || url.origin === 'null' || `${url.origin}/` !== url.href) {
     throw new SenderError('invalid_option', `${shape}; "${value}" is not`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
