@@ -1,6 +1,7 @@
 /**
- * Dashboard sessions (design D22: the API key is exchanged once for an HttpOnly, SameSite=Strict
- * session cookie — never kept in a URL or in localStorage). Sessions live in this process's memory: a
+ * Dashboard sessions (design D22: the API key, or a portal link of design D54, is exchanged once
+ * for an HttpOnly session cookie — never kept in a URL or in localStorage; SameSite=Strict unless
+ * other sites may frame the dashboard, design D55). Sessions live in this process's memory: a
  * restart signs everyone out, which a dashboard can afford. State-changing requests made with the
  * cookie must carry `X-Linkhooks-CSRF: 1`: a custom header cannot be sent across sites without a
  * CORS preflight this service never grants, so another site cannot act with the cookie (auth.ts).
