@@ -63,6 +63,14 @@ export {
   type StatsWindowName,
 } from './engine/endpoint-stats.js';
 export {
+  DEFAULT_PORTAL_TTL_SECONDS,
+  MAX_PORTAL_TTL_SECONDS,
+  type PortalOpened,
+  type PortalRefusal,
+  type PortalSession,
+  type PortalSessions,
+} from './engine/portal-sessions.js';
+export {
   type AccountAdministration,
   type ApiKey,
   createSender,
@@ -89,7 +97,9 @@ export type {
   DeliveryQueue,
   KeyHolder,
   LeaseRef,
+  NewPortalToken,
   Page,
+  PortalTokens,
   Published,
   RecoverRequest,
   RecoverResult,
@@ -97,6 +107,7 @@ export type {
   SenderStore,
   StoreCapabilities,
   StoreStats,
+  TakenPortalToken,
 } from './store/port.js';
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {

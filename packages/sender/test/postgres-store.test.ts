@@ -205,6 +205,7 @@ describe.runIf(pgUp)('postgres', () => {
       'events',
       'leases',
       'operator_notices',
+      'portal_tokens',
       'schema_migrations',
     ]);
     await Promise.all([a.close(), b.close()]);

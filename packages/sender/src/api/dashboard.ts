@@ -17,13 +17,17 @@ function dashboardDir(): string | null {
   return null;
 }
 
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  'referrer-policy': 'no-referrer',
-};
+/** Who may frame a page of the service: nobody, unless origins are allowed (design D55). */
+export function frameAncestorsDirective(origins: readonly string[]): string {
+  return origins.length === 0 ? "frame-ancestors 'none'" : `frame-ancestors 'self' ${origins.join(' ')}`;
+}
 
-export function createDashboardRouter(): Router {
+/** `frameAncestors`: origins checked by frameAncestorsOf (origin-settings.ts). */
+export function createDashboardRouter(options: { frameAncestors?: readonly string[] } = {}): Router {
+  const SECURITY_HEADERS = {
+    'content-security-policy': `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; ${frameAncestorsDirective(options.frameAncestors ?? [])}; base-uri 'none'; form-action 'self'`,
+    'referrer-policy': 'no-referrer',
+  };
   const router = express.Router();
   const dir = dashboardDir();
   const files = dir

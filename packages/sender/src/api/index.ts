@@ -5,6 +5,8 @@
  */
 
 export { openApiPath } from './openapi.js';
+export { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
+export { PORTAL_PATH, portalLink } from './portal.js';
 export type { RouteSpec } from './route.js';
 export { API_ROUTES, createManagementRouter, type ManagementRouterOptions, openApi } from './router.js';
 export { createServiceApp } from './service-app.js';

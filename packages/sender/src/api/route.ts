@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Sender } from '../engine/sender.js';
 import type { AccountRecord } from '../store/records.js';
 import type { Ingest } from './ingest.js';
-import type { SessionStore } from './sessions.js';
+import type { CookiePolicy, SessionStore } from './sessions.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -17,8 +17,11 @@ export interface RouteContext<Body, Query> {
   sessions: SessionStore;
   /** Platform ingest: ingest bodies checked and turned into publishes. */
   ingest: Ingest;
-  /** What the session routes need of the request. */
-  request: { secure: boolean; sessionId: string | null };
+  /**
+   * What the session routes need of the request; `baseUrl`: where a browser reaches the service,
+   * for the links it hands out (design D54).
+   */
+  request: { cookies: CookiePolicy; sessionId: string | null; baseUrl: string };
   /** Set for `auth: 'account'` routes: the caller's account, already checked for its plan. */
   account: AccountRecord;
   params: Record<string, string>;

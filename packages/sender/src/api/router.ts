@@ -14,6 +14,7 @@ import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer }
 import { errorResponse, invalidRequest } from './error-response.js';
 import { createIngest } from './ingest.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
 import {
   cameOverTls,
   rejectMalformedUrl,
@@ -28,6 +29,7 @@ import { endpointStatsRoute } from './routes/endpoint-stats.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { ingestBatchRoute, ingestRoute } from './routes/ingest.js';
 import { eventTypesRoute, metricsRoute, openApiRouteSpec } from './routes/platform.js';
+import { portalSessionRoute } from './routes/portal-sessions.js';
 import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
 import { CSRF_HEADER, createSessionStore, type SessionStore, sessionIdOf } from './sessions.js';
@@ -48,6 +50,16 @@ export interface ManagementRouterOptions extends TransportOptions {
    * allowance refills. Default 10.
    */
   signInFailuresPerMinute?: number;
+  /**
+   * Where browsers reach the service (an https origin), for the portal links it hands out (design
+   * D54); by default the address the platform's request came to.
+   */
+  publicUrl?: string;
+  /**
+   * Origins that may frame the dashboard (design D55), each an https origin (http only for
+   * localhost); none by default. With any, the session cookie is `SameSite=None; Partitioned` over TLS.
+   */
+  frameAncestors?: string | readonly string[];
 }
 
 /** Every route the router answers, in the order it matches them. */
@@ -61,6 +73,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ingestRoute,
   ingestBatchRoute,
   ...accountRoutes,
+  portalSessionRoute,
   metricsRoute,
 ];
 
@@ -130,6 +143,8 @@ function tooManySignIns(retryAfterMs: number): SenderError {
 export function createManagementRouter(options: ManagementRouterOptions): Router {
   const { sender } = options;
   const sessions = options.sessions ?? createSessionStore();
+  const publicUrl = options.publicUrl === undefined ? undefined : publicUrlOf(options.publicUrl);
+  const embeddable = frameAncestorsOf(options.frameAncestors).length > 0;
   const signIns = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
   const router = express.Router();
   const ingest = createIngest(sender);
@@ -147,6 +162,16 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
   router.get(openApiRouteSpec.path, (_req, res) => {
     res.json(openApi());
   });
+
+  const requestOf = (req: Request, sessionId: string | null) => {
+    const secure = cameOverTls(req, options.trustProxy);
+    const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+    return {
+      cookies: { secure, embeddable },
+      sessionId,
+      baseUrl: publicUrl ?? `${secure ? 'https' : 'http'}://${host}`,
+    };
+  };
 
   for (const route of API_ROUTES) {
     // Credentials are checked before the body is parsed: a stranger learns nothing from a 400.
@@ -180,7 +205,7 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
         sender,
         sessions,
         ingest,
-        request: { secure: cameOverTls(req, options.trustProxy), sessionId: res.locals.sessionId },
+        request: requestOf(req, res.locals.sessionId),
         account: res.locals.account,
         params: req.params as Record<string, string>,
         body: readBody(route, req),

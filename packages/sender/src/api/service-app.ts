@@ -1,12 +1,15 @@
 /**
  * The whole HTTP service `linkhooks-sender serve` runs: the management router, the dashboard at
- * /dashboard, and a health check. Exported so a platform (or the reference app) can add its own routes beside them.
+ * /dashboard with the portal links that open it (design D54), and a health check. Exported so a platform (or the reference app) can add its own routes beside them.
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createDashboardRouter } from './dashboard.js';
 import { errorResponse } from './error-response.js';
+import { frameAncestorsOf } from './origin-settings.js';
+import { createPortalRouter } from './portal.js';
 import { rejectMalformedUrl, securityHeaders } from './response-headers.js';
 import { createManagementRouter, type ManagementRouterOptions } from './router.js';
+import { createSessionStore } from './sessions.js';
 
 /**
  * @example
@@ -23,8 +26,21 @@ export function createServiceApp(options: ManagementRouterOptions & { dashboard?
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
-  app.use(createManagementRouter(options));
-  if (options.dashboard !== false) app.use(createDashboardRouter());
+  // One session store for the API and the portal links that open sessions in it.
+  const sessions = options.sessions ?? createSessionStore();
+  const frameAncestors = frameAncestorsOf(options.frameAncestors);
+  app.use(createManagementRouter({ ...options, sessions }));
+  if (options.dashboard !== false) {
+    app.use(createDashboardRouter({ frameAncestors }));
+    app.use(
+      createPortalRouter({
+        sender: options.sender,
+        sessions,
+        trustProxy: options.trustProxy,
+        frameAncestors,
+      }),
+    );
+  }
   // The dashboard's errors answer the API's error body, not Express's page with a stack trace.
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const answer = errorResponse(error);

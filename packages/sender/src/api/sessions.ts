@@ -1,6 +1,7 @@
 /**
- * Dashboard sessions (design D22: the API key is exchanged once for an HttpOnly, SameSite=Strict
- * session cookie — never kept in a URL or in localStorage). Sessions live in this process's memory: a
+ * Dashboard sessions (design D22: the API key, or a portal link of design D54, is exchanged once
+ * for an HttpOnly session cookie — never kept in a URL or in localStorage; SameSite=Strict unless
+ * other sites may frame the dashboard, design D55). Sessions live in this process's memory: a
  * restart signs everyone out, which a dashboard can afford. State-changing requests made with the
  * cookie must carry `X-Linkhooks-CSRF: 1`: a custom header cannot be sent across sites without a
  * CORS preflight this service never grants, so another site cannot act with the cookie (auth.ts).
@@ -111,8 +112,30 @@ export function sessionIdOf(cookieHeader: string | undefined): string | null {
   return null;
 }
 
-export function sessionCookie(id: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+/** How the session cookie is set for one request. */
+export interface CookiePolicy {
+  /** The request came over TLS (design D28). */
+  secure: boolean;
+  /** Other sites may frame the dashboard (design D55): over TLS, the cookie must reach their frames. */
+  embeddable: boolean;
 }
 
-export const clearedSessionCookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+/**
+ * Strict by default. When other sites may frame the dashboard, over TLS it is `SameSite=None` (a
+ * frame under another site sends no Strict cookie) and `Partitioned`: kept apart for each site the
+ * dashboard is framed under, so no other site's page ever sends it (design D55).
+ */
+function cookieAttributes(maxAgeSeconds: number, { secure, embeddable }: CookiePolicy): string {
+  if (secure && embeddable)
+    return `HttpOnly; SameSite=None; Path=/; Max-Age=${maxAgeSeconds}; Secure; Partitioned`;
+  return `HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+export function sessionCookie(id: string, maxAgeSeconds: number, policy: CookiePolicy): string {
+  return `${SESSION_COOKIE}=${id}; ${cookieAttributes(maxAgeSeconds, policy)}`;
+}
+
+/** Same attributes as the cookie it clears: a partitioned cookie is replaced only by a partitioned one. */
+export function clearedSessionCookie(policy: CookiePolicy): string {
+  return `${SESSION_COOKIE}=; ${cookieAttributes(0, policy)}`;
+}

@@ -6,6 +6,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DISABLE_THRESHOLD } from '../domain/disable-rule.js';
 import { type OperatorNotifications, operatorSettings } from '../engine/operator-options.js';
+import { frameAncestorsOf, publicUrlOf } from '../api/origin-settings.js';
+import { isSenderError } from '../errors.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
 import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
@@ -48,10 +50,14 @@ export interface EngineSettings {
   operatorNotifications?: OperatorNotifications;
 }
 
-/** How `serve` answers behind a TLS proxy (design D28). */
+/** How `serve` answers behind a TLS proxy (design D28), and who may frame its dashboard (design D55). */
 export interface HttpSettings {
   trustProxy: boolean;
   hsts: boolean;
+  /** Where browsers reach the service, for portal links (design D54); else the address called. */
+  publicUrl?: string;
+  /** Origins that may frame the dashboard; none by default. */
+  frameAncestors: string[];
 }
 
 export const DEFAULT_DEV_CERTIFICATE_DIR = '.linkhooks-dev';
@@ -171,10 +177,39 @@ function operatorOf(
   return { operatorNotifications };
 }
 
+/** A check of origin-settings.ts, its message naming the flag or variable it came from. */
+function checkedOrigin<T>(check: () => T, flag: string, variable: string, fromFlag: boolean): T {
+  try {
+    return check();
+  } catch (error) {
+    if (isSenderError(error)) throw new UsageError(`${fromFlag ? flag : variable}: ${error.message}`);
+    throw error;
+  }
+}
+
 function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
+  const publicFlag = values['public-url'] as string | undefined;
+  const publicUrl = publicFlag ?? env.LINKHOOKS_PUBLIC_URL;
+  const framesFlag = values['frame-ancestors'] as string | undefined;
   return {
     trustProxy: (values['trust-proxy'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_TRUST_PROXY', env),
     hsts: (values.hsts as boolean | undefined) ?? booleanEnv('LINKHOOKS_HSTS', env),
+    ...(publicUrl
+      ? {
+          publicUrl: checkedOrigin(
+            () => publicUrlOf(publicUrl),
+            '--public-url',
+            'LINKHOOKS_PUBLIC_URL',
+            publicFlag !== undefined,
+          ),
+        }
+      : {}),
+    frameAncestors: checkedOrigin(
+      () => frameAncestorsOf(framesFlag ?? env.LINKHOOKS_FRAME_ANCESTORS),
+      '--frame-ancestors',
+      'LINKHOOKS_FRAME_ANCESTORS',
+      framesFlag !== undefined,
+    ),
   };
 }
 
@@ -217,6 +252,8 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
           host: { type: 'string' },
           'trust-proxy': { type: 'boolean' },
           hsts: { type: 'boolean' },
+          'public-url': { type: 'string' },
+          'frame-ancestors': { type: 'string' },
         },
         'serve',
       );
@@ -272,6 +309,7 @@ Usage:
                             the account and everything it owns: endpoints, events, deliveries, keys
                   (each of them also takes [--db URL | --db-file F])
   linkhooks-sender serve    [--db URL | --db-file F] [--port P] [--host H] [--trust-proxy] [--hsts]
+                            [--public-url URL] [--frame-ancestors ORIGINS]
                             [--allow-private-networks] [--ca-file F] [--time-scale F] [--disable-on-gone]
                             [--operator-url URL] [--operator-failing-share N]
                             [--master-key-file F] [--previous-master-key-file F]
@@ -299,6 +337,13 @@ Options:
                             the client's address is the last one it forwarded; without this flag
                             forwarded headers are ignored
   --hsts                    send Strict-Transport-Security on every answer, TLS seen or not
+  --public-url URL          where browsers reach the service (https://hooks.example.com): the base of the
+                            portal links POST /internal/v1/portal-sessions hands out; without it, the
+                            address the platform's request came to
+  --frame-ancestors ORIGINS the origins that may show the dashboard in a frame, separated by spaces or
+                            commas (https://app.example.com https://admin.example.com; http only for
+                            localhost; no paths, no wildcards). Default: none. With any, the session
+                            cookie is SameSite=None; Secure; Partitioned over TLS, so it works in their frame
   --allow-private-networks  development only: deliver to loopback and private addresses (never plain HTTP)
   --ca-file F               also trust the certificate authorities in this PEM file for endpoints' HTTPS
                             (for example ${DEFAULT_DEV_CERTIFICATE_DIR}/ca.pem from dev-certificate)
@@ -323,6 +368,7 @@ Options:
 
 Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
+  LINKHOOKS_PUBLIC_URL, LINKHOOKS_FRAME_ANCESTORS,
   LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE, LINKHOOKS_DISABLE_ON_GONE,
   LINKHOOKS_OPERATOR_URL, LINKHOOKS_OPERATOR_FAILING_SHARE
                             the same settings; a flag wins over its variable

@@ -175,6 +175,7 @@ export async function serve(
       api: `${base}/v1`,
       ingest: `${base}/internal/v1/events`,
       dashboard: `${base}/dashboard`,
+      portalLinks: `${options.http.publicUrl ?? base}/portal`,
       metrics: `${base}/metrics`,
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
       ...options.http,

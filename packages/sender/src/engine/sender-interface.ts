@@ -14,6 +14,7 @@ import type { EndpointOperations } from './endpoint-operations.js';
 import type { RotateOptions } from './endpoint-secrets.js';
 import type { EndpointStatsOperations } from './endpoint-stats.js';
 import type { PublishInput } from './event-input.js';
+import type { PortalSessions } from './portal-sessions.js';
 import type { PublishItem, PublishManyResult, PublishResult } from './publish-many.js';
 import type { SealReport } from './seal-secrets.js';
 
@@ -26,7 +27,11 @@ export interface NewEndpointInput {
 }
 
 /** The engine: every operation on events, endpoints, deliveries and accounts, and its workers. */
-export interface Sender extends EndpointOperations, EndpointStatsOperations, AccountAdministration {
+export interface Sender
+  extends EndpointOperations,
+    EndpointStatsOperations,
+    AccountAdministration,
+    PortalSessions {
   /** Prometheus registry of this engine's metrics. */
   readonly metrics: Registry;
   /**
@@ -88,8 +93,9 @@ export interface Sender extends EndpointOperations, EndpointStatsOperations, Acc
   /** Runs every delivery due now; for tests and scripts driving virtual time. */
   tick(): Promise<number>;
   /**
-   * Deletes final deliveries older than the retention period, and previous secrets past their
-   * grace (design D38); resolves with how many deliveries.
+   * Deletes final deliveries older than the retention period, previous secrets past their grace
+   * (design D38) and portal links that expired unused (design D54); resolves with how many
+   * deliveries.
    */
   pruneLog(): Promise<number>;
   /** Attempts in flight on this engine's workers. */

@@ -26,6 +26,7 @@ import { buildEvent, type PublishInput } from './event-input.js';
 import { observeAttempts } from './observe-attempts.js';
 import { createOperatorNotifier } from './operator-notifier.js';
 import { type SenderOptions, settingsOf } from './options.js';
+import { portalSessions } from './portal-sessions.js';
 import { type PublishResult, publishEach } from './publish-many.js';
 import { createQuotaGuard } from './quotas.js';
 import { sealSecrets } from './seal-secrets.js';
@@ -33,6 +34,7 @@ import { secretCipherOf } from './secrets-at-rest.js';
 
 export type { AccountAdministration, ApiKey, RotatedKey } from './account-admin.js';
 export type { RotateOptions } from './endpoint-secrets.js';
+export type { PortalOpened, PortalRefusal, PortalSession } from './portal-sessions.js';
 export type { NewEndpointInput, Sender } from './sender-interface.js';
 
 import type { Sender } from './sender-interface.js';
@@ -263,11 +265,13 @@ export function createSender(options: SenderOptions): Sender {
     },
     ...accountAdministration({ store, clock }),
     ...endpointStatsOperations({ store, clock }),
+    ...portalSessions({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),
     tick: async () => (await worker.tick()) + ((await notifier?.tick()) ?? 0),
     async pruneLog() {
       await store.dropExpiredSecrets(clock.now());
+      await store.dropExpiredPortalTokens(clock.now());
       return store.pruneBefore(clock.now() - settings.retentionMs);
     },
     get inFlight() {

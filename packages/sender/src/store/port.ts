@@ -8,6 +8,7 @@ import type { NoticeRules } from '../domain/operator-notice.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AccountCatalogue } from './account-port.js';
 import type { NoticeOutbox } from './notice-port.js';
+import type { PortalTokens } from './portal-token-port.js';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -268,6 +269,7 @@ export interface Catalogue extends AccountCatalogue {
 
 export type { AccountCatalogue, KeyHolder, NewAccount, NewApiKey } from './account-port.js';
 export type { ClaimedNotice, NoticeOutbox, NoticeOutcome } from './notice-port.js';
+export type { NewPortalToken, PortalTokens, TakenPortalToken } from './portal-token-port.js';
 export type { SecretChange, SecretsAtRest } from './secrets-port.js';
 export type { EndpointStatistics, StatsWindow, WindowStats } from './stats-port.js';
 
@@ -291,7 +293,8 @@ export interface SenderStore
     Catalogue,
     SecretsAtRest,
     EndpointStatistics,
-    NoticeOutbox {
+    NoticeOutbox,
+    PortalTokens {
   readonly capabilities: StoreCapabilities;
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 /**
- * Dashboard sign-in: the API key is exchanged once for an HttpOnly, SameSite=Strict session cookie
- * (design D22), so the key never sits in the browser's storage or a URL.
+ * Dashboard sign-in: the API key is exchanged once for an HttpOnly session cookie (design D22;
+ * its SameSite, design D55), so the key never sits in the browser's storage or a URL.
  */
 import { z } from 'zod';
 import { SenderError } from '../../errors.js';
@@ -42,7 +42,7 @@ export const sessionRoutes = [
       return {
         status: 201,
         json: accountJson(account),
-        headers: { 'set-cookie': sessionCookie(session.id, session.maxAgeSeconds, request.secure) },
+        headers: { 'set-cookie': sessionCookie(session.id, session.maxAgeSeconds, request.cookies) },
       };
     },
   }),
@@ -66,7 +66,7 @@ export const sessionRoutes = [
     responses: { 204: { description: 'Signed out' } },
     async handle({ sessions, request }) {
       if (request.sessionId) sessions.delete(request.sessionId);
-      return { status: 204, headers: { 'set-cookie': clearedSessionCookie } };
+      return { status: 204, headers: { 'set-cookie': clearedSessionCookie(request.cookies) } };
     },
   }),
 ];

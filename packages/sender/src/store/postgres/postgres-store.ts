@@ -22,6 +22,7 @@ import { applyMigrations } from './migrate.js';
 import { nextDueAt } from './next-due.js';
 import { claimNotices, recordNotice } from './operator-notices.js';
 import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
+import * as portal from './portal-tokens.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
@@ -124,5 +125,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     endpointStats: (accountId, id, window) => endpointStats(pg, accountId, id, window),
     secretsNotSealedWith: (prefix, after, limit) => secrets.secretsNotSealedWith(pg, prefix, after, limit),
     replaceSecrets: (changes) => secrets.replaceSecrets(pg, changes),
+    createPortalToken: (token) => portal.createPortalToken(pg, token),
+    takePortalToken: (hash) => portal.takePortalToken(pg, hash),
+    dropExpiredPortalTokens: (now) => portal.dropExpiredPortalTokens(pg, now),
   };
 }

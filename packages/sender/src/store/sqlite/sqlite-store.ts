@@ -17,6 +17,7 @@ import { migrateSqlite } from './migrate.js';
 import { nextDueAt } from './next-due.js';
 import { claimNotices, recordNotice } from './operator-notices.js';
 import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
+import * as portal from './portal-tokens.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
@@ -121,5 +122,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     secretsNotSealedWith: async (prefix, after, limit) =>
       secrets.secretsNotSealedWith(db, prefix, after, limit),
     replaceSecrets: async (changes) => ops.replaceSecrets(changes),
+    createPortalToken: async (token) => portal.createPortalToken(db, token),
+    takePortalToken: async (hash) => portal.takePortalToken(db, hash),
+    dropExpiredPortalTokens: async (now) => portal.dropExpiredPortalTokens(db, now),
   };
 }

@@ -1,0 +1,10 @@
+-- Portal links (design D54): one row per link not yet used, keyed by the SHA-256 of its token, never
+-- the token itself. Using a link deletes its row, so a second use finds nothing.
+CREATE TABLE portal_tokens (
+  token_hash TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+-- What the hourly retention job walks: links that were never used.
+CREATE INDEX portal_tokens_by_expiry ON portal_tokens (expires_at);
