@@ -14,6 +14,7 @@ import m005 from './migrations/005-endpoint-origin.sql';
 import m006 from './migrations/006-standard-webhooks-rotation-test.sql';
 import m007 from './migrations/007-operations.sql';
 import m008 from './migrations/008-endpoint-stats.sql';
+import m011 from './migrations/011-event-search.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -25,6 +26,7 @@ export const PG_MIGRATIONS = [
   { version: 6, name: 'standard webhooks, rotation grace, test deliveries', sql: m006 },
   { version: 7, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m007 },
   { version: 8, name: 'endpoint statistics', sql: m008 },
+  { version: 11, name: 'log search by click and conversion', sql: m011 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

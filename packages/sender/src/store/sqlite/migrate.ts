@@ -11,6 +11,7 @@ import m004 from './migrations/004-endpoint-origin.sql';
 import m005 from './migrations/005-standard-webhooks-rotation-test.sql';
 import m006 from './migrations/006-operations.sql';
 import m007 from './migrations/007-endpoint-stats.sql';
+import m010 from './migrations/010-event-search.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -20,6 +21,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 5, name: 'standard webhooks, rotation grace, test deliveries', sql: m005 },
   { version: 6, name: 'operations: pause, recovery, idempotent ingest, API keys', sql: m006 },
   { version: 7, name: 'endpoint statistics', sql: m007 },
+  { version: 10, name: 'log search by click and conversion', sql: m010 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
