@@ -1,6 +1,7 @@
-// Bundles the dashboard (Preact, TypeScript) into dist/dashboard with esbuild, beside the page and
-// its stylesheet: the service serves these three files and nothing else for it.
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+// Bundles the dashboard (Preact, TypeScript, uPlot) into dist/dashboard with esbuild, beside the page
+// and one stylesheet (uPlot's rules, then ours): the service serves these three files and nothing else.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -20,7 +21,11 @@ const result = await build({
 });
 writeFileSync(`${out}app.js`, result.outputFiles[0].text);
 copyFileSync(here('../dashboard/index.html'), `${out}index.html`);
-copyFileSync(here('../dashboard/style.css'), `${out}style.css`);
+const uplotCss = createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css');
+writeFileSync(
+  `${out}style.css`,
+  `${readFileSync(uplotCss, 'utf8')}\n${readFileSync(here('../dashboard/style.css'), 'utf8')}`,
+);
 console.log(
   `dashboard: dist/dashboard/app.js (${Math.round(result.outputFiles[0].contents.length / 1024)} KiB)`,
 );

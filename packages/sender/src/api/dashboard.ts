@@ -23,6 +23,9 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/** The views' addresses (dashboard/src/routes.ts): each answers the page, which shows the view. */
+const VIEW_PATHS = ['/dashboard/log', '/dashboard/deliveries/:id', '/dashboard/endpoints/:id'];
+
 export function createDashboardRouter(): Router {
   const router = express.Router();
   const dir = dashboardDir();
@@ -34,14 +37,16 @@ export function createDashboardRouter(): Router {
       }
     : null;
   router.get('/', (_req, res) => res.redirect(302, '/dashboard'));
-  router.get(['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/style.css'], (req, res) => {
+  // The page answers every view's address (design D47): /dashboard/log, /dashboard/deliveries/…,
+  // /dashboard/endpoints/…, so a reload or a shared link opens the view it names.
+  router.get(['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/style.css', ...VIEW_PATHS], (req, res) => {
     if (!files) {
       throw new SenderError(
         'route_not_found',
         'the dashboard is not built: run pnpm build in @linkhooks/sender',
       );
     }
-    const file = files[req.path.replace(/\/$/, '') as keyof typeof files];
+    const file = files[req.path as keyof typeof files] ?? files['/dashboard'];
     res.set(SECURITY_HEADERS).type(file.type).send(file.body);
   });
   return router;
