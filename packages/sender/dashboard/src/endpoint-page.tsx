@@ -102,6 +102,7 @@ function Operations({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (e
       >
         <h3>Recover failed deliveries</h3>
         <p class="hint">Failed deliveries created in this range get one more attempt each, now.</p>
+        <div class="range">
         <label for={`since-${endpoint.id}`}>From</label>
         <input
           id={`since-${endpoint.id}`}
@@ -117,6 +118,7 @@ function Operations({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (e
           value={until}
           onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
         />
+        </div>
         <button type="submit" disabled={endpoint.status !== 'active'}>
           Recover
         </button>

@@ -1,5 +1,5 @@
 /**
- * The dashboard's addresses (design D47): every view has a path under /dashboard, so Back works,
+ * The dashboard's addresses (design D48): every view has a path under /dashboard, so Back works,
  * a link can be shared and a reload keeps the view. Pure: a location in, a view out, and back.
  */
 

@@ -77,11 +77,15 @@ function AttemptsChart({ stats }: { stats: EndpointStats }) {
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    // Each bucket's bars sit in its middle, and an empty count draws nothing rather than a flat line.
+    const bucketS = stats.bucket === 'hour' ? 3600 : 86_400;
+    const starts = stats.buckets.map((b) => Date.parse(b.start) / 1000);
     const data: uPlot.AlignedData = [
-      stats.buckets.map((b) => Date.parse(b.start) / 1000),
-      stats.buckets.map((b) => b.succeeded),
-      stats.buckets.map((b) => b.failed),
+      starts.map((s) => s + bucketS / 2),
+      stats.buckets.map((b) => b.succeeded || null),
+      stats.buckets.map((b) => b.failed || null),
     ];
+    const xRange: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
     const bars = uPlot.paths.bars!({ size: [0.4, 24], align: 1 });
     const failedBars = uPlot.paths.bars!({ size: [0.4, 24], align: -1 });
     const width = () => Math.max(240, el.clientWidth);
@@ -90,7 +94,7 @@ function AttemptsChart({ stats }: { stats: EndpointStats }) {
         width: width(),
         height: 220,
         legend: { live: false },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        scales: { x: { time: true, range: () => xRange }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         axes: [{}, { label: 'attempts', size: 50 }],
         series: [
           {},

@@ -1,5 +1,5 @@
 /**
- * The rows of a delivery's timeline, from what happened and what is planned (design D48): each
+ * The rows of a delivery's timeline, from what happened and what is planned (design D49): each
  * attempt made, when it was due and when it was made, then — only while an attempt will really
  * be made — the next one. Times are the log's own, so a schedule run at any speed shows its real
  * times. Pure: `now` is given, so "due now" and "waiting" are decided the same in tests as on screen.

@@ -37,7 +37,7 @@ export function createDashboardRouter(): Router {
       }
     : null;
   router.get('/', (_req, res) => res.redirect(302, '/dashboard'));
-  // The page answers every view's address (design D47): /dashboard/log, /dashboard/deliveries/…,
+  // The page answers every view's address (design D48): /dashboard/log, /dashboard/deliveries/…,
   // /dashboard/endpoints/…, so a reload or a shared link opens the view it names.
   router.get(['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/style.css', ...VIEW_PATHS], (req, res) => {
     if (!files) {
