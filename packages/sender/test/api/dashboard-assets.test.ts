@@ -28,4 +28,23 @@ describe('the dashboard files', () => {
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/dashboard');
   });
+
+  it('answers the page, under the same CSP, at every view’s address, and nothing else under it', async () => {
+    const html = await (await fetch(`${api.base}/dashboard`)).text();
+    for (const path of ['/dashboard/log?status=failed&q=clk_1', '/dashboard/deliveries/dlv_1', '/dashboard/endpoints/ep_1']) {
+      const res = await fetch(`${api.base}${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");
+      expect(await res.text()).toBe(html);
+    }
+    for (const path of ['/dashboard/deliveries', '/dashboard/other.js', '/dashboard/deliveries/a/b'])
+      expect((await fetch(`${api.base}${path}`)).status).toBe(404);
+  });
+
+  it('serves uPlot’s rules in the one stylesheet, and no inline style in the page', async () => {
+    const css = await (await fetch(`${api.base}/dashboard/style.css`)).text();
+    expect(css).toContain('.uplot');
+    expect(css).toContain('.timeline');
+    expect(await (await fetch(`${api.base}/dashboard`)).text()).not.toMatch(/style=|<style/);
+  });
 });
