@@ -26,7 +26,11 @@ beforeAll(async () => {
   if (!available) return;
   mkdirSync(artifacts, { recursive: true });
   dir = mkdtempSync(join(tmpdir(), 'linkhooks-dashboard-views-'));
-  app = await startReferenceApp({ dbFile: join(dir, 'reference.db'), timeScale: 0.00002, serviceToken: TOKEN });
+  app = await startReferenceApp({
+    dbFile: join(dir, 'reference.db'),
+    timeScale: 0.00002,
+    serviceToken: TOKEN,
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -75,7 +79,10 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
   it('finds a delivery by click_id, opens it at its own address after a reload, and goes Back to the search', async () => {
     const { context, page } = await signedIn(1280);
     try {
-      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Delivery log' }).click();
+      await page
+        .getByRole('navigation', { name: 'Sections' })
+        .getByRole('link', { name: 'Delivery log' })
+        .click();
       await page.getByLabel('Status').selectOption('delivered');
       await page.getByLabel('Search').fill(CLICK_ID);
       await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -114,7 +121,9 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
     try {
       await page.goto(`${app.serviceUrl}/dashboard/endpoints/${app.endpoint.id}`);
       const attempts = page.locator('[data-stat="attempts"]');
-      await expect.poll(() => attempts.textContent(), { timeout: 15_000 }).toMatch(/^[1-9]\d* \([1-9]\d* succeeded/);
+      await expect
+        .poll(() => attempts.textContent(), { timeout: 15_000 })
+        .toMatch(/^[1-9]\d* \([1-9]\d* succeeded/);
       expect(await page.locator('[data-stat="success-rate"]').textContent()).toMatch(/^\d+\.\d %$/);
       expect(await page.locator('[data-stat="latency"]').textContent()).toMatch(/^p50 \d+ ms · p95 \d+ ms$/);
       // The bars of succeeded attempts are drawn in green on the chart's canvas.
@@ -138,7 +147,10 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
       await expect.poll(() => page.locator('li.endpoint .status').textContent()).toBe('Enabled');
       await page.getByLabel('From').fill('2020-01-01T00:00');
       await page.getByRole('button', { name: 'Recover' }).click();
-      await page.getByRole('status').filter({ hasText: /^\d+ failed deliver(y|ies) scheduled/ }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^\d+ failed deliver(y|ies) scheduled/ })
+        .waitFor();
     } finally {
       await context.close();
     }

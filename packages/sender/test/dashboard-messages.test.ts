@@ -13,7 +13,11 @@ import { FAILURE_KINDS } from '../src/domain/delivery-state.js';
 import { SENDER_ERROR_STATUS } from '../src/errors.js';
 
 const PLAIN = /^[A-Z][^<>=]*\.$/;
-const attempt = (failure_kind: string | null, error_message: string | null, status_code: number | null = null) => ({
+const attempt = (
+  failure_kind: string | null,
+  error_message: string | null,
+  status_code: number | null = null,
+) => ({
   failure_kind,
   error_message,
   status_code,
@@ -27,7 +31,8 @@ describe('messages', () => {
       expect(text).toMatch(PLAIN);
       expect(text).not.toMatch(/design|RFC|\b[A-Z]{2,}_[A-Z_]+\b/);
     }
-    for (const kind of FAILURE_KINDS) expect(attemptFailureMessage(attempt(kind, null, 500))).toMatch(/^Your /);
+    for (const kind of FAILURE_KINDS)
+      expect(attemptFailureMessage(attempt(kind, null, 500))).toMatch(/^Your /);
   });
 
   it('never shows the validator’s text: a field at fault is named in words', () => {
@@ -46,10 +51,12 @@ describe('messages', () => {
     expect(attemptFailureMessage(attempt('timeout', 'no answer within 5000 ms'))).toBe(
       'Your server sent no answer within 5 seconds.',
     );
-    expect(attemptFailureMessage(attempt('connect', 'ECONNREFUSED: connect ECONNREFUSED an address'))).toMatch(
-      /refused the connection/,
+    expect(
+      attemptFailureMessage(attempt('connect', 'ECONNREFUSED: connect ECONNREFUSED an address')),
+    ).toMatch(/refused the connection/);
+    expect(attemptFailureMessage(attempt('tls', 'CERT_HAS_EXPIRED: certificate has expired'))).toMatch(
+      /expired/,
     );
-    expect(attemptFailureMessage(attempt('tls', 'CERT_HAS_EXPIRED: certificate has expired'))).toMatch(/expired/);
     expect(attemptFailureMessage(attempt('http_status', 'receiver answered 410', 410))).toMatch(/410 Gone/);
     expect(attemptFailureMessage(attempt('http_status', null, 503))).toMatch(/^Your server answered 503/);
     expect(attemptFailureMessage(attempt(null, null, 200))).toBeNull();

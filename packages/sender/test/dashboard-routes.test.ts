@@ -20,8 +20,17 @@ describe('routes', () => {
   });
 
   it('shows the endpoints for the bare address and any address it does not know', () => {
-    for (const path of ['/dashboard', '/dashboard/', '/dashboard/nothing', '/dashboard/deliveries/', '/dashboard/deliveries/a/b'])
+    for (const path of [
+      '/dashboard',
+      '/dashboard/',
+      '/dashboard/nothing',
+      '/dashboard/deliveries/',
+      '/dashboard/deliveries/a/b',
+    ])
       expect(viewOf(path, '')).toEqual({ name: 'endpoints' });
-    expect(viewOf('/dashboard/log/', '?q=&status=held')).toEqual({ name: 'log', filters: { status: 'held' } });
+    expect(viewOf('/dashboard/log/', '?q=&status=held')).toEqual({
+      name: 'log',
+      filters: { status: 'held' },
+    });
   });
 });

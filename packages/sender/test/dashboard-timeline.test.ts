@@ -48,7 +48,13 @@ const ACTIVE = { enabled: true, paused: false };
 const PAUSED = { enabled: true, paused: true };
 const DISABLED = { enabled: false, paused: false };
 const NOW = T0 + 3_600_000;
-const row = (r: { number: number; kind: string; dueAt: number | null; madeAt: number | null; dueNow: boolean }) => [
+const row = (r: {
+  number: number;
+  kind: string;
+  dueAt: number | null;
+  madeAt: number | null;
+  dueNow: boolean;
+}) => [
   r.number,
   r.kind,
   r.dueAt === null ? null : r.dueAt - T0,
@@ -59,7 +65,9 @@ const row = (r: { number: number; kind: string; dueAt: number | null; madeAt: nu
 describe('timelineOf', () => {
   it('lists only the attempt made when the first one was delivered', () => {
     const t = timelineOf(delivery('delivered', null), attempts([10], [null], true), ACTIVE, NOW);
-    expect(t.rows).toEqual([{ number: 1, kind: 'ok', dueAt: T0, madeAt: T0 + 10, dueNow: false, outcome: '200' }]);
+    expect(t.rows).toEqual([
+      { number: 1, kind: 'ok', dueAt: T0, madeAt: T0 + 10, dueNow: false, outcome: '200' },
+    ]);
     expect(t.laterAttempts).toBe(0);
     expect(t.note).toBeNull();
   });
@@ -98,7 +106,14 @@ describe('timelineOf', () => {
 
   it('shows a held delivery of a paused endpoint as waiting for the resume, at no time', () => {
     const t = timelineOf(delivery('held', -5_000), attempts([0], [60_000]), PAUSED, NOW);
-    expect(t.rows.at(-1)).toEqual({ number: 2, kind: 'waiting', dueAt: null, madeAt: null, dueNow: false, outcome: null });
+    expect(t.rows.at(-1)).toEqual({
+      number: 2,
+      kind: 'waiting',
+      dueAt: null,
+      madeAt: null,
+      dueNow: false,
+      outcome: null,
+    });
     expect(t.laterAttempts).toBe(4);
     expect(t.note).toMatch(/endpoint is paused.*when you resume/);
   });

@@ -11,12 +11,12 @@ import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError, api, EVENTS, STATUSES } from '../dashboard/src/api.js';
-import { API_ERROR_MESSAGES } from '../dashboard/src/messages.js';
-import { useView } from '../dashboard/src/navigation.js';
 import { App } from '../dashboard/src/app.js';
 import { Deliveries } from '../dashboard/src/deliveries.js';
 import { DeliveryDetailView } from '../dashboard/src/delivery-detail.js';
 import { Endpoints } from '../dashboard/src/endpoints.js';
+import { API_ERROR_MESSAGES } from '../dashboard/src/messages.js';
+import { useView } from '../dashboard/src/navigation.js';
 import { DELIVERY_STATUSES } from '../src/domain/delivery-state.js';
 
 const seen: Request[] = [];
@@ -36,7 +36,13 @@ const endpoint = {
   status: 'disabled',
   created_at: '2026-11-22T09:00:00.000Z',
 };
-const enabled = { ...endpoint, enabled: true, consecutive_failures: 0, disabled_reason: null, status: 'active' };
+const enabled = {
+  ...endpoint,
+  enabled: true,
+  consecutive_failures: 0,
+  disabled_reason: null,
+  status: 'active',
+};
 const delivery = (id: string, status = 'delivered') => ({
   id,
   event_id: 'evt_1',
@@ -242,7 +248,9 @@ describe('components', () => {
     try {
       render(<DeliveryDetailView id="dlv_7" />);
       await screen.findByText('dlv_7');
-      await waitFor(() => expect(document.querySelector('.endpoint-url')?.textContent).toBe('hooks.example.com/linkhooks'));
+      await waitFor(() =>
+        expect(document.querySelector('.endpoint-url')?.textContent).toBe('hooks.example.com/linkhooks'),
+      );
       const rows = document.querySelectorAll('.timeline li');
       // The attempts made and the next one at its real due time; none that may never happen.
       expect(rows).toHaveLength(3);

@@ -52,7 +52,10 @@ function searchBattery(name: string, open: () => Promise<SenderStore>) {
         event: 'conversion',
         data: { ...sampleEventData('conversion'), click_id: 'clk_shared', conversion_id: 'cnv_1' },
       });
-      await sender.publish(alice, { event: 'click', data: { ...sampleEventData('click'), click_id: 'clk_other' } });
+      await sender.publish(alice, {
+        event: 'click',
+        data: { ...sampleEventData('click'), click_id: 'clk_other' },
+      });
       await sender.publish(alice, { event: 'link.created', data: sampleEventData('link.created') });
       const bobs = await sender.publish(bob, {
         event: 'click',

@@ -25,10 +25,16 @@ export function App() {
       <header>
         <h1>linkhooks</h1>
         <nav aria-label="Sections">
-          <a {...linkProps({ name: 'endpoints' })} aria-current={section === 'endpoints' ? 'page' : undefined}>
+          <a
+            {...linkProps({ name: 'endpoints' })}
+            aria-current={section === 'endpoints' ? 'page' : undefined}
+          >
             Endpoints
           </a>
-          <a {...linkProps({ name: 'log', filters: {} })} aria-current={section === 'log' ? 'page' : undefined}>
+          <a
+            {...linkProps({ name: 'log', filters: {} })}
+            aria-current={section === 'log' ? 'page' : undefined}
+          >
             Delivery log
           </a>
         </nav>

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, type Delivery, EVENTS, type Endpoint, STATUSES } from './api.js';
+import { api, type Delivery, type Endpoint, EVENTS, STATUSES } from './api.js';
+import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
 import { linkProps, navigate } from './navigation.js';
 import type { LogFilters } from './routes.js';
-import { EndpointName } from './endpoint-name.js';
 import { formatMoment } from './timeline.js';
 
 const LIVE_MS = 2000;
@@ -23,7 +23,10 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
   const cursor = cursors.at(-1);
 
   useEffect(() => {
-    api.endpoints().then((list) => setEndpoints(new Map(list.map((e) => [e.id, e]))), () => {});
+    api.endpoints().then(
+      (list) => setEndpoints(new Map(list.map((e) => [e.id, e]))),
+      () => {},
+    );
   }, []);
   useEffect(() => {
     setSearch(q ?? '');
@@ -66,7 +69,6 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       <h2 id="log-title">Delivery log</h2>
       <form
         class="filters"
-        role="search"
         onSubmit={(e) => {
           e.preventDefault();
           set('q', search.trim());
@@ -82,7 +84,11 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
         />
         <button type="submit">Search</button>
         <label for="filter-endpoint">Endpoint</label>
-        <select id="filter-endpoint" value={endpoint ?? ''} onChange={(e) => set('endpoint', (e.target as HTMLSelectElement).value)}>
+        <select
+          id="filter-endpoint"
+          value={endpoint ?? ''}
+          onChange={(e) => set('endpoint', (e.target as HTMLSelectElement).value)}
+        >
           <option value="">any</option>
           {[...endpoints.values()].map((e) => (
             <option key={e.id} value={e.id}>
@@ -92,7 +98,11 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
           {endpoint && !endpoints.has(endpoint) && <option value={endpoint}>{endpoint}</option>}
         </select>
         <label for="filter-status">Status</label>
-        <select id="filter-status" value={status ?? ''} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
+        <select
+          id="filter-status"
+          value={status ?? ''}
+          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+        >
           <option value="">any</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -101,7 +111,11 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
           ))}
         </select>
         <label for="filter-event">Event</label>
-        <select id="filter-event" value={event ?? ''} onChange={(e) => set('event', (e.target as HTMLSelectElement).value)}>
+        <select
+          id="filter-event"
+          value={event ?? ''}
+          onChange={(e) => set('event', (e.target as HTMLSelectElement).value)}
+        >
           <option value="">any</option>
           {EVENTS.map((name) => (
             <option key={name} value={name}>
@@ -116,7 +130,9 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
           {error}
         </p>
       )}
-      {page && page.data.length === 0 && <p>{q ? `No delivery of an event named “${q}”.` : 'No delivery matches.'}</p>}
+      {page && page.data.length === 0 && (
+        <p>{q ? `No delivery of an event named “${q}”.` : 'No delivery matches.'}</p>
+      )}
       {page && page.data.length > 0 && (
         <table class="deliveries stack">
           <thead>
@@ -163,7 +179,11 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
         </table>
       )}
       <nav class="paging" aria-label="Pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button
+          type="button"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
           Newer
         </button>
         <button

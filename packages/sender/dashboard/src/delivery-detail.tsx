@@ -127,11 +127,15 @@ function BackToLog() {
   const from = cameFrom();
   if (from?.startsWith('/dashboard/log'))
     return (
-      <a class="back" href={from} onClick={(e) => {
-        if (e.button !== 0 || e.metaKey || e.ctrlKey) return;
-        e.preventDefault();
-        history.back();
-      }}>
+      <a
+        class="back"
+        href={from}
+        onClick={(e) => {
+          if (e.button !== 0 || e.metaKey || e.ctrlKey) return;
+          e.preventDefault();
+          history.back();
+        }}
+      >
         ← Back to the log
       </a>
     );

@@ -53,8 +53,7 @@ function Operations({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (e
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const [note, setNote] = useState<string | null>(null);
-  const run = (work: () => Promise<string>) =>
-    work().then(setNote, (err: Error) => setNote(err.message));
+  const run = (work: () => Promise<string>) => work().then(setNote, (err: Error) => setNote(err.message));
   return (
     <div class="operations">
       <div class="actions">
@@ -103,21 +102,21 @@ function Operations({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (e
         <h3>Recover failed deliveries</h3>
         <p class="hint">Failed deliveries created in this range get one more attempt each, now.</p>
         <div class="range">
-        <label for={`since-${endpoint.id}`}>From</label>
-        <input
-          id={`since-${endpoint.id}`}
-          type="datetime-local"
-          required
-          value={since}
-          onInput={(e) => setSince((e.target as HTMLInputElement).value)}
-        />
-        <label for={`until-${endpoint.id}`}>To (now if empty)</label>
-        <input
-          id={`until-${endpoint.id}`}
-          type="datetime-local"
-          value={until}
-          onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
-        />
+          <label for={`since-${endpoint.id}`}>From</label>
+          <input
+            id={`since-${endpoint.id}`}
+            type="datetime-local"
+            required
+            value={since}
+            onInput={(e) => setSince((e.target as HTMLInputElement).value)}
+          />
+          <label for={`until-${endpoint.id}`}>To (now if empty)</label>
+          <input
+            id={`until-${endpoint.id}`}
+            type="datetime-local"
+            value={until}
+            onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
+          />
         </div>
         <button type="submit" disabled={endpoint.status !== 'active'}>
           Recover

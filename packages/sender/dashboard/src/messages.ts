@@ -71,15 +71,30 @@ const CODE_MESSAGES: ReadonlyArray<[RegExp, (seconds: string) => string]> = [
     /UND_ERR_HEADERS_TIMEOUT/,
     (s) => `Your server accepted the connection but sent no response within ${s} seconds.`,
   ],
-  [/UND_ERR_BODY_TIMEOUT/, (s) => `Your server started its answer but did not finish it within ${s} seconds.`],
-  [/UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT/, (s) => `No connection to your server could be made within ${s} seconds.`],
-  [/ECONNREFUSED/, () => 'Your server refused the connection: nothing is listening on that address and port.'],
+  [
+    /UND_ERR_BODY_TIMEOUT/,
+    (s) => `Your server started its answer but did not finish it within ${s} seconds.`,
+  ],
+  [
+    /UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT/,
+    (s) => `No connection to your server could be made within ${s} seconds.`,
+  ],
+  [
+    /ECONNREFUSED/,
+    () => 'Your server refused the connection: nothing is listening on that address and port.',
+  ],
   [/ECONNRESET|UND_ERR_SOCKET|EPIPE/, () => 'Your server closed the connection before answering.'],
   [/ENOTFOUND|EAI_NONAME/, () => 'Your server’s domain name does not exist.'],
   [/EAI_AGAIN|ETIMEOUT/, () => 'Your server’s domain name could not be looked up in time.'],
   [/CERT_HAS_EXPIRED/, () => 'Your server’s HTTPS certificate has expired.'],
-  [/SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/, () => 'Your server’s HTTPS certificate is not signed by a trusted authority.'],
-  [/HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID/, () => 'Your server’s HTTPS certificate is for another domain name.'],
+  [
+    /SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/,
+    () => 'Your server’s HTTPS certificate is not signed by a trusted authority.',
+  ],
+  [
+    /HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID/,
+    () => 'Your server’s HTTPS certificate is for another domain name.',
+  ],
 ];
 
 /** The deadline of an attempt, as the service wrote it in the error; 30 s is the default. */
@@ -89,7 +104,9 @@ const secondsIn = (message: string) => {
 };
 
 /** A plain explanation of why an attempt failed, or null when it succeeded. */
-export function attemptFailureMessage(attempt: Pick<Attempt, 'failure_kind' | 'status_code' | 'error_message'>): string | null {
+export function attemptFailureMessage(
+  attempt: Pick<Attempt, 'failure_kind' | 'status_code' | 'error_message'>,
+): string | null {
   const kind = attempt.failure_kind as FailureKind | null;
   if (!kind) return null;
   if (kind === 'http_status') return statusMessage(attempt.status_code);
@@ -101,7 +118,8 @@ export function attemptFailureMessage(attempt: Pick<Attempt, 'failure_kind' | 's
 
 function statusMessage(status: number | null): string {
   if (status === null) return FAILURE_MESSAGES.http_status;
-  if (status === 410) return 'Your server answered 410 Gone: the endpoint is disabled and no more attempts are made.';
+  if (status === 410)
+    return 'Your server answered 410 Gone: the endpoint is disabled and no more attempts are made.';
   if (status === 401 || status === 403)
     return `Your server refused the request (${status}): check that it verifies signatures with this endpoint’s current secret.`;
   if (status === 404) return 'Your server answered 404 Not Found: check the endpoint’s URL path.';

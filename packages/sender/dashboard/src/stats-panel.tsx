@@ -31,7 +31,11 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
     <section class="stats" aria-labelledby="stats-title">
       <h3 id="stats-title">Statistics</h3>
       <label for="stats-window">Window</label>{' '}
-      <select id="stats-window" value={window} onChange={(e) => setWindow((e.target as HTMLSelectElement).value)}>
+      <select
+        id="stats-window"
+        value={window}
+        onChange={(e) => setWindow((e.target as HTMLSelectElement).value)}
+      >
         {WINDOWS.map((w) => (
           <option key={w} value={w}>
             last {w}
@@ -94,12 +98,21 @@ function AttemptsChart({ stats }: { stats: EndpointStats }) {
         width: width(),
         height: 220,
         legend: { live: false },
-        scales: { x: { time: true, range: () => xRange }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        scales: {
+          x: { time: true, range: () => xRange },
+          y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+        },
         axes: [{}, { label: 'attempts', size: 50 }],
         series: [
           {},
           { label: 'Succeeded', stroke: OK, fill: `${OK}cc`, paths: bars, points: { show: false } },
-          { label: 'Failed', stroke: FAILED, fill: `${FAILED}cc`, paths: failedBars, points: { show: false } },
+          {
+            label: 'Failed',
+            stroke: FAILED,
+            fill: `${FAILED}cc`,
+            paths: failedBars,
+            points: { show: false },
+          },
         ],
       },
       data,

@@ -39,15 +39,18 @@ export function createDashboardRouter(): Router {
   router.get('/', (_req, res) => res.redirect(302, '/dashboard'));
   // The page answers every view's address (design D48): /dashboard/log, /dashboard/deliveries/…,
   // /dashboard/endpoints/…, so a reload or a shared link opens the view it names.
-  router.get(['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/style.css', ...VIEW_PATHS], (req, res) => {
-    if (!files) {
-      throw new SenderError(
-        'route_not_found',
-        'the dashboard is not built: run pnpm build in @linkhooks/sender',
-      );
-    }
-    const file = files[req.path as keyof typeof files] ?? files['/dashboard'];
-    res.set(SECURITY_HEADERS).type(file.type).send(file.body);
-  });
+  router.get(
+    ['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/style.css', ...VIEW_PATHS],
+    (req, res) => {
+      if (!files) {
+        throw new SenderError(
+          'route_not_found',
+          'the dashboard is not built: run pnpm build in @linkhooks/sender',
+        );
+      }
+      const file = files[req.path as keyof typeof files] ?? files['/dashboard'];
+      res.set(SECURITY_HEADERS).type(file.type).send(file.body);
+    },
+  );
   return router;
 }

@@ -31,7 +31,11 @@ describe('the dashboard files', () => {
 
   it('answers the page, under the same CSP, at every view’s address, and nothing else under it', async () => {
     const html = await (await fetch(`${api.base}/dashboard`)).text();
-    for (const path of ['/dashboard/log?status=failed&q=clk_1', '/dashboard/deliveries/dlv_1', '/dashboard/endpoints/ep_1']) {
+    for (const path of [
+      '/dashboard/log?status=failed&q=clk_1',
+      '/dashboard/deliveries/dlv_1',
+      '/dashboard/endpoints/ep_1',
+    ]) {
       const res = await fetch(`${api.base}${path}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");

@@ -121,7 +121,9 @@ describe('tenant isolation', () => {
       expect(asBob.status).toBe(200);
       expect(asBob.text).not.toContain(aliceDelivery);
       expect(asBob.text).not.toContain(aliceEndpoint);
-      expect((await api.call('GET', path)).json.data.map((d: { id: string }) => d.id)).toEqual([aliceDelivery]);
+      expect((await api.call('GET', path)).json.data.map((d: { id: string }) => d.id)).toEqual([
+        aliceDelivery,
+      ]);
     }
     const bobsClick = await api.call('GET', `/v1/deliveries?q=${clickId}`, { key: api.bob.apiKey });
     expect(bobsClick.json.data.map((d: { endpoint_id: string }) => d.endpoint_id)).toEqual([bobs.id]);
