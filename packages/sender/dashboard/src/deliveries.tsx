@@ -74,55 +74,63 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
           set('q', search.trim());
         }}
       >
-        <label for="filter-q">Search</label>
-        <input
-          id="filter-q"
-          type="search"
-          placeholder="event id, click_id or conversion_id"
-          value={search}
-          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
-        />
-        <button type="submit">Search</button>
-        <label for="filter-endpoint">Endpoint</label>
-        <select
-          id="filter-endpoint"
-          value={endpoint ?? ''}
-          onChange={(e) => set('endpoint', (e.target as HTMLSelectElement).value)}
-        >
-          <option value="">any</option>
-          {[...endpoints.values()].map((e) => (
-            <option key={e.id} value={e.id}>
-              {e.description || e.url}
-            </option>
-          ))}
-          {endpoint && !endpoints.has(endpoint) && <option value={endpoint}>{endpoint}</option>}
-        </select>
-        <label for="filter-status">Status</label>
-        <select
-          id="filter-status"
-          value={status ?? ''}
-          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
-        >
-          <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label for="filter-event">Event</label>
-        <select
-          id="filter-event"
-          value={event ?? ''}
-          onChange={(e) => set('event', (e.target as HTMLSelectElement).value)}
-        >
-          <option value="">any</option>
-          {EVENTS.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+        <span class="field">
+          <label for="filter-q">Search</label>
+          <input
+            id="filter-q"
+            type="search"
+            placeholder="event id, click_id or conversion_id"
+            value={search}
+            onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          />
+          <button type="submit">Search</button>
+        </span>
+        <span class="field">
+          <label for="filter-endpoint">Endpoint</label>
+          <select
+            id="filter-endpoint"
+            value={endpoint ?? ''}
+            onChange={(e) => set('endpoint', (e.target as HTMLSelectElement).value)}
+          >
+            <option value="">any</option>
+            {[...endpoints.values()].map((e) => (
+              <option key={e.id} value={e.id}>
+                {e.description || e.url}
+              </option>
+            ))}
+            {endpoint && !endpoints.has(endpoint) && <option value={endpoint}>{endpoint}</option>}
+          </select>
+        </span>
+        <span class="field">
+          <label for="filter-status">Status</label>
+          <select
+            id="filter-status"
+            value={status ?? ''}
+            onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+          >
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span class="field">
+          <label for="filter-event">Event</label>
+          <select
+            id="filter-event"
+            value={event ?? ''}
+            onChange={(e) => set('event', (e.target as HTMLSelectElement).value)}
+          >
+            <option value="">any</option>
+            {EVENTS.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </span>
         {!cursor && <span class="live">live</span>}
       </form>
       {error && (

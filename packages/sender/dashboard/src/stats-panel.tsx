@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import { api, type EndpointStats } from './api.js';
 import { formatMoment, formatSpan } from './timeline.js';
 
@@ -81,48 +81,18 @@ function AttemptsChart({ stats }: { stats: EndpointStats }) {
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    // Each bucket's bars sit in its middle, and an empty count draws nothing rather than a flat line.
-    const bucketS = stats.bucket === 'hour' ? 3600 : 86_400;
-    const starts = stats.buckets.map((b) => Date.parse(b.start) / 1000);
-    const data: uPlot.AlignedData = [
-      starts.map((s) => s + bucketS / 2),
-      stats.buckets.map((b) => b.succeeded || null),
-      stats.buckets.map((b) => b.failed || null),
-    ];
-    const xRange: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
-    const bars = uPlot.paths.bars!({ size: [0.4, 24], align: 1 });
-    const failedBars = uPlot.paths.bars!({ size: [0.4, 24], align: -1 });
-    const width = () => Math.max(240, el.clientWidth);
-    const chart = new uPlot(
-      {
-        width: width(),
-        height: 220,
-        legend: { live: false },
-        scales: {
-          x: { time: true, range: () => xRange },
-          y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
-        },
-        axes: [{}, { label: 'attempts', size: 50 }],
-        series: [
-          {},
-          { label: 'Succeeded', stroke: OK, fill: `${OK}cc`, paths: bars, points: { show: false } },
-          {
-            label: 'Failed',
-            stroke: FAILED,
-            fill: `${FAILED}cc`,
-            paths: failedBars,
-            points: { show: false },
-          },
-        ],
-      },
-      data,
-      el,
-    );
-    const resize = new ResizeObserver(() => chart.setSize({ width: width(), height: 220 }));
-    resize.observe(el);
+    let chart: uPlot | undefined;
+    let resize: ResizeObserver | undefined;
+    let gone = false;
+    // uPlot is its own chunk: only this page loads it.
+    void import('uplot').then(({ default: UPlot }) => {
+      if (gone) return;
+      ({ chart, resize } = draw(UPlot, el, stats));
+    });
     return () => {
-      resize.disconnect();
-      chart.destroy();
+      gone = true;
+      resize?.disconnect();
+      chart?.destroy();
     };
   }, [stats]);
   return (
@@ -131,4 +101,47 @@ function AttemptsChart({ stats }: { stats: EndpointStats }) {
       <div ref={box} class="chart-box" />
     </figure>
   );
+}
+
+function draw(UPlot: typeof uPlot, el: HTMLElement, stats: EndpointStats) {
+  // Each bucket's bars sit in its middle, and an empty count draws nothing rather than a flat line.
+  const bucketS = stats.bucket === 'hour' ? 3600 : 86_400;
+  const starts = stats.buckets.map((b) => Date.parse(b.start) / 1000);
+  const data: uPlot.AlignedData = [
+    starts.map((s) => s + bucketS / 2),
+    stats.buckets.map((b) => b.succeeded || null),
+    stats.buckets.map((b) => b.failed || null),
+  ];
+  const xRange: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
+  const bars = UPlot.paths.bars!({ size: [0.4, 24], align: 1 });
+  const failedBars = UPlot.paths.bars!({ size: [0.4, 24], align: -1 });
+  const width = () => Math.max(240, el.clientWidth);
+  const chart = new UPlot(
+    {
+      width: width(),
+      height: 220,
+      legend: { live: false },
+      scales: {
+        x: { time: true, range: () => xRange },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [{}, { label: 'attempts', size: 50 }],
+      series: [
+        {},
+        { label: 'Succeeded', stroke: OK, fill: `${OK}cc`, paths: bars, points: { show: false } },
+        {
+          label: 'Failed',
+          stroke: FAILED,
+          fill: `${FAILED}cc`,
+          paths: failedBars,
+          points: { show: false },
+        },
+      ],
+    },
+    data,
+    el,
+  );
+  const resize = new ResizeObserver(() => chart.setSize({ width: width(), height: 220 }));
+  resize.observe(el);
+  return { chart, resize };
 }

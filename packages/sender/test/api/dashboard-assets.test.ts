@@ -45,6 +45,17 @@ describe('the dashboard files', () => {
       expect((await fetch(`${api.base}${path}`)).status).toBe(404);
   });
 
+  it('serves the charts’ chunk the script imports, and no other file', async () => {
+    const script = await (await fetch(`${api.base}/dashboard/app.js`)).text();
+    const chunk = /"\.\/(chunk-[A-Z0-9]+\.js)"/.exec(script)?.[1];
+    expect(chunk).toBeDefined();
+    const res = await fetch(`${api.base}/dashboard/${chunk}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/javascript/);
+    expect(await res.text()).toContain('uplot');
+    expect((await fetch(`${api.base}/dashboard/chunk-NOPE.js`)).status).toBe(404);
+  });
+
   it('serves uPlot’s rules in the one stylesheet, and no inline style in the page', async () => {
     const css = await (await fetch(`${api.base}/dashboard/style.css`)).text();
     expect(css).toContain('.uplot');
