@@ -111,6 +111,10 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
       expect(await page.getByLabel('Search').inputValue()).toBe(CLICK_ID);
       expect(await page.getByLabel('Status').inputValue()).toBe('delivered');
       await expect.poll(() => rows.count()).toBe(1);
+      // The page's own link back does the same.
+      await rows.first().locator('a.open').click();
+      await page.getByRole('link', { name: '← Back to the log' }).click();
+      await expect.poll(() => path(page)).toBe(`/dashboard/log?status=delivered&q=${CLICK_ID}`);
     } finally {
       await context.close();
     }
