@@ -78,14 +78,14 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await item.waitFor();
     await item.getByRole('button', { name: 'Send test event' }).click();
     await item.getByRole('status').filter({ hasText: 'Test event sent' }).waitFor();
-    await item.getByRole('button', { name: 'Delivery log' }).click();
+    await item.getByRole('link', { name: 'Delivery log' }).click();
     // The log refreshes itself: the delivery shows up delivered without a reload.
     await page.locator('tr[data-status="delivered"]').first().waitFor({ timeout: 15_000 });
     await shot('deliveries');
   });
 
   it('opens a delivery and shows each attempt with its request and answer', async () => {
-    await page.locator('tr[data-status="delivered"] button.link').first().click();
+    await page.locator('tr[data-status="delivered"] a.open').first().click();
     await page.getByRole('heading', { name: /Delivery/ }).waitFor();
     const attempt = page.locator('details.attempt').first();
     await expect.poll(() => attempt.locator('summary').textContent()).toMatch(/Attempt 1 .* 200 · \d+ ms/);
@@ -97,16 +97,16 @@ describe.runIf(available)('the dashboard in Chromium', () => {
   });
 
   it('makes the receiver fail and shows the retries on the schedule until the delivery fails', async () => {
-    await page.getByRole('button', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: 'Endpoints' }).click();
     await page.getByLabel('Fail with 500').check();
     await expect
       .poll(async () => (await (await fetch(`${app.serviceUrl}/reference/receiver`)).json()).mode)
       .toBe('fail');
     const item = endpointItem(app.endpoint.url);
     await item.getByRole('button', { name: 'Send test event' }).click();
-    await item.getByRole('button', { name: 'Delivery log' }).click();
+    await item.getByRole('link', { name: 'Delivery log' }).click();
     await page.getByLabel('Status').selectOption('failed');
-    await page.locator('tr[data-status="failed"] button.link').first().click({ timeout: 15_000 });
+    await page.locator('tr[data-status="failed"] a.open').first().click({ timeout: 15_000 });
     await expect.poll(() => page.locator('details.attempt').count(), { timeout: 15_000 }).toBe(6);
     expect(await page.locator('.timeline li.failed').count()).toBe(6);
     expect(await page.locator('details.attempt summary').first().textContent()).toMatch(/500/);
@@ -114,7 +114,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
   });
 
   it('shows the endpoint disabled after 10 failed deliveries, then re-enables it with replay', async () => {
-    await page.getByRole('button', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: 'Endpoints' }).click();
     await page.getByLabel('Fail with 500').check();
     await expect
       .poll(async () => (await (await fetch(`${app.serviceUrl}/reference/receiver`)).json()).mode)
@@ -179,7 +179,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
       }
       await tab.keyboard.press('Enter');
       await tab.getByRole('heading', { name: /^Delivery log/ }).waitFor();
-      const first = tab.locator('tr[data-delivery] button.link').first();
+      const first = tab.locator('tr[data-delivery] a.open').first();
       await first.waitFor();
       await first.focus();
       await tab.keyboard.press('Enter');
@@ -201,7 +201,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
   });
 
   it('turns Standard Webhooks on, rotates the secret with a grace period and labels test deliveries', async () => {
-    await page.getByRole('button', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: 'Endpoints' }).click();
     await page.getByLabel('Answer 200').check();
     const url = app.receiver.url.replace('/webhooks/linkhooks', '/webhooks/dashboard');
     const item = endpointItem(url);
@@ -226,7 +226,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     }
     await item.getByRole('button', { name: 'Send test event' }).click();
     await item.getByRole('status').filter({ hasText: 'Test event sent' }).waitFor();
-    await item.getByRole('button', { name: 'Delivery log' }).click();
+    await item.getByRole('link', { name: 'Delivery log' }).click();
     await page.locator('tr[data-delivery] .badge.test').first().waitFor({ timeout: 15_000 });
     await shot('test-label');
   });

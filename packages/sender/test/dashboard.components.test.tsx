@@ -9,12 +9,14 @@ import { EVENT_NAMES } from '@linkhooks/protocol';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError, api, EVENTS, STATUSES } from '../dashboard/src/api.js';
 import { App } from '../dashboard/src/app.js';
 import { Deliveries } from '../dashboard/src/deliveries.js';
 import { DeliveryDetailView } from '../dashboard/src/delivery-detail.js';
 import { Endpoints } from '../dashboard/src/endpoints.js';
+import { API_ERROR_MESSAGES } from '../dashboard/src/messages.js';
+import { useView } from '../dashboard/src/navigation.js';
 import { DELIVERY_STATUSES } from '../src/domain/delivery-state.js';
 
 const seen: Request[] = [];
@@ -29,7 +31,17 @@ const endpoint = {
   disabled_at: '2026-11-22T10:00:00.000Z',
   standard_webhooks: false,
   previous_secret_expires_at: null,
+  paused: false,
+  paused_at: null,
+  status: 'disabled',
   created_at: '2026-11-22T09:00:00.000Z',
+};
+const enabled = {
+  ...endpoint,
+  enabled: true,
+  consecutive_failures: 0,
+  disabled_reason: null,
+  status: 'active',
 };
 const delivery = (id: string, status = 'delivered') => ({
   id,
@@ -43,6 +55,7 @@ const delivery = (id: string, status = 'delivered') => ({
   last_status_code: 200,
   test: false,
   created_at: '2026-11-22T10:00:00.000Z',
+  updated_at: '2026-11-22T10:00:01.000Z',
 });
 let signedIn = false;
 
@@ -67,6 +80,7 @@ const server = setupServer(
     return HttpResponse.json({ account: { id: 'acct_1', name: 'Acme' } }, { status: 201 });
   }),
   http.get('*/v1/endpoints', () => HttpResponse.json({ data: [endpoint] })),
+  http.get('*/v1/endpoints/:id', () => HttpResponse.json(endpoint)),
   http.get('*/reference/receiver', () => new HttpResponse(null, { status: 404 })),
   http.get('*/v1/deliveries', ({ request }) => {
     const url = new URL(request.url);
@@ -123,6 +137,17 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
+/** The log at its address, following the address as the app does. */
+function Log() {
+  const view = useView();
+  return view.name === 'log' ? <Deliveries filters={view.filters} /> : null;
+}
+const openLog = (query = '') => {
+  history.replaceState(null, '', `/dashboard/log${query}`);
+  return render(<Log />);
+};
+const note = () => document.querySelector('p.note')?.textContent;
+
 describe('the lists the dashboard writes out', () => {
   it('are the protocol’s events and the engine’s statuses', () => {
     expect(EVENTS).toEqual([...EVENT_NAMES]);
@@ -148,7 +173,13 @@ describe('data fetching', () => {
     );
     const error = await api.signIn('lhk_bad').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 401, code: 'unauthorized', message: 'the API key is not valid' });
+    // The service's words are kept; the page shows plain ones.
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+      detail: 'the API key is not valid',
+      message: API_ERROR_MESSAGES.unauthorized,
+    });
   });
 });
 
@@ -170,14 +201,15 @@ describe('components', () => {
     expect(document.body.innerHTML).not.toContain('lhk_good');
   });
 
-  it('filters the log by status and pages with the cursor', async () => {
-    render(<Deliveries onOpen={() => {}} />);
+  it('filters the log by status, keeps the filter in the address, and pages with the cursor', async () => {
+    openLog();
     await screen.findByText('delivered');
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
     await waitFor(() =>
       expect(seen.some((r) => new URL(r.url).searchParams.get('status') === 'failed')).toBe(true),
     );
     await screen.findByText('failed', { selector: '.badge' });
+    expect(location.pathname + location.search).toBe('/dashboard/log?status=failed');
     fireEvent.click(screen.getByRole('button', { name: 'Older' }));
     await waitFor(() =>
       expect(seen.some((r) => new URL(r.url).searchParams.get('cursor') === 'dlv_new')).toBe(true),
@@ -185,29 +217,77 @@ describe('components', () => {
     await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
   });
 
+  it('searches the log by click_id through the address, and names each row’s endpoint', async () => {
+    openLog('?status=delivered');
+    await screen.findByText('delivered', { selector: '.badge' });
+    expect(document.querySelector('tr[data-delivery="dlv_new"] .endpoint-url')?.textContent).toBe(
+      'hooks.example.com/linkhooks',
+    );
+    expect(document.querySelector('tr[data-delivery="dlv_new"] .when')?.textContent).toMatch(/^finished /);
+    fireEvent.input(screen.getByLabelText('Search'), { target: { value: ' clk_42 ' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Search' }));
+    await waitFor(() =>
+      expect(seen.some((r) => new URL(r.url).searchParams.get('q') === 'clk_42')).toBe(true),
+    );
+    expect(location.search).toBe('?status=delivered&q=clk_42');
+    expect(new URL(seen.at(-1)!.url).searchParams.get('status')).toBe('delivered');
+  });
+
   it('shows a held delivery as waiting for its endpoint, not at a time already past', async () => {
-    render(<Deliveries onOpen={() => {}} />);
+    openLog();
     await screen.findByText('delivered');
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'held' } });
     await screen.findByText('held', { selector: '.badge' });
-    expect(document.querySelector('tr[data-delivery="dlv_new"]')?.textContent).toMatch(/when re-enabled$/);
+    expect(document.querySelector('tr[data-delivery="dlv_new"] .when')?.textContent).toBe('when re-enabled');
   });
 
-  it('shows a delivery’s attempts against the schedule and retries it', async () => {
-    render(<DeliveryDetailView id="dlv_7" onBack={() => {}} />);
-    await screen.findByText('dlv_7');
-    const rows = document.querySelectorAll('.timeline li');
-    // The attempts made and the next one at its real due time; none that may never happen.
-    expect(rows).toHaveLength(3);
-    expect(rows[0]!.textContent).toMatch(/Attempt 1 due \+0 s made \+0 s: 500/);
-    expect(rows[1]!.textContent).toMatch(/Attempt 2 due \+1 min made \+1 min: 500/);
-    expect(rows[2]!.textContent).toMatch(/Attempt 3 due \+6 min — next/);
-    expect(rows[2]!.className).toBe('pending');
-    expect(document.body.textContent).toMatch(/up to 3 more attempts/);
-    expect(document.querySelectorAll('details.attempt')).toHaveLength(2);
-    expect(document.body.textContent).toMatch(/x-service-signature: (ab){32}/);
-    fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));
-    expect((await screen.findByRole('status')).textContent).toBe('Retry scheduled now.');
+  it('shows a delivery’s attempts at their real times, explains failures, and retries it', async () => {
+    server.use(http.get('*/v1/endpoints/:id', () => HttpResponse.json(enabled)));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 22, 10, 2));
+    try {
+      render(<DeliveryDetailView id="dlv_7" />);
+      await screen.findByText('dlv_7');
+      await waitFor(() =>
+        expect(document.querySelector('.endpoint-url')?.textContent).toBe('hooks.example.com/linkhooks'),
+      );
+      const rows = document.querySelectorAll('.timeline li');
+      // The attempts made and the next one at its real due time; none that may never happen.
+      expect(rows).toHaveLength(3);
+      expect(rows[0]!.textContent).toMatch(/Attempt 1 due .* \(\+0 ms\) · made .* \(\+0 ms\): 500/);
+      expect(rows[1]!.textContent).toMatch(/Attempt 2 due .* \(\+1\.0 min\) · made .* \(\+1\.0 min\): 500/);
+      expect(rows[2]!.textContent).toMatch(/Attempt 3 due .* \(\+6\.0 min\) — next$/);
+      expect(rows[2]!.className).toBe('next');
+      expect(document.body.textContent).toMatch(/up to 3 more attempts/);
+      expect(document.querySelectorAll('details.attempt')).toHaveLength(2);
+      expect(document.querySelector('.failure')?.textContent).toBe(
+        'Your server answered 500: it failed while handling the webhook.',
+      );
+      expect(document.body.textContent).toMatch(/x-service-signature: (ab){32}/);
+      fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));
+      await waitFor(() => expect(note()).toBe('Retry scheduled now.'));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('shows no next attempt while the endpoint is disabled, and says what the delivery waits for', async () => {
+    render(<DeliveryDetailView id="dlv_8" />);
+    await waitFor(() => expect(document.querySelector('.timeline li.waiting')).not.toBeNull());
+    expect(document.querySelector('.timeline li.next')).toBeNull();
+    expect(document.querySelector('.timeline-note')?.textContent).toMatch(/endpoint is disabled/);
+  });
+
+  it('copies a secret to the clipboard and says so', async () => {
+    const writeText = vi.fn(async (_text: string) => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    server.use(http.get('*/v1/endpoints/:id/secret', () => HttpResponse.json({ secret: 'whsec_abc' })));
+    render(<Endpoints />);
+    await screen.findByText(endpoint.url);
+    fireEvent.click(screen.getByRole('button', { name: 'Show secret' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Copy secret' }));
+    await screen.findByText('Copied');
+    expect(writeText).toHaveBeenCalledWith('whsec_abc');
   });
 
   it('rotates the secret with the grace chosen and says until when the old one signs', async () => {
@@ -227,7 +307,7 @@ describe('components', () => {
         });
       }),
     );
-    render(<Endpoints onShowLog={() => {}} />);
+    render(<Endpoints />);
     await screen.findByText(endpoint.url);
     expect(document.querySelector('.standard-webhooks')?.textContent).toBe('on');
     expect(document.querySelector('.previous-secret')?.textContent).toContain(
@@ -235,8 +315,7 @@ describe('components', () => {
     );
     fireEvent.change(screen.getByLabelText('Grace period'), { target: { value: String(7 * 24 * 3600) } });
     fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
-    const note = await screen.findByRole('status');
-    expect(note.textContent).toMatch(/keeps signing X-Service-Signature until/);
+    await waitFor(() => expect(note()).toMatch(/keeps signing X-Service-Signature until/));
     expect(document.querySelector('code.secret')?.textContent).toBe('whsec_new');
     const rotate = seen.find((r) => r.url.endsWith('/secret/rotate'))!;
     expect(await rotate.json()).toEqual({ grace_period_seconds: 604800 });
@@ -253,7 +332,7 @@ describe('components', () => {
         );
       }),
     );
-    render(<Endpoints onShowLog={() => {}} />);
+    render(<Endpoints />);
     await screen.findByText(endpoint.url);
     expect(document.querySelector('.standard-webhooks')?.textContent).toBe('off');
     fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
@@ -262,7 +341,7 @@ describe('components', () => {
       form.querySelector<HTMLInputElement>('input[type="checkbox"][data-field="standard_webhooks"]')!,
     );
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('rotate the secret, then turn it on');
+    expect((await screen.findByRole('alert')).textContent).toBe(API_ERROR_MESSAGES.secret_rotation_required);
     const patch = seen.find((r) => r.method === 'PATCH')!;
     expect(await patch.json()).toMatchObject({ standard_webhooks: true });
   });
@@ -283,12 +362,12 @@ describe('components', () => {
         }),
       ),
     );
-    render(<Deliveries onOpen={() => {}} />);
+    render(<Deliveries filters={{}} />);
     await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_p"]')).not.toBeNull());
     expect(document.querySelector('tr[data-delivery="dlv_t"] .badge.test')?.textContent).toBe('test');
     expect(document.querySelector('tr[data-delivery="dlv_p"] .badge.test')).toBeNull();
     cleanup();
-    render(<DeliveryDetailView id="dlv_t" onBack={() => {}} />);
+    render(<DeliveryDetailView id="dlv_t" />);
     await screen.findByText('dlv_t');
     expect(document.querySelector('.badge.test')?.textContent).toBe('test');
   });

@@ -1,3 +1,5 @@
+import { apiErrorMessage } from './messages.js';
+
 /**
  * The dashboard's data fetching: the management API, signed in by the session cookie (never the
  * API key, which is sent once to POST /v1/session). Requests that change state carry the CSRF
@@ -14,6 +16,9 @@ export interface Endpoint {
   consecutive_failures: number;
   disabled_reason: string | null;
   disabled_at: string | null;
+  paused: boolean;
+  paused_at: string | null;
+  status: 'active' | 'paused' | 'disabled';
   created_at: string;
 }
 
@@ -29,6 +34,7 @@ export interface Delivery {
   last_status_code: number | null;
   test: boolean;
   created_at: string;
+  updated_at: string;
 }
 
 export interface Attempt {
@@ -41,6 +47,21 @@ export interface Attempt {
   response_snippet: string | null;
   next_attempt_at: string | null;
   request_headers: Record<string, string>;
+}
+
+/** GET /v1/endpoints/:id/stats (design D45). */
+export interface EndpointStats {
+  window: string;
+  since: string;
+  until: string;
+  bucket: 'hour' | 'day';
+  deliveries: Record<string, number>;
+  attempts: { total: number; succeeded: number; failed: number };
+  success_rate: number | null;
+  latency_ms: { p50: number | null; p95: number | null };
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  buckets: { start: string; succeeded: number; failed: number }[];
 }
 
 export interface EndpointInput {
@@ -62,13 +83,15 @@ export interface DeliveryDetail {
   attempts: Attempt[];
 }
 
+/** An API error, its message in plain words (messages.ts); `detail` keeps the service's own. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string,
+    readonly detail: string,
+    details?: unknown,
   ) {
-    super(message);
+    super(apiErrorMessage(code, details));
   }
 }
 
@@ -84,12 +107,15 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (response.status === 204) return undefined as T;
-  const json = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  const json = (await response.json().catch(() => ({}))) as {
+    error?: { code: string; message: string; details?: unknown };
+  };
   if (!response.ok) {
     throw new ApiError(
       response.status,
-      json.error?.code ?? 'error',
+      json.error?.code ?? 'internal',
       json.error?.message ?? response.statusText,
+      json.error?.details,
     );
   }
   return json as T;
@@ -99,6 +125,7 @@ export type DeliveryQuery = {
   endpointId?: string;
   status?: string;
   event?: string;
+  q?: string;
   cursor?: string;
   limit?: number;
 };
@@ -109,6 +136,13 @@ export const api = {
   session: () => call<{ account: { id: string; name: string } }>('GET', '/v1/session'),
   signOut: () => call<void>('DELETE', '/v1/session'),
   endpoints: () => call<{ data: Endpoint[] }>('GET', '/v1/endpoints').then((r) => r.data),
+  endpoint: (id: string) => call<Endpoint>('GET', `/v1/endpoints/${id}`),
+  pause: (id: string) => call<Endpoint>('POST', `/v1/endpoints/${id}/pause`),
+  resume: (id: string) => call<Endpoint>('POST', `/v1/endpoints/${id}/resume`),
+  recover: (id: string, range: { since: string; until?: string }) =>
+    call<{ recovered: number; remaining: number }>('POST', `/v1/endpoints/${id}/recover`, range),
+  stats: (id: string, window: string) =>
+    call<EndpointStats>('GET', `/v1/endpoints/${id}/stats?window=${encodeURIComponent(window)}`),
   createEndpoint: (input: EndpointInput) =>
     call<Endpoint & { secret: string }>('POST', '/v1/endpoints', input),
   updateEndpoint: (id: string, patch: Partial<EndpointInput>) =>
@@ -129,6 +163,7 @@ export const api = {
     if (q.endpointId) params.set('endpoint_id', q.endpointId);
     if (q.status) params.set('status', q.status);
     if (q.event) params.set('event', q.event);
+    if (q.q) params.set('q', q.q);
     if (q.cursor) params.set('cursor', q.cursor);
     params.set('limit', String(q.limit ?? 20));
     return call<{ data: Delivery[]; next_cursor: string | null }>('GET', `/v1/deliveries?${params}`);

@@ -2,15 +2,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Deliveries } from './deliveries.js';
 import { DeliveryDetailView } from './delivery-detail.js';
+import { EndpointPage } from './endpoint-page.js';
 import { Endpoints } from './endpoints.js';
+import { linkProps, useView } from './navigation.js';
 import { ReceiverPanel } from './receiver-panel.js';
 import { SignIn } from './sign-in.js';
 
-type View = { name: 'endpoints' } | { name: 'log'; endpointId?: string } | { name: 'delivery'; id: string };
-
 export function App() {
   const [account, setAccount] = useState<{ id: string; name: string } | null | undefined>(undefined);
-  const [view, setView] = useState<View>({ name: 'endpoints' });
+  const view = useView();
   useEffect(() => {
     api.session().then(
       (s) => setAccount(s.account),
@@ -19,21 +19,24 @@ export function App() {
   }, []);
   if (account === undefined) return <p>Loading…</p>;
   if (account === null) return <SignIn onSignedIn={setAccount} />;
+  const section = view.name === 'endpoints' || view.name === 'endpoint' ? 'endpoints' : 'log';
   return (
     <div class="app">
       <header>
         <h1>linkhooks</h1>
         <nav aria-label="Sections">
-          <button
-            type="button"
-            aria-current={view.name === 'endpoints'}
-            onClick={() => setView({ name: 'endpoints' })}
+          <a
+            {...linkProps({ name: 'endpoints' })}
+            aria-current={section === 'endpoints' ? 'page' : undefined}
           >
             Endpoints
-          </button>
-          <button type="button" aria-current={view.name === 'log'} onClick={() => setView({ name: 'log' })}>
+          </a>
+          <a
+            {...linkProps({ name: 'log', filters: {} })}
+            aria-current={section === 'log' ? 'page' : undefined}
+          >
             Delivery log
-          </button>
+          </a>
         </nav>
         <span class="account">{account.name}</span>
         <button type="button" onClick={() => api.signOut().then(() => setAccount(null))}>
@@ -43,19 +46,13 @@ export function App() {
       <main>
         {view.name === 'endpoints' && (
           <>
-            <Endpoints onShowLog={(endpointId) => setView({ name: 'log', endpointId })} />
+            <Endpoints />
             <ReceiverPanel />
           </>
         )}
-        {view.name === 'log' && (
-          <Deliveries
-            {...(view.endpointId ? { endpointId: view.endpointId } : {})}
-            onOpen={(id) => setView({ name: 'delivery', id })}
-          />
-        )}
-        {view.name === 'delivery' && (
-          <DeliveryDetailView id={view.id} onBack={() => setView({ name: 'log' })} />
-        )}
+        {view.name === 'endpoint' && <EndpointPage key={view.id} id={view.id} />}
+        {view.name === 'log' && <Deliveries filters={view.filters} />}
+        {view.name === 'delivery' && <DeliveryDetailView key={view.id} id={view.id} />}
       </main>
     </div>
   );

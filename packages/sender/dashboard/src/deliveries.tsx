@@ -1,24 +1,46 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, type Delivery, EVENTS, STATUSES } from './api.js';
+import { api, type Delivery, type Endpoint, EVENTS, STATUSES } from './api.js';
+import { EndpointName } from './endpoint-name.js';
+import { attemptFailureMessage } from './messages.js';
+import { linkProps, navigate } from './navigation.js';
+import type { LogFilters } from './routes.js';
+import { formatMoment } from './timeline.js';
 
 const LIVE_MS = 2000;
+const FINAL = new Set(['delivered', 'failed', 'skipped']);
 
-/** The delivery log: filters, cursor paging, and live updates while on the first page. */
-export function Deliveries({ endpointId, onOpen }: { endpointId?: string; onOpen: (id: string) => void }) {
-  const [status, setStatus] = useState('');
-  const [event, setEvent] = useState('');
+/**
+ * The delivery log: filters and search kept in the address (routes.ts), cursor paging, and live
+ * updates while on the first page.
+ */
+export function Deliveries({ filters }: { filters: LogFilters }) {
+  const { endpoint, status, event, q } = filters;
   const [cursors, setCursors] = useState<string[]>([]); // the cursor of each page after the first
   const [page, setPage] = useState<{ data: Delivery[]; next_cursor: string | null } | null>(null);
+  const [endpoints, setEndpoints] = useState<Map<string, Endpoint>>(new Map());
+  const [search, setSearch] = useState(q ?? '');
   const [error, setError] = useState<string | null>(null);
   const cursor = cursors.at(-1);
+
+  useEffect(() => {
+    api.endpoints().then(
+      (list) => setEndpoints(new Map(list.map((e) => [e.id, e]))),
+      () => {},
+    );
+  }, []);
+  useEffect(() => {
+    setSearch(q ?? '');
+    setCursors([]);
+  }, [endpoint, status, event, q]);
 
   const load = useCallback(
     () =>
       api
         .deliveries({
-          ...(endpointId ? { endpointId } : {}),
+          ...(endpoint ? { endpointId: endpoint } : {}),
           ...(status ? { status } : {}),
           ...(event ? { event } : {}),
+          ...(q ? { q } : {}),
           ...(cursor ? { cursor } : {}),
         })
         .then(
@@ -28,7 +50,7 @@ export function Deliveries({ endpointId, onOpen }: { endpointId?: string; onOpen
           },
           (err: Error) => setError(err.message),
         ),
-    [endpointId, status, event, cursor],
+    [endpoint, status, event, q, cursor],
   );
 
   useEffect(() => {
@@ -38,76 +60,126 @@ export function Deliveries({ endpointId, onOpen }: { endpointId?: string; onOpen
     return () => clearInterval(timer);
   }, [load, cursor]);
 
-  const filter = (set: (v: string) => void) => (e: Event) => {
-    set((e.target as HTMLSelectElement).value);
-    setCursors([]);
-  };
+  const set = (key: keyof LogFilters, value: string) =>
+    navigate({ name: 'log', filters: { ...filters, [key]: value || undefined } }, { replace: true });
+  const now = Date.now();
 
   return (
     <section aria-labelledby="log-title">
-      <h2 id="log-title">Delivery log{endpointId ? ` — ${endpointId}` : ''}</h2>
-      <div class="filters">
-        <label for="filter-status">Status</label>
-        <select id="filter-status" value={status} onChange={filter(setStatus)}>
-          <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label for="filter-event">Event</label>
-        <select id="filter-event" value={event} onChange={filter(setEvent)}>
-          <option value="">any</option>
-          {EVENTS.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+      <h2 id="log-title">Delivery log</h2>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          set('q', search.trim());
+        }}
+      >
+        <span class="field">
+          <label for="filter-q">Search</label>
+          <input
+            id="filter-q"
+            type="search"
+            placeholder="event id, click_id or conversion_id"
+            value={search}
+            onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          />
+          <button type="submit">Search</button>
+        </span>
+        <span class="field">
+          <label for="filter-endpoint">Endpoint</label>
+          <select
+            id="filter-endpoint"
+            value={endpoint ?? ''}
+            onChange={(e) => set('endpoint', (e.target as HTMLSelectElement).value)}
+          >
+            <option value="">any</option>
+            {[...endpoints.values()].map((e) => (
+              <option key={e.id} value={e.id}>
+                {e.description || e.url}
+              </option>
+            ))}
+            {endpoint && !endpoints.has(endpoint) && <option value={endpoint}>{endpoint}</option>}
+          </select>
+        </span>
+        <span class="field">
+          <label for="filter-status">Status</label>
+          <select
+            id="filter-status"
+            value={status ?? ''}
+            onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+          >
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span class="field">
+          <label for="filter-event">Event</label>
+          <select
+            id="filter-event"
+            value={event ?? ''}
+            onChange={(e) => set('event', (e.target as HTMLSelectElement).value)}
+          >
+            <option value="">any</option>
+            {EVENTS.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </span>
         {!cursor && <span class="live">live</span>}
-      </div>
+      </form>
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
-      {page && page.data.length === 0 && <p>No delivery matches.</p>}
+      {page && page.data.length === 0 && (
+        <p>{q ? `No delivery of an event named “${q}”.` : 'No delivery matches.'}</p>
+      )}
       {page && page.data.length > 0 && (
-        <table class="deliveries">
+        <table class="deliveries stack">
           <thead>
             <tr>
               <th scope="col">Created</th>
+              <th scope="col">Endpoint</th>
               <th scope="col">Event</th>
               <th scope="col">Status</th>
               <th scope="col">Attempts</th>
               <th scope="col">Last answer</th>
-              <th scope="col">Next attempt</th>
+              <th scope="col">Next attempt or finished</th>
             </tr>
           </thead>
           <tbody>
             {page.data.map((d) => (
               <tr key={d.id} data-delivery={d.id} data-status={d.status}>
-                <td>
-                  <button type="button" class="link" onClick={() => onOpen(d.id)}>
-                    {new Date(d.created_at).toLocaleTimeString()}
-                  </button>
+                <td data-label="Created">
+                  <a class="open" {...linkProps({ name: 'delivery', id: d.id })}>
+                    {formatMoment(Date.parse(d.created_at), now)}
+                  </a>
                 </td>
-                <td>
+                <td data-label="Endpoint" class="endpoint-cell">
+                  <EndpointName id={d.endpoint_id} endpoint={endpoints.get(d.endpoint_id)} />
+                </td>
+                <td data-label="Event">
                   {d.event}
                   {d.test && <span class="badge test">test</span>}
                 </td>
-                <td>
+                <td data-label="Status">
                   <span class={`badge ${d.status}`}>{d.status}</span>
                 </td>
-                <td class="attempts">{d.attempts}</td>
-                <td>{d.last_status_code ?? d.last_failure_kind ?? '—'}</td>
-                <td>
-                  {d.status === 'held'
-                    ? 'when re-enabled'
-                    : d.next_attempt_at
-                      ? new Date(d.next_attempt_at).toLocaleTimeString()
-                      : '—'}
+                <td data-label="Attempts" class="attempts">
+                  {d.attempts}
+                </td>
+                <td data-label="Last answer" title={lastAnswerTitle(d)}>
+                  {d.last_status_code ?? d.last_failure_kind ?? '—'}
+                </td>
+                <td data-label="Next or finished" class="when">
+                  {whenText(d, endpoints.get(d.endpoint_id), now)}
                 </td>
               </tr>
             ))}
@@ -132,4 +204,21 @@ export function Deliveries({ endpointId, onOpen }: { endpointId?: string; onOpen
       </nav>
     </section>
   );
+}
+
+const lastAnswerTitle = (d: Delivery) =>
+  attemptFailureMessage({
+    failure_kind: d.last_failure_kind,
+    status_code: d.last_status_code,
+    error_message: null,
+  }) ?? '';
+
+/** When the next attempt is due, or when the delivery ended; never a time past for one that waits. */
+function whenText(d: Delivery, endpoint: Endpoint | undefined, now: number): string {
+  if (FINAL.has(d.status)) return `finished ${formatMoment(Date.parse(d.updated_at), now)}`;
+  if (d.status === 'held' || endpoint?.paused || (endpoint && !endpoint.enabled))
+    return endpoint?.paused ? 'when resumed' : 'when re-enabled';
+  if (!d.next_attempt_at) return '—';
+  const due = Date.parse(d.next_attempt_at);
+  return due <= now ? 'due now' : `next ${formatMoment(due, now)}`;
 }

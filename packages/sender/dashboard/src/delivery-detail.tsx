@@ -1,20 +1,25 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type DeliveryDetail as Detail } from './api.js';
-import { type TimelineRow, timelineOf } from './timeline.js';
+import { api, type DeliveryDetail as Detail, type Endpoint } from './api.js';
+import { CopyButton } from './copy-button.js';
+import { EndpointName } from './endpoint-name.js';
+import { attemptFailureMessage } from './messages.js';
+import { cameFrom, linkProps } from './navigation.js';
+import { formatMoment, formatSpan, type Timeline, type TimelineRow, timelineOf } from './timeline.js';
 
-const ms = (n: number) =>
-  n < 60_000
-    ? `${Math.round(n / 1000)} s`
-    : n < 3_600_000
-      ? `${Math.round(n / 60_000)} min`
-      : `${(n / 3_600_000).toFixed(1)} h`;
-
-/** One delivery: every attempt with its request and answer, a timeline against the schedule, retry now. */
-export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => void }) {
+/** One delivery: every attempt with its request and answer, a timeline of real times, retry now. */
+export function DeliveryDetailView({ id }: { id: string }) {
   const [detail, setDetail] = useState<Detail | null>(null);
+  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const load = () => api.delivery(id).then(setDetail, (err: Error) => setError(err.message));
+  const load = () =>
+    api.delivery(id).then(
+      (d) => {
+        setDetail(d);
+        api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));
+      },
+      (err: Error) => setError(err.message),
+    );
   useEffect(() => {
     void load();
     const timer = setInterval(() => void load(), 2000);
@@ -28,24 +33,32 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
     );
   if (!detail) return <p>Loading…</p>;
   const { delivery, attempts } = detail;
-  const timeline = timelineOf(delivery, attempts);
+  const now = Date.now();
+  const timeline = timelineOf(delivery, attempts, endpoint, now);
   return (
     <section aria-labelledby="detail-title">
-      <button type="button" onClick={onBack}>
-        ← Back to the log
-      </button>
+      <BackToLog />
       <h2 id="detail-title">
-        Delivery <code>{delivery.id}</code>
+        Delivery <code class="id">{delivery.id}</code> <CopyButton text={delivery.id} what="delivery id" />
       </h2>
-      <p>
-        <span class={`badge ${delivery.status}`}>{delivery.status}</span>
-        {delivery.test && <span class="badge test">test</span>} · {delivery.event} · endpoint{' '}
-        <code>{delivery.endpoint_id}</code> · {delivery.attempts} attempt{delivery.attempts === 1 ? '' : 's'}
-        {delivery.status === 'held'
-          ? ' · held until the endpoint is re-enabled'
-          : delivery.next_attempt_at &&
-            ` · next at ${new Date(delivery.next_attempt_at).toLocaleTimeString()}`}
-      </p>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <span class={`badge ${delivery.status}`}>{delivery.status}</span>
+          {delivery.test && <span class="badge test">test</span>}
+        </dd>
+        <dt>Event</dt>
+        <dd>
+          {delivery.event} · <code class="id">{delivery.event_id}</code>{' '}
+          <CopyButton text={delivery.event_id} what="event id" />
+        </dd>
+        <dt>Endpoint</dt>
+        <dd>
+          <EndpointName id={delivery.endpoint_id} endpoint={endpoint ?? undefined} />
+        </dd>
+        <dt>Created</dt>
+        <dd>{formatMoment(timeline.createdAt, now)}</dd>
+      </dl>
       <button
         type="button"
         onClick={() =>
@@ -65,38 +78,29 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
           {note}
         </p>
       )}
-      <h3>Timeline</h3>
-      <ol class="timeline" aria-label="Attempts made, and the next one while it waits">
-        {timeline.rows.map((row) => (
-          <li
-            key={row.number}
-            class={row.kind === 'ok' ? 'ok' : row.kind === 'failed' ? 'failed' : 'pending'}
-          >
-            <span>Attempt {row.number}</span> <span class="due">{dueText(row)}</span>{' '}
-            <span class="actual">{madeText(row)}</span>
-          </li>
-        ))}
-      </ol>
-      {timeline.laterAttempts > 0 && (
-        <p class="hint">
-          If it fails, up to {timeline.laterAttempts} more attempt{timeline.laterAttempts === 1 ? '' : 's'} on
-          the retry schedule.
-        </p>
-      )}
+      <TimelineView timeline={timeline} now={now} />
       <h3>Request body</h3>
       <pre class="body">{detail.request_body}</pre>
       <h3>Attempts</h3>
       {attempts.map((a) => (
         <details key={a.number} class="attempt" data-attempt={a.number} open={a.number === attempts.length}>
           <summary>
-            Attempt {a.number} · {new Date(a.started_at).toLocaleTimeString()} · {a.status_code ?? '—'} ·{' '}
-            {a.duration_ms} ms{a.failure_kind ? ` · ${a.failure_kind}` : ''}
+            Attempt {a.number} · {formatMoment(Date.parse(a.started_at), now)} · {a.status_code ?? '—'} ·{' '}
+            {formatSpan(a.duration_ms)}
           </summary>
           <dl>
-            {a.error_message && (
+            {a.failure_kind && (
               <>
-                <dt>Error</dt>
-                <dd>{a.error_message}</dd>
+                <dt>What happened</dt>
+                <dd class="failure">{attemptFailureMessage(a)}</dd>
+                {a.error_message && (
+                  <>
+                    <dt>Technical detail</dt>
+                    <dd>
+                      <code>{a.error_message}</code>
+                    </dd>
+                  </>
+                )}
               </>
             )}
             <dt>Request headers</dt>
@@ -118,15 +122,65 @@ export function DeliveryDetailView({ id, onBack }: { id: string; onBack: () => v
   );
 }
 
-const after = (n: number | null) => (n === null ? '' : `+${ms(Math.max(0, n))}`);
-
-function dueText(row: TimelineRow): string {
-  if (row.kind === 'held') return 'held: sent when the endpoint is re-enabled';
-  return row.dueAfterMs === null ? '' : `due ${after(row.dueAfterMs)}`;
+/** Back to the log as it was (its filters) when the delivery was opened from it, else to the whole log. */
+function BackToLog() {
+  const from = cameFrom();
+  if (from?.startsWith('/dashboard/log'))
+    return (
+      <a
+        class="back"
+        href={from}
+        onClick={(e) => {
+          if (e.button !== 0 || e.metaKey || e.ctrlKey) return;
+          e.preventDefault();
+          history.back();
+        }}
+      >
+        ← Back to the log
+      </a>
+    );
+  return (
+    <a class="back" {...linkProps({ name: 'log', filters: {} })}>
+      ← Back to the log
+    </a>
+  );
 }
 
-function madeText(row: TimelineRow): string {
-  if (row.kind === 'next') return '— next';
-  if (row.kind === 'held') return '';
-  return `made ${after(row.madeAfterMs)}: ${row.outcome}`;
+function TimelineView({ timeline, now }: { timeline: Timeline; now: number }) {
+  return (
+    <>
+      <h3>Timeline</h3>
+      <ol class="timeline" aria-label="Attempts made, and the next one while one will be made">
+        {timeline.rows.map((row) => (
+          <li key={row.number} class={row.kind} data-kind={row.kind}>
+            <span class="attempt-number">Attempt {row.number}</span>{' '}
+            <span class="due">{dueText(row, timeline.createdAt, now)}</span>{' '}
+            <span class="actual">{madeText(row, timeline.createdAt, now)}</span>
+          </li>
+        ))}
+      </ol>
+      {timeline.laterAttempts > 0 && (
+        <p class="hint">
+          If it fails, up to {timeline.laterAttempts} more attempt{timeline.laterAttempts === 1 ? '' : 's'} on
+          the retry schedule.
+        </p>
+      )}
+      {timeline.note && <p class="timeline-note">{timeline.note}</p>}
+    </>
+  );
+}
+
+const offset = (at: number, createdAt: number) => `+${formatSpan(at - createdAt)}`;
+
+function dueText(row: TimelineRow, createdAt: number, now: number): string {
+  if (row.kind === 'waiting') return 'waiting on the endpoint';
+  if (row.dueAt === null) return '';
+  if (row.dueNow) return 'due now';
+  return `due ${formatMoment(row.dueAt, now)} (${offset(row.dueAt, createdAt)})`;
+}
+
+function madeText(row: TimelineRow, createdAt: number, now: number): string {
+  if (row.kind === 'next') return row.dueNow ? '— next, at the next moment the service can' : '— next';
+  if (row.kind === 'waiting' || row.madeAt === null) return '';
+  return `· made ${formatMoment(row.madeAt, now)} (${offset(row.madeAt, createdAt)}): ${row.outcome}`;
 }

@@ -1,6 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Endpoint, type EndpointInput, EVENTS } from './api.js';
+import { CopyButton } from './copy-button.js';
+import { linkProps } from './navigation.js';
 import { SecretActions } from './secret-actions.js';
+
+const STATUS_LABELS = { active: 'Enabled', paused: 'Paused', disabled: 'Disabled' } as const;
 
 function EndpointForm({
   initial,
@@ -76,14 +80,15 @@ function EndpointForm({
   );
 }
 
-function EndpointRow({
+/** An endpoint's settings and state with its actions; on its own page, `children` adds more. */
+export function EndpointRow({
   endpoint,
   onChanged,
-  onShowLog,
+  children,
 }: {
   endpoint: Endpoint;
   onChanged: () => void;
-  onShowLog: (id: string) => void;
+  children?: preact.ComponentChildren;
 }) {
   const [replay, setReplay] = useState(true);
   const [editing, setEditing] = useState(false);
@@ -98,14 +103,22 @@ function EndpointRow({
     }
   };
   return (
-    <li class={`endpoint ${endpoint.enabled ? 'enabled' : 'disabled'}`} data-endpoint={endpoint.id}>
+    <li class={`endpoint ${endpoint.status}`} data-endpoint={endpoint.id}>
       <div class="endpoint-head">
-        <strong class="url">{endpoint.url}</strong>
-        <span class="status" data-status={endpoint.enabled ? 'enabled' : 'disabled'}>
-          {endpoint.enabled ? 'Enabled' : 'Disabled'}
+        <a class="url" {...linkProps({ name: 'endpoint', id: endpoint.id })}>
+          {endpoint.url}
+        </a>
+        <CopyButton text={endpoint.url} what="URL" />
+        <span class="status" data-status={endpoint.enabled ? endpoint.status : 'disabled'}>
+          {STATUS_LABELS[endpoint.status] ?? endpoint.status}
         </span>
       </div>
+      {endpoint.description && <p class="description">{endpoint.description}</p>}
       <dl>
+        <dt>Id</dt>
+        <dd>
+          <code class="id">{endpoint.id}</code> <CopyButton text={endpoint.id} what="endpoint id" />
+        </dd>
         <dt>Events</dt>
         <dd>{endpoint.events.join(', ')}</dd>
         <dt>Consecutive failures</dt>
@@ -117,6 +130,15 @@ function EndpointRow({
             <dt>Previous secret</dt>
             <dd class="previous-secret">
               still signing until {new Date(endpoint.previous_secret_expires_at).toLocaleString()}
+            </dd>
+          </>
+        )}
+        {endpoint.paused && endpoint.paused_at && (
+          <>
+            <dt>Paused</dt>
+            <dd class="paused-since">
+              since {new Date(endpoint.paused_at).toLocaleString()}: deliveries wait, unattempted, until you
+              resume
             </dd>
           </>
         )}
@@ -135,9 +157,9 @@ function EndpointRow({
         )}
       </dl>
       <div class="actions">
-        <button type="button" onClick={() => onShowLog(endpoint.id)}>
+        <a class="button" {...linkProps({ name: 'log', filters: { endpoint: endpoint.id } })}>
           Delivery log
-        </button>
+        </a>
         <SecretActions endpointId={endpoint.id} act={act} />
         <button
           type="button"
@@ -192,6 +214,7 @@ function EndpointRow({
           {note}
         </p>
       )}
+      {children}
       {editing && (
         <EndpointForm
           initial={endpoint}
@@ -207,7 +230,7 @@ function EndpointRow({
   );
 }
 
-export function Endpoints({ onShowLog }: { onShowLog: (endpointId: string) => void }) {
+export function Endpoints() {
   const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -233,7 +256,7 @@ export function Endpoints({ onShowLog }: { onShowLog: (endpointId: string) => vo
       ) : (
         <ul class="endpoints">
           {endpoints.map((e) => (
-            <EndpointRow key={e.id} endpoint={e} onChanged={load} onShowLog={onShowLog} />
+            <EndpointRow key={e.id} endpoint={e} onChanged={load} />
           ))}
         </ul>
       )}
@@ -241,13 +264,14 @@ export function Endpoints({ onShowLog }: { onShowLog: (endpointId: string) => vo
       <EndpointForm
         onSave={async (input) => {
           const endpoint = await api.createEndpoint(input);
-          setCreated(`Created. Its secret, to verify signatures: ${endpoint.secret}`);
+          setCreated(endpoint.secret);
           await load();
         }}
       />
       {created && (
         <p role="status" class="note created">
-          {created}
+          Created. Its secret, to verify signatures: <code class="secret">{created}</code>{' '}
+          <CopyButton text={created} what="secret" />
         </p>
       )}
     </section>

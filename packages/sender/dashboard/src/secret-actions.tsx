@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { CopyButton } from './copy-button.js';
 
 /** The grace a rotation may give, as the API takes it (seconds): at most 7 days. */
 const GRACES = [
@@ -58,7 +59,7 @@ export function SecretActions({
       </button>
       {secret && (
         <p class="secret-shown">
-          Secret: <code class="secret">{secret}</code>
+          Secret: <code class="secret">{secret}</code> <CopyButton text={secret} what="secret" />
         </p>
       )}
     </>

@@ -76,6 +76,14 @@ export const testBody = z
 export const deliveriesQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
   event: eventName.optional(),
+  q: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'Only the deliveries of the events this names, exactly: an event id (ours, evt_…, or the event_id you published with), a click_id or a conversion_id',
+    ),
   cursor: z.string().min(1).max(100).optional().describe('next_cursor of the previous page'),
   limit: z
     .string()

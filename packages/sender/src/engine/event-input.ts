@@ -75,5 +75,15 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
     body: Buffer.from(JSON.stringify(envelope)),
     createdAt: now,
     ...(input.eventId !== undefined ? { idempotencyKey: input.eventId } : {}),
+    ...searchKeysOf(envelope.data),
+  };
+}
+
+/** The ids the log can be searched by (design D47), when the data carries them as strings. */
+function searchKeysOf(data: unknown): Pick<EventRecord, 'clickId' | 'conversionId'> {
+  const { click_id, conversion_id } = data as { click_id?: unknown; conversion_id?: unknown };
+  return {
+    ...(typeof click_id === 'string' ? { clickId: click_id } : {}),
+    ...(typeof conversion_id === 'string' ? { conversionId: conversion_id } : {}),
   };
 }

@@ -120,6 +120,8 @@ export interface DeliveryFilter {
   endpointId?: string;
   status?: DeliveryStatus;
   event?: string;
+  /** An event id (ours or the platform's), a `click_id` or a `conversion_id`: exact match (design D47). */
+  search?: string;
   /** Opaque: the id of the last item of the previous page. */
   cursor?: string;
   limit: number;

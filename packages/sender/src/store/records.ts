@@ -53,6 +53,9 @@ export interface EventRecord {
    * is kept: a publish that repeats it stores nothing (design D36).
    */
   idempotencyKey?: string | null;
+  /** The data's `click_id` and `conversion_id`, kept beside the bytes so the log can be searched by them (design D47). */
+  clickId?: string | null;
+  conversionId?: string | null;
 }
 
 export interface DeliveryRecord {

@@ -28,4 +28,38 @@ describe('the dashboard files', () => {
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/dashboard');
   });
+
+  it('answers the page, under the same CSP, at every view’s address, and nothing else under it', async () => {
+    const html = await (await fetch(`${api.base}/dashboard`)).text();
+    for (const path of [
+      '/dashboard/log?status=failed&q=clk_1',
+      '/dashboard/deliveries/dlv_1',
+      '/dashboard/endpoints/ep_1',
+    ]) {
+      const res = await fetch(`${api.base}${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");
+      expect(await res.text()).toBe(html);
+    }
+    for (const path of ['/dashboard/deliveries', '/dashboard/other.js', '/dashboard/deliveries/a/b'])
+      expect((await fetch(`${api.base}${path}`)).status).toBe(404);
+  });
+
+  it('serves the charts’ chunk the script imports, and no other file', async () => {
+    const script = await (await fetch(`${api.base}/dashboard/app.js`)).text();
+    const chunk = /"\.\/(chunk-[A-Z0-9]+\.js)"/.exec(script)?.[1];
+    expect(chunk).toBeDefined();
+    const res = await fetch(`${api.base}/dashboard/${chunk}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/javascript/);
+    expect(await res.text()).toContain('uplot');
+    expect((await fetch(`${api.base}/dashboard/chunk-NOPE.js`)).status).toBe(404);
+  });
+
+  it('serves uPlot’s rules in the one stylesheet, and no inline style in the page', async () => {
+    const css = await (await fetch(`${api.base}/dashboard/style.css`)).text();
+    expect(css).toContain('.uplot');
+    expect(css).toContain('.timeline');
+    expect(await (await fetch(`${api.base}/dashboard`)).text()).not.toMatch(/style=|<style/);
+  });
 });

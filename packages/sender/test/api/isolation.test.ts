@@ -108,6 +108,25 @@ describe('tenant isolation', () => {
     }
     const alices = await api.call('GET', '/v1/endpoints');
     expect(alices.text).not.toContain(bobs.id);
+    // A search names another account's event, its click, or an id both accounts use (design D47).
+    const detail = await api.call('GET', `/v1/deliveries/${aliceDelivery}`);
+    const clickId = JSON.parse(detail.json.request_body).data.click_id as string;
+    await api.sender.publish(api.bob.account.id, {
+      event: 'click',
+      data: { ...JSON.parse(detail.json.request_body).data },
+    });
+    for (const q of [detail.json.delivery.event_id, clickId]) {
+      const path = `/v1/deliveries?q=${encodeURIComponent(q)}`;
+      const asBob = await api.call('GET', path, { key: api.bob.apiKey });
+      expect(asBob.status).toBe(200);
+      expect(asBob.text).not.toContain(aliceDelivery);
+      expect(asBob.text).not.toContain(aliceEndpoint);
+      expect((await api.call('GET', path)).json.data.map((d: { id: string }) => d.id)).toEqual([
+        aliceDelivery,
+      ]);
+    }
+    const bobsClick = await api.call('GET', `/v1/deliveries?q=${clickId}`, { key: api.bob.apiKey });
+    expect(bobsClick.json.data.map((d: { endpoint_id: string }) => d.endpoint_id)).toEqual([bobs.id]);
     const bobList = await api.call('GET', '/v1/endpoints', { key: api.bob.apiKey });
     expect(bobList.json.data.map((e: { id: string }) => e.id)).toEqual([bobs.id]);
   });

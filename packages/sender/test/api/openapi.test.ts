@@ -85,6 +85,7 @@ describe('the OpenAPI document', () => {
       'path:id',
       'query:status',
       'query:event',
+      'query:q',
       'query:cursor',
       'query:limit',
     ]);

@@ -25,6 +25,7 @@ function filterOf(query: LogQuery, endpointId?: string): DeliveryFilter {
     ...(endpointId ? { endpointId } : {}),
     ...(query.status ? { status: query.status } : {}),
     ...(query.event ? { event: query.event } : {}),
+    ...(query.q ? { search: query.q } : {}),
     ...(query.cursor ? { cursor: query.cursor } : {}),
   };
 }

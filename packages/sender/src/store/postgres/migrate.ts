@@ -16,6 +16,7 @@ import m007 from './migrations/007-operations.sql';
 import m008 from './migrations/008-endpoint-stats.sql';
 import m009 from './migrations/009-operator-notices.sql';
 import m010 from './migrations/010-deleted-accounts.sql';
+import m011 from './migrations/011-event-search.sql';
 import m012 from './migrations/012-portal-tokens.sql';
 import { quoteSchema } from './schema-name.js';
 
@@ -30,6 +31,7 @@ export const PG_MIGRATIONS = [
   { version: 8, name: 'endpoint statistics', sql: m008 },
   { version: 9, name: 'operator notices', sql: m009 },
   { version: 10, name: 'deleted accounts', sql: m010 },
+  { version: 11, name: 'log search by click and conversion', sql: m011 },
   { version: 12, name: 'portal links', sql: m012 },
 ] as const;
 

@@ -15,11 +15,11 @@ import { newDeliverySql } from '../sql-rules.js';
 import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
- * `$1..$6`, `$8`, `$9`: the events as parallel arrays (id, account, name, body, created at, the one
+ * `$1..$6`, `$8..$11`: the events as parallel arrays (id, account, name, body, created at, the one
  * endpoint of a test event or NULL, the idempotency key or NULL, whether it is a test event: design
- * D42), `$7` the schema (the wake-up's payload). A delivery's id is made here, in the form of
- * `newId`: the event's time part and 16 random digits (hex digits are Crockford base32 digits
- * too), so ids still sort by creation time.
+ * D42, the click and conversion ids or NULL: design D47), `$7` the schema (the wake-up's payload).
+ * A delivery's id is made here, in the form of `newId`: the event's time part and 16 random digits
+ * (hex digits are Crockford base32 digits too), so ids still sort by creation time.
  *
  * The accounts that have a row are share-locked, so deleting one (delete-account.ts) waits for
  * this commit; an account marked deleted, or whose row is gone after a deletion, is refused and
@@ -36,8 +36,8 @@ const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 export const PUBLISH_EVENTS = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::text[],
-                       $9::boolean[])
-    AS t(id, account_id, name, body, created_at, target, idempotency_key, test)
+                       $9::boolean[], $10::text[], $11::text[])
+    AS t(id, account_id, name, body, created_at, target, idempotency_key, test, click_id, conversion_id)
 ),
 live AS (
   SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM input) AND a.deleted_at IS NULL
@@ -50,8 +50,8 @@ refused AS (
          OR EXISTS (SELECT 1 FROM deleted_accounts g WHERE g.id = i.account_id))
 ),
 events_in AS (
-  INSERT INTO events (id, account_id, name, body, created_at, idempotency_key)
-  SELECT id, account_id, name, body, created_at, idempotency_key FROM input
+  INSERT INTO events (id, account_id, name, body, created_at, idempotency_key, click_id, conversion_id)
+  SELECT id, account_id, name, body, created_at, idempotency_key, click_id, conversion_id FROM input
   WHERE account_id NOT IN (SELECT account_id FROM refused)
   ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING id
@@ -108,6 +108,8 @@ export function publish(pg: Pg) {
       pg.schema,
       column((p) => p.event.idempotencyKey ?? null),
       column((p) => p.target.test ?? false),
+      column((p) => p.event.clickId ?? null),
+      column((p) => p.event.conversionId ?? null),
     ]);
     const inserted = new Map<string, DeliveryRecord[]>();
     for (const row of rows) {

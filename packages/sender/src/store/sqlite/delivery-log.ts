@@ -8,17 +8,34 @@ export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = ? AND accoun
 const SELECT_ATTEMPTS = `SELECT * FROM attempts WHERE delivery_id = ? ORDER BY number`;
 const SELECT_EVENT = `SELECT * FROM events WHERE id = ? AND account_id = ?`;
 /**
- * A page of the log, newest first. Only the filters given are in the statement (each a fixed
- * fragment, values bound), so SQLite walks the index that fits (by endpoint, else by account) from
- * the cursor on: a page costs the same at the top of a million rows as deep inside them.
+ * The account's events a search names (design D47): by our id, the platform's id, a click or a
+ * conversion id, each through an index of its own.
  */
-function listSql(filter: DeliveryFilter): string {
+export const SEARCHED_EVENTS = `
+SELECT id FROM events WHERE id = @search AND account_id = @accountId
+UNION SELECT id FROM events WHERE account_id = @accountId AND idempotency_key = @search
+UNION SELECT id FROM events INDEXED BY events_by_click WHERE account_id = @accountId AND click_id = @search
+UNION SELECT id FROM events INDEXED BY events_by_conversion
+  WHERE account_id = @accountId AND conversion_id = @search`;
+/**
+ * A page of the log, newest first. Only the filters given are in the statement (each a fixed
+ * fragment, values bound), so SQLite walks the index that fits (the searched events' deliveries,
+ * else by endpoint, else by account) from the cursor on: a page costs the same at the top of a
+ * million rows as deep inside them.
+ */
+export function listSql(filter: DeliveryFilter): string {
   const where = ['account_id = @accountId'];
+  if (filter.search !== undefined) where.push(`event_id IN (${SEARCHED_EVENTS})`);
   if (filter.endpointId !== undefined) where.push('endpoint_id = @endpointId');
   if (filter.status !== undefined) where.push('status = @status');
   if (filter.event !== undefined) where.push('event_name = @event');
   if (filter.cursor !== undefined) where.push('id < @cursor');
-  const index = filter.endpointId !== undefined ? 'deliveries_by_endpoint' : 'deliveries_by_account';
+  const index =
+    filter.search !== undefined
+      ? 'deliveries_by_event'
+      : filter.endpointId !== undefined
+        ? 'deliveries_by_endpoint'
+        : 'deliveries_by_account';
   return `SELECT * FROM deliveries INDEXED BY ${index} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`;
 }
 
@@ -32,6 +49,7 @@ export function listDeliveries(
     ...(filter.endpointId !== undefined ? { endpointId: filter.endpointId } : {}),
     ...(filter.status !== undefined ? { status: filter.status } : {}),
     ...(filter.event !== undefined ? { event: filter.event } : {}),
+    ...(filter.search !== undefined ? { search: filter.search } : {}),
     ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}),
     limit: filter.limit + 1,
   }) as Row[];

@@ -13,6 +13,7 @@ import m006 from './migrations/006-operations.sql';
 import m007 from './migrations/007-endpoint-stats.sql';
 import m008 from './migrations/008-skipped-by-endpoint.sql';
 import m009 from './migrations/009-operator-notices.sql';
+import m010 from './migrations/010-event-search.sql';
 import m011 from './migrations/011-portal-tokens.sql';
 
 export const SQLITE_MIGRATIONS = [
@@ -25,6 +26,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 7, name: 'endpoint statistics', sql: m007 },
   { version: 8, name: 'skipped deliveries by endpoint', sql: m008 },
   { version: 9, name: 'operator notices', sql: m009 },
+  { version: 10, name: 'log search by click and conversion', sql: m010 },
   { version: 11, name: 'portal links', sql: m011 },
 ] as const;
 

@@ -10,7 +10,8 @@ import type { WalSync } from './wal-sync.js';
 
 /** A repeated idempotency key inserts nothing: the account's unique index decides (design D36). */
 const INSERT_EVENT = `
-INSERT INTO events (id, account_id, name, body, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO events (id, account_id, name, body, created_at, idempotency_key, click_id, conversion_id)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`;
 const INSERT_DELIVERY = `
 INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, test,
@@ -33,7 +34,16 @@ export function publish(db: SqliteDb, wal: WalSync | null) {
     const key = event.idempotencyKey ?? null;
     const inserted = db
       .st(INSERT_EVENT)
-      .run(event.id, event.accountId, event.name, Buffer.from(event.body), event.createdAt, key);
+      .run(
+        event.id,
+        event.accountId,
+        event.name,
+        Buffer.from(event.body),
+        event.createdAt,
+        key,
+        event.clickId ?? null,
+        event.conversionId ?? null,
+      );
     if (inserted.changes === 0) {
       const first = db.st(SELECT_KEYED_EVENT).get(event.accountId, key) as { id: string };
       const deliveries = (db.st(SELECT_DELIVERIES_OF_EVENT).all(first.id) as Row[]).map(toDelivery);

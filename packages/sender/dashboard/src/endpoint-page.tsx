@@ -1,0 +1,132 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Endpoint } from './api.js';
+import { EndpointRow } from './endpoints.js';
+import { linkProps, navigate } from './navigation.js';
+import { StatsPanel } from './stats-panel.js';
+
+/** One endpoint: its settings and actions, pause, resume and recovery, and its statistics. */
+export function EndpointPage({ id }: { id: string }) {
+  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = () =>
+    api.endpoint(id).then(
+      (e) => {
+        setEndpoint(e);
+        setError(null);
+      },
+      (err: Error & { code?: string }) =>
+        endpoint && err.code === 'not_found' ? navigate({ name: 'endpoints' }) : setError(err.message),
+    );
+  useEffect(() => {
+    void load();
+    const timer = setInterval(() => void load(), 5000);
+    return () => clearInterval(timer);
+  }, [id]);
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
+  if (!endpoint) return <p>Loading…</p>;
+  return (
+    <section aria-labelledby="endpoint-title">
+      <a class="back" {...linkProps({ name: 'endpoints' })}>
+        ← All endpoints
+      </a>
+      <h2 id="endpoint-title">{endpoint.description || 'Endpoint'}</h2>
+      <ul class="endpoints">
+        <EndpointRow endpoint={endpoint} onChanged={load}>
+          <Operations endpoint={endpoint} onChanged={setEndpoint} />
+        </EndpointRow>
+      </ul>
+      <StatsPanel endpointId={endpoint.id} />
+    </section>
+  );
+}
+
+/** A `datetime-local` value (the browser's time zone) as the API's ISO 8601 UTC. */
+const isoOf = (local: string) => new Date(local).toISOString();
+
+/** Pause and resume (design D34), and recovery of failed deliveries over a range (design D35). */
+function Operations({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (e: Endpoint) => void }) {
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const run = (work: () => Promise<string>) => work().then(setNote, (err: Error) => setNote(err.message));
+  return (
+    <div class="operations">
+      <div class="actions">
+        {endpoint.status === 'active' && (
+          <button
+            type="button"
+            onClick={() =>
+              run(async () => {
+                onChanged(await api.pause(endpoint.id));
+                return 'Paused: deliveries wait, unattempted, until you resume.';
+              })
+            }
+          >
+            Pause
+          </button>
+        )}
+        {endpoint.status === 'paused' && (
+          <button
+            type="button"
+            onClick={() =>
+              run(async () => {
+                onChanged(await api.resume(endpoint.id));
+                return 'Resumed: what waited is being delivered.';
+              })
+            }
+          >
+            Resume
+          </button>
+        )}
+      </div>
+      <form
+        class="recover"
+        aria-label="Recover failed deliveries"
+        onSubmit={(e) => {
+          e.preventDefault();
+          run(async () => {
+            const r = await api.recover(endpoint.id, {
+              since: isoOf(since),
+              ...(until ? { until: isoOf(until) } : {}),
+            });
+            const more = r.remaining > 0 ? ` ${r.remaining} more remain: recover again to continue.` : '';
+            return `${r.recovered} failed deliver${r.recovered === 1 ? 'y' : 'ies'} scheduled for one more attempt.${more}`;
+          });
+        }}
+      >
+        <h3>Recover failed deliveries</h3>
+        <p class="hint">Failed deliveries created in this range get one more attempt each, now.</p>
+        <div class="range">
+          <label for={`since-${endpoint.id}`}>From</label>
+          <input
+            id={`since-${endpoint.id}`}
+            type="datetime-local"
+            required
+            value={since}
+            onInput={(e) => setSince((e.target as HTMLInputElement).value)}
+          />
+          <label for={`until-${endpoint.id}`}>To (now if empty)</label>
+          <input
+            id={`until-${endpoint.id}`}
+            type="datetime-local"
+            value={until}
+            onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="submit" disabled={endpoint.status !== 'active'}>
+          Recover
+        </button>
+      </form>
+      {note && (
+        <p role="status" class="note operations-note">
+          {note}
+        </p>
+      )}
+    </div>
+  );
+}

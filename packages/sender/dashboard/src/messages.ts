@@ -1,0 +1,131 @@
+/**
+ * Every message the dashboard shows for an error, in plain words (design D49): the API's error
+ * codes, and the failure of an attempt by its kind and the network code behind it. The service's
+ * own messages are written for developers reading the API; these are for the person at the page.
+ */
+import type { FailureKind } from '../../src/domain/delivery-state.js';
+import type { SenderErrorCode } from '../../src/errors.js';
+import type { Attempt } from './api.js';
+
+export const API_ERROR_MESSAGES: Readonly<Record<SenderErrorCode, string>> = {
+  invalid_event: 'This event is not in a form the service accepts.',
+  invalid_endpoint: 'This endpoint cannot be saved: check its URL and that it listens to at least one event.',
+  unsafe_url:
+    'This URL cannot receive webhooks: it must use https and point to a public address, not a private network.',
+  not_found: 'This was not found. It may have been deleted, or belong to another account.',
+  endpoint_disabled: 'This endpoint is disabled. Re-enable it first.',
+  endpoint_paused: 'This endpoint is paused. Resume it first.',
+  delivery_in_flight: 'An attempt of this delivery is being made right now. Try again in a moment.',
+  invalid_option: 'The service is set up wrongly. Contact support.',
+  invalid_request: 'Something in the form is not valid.',
+  unauthorized: 'You are signed out, or this API key is not valid. Sign in again.',
+  plan_required: 'Your plan does not include this.',
+  route_not_found: 'This page or action does not exist.',
+  payload_too_large: 'This is too large to send.',
+  ingest_disabled: 'Publishing is switched off on this service.',
+  csrf_check_failed: 'The page is out of date. Reload it and try again.',
+  rate_limited: 'Too many requests in a short time. Wait a minute and try again.',
+  quota_exceeded: 'Your account has used its allowance for now. Try again later.',
+  secret_rotation_required: 'Rotate this endpoint’s secret before doing this.',
+  secret_not_encrypted: 'The service cannot read this endpoint’s secret. Contact support.',
+  master_key_mismatch: 'The service cannot read this endpoint’s secret. Contact support.',
+  master_key_missing: 'The service cannot read this endpoint’s secret. Contact support.',
+  storage_failed: 'The service cannot save anything right now. Try again in a few minutes.',
+  internal: 'Something went wrong on our side. Try again; if it keeps happening, contact support.',
+};
+
+/** The request fields a customer fills in, by the names the form gives them. */
+const FIELDS: Record<string, string> = {
+  url: 'the URL',
+  events: 'the events (choose at least one)',
+  description: 'the description',
+  since: 'the start date',
+  until: 'the end date',
+  grace_period_seconds: 'the grace period',
+  api_key: 'the API key',
+  q: 'the search (an event id, click_id or conversion_id)',
+};
+
+/** A plain message for an API error: its code's message, naming the field at fault when known. */
+export function apiErrorMessage(code: string, details?: unknown): string {
+  const base = API_ERROR_MESSAGES[code as SenderErrorCode] ?? API_ERROR_MESSAGES.internal;
+  if (code !== 'invalid_request' || !Array.isArray(details)) return base;
+  const path = String((details[0] as { path?: unknown })?.path ?? '').split('.')[0] ?? '';
+  const field = FIELDS[path];
+  return field ? `Check ${field}.` : base;
+}
+
+export const FAILURE_MESSAGES: Readonly<Record<FailureKind, string>> = {
+  timeout: 'Your server did not answer in time.',
+  dns: 'Your server’s domain name could not be found.',
+  connect: 'Your server could not be reached: the connection was refused or dropped.',
+  tls: 'Your server’s HTTPS certificate was not accepted.',
+  http_status: 'Your server answered with an error status.',
+  blocked_address: 'Your URL points to a private network address, where webhooks are never sent.',
+  response_too_large: 'Your server’s answer was too large to read.',
+};
+
+/** Network codes that say more than the kind does, as they appear in an attempt's error. */
+const CODE_MESSAGES: ReadonlyArray<[RegExp, (seconds: string) => string]> = [
+  [
+    /UND_ERR_HEADERS_TIMEOUT/,
+    (s) => `Your server accepted the connection but sent no response within ${s} seconds.`,
+  ],
+  [
+    /UND_ERR_BODY_TIMEOUT/,
+    (s) => `Your server started its answer but did not finish it within ${s} seconds.`,
+  ],
+  [
+    /UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT/,
+    (s) => `No connection to your server could be made within ${s} seconds.`,
+  ],
+  [
+    /ECONNREFUSED/,
+    () => 'Your server refused the connection: nothing is listening on that address and port.',
+  ],
+  [/ECONNRESET|UND_ERR_SOCKET|EPIPE/, () => 'Your server closed the connection before answering.'],
+  [/ENOTFOUND|EAI_NONAME/, () => 'Your server’s domain name does not exist.'],
+  [/EAI_AGAIN|ETIMEOUT/, () => 'Your server’s domain name could not be looked up in time.'],
+  [/CERT_HAS_EXPIRED/, () => 'Your server’s HTTPS certificate has expired.'],
+  [
+    /SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/,
+    () => 'Your server’s HTTPS certificate is not signed by a trusted authority.',
+  ],
+  [
+    /HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID/,
+    () => 'Your server’s HTTPS certificate is for another domain name.',
+  ],
+];
+
+/** The deadline of an attempt, as the service wrote it in the error; 30 s is the default. */
+const secondsIn = (message: string) => {
+  const ms = /within (\d+) ms/.exec(message)?.[1];
+  return ms ? String(Math.round(Number(ms) / 1000)) : '30';
+};
+
+/** A plain explanation of why an attempt failed, or null when it succeeded. */
+export function attemptFailureMessage(
+  attempt: Pick<Attempt, 'failure_kind' | 'status_code' | 'error_message'>,
+): string | null {
+  const kind = attempt.failure_kind as FailureKind | null;
+  if (!kind) return null;
+  if (kind === 'http_status') return statusMessage(attempt.status_code);
+  const message = attempt.error_message ?? '';
+  for (const [code, text] of CODE_MESSAGES) if (code.test(message)) return text(secondsIn(message));
+  if (kind === 'timeout') return `Your server sent no answer within ${secondsIn(message)} seconds.`;
+  return FAILURE_MESSAGES[kind] ?? FAILURE_MESSAGES.connect;
+}
+
+function statusMessage(status: number | null): string {
+  if (status === null) return FAILURE_MESSAGES.http_status;
+  if (status === 410)
+    return 'Your server answered 410 Gone: the endpoint is disabled and no more attempts are made.';
+  if (status === 401 || status === 403)
+    return `Your server refused the request (${status}): check that it verifies signatures with this endpoint’s current secret.`;
+  if (status === 404) return 'Your server answered 404 Not Found: check the endpoint’s URL path.';
+  if (status === 429) return 'Your server answered 429 Too Many Requests: it asked us to slow down.';
+  if (status >= 500) return `Your server answered ${status}: it failed while handling the webhook.`;
+  if (status >= 300 && status < 400)
+    return `Your server answered with a redirect (${status}). Redirects are not followed: use the final URL.`;
+  return `Your server answered ${status}; only a 2xx status counts as delivered.`;
+}

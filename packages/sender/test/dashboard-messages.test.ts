@@ -1,0 +1,64 @@
+/**
+ * The dashboard's messages (dashboard/src/messages.ts, design D49): one for every SenderError code
+ * and every failure kind, in plain words that show no validator text and cite no document.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  API_ERROR_MESSAGES,
+  apiErrorMessage,
+  attemptFailureMessage,
+  FAILURE_MESSAGES,
+} from '../dashboard/src/messages.js';
+import { FAILURE_KINDS } from '../src/domain/delivery-state.js';
+import { SENDER_ERROR_STATUS } from '../src/errors.js';
+
+const PLAIN = /^[A-Z][^<>=]*\.$/;
+const attempt = (
+  failure_kind: string | null,
+  error_message: string | null,
+  status_code: number | null = null,
+) => ({
+  failure_kind,
+  error_message,
+  status_code,
+});
+
+describe('messages', () => {
+  it('has a plain message for every SenderError code and every failure kind', () => {
+    expect(Object.keys(API_ERROR_MESSAGES).sort()).toEqual(Object.keys(SENDER_ERROR_STATUS).sort());
+    expect(Object.keys(FAILURE_MESSAGES).sort()).toEqual([...FAILURE_KINDS].sort());
+    for (const text of [...Object.values(API_ERROR_MESSAGES), ...Object.values(FAILURE_MESSAGES)]) {
+      expect(text).toMatch(PLAIN);
+      expect(text).not.toMatch(/design|RFC|\b[A-Z]{2,}_[A-Z_]+\b/);
+    }
+    for (const kind of FAILURE_KINDS)
+      expect(attemptFailureMessage(attempt(kind, null, 500))).toMatch(/^Your /);
+  });
+
+  it('never shows the validator’s text: a field at fault is named in words', () => {
+    const details = [{ path: 'events', message: 'Too small: expected array to have >=1 items' }];
+    expect(apiErrorMessage('invalid_request', details)).toBe('Check the events (choose at least one).');
+    expect(apiErrorMessage('invalid_request', [{ path: 'weird.thing', message: 'x' }])).toBe(
+      API_ERROR_MESSAGES.invalid_request,
+    );
+    expect(apiErrorMessage('no_such_code')).toBe(API_ERROR_MESSAGES.internal);
+  });
+
+  it('explains network codes and statuses behind a failed attempt', () => {
+    expect(attemptFailureMessage(attempt('timeout', 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error'))).toBe(
+      'Your server accepted the connection but sent no response within 30 seconds.',
+    );
+    expect(attemptFailureMessage(attempt('timeout', 'no answer within 5000 ms'))).toBe(
+      'Your server sent no answer within 5 seconds.',
+    );
+    expect(
+      attemptFailureMessage(attempt('connect', 'ECONNREFUSED: connect ECONNREFUSED an address')),
+    ).toMatch(/refused the connection/);
+    expect(attemptFailureMessage(attempt('tls', 'CERT_HAS_EXPIRED: certificate has expired'))).toMatch(
+      /expired/,
+    );
+    expect(attemptFailureMessage(attempt('http_status', 'receiver answered 410', 410))).toMatch(/410 Gone/);
+    expect(attemptFailureMessage(attempt('http_status', null, 503))).toMatch(/^Your server answered 503/);
+    expect(attemptFailureMessage(attempt(null, null, 200))).toBeNull();
+  });
+});
