@@ -4,9 +4,9 @@
  * anything unknown or malformed is an error that names the flag and what it takes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { frameAncestorsOf, publicUrlOf } from '../api/origin-settings.js';
 import { DISABLE_THRESHOLD } from '../domain/disable-rule.js';
 import { type OperatorNotifications, operatorSettings } from '../engine/operator-options.js';
-import { frameAncestorsOf, publicUrlOf } from '../api/origin-settings.js';
 import { isSenderError } from '../errors.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
