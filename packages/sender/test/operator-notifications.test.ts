@@ -89,7 +89,7 @@ function battery(name: string, open: () => SenderStore) {
         operatorUp = false;
         await sender.reenableEndpoint(ACCOUNT, endpoint.id);
         await sender.tick();
-        expect(notices().map((n) => [n.json.type, n.answer.status])).toEqual([
+        expect(notices().map((n) => [n.json.type, n.answer?.status])).toEqual([
           ['endpoint.failing', 204],
           ['endpoint.disabled', 204],
           ['endpoint.enabled', 503],
@@ -101,7 +101,7 @@ function battery(name: string, open: () => SenderStore) {
         clock.advance(1);
         await sender.tick();
         const [, , first, retried] = notices();
-        expect(retried!.answer.status).toBe(204);
+        expect(retried!.answer?.status).toBe(204);
         expect(retried!.headers['x-service-attempt']).toBe('2');
         expect(retried!.body.equals(first!.body)).toBe(true);
         expect(retried!.json).toMatchObject({ type: 'endpoint.enabled', consecutive_failures: 0 });

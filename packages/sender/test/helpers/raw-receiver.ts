@@ -20,15 +20,18 @@ export interface RawAnswer {
   headers?: Record<string, string>;
 }
 
-export type Answerer = (request: RawRequest) => RawAnswer;
+/** `null`: the request is never answered (a receiver that hangs; the sender's deadline ends it). */
+export type Answerer = (request: RawRequest) => RawAnswer | null;
 
 export interface RawReceiver {
   origin: string;
   certs: TestCertificates;
-  /** Every request, in arrival order, with the answer it got. */
-  requests: (RawRequest & { answer: RawAnswer })[];
+  /** Every request, in arrival order, with the answer it got (null: left unanswered). */
+  requests: (RawRequest & { answer: RawAnswer | null })[];
   /** `https://localhost:<port>/hooks/<route>`, answered by `answer` (200 unless given). */
   route(name: string, answer?: Answerer): string;
+  /** Resolves once `predicate` holds, checked as each request arrives (no polling). */
+  until(predicate: () => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,14 +52,17 @@ export async function startRawReceiver(
 ): Promise<RawReceiver> {
   const answers = new Map<string, Answerer>();
   const requests: RawReceiver['requests'] = [];
+  const waiters = new Set<() => void>();
   const server: Server = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const route = (req.url ?? '').split('/').pop() ?? '';
       const request: RawRequest = { route, headers: req.headers, body: Buffer.concat(chunks) };
-      const answer: RawAnswer = (answers.get(route) ?? (() => ({ status: 200 })))(request);
+      const answer = (answers.get(route) ?? ((): RawAnswer => ({ status: 200 })))(request);
       requests.push({ ...request, answer });
+      for (const waiter of waiters) waiter();
+      if (answer === null) return;
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.status < 300 ? '{"received":true}' : '{"error":"refused"}');
     });
@@ -70,6 +76,22 @@ export async function startRawReceiver(
     route(name, answer) {
       if (answer) answers.set(name, answer);
       return `${origin}/hooks/${name}`;
+    },
+    until(predicate, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!predicate()) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`the receiver did not see what was awaited within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
     },
     close: () =>
       new Promise((resolve) => {
