@@ -4,12 +4,14 @@
  * its code saved under the name it gives, started with its command, then its
  * `npx linkhooks trigger` line; the server must print what the page says the handler prints.
  * One installed folder serves every page; each page must still name every package it imports.
+ * The Next.js guides' route files are served by `npx next dev` there, one page at a time (both
+ * answer on the same path).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +23,8 @@ const PAGES = [
   'guide/fastify.md',
   'guide/hono.md',
   'guide/node-http.md',
+  'guide/next-app-router.md',
+  'guide/next-pages-router.md',
 ];
 
 const run = promisify(execFile);
@@ -38,6 +42,8 @@ const env: NodeJS.ProcessEnv = {
   npm_config_audit: 'false',
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
+  // Next's usage reports stay on this machine.
+  NEXT_TELEMETRY_DISABLED: '1',
 };
 
 function registryReachable(): boolean {
@@ -71,6 +77,15 @@ async function until(read: () => string, pattern: RegExp, what: string, ms = 15_
   while (!pattern.test(read())) {
     if (Date.now() > deadline) throw new Error(`${what}: no ${pattern} in:\n${read()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -128,8 +143,8 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     const install = [...wanted].flatMap((name) => (name === '@linkhooks/receiver' ? tarballs : [name]));
     // No page to install for: each page's test then fails with what its page lacks.
     if (install.length > 0)
-      await run('npm', ['install', ...install], { cwd: project, env, timeout: 100_000 });
-  });
+      await run('npm', ['install', ...install], { cwd: project, env, timeout: 240_000 });
+  }, 300_000); // Next.js, React and their native binaries are most of the download
 
   afterAll(() => {
     if (root) rmSync(root, { recursive: true, force: true });
@@ -146,9 +161,10 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     for (const [name, page] of pages) {
       if (page instanceof Error) continue;
       const dir = join(project, 'typescript', name.replace(/\W+/g, '-'));
+      const file = join(dir, basename(page.file.name).replace(/\.mjs$/, '.ts'));
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, page.file.name.replace(/\.mjs$/, '.ts')), page.file.code);
-      files.push(join(dir, page.file.name.replace(/\.mjs$/, '.ts')));
+      writeFileSync(file, page.file.code);
+      files.push(file);
     }
     const checked = await run(
       process.execPath,
@@ -160,11 +176,14 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   });
 
   for (const name of PAGES) {
-    it(name, async () => {
+    // Next's dev server starts in seconds and compiles the route on its first delivery.
+    it(name, { timeout: 120_000 }, async () => {
       const page = pages.get(name)!;
       if (page instanceof Error) throw page;
       for (const imported of importedPackages(page.file.code)) expect(page.packages).toContain(imported);
-      writeFileSync(join(project, page.file.name), page.file.code);
+      const saved = join(project, page.file.name);
+      mkdirSync(dirname(saved), { recursive: true });
+      writeFileSync(saved, page.file.code);
 
       const port = await freePort();
       // The page's start command as the reader's shell runs it, on a free port (pages say PORT
@@ -182,7 +201,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
         printed += chunk;
       });
       try {
-        await until(() => printed, /Listening on/, `${page.start} did not start`);
+        await until(() => printed, page.ready, `${page.start} did not start`, 60_000);
         const trigger = page.trigger.replace(/localhost:3000\b/, `localhost:${port}`);
         expect(trigger, 'the trigger line sends to the port the server uses').not.toBe(page.trigger);
         expect(existsSync(join(project, 'node_modules/.bin/linkhooks'))).toBe(true);
@@ -208,6 +227,10 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
           process.kill(-server.pid!, 'SIGTERM');
           await exited;
         }
+        // The shell exits first; Next's server process still writes its cache while it stops.
+        await until(() => (groupAlive(server.pid!) ? '' : 'gone'), /gone/, `${page.start} did not stop`);
+        // The next page's server must not find this one's route (the Next pages share a path).
+        rmSync(saved);
       }
     });
   }
