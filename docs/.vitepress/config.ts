@@ -37,6 +37,7 @@ export default defineConfig({
       {
         text: 'Delivery',
         items: [
+          { text: 'The dashboard', link: '/guide/dashboard' },
           { text: 'Idempotency and at-least-once', link: '/guide/idempotency' },
           { text: 'Replay protection and Standard Webhooks', link: '/guide/standard-webhooks' },
           { text: 'Retries and disabling', link: '/guide/retries' },

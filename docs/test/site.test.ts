@@ -96,6 +96,7 @@ describe('the built docs site', () => {
       ...GUIDES,
       'reference/events',
       'reference/api',
+      'guide/dashboard',
       'platform/runbook',
       'platform/getting-started',
     ]) {
