@@ -107,10 +107,12 @@ const endpointArea = page
   .getByRole('region', { name: app.endpoint.description })
   .or(page.getByRole('listitem').filter({ hasText: app.receiver.url }));
 
+/** The endpoints, then the endpoint's own page where its URL links to one. */
 async function showEndpoint() {
   await click(page, 'Endpoints');
-  const name = page.getByRole('link', { name: app.endpoint.description, exact: true });
-  if ((await name.count()) > 0) await name.first().click();
+  await page.getByRole('listitem').filter({ hasText: app.receiver.url }).first().waitFor();
+  const url = page.getByRole('link', { name: app.receiver.url, exact: true });
+  if ((await url.count()) > 0) await url.first().click();
 }
 
 try {
