@@ -3,8 +3,9 @@
  * page's own npm commands (the SDK from its packed tarballs, everything else from the registry),
  * its code saved under the name it gives, started with its command, then its
  * `npx linkhooks trigger` line; the server must print what the page says the handler prints.
- * One installed folder serves every page; each page must still name every package it imports.
- * The Next.js guides' route files are served by `npx next dev` there, one page at a time (both
+ * One installed folder serves the pages that run a server file; each page must still name every
+ * package it imports. The Next.js guides share another, installed while the server pages run (Next
+ * is most of the download); `npx next dev` serves one guide's route file at a time there (both
  * answer on the same path).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
@@ -101,10 +102,37 @@ const printedPattern = (line: string) =>
 
 const online = registryReachable();
 
+/** A Next.js guide: its route file is served by Next's dev server. */
+const isNext = (page: RunnablePage) => /\bnext dev$/.test(page.start);
+
+/**
+ * Makes `folder` as the pages' readers do: their setup commands, then one `npm install` of every
+ * package they name (the SDK from `tarballs`).
+ */
+async function install(folder: string, pages: RunnablePage[], tarballs: string[]) {
+  mkdirSync(folder);
+  const wanted = new Set<string>();
+  const commands = new Set<string>(); // every page says `npm init -y`: once is the same
+  for (const page of pages) {
+    for (const command of page.setup) if (!command.startsWith('npm install')) commands.add(command);
+    for (const name of page.packages) wanted.add(name);
+    // The TypeScript steps' type packages; the type check below runs this repository's tsc, and
+    // tsx (which would fetch esbuild's binary) is not needed to check types.
+    for (const name of page.typescript?.packages ?? [])
+      if (name !== 'tsx' && name !== 'typescript') wanted.add(name);
+  }
+  for (const command of commands) await run('sh', ['-c', command], { cwd: folder, env });
+  const names = [...wanted].flatMap((name) => (name === '@linkhooks/receiver' ? tarballs : [name]));
+  // No page to install for: each page's test then fails with what its page lacks.
+  if (names.length > 0) await run('npm', ['install', ...names], { cwd: folder, env, timeout: 240_000 });
+}
+
 describe.skipIf(!online)('the guides, followed as pasted', () => {
   // Made in beforeAll, which a skipped suite never runs (nor its afterAll, which removes it).
   let root = '';
   let project = '';
+  let nextProject = '';
+  let nextInstalled: Promise<void> | undefined;
   // Parsed here so a page that lacks a part fails its own test, not the setup of all of them.
   const pages = new Map<string, RunnablePage | Error>(
     PAGES.map((page) => {
@@ -127,26 +155,20 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
       }),
     );
     const tarballs = readdirSync(join(root, 'packs')).map((file) => join(root, 'packs', file));
-    mkdirSync(project);
-    const wanted = new Set<string>();
-    const commands = new Set<string>(); // every page says `npm init -y`: once is the same
-    for (const page of pages.values()) {
-      if (page instanceof Error) continue;
-      for (const command of page.setup) if (!command.startsWith('npm install')) commands.add(command);
-      for (const name of page.packages) wanted.add(name);
-      // The TypeScript steps' type packages; the type check below runs this repository's tsc, and
-      // tsx (which would fetch esbuild's binary) is not needed to check types.
-      for (const name of page.typescript?.packages ?? [])
-        if (name !== 'tsx' && name !== 'typescript') wanted.add(name);
-    }
-    for (const command of commands) await run('sh', ['-c', command], { cwd: project, env });
-    const install = [...wanted].flatMap((name) => (name === '@linkhooks/receiver' ? tarballs : [name]));
-    // No page to install for: each page's test then fails with what its page lacks.
-    if (install.length > 0)
-      await run('npm', ['install', ...install], { cwd: project, env, timeout: 240_000 });
-  }, 300_000); // Next.js, React and their native binaries are most of the download
+    const parsed = [...pages.values()].filter((page): page is RunnablePage => !(page instanceof Error));
+    await install(
+      project,
+      parsed.filter((page) => !isNext(page)),
+      tarballs,
+    );
+    // Awaited by the Next pages' tests, which come after the others.
+    nextProject = join(root, 'next');
+    nextInstalled = install(nextProject, parsed.filter(isNext), tarballs);
+    nextInstalled.catch(() => {});
+  }, 300_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await nextInstalled?.catch(() => {});
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
@@ -176,12 +198,15 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   });
 
   for (const name of PAGES) {
-    // Next's dev server starts in seconds and compiles the route on its first delivery.
-    it(name, { timeout: 120_000 }, async () => {
+    // The first Next page may wait for its folder's install; Next's dev server then starts in
+    // seconds and compiles the route on its first delivery.
+    it(name, { timeout: 300_000 }, async () => {
       const page = pages.get(name)!;
       if (page instanceof Error) throw page;
       for (const imported of importedPackages(page.file.code)) expect(page.packages).toContain(imported);
-      const saved = join(project, page.file.name);
+      if (isNext(page)) await nextInstalled;
+      const cwd = isNext(page) ? nextProject : project;
+      const saved = join(cwd, page.file.name);
       mkdirSync(dirname(saved), { recursive: true });
       writeFileSync(saved, page.file.code);
 
@@ -189,7 +214,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
       // The page's start command as the reader's shell runs it, on a free port (pages say PORT
       // picks it); its own process group, so the shell and node stop together.
       const server = spawn('sh', ['-c', page.start], {
-        cwd: project,
+        cwd,
         env: { ...env, PORT: String(port) },
         detached: true,
       });
@@ -204,8 +229,8 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
         await until(() => printed, page.ready, `${page.start} did not start`, 60_000);
         const trigger = page.trigger.replace(/localhost:3000\b/, `localhost:${port}`);
         expect(trigger, 'the trigger line sends to the port the server uses').not.toBe(page.trigger);
-        expect(existsSync(join(project, 'node_modules/.bin/linkhooks'))).toBe(true);
-        const sent = await run('sh', ['-c', trigger], { cwd: project, env });
+        expect(existsSync(join(cwd, 'node_modules/.bin/linkhooks'))).toBe(true);
+        const sent = await run('sh', ['-c', trigger], { cwd, env });
         expect(sent.stdout).toContain('✓ 200');
         expect(sent.stdout).toContain('{"received":true}');
         for (const line of page.printed)
