@@ -8,7 +8,8 @@ export default defineConfig({
   description: 'Signed webhooks for smart-link clicks, conversions, link changes and alerts.',
   cleanUrls: false,
   lastUpdated: false,
-  srcExclude: ['README.md', 'examples/**', 'test/**', 'scripts/**'],
+  // guide/parts/ holds markdown that several guides include, not pages of its own.
+  srcExclude: ['README.md', 'examples/**', 'test/**', 'scripts/**', 'guide/parts/**'],
   themeConfig: {
     search: { provider: 'local' },
     nav: [
@@ -36,6 +37,7 @@ export default defineConfig({
       {
         text: 'Delivery',
         items: [
+          { text: 'The dashboard', link: '/guide/dashboard' },
           { text: 'Idempotency and at-least-once', link: '/guide/idempotency' },
           { text: 'Replay protection and Standard Webhooks', link: '/guide/standard-webhooks' },
           { text: 'Retries and disabling', link: '/guide/retries' },

@@ -3,13 +3,16 @@
  * page's own npm commands (the SDK from its packed tarballs, everything else from the registry),
  * its code saved under the name it gives, started with its command, then its
  * `npx linkhooks trigger` line; the server must print what the page says the handler prints.
- * One installed folder serves every page; each page must still name every package it imports.
+ * One installed folder serves the pages that run a server file; each page must still name every
+ * package it imports. The Next.js guides share another, installed while the server pages run (Next
+ * is most of the download); `npx next dev` serves one guide's route file at a time there (both
+ * answer on the same path).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +24,8 @@ const PAGES = [
   'guide/fastify.md',
   'guide/hono.md',
   'guide/node-http.md',
+  'guide/next-app-router.md',
+  'guide/next-pages-router.md',
 ];
 
 const run = promisify(execFile);
@@ -38,6 +43,8 @@ const env: NodeJS.ProcessEnv = {
   npm_config_audit: 'false',
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
+  // Next's usage reports stay on this machine.
+  NEXT_TELEMETRY_DISABLED: '1',
 };
 
 function registryReachable(): boolean {
@@ -74,6 +81,15 @@ async function until(read: () => string, pattern: RegExp, what: string, ms = 15_
   }
 }
 
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A line the page prints, `…` standing for what changes on every run (ids). */
 const printedPattern = (line: string) =>
   new RegExp(
@@ -86,10 +102,37 @@ const printedPattern = (line: string) =>
 
 const online = registryReachable();
 
+/** A Next.js guide: its route file is served by Next's dev server. */
+const isNext = (page: RunnablePage) => /\bnext dev$/.test(page.start);
+
+/**
+ * Makes `folder` as the pages' readers do: their setup commands, then one `npm install` of every
+ * package they name (the SDK from `tarballs`).
+ */
+async function install(folder: string, pages: RunnablePage[], tarballs: string[]) {
+  mkdirSync(folder);
+  const wanted = new Set<string>();
+  const commands = new Set<string>(); // every page says `npm init -y`: once is the same
+  for (const page of pages) {
+    for (const command of page.setup) if (!command.startsWith('npm install')) commands.add(command);
+    for (const name of page.packages) wanted.add(name);
+    // The TypeScript steps' type packages; the type check below runs this repository's tsc, and
+    // tsx (which would fetch esbuild's binary) is not needed to check types.
+    for (const name of page.typescript?.packages ?? [])
+      if (name !== 'tsx' && name !== 'typescript') wanted.add(name);
+  }
+  for (const command of commands) await run('sh', ['-c', command], { cwd: folder, env });
+  const names = [...wanted].flatMap((name) => (name === '@linkhooks/receiver' ? tarballs : [name]));
+  // No page to install for: each page's test then fails with what its page lacks.
+  if (names.length > 0) await run('npm', ['install', ...names], { cwd: folder, env, timeout: 240_000 });
+}
+
 describe.skipIf(!online)('the guides, followed as pasted', () => {
   // Made in beforeAll, which a skipped suite never runs (nor its afterAll, which removes it).
   let root = '';
   let project = '';
+  let nextProject = '';
+  let nextInstalled: Promise<void> | undefined;
   // Parsed here so a page that lacks a part fails its own test, not the setup of all of them.
   const pages = new Map<string, RunnablePage | Error>(
     PAGES.map((page) => {
@@ -112,26 +155,20 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
       }),
     );
     const tarballs = readdirSync(join(root, 'packs')).map((file) => join(root, 'packs', file));
-    mkdirSync(project);
-    const wanted = new Set<string>();
-    const commands = new Set<string>(); // every page says `npm init -y`: once is the same
-    for (const page of pages.values()) {
-      if (page instanceof Error) continue;
-      for (const command of page.setup) if (!command.startsWith('npm install')) commands.add(command);
-      for (const name of page.packages) wanted.add(name);
-      // The TypeScript steps' type packages; the type check below runs this repository's tsc, and
-      // tsx (which would fetch esbuild's binary) is not needed to check types.
-      for (const name of page.typescript?.packages ?? [])
-        if (name !== 'tsx' && name !== 'typescript') wanted.add(name);
-    }
-    for (const command of commands) await run('sh', ['-c', command], { cwd: project, env });
-    const install = [...wanted].flatMap((name) => (name === '@linkhooks/receiver' ? tarballs : [name]));
-    // No page to install for: each page's test then fails with what its page lacks.
-    if (install.length > 0)
-      await run('npm', ['install', ...install], { cwd: project, env, timeout: 100_000 });
-  });
+    const parsed = [...pages.values()].filter((page): page is RunnablePage => !(page instanceof Error));
+    await install(
+      project,
+      parsed.filter((page) => !isNext(page)),
+      tarballs,
+    );
+    // Awaited by the Next pages' tests, which come after the others.
+    nextProject = join(root, 'next');
+    nextInstalled = install(nextProject, parsed.filter(isNext), tarballs);
+    nextInstalled.catch(() => {});
+  }, 300_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await nextInstalled?.catch(() => {});
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
@@ -146,9 +183,10 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     for (const [name, page] of pages) {
       if (page instanceof Error) continue;
       const dir = join(project, 'typescript', name.replace(/\W+/g, '-'));
+      const file = join(dir, basename(page.file.name).replace(/\.mjs$/, '.ts'));
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, page.file.name.replace(/\.mjs$/, '.ts')), page.file.code);
-      files.push(join(dir, page.file.name.replace(/\.mjs$/, '.ts')));
+      writeFileSync(file, page.file.code);
+      files.push(file);
     }
     const checked = await run(
       process.execPath,
@@ -160,17 +198,23 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   });
 
   for (const name of PAGES) {
-    it(name, async () => {
+    // The first Next page may wait for its folder's install; Next's dev server then starts in
+    // seconds and compiles the route on its first delivery.
+    it(name, { timeout: 300_000 }, async () => {
       const page = pages.get(name)!;
       if (page instanceof Error) throw page;
       for (const imported of importedPackages(page.file.code)) expect(page.packages).toContain(imported);
-      writeFileSync(join(project, page.file.name), page.file.code);
+      if (isNext(page)) await nextInstalled;
+      const cwd = isNext(page) ? nextProject : project;
+      const saved = join(cwd, page.file.name);
+      mkdirSync(dirname(saved), { recursive: true });
+      writeFileSync(saved, page.file.code);
 
       const port = await freePort();
       // The page's start command as the reader's shell runs it, on a free port (pages say PORT
       // picks it); its own process group, so the shell and node stop together.
       const server = spawn('sh', ['-c', page.start], {
-        cwd: project,
+        cwd,
         env: { ...env, PORT: String(port) },
         detached: true,
       });
@@ -182,11 +226,11 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
         printed += chunk;
       });
       try {
-        await until(() => printed, /Listening on/, `${page.start} did not start`);
+        await until(() => printed, page.ready, `${page.start} did not start`, 60_000);
         const trigger = page.trigger.replace(/localhost:3000\b/, `localhost:${port}`);
         expect(trigger, 'the trigger line sends to the port the server uses').not.toBe(page.trigger);
-        expect(existsSync(join(project, 'node_modules/.bin/linkhooks'))).toBe(true);
-        const sent = await run('sh', ['-c', trigger], { cwd: project, env });
+        expect(existsSync(join(cwd, 'node_modules/.bin/linkhooks'))).toBe(true);
+        const sent = await run('sh', ['-c', trigger], { cwd, env });
         expect(sent.stdout).toContain('✓ 200');
         expect(sent.stdout).toContain('{"received":true}');
         for (const line of page.printed)
@@ -208,6 +252,10 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
           process.kill(-server.pid!, 'SIGTERM');
           await exited;
         }
+        // The shell exits first; Next's server process still writes its cache while it stops.
+        await until(() => (groupAlive(server.pid!) ? '' : 'gone'), /gone/, `${page.start} did not stop`);
+        // The next page's server must not find this one's route (the Next pages share a path).
+        rmSync(saved);
       }
     });
   }

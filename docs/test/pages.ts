@@ -3,6 +3,7 @@
  * by the file it shows, split into code blocks and the prose line before each.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const docs = fileURLToPath(new URL('..', import.meta.url));
@@ -16,9 +17,15 @@ export interface CodeBlock {
   title?: string;
 }
 
-/** The page's markdown with its includes resolved, as VitePress renders them (whole files). */
+/**
+ * The page's markdown with its includes resolved, as VitePress renders them (whole files): the
+ * markdown parts it shares with other pages (`<!--@include: ./parts/….md-->`), then the code files.
+ */
 export function resolvedPage(page: string): string {
-  const source = readFileSync(`${docs}/${page}`, 'utf8');
+  const source = readFileSync(`${docs}/${page}`, 'utf8').replace(
+    /^<!--@include: (\S+?\.md)-->$/gm,
+    (_, part: string) => readFileSync(join(docs, dirname(page), part), 'utf8').replace(/\n$/, ''),
+  );
   return source.replace(
     /^<<< @\/(\S+?)(?:\{(\w+)\})?(?: \[([^\]\n]+)\])?$/gm,
     (_, file: string, lang?: string, title?: string) => {
@@ -52,11 +59,14 @@ export function codeBlocks(markdown: string): CodeBlock[] {
 export interface RunnablePage {
   /** The setup commands (`npm init -y`, `npm install …`), in order. */
   setup: string[];
-  /** The packages the page's `npm install` line names. */
+  /** The packages the page's `npm install` lines name. */
   packages: string[];
+  /** The file to save, by the name or path the page gives (`server.mjs`, `app/…/route.ts`). */
   file: { name: string; code: string };
-  /** The command that starts the server (`LINKHOOKS_SECRET=… node server.mjs`). */
+  /** The command that starts the server (`LINKHOOKS_SECRET=… node server.mjs`, `… npx next dev`). */
   start: string;
+  /** What the server prints once it serves: `Listening on` for the pages' servers, Next's `Ready`. */
+  ready: RegExp;
   /** The `npx linkhooks trigger …` line. */
   trigger: string;
   /** What the page says the server prints when the handler runs. */
@@ -66,6 +76,7 @@ export interface RunnablePage {
 }
 
 const SHELL = new Set(['sh', 'bash', 'shell']);
+const NEXT_DEV = /(^|\s)npx next dev$/;
 const lines = (block: CodeBlock) =>
   block.code.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 
@@ -81,8 +92,7 @@ export function runnablePage(page: string): RunnablePage {
   );
   if (setupAt < 0) throw missing('an `npm install` line');
   const setup = lines(blocks[setupAt]!).filter((l) => l.startsWith('npm '));
-  const install = setup.find((l) => l.startsWith('npm install'))!;
-  const packages = installed(install);
+  const packages = setup.flatMap((l) => installed(l));
 
   const saved = blocks.findIndex((b, i) => i > setupAt && /Save this as `[^`]+`/.test(b.before));
   if (saved < 0) throw missing('a file to save ("Save this as `…`:" before its code)');
@@ -90,7 +100,9 @@ export function runnablePage(page: string): RunnablePage {
   if (blocks[saved]!.title !== name) throw missing(`the file name ${name} on its code block`);
   const after = blocks.slice(saved + 1);
   const shell = after.filter((b) => SHELL.has(b.lang)).flatMap(lines);
-  const start = shell.find((l) => new RegExp(`(^|\\s)node ${name.replace('.', '\\.')}$`).test(l));
+  // A server file runs with node; a route file (a path) is served by Next's dev server.
+  const runs = name.includes('/') ? NEXT_DEV : new RegExp(`(^|\\s)node ${name.replace('.', '\\.')}$`);
+  const start = shell.find((l) => runs.test(l));
   if (!start) throw missing(`the command that runs ${name}`);
   const trigger = shell.find((l) => l.startsWith('npx linkhooks trigger '));
   if (!trigger) throw missing('an `npx linkhooks trigger` line');
@@ -106,6 +118,7 @@ export function runnablePage(page: string): RunnablePage {
     }),
     file: { name, code: blocks[saved]!.code },
     start,
+    ready: NEXT_DEV.test(start) ? /Ready in/ : /Listening on/,
     trigger,
     printed: lines(output),
   };

@@ -96,6 +96,7 @@ describe('the built docs site', () => {
       ...GUIDES,
       'reference/events',
       'reference/api',
+      'guide/dashboard',
       'platform/runbook',
       'platform/getting-started',
     ]) {
@@ -158,8 +159,16 @@ describe('the docs in Chromium', () => {
         const layout = await tab.evaluate(() => ({
           overflow: document.documentElement.scrollWidth - window.innerWidth,
           text: document.querySelector('.vp-doc')?.getBoundingClientRect().width ?? null,
+          // Shell lines wrap rather than hide their end behind a scroll.
+          cutCommands: Array.from(
+            document.querySelectorAll(
+              '.vp-doc div.language-sh pre, .vp-doc div.language-bash pre, .vp-doc div.language-shell pre',
+            ),
+            (pre) => pre.scrollWidth - pre.clientWidth,
+          ).filter((hidden) => hidden > 1).length,
         }));
         expect(layout.overflow).toBeLessThanOrEqual(0);
+        expect(layout.cutCommands).toBe(0);
         if (width === 1280 && layout.text !== null) expect(layout.text).toBeGreaterThanOrEqual(800);
         mkdirSync(artifacts, { recursive: true });
         await tab.screenshot({ path: join(artifacts, `docs-${name}-${width}.png`), fullPage: false });
