@@ -130,18 +130,29 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
         .toMatch(/^[1-9]\d* \([1-9]\d* succeeded/);
       expect(await page.locator('[data-stat="success-rate"]').textContent()).toMatch(/^\d+\.\d %$/);
       expect(await page.locator('[data-stat="latency"]').textContent()).toMatch(/^p50 \d+ ms · p95 \d+ ms$/);
-      // The bars of succeeded attempts are drawn in green on the chart's canvas.
-      const green = () =>
-        page.evaluate(() => {
-          const canvas = document.querySelector('.chart-box canvas') as HTMLCanvasElement | null;
-          if (!canvas) return 0;
-          const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
-          let n = 0;
-          for (let i = 0; i < data.length; i += 4)
-            if (data[i + 3]! > 0 && data[i + 1]! > data[i]! + 40 && data[i + 1]! > data[i + 2]! + 20) n++;
-          return n;
-        });
-      await expect.poll(green).toBeGreaterThan(20);
+      // Pixels of one colour on the n-th chart's canvas: green bars of succeeded attempts on the
+      // first, the blue line of the mean time to answer on the second.
+      const pixels = (chart: number, colour: 'green' | 'blue') =>
+        page.evaluate(
+          ([chart, colour]) => {
+            const canvas = document.querySelectorAll('.chart-box canvas')[chart] as
+              | HTMLCanvasElement
+              | undefined;
+            if (!canvas) return 0;
+            const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+            let n = 0;
+            for (let i = 0; i < data.length; i += 4) {
+              const [r, g, b, a] = [data[i]!, data[i + 1]!, data[i + 2]!, data[i + 3]!];
+              if (a === 0) continue;
+              if (colour === 'green' ? g > r + 40 && g > b + 20 : b > r + 80 && b > g + 60) n++;
+            }
+            return n;
+          },
+          [chart, colour] as const,
+        );
+      await expect.poll(() => pixels(0, 'green')).toBeGreaterThan(20);
+      await expect.poll(() => pixels(1, 'blue')).toBeGreaterThan(5);
+      expect(await page.getByText('Time to answer per hour').count()).toBe(1);
       await shot(page, 'endpoint-stats');
 
       await page.getByRole('button', { name: 'Pause' }).click();
@@ -174,7 +185,7 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
       await shot(page, 'narrow-delivery');
       await page.goto(`${app.serviceUrl}/dashboard/endpoints/${app.endpoint.id}`);
-      await page.locator('.chart-box canvas').waitFor();
+      await page.locator('.chart-box canvas').first().waitFor();
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
       await shot(page, 'narrow-endpoint');
     } finally {

@@ -58,7 +58,7 @@ describe('sqlite upgrade', () => {
     try {
       await store.migrate();
       const stats = await store.endpointStats(accountId, endpointId, WINDOW);
-      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1 }]);
+      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1, meanMs: 8, maxMs: 9 }]);
     } finally {
       await store.close();
     }
@@ -116,7 +116,7 @@ describe.runIf(pgUp)('postgres', () => {
     try {
       await store.migrate();
       const stats = await store.endpointStats(accountId, endpointId, WINDOW);
-      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1 }]);
+      expect(stats?.buckets).toEqual([{ index: 1, succeeded: 1, failed: 1, meanMs: 8, maxMs: 9 }]);
     } finally {
       await store.close();
     }

@@ -61,7 +61,12 @@ export interface EndpointStats {
   latency_ms: { p50: number | null; p95: number | null };
   last_success_at: string | null;
   last_failure_at: string | null;
-  buckets: { start: string; succeeded: number; failed: number }[];
+  buckets: {
+    start: string;
+    succeeded: number;
+    failed: number;
+    latency_ms: { mean: number | null; max: number | null };
+  }[];
 }
 
 export interface EndpointInput {

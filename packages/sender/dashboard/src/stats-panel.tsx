@@ -6,6 +6,8 @@ import { formatMoment, formatSpan } from './timeline.js';
 const WINDOWS = ['1h', '24h', '7d', '30d'];
 const OK = '#1a7f37';
 const FAILED = '#cf222e';
+const MEAN = '#0969da';
+const SLOWEST = '#8250df';
 
 /** An endpoint's statistics (design D45): attempts per bucket by outcome, success rate, latency. */
 export function StatsPanel({ endpointId }: { endpointId: string }) {
@@ -68,15 +70,19 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
             <dt>Last failure</dt>
             <dd data-stat="last-failure">{time(stats.last_failure_at)}</dd>
           </dl>
-          <AttemptsChart stats={stats} />
+          <Chart stats={stats} caption={`Attempts per ${stats.bucket}, by outcome`} build={attemptsChart} />
+          <Chart stats={stats} caption={`Time to answer per ${stats.bucket}`} build={latencyChart} />
         </>
       )}
     </section>
   );
 }
 
-/** Attempts per bucket, succeeded and failed side by side, drawn by uPlot on a canvas. */
-function AttemptsChart({ stats }: { stats: EndpointStats }) {
+type Built = { options: Omit<uPlot.Options, 'width' | 'height'>; data: uPlot.AlignedData };
+type Build = (UPlot: typeof uPlot, stats: EndpointStats) => Built;
+
+/** A chart of the buckets, drawn by uPlot on a canvas. */
+function Chart({ stats, caption, build }: { stats: EndpointStats; caption: string; build: Build }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -87,61 +93,84 @@ function AttemptsChart({ stats }: { stats: EndpointStats }) {
     // uPlot is its own chunk: only this page loads it.
     void import('uplot').then(({ default: UPlot }) => {
       if (gone) return;
-      ({ chart, resize } = draw(UPlot, el, stats));
+      ({ chart, resize } = draw(UPlot, el, build(UPlot, stats)));
     });
     return () => {
       gone = true;
       resize?.disconnect();
       chart?.destroy();
     };
-  }, [stats]);
+  }, [stats, build]);
   return (
     <figure class="chart">
-      <figcaption>Attempts per {stats.bucket}, by outcome</figcaption>
+      <figcaption>{caption}</figcaption>
       <div ref={box} class="chart-box" />
     </figure>
   );
 }
 
-function draw(UPlot: typeof uPlot, el: HTMLElement, stats: EndpointStats) {
-  // Each bucket's bars sit in its middle, and an empty count draws nothing rather than a flat line.
+const HEIGHT = 220;
+
+function draw(UPlot: typeof uPlot, el: HTMLElement, { options, data }: Built) {
+  const width = () => Math.max(240, el.clientWidth);
+  const chart = new UPlot({ ...options, width: width(), height: HEIGHT }, data, el);
+  const resize = new ResizeObserver(() => chart.setSize({ width: width(), height: HEIGHT }));
+  resize.observe(el);
+  return { chart, resize };
+}
+
+/** Each bucket's middle on the time axis, and the window's range, in Unix seconds. */
+function timeAxis(stats: EndpointStats) {
   const bucketS = stats.bucket === 'hour' ? 3600 : 86_400;
   const starts = stats.buckets.map((b) => Date.parse(b.start) / 1000);
-  const data: uPlot.AlignedData = [
-    starts.map((s) => s + bucketS / 2),
-    stats.buckets.map((b) => b.succeeded || null),
-    stats.buckets.map((b) => b.failed || null),
-  ];
-  const xRange: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
+  const range: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
+  return { middles: starts.map((s) => s + bucketS / 2), range };
+}
+
+/** Attempts per bucket, succeeded and failed side by side; an empty count draws nothing. */
+const attemptsChart: Build = (UPlot, stats) => {
+  const { middles, range } = timeAxis(stats);
   const bars = UPlot.paths.bars!({ size: [0.4, 24], align: 1 });
   const failedBars = UPlot.paths.bars!({ size: [0.4, 24], align: -1 });
-  const width = () => Math.max(240, el.clientWidth);
-  const chart = new UPlot(
-    {
-      width: width(),
-      height: 220,
+  return {
+    data: [
+      middles,
+      stats.buckets.map((b) => b.succeeded || null),
+      stats.buckets.map((b) => b.failed || null),
+    ],
+    options: {
       legend: { live: false },
       scales: {
-        x: { time: true, range: () => xRange },
+        x: { time: true, range: () => range },
         y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
       },
       axes: [{}, { label: 'attempts', size: 50 }],
       series: [
         {},
         { label: 'Succeeded', stroke: OK, fill: `${OK}cc`, paths: bars, points: { show: false } },
-        {
-          label: 'Failed',
-          stroke: FAILED,
-          fill: `${FAILED}cc`,
-          paths: failedBars,
-          points: { show: false },
-        },
+        { label: 'Failed', stroke: FAILED, fill: `${FAILED}cc`, paths: failedBars, points: { show: false } },
       ],
     },
-    data,
-    el,
-  );
-  const resize = new ResizeObserver(() => chart.setSize({ width: width(), height: 220 }));
-  resize.observe(el);
-  return { chart, resize };
-}
+  };
+};
+
+/** The mean and the slowest attempt per bucket; a bucket without attempts leaves a gap. */
+const latencyChart: Build = (_UPlot, stats) => {
+  const { middles, range } = timeAxis(stats);
+  return {
+    data: [middles, stats.buckets.map((b) => b.latency_ms.mean), stats.buckets.map((b) => b.latency_ms.max)],
+    options: {
+      legend: { live: false },
+      scales: {
+        x: { time: true, range: () => range },
+        y: { range: (_u, _min, max) => [0, Math.max(10, max * 1.1)] },
+      },
+      axes: [{}, { label: 'ms', size: 60 }],
+      series: [
+        {},
+        { label: 'Mean', stroke: MEAN, width: 2, points: { show: true, size: 6 } },
+        { label: 'Slowest', stroke: SLOWEST, width: 1, dash: [4, 4], points: { show: true, size: 5 } },
+      ],
+    },
+  };
+};

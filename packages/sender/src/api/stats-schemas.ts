@@ -39,7 +39,16 @@ export const endpointStatsSchema = z
     last_success_at: time.nullable().describe("The window's last succeeded attempt; null if none"),
     last_failure_at: time.nullable().describe("The window's last failed attempt; null if none"),
     buckets: z
-      .array(z.object({ start: time, succeeded: count, failed: count }))
-      .describe('Attempts by outcome per bucket, oldest first, empty buckets included'),
+      .array(
+        z.object({
+          start: time,
+          succeeded: count,
+          failed: count,
+          latency_ms: z
+            .object({ mean: count.nullable(), max: count.nullable() })
+            .describe("The mean and the longest duration of the bucket's attempts; null without attempts"),
+        }),
+      )
+      .describe('Attempts by outcome and their latency per bucket, oldest first, empty buckets included'),
   })
   .meta({ id: 'EndpointStats' });

@@ -22,6 +22,9 @@ export interface StatsBucket {
   start: number;
   succeeded: number;
   failed: number;
+  /** The mean and the longest duration of the bucket's attempts, in ms; null without attempts. */
+  meanMs: number | null;
+  maxMs: number | null;
 }
 
 export interface EndpointStats {
@@ -80,10 +83,12 @@ export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock
         start: since + i * bucketMs,
         succeeded: 0,
         failed: 0,
+        meanMs: null,
+        maxMs: null,
       }));
-      for (const b of found.buckets) {
-        const bucket = buckets[b.index];
-        if (bucket) Object.assign(bucket, { succeeded: b.succeeded, failed: b.failed });
+      for (const { index, ...counts } of found.buckets) {
+        const bucket = buckets[index];
+        if (bucket) Object.assign(bucket, counts);
       }
       const succeeded = found.buckets.reduce((sum, b) => sum + b.succeeded, 0);
       const failed = found.buckets.reduce((sum, b) => sum + b.failed, 0);

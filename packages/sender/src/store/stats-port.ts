@@ -18,6 +18,9 @@ export interface AttemptBucket {
   index: number;
   succeeded: number;
   failed: number;
+  /** The mean and the longest duration of the bucket's attempts, in ms. */
+  meanMs: number;
+  maxMs: number;
 }
 
 export interface WindowStats {
@@ -53,7 +56,13 @@ export function bucketsOf(
     const failure = r.last_failure == null ? null : Number(r.last_failure);
     if (success !== null && (lastSuccessAt === null || success > lastSuccessAt)) lastSuccessAt = success;
     if (failure !== null && (lastFailureAt === null || failure > lastFailureAt)) lastFailureAt = failure;
-    return { index: Number(r.bucket), succeeded: Number(r.succeeded), failed: Number(r.failed) };
+    return {
+      index: Number(r.bucket),
+      succeeded: Number(r.succeeded),
+      failed: Number(r.failed),
+      meanMs: Math.round(Number(r.mean_ms)),
+      maxMs: Number(r.max_ms),
+    };
   });
   buckets.sort((a, b) => a.index - b.index);
   return { buckets, lastSuccessAt, lastFailureAt };

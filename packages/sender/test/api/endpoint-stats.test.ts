@@ -103,8 +103,15 @@ describe('GET /v1/endpoints/:id/stats', () => {
     expect((await stats(good, '?window=30d')).json.buckets).toHaveLength(30);
     const lastHour = (await stats(good, '?window=1h')).json;
     expect(lastHour.buckets).toEqual([
-      { start: new Date(started + 3 * HOUR).toISOString(), succeeded: 1, failed: 0 },
+      {
+        start: new Date(started + 3 * HOUR).toISOString(),
+        succeeded: 1,
+        failed: 0,
+        latency_ms: { mean: expect.any(Number), max: expect.any(Number) },
+      },
     ]);
+    // One attempt in the hour: its mean and its slowest are its own duration.
+    expect(lastHour.buckets[0].latency_ms.mean).toBe(lastHour.buckets[0].latency_ms.max);
     const quiet = (await addEndpoint(api.sender, receiver, { account: api.alice.account.id })).endpoint;
     const none = (await stats(quiet.id)).json;
     expect(none.attempts).toEqual({ total: 0, succeeded: 0, failed: 0 });
@@ -114,6 +121,7 @@ describe('GET /v1/endpoints/:id/stats', () => {
     expect(
       none.buckets.every((b: { succeeded: number; failed: number }) => b.succeeded + b.failed === 0),
     ).toBe(true);
+    expect(none.buckets[0].latency_ms).toEqual({ mean: null, max: null });
   });
 
   it('refuses an unknown window or parameter with a plain message', async () => {

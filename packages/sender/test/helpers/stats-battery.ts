@@ -96,9 +96,10 @@ export function statsBattery(name: string, open: () => Promise<SenderStore>) {
       expect(stats).toEqual({
         deliveries: { delivered: 3, failed: 2, pending: 1 },
         buckets: [
-          { index: 0, succeeded: 1, failed: 1 },
-          { index: 1, succeeded: 1, failed: 0 },
-          { index: 2, succeeded: 1, failed: 1 },
+          // Each bucket's mean and longest duration: (100 + 300) / 2, 200, (400 + 50) / 2.
+          { index: 0, succeeded: 1, failed: 1, meanMs: 200, maxMs: 300 },
+          { index: 1, succeeded: 1, failed: 0, meanMs: 200, maxMs: 200 },
+          { index: 2, succeeded: 1, failed: 1, meanMs: 225, maxMs: 400 },
         ],
         // Durations 50, 100, 200, 300, 400: ranks ⌈2.5⌉ = 3 and ⌈4.75⌉ = 5.
         p50Ms: 200,
@@ -116,9 +117,9 @@ export function statsBattery(name: string, open: () => Promise<SenderStore>) {
       await attemptAt(accountId, T0 + 2 * MIN, false, 20); // one attempt to each endpoint
 
       const first = await store.endpointStats(accountId, ep.id, WINDOW);
-      expect(first?.buckets).toEqual([{ index: 0, succeeded: 1, failed: 1 }]);
+      expect(first?.buckets).toEqual([{ index: 0, succeeded: 1, failed: 1, meanMs: 15, maxMs: 20 }]);
       const second = await store.endpointStats(accountId, other.id, WINDOW);
-      expect(second?.buckets).toEqual([{ index: 0, succeeded: 0, failed: 1 }]);
+      expect(second?.buckets).toEqual([{ index: 0, succeeded: 0, failed: 1, meanMs: 20, maxMs: 20 }]);
       expect(second?.deliveries).toEqual({ failed: 1 });
 
       expect(await store.endpointStats(newId('acct'), ep.id, WINDOW)).toBeNull();

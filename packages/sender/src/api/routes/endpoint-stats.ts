@@ -20,7 +20,12 @@ export function endpointStatsJson(s: EndpointStats): z.infer<typeof endpointStat
     latency_ms: { p50: s.latency.p50Ms, p95: s.latency.p95Ms },
     last_success_at: isoOrNull(s.lastSuccessAt),
     last_failure_at: isoOrNull(s.lastFailureAt),
-    buckets: s.buckets.map((b) => ({ start: iso(b.start), succeeded: b.succeeded, failed: b.failed })),
+    buckets: s.buckets.map((b) => ({
+      start: iso(b.start),
+      succeeded: b.succeeded,
+      failed: b.failed,
+      latency_ms: { mean: b.meanMs, max: b.maxMs },
+    })),
   };
 }
 

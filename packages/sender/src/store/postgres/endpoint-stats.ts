@@ -14,7 +14,8 @@ SELECT (started_at - $2) / $4 AS bucket,
        count(*) FILTER (WHERE failure_kind IS NULL)::int AS succeeded,
        count(*) FILTER (WHERE failure_kind IS NOT NULL)::int AS failed,
        max(started_at) FILTER (WHERE failure_kind IS NULL) AS last_success,
-       max(started_at) FILTER (WHERE failure_kind IS NOT NULL) AS last_failure
+       max(started_at) FILTER (WHERE failure_kind IS NOT NULL) AS last_failure,
+       avg(duration_ms)::float8 AS mean_ms, max(duration_ms) AS max_ms
 FROM attempts
 WHERE endpoint_id = $1 AND started_at >= $2 AND started_at < $3
 GROUP BY bucket`;

@@ -16,7 +16,8 @@ export const ATTEMPT_BUCKETS = `
 SELECT CAST((started_at - @since) / @bucketMs AS INTEGER) AS bucket,
        sum(failure_kind IS NULL) AS succeeded, sum(failure_kind IS NOT NULL) AS failed,
        max(CASE WHEN failure_kind IS NULL THEN started_at END) AS last_success,
-       max(CASE WHEN failure_kind IS NOT NULL THEN started_at END) AS last_failure
+       max(CASE WHEN failure_kind IS NOT NULL THEN started_at END) AS last_failure,
+       avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
 FROM attempts INDEXED BY attempts_by_endpoint
 WHERE endpoint_id = @endpointId AND started_at >= @since AND started_at < @until
 GROUP BY bucket`;
