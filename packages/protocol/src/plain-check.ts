@@ -74,6 +74,13 @@ function compileDef(def: Def): PlainCheck | null {
   const base = compileType(def);
   if (base === null) return null;
   if (refinements.length === 0) return base;
+  // Integers, the commonest refinement: Number.isSafeInteger is the type check and the rule at once.
+  if (def.type === 'number' && refinements.length === 1 && refinements[0] === Number.isSafeInteger)
+    return Number.isSafeInteger;
+  if (refinements.length === 1) {
+    const only = refinements[0]!;
+    return (v) => base(v) && only(v as never);
+  }
   return (v) => {
     if (!base(v)) return false;
     for (const r of refinements) if (!r(v as never)) return false;
@@ -98,6 +105,7 @@ function compileType(def: Def): PlainCheck | null {
     case 'array': {
       const element = def.element && compileDef(def.element._zod.def);
       if (!element) return null;
+      if (def.element!._zod.def.type === 'unknown') return Array.isArray;
       return (v) => Array.isArray(v) && v.every(element);
     }
     case 'record': {
@@ -105,20 +113,32 @@ function compileType(def: Def): PlainCheck | null {
         return null;
       const value = def.valueType && compileDef(def.valueType._zod.def);
       if (!value) return null;
+      if (def.valueType!._zod.def.type === 'unknown') return isPlainRecord;
       return (v) => isPlainRecord(v) && Object.values(v).every(value);
     }
     case 'object': {
       // Only open objects (z.looseObject): unknown fields pass through, as zod passes them.
       if (def.catchall?._zod.def.type !== 'unknown' || !def.shape) return null;
-      const fields: [string, PlainCheck][] = [];
+      const keys: string[] = [];
+      const checks: PlainCheck[] = [];
+      // The value's prototype is Object.prototype (isPlainRecord): reading a key that is not one of
+      // its members gives the own value or undefined, which a check refusing undefined refuses. Only
+      // the other keys need the slower own-property test.
+      const ownTest: boolean[] = [];
       for (const [key, schema] of Object.entries(def.shape)) {
         const check = compileDef(schema._zod.def);
         if (!check) return null;
-        fields.push([key, check]);
+        keys.push(key);
+        checks.push(check);
+        ownTest.push(key in Object.prototype || check(undefined));
       }
       return (v) => {
         if (!isPlainRecord(v)) return false;
-        for (const [key, check] of fields) if (!Object.hasOwn(v, key) || !check(v[key])) return false;
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i]!;
+          if (ownTest[i] && !Object.hasOwn(v, key)) return false;
+          if (!checks[i]!(v[key])) return false;
+        }
         return true;
       };
     }

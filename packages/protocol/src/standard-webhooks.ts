@@ -113,6 +113,21 @@ function keyOf(secret: unknown): Uint8Array | null {
 }
 
 /** What is signed: `id.timestamp.body`, the body as its exact bytes. */
+/** The decoded key of each secret, or null if there is none or one is not a secret. */
+function keysOf(secret: unknown): Uint8Array[] | null {
+  if (!Array.isArray(secret)) {
+    const key = keyOf(secret);
+    return key === null ? null : [key];
+  }
+  const keys: Uint8Array[] = [];
+  for (const s of secret) {
+    const key = keyOf(s);
+    if (key === null) return null;
+    keys.push(key);
+  }
+  return keys.length === 0 ? null : keys;
+}
+
 function signedParts(id: string, timestamp: number, body: string | Uint8Array): (string | Uint8Array)[] {
   return [`${id}.${timestamp}.`, body];
 }
@@ -223,9 +238,8 @@ function check(
   secret: unknown,
   options: StandardVerifyOptions,
 ): Checked | Failure {
-  const secrets = Array.isArray(secret) ? secret : [secret];
-  const keys = secrets.map(keyOf);
-  if (keys.length === 0 || keys.some((k) => k === null)) {
+  const keys = keysOf(secret);
+  if (keys === null) {
     return fail(
       'invalid_secret',
       "Pass the endpoint's signing secret (whsec_ followed by base64) as a string, or an array of them.",
@@ -286,9 +300,8 @@ function check(
   }
   const given: Uint8Array[] = [];
   for (const entry of sig.split(' ')) {
-    const comma = entry.indexOf(',');
-    if (comma < 0 || entry.slice(0, comma) !== 'v1') continue; // other versions are not ours to judge
-    const bytes = fromBase64(entry.slice(comma + 1));
+    if (!entry.startsWith('v1,')) continue; // other versions are not ours to judge
+    const bytes = fromBase64(entry.slice(3));
     if (bytes?.length === DIGEST_BYTES) given.push(bytes);
   }
   if (given.length === 0) {
