@@ -1,6 +1,6 @@
 /**
  * Crash safety (design I2, design I3): a sender process killed with SIGKILL in the middle of a
- * 5,000-event burst and restarted loses nothing: every event whose publish returned reaches the
+ * 3,000-event burst and restarted loses nothing: every event whose publish returned reaches the
  * receiver at least once, and those it had acknowledged but not delivered (in flight or queued)
  * arrive within 15 s of the restart; the deliveries a killed worker held while another worker
  * runs are delivered by that one within 15 s of the kill: a dead worker's leases lapse within one
@@ -20,7 +20,7 @@ import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver
 import { type SenderProcess, startSenderProcess } from './helpers/sender-process.js';
 import { PG_URL, requireService } from './helpers/services.js';
 
-const BURST = 5000;
+const BURST = 3000;
 const RECOVERY_MS = 15_000;
 const ACCOUNT = 'acct_crash';
 
