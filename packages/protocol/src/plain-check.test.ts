@@ -15,6 +15,7 @@ const REPLACEMENTS: unknown[] = [
   null,
   '',
   'x',
+  '__proto__',
   TIMESTAMP,
   '2026-02-30T10:04:05Z',
   '2026-11-22 10:04:05',
@@ -90,7 +91,7 @@ describe('plain checks of the envelope schemas', () => {
       }
       // Every value JSON.parse can make and zod accepts takes the plain path.
       const json = JSON.stringify(value);
-      if (zod.success && json !== undefined && !json.includes('"__proto__"') && plainJson(value))
+      if (zod.success && json !== undefined && !copiedProtoKey(value) && plainJson(value))
         expect(plain, json).toBe(true);
     }
     expect(checked).toBeGreaterThan(1000);
@@ -113,7 +114,7 @@ describe('plain checks of the envelope schemas', () => {
           const zod = eventSchemas[name].safeParse(value);
           const plain = compilePlainCheck(eventSchemas[name])!(value);
           if (plain) expect(zod.data).toStrictEqual(value);
-          expect(plain).toBe(zod.success && !JSON.stringify(value).includes('"__proto__"'));
+          expect(plain).toBe(zod.success && !copiedProtoKey(value));
         },
       ),
       { numRuns: 300 },
@@ -139,6 +140,20 @@ describe('parseEvent', () => {
     }
   });
 });
+
+/**
+ * Whether the envelope or its data has an own `__proto__` key: zod copies both and drops that key,
+ * so its answer differs from the value, and the plain check leaves such a value to zod. (A string
+ * "__proto__", or the key deeper inside a value zod does not copy, changes nothing.)
+ */
+function copiedProtoKey(value: unknown): boolean {
+  const envelope = value as { data?: unknown } | null;
+  if (typeof envelope !== 'object' || envelope === null) return false;
+  if (Object.hasOwn(envelope, '__proto__')) return true;
+  return (
+    typeof envelope.data === 'object' && envelope.data !== null && Object.hasOwn(envelope.data, '__proto__')
+  );
+}
 
 /** Made only of what JSON.parse makes: plain objects, arrays, strings, finite numbers, booleans, null. */
 function plainJson(value: unknown): boolean {
