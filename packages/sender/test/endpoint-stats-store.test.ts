@@ -15,6 +15,7 @@ import * as sqliteStats from '../src/store/sqlite/endpoint-stats.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
+import { withSqlitePlans } from './helpers/sqlite-plans.js';
 import { attemptAtIn, statsBattery } from './helpers/stats-battery.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -67,16 +68,7 @@ describe('sqlite upgrade', () => {
 
 describe('sqlite plans', () => {
   it('reads attempts and deliveries through covering indexes bounded by the window', async () => {
-    const filename = join(dir, 'plan.db');
-    const store = createSqliteStore({ filename });
-    await store.migrate();
-    await store.close();
-    const db = new Database(filename, { readonly: true });
-    try {
-      const plan = (sql: string, params: Record<string, unknown>) =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
-          .map((r) => r.detail)
-          .join('\n');
+    await withSqlitePlans(dir, (plan) => {
       const range = { endpointId: 'ep', since: 1, until: 2 };
       expect(plan(sqliteStats.ATTEMPT_BUCKETS, { ...range, bucketMs: 3 })).toMatch(
         /SEARCH attempts USING COVERING INDEX attempts_by_endpoint \(endpoint_id=\? AND started_at>\? AND started_at<\?\)/,
@@ -87,9 +79,7 @@ describe('sqlite plans', () => {
       expect(plan(sqliteStats.DELIVERIES_BY_STATUS, range)).toMatch(
         /SEARCH deliveries USING COVERING INDEX deliveries_by_endpoint_created \(endpoint_id=\? AND created_at>\? AND created_at<\?\)/,
       );
-    } finally {
-      db.close();
-    }
+    });
   });
 });
 

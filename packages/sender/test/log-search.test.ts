@@ -19,6 +19,7 @@ import * as sqliteLog from '../src/store/sqlite/delivery-log.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
+import { withSqlitePlans } from './helpers/sqlite-plans.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-search-'));
@@ -140,24 +141,10 @@ describe('sqlite', () => {
   });
 
   it('searches through the events indexes and the deliveries by event, never scanning', async () => {
-    const filename = join(dir, 'plan.db');
-    const store = createSqliteStore({ filename });
-    await store.migrate();
-    await store.close();
-    const db = new Database(filename, { readonly: true });
-    try {
-      const plan = (sql: string) =>
-        (
-          db
-            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-            .all({ accountId: 'a', search: 's', endpointId: 'e', cursor: 'c', limit: 2 }) as {
-            detail: string;
-          }[]
-        )
-          .map((r) => r.detail)
-          .join('\n');
+    await withSqlitePlans(dir, (plan) => {
+      const params = { accountId: 'a', search: 's', endpointId: 'e', cursor: 'c', limit: 2 };
       for (const filter of [{}, { endpointId: 'e' }, { cursor: 'c' }]) {
-        const text = plan(sqliteLog.listSql({ search: 's', limit: 1, ...filter }));
+        const text = plan(sqliteLog.listSql({ search: 's', limit: 1, ...filter }), params);
         expect(text).not.toMatch(/\bSCAN\b(?! CONSTANT)/);
         expect(text).toMatch(/SEARCH deliveries USING INDEX deliveries_by_event \(event_id=\?\)/);
         expect(text).toMatch(/SEARCH events USING INDEX sqlite_autoindex_events_1 \(id=\?\)/);
@@ -165,9 +152,7 @@ describe('sqlite', () => {
         expect(text).toMatch(/SEARCH events USING (COVERING )?INDEX events_by_click/);
         expect(text).toMatch(/SEARCH events USING (COVERING )?INDEX events_by_conversion/);
       }
-    } finally {
-      db.close();
-    }
+    });
   });
 });
 
