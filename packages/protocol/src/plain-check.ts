@@ -123,7 +123,8 @@ function compileType(def: Def): PlainCheck | null {
       const checks: PlainCheck[] = [];
       // The value's prototype is Object.prototype (isPlainRecord): reading a key that is not one of
       // its members gives the own value or undefined, which a check refusing undefined refuses. Only
-      // the other keys need the slower own-property test.
+      // the other keys need the slower own-property test. (With the integer case above: parseEvent of
+      // a valid click 0.43 → 0.28 µs.)
       const ownTest: boolean[] = [];
       for (const [key, schema] of Object.entries(def.shape)) {
         const check = compileDef(schema._zod.def);

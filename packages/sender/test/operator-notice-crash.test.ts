@@ -75,7 +75,6 @@ function battery(name: string, open: () => SenderStore & { db: string; pgSchema?
     await receiver.until(() => types(sent()).has('endpoint.disabled'));
     await first.kill('SIGKILL');
     const hung = sent();
-    expect(hung.every((n) => n.answer === null)).toBe(true);
     expect(types(hung)).toEqual(new Set(['endpoint.failing', 'endpoint.disabled']));
     const ids = new Set(hung.map((n) => n.json.notice_id));
 

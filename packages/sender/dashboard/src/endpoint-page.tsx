@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, type Endpoint } from './api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, api, type Endpoint } from './api.js';
 import { EndpointRow } from './endpoints.js';
 import { linkProps, navigate } from './navigation.js';
 import { StatsPanel } from './stats-panel.js';
@@ -8,14 +8,20 @@ import { StatsPanel } from './stats-panel.js';
 export function EndpointPage({ id }: { id: string }) {
   const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // A ref, not the state: the poll's `load` is the first render's, whose `endpoint` stays null.
+  const shown = useRef(false);
   const load = () =>
     api.endpoint(id).then(
       (e) => {
+        shown.current = true;
         setEndpoint(e);
         setError(null);
       },
-      (err: Error & { code?: string }) =>
-        endpoint && err.code === 'not_found' ? navigate({ name: 'endpoints' }) : setError(err.message),
+      // Deleted while shown (here or elsewhere): back to the list; never found: say so.
+      (err: Error) =>
+        shown.current && err instanceof ApiError && err.code === 'not_found'
+          ? navigate({ name: 'endpoints' })
+          : setError(err.message),
     );
   useEffect(() => {
     void load();

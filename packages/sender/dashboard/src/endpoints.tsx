@@ -109,7 +109,7 @@ export function EndpointRow({
           {endpoint.url}
         </a>
         <CopyButton text={endpoint.url} what="URL" />
-        <span class="status" data-status={endpoint.enabled ? endpoint.status : 'disabled'}>
+        <span class="status" data-status={endpoint.status}>
           {STATUS_LABELS[endpoint.status] ?? endpoint.status}
         </span>
       </div>

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
+import { PORTAL_PATH } from '../api/portal.js';
 import { createServiceApp } from '../api/service-app.js';
 import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
@@ -175,7 +176,7 @@ export async function serve(
       api: `${base}/v1`,
       ingest: `${base}/internal/v1/events`,
       dashboard: `${base}/dashboard`,
-      portalLinks: `${options.http.publicUrl ?? base}/portal`,
+      portalLinks: `${options.http.publicUrl ?? base}${PORTAL_PATH}`,
       metrics: `${base}/metrics`,
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
       ...options.http,

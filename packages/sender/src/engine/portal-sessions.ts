@@ -4,7 +4,8 @@
  * SHA-256 is stored (as for API keys, design D21); opening the link takes the stored row, so it
  * signs in once, across every process sharing the store.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashApiKey } from '../accounts.js';
 import type { Clock } from '../clock.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore, TakenPortalToken } from '../store/port.js';
@@ -40,8 +41,6 @@ export interface PortalSessions {
   openPortalSession(token: string): Promise<PortalOpened>;
 }
 
-const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
-
 /** Whether a link taken at `now` signs in: a pure decision over what the store answered. */
 export function decidePortalLink(
   taken: TakenPortalToken | null,
@@ -68,7 +67,7 @@ export function portalSessions(deps: { store: SenderStore; clock: Clock }): Port
       const now = clock.now();
       const token = PORTAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
       const expiresAt = now + ttl * 1000;
-      if (!(await store.createPortalToken({ hash: hashOf(token), accountId, now, expiresAt }))) {
+      if (!(await store.createPortalToken({ hash: hashApiKey(token), accountId, now, expiresAt }))) {
         throw new SenderError('not_found', `no account ${accountId}`);
       }
       return { token, expiresAt };
@@ -78,7 +77,7 @@ export function portalSessions(deps: { store: SenderStore; clock: Clock }): Port
       if (!token.startsWith(PORTAL_TOKEN_PREFIX) || token.length > 200) {
         return { ok: false, reason: 'not_valid' };
       }
-      const taken = await store.takePortalToken(hashOf(token));
+      const taken = await store.takePortalToken(hashApiKey(token));
       const account = taken ? await store.getAccount(taken.accountId) : null;
       return decidePortalLink(taken, account, clock.now());
     },

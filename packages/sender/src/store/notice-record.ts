@@ -1,5 +1,4 @@
 /** What the stores write for a notice's attempt: the deliveries' own decision (design R12, R13). */
-import { randomUUID } from 'node:crypto';
 import { decideAfterAttempt } from '../domain/delivery-state.js';
 import type { ClaimedNotice, NoticeOutcome } from './notice-port.js';
 import type { Row } from './rows.js';
@@ -19,8 +18,6 @@ export function noticeRecordParams({ notice, succeeded, statusCode, error, now, 
     now,
   };
 }
-
-export const newLeaseToken = () => randomUUID();
 
 /** A claimed notice's row, as both stores return it. */
 export const toNotice = (row: Row): ClaimedNotice => ({

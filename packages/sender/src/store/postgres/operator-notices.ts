@@ -1,8 +1,9 @@
 /** The operator notices' outbox on PostgreSQL (design D50): insert, claim under a lease, record. */
 import type pg from 'pg';
 import type { NewNotice } from '../../domain/operator-notice.js';
+import { newLeaseToken } from '../lease.js';
 import type { ClaimedNotice, NoticeOutcome } from '../notice-port.js';
-import { newLeaseToken, noticeRecordParams, toNotice } from '../notice-record.js';
+import { noticeRecordParams, toNotice } from '../notice-record.js';
 import type { Pg } from './connection.js';
 
 const INSERT_NOTICE = `

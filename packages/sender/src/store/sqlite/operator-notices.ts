@@ -1,7 +1,8 @@
 /** The operator notices' outbox on SQLite (design D50): insert, claim under a lease, record. */
 import type { NewNotice } from '../../domain/operator-notice.js';
+import { newLeaseToken } from '../lease.js';
 import type { NoticeOutcome } from '../notice-port.js';
-import { newLeaseToken, noticeRecordParams, toNotice } from '../notice-record.js';
+import { noticeRecordParams, toNotice } from '../notice-record.js';
 import type { Row } from '../rows.js';
 import type { SqliteDb } from './database.js';
 
