@@ -15,8 +15,10 @@ import { insertNotice } from './operator-notices.js';
 
 const REENABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = 1, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL, updated_at = ?
-WHERE id = ? AND account_id = ?`;
-export const RESUME_HELD = `
+WHERE id = ? AND account_id = ? RETURNING *`;
+/** Unlike a resume (pause-endpoint.ts), which keeps each held delivery's due time, a re-enabling
+ * makes them due now: their retries were held by the disabling, not scheduled. */
+export const RESUME_HELD_NOW = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint
 SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
 WHERE endpoint_id = @id AND status = 'held' AND status IN ${QUEUED_SQL}`;
@@ -42,12 +44,11 @@ export function reenableEndpoint(db: SqliteDb) {
     ): Reenabled | null => {
       const before = db.st(SELECT_ENDPOINT).get(id, accountId) as Row | undefined;
       if (!before) return null;
-      db.st(REENABLE_ENDPOINT).run(now, id, accountId);
-      const endpoint = toEndpoint(db.st(SELECT_ENDPOINT).get(id, accountId) as Row);
+      const endpoint = toEndpoint(db.st(REENABLE_ENDPOINT).get(now, id, accountId) as Row);
       // design D50: the operator hears of a re-enabling, not of a reset of an enabled endpoint.
       const notice = notices && before.enabled === 0 ? enabledNotice(endpoint, notices, now) : null;
       if (notice) insertNotice(db, notice);
-      const resumed = endpoint.paused ? 0 : db.st(RESUME_HELD).run({ now, id }).changes;
+      const resumed = endpoint.paused ? 0 : db.st(RESUME_HELD_NOW).run({ now, id }).changes;
       const replayed = !replaySkipped
         ? 0
         : db.st(endpoint.paused ? HOLD_SKIPPED : REPLAY_SKIPPED).run({ now, id }).changes;
