@@ -111,11 +111,13 @@ export async function findKeyHolder(
   return holder;
 }
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+/** The configured token's hash, kept: every ingest request would hash the same token again. */
+let expectedHash: { token: string; hash: Buffer } | undefined;
+
 /** Constant-time comparison of a presented service token with the configured one. */
 export function serviceTokenMatches(presented: string, expected: string): boolean {
+  if (expectedHash?.token !== expected) expectedHash = { token: expected, hash: sha256(expected) };
   // Hashing both first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.
-  return timingSafeEqual(
-    createHash('sha256').update(presented).digest(),
-    createHash('sha256').update(expected).digest(),
-  );
+  return timingSafeEqual(sha256(presented), expectedHash.hash);
 }
