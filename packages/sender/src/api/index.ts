@@ -9,5 +9,5 @@ export { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
 export { PORTAL_PATH, portalLink } from './portal.js';
 export type { RouteSpec } from './route.js';
 export { API_ROUTES, createManagementRouter, type ManagementRouterOptions, openApi } from './router.js';
-export { createServiceApp } from './service-app.js';
+export { createServiceApp, createServiceListener, type ServiceOptions } from './service-app.js';
 export { CSRF_HEADER, createSessionStore, SESSION_COOKIE, type SessionStore } from './sessions.js';

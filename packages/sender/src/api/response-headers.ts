@@ -1,7 +1,10 @@
 /**
- * Headers every answer of the service carries, whether TLS carried the request, and the refusal of
- * a URL whose `%` escapes do not decode (design D28).
+ * Headers every answer of the service carries, whether TLS carried the request, the client's
+ * address, and the refusal of a URL whose `%` escapes do not decode (design D28). They take Node's
+ * own request, so the Express router and the direct ingest path (design D56) read them alike.
  */
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { SenderError } from '../errors.js';
 import { errorResponse } from './error-response.js';
@@ -20,12 +23,44 @@ export interface TransportOptions {
 export const HSTS = 'max-age=31536000';
 
 /** Whether the request reached the service, or the proxy it trusts, over TLS. */
-export function cameOverTls(req: Request, trustProxy: boolean | undefined): boolean {
-  if (req.secure) return true;
+export function cameOverTls(
+  req: IncomingMessage & { secure?: boolean },
+  trustProxy: boolean | undefined,
+): boolean {
+  if (req.secure ?? (req.socket as TLSSocket).encrypted === true) return true;
   if (!trustProxy) return false;
   const proto = req.headers['x-forwarded-proto'];
   const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase();
   return first === 'https';
+}
+
+/**
+ * The client's address, as the sign-in limit counts it: behind the one proxy the service trusts,
+ * the last address that proxy forwarded; otherwise the connection's, whatever headers say.
+ */
+export function clientAddressOf(req: IncomingMessage, trustProxy: boolean | undefined): string {
+  const own = req.socket.remoteAddress ?? 'unknown';
+  if (!trustProxy) return own;
+  const header = req.headers['x-forwarded-for'];
+  const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
+  return (
+    forwarded
+      .map((a) => a.trim())
+      .filter((a) => a !== '')
+      .at(-1) ?? own
+  );
+}
+
+/** The headers of `securityHeaders`, for a server that writes its own answers. */
+export function securityHeaderList(
+  options: TransportOptions,
+  secure: boolean,
+  { noStore }: { noStore: boolean },
+): [string, string][] {
+  const list: [string, string][] = [['x-content-type-options', 'nosniff']];
+  if (noStore) list.push(['cache-control', 'no-store']);
+  if (options.hsts || secure) list.push(['strict-transport-security', HSTS]);
+  return list;
 }
 
 /**
@@ -37,10 +72,10 @@ export function securityHeaders(
   { noStore }: { noStore: boolean },
 ): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('x-content-type-options', 'nosniff');
-    if (noStore) res.setHeader('cache-control', 'no-store');
-    if (options.hsts || cameOverTls(req, options.trustProxy))
-      res.setHeader('strict-transport-security', HSTS);
+    for (const [name, value] of securityHeaderList(options, cameOverTls(req, options.trustProxy), {
+      noStore,
+    }))
+      res.setHeader(name, value);
     next();
   };
 }

@@ -5,23 +5,20 @@
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import { systemClock } from '../clock.js';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
-import { createLimiter } from '../limits/limiter.js';
-import { perMinute } from '../limits/token-bucket.js';
-import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
-import { errorResponse, invalidRequest } from './error-response.js';
-import { createIngest } from './ingest.js';
+import { createDirectRoutes, type DirectRoutes } from './direct-routes.js';
+import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
 import {
   cameOverTls,
+  clientAddressOf,
   rejectMalformedUrl,
   securityHeaders,
   type TransportOptions,
 } from './response-headers.js';
 import type { RouteSpec } from './route.js';
+import { checkBody, createRouteRunner, type RouteRequest } from './route-runner.js';
 import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointOperationRoutes } from './routes/endpoint-operations.js';
@@ -32,7 +29,7 @@ import { eventTypesRoute, metricsRoute, openApiRouteSpec } from './routes/platfo
 import { portalSessionRoute } from './routes/portal-sessions.js';
 import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
-import { CSRF_HEADER, createSessionStore, type SessionStore, sessionIdOf } from './sessions.js';
+import type { SessionStore } from './sessions.js';
 
 export interface ManagementRouterOptions extends TransportOptions {
   sender: Sender;
@@ -77,8 +74,11 @@ export const API_ROUTES: readonly RouteSpec[] = [
   metricsRoute,
 ];
 
+/** The routes the direct path may answer (design D56): the platform's ingest, at click-stream rates. */
+const DIRECT_ROUTES: readonly RouteSpec[] = [ingestRoute, ingestBatchRoute];
+
 /** The largest body a route reads unless it says otherwise. */
-const DEFAULT_BODY_BYTES = 256 * 1024;
+export const DEFAULT_BODY_BYTES = 256 * 1024;
 
 let openApiDocument: Record<string, unknown> | undefined;
 
@@ -92,21 +92,6 @@ export function openApi(): Record<string, unknown> {
 const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
-function readBody(route: RouteSpec, req: Request): unknown {
-  if (!route.body) return undefined;
-  let raw: unknown = req.body;
-  if (raw === undefined) {
-    if (hasBody(req)) {
-      throw new SenderError('invalid_request', 'send the body as JSON with "Content-Type: application/json"');
-    }
-    if (route.body.required) throw new SenderError('invalid_request', 'this route needs a JSON body');
-    raw = {};
-  }
-  const parsed = route.body.schema.safeParse(raw);
-  if (!parsed.success) throw invalidRequest('body', parsed.error);
-  return parsed.data;
-}
-
 function readQuery(route: RouteSpec, req: Request): unknown {
   const query = { ...(req.query as Record<string, unknown>) };
   if (!route.query) return query;
@@ -115,45 +100,40 @@ function readQuery(route: RouteSpec, req: Request): unknown {
   return parsed.data;
 }
 
-/** A request that tries an API key: a Bearer token, or the dashboard's sign-in. */
-function presentsCredentials(route: RouteSpec | null, req: Request): boolean {
-  if (hasBearer(req.headers.authorization)) return true;
-  const signIn = route ? route.tag === 'Session' : req.path === '/v1/session';
-  return signIn && req.method === 'POST';
-}
-
-const clientOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-
-function tooManySignIns(retryAfterMs: number): SenderError {
-  const wait = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new SenderError(
-    'rate_limited',
-    `too many failed sign-ins from this address; try again in ${wait} s`,
-    {
-      retryAfterSeconds: wait,
-    },
-  );
-}
-
 /**
  * @example
  * const app = express();
  * app.use(createManagementRouter({ sender, serviceToken: process.env.LINKHOOKS_SERVICE_TOKEN }));
  */
 export function createManagementRouter(options: ManagementRouterOptions): Router {
-  const { sender } = options;
-  const sessions = options.sessions ?? createSessionStore();
-  const publicUrl = options.publicUrl === undefined ? undefined : publicUrlOf(options.publicUrl);
-  const embeddable = frameAncestorsOf(options.frameAncestors).length > 0;
-  const signIns = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
+  return createManagementApi(options).router;
+}
+
+/**
+ * The router, and the direct path that answers plain ingest requests before Express sees them
+ * (design D56); both run their routes through one runner, so they share the sign-in limit and the
+ * account cache. The service's listener puts the direct path first (`createServiceListener`).
+ */
+export function createManagementApi(options: ManagementRouterOptions): {
+  router: Router;
+  direct: DirectRoutes;
+} {
+  const runner = createRouteRunner(options);
   const router = express.Router();
-  const ingest = createIngest(sender);
   const parsers = new Map<number, ReturnType<typeof express.json>>();
   const json = (limit = DEFAULT_BODY_BYTES) => {
     const parser = parsers.get(limit) ?? express.json({ limit });
     parsers.set(limit, parser);
     return parser;
   };
+  const requestOf = (req: Request): RouteRequest => ({
+    method: req.method,
+    path: req.path,
+    headers: req.headers,
+    client: clientAddressOf(req, options.trustProxy),
+    secure: cameOverTls(req, options.trustProxy),
+    host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
+  });
 
   // Every /v1 and /internal answer is no-store: most carry a secret, a session or an account's data.
   router.use(['/v1', '/internal'], securityHeaders(options, { noStore: true }), rejectMalformedUrl);
@@ -163,52 +143,16 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
     res.json(openApi());
   });
 
-  const requestOf = (req: Request, sessionId: string | null) => {
-    const secure = cameOverTls(req, options.trustProxy);
-    const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
-    return {
-      cookies: { secure, embeddable },
-      sessionId,
-      baseUrl: publicUrl ?? `${secure ? 'https' : 'http'}://${host}`,
-    };
-  };
-
   for (const route of API_ROUTES) {
-    // Credentials are checked before the body is parsed: a stranger learns nothing from a 400.
     const authenticate = async (req: Request, res: Response, next: NextFunction) => {
-      if (presentsCredentials(route, req)) {
-        const allowed = signIns.peek(clientOf(req));
-        if (!allowed.ok) throw tooManySignIns(allowed.retryAfterMs);
-      }
-      const sessionId = sessionIdOf(req.headers.cookie);
-      res.locals.sessionId = sessionId;
-      checkCsrf({
-        method: req.method,
-        authorization: req.headers.authorization,
-        csrfHeader: req.headers[CSRF_HEADER],
-        cookieOrSignIn: sessionId !== null || route.tag === 'Session',
-      });
-      if (route.auth === 'account') {
-        res.locals.account = await accountOf(sender, {
-          authorization: req.headers.authorization,
-          sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
-          sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
-        });
-      }
-      if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);
-      if (route.auth === 'metrics') checkMetricsToken(options.metricsToken, req.headers.authorization);
+      res.locals.admitted = await runner.admit(route, requestOf(req));
       next();
     };
     const parse = route.body ? [json(route.body.limitBytes)] : [];
     router[route.method](route.path, authenticate, ...parse, async (req: Request, res: Response) => {
-      const result = await route.handle({
-        sender,
-        sessions,
-        ingest,
-        request: requestOf(req, res.locals.sessionId),
-        account: res.locals.account,
+      const result = await runner.run(route, requestOf(req), res.locals.admitted, {
         params: req.params as Record<string, string>,
-        body: readBody(route, req),
+        body: checkBody(route, req.body, hasBody(req)),
         query: readQuery(route, req),
       });
       res.status(result.status);
@@ -230,13 +174,11 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
       next(error);
       return;
     }
-    const answer = errorResponse(error);
-    if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(clientOf(req));
-    if (answer.status === 500) options.logger?.error({ err: error, route: req.path }, 'management API error');
+    const answer = runner.answer(error, requestOf(req));
     if (answer.retryAfterSeconds !== undefined)
       res.setHeader('retry-after', String(answer.retryAfterSeconds));
     res.status(answer.status).json(answer.body);
   });
 
-  return router;
+  return { router, direct: createDirectRoutes(runner, options, DIRECT_ROUTES, DEFAULT_BODY_BYTES) };
 }

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { PORTAL_PATH } from '../api/portal.js';
-import { createServiceApp } from '../api/service-app.js';
+import { createServiceListener } from '../api/service-app.js';
 import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
@@ -142,7 +142,7 @@ export async function serve(
 ): Promise<void> {
   const sender = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
-  const app = createServiceApp({
+  const listener = createServiceListener({
     sender,
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
     ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
@@ -155,7 +155,7 @@ export async function serve(
     // node:http directly: Express 5's app.listen hands a bind error to its callback, where it is
     // easy to mistake for success.
     server = await new Promise((resolve, reject) => {
-      const s = createServer(app);
+      const s = createServer(listener);
       s.once('error', reject);
       s.listen(options.port, options.host, () => resolve(s));
     });

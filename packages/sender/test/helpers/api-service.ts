@@ -1,15 +1,16 @@
 /**
- * The management API as it runs: `createServiceApp` on a loopback port over a real SQLite store,
+ * The management API as it runs: `createServiceListener` (`serve`'s server, ingest on its direct
+ * path) on a loopback port over a real SQLite store,
  * with accounts on each plan, and a `call` helper that speaks HTTP to it with global fetch.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount } from '../../src/accounts.js';
 import type { ManagementRouterOptions } from '../../src/api/router.js';
-import { createServiceApp } from '../../src/api/service-app.js';
+import { createServiceListener } from '../../src/api/service-app.js';
 import type { SenderOptions } from '../../src/engine/sender.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeSender } from './harness.js';
@@ -54,14 +55,14 @@ export async function startApi(
   const store = options.store ?? createSqliteStore({ filename: dbFile });
   await store.migrate();
   const { sender, clock } = makeSender(certs, { store, resolve: offlineResolve, ...options });
-  const app = createServiceApp({
+  const listener = createServiceListener({
     sender,
     serviceToken: SERVICE_TOKEN,
     signInFailuresPerMinute: 1_000_000,
     ...router,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const [alice, bob, pro] = [

@@ -1,0 +1,114 @@
+/**
+ * The platform's ingest answered straight from node:http (design D56). At click-stream rates
+ * Express's work per request (its router's layers, body-parser's stream plumbing, res.json's ETag)
+ * cost more than the publish itself. Only the plain request is taken here: a POST to the route's
+ * exact path with a JSON body of known length, no encoding and no charset but UTF-8. Anything else
+ * goes on to the Express router, which answers it as it always did; both run the route through the
+ * same runner, so credentials, limits, checks and error answers are the same.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SenderError } from '../errors.js';
+import {
+  cameOverTls,
+  clientAddressOf,
+  securityHeaderList,
+  type TransportOptions,
+} from './response-headers.js';
+import type { RouteResult, RouteSpec } from './route.js';
+import { checkBody, type RouteRequest, type RouteRunner } from './route-runner.js';
+
+/** Answers the request if it is one of its routes in plain form (true), or leaves it untouched (false). */
+export type DirectRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The request's body length, when it is plain JSON the direct path may read; null otherwise. */
+function plainJsonLength(req: IncomingMessage, limit: number): number | null {
+  const { headers } = req;
+  if (headers['transfer-encoding'] !== undefined) return null;
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return null;
+  const [type, ...params] = (headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return null;
+  if (params.some((p) => p !== '' && p !== 'charset=utf-8' && p !== 'charset="utf-8"')) return null;
+  const length = Number(headers['content-length']);
+  return Number.isInteger(length) && length > 0 && length <= limit ? length : null;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/** The body as JSON, read as the router's parser reads it (a UTF-8 byte order mark skipped). */
+function parseJson(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    throw new SenderError(
+      'invalid_request',
+      `the request body is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null) {
+  if (body !== null) {
+    headers['content-type'] ??= JSON_TYPE;
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
+  res.writeHead(status, headers);
+  res.end(body ?? undefined);
+}
+
+export function createDirectRoutes(
+  runner: RouteRunner,
+  options: TransportOptions,
+  routes: readonly RouteSpec[],
+  /** The largest body a route reads unless it says otherwise. */
+  defaultLimit: number,
+): DirectRoutes {
+  const byPath = new Map(routes.map((r) => [r.path, r]));
+
+  async function answer(route: RouteSpec, req: IncomingMessage, res: ServerResponse) {
+    const request: RouteRequest = {
+      method: 'POST',
+      path: route.path,
+      headers: req.headers,
+      client: clientAddressOf(req, options.trustProxy),
+      secure: cameOverTls(req, options.trustProxy),
+      host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
+    };
+    const headers: Record<string, string> = Object.fromEntries(
+      securityHeaderList(options, request.secure, { noStore: true }),
+    );
+    try {
+      const admitted = await runner.admit(route, request);
+      const body = checkBody(route, parseJson(await readBody(req)), true);
+      const result: RouteResult = await runner.run(route, request, admitted, { params: {}, body, query: {} });
+      Object.assign(headers, result.headers);
+      if ('json' in result) send(res, result.status, headers, JSON.stringify(result.json));
+      else if ('text' in result)
+        send(res, result.status, { ...headers, 'content-type': result.contentType }, result.text);
+      else send(res, result.status, headers, null);
+    } catch (error) {
+      const failed = runner.answer(error, request);
+      if (failed.retryAfterSeconds !== undefined) headers['retry-after'] = String(failed.retryAfterSeconds);
+      if (!res.headersSent) send(res, failed.status, headers, JSON.stringify(failed.body));
+    }
+  }
+
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const route = byPath.get(req.url ?? '');
+    if (!route || plainJsonLength(req, route.body?.limitBytes ?? defaultLimit) === null) return false;
+    // answer() answers every error itself; should writing that answer fail, the connection goes.
+    answer(route, req, res).catch(() => res.destroy());
+    return true;
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * What a route's request goes through, whichever server carried it (the Express router, or the
+ * direct ingest path of design D56): credentials before the body, so a stranger learns nothing
+ * from a 400; the body's schema; the handler; and the error answer with its sign-in count. One
+ * home, so that both answer alike.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { systemClock } from '../clock.js';
+import { SenderError } from '../errors.js';
+import { createLimiter } from '../limits/limiter.js';
+import { perMinute } from '../limits/token-bucket.js';
+import type { AccountRecord } from '../store/records.js';
+import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
+import { type ErrorResponse, errorResponse, invalidRequest } from './error-response.js';
+import { createIngest } from './ingest.js';
+import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
+import type { RouteResult, RouteSpec } from './route.js';
+import type { ManagementRouterOptions } from './router.js';
+import { CSRF_HEADER, createSessionStore, sessionIdOf } from './sessions.js';
+
+/** The parts of a request the routes read, whichever server parsed it. */
+export interface RouteRequest {
+  method: string;
+  /** The path without its query string. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The client's address, as the sign-in limit counts it (design D28). */
+  client: string;
+  /** It came over TLS, or through the TLS proxy the service trusts. */
+  secure: boolean;
+  /** Where the request came to: its Host header, else the local address. */
+  host: string;
+}
+
+/** Who a request turned out to be, once its credentials were checked. */
+export interface Admitted {
+  sessionId: string | null;
+  account?: AccountRecord;
+}
+
+export interface RouteInput {
+  params: Record<string, string>;
+  body: unknown;
+  query: unknown;
+}
+
+export type RouteRunner = ReturnType<typeof createRouteRunner>;
+
+/** A request that tries an API key: a Bearer token, or the dashboard's sign-in. */
+function presentsCredentials(route: RouteSpec | null, req: RouteRequest): boolean {
+  if (hasBearer(req.headers.authorization)) return true;
+  const signIn = route ? route.tag === 'Session' : req.path === '/v1/session';
+  return signIn && req.method === 'POST';
+}
+
+function tooManySignIns(retryAfterMs: number): SenderError {
+  const wait = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new SenderError(
+    'rate_limited',
+    `too many failed sign-ins from this address; try again in ${wait} s`,
+    {
+      retryAfterSeconds: wait,
+    },
+  );
+}
+
+/** The route's body checked against its schema; `raw` is what the JSON parser gave, if anything. */
+export function checkBody(route: RouteSpec, raw: unknown, sentBody: boolean): unknown {
+  if (!route.body) return undefined;
+  if (raw === undefined) {
+    if (sentBody) {
+      throw new SenderError('invalid_request', 'send the body as JSON with "Content-Type: application/json"');
+    }
+    if (route.body.required) throw new SenderError('invalid_request', 'this route needs a JSON body');
+    raw = {};
+  }
+  const parsed = route.body.schema.safeParse(raw);
+  if (!parsed.success) throw invalidRequest('body', parsed.error);
+  return parsed.data;
+}
+
+export function createRouteRunner(options: ManagementRouterOptions) {
+  const { sender } = options;
+  const sessions = options.sessions ?? createSessionStore();
+  const publicUrl = options.publicUrl === undefined ? undefined : publicUrlOf(options.publicUrl);
+  const embeddable = frameAncestorsOf(options.frameAncestors).length > 0;
+  const signIns = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
+  const ingest = createIngest(sender);
+
+  return {
+    sessions,
+
+    /** Checks the request's credentials for the route; throws the SenderError it answers with. */
+    async admit(route: RouteSpec, req: RouteRequest): Promise<Admitted> {
+      if (presentsCredentials(route, req)) {
+        const allowed = signIns.peek(req.client);
+        if (!allowed.ok) throw tooManySignIns(allowed.retryAfterMs);
+      }
+      const sessionId = sessionIdOf(req.headers.cookie);
+      checkCsrf({
+        method: req.method,
+        authorization: req.headers.authorization,
+        csrfHeader: req.headers[CSRF_HEADER],
+        cookieOrSignIn: sessionId !== null || route.tag === 'Session',
+      });
+      const admitted: Admitted = { sessionId };
+      if (route.auth === 'account') {
+        admitted.account = await accountOf(sender, {
+          authorization: req.headers.authorization,
+          sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
+          sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
+        });
+      }
+      if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);
+      if (route.auth === 'metrics') checkMetricsToken(options.metricsToken, req.headers.authorization);
+      return admitted;
+    },
+
+    /** Runs the route's handler for an admitted request whose body and query are checked. */
+    run(route: RouteSpec, req: RouteRequest, admitted: Admitted, input: RouteInput): Promise<RouteResult> {
+      return route.handle({
+        sender,
+        sessions,
+        ingest,
+        request: {
+          cookies: { secure: req.secure, embeddable },
+          sessionId: admitted.sessionId,
+          baseUrl: publicUrl ?? `${req.secure ? 'https' : 'http'}://${req.host}`,
+        },
+        account: admitted.account as AccountRecord,
+        ...input,
+      });
+    },
+
+    /** The answer to an error; a refused credential counts against the client's sign-ins. */
+    answer(error: unknown, req: RouteRequest): ErrorResponse {
+      const answer = errorResponse(error);
+      if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(req.client);
+      if (answer.status === 500)
+        options.logger?.error({ err: error, route: req.path }, 'management API error');
+      return answer;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The direct ingest path (design D56) against the Express router beside it, on the service's own
+ * listener: a plain ingest request is answered directly; every other form goes on to the router and
+ * is answered as before; both give the same answers, headers and sign-in count. Which one answered
+ * shows in the ETag header, which only Express's res.json sets.
+ */
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
+import { createTestCertificates } from '../helpers/test-ca.mjs';
+
+const SINGLE = '/internal/v1/events';
+const BATCH = '/internal/v1/events/batch';
+const certs = createTestCertificates();
+
+let api: Api;
+beforeAll(async () => {
+  api = await startApi(certs, {}, { hsts: true });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const click = (n: number) => ({
+  account_id: api.alice.account.id,
+  event: 'click',
+  data: {
+    click_id: `clk_direct_${n}`,
+    link_id: 7,
+    link_slug: 'summer',
+    destination_url: 'https://shop.example.com/',
+    ip: '203.0.113.9',
+    country: 'DE',
+    region: 'Berlin',
+    city: 'Berlin',
+    device: 'mobile',
+    browser: 'Firefox',
+    os: 'Linux',
+    referer: 'https://news.example.org/',
+    is_unique: true,
+    fraud_flags: [],
+  },
+});
+
+const viaExpress = (headers: Headers) => headers.get('etag') !== null;
+
+describe('the direct ingest path', () => {
+  it('answers a plain single and batch ingest itself, with the headers the router gives', async () => {
+    const one = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, body: click(1) });
+    expect(one.status, one.text).toBe(202);
+    expect(viaExpress(one.headers)).toBe(false);
+    expect(one.json).toMatchObject({ event_id: expect.stringMatching(/^evt_/), deliveries: [] });
+    expect(one.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(one.headers.get('cache-control')).toBe('no-store');
+    expect(one.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(one.headers.get('strict-transport-security')).toBe('max-age=31536000');
+
+    const many = await api.call('POST', BATCH, {
+      key: SERVICE_TOKEN,
+      body: { events: [click(2), { ...click(3), event: 'nope' }] },
+    });
+    expect(many.status).toBe(202);
+    expect(viaExpress(many.headers)).toBe(false);
+    expect(many.json.results.map((r: { status: number }) => r.status)).toEqual([202, 400]);
+  });
+
+  it('leaves every other form of the request to the router, which answers it as before', async () => {
+    const body = JSON.stringify(click(4));
+    // A query string, a gzip body, a charset other than UTF-8 and chunked bodies are the router's.
+    const query = await api.call('POST', `${SINGLE}?source=test`, { key: SERVICE_TOKEN, raw: body });
+    expect([query.status, viaExpress(query.headers)]).toEqual([202, true]);
+    const gzip = await fetch(api.base + SINGLE, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${SERVICE_TOKEN}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(body),
+    });
+    expect([gzip.status, viaExpress(gzip.headers)]).toEqual([202, true]);
+    const latin1 = await api.call('POST', SINGLE, {
+      key: SERVICE_TOKEN,
+      raw: body,
+      headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+    });
+    expect([latin1.status, viaExpress(latin1.headers)]).toEqual([400, true]);
+    expect(latin1.json.error.message).toMatch(/could not be read/);
+    const text = await api.call('POST', SINGLE, {
+      key: SERVICE_TOKEN,
+      raw: body,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(text.status).toBe(400);
+    expect(text.json.error.message).toBe('send the body as JSON with "Content-Type: application/json"');
+  });
+
+  it('answers bad input, a wrong token and a missing account as the router does', async () => {
+    const broken = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, raw: '{"account_id":' });
+    const brokenViaRouter = await api.call('POST', `${SINGLE}?x`, {
+      key: SERVICE_TOKEN,
+      raw: '{"account_id":',
+    });
+    expect(viaExpress(broken.headers)).toBe(false);
+    expect([broken.status, broken.json]).toEqual([brokenViaRouter.status, brokenViaRouter.json]);
+    expect(broken.json.error.code).toBe('invalid_request');
+
+    for (const [name, options] of [
+      ['wrong token', { key: 'svc_wrong', body: click(5) }],
+      ['no account', { key: SERVICE_TOKEN, body: { ...click(6), account_id: 'acct_missing' } }],
+      ['bad event', { key: SERVICE_TOKEN, body: { ...click(7), data: { click_id: 1 } } }],
+    ] as const) {
+      const direct = await api.call('POST', SINGLE, options);
+      const routed = await api.call('POST', `${SINGLE}?x`, options);
+      expect(viaExpress(direct.headers), name).toBe(false);
+      expect([direct.status, direct.json], name).toEqual([routed.status, routed.json]);
+      expect(direct.status, name).toBeGreaterThanOrEqual(400);
+    }
+  });
+});
+
+describe('one sign-in limit for both paths', () => {
+  let limited: Api;
+  beforeAll(async () => {
+    limited = await startApi(certs, {}, { signInFailuresPerMinute: 2, trustProxy: true });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('counts wrong tokens on either path against the forwarded client, and refuses the next on both', async () => {
+    const from = (address: string, query = '') =>
+      limited.call('POST', SINGLE + query, {
+        key: 'svc_wrong',
+        body: click(8),
+        headers: { 'x-forwarded-for': `198.51.100.1, ${address}` },
+      });
+    expect((await from('203.0.113.50')).status).toBe(401);
+    expect((await from('203.0.113.50', '?x')).status).toBe(401);
+    const direct = await from('203.0.113.50');
+    const routed = await from('203.0.113.50', '?x');
+    expect([direct.status, viaExpress(direct.headers)]).toEqual([429, false]);
+    expect([routed.status, viaExpress(routed.headers)]).toEqual([429, true]);
+    expect(direct.headers.get('retry-after')).toMatch(/^\d+$/);
+    // Another client behind the same proxy is not held back.
+    expect((await from('203.0.113.51')).status).toBe(401);
+  });
+});
