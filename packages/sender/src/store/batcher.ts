@@ -8,7 +8,9 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 /**
  * `flush` answers each item of the batch in order; if it throws, every item of the batch is
- * rejected with that error.
+ * rejected with that error. It may answer only the first items (at least one), when it ran out of
+ * the time it may hold the event loop: the rest go first into the next flush, after a turn of the
+ * loop, so requests waiting on it are served in between.
  *
  * @example
  * const record = createBatcher((items: Row[]) => writeAll(items).map((value) => ({ ok: true, value })));
@@ -20,22 +22,29 @@ export function createBatcher<I, R>(
   max = 256,
 ): (item: I) => Promise<R> {
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
-  const queue: Waiting[] = [];
+  let queue: Waiting[] = [];
   let flushing = false;
 
   async function drain() {
     flushing = true;
     while (queue.length > 0) {
       const batch = queue.splice(0, max);
+      let answered = batch.length;
       try {
         const results = await flush(batch.map((w) => w.item));
-        for (const [i, w] of batch.entries()) {
+        if (results.length === 0) throw new Error('a batch flush answered none of its items');
+        answered = Math.min(results.length, batch.length);
+        for (let i = 0; i < answered; i++) {
           const r = results[i]!;
-          if (r.ok) w.resolve(r.value);
-          else w.reject(r.error);
+          if (r.ok) batch[i]!.resolve(r.value);
+          else batch[i]!.reject(r.error);
         }
       } catch (error) {
         for (const w of batch) w.reject(error);
+      }
+      if (answered < batch.length) {
+        queue = [...batch.slice(answered), ...queue];
+        await new Promise((resolve) => setImmediate(resolve));
       }
     }
     flushing = false;

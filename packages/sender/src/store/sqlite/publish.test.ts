@@ -50,4 +50,26 @@ describe('a SQLite publish (design D33)', () => {
     wal.close();
     db.raw.close();
   });
+
+  it('commits the publishes of a batch together, and one that fails fails alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'publish-batch-'));
+    dirs.push(dir);
+    const db = openSqlite(join(dir, 'x.db'));
+    migrateSqlite(db)();
+    const write = publish(db, null);
+    await write(event('evt_taken'), () => 'dlv_0');
+    // Made in one turn, so one batch: the middle one's id is taken, and it alone is refused.
+    const results = await Promise.allSettled([
+      write(event('evt_a'), () => 'dlv_a'),
+      write(event('evt_taken'), () => 'dlv_b'),
+      write(event('evt_c'), () => 'dlv_c'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    });
+    const ids = db.raw.prepare('SELECT id FROM events ORDER BY id').pluck().all();
+    expect(ids).toEqual(['evt_a', 'evt_c', 'evt_taken']);
+    db.raw.close();
+  });
 });
