@@ -618,6 +618,19 @@ async function main() {
     `≥ ${fmtInt(GOALS.batchIngest)}`,
     s ? s.batch >= GOALS.batchIngest : null,
   ]);
+  const floor = service.floor;
+  summary.push([
+    'ingest floor (HTTP + JSON alone)',
+    floor ? `${fmtInt(floor.single)}/s, ${fmtInt(floor.batch)}/s` : 'n/a',
+    '—',
+    'info',
+  ]);
+  summary.push([
+    'service single ingest / floor, SQLite',
+    s ? s.singleOfFloor.toFixed(2) : 'n/a',
+    '—',
+    'info',
+  ]);
   for (const label of ['SQLite', 'PostgreSQL']) {
     const r = scale[label];
     const worst = r ? Math.max(r.stats, r.first, r.deep, r.prunePerK) : null;

@@ -9,7 +9,16 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { check, HarnessError, monotonicMs, onCleanup, sleep, tempDir, withTimeout } from './harness.mjs';
+import {
+  check,
+  forkTracked,
+  HarnessError,
+  monotonicMs,
+  onCleanup,
+  sleep,
+  tempDir,
+  withTimeout,
+} from './harness.mjs';
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
@@ -98,26 +107,14 @@ export async function startService(ctx, db) {
       '127.0.0.1',
       '--allow-private-networks',
     ],
-    { env, stdio: ['ignore', 'ignore', 'inherit'] },
+    { env, stdio: ['ignore', process.env.BENCH_SERVICE_STDOUT ? 'inherit' : 'ignore', 'inherit'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   onCleanup(async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await withTimeout(exited, 30_000, 'the service to stop').catch(() => child.kill('SIGKILL'));
   });
-  const origin = `http://127.0.0.1:${port}`;
-  const pool = new Pool(origin, { connections: SERVICE.clients + 8, pipelining: 1 });
-  onCleanup(() => pool.close());
-  const call = async (method, path, body, auth) => {
-    const res = await pool.request({
-      method,
-      path,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    return { status: res.statusCode, text };
-  };
+  const call = httpClient(`http://127.0.0.1:${port}`);
   for (let i = 0; ; i++) {
     const up = await call('GET', '/healthz').catch(() => null);
     if (up?.status === 200) break;
@@ -134,6 +131,34 @@ export async function startService(ctx, db) {
     check(res.status === 201, `creating an endpoint answered ${res.status}: ${res.text}`);
   }
   return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN };
+}
+
+/** `call(method, path, body, auth)` over a pool of keep-alive connections, as the platform's clients. */
+function httpClient(origin) {
+  const pool = new Pool(origin, { connections: SERVICE.clients + 8, pipelining: 1 });
+  onCleanup(() => pool.close());
+  return async (method, path, body, auth) => {
+    const res = await pool.request({
+      method,
+      path,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, text };
+  };
+}
+
+/**
+ * The ingest floor (bench/ingest-floor.mjs) in its own process, with a `call` like the service's:
+ * the same ingest rounds against it give what HTTP and JSON alone allow on this machine.
+ */
+export async function startIngestFloor() {
+  const child = forkTracked('./ingest-floor.mjs');
+  const ready = new Promise((resolve) => child.once('message', resolve));
+  child.send({ type: 'listen' });
+  const { port } = await withTimeout(ready, 10_000, 'the ingest floor server');
+  return { call: httpClient(`http://127.0.0.1:${port}`), quiet: 'acct_floor', token: TOKEN, floor: true };
 }
 
 /** The service's event-loop delay p99 since the previous scrape (prom-client resets it per scrape). */
@@ -162,19 +187,19 @@ const ingestBody = (accountId, data) => ({ account_id: accountId, event: 'click'
 
 /** Single-event ingest, no endpoint subscribed: events/s and the loop delay during it. */
 export async function singleIngestRound(service, click) {
-  await loopDelayP99Ms(service);
+  if (!service.floor) await loopDelayP99Ms(service);
   const started = monotonicMs();
   await burst(service, SERVICE.singleEvents, SERVICE.clients, (i) => ({
     path: '/internal/v1/events',
     body: ingestBody(service.quiet, click('one', i)),
   }));
   const rate = SERVICE.singleEvents / ((monotonicMs() - started) / 1000);
-  return { rate, loopP99: await loopDelayP99Ms(service) };
+  return { rate, loopP99: service.floor ? 0 : await loopDelayP99Ms(service) };
 }
 
 /** Batch ingest of SERVICE.batchSize events per request, no endpoint subscribed. */
 export async function batchIngestRound(service, click) {
-  await loopDelayP99Ms(service);
+  if (!service.floor) await loopDelayP99Ms(service);
   const batches = SERVICE.batchEvents / SERVICE.batchSize;
   const started = monotonicMs();
   await burst(service, batches, SERVICE.batchClients, (b) => ({
@@ -191,7 +216,7 @@ export async function batchIngestRound(service, click) {
       ),
   }));
   const rate = SERVICE.batchEvents / ((monotonicMs() - started) / 1000);
-  return { rate, loopP99: await loopDelayP99Ms(service) };
+  return { rate, loopP99: service.floor ? 0 : await loopDelayP99Ms(service) };
 }
 
 /**
@@ -246,14 +271,29 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds.',
   );
   console.log(
-    `   Event-loop delay: the service's own p99 during each burst (its /metrics). Median of ${SERVICE.rounds} rounds.`,
+    `   Event-loop delay: the service's own p99 during each burst (its /metrics). Median of ${SERVICE.rounds} rounds,\n   after one warm-up round of each kind.`,
+  );
+  console.log(
+    '   Ingest floor: the same clients against a node:http server that only parses each body and answers 202.',
   );
   const results = {};
   const services = [];
   for (const store of stores) services.push({ ...store, service: await startService(ctx, store.db) });
+  const floor = await startIngestFloor();
+  // One round of each kind first, not counted: a service that has run a while has its hot paths
+  // compiled, and the first round would otherwise measure the JIT.
+  for (const { service } of services) {
+    await singleIngestRound(service, click);
+    await batchIngestRound(service, click);
+    await deliveryRound(ctx, service, click);
+  }
+  await singleIngestRound(floor, click);
+  await batchIngestRound(floor, click);
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
   for (let round = 0; round < SERVICE.rounds; round++) {
+    add('floor single', (await singleIngestRound(floor, click)).rate);
+    add('floor batch', (await batchIngestRound(floor, click)).rate);
     for (const { label, service } of services) {
       const one = await singleIngestRound(service, click);
       add(`${label} single`, one.rate);
@@ -277,6 +317,8 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     );
   console.log(`   ${''.padEnd(44)}${'median'.padStart(9)} ${''.padEnd(13)}range`);
   row('bare undici loop', 'bare', 'deliveries/s');
+  row('ingest floor, one event per request', 'floor single', 'events/s');
+  row(`ingest floor, batches of ${SERVICE.batchSize}`, 'floor batch', 'events/s');
   for (const peer of peers) row(`${peer.name} (${peer.store})`, `peer ${peer.name}`, 'deliveries/s');
   for (const { label } of services) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
@@ -289,10 +331,19 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       `   ${`${label}: event-loop delay p99, worst burst`.padEnd(44)}${p99.padStart(9)} ms          ` +
         `(single ${worst('single')}, batch ${worst('batch')}, delivery ${worst('delivery')})`,
     );
+    // Paired by round: the service's round beside the floor's of the same round.
+    const ofFloor = (kind) =>
+      med(samples.get(`${label} ${kind}`).map((x, r) => x / samples.get(`floor ${kind}`)[r]));
+    console.log(
+      `   ${`${label}: ingest / floor`.padEnd(44)}${ofFloor('single').toFixed(2).padStart(9)} one event per request, ` +
+        `${ofFloor('batch').toFixed(2)} batches`,
+    );
     const bareMedian = med(samples.get('bare'));
     const ratio = med(samples.get(`${label} delivery`)) / bareMedian;
     console.log(`   ${`${label}: ingest + delivery / bare`.padEnd(44)}${ratio.toFixed(2).padStart(9)}`);
     results[label] = {
+      singleOfFloor: ofFloor('single'),
+      batchOfFloor: ofFloor('batch'),
       single: med(samples.get(`${label} single`)),
       batch: med(samples.get(`${label} batch`)),
       ratio,
@@ -302,5 +353,6 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   for (const peer of peers)
     results[`peer ${peer.name}`] = { store: peer.store, rate: med(samples.get(`peer ${peer.name}`)) };
+  results.floor = { single: med(samples.get('floor single')), batch: med(samples.get('floor batch')) };
   return results;
 }
