@@ -75,13 +75,13 @@ async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }
 }
 
 /**
- * One TLS context for every connection, trusting Node's roots plus `ca`. Handing `ca` to each
- * connection instead would both drop the roots (Node's `ca` replaces them) and parse every
- * certificate again per connection, about a millisecond each: at start-up a worker opens a
- * connection per in-flight slot.
+ * One TLS context for every connection, trusting Node's roots (with NODE_EXTRA_CA_CERTS) plus `ca`.
+ * Without one, every connection builds its own; handing `ca` to each connection would also drop
+ * the roots (Node's `ca` replaces them). A context costs about a millisecond of the event loop, and
+ * a worker opens a connection per in-flight slot at start-up and after receivers close idle ones.
  */
-function trustedContext(ca: DeliveryClientOptions['ca']): SecureContext | undefined {
-  if (!ca) return undefined;
+function trustedContext(ca: DeliveryClientOptions['ca']): SecureContext {
+  if (!ca) return createSecureContext();
   return createSecureContext({ ca: [...rootCertificates, ...(Array.isArray(ca) ? ca : [ca])] });
 }
 
@@ -93,7 +93,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
   const agent = new Agent({
     connect: {
       lookup: createGuardedLookup(policy, lookup),
-      ...(secureContext ? { secureContext } : {}),
+      secureContext,
       timeout: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs),
     },
     connections: options.connectionsPerOrigin ?? CONNECTIONS_PER_ORIGIN,

@@ -1,5 +1,5 @@
 /** Publish: the event's bytes and its deliveries in one transaction (design I1, I2), grouped. */
-import { createBatcher, type Settled } from '../batcher.js';
+import { createBatcher, type Settled, withinBudget } from '../batcher.js';
 import { newDelivery } from '../new-delivery.js';
 import type { Published, PublishTarget } from '../port.js';
 import type { EndpointRecord, EventRecord } from '../records.js';
@@ -21,23 +21,6 @@ const SELECT_KEYED_EVENT = `SELECT id FROM events WHERE account_id = ? AND idemp
 const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? ORDER BY endpoint_id`;
 
 type Publish = { event: EventRecord; nextId: () => string; target: PublishTarget };
-
-/**
- * How long one flush of publishes may hold the event loop: a flush of 256 clicks to eight
- * endpoints each writes some 2,300 rows, tens of milliseconds every other request would wait.
- */
-export const FLUSH_BUDGET_MS = 5;
-
-/** `write` for each item in order, until FLUSH_BUDGET_MS has passed (at least one item). */
-function withinBudget<I, R>(items: readonly I[], write: (item: I, index: number) => R): R[] {
-  const until = performance.now() + FLUSH_BUDGET_MS;
-  const done: R[] = [];
-  for (const item of items) {
-    done.push(write(item, done.length));
-    if (performance.now() >= until) break;
-  }
-  return done;
-}
 
 /** The publish at `index` of a flush threw `cause`: the flush's transaction is rolled back. */
 class PublishFailed extends Error {
@@ -104,7 +87,7 @@ export function publish(db: SqliteDb, wal: WalSync | null) {
   // again with a savepoint per publish, so the one that fails fails alone. Two statements per
   // publish saved in the usual case, where none fails.
   // A flush writes its publishes in one transaction, and stops taking more once it has held the
-  // event loop FLUSH_BUDGET_MS; the batcher hands it the rest after a turn of the loop.
+  // event loop its budget; the batcher hands it the rest after a turn of the loop.
   const together = db.immediate((batch: Publish[]): Settled<Published>[] => {
     const endpointsOf = endpointCache();
     return withinBudget(batch, (item, index) => {

@@ -6,7 +6,7 @@
  */
 import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition } from '../../domain/transition.js';
-import { createBatcher, type Settled } from '../batcher.js';
+import { createBatcher, type Settled, withinBudget } from '../batcher.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toEndpoint } from '../rows.js';
@@ -101,7 +101,8 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
 }
 
 export function recordAttempt(db: SqliteDb): (result: AttemptResult) => Promise<AttemptApplied> {
-  const all = db.immediate((batch: AttemptResult[]) => batch.map((r) => recordOne(db, r)));
+  // At most a flush's budget of the event loop per transaction; the rest go into the next flush.
+  const all = db.immediate((batch: AttemptResult[]) => withinBudget(batch, (r) => recordOne(db, r)));
   const alone = db.immediate((r: AttemptResult) => recordOne(db, r));
   // Recording throws only on a broken database, not on a lost lease or a duplicate (those are
   // answers); if it does, the batch rolls back whole and each attempt is recorded again in a
@@ -110,7 +111,7 @@ export function recordAttempt(db: SqliteDb): (result: AttemptResult) => Promise<
     try {
       return all(batch).map((value) => ({ ok: true, value }));
     } catch {
-      return batch.map((r) => {
+      return withinBudget(batch, (r): Settled<AttemptApplied> => {
         try {
           return { ok: true, value: alone(r) };
         } catch (error) {
