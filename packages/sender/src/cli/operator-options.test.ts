@@ -44,7 +44,7 @@ describe('operator notifications (design D50)', () => {
       refused(
         ['serve', '--operator-url', 'https://ops.example.com/in', '--operator-failing-share', share],
         env,
-        /--operator-failing-share must be a number above 0 and below 1/,
+        /--operator-failing-share: the failing share must be a number above 0 and below 1/,
       );
     }
     refused(['serve', '--operator-failing-share', '0.5'], env, /needs --operator-url/);

@@ -6,6 +6,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { frameAncestorsOf, publicUrlOf } from '../api/origin-settings.js';
 import { DISABLE_THRESHOLD } from '../domain/disable-rule.js';
+import { noticeRules } from '../domain/operator-notice.js';
 import { type OperatorNotifications, operatorSettings } from '../engine/operator-options.js';
 import { isSenderError } from '../errors.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
@@ -168,11 +169,18 @@ function operatorOf(
     throw new UsageError('--operator-url needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with');
   const failingShare =
     share === undefined ? undefined : /^\d*\.?\d+$/.test(share) ? Number(share) : Number.NaN;
+  if (failingShare !== undefined) {
+    try {
+      noticeRules(failingShare, DISABLE_THRESHOLD);
+    } catch (error) {
+      throw new UsageError(`--operator-failing-share: ${(error as Error).message}`);
+    }
+  }
   const operatorNotifications = { url, secret, ...(failingShare === undefined ? {} : { failingShare }) };
   try {
     operatorSettings(operatorNotifications, DISABLE_THRESHOLD);
   } catch (error) {
-    throw new UsageError((error as Error).message.replace('the failing share', '--operator-failing-share'));
+    throw new UsageError((error as Error).message);
   }
   return { operatorNotifications };
 }
