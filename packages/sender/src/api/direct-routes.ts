@@ -8,14 +8,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SenderError } from '../errors.js';
-import {
-  cameOverTls,
-  clientAddressOf,
-  securityHeaderList,
-  type TransportOptions,
-} from './response-headers.js';
+import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
-import { checkBody, type RouteRequest, type RouteRunner } from './route-runner.js';
+import { checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
 
 /** Answers the request if it is one of its routes in plain form (true), or leaves it untouched (false). */
 export type DirectRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -35,25 +30,48 @@ function plainJsonLength(req: IncomingMessage, limit: number): number | null {
   return Number.isInteger(length) && length > 0 && length <= limit ? length : null;
 }
 
+/** The body, or the answer a client that went away mid-body gets from the router too (400). */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('error', (error) =>
+      reject(
+        new SenderError('invalid_request', 'the request body could not be read: request aborted', {
+          cause: error,
+        }),
+      ),
+    );
   });
 }
 
-/** The body as JSON, read as the router's parser reads it (a UTF-8 byte order mark skipped). */
+const notJson = (message: string) =>
+  new SenderError('invalid_request', `the request body is not valid JSON: ${message}`);
+const SYNTAX_MARK = '#';
+
+/**
+ * The body as JSON, read as the router's parser reads it, messages included: a UTF-8 byte order
+ * mark skipped, and only an object or an array taken (anything else is refused as JSON.parse
+ * words an unexpected first character).
+ */
 function parseJson(bytes: Buffer): unknown {
-  const text = bytes.toString('utf8');
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const first = /^[ \t\n\r]*([^ \t\n\r]|$)/.exec(text)?.[1] ?? '';
+  if (first !== '{' && first !== '[') {
+    const at = first === '' ? -1 : text.indexOf(first);
+    try {
+      JSON.parse(at === -1 ? '' : text.slice(0, at) + SYNTAX_MARK.repeat(text.length - at));
+    } catch (error) {
+      const message = (error as Error).message;
+      throw notJson(message.replace(/#+/g, (mark) => text.slice(at, at + mark.length)));
+    }
+  }
   try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    return JSON.parse(text);
   } catch (error) {
-    throw new SenderError(
-      'invalid_request',
-      `the request body is not valid JSON: ${(error as Error).message}`,
-    );
+    throw notJson((error as Error).message);
   }
 }
 
@@ -76,14 +94,12 @@ export function createDirectRoutes(
   const byPath = new Map(routes.map((r) => [r.path, r]));
 
   async function answer(route: RouteSpec, req: IncomingMessage, res: ServerResponse) {
-    const request: RouteRequest = {
-      method: 'POST',
-      path: route.path,
-      headers: req.headers,
-      client: clientAddressOf(req, options.trustProxy),
-      secure: cameOverTls(req, options.trustProxy),
-      host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
-    };
+    const request = routeRequestOf(
+      req,
+      route.path,
+      clientAddressOf(req, options.trustProxy),
+      options.trustProxy,
+    );
     const headers: Record<string, string> = Object.fromEntries(
       securityHeaderList(options, request.secure, { noStore: true }),
     );
@@ -98,8 +114,8 @@ export function createDirectRoutes(
       else send(res, result.status, headers, null);
     } catch (error) {
       const failed = runner.answer(error, request);
-      if (failed.retryAfterSeconds !== undefined) headers['retry-after'] = String(failed.retryAfterSeconds);
-      if (!res.headersSent) send(res, failed.status, headers, JSON.stringify(failed.body));
+      if (!res.headersSent && !res.destroyed)
+        send(res, failed.status, { ...headers, ...failed.headers }, JSON.stringify(failed.body));
     }
   }
 

@@ -36,7 +36,8 @@ export function cameOverTls(
 
 /**
  * The client's address, as the sign-in limit counts it: behind the one proxy the service trusts,
- * the last address that proxy forwarded; otherwise the connection's, whatever headers say.
+ * the last address that proxy forwarded; otherwise the connection's, whatever headers say. The
+ * same as Express's `req.ip` in the service's app, whose `trust proxy` is that one proxy.
  */
 export function clientAddressOf(req: IncomingMessage, trustProxy: boolean | undefined): string {
   const own = req.socket.remoteAddress ?? 'unknown';

@@ -4,16 +4,17 @@
  * from a 400; the body's schema; the handler; and the error answer with its sign-in count. One
  * home, so that both answer alike.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
 import { createLimiter } from '../limits/limiter.js';
 import { perMinute } from '../limits/token-bucket.js';
 import type { AccountRecord } from '../store/records.js';
 import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
-import { type ErrorResponse, errorResponse, invalidRequest } from './error-response.js';
+import { errorResponse, invalidRequest } from './error-response.js';
 import { createIngest } from './ingest.js';
 import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
+import { cameOverTls } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
 import type { ManagementRouterOptions } from './router.js';
 import { CSRF_HEADER, createSessionStore, sessionIdOf } from './sessions.js';
@@ -30,6 +31,33 @@ export interface RouteRequest {
   secure: boolean;
   /** Where the request came to: its Host header, else the local address. */
   host: string;
+}
+
+/**
+ * The request as the routes read it. `client`: the address the sign-in limit counts, which each
+ * server finds its own way (Express from the app's `trust proxy`).
+ */
+export function routeRequestOf(
+  req: IncomingMessage & { secure?: boolean },
+  path: string,
+  client: string,
+  trustProxy: boolean | undefined,
+): RouteRequest {
+  return {
+    method: req.method ?? 'GET',
+    path,
+    headers: req.headers,
+    client,
+    secure: cameOverTls(req, trustProxy),
+    host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
+  };
+}
+
+/** An error's answer: status, body, and the headers it needs (`Retry-After` for a limit). */
+export interface ErrorAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
 }
 
 /** Who a request turned out to be, once its credentials were checked. */
@@ -133,12 +161,14 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     },
 
     /** The answer to an error; a refused credential counts against the client's sign-ins. */
-    answer(error: unknown, req: RouteRequest): ErrorResponse {
+    answer(error: unknown, req: RouteRequest): ErrorAnswer {
       const answer = errorResponse(error);
       if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(req.client);
       if (answer.status === 500)
         options.logger?.error({ err: error, route: req.path }, 'management API error');
-      return answer;
+      const headers: Record<string, string> =
+        answer.retryAfterSeconds === undefined ? {} : { 'retry-after': String(answer.retryAfterSeconds) };
+      return { status: answer.status, body: answer.body, headers };
     },
   };
 }

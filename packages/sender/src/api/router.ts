@@ -10,15 +10,9 @@ import { SenderError } from '../errors.js';
 import { createDirectRoutes, type DirectRoutes } from './direct-routes.js';
 import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
-import {
-  cameOverTls,
-  clientAddressOf,
-  rejectMalformedUrl,
-  securityHeaders,
-  type TransportOptions,
-} from './response-headers.js';
+import { rejectMalformedUrl, securityHeaders, type TransportOptions } from './response-headers.js';
 import type { RouteSpec } from './route.js';
-import { checkBody, createRouteRunner, type RouteRequest } from './route-runner.js';
+import { checkBody, createRouteRunner, type RouteRequest, routeRequestOf } from './route-runner.js';
 import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointOperationRoutes } from './routes/endpoint-operations.js';
@@ -126,14 +120,8 @@ export function createManagementApi(options: ManagementRouterOptions): {
     parsers.set(limit, parser);
     return parser;
   };
-  const requestOf = (req: Request): RouteRequest => ({
-    method: req.method,
-    path: req.path,
-    headers: req.headers,
-    client: clientAddressOf(req, options.trustProxy),
-    secure: cameOverTls(req, options.trustProxy),
-    host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
-  });
+  const requestOf = (req: Request): RouteRequest =>
+    routeRequestOf(req, req.path, req.ip ?? req.socket.remoteAddress ?? 'unknown', options.trustProxy);
 
   // Every /v1 and /internal answer is no-store: most carry a secret, a session or an account's data.
   router.use(['/v1', '/internal'], securityHeaders(options, { noStore: true }), rejectMalformedUrl);
@@ -175,9 +163,7 @@ export function createManagementApi(options: ManagementRouterOptions): {
       return;
     }
     const answer = runner.answer(error, requestOf(req));
-    if (answer.retryAfterSeconds !== undefined)
-      res.setHeader('retry-after', String(answer.retryAfterSeconds));
-    res.status(answer.status).json(answer.body);
+    res.set(answer.headers).status(answer.status).json(answer.body);
   });
 
   return { router, direct: createDirectRoutes(runner, options, DIRECT_ROUTES, DEFAULT_BODY_BYTES) };

@@ -75,9 +75,9 @@ async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }
 }
 
 /**
- * One TLS context for every connection, trusting Node's roots (with NODE_EXTRA_CA_CERTS) plus `ca`.
- * Without one, every connection builds its own; handing `ca` to each connection would also drop
- * the roots (Node's `ca` replaces them). A context costs about a millisecond of the event loop, and
+ * One TLS context for every connection: Node's defaults (its roots and NODE_EXTRA_CA_CERTS), or
+ * with `ca`, Node's roots and `ca`. Without one, every connection builds its own; handing `ca` to
+ * each connection would also drop the roots (Node's `ca` replaces them). A context costs about a millisecond of the event loop, and
  * a worker opens a connection per in-flight slot at start-up and after receivers close idle ones.
  */
 function trustedContext(ca: DeliveryClientOptions['ca']): SecureContext {

@@ -22,7 +22,7 @@ export function createBatcher<I, R>(
   max = 256,
 ): (item: I) => Promise<R> {
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
-  let queue: Waiting[] = [];
+  const queue: Waiting[] = [];
   let flushing = false;
 
   async function drain() {
@@ -43,7 +43,7 @@ export function createBatcher<I, R>(
         for (const w of batch) w.reject(error);
       }
       if (answered < batch.length) {
-        queue = [...batch.slice(answered), ...queue];
+        queue.unshift(...batch.slice(answered));
         await new Promise((resolve) => setImmediate(resolve));
       }
     }

@@ -4,6 +4,8 @@
  * is answered as before; both give the same answers, headers and sign-in count. Which one answered
  * shows in the ETag header, which only Express's res.json sets.
  */
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
@@ -14,8 +16,10 @@ const BATCH = '/internal/v1/events/batch';
 const certs = createTestCertificates();
 
 let api: Api;
+/** What the service logged as errors (a 500 is logged; nothing else should be). */
+const logged: unknown[] = [];
 beforeAll(async () => {
-  api = await startApi(certs, {}, { hsts: true });
+  api = await startApi(certs, {}, { hsts: true, logger: { error: (entry: unknown) => logged.push(entry) } });
 });
 afterAll(async () => {
   await api.close();
@@ -105,6 +109,15 @@ describe('the direct ingest path', () => {
     expect([broken.status, broken.json]).toEqual([brokenViaRouter.status, brokenViaRouter.json]);
     expect(broken.json.error.code).toBe('invalid_request');
 
+    // Not an object or an array: the router's JSON parser refuses it, in its own words.
+    for (const raw of ['null', '5', ' "x"', '\n ', 'nul']) {
+      const direct = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, raw });
+      const routed = await api.call('POST', `${SINGLE}?x`, { key: SERVICE_TOKEN, raw });
+      expect(viaExpress(direct.headers), raw).toBe(false);
+      expect([direct.status, direct.json], raw).toEqual([routed.status, routed.json]);
+      expect(direct.json.error.message, raw).toMatch(/^the request body is not valid JSON: /);
+    }
+
     for (const [name, options] of [
       ['wrong token', { key: 'svc_wrong', body: click(5) }],
       ['no account', { key: SERVICE_TOKEN, body: { ...click(6), account_id: 'acct_missing' } }],
@@ -116,6 +129,25 @@ describe('the direct ingest path', () => {
       expect([direct.status, direct.json], name).toEqual([routed.status, routed.json]);
       expect(direct.status, name).toBeGreaterThanOrEqual(400);
     }
+  });
+});
+
+describe('a client that goes away mid-body', () => {
+  it('costs nothing but its own request: no error logged, and the next request is answered', async () => {
+    const arrived = new Promise<IncomingMessage>((resolve) => api.server.once('request', resolve));
+    const socket = connect((api.server.address() as { port: number }).port, '127.0.0.1');
+    socket.write(
+      `POST ${SINGLE} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${SERVICE_TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"account_id":',
+    );
+    const req = await arrived;
+    // The request's handler runs its answer on microtasks after the stream's close: one turn later
+    // it has answered (or logged) whatever it would.
+    const handled = new Promise((resolve) => req.once('close', () => setImmediate(resolve)));
+    socket.destroy();
+    await handled;
+    expect(logged).toEqual([]);
+    expect((await api.call('POST', SINGLE, { key: SERVICE_TOKEN, body: click(9) })).status).toBe(202);
   });
 });
 

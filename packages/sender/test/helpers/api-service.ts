@@ -97,7 +97,7 @@ export async function startApi(
     rmSync(dir, { recursive: true, force: true });
   }
 
-  return { base, store, dbFile, sender, clock, call, close, alice, bob, pro };
+  return { base, server, store, dbFile, sender, clock, call, close, alice, bob, pro };
 }
 
 export type Api = Awaited<ReturnType<typeof startApi>>;

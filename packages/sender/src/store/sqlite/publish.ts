@@ -34,9 +34,10 @@ class PublishFailed extends Error {
 
 /**
  * Group commit: publishes that arrive together are written in one transaction (one that fails
- * fails alone), and none is answered before that commit is durable. With `wal`, a publish is answered once the WAL holding its commit is synced to disk,
- * so it survives a power cut, not only a crashed process; the sync runs off the event loop and is
- * shared by the commits that wait on it (design D33). Without, it is answered at the commit.
+ * fails alone), and none is answered before that commit is durable. With `wal`, a publish is
+ * answered once the WAL holding its commit is synced to disk, so it survives a power cut, not only
+ * a crashed process; the sync runs off the event loop and is shared by the commits that wait on it
+ * (design D33). Without, it is answered at the commit.
  */
 export function publish(db: SqliteDb, wal: WalSync | null) {
   /** `endpointsOf`: the account's endpoints, read once per batch (nothing changes them inside it). */
@@ -83,9 +84,6 @@ export function publish(db: SqliteDb, wal: WalSync | null) {
       return endpoints;
     };
   };
-  // The whole batch in one transaction; should any publish fail, it is rolled back and written
-  // again with a savepoint per publish, so the one that fails fails alone. Two statements per
-  // publish saved in the usual case, where none fails.
   // A flush writes its publishes in one transaction, and stops taking more once it has held the
   // event loop its budget; the batcher hands it the rest after a turn of the loop.
   const together = db.immediate((batch: Publish[]): Settled<Published>[] => {
