@@ -14,13 +14,12 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const activity = (failuresInARow = async () => 3) =>
+const activity = () =>
   createActivityLog({
     log: (line) => lines.push(line),
     maxAttempts: 6,
     disableAfter: 10,
     scheduleMs: 382_000,
-    failuresInARow,
     summaryEveryMs: 5_000,
     now: () => clock,
   });
@@ -35,7 +34,7 @@ function report(attempt: number, outcome: Partial<AttemptReport['applied']>, fai
   } as AttemptReport;
 }
 
-/** Lets the queued lines (some wait for a read of the store) reach the log. */
+/** Runs what the timers have due now (the summary line). */
 const settle = () => vi.advanceTimersByTimeAsync(0);
 
 describe('the activity log', () => {
@@ -59,10 +58,11 @@ describe('the activity log', () => {
   it('prints each failed attempt at once, the count of a failed delivery, and the disabling, in order', async () => {
     const log = activity();
     log.attempt(report(1, { status: 'awaiting_retry', nextAttemptAt: 600 }));
-    log.attempt(report(6, { status: 'failed', nextAttemptAt: null }));
+    log.attempt(report(6, { status: 'failed', nextAttemptAt: null, endpointFailures: 3 }));
     log.attempt(
       report(6, {
         status: 'failed',
+        endpointFailures: 10,
         disabledEndpoint: { id: 'ep_1', consecutiveFailures: 10 } as never,
       }),
     );
@@ -77,7 +77,7 @@ describe('the activity log', () => {
 
   it('says when a failing endpoint delivers again', async () => {
     const log = activity();
-    log.attempt(report(6, { status: 'failed', nextAttemptAt: null }));
+    log.attempt(report(6, { status: 'failed', nextAttemptAt: null, endpointFailures: 1 }));
     log.attempt(report(1, { status: 'delivered' }, false));
     log.attempt(report(1, { status: 'delivered' }, false));
     await settle();

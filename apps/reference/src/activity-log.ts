@@ -15,8 +15,6 @@ export interface ActivityLogOptions {
   disableAfter: number;
   /** How long all of a delivery's attempts take at this run's time scale, in ms. */
   scheduleMs: number;
-  /** The endpoint's failed deliveries in a row as stored now. */
-  failuresInARow: (accountId: string, endpointId: string) => Promise<number>;
   summaryEveryMs?: number;
   now?: () => number;
 }
@@ -38,16 +36,10 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
   let since = now();
   /** Endpoints last reported with failed deliveries, so their recovery is reported too. */
   const failing = new Map<string, number>();
-  // Lines that wait for a read of the store keep their place among the others; a line given as a
-  // function is made when its turn comes, after the lines before it.
-  let queue = Promise.resolve();
-  const emit = (line: string | (() => string | null | Promise<string | null>)) => {
-    queue = queue
-      .then(() => (typeof line === 'function' ? line() : line))
-      .then((text) => {
-        if (text) log(text);
-      })
-      .catch((error: unknown) => log(`reference: could not report an attempt (${String(error)})`));
+  /** A line given as a function is made when it is printed; null prints nothing. */
+  const emit = (line: string | (() => string | null)) => {
+    const text = typeof line === 'function' ? line() : line;
+    if (text) log(text);
   };
 
   const summarise = () => {
@@ -103,11 +95,10 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
         return;
       }
       if (applied.status === 'failed') {
-        // Read now, as close to this attempt as can be; printed in its turn.
-        const read = options.failuresInARow(delivery.accountId, delivery.endpointId);
-        read.catch(() => {}); // reported when its turn comes
-        emit(async () => {
-          const count = await read;
+        // The count this failure left, recorded with it: a read of the endpoint now could already
+        // see the failures recorded after it.
+        const count = applied.endpointFailures ?? 0;
+        emit(() => {
           failing.set(delivery.endpointId, count);
           return (
             `sender: ✗ ${what} failed after ${maxAttempts} attempts (${why}); endpoint ${delivery.endpointId}: ` +

@@ -113,7 +113,6 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
       maxAttempts: RETRY_DELAYS_MS.length + 1,
       disableAfter: DISABLE_THRESHOLD,
       scheduleMs: RETRY_DELAYS_MS.reduce((sum, ms) => sum + ms, 0) * timeScale,
-      failuresInARow: async (accountId, id) => (await sender.getEndpoint(accountId, id)).consecutiveFailures,
       ...(options.summaryEveryMs ? { summaryEveryMs: options.summaryEveryMs } : {}),
     });
     const sampleReceiver = receiver;

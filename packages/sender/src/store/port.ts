@@ -112,6 +112,12 @@ export interface AttemptApplied {
   nextAttemptAt?: number | null;
   /** Set when this attempt disabled the endpoint (design I5). */
   disabledEndpoint?: EndpointRecord;
+  /**
+   * The endpoint's failures in a row as this attempt left them, set when it raised them (a
+   * delivery failed for good; any failed attempt when counting per attempt): read with the
+   * record, where a later read could already see the next attempts' counts.
+   */
+  endpointFailures?: number;
   /** An operator notice was written with the attempt (design D50). */
   noticed?: boolean;
 }

@@ -116,6 +116,9 @@ export function storeBattery(
                 nextAttemptAt: t.delivery.nextAttemptAt,
               });
               expect(Boolean(applied.disabledEndpoint)).toBe(t.endpoint.disable);
+              expect(applied.endpointFailures).toBe(
+                t.endpoint.consecutiveFailures > model.count ? t.endpoint.consecutiveFailures : undefined,
+              );
               model.attempts = t.delivery.attempts;
               model.count = t.endpoint.consecutiveFailures;
               model.enabled &&= !t.endpoint.disable;

@@ -243,6 +243,9 @@ export function recordAttempt(
         status: t.delivery.status,
         nextAttemptAt: t.delivery.nextAttemptAt,
         ...(disabledEndpoint ? { disabledEndpoint } : {}),
+        ...(t.endpoint.consecutiveFailures > endpoint.consecutiveFailures
+          ? { endpointFailures: t.endpoint.consecutiveFailures }
+          : {}),
         ...(notice ? { noticed: true } : {}),
       };
     });

@@ -96,6 +96,9 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
     status: t.delivery.status,
     nextAttemptAt: t.delivery.nextAttemptAt,
     ...(disabledEndpoint ? { disabledEndpoint } : {}),
+    ...(t.endpoint.consecutiveFailures > failures
+      ? { endpointFailures: t.endpoint.consecutiveFailures }
+      : {}),
     ...(notice ? { noticed: true } : {}),
   };
 }
