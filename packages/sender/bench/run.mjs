@@ -659,10 +659,10 @@ async function main() {
   summary.push(['peak RSS', `${maxRssMiB.toFixed(0)} MiB`, '—', 'info']);
 
   console.log('\nSummary');
-  console.log(`   ${pad('figure', 36)}${lpad('value', 22)}${lpad('goal', 10)}   result`);
+  console.log(`   ${pad('figure', 36)}${lpad('value', 22)}${lpad('goal', 12)}   result`);
   for (const [name, value, goal, pass] of summary) {
     const verdict = pass === 'info' ? 'info' : pass === null ? 'skipped' : pass ? 'PASS' : 'BELOW';
-    console.log(`   ${pad(name, 36)}${lpad(value, 22)}${lpad(goal, 10)}   ${verdict}`);
+    console.log(`   ${pad(name, 36)}${lpad(value, 22)}${lpad(goal, 12)}   ${verdict}`);
   }
   console.log(
     `   (${((monotonicMs() - began) / 1000).toFixed(0)} s; figures below goal are reported, not failed)`,
