@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createCheckpointer } from './checkpointer.js';
 
 export interface SqliteDb {
   readonly raw: Database.Database;
@@ -15,6 +16,8 @@ export interface SqliteDb {
    * file never both read and then write.
    */
   immediate<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /** Closes the connection, and the checkpoints' thread first (design D57). */
+  close(): Promise<void>;
 }
 
 /** Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`. */
@@ -29,6 +32,7 @@ export function openSqlite(filename: string): SqliteDb {
   // or a pruned event's body is gone from the file, not just unlinked.
   raw.pragma('secure_delete = ON');
   const cache = new Map<string, Database.Statement>();
+  const checkpointer = createCheckpointer(raw);
   return {
     raw,
     st(sql) {
@@ -41,7 +45,15 @@ export function openSqlite(filename: string): SqliteDb {
     },
     immediate(fn) {
       const tx = raw.transaction(fn);
-      return (...args) => tx.immediate(...args);
+      return (...args) => {
+        const result = tx.immediate(...args);
+        checkpointer.committed();
+        return result;
+      };
+    },
+    async close() {
+      await checkpointer.stop();
+      raw.close();
     },
   };
 }

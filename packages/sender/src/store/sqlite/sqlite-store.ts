@@ -76,7 +76,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
     migrate: async () => ops.migrate(),
     close: async () => {
-      db.raw.close();
+      await db.close();
       wal?.close();
     },
 

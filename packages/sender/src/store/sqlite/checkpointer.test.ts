@@ -1,0 +1,59 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHECKPOINTER_AFTER_COMMITS } from './checkpointer.js';
+import { openSqlite, type SqliteDb } from './database.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** Waits for `condition`, turn by turn; the test's own time-out bounds it. */
+async function until(condition: () => boolean) {
+  while (!condition()) await turn();
+}
+
+function openFile(): { db: SqliteDb; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+  dirs.push(dir);
+  const file = join(dir, 'x.db');
+  const db = openSqlite(file);
+  db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
+  return { db, file };
+}
+
+describe('WAL checkpoints off the event loop (design D57)', () => {
+  it('move to a thread after enough commits: the connection stops checkpointing, the thread does it', async () => {
+    const { db, file } = openFile();
+    const insert = db.immediate((n: number) => {
+      for (let i = 0; i < n; i++)
+        db.raw.prepare('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
+    });
+    const autocheckpoint = () => db.raw.pragma('wal_autocheckpoint', { simple: true });
+    for (let i = 1; i < CHECKPOINTER_AFTER_COMMITS; i++) insert(1);
+    expect(autocheckpoint()).toBe(1000);
+    insert(1);
+    await until(() => autocheckpoint() === 0);
+
+    // Some 1,500 pages: past the 1,000 at which the connection would have checkpointed itself.
+    const before = statSync(file).size;
+    for (let i = 0; i < 15; i++) insert(100);
+    // Only a checkpoint copies pages into the database file; the thread's does it.
+    await until(() => statSync(file).size > before + 4 * 1024 * 1024);
+
+    // Closed, the thread's connection first: the store's is the last, and removes the WAL.
+    await db.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('stays off for a store that closes before it has written much', async () => {
+    const { db, file } = openFile();
+    db.immediate(() => db.raw.prepare('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(10)))();
+    expect(db.raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await db.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * WAL checkpoints off the event loop (design D57). By default SQLite checkpoints inside the commit
+ * that takes the WAL past 1,000 pages: that commit copies the frames into the database file and
+ * syncs it, milliseconds to tens of milliseconds in which the process serves no request. Once a
+ * store has committed a few hundred write transactions (a store that lives that long is serving
+ * load), a worker thread with its own connection takes over: it checkpoints in PASSIVE mode (it
+ * never waits for, nor holds up, the store's writes) every CHECKPOINT_EVERY_MS, and the store's
+ * connection stops checkpointing at commit. Should the thread fail, the connection checkpoints at
+ * commit again, as before.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** Write transactions a store commits before its checkpoints move off the event loop. */
+export const CHECKPOINTER_AFTER_COMMITS = 200;
+export const CHECKPOINT_EVERY_MS = 100;
+/** SQLite's own default: the connection checkpoints at commit past this many WAL pages. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+// The thread's whole program: one connection, a PASSIVE checkpoint on a timer, closed on 'stop'.
+const PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename);
+const timer = setInterval(() => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+}, workerData.everyMs);
+parentPort.postMessage('ready');
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  /** Counts a committed write transaction; starts the thread once there were enough. */
+  committed(): void;
+  /** Stops the thread and closes its connection; resolves once it has. */
+  stop(): Promise<void>;
+}
+
+export function createCheckpointer(raw: Database.Database): Checkpointer {
+  let commits = 0;
+  let worker: Worker | null = null;
+  let exited: Promise<void> = Promise.resolve();
+
+  function start() {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const thread = new Worker(PROGRAM, {
+      eval: true,
+      workerData: { driver, filename: raw.name, everyMs: CHECKPOINT_EVERY_MS },
+    });
+    thread.unref();
+    // The store's connection stops checkpointing only once the thread's connection is open.
+    thread.once('message', () => raw.pragma('wal_autocheckpoint = 0'));
+    exited = new Promise((resolve) => {
+      thread.once('exit', () => {
+        if (raw.open) raw.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        resolve();
+      });
+    });
+    thread.once('error', () => {}); // its exit restores checkpoints at commit
+    worker = thread;
+  }
+
+  return {
+    committed() {
+      if (++commits === CHECKPOINTER_AFTER_COMMITS && raw.name !== ':memory:') start();
+    },
+    async stop() {
+      worker?.postMessage('stop');
+      await exited;
+      worker = null;
+    },
+  };
+}
