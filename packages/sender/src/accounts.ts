@@ -3,7 +3,7 @@
  * once, at creation; the store keeps only its SHA-256. A key has 256 random bits, so a fast hash is
  * enough: nothing short of the key finds a preimage (the same reasoning as GitHub's token storage).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Clock, systemClock } from './clock.js';
 import { newId } from './domain/ids.js';
 import { SenderError } from './errors.js';
@@ -28,7 +28,7 @@ export function isPlan(value: unknown): value is Plan {
 }
 
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+  return hash('sha256', apiKey, 'hex');
 }
 
 export interface CreatedAccount {
@@ -111,7 +111,8 @@ export async function findKeyHolder(
   return holder;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
+// One call, not a Hash object per request: crypto.hash (Node 20.12+).
+const sha256 = (text: string) => hash('sha256', text, 'buffer');
 /** The configured token's hash, kept: every ingest request would hash the same token again. */
 let expectedHash: { token: string; hash: Buffer } | undefined;
 
