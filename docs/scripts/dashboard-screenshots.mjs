@@ -5,8 +5,8 @@
  *
  * It starts the reference app (service, SQLite, sample HTTPS receiver) on free ports with retries
  * run fast, publishes traffic (deliveries that succeed, fail and disable the endpoint), and finds
- * each control by its role and name, as a reader does. A control the dashboard does not have skips
- * its picture, and the run names each one it skipped.
+ * each control by its role and name, as a reader does. A control the dashboard does not have leaves
+ * its picture untaken: the run names each one and exits 1, since the guide would show an old one.
  *
  * The reference app is TypeScript that runs with tsx, so the package script runs this file from
  * apps/reference with its tsx: `node --import tsx ../../docs/scripts/dashboard-screenshots.mjs`.
@@ -61,7 +61,8 @@ async function publish(event, data = sampleEventData(event)) {
 
 /**
  * Saves a picture of `locator`, cropped to it and to `maxHeight` px, as `name`.png; when `locator`
- * does not show up, or `prepare` finds a control missing, the picture is skipped and named at the end.
+ * does not show up, or `prepare` finds a control missing, the picture is not taken and the run fails
+ * at the end, naming it (the others are still taken).
  */
 async function shot(name, locator, prepare, maxHeight = 900) {
   try {
@@ -232,5 +233,9 @@ try {
 }
 
 console.log(`saved in ${out}:\n  ${taken.join('\n  ')}`);
-if (skipped.length > 0)
-  console.log(`skipped (the dashboard has no such control):\n  ${skipped.join('\n  ')}`);
+if (skipped.length > 0) {
+  console.error(
+    `not taken (the dashboard has no such control; the guide still shows the old picture):\n  ${skipped.join('\n  ')}`,
+  );
+  process.exitCode = 1;
+}
