@@ -271,6 +271,33 @@ describe('components', () => {
     }
   });
 
+  it('stops reading a delivery once it is final, and reads it again after Retry now', async () => {
+    let status = 'failed';
+    server.use(
+      http.get('*/v1/deliveries/:id', () =>
+        HttpResponse.json({ delivery: delivery('dlv_f', status), request_body: '{}', attempts: [] }),
+      ),
+    );
+    const reads = vi.spyOn(api, 'delivery');
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      render(<DeliveryDetailView id="dlv_f" />);
+      await screen.findByText('dlv_f');
+      expect(reads).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(10_000);
+      expect(reads).toHaveBeenCalledTimes(1);
+      status = 'pending';
+      fireEvent.click(screen.getByRole('button', { name: 'Retry now' }));
+      await waitFor(() => expect(reads).toHaveBeenCalledTimes(2));
+      await waitFor(() => expect(document.querySelector('.badge')?.textContent).toBe('pending'));
+      vi.advanceTimersByTime(2_000);
+      expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+      reads.mockRestore();
+    }
+  });
+
   it('shows no next attempt while the endpoint is disabled, and says what the delivery waits for', async () => {
     render(<DeliveryDetailView id="dlv_8" />);
     await waitFor(() => expect(document.querySelector('.timeline li.waiting')).not.toBeNull());

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type DeliveryDetail as Detail, type Endpoint } from './api.js';
 import { CopyButton } from './copy-button.js';
 import { EndpointName } from './endpoint-name.js';
@@ -6,23 +6,32 @@ import { attemptFailureMessage } from './messages.js';
 import { cameFrom, linkProps } from './navigation.js';
 import { formatMoment, formatSpan, type Timeline, type TimelineRow, timelineOf } from './timeline.js';
 
+/** Statuses a delivery leaves only when someone acts on it. */
+const FINAL = new Set(['delivered', 'failed', 'skipped']);
+
 /** One delivery: every attempt with its request and answer, a timeline of real times, retry now. */
 export function DeliveryDetailView({ id }: { id: string }) {
   const [detail, setDetail] = useState<Detail | null>(null);
   const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  // A final delivery changes only when someone acts (Retry now loads it again): no polling then.
+  const final = useRef(false);
   const load = () =>
     api.delivery(id).then(
       (d) => {
+        final.current = FINAL.has(d.delivery.status);
         setDetail(d);
         api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));
       },
       (err: Error) => setError(err.message),
     );
   useEffect(() => {
+    final.current = false;
     void load();
-    const timer = setInterval(() => void load(), 2000);
+    const timer = setInterval(() => {
+      if (!final.current) void load();
+    }, 2000);
     return () => clearInterval(timer);
   }, [id]);
   if (error)
