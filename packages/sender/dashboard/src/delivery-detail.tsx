@@ -17,9 +17,13 @@ export function DeliveryDetailView({ id }: { id: string }) {
   const [note, setNote] = useState<string | null>(null);
   // A final delivery changes only when someone acts (Retry now loads it again): no polling then.
   const final = useRef(false);
+  // The delivery shown now: an answer about the one shown before (a slow read) is dropped.
+  const shown = useRef(id);
+  shown.current = id;
   const load = () =>
     api.delivery(id).then(
       (d) => {
+        if (d.delivery.id !== shown.current) return;
         final.current = FINAL.has(d.delivery.status);
         setDetail(d);
         api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));

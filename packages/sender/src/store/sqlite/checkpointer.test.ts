@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHECKPOINTER_AFTER_COMMITS } from './checkpointer.js';
 import { openSqlite, type SqliteDb } from './database.js';
@@ -47,6 +47,15 @@ describe('WAL checkpoints off the event loop (design D57)', () => {
     // Closed, the thread's connection first: the store's is the last, and removes the WAL.
     await db.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('names the file absolutely, so the thread opens the same file whatever the working directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+    dirs.push(dir);
+    const db = openSqlite(relative(process.cwd(), join(dir, 'y.db')));
+    expect(isAbsolute(db.raw.name)).toBe(true);
+    expect(db.raw.name).toBe(join(dir, 'y.db'));
+    await db.close();
   });
 
   it('stays off for a store that closes before it has written much', async () => {

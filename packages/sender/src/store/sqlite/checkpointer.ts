@@ -18,13 +18,22 @@ export const CHECKPOINT_EVERY_MS = 100;
 /** SQLite's own default: the connection checkpoints at commit past this many WAL pages. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
-// The thread's whole program: one connection, a PASSIVE checkpoint on a timer, closed on 'stop'.
+// The thread's whole program: one connection to the store's file (which must exist, in WAL mode), a
+// PASSIVE checkpoint on a timer, closed on 'stop'. A checkpoint that fails ends the thread: the
+// store's connection then checkpoints at commit again.
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.filename);
+const db = new Database(workerData.filename, { fileMustExist: true });
+if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error('not a WAL database');
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (error) {
+    clearInterval(timer);
+    db.close();
+    throw error;
+  }
 }, workerData.everyMs);
 parentPort.postMessage('ready');
 parentPort.on('message', () => {
@@ -43,6 +52,7 @@ export interface Checkpointer {
 
 export function createCheckpointer(raw: Database.Database): Checkpointer {
   let commits = 0;
+  let closed = false;
   let worker: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
 
@@ -54,7 +64,9 @@ export function createCheckpointer(raw: Database.Database): Checkpointer {
     });
     thread.unref();
     // The store's connection stops checkpointing only once the thread's connection is open.
-    thread.once('message', () => raw.pragma('wal_autocheckpoint = 0'));
+    thread.once('message', () => {
+      if (raw.open && !closed) raw.pragma('wal_autocheckpoint = 0');
+    });
     exited = new Promise((resolve) => {
       thread.once('exit', () => {
         if (raw.open) raw.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
@@ -67,9 +79,17 @@ export function createCheckpointer(raw: Database.Database): Checkpointer {
 
   return {
     committed() {
-      if (++commits === CHECKPOINTER_AFTER_COMMITS && raw.name !== ':memory:') start();
+      if (++commits !== CHECKPOINTER_AFTER_COMMITS || closed || raw.memory) return;
+      // After a commit: a thread that cannot start leaves checkpoints where they were, and never
+      // turns the commit its caller made into an error.
+      try {
+        start();
+      } catch {
+        worker = null;
+      }
     },
     async stop() {
+      closed = true;
       worker?.postMessage('stop');
       await exited;
       worker = null;

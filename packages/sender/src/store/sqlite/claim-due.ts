@@ -119,13 +119,20 @@ export function claimDue(db: SqliteDb) {
       // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
       const token = newLeaseToken();
       const expiresAt = now + leaseMs;
-      const ids = JSON.stringify(rows.map((r) => r.id));
       const picked = new Map(
-        (db.st(SELECT_PICKED).all({ now, ids }) as Row[]).map((row) => [row.id as string, row]),
+        (db.st(SELECT_PICKED).all({ now, ids: JSON.stringify(rows.map((r) => r.id)) }) as Row[]).map(
+          (row) => [row.id as string, row],
+        ),
       );
-      db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
-      // In the order picked (due order), which the walk decided.
-      return rows.map((row) => toClaimed(picked.get(row.id as string)!, token, expiresAt));
+      // In the order picked (due order), which the walk decided; a row the second read does not
+      // find (its event gone, which the foreign keys forbid) is neither leased nor handed out.
+      const claimed = rows.flatMap((row): Row[] => {
+        const full = picked.get(row.id as string);
+        return full ? [full] : [];
+      });
+      if (claimed.length === 0) return [];
+      db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids: JSON.stringify(claimed.map((r) => r.id)) });
+      return claimed.map((row) => toClaimed(row, token, expiresAt));
     },
   );
 }

@@ -3,7 +3,7 @@
  * transactions: what every SQLite store operation runs on.
  */
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { createCheckpointer } from './checkpointer.js';
 
@@ -22,8 +22,12 @@ export interface SqliteDb {
 
 /** Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`. */
 export function openSqlite(filename: string): SqliteDb {
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  const raw = new Database(filename);
+  const inMemory = filename === ':memory:' || filename === '';
+  // Absolute: the checkpoints' thread and the WAL sync open the file by name, later, whatever the
+  // process's working directory is by then.
+  const file = inMemory ? filename : resolve(filename);
+  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  const raw = new Database(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
