@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
@@ -28,22 +29,7 @@ afterAll(async () => {
 const click = (n: number) => ({
   account_id: api.alice.account.id,
   event: 'click',
-  data: {
-    click_id: `clk_direct_${n}`,
-    link_id: 7,
-    link_slug: 'summer',
-    destination_url: 'https://shop.example.com/',
-    ip: '203.0.113.9',
-    country: 'DE',
-    region: 'Berlin',
-    city: 'Berlin',
-    device: 'mobile',
-    browser: 'Firefox',
-    os: 'Linux',
-    referer: 'https://news.example.org/',
-    is_unique: true,
-    fraud_flags: [],
-  },
+  data: { ...sampleEventData('click'), click_id: `clk_direct_${n}` },
 });
 
 const viaExpress = (headers: Headers) => headers.get('etag') !== null;
