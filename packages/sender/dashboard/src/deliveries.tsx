@@ -5,6 +5,7 @@ import { attemptFailureMessage } from './messages.js';
 import { linkProps, navigate } from './navigation.js';
 import type { LogFilters } from './routes.js';
 import { formatMoment } from './timeline.js';
+import { usePolling } from './use-polling.js';
 
 const LIVE_MS = 2000;
 const FINAL = new Set(['delivered', 'failed', 'skipped']);
@@ -53,12 +54,8 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
     [endpoint, status, event, q, cursor],
   );
 
-  useEffect(() => {
-    void load();
-    if (cursor) return; // later pages stay still; the first follows new deliveries as they land
-    const timer = setInterval(() => void load(), LIVE_MS);
-    return () => clearInterval(timer);
-  }, [load, cursor]);
+  // Later pages stay still; the first follows new deliveries as they land.
+  usePolling(load, cursor ? null : LIVE_MS, [load, cursor]);
 
   const set = (key: keyof LogFilters, value: string) =>
     navigate({ name: 'log', filters: { ...filters, [key]: value || undefined } }, { replace: true });

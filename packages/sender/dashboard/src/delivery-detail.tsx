@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, type DeliveryDetail as Detail, type Endpoint } from './api.js';
 import { CopyButton } from './copy-button.js';
 import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
 import { cameFrom, linkProps } from './navigation.js';
 import { formatMoment, formatSpan, type Timeline, type TimelineRow, timelineOf } from './timeline.js';
+import { usePolling } from './use-polling.js';
 
 /** Statuses a delivery leaves only when someone acts on it. */
 const FINAL = new Set(['delivered', 'failed', 'skipped']);
@@ -30,14 +31,7 @@ export function DeliveryDetailView({ id }: { id: string }) {
       },
       (err: Error) => setError(err.message),
     );
-  useEffect(() => {
-    final.current = false;
-    void load();
-    const timer = setInterval(() => {
-      if (!final.current) void load();
-    }, 2000);
-    return () => clearInterval(timer);
-  }, [id]);
+  usePolling(load, 2000, [id], () => final.current);
   if (error)
     return (
       <p role="alert" class="error">

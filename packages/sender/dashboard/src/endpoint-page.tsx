@@ -1,14 +1,15 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, type Endpoint } from './api.js';
 import { EndpointRow } from './endpoints.js';
 import { linkProps, navigate } from './navigation.js';
 import { StatsPanel } from './stats-panel.js';
+import { usePolling } from './use-polling.js';
 
 /** One endpoint: its settings and actions, pause, resume and recovery, and its statistics. */
 export function EndpointPage({ id }: { id: string }) {
   const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
   const [error, setError] = useState<string | null>(null);
-  // A ref, not the state: the poll's `load` is the first render's, whose `endpoint` stays null.
+  // Whether this endpoint was shown: a ref, so the answer of a read started before it was still counts.
   const shown = useRef(false);
   const load = () =>
     api.endpoint(id).then(
@@ -23,11 +24,7 @@ export function EndpointPage({ id }: { id: string }) {
           ? navigate({ name: 'endpoints' })
           : setError(err.message),
     );
-  useEffect(() => {
-    void load();
-    const timer = setInterval(() => void load(), 5000);
-    return () => clearInterval(timer);
-  }, [id]);
+  usePolling(load, 5000, [id]);
   if (error)
     return (
       <p role="alert" class="error">

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type Endpoint, type EndpointInput, EVENTS } from './api.js';
 import { CopyButton } from './copy-button.js';
 import { linkProps } from './navigation.js';
 import { SecretActions } from './secret-actions.js';
+import { usePolling } from './use-polling.js';
 
 const STATUS_LABELS = { active: 'Enabled', paused: 'Paused', disabled: 'Disabled' } as const;
 
@@ -235,12 +236,8 @@ export function Endpoints() {
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = () => api.endpoints().then(setEndpoints, (err: Error) => setError(err.message));
-  useEffect(() => {
-    void load();
-    // Status and failure counts change as deliveries land: keep them current.
-    const timer = setInterval(() => void load(), 2000);
-    return () => clearInterval(timer);
-  }, []);
+  // Status and failure counts change as deliveries land: keep them current.
+  usePolling(load, 2000, []);
   return (
     <section aria-labelledby="endpoints-title">
       <h2 id="endpoints-title">Endpoints</h2>

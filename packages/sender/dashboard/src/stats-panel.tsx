@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { api, type EndpointStats } from './api.js';
 import { formatMoment, formatSpan } from './timeline.js';
+import { usePolling } from './use-polling.js';
 
 const WINDOWS = ['1h', '24h', '7d', '30d'];
 const OK = '#1a7f37';
@@ -14,19 +15,15 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
   const [window, setWindow] = useState('24h');
   const [stats, setStats] = useState<EndpointStats | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    const load = () =>
-      api.stats(endpointId, window).then(
-        (s) => {
-          setStats(s);
-          setError(null);
-        },
-        (err: Error) => setError(err.message),
-      );
-    void load();
-    const timer = setInterval(() => void load(), 30_000);
-    return () => clearInterval(timer);
-  }, [endpointId, window]);
+  const load = () =>
+    api.stats(endpointId, window).then(
+      (s) => {
+        setStats(s);
+        setError(null);
+      },
+      (err: Error) => setError(err.message),
+    );
+  usePolling(load, 30_000, [endpointId, window]);
   const now = Date.now();
   const time = (iso: string | null) => (iso ? formatMoment(Date.parse(iso), now) : 'none in the window');
   return (
