@@ -68,6 +68,30 @@ export function noticeHeaders(
   return headers;
 }
 
+/**
+ * The notices of each endpoint, oldest first (ids sort by creation): one endpoint's go out one
+ * after the other, so an operator never hears of a disabling before the warning made before it;
+ * different endpoints' go out side by side.
+ */
+export function inOrderPerEndpoint(notices: readonly ClaimedNotice[]): ClaimedNotice[][] {
+  const groups = new Map<string, ClaimedNotice[]>();
+  for (const notice of [...notices].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    const key = endpointOf(notice) ?? notice.id;
+    groups.set(key, [...(groups.get(key) ?? []), notice]);
+  }
+  return [...groups.values()];
+}
+
+/** The endpoint a notice is about, from the bytes stored with it. */
+function endpointOf(notice: ClaimedNotice): string | null {
+  try {
+    const parsed = JSON.parse(Buffer.from(notice.body).toString('utf8')) as { endpoint_id?: unknown };
+    return typeof parsed.endpoint_id === 'string' ? parsed.endpoint_id : null;
+  } catch {
+    return null;
+  }
+}
+
 export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
   const { outbox, client, clock, settings, logger } = deps;
   let running = false;
@@ -104,7 +128,11 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
         leaseMs: deps.leaseMs,
       });
       if (claims.length === 0) return sent;
-      await Promise.all(claims.map(send));
+      await Promise.all(
+        inOrderPerEndpoint(claims).map(async (notices) => {
+          for (const notice of notices) await send(notice);
+        }),
+      );
       sent += claims.length;
     }
   }
