@@ -36,17 +36,12 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
   let since = now();
   /** Endpoints last reported with failed deliveries, so their recovery is reported too. */
   const failing = new Map<string, number>();
-  /** A line given as a function is made when it is printed; null prints nothing. */
-  const emit = (line: string | (() => string | null)) => {
-    const text = typeof line === 'function' ? line() : line;
-    if (text) log(text);
-  };
 
   const summarise = () => {
     if (verified > 0) {
       const seconds = Math.round((now() - since) / 1000);
       const retries = retried > 0 ? ` (${retried} on a retry)` : '';
-      emit(
+      log(
         `receiver: verified ${plural(verified, 'delivery', 'deliveries')} in the last ${seconds} s${retries}`,
       );
     }
@@ -68,43 +63,36 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
       const { delivery } = claim;
       const what = `${delivery.eventName} ${delivery.id}`;
       if (!attempt.failureKind) {
-        emit(() => {
-          const count = failing.get(delivery.endpointId);
-          if (count === undefined) return null;
-          failing.delete(delivery.endpointId);
-          const reset = count > 0 ? '; its failed deliveries in a row are back to 0' : '';
-          return `sender: ✓ endpoint ${delivery.endpointId} delivers again${reset}`;
-        });
+        const count = failing.get(delivery.endpointId);
+        if (count === undefined) return;
+        failing.delete(delivery.endpointId);
+        const reset = count > 0 ? '; its failed deliveries in a row are back to 0' : '';
+        log(`sender: ✓ endpoint ${delivery.endpointId} delivers again${reset}`);
         return;
       }
       const why = reason(attempt);
       const disabled = applied.disabledEndpoint;
       if (disabled) {
-        emit(
+        log(
           `sender: ✗ ${what} failed after ${maxAttempts} attempts (${why}); endpoint ${disabled.id}: ` +
             `${disabled.consecutiveFailures} of ${disableAfter} failed deliveries in a row`,
         );
-        emit(
+        log(
           `sender: endpoint ${disabled.id} disabled after ${disabled.consecutiveFailures} failed deliveries in a row; ` +
             `its new events are skipped until it is re-enabled (dashboard, or POST /v1/endpoints/${disabled.id}/enable)`,
         );
-        emit(() => {
-          failing.delete(disabled.id);
-          return null;
-        });
+        failing.delete(disabled.id);
         return;
       }
       if (applied.status === 'failed') {
         // The count this failure left, recorded with it: a read of the endpoint now could already
         // see the failures recorded after it.
         const count = applied.endpointFailures ?? 0;
-        emit(() => {
-          failing.set(delivery.endpointId, count);
-          return (
-            `sender: ✗ ${what} failed after ${maxAttempts} attempts (${why}); endpoint ${delivery.endpointId}: ` +
-            `${count} of ${disableAfter} failed deliveries in a row`
-          );
-        });
+        failing.set(delivery.endpointId, count);
+        log(
+          `sender: ✗ ${what} failed after ${maxAttempts} attempts (${why}); endpoint ${delivery.endpointId}: ` +
+            `${count} of ${disableAfter} failed deliveries in a row`,
+        );
         return;
       }
       const next =
@@ -113,16 +101,14 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
           : applied.nextAttemptAt != null
             ? `next in ${duration(applied.nextAttemptAt - now())}`
             : `now ${applied.status}`;
-      emit(() => {
-        failing.set(delivery.endpointId, failing.get(delivery.endpointId) ?? 0);
-        return `sender: ✗ ${what} attempt ${attempt.number} of ${maxAttempts} failed (${why}); ${next}`;
-      });
+      failing.set(delivery.endpointId, failing.get(delivery.endpointId) ?? 0);
+      log(`sender: ✗ ${what} attempt ${attempt.number} of ${maxAttempts} failed (${why}); ${next}`);
     },
 
     modeChanged(mode) {
-      emit(`receiver: switched to ${mode}`);
+      log(`receiver: switched to ${mode}`);
       if (mode === 'ok') return;
-      emit(
+      log(
         `receiver: each failed attempt is shown as it happens; a delivery fails after ${maxAttempts} attempts ` +
           `(${duration(options.scheduleMs)} at this time scale), and ${disableAfter} failed deliveries in a row ` +
           'disable the endpoint',

@@ -42,6 +42,15 @@ export const heldIfDisabledSql = (next: string, current: string) =>
 export const previousSecretSql = (e: string, now: string) =>
   `CASE WHEN ${e}.previous_secret_expires_at > ${now} THEN ${e}.previous_secret END`;
 
+/**
+ * What an attempt needs beside the delivery's own columns (rows.ts toClaimed reads them), from the
+ * event `ev` and the endpoint `e`: one list for both stores' claims.
+ */
+export const attemptColumnsSql = (now: string) =>
+  `ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret,
+       ${previousSecretSql('e', now)} AS previous_secret, e.previous_secret_expires_at,
+       e.standard_webhooks`;
+
 const made = (enabled: boolean, paused: boolean) =>
   newDelivery(
     { id: '', accountId: '', name: '', body: new Uint8Array(), createdAt: 1 },

@@ -3,7 +3,7 @@ import { claimWindow } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { toClaimed } from '../rows.js';
-import { CLAIMABLE_SQL, previousSecretSql } from '../sql-rules.js';
+import { attemptColumnsSql, CLAIMABLE_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
 /**
@@ -134,9 +134,7 @@ fenced AS (
             d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.test, d.created_at, d.updated_at,
             l.token AS lease_token, l.expires_at AS lease_expires_at
 )
-SELECT d.*, ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret,
-       ${previousSecretSql('e', '$1::bigint')} AS previous_secret, e.previous_secret_expires_at,
-       e.standard_webhooks
+SELECT d.*, ${attemptColumnsSql('$1::bigint')}
 FROM fenced d
 JOIN events ev ON ev.id = d.event_id
 JOIN endpoints e ON e.id = d.endpoint_id

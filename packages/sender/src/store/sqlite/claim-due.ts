@@ -10,7 +10,7 @@ import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
-import { CLAIMABLE_SQL, previousSecretSql } from '../sql-rules.js';
+import { attemptColumnsSql, CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 /**
@@ -54,9 +54,7 @@ LIMIT @window`;
  * reading every one's body with it cost more than this second statement.
  */
 export const SELECT_PICKED = `
-SELECT d.*, ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret,
-       ${previousSecretSql('e', '@now')} AS previous_secret, e.previous_secret_expires_at,
-       e.standard_webhooks
+SELECT d.*, ${attemptColumnsSql('@now')}
 FROM deliveries d
 JOIN endpoints e ON e.id = d.endpoint_id
 JOIN events ev ON ev.id = d.event_id
