@@ -1,4 +1,5 @@
 /** The claim (design I3, I6): leases a batch of due deliveries in one statement. */
+import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { claimWindow } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
@@ -37,7 +38,11 @@ import type { Pg } from './connection.js';
  * it has expired. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
  * by primary key from the array of `within_endpoint` ids: the store runs this statement with a generic
  * plan, and joining the candidates to `deliveries` let that plan hash-join it against every due row,
- * so each claim read the whole backlog (5× the time with 16,000 due).
+ * so each claim read the whole backlog (5× the time with 16,000 due). For the same reason its
+ * statuses are a parameter (`$18`, the claimable ones), not the SQL list: no partial index can then
+ * be proven to hold its rows, so the primary key is the only way in. With the list, statistics
+ * taken while the queue was empty made the plan walk `deliveries_due` and filter every due row by
+ * id (2 ms a claim, growing with the backlog).
  *
  * The claimed rows are what `fenced` returns, not a read of `deliveries`: a plain read sees this
  * statement's snapshot, and the record of an expired lease's late attempt, committed since, would
@@ -46,7 +51,10 @@ import type { Pg } from './connection.js';
  *
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
- * few hundred rows rather than the whole backlog (see claimWindow). `leases` holds only
+ * few hundred rows rather than the whole backlog (see claimWindow). Its due time is a range
+ * (`BETWEEN 0 AND $1`: every due time is at or after 0) for a table without statistics yet, as in a
+ * new database until autovacuum first analyzes it: PostgreSQL then guesses a third of the rows for
+ * one bound (and read every due row to sort them) but 0.5% for a range, and walks the index. `leases` holds only
  * work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
@@ -67,7 +75,7 @@ due AS (
   SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
   FROM deliveries d
   WHERE d.status IN ${CLAIMABLE_SQL}
-    AND d.next_attempt_at <= $1::bigint
+    AND d.next_attempt_at BETWEEN 0 AND $1::bigint
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
     AND d.endpoint_id NOT IN (
@@ -98,7 +106,7 @@ within_endpoint AS (
 locked AS MATERIALIZED (
   SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at FROM deliveries d
   WHERE d.id = ANY (ARRAY(SELECT id FROM within_endpoint))
-    AND d.status IN ${CLAIMABLE_SQL}
+    AND d.status = ANY ($18::text[])
     AND d.next_attempt_at <= $1::bigint
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
   ORDER BY d.next_attempt_at, d.id
@@ -167,6 +175,7 @@ export async function claimDue(
     [...(shares?.capped?.endpoints.values() ?? [])],
     [...(shares?.capped?.origins.keys() ?? [])],
     [...(shares?.capped?.origins.values() ?? [])],
+    CLAIMABLE_STATUSES,
   ]);
   return claimed.map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
 }

@@ -5,16 +5,21 @@ import type { Pg } from './connection.js';
 /**
  * When the worker should look again: the earliest due time of an unleased delivery, or the
  * earliest lease expiry; two index walks rather than a scan of the backlog (as the SQLite store's next-due.ts).
- * `least` ignores a NULL side.
+ * `least` ignores a NULL side. Each lease's delivery is looked up by primary key (`OFFSET 0` keeps
+ * the lookup a subquery run per lease): as a join, statistics taken while the queue was empty
+ * made PostgreSQL walk every queued delivery and look for its lease (2.5 ms at 4,000 queued).
+ * The due time is bounded on both sides (any due time is in that range) for a table without
+ * statistics yet, as claim-due.ts explains.
  */
-const NEXT_DUE = `
+export const NEXT_DUE = `
 SELECT least(
   (SELECT d.next_attempt_at FROM deliveries d
-   WHERE d.status IN ${CLAIMABLE_SQL} AND d.next_attempt_at IS NOT NULL
+   WHERE d.status IN ${CLAIMABLE_SQL} AND d.next_attempt_at BETWEEN 0 AND ${Number.MAX_SAFE_INTEGER}
      AND d.lease_expires_at IS NULL
    ORDER BY d.next_attempt_at LIMIT 1),
   (SELECT min(l.expires_at) FROM leases l
-   JOIN deliveries d ON d.id = l.delivery_id AND d.status IN ${CLAIMABLE_SQL})
+   CROSS JOIN LATERAL (SELECT d.status FROM deliveries d WHERE d.id = l.delivery_id OFFSET 0) d
+   WHERE d.status IN ${CLAIMABLE_SQL})
 ) AS at`;
 
 export async function nextDueAt(pg: Pg): Promise<number | null> {

@@ -1,0 +1,47 @@
+/** Reading PostgreSQL plans in tests: what a statement actually read, under the plan the store runs. */
+import type pg from 'pg';
+
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows the plan's scans of `relation` read, kept or filtered out, over all their loops. */
+export const rowsRead = (node: PlanNode, relation: string): number =>
+  (node['Relation Name'] === relation && /Scan/.test(node['Node Type'])
+    ? (node['Actual Rows'] +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node['Rows Removed by Index Recheck'] ?? 0)) *
+      node['Actual Loops']
+    : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
+
+/**
+ * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan, as the store runs
+ * its prepared statements (plan_cache_mode), in a transaction rolled back after. `types` are the
+ * parameters' types, `args` their values as SQL literals.
+ */
+export async function genericPlan(
+  client: pg.PoolClient,
+  sql: string,
+  types: string[],
+  args: string[],
+): Promise<PlanNode> {
+  const name = `plan_${Math.random().toString(36).slice(2)}`;
+  await client.query('SET plan_cache_mode = force_generic_plan');
+  await client.query(`PREPARE ${name} ${types.length ? `(${types.join(', ')})` : ''} AS ${sql}`);
+  await client.query('BEGIN');
+  try {
+    const { rows } = await client.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name} ${args.length ? `(${args.join(', ')})` : ''}`,
+    );
+    return rows[0]['QUERY PLAN'][0].Plan;
+  } finally {
+    await client.query('ROLLBACK');
+    await client.query(`DEALLOCATE ${name}`);
+  }
+}
