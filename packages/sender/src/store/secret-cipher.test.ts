@@ -96,9 +96,13 @@ describe('secrets encrypted at rest', () => {
     const one = cipher.encrypt('whsec_same', 'ep_1');
     expect(cipher.encrypt('whsec_same', 'ep_1')).not.toBe(one);
     expect(cipher.decrypt(one, 'ep_1')).toBe('whsec_same');
+    // Opened once, kept: still bound to its endpoint, and a changed text is opened afresh.
     expect(() => cipher.decrypt(one, 'ep_2')).toThrow(/cannot be decrypted/);
     const tampered = one.slice(0, -2) + (one.endsWith('A') ? 'BB' : 'AA');
     expect(() => cipher.decrypt(tampered, 'ep_1')).toThrow(/cannot be decrypted/);
+    expect(cipher.decrypt(one, 'ep_1')).toBe('whsec_same');
+    const rotated = cipher.encrypt('whsec_next', 'ep_1');
+    expect(cipher.decrypt(rotated, 'ep_1')).toBe('whsec_next');
   });
 
   it('refuses a wrong key, and an encrypted secret when no key is set, rather than sign with ciphertext', async () => {
