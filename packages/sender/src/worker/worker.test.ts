@@ -278,4 +278,40 @@ describe('worker bookkeeping', () => {
     const [again] = await memory.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 2 });
     expect(again!.delivery.id).toBe(out[1]!.deliveryId);
   });
+
+  it('asks for the next due time only when no request of its own will wake it', async () => {
+    const memory = await seed(3);
+    const clock = new ManualClock(T0);
+    const { client, out, requests } = heldClient();
+    let asked = 0;
+    let askedWhenIdle: () => void = () => undefined;
+    const idle = new Promise<void>((resolve) => {
+      askedWhenIdle = resolve;
+    });
+    const store: SenderStore = {
+      ...memory,
+      async nextDueAt() {
+        asked++;
+        if (out.length === 3) askedWhenIdle();
+        return memory.nextDueAt();
+      },
+    };
+    // One endpoint at a cap of 1: every claim of 2 takes 1, with that request in flight.
+    const worker = createWorker({
+      ...options(store, client, clock),
+      perEndpointCap: 1,
+      onAttempt: () => undefined,
+    });
+    worker.start();
+    await requests(1);
+    out[0]!.answer();
+    await requests(2);
+    out[1]!.answer();
+    await requests(3);
+    expect(asked).toBe(0);
+    out[2]!.answer();
+    // Nothing left and nothing in flight: now it asks, to sleep until whatever falls due next.
+    await idle;
+    await worker.stop();
+  });
 });

@@ -188,6 +188,7 @@ export function createWorker(options: WorkerOptions): Worker {
         const room = Math.min(free, options.batchSize);
         const partialDue = wokenSinceClaim && performance.now() - lastClaimAt >= PARTIAL_REFILL_MS;
         let claimedAt = Number.NEGATIVE_INFINITY;
+        let claimed = 0;
         if (room > 0 && (room >= refillAt || sending === 0 || timerFired || partialDue)) {
           woken = false;
           wokenSinceClaim = false;
@@ -196,8 +197,15 @@ export function createWorker(options: WorkerOptions): Worker {
           const claims = await claim(room);
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
+          claimed = claims.length;
         }
-        const next = free > 0 && room >= refillAt ? await options.queue.nextDueAt() : null;
+        // Requests in flight after a claim that took some: each one that ends wakes the loop, whose
+        // next claim takes what has become due meanwhile, and the poll bounds the wait for a retry
+        // falling due while none ends. Asking the store for the next due time after every such
+        // claim was a tenth of PostgreSQL's work in a delivery burst.
+        const inFlightWillWake = sending > 0 && claimed > 0;
+        const next =
+          free > 0 && room >= refillAt && !inFlightWillWake ? await options.queue.nextDueAt() : null;
         if (!running) break;
         // Due by the time of the claim, yet not claimed: its endpoint is at its in-flight cap, and
         // the attempt that frees a slot will wake the loop. Polling for it every millisecond would
