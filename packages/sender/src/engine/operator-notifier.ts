@@ -4,15 +4,11 @@
  * records the outcome, which the store turns into the deliveries' schedule. This file only moves
  * bytes.
  */
-import {
-  isStandardWebhooksSecret,
-  STANDARD_WEBHOOK_HEADERS,
-  sign,
-  signStandardWebhook,
-} from '@linkhooks/protocol';
+import { isStandardWebhooksSecret } from '@linkhooks/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
+import { signatureHeaders } from '../delivery/signature-headers.js';
 import type { RetrySchedule } from '../domain/schedule.js';
 import type { ClaimedNotice, NoticeOutbox } from '../store/notice-port.js';
 import type { OperatorSettings } from './operator-options.js';
@@ -47,25 +43,13 @@ export function noticeHeaders(
   userAgent: string,
   now: number,
 ): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'x-service-signature': sign(notice.body, secret),
+  const standard = isStandardWebhooksSecret(secret) ? { id: notice.id, secrets: [secret], now } : null;
+  return {
+    ...signatureHeaders(notice.body, secret, standard),
     'x-service-notice-id': notice.id,
     'x-service-attempt': String(notice.attempts + 1),
     'user-agent': userAgent,
   };
-  if (isStandardWebhooksSecret(secret)) {
-    const timestamp = Math.floor(now / 1000);
-    headers[STANDARD_WEBHOOK_HEADERS.id] = notice.id;
-    headers[STANDARD_WEBHOOK_HEADERS.timestamp] = String(timestamp);
-    headers[STANDARD_WEBHOOK_HEADERS.signature] = signStandardWebhook({
-      id: notice.id,
-      timestamp,
-      body: notice.body,
-      secret: [secret],
-    });
-  }
-  return headers;
 }
 
 /**

@@ -3,9 +3,9 @@
  * means is decideTransition's (src/domain), applied by the store as it records; this file only
  * moves bytes.
  */
-import { STANDARD_WEBHOOK_HEADERS, sign, signStandardWebhook } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
+import { signatureHeaders } from '../delivery/signature-headers.js';
 import { signingSecrets } from '../domain/secret-rotation.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AttemptApplied, DeliveryQueue } from '../store/port.js';
@@ -37,30 +37,21 @@ export function deliveryHeaders(
   now: number,
 ): Record<string, string> {
   const secrets = signingSecrets(claim, now);
+  // design R9: HMAC-SHA256 of the stored bytes; the same bytes and secret give the same signature
+  // on every attempt. During a rotation's grace the secret is the previous one (design D39). The
+  // Standard Webhooks id is the event's, the same on every attempt.
+  const standard =
+    claim.standardWebhooks && secrets.standard.length > 0
+      ? { id: claim.delivery.eventId, secrets: secrets.standard, now }
+      : null;
   const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    // design R9: HMAC-SHA256 of the stored bytes; the same bytes and secret give the same signature
-    // on every attempt. During a rotation's grace the secret is the previous one (design D39).
-    'x-service-signature': sign(claim.body, secrets.serviceSignature),
+    ...signatureHeaders(claim.body, secrets.serviceSignature, standard),
     'x-service-event-id': claim.delivery.eventId,
     'x-service-delivery-id': claim.delivery.id,
     'x-service-attempt': String(attemptNumber),
     'user-agent': userAgent,
   };
   if (claim.delivery.test) headers['x-service-test'] = '1';
-  if (claim.standardWebhooks && secrets.standard.length > 0) {
-    // The event id, the same on every attempt; the attempt's own time, signed with it.
-    const id = claim.delivery.eventId;
-    const timestamp = Math.floor(now / 1000);
-    headers[STANDARD_WEBHOOK_HEADERS.id] = id;
-    headers[STANDARD_WEBHOOK_HEADERS.timestamp] = String(timestamp);
-    headers[STANDARD_WEBHOOK_HEADERS.signature] = signStandardWebhook({
-      id,
-      timestamp,
-      body: claim.body,
-      secret: secrets.standard,
-    });
-  }
   return headers;
 }
 
