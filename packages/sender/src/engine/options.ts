@@ -54,6 +54,11 @@ export interface SenderOptions {
    */
   perOriginCap?: number;
   batchSize?: number;
+  /**
+   * The longest the worker sleeps: how soon work scheduled by another process is noticed, and at
+   * most how late a retry falling due is claimed while requests are in flight and none ends
+   * (each one that ends wakes the worker). Default 1,000.
+   */
   pollIntervalMs?: number;
   /** Development only: deliver to loopback and private networks. Never plain HTTP. */
   allowPrivateNetworks?: boolean;

@@ -31,7 +31,10 @@ export interface WorkerOptions extends AttemptDeps {
    * so a live worker's leases never run out and a dead one's are free within `leaseMs`.
    */
   renewEveryMs: number;
-  /** Longest idle sleep: how soon work scheduled by another process is noticed. */
+  /**
+   * Longest sleep: how soon work scheduled by another process is noticed, and the latest a retry
+   * falling due is claimed while requests are in flight and none of them ends.
+   */
   pollIntervalMs: number;
   /**
    * Free an attempt's slot as soon as its response is in, recording it beside the next request,
