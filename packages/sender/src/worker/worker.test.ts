@@ -138,7 +138,7 @@ describe('worker slots', () => {
 
 /** A client whose every request stays out until the test answers it. */
 function heldClient() {
-  const out: { deliveryId: string; answer: () => void }[] = [];
+  const out: { deliveryId: string; answer: () => void; refuse: () => void }[] = [];
   const waiting = new Set<() => void>();
   const client: DeliveryClient = {
     send(request: SendRequest) {
@@ -147,6 +147,12 @@ function heldClient() {
           deliveryId: request.headers['x-service-delivery-id'] ?? '',
           answer: () =>
             resolve({ outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null }),
+          refuse: () =>
+            resolve({
+              outcome: { ok: false, kind: 'http_status', statusCode: 500, message: 'receiver answered 500' },
+              durationMs: 1,
+              responseSnippet: null,
+            }),
         });
         for (const check of waiting) check();
       });
@@ -312,6 +318,35 @@ describe('worker bookkeeping', () => {
     out[2]!.answer();
     // Nothing left and nothing in flight: now it asks, to sleep until whatever falls due next.
     await idle;
+    await worker.stop();
+  });
+
+  it('claims a retry falling due while a request stays out, at the latest one poll later', async () => {
+    const memory = await seed(2);
+    const clock = new ManualClock(T0);
+    const { client, out, requests } = heldClient();
+    let recorded: () => void = () => undefined;
+    const firstRecorded = new Promise<void>((resolve) => {
+      recorded = resolve;
+    });
+    const worker = createWorker({
+      ...options(memory, client, clock),
+      // A short poll: the test waits for the retry's request, which only the poll can bring. The
+      // lease outlasts the retry delay, so the request still out stays this worker's.
+      pollIntervalMs: 20,
+      leaseMs: 600_000,
+      onAttempt: () => recorded(),
+    });
+    worker.start();
+    await requests(2);
+    // One attempt fails (its retry due in a minute); the other request stays out and never ends.
+    out[0]!.refuse();
+    await firstRecorded;
+    clock.advance(DEFAULT_SCHEDULE.delaysMs[0]!);
+    await requests(3);
+    expect(out[2]!.deliveryId).toBe(out[0]!.deliveryId);
+    out[1]!.answer();
+    out[2]!.answer();
     await worker.stop();
   });
 });
