@@ -289,6 +289,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   await singleIngestRound(floor, click);
   await batchIngestRound(floor, click);
+  await bare();
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
   for (let round = 0; round < SERVICE.rounds; round++) {
