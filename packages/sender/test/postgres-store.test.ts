@@ -382,6 +382,13 @@ describe.runIf(pgUp)('postgres', () => {
     // 2,500 leases ended: a vacuum after the first thousand and one after the second.
     expect(Number(rows[0].vacuum_count)).toBeGreaterThanOrEqual(2);
     expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
+    // No vacuum, its own or autovacuum, waits for an exclusive lock to shorten the table.
+    const options = await admin.query(
+      `SELECT c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relname = 'leases'`,
+      [schema],
+    );
+    expect(options.rows[0].reloptions).toEqual(['vacuum_truncate=false']);
   });
 
   it('counts concurrent final failures of one endpoint from 4 instances without losing one (design I5)', async () => {

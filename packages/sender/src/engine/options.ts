@@ -55,9 +55,8 @@ export interface SenderOptions {
   perOriginCap?: number;
   batchSize?: number;
   /**
-   * The longest the worker sleeps: how soon work scheduled by another process is noticed, and at
-   * most how late a retry falling due is claimed while requests are in flight and none ends
-   * (each one that ends wakes the worker). Default 1,000.
+   * The longest the worker and the operator notifier sleep when nothing wakes them: how soon work
+   * scheduled by another process is noticed where no wake-up reaches this one. Default 1,000.
    */
   pollIntervalMs?: number;
   /** Development only: deliver to loopback and private networks. Never plain HTTP. */

@@ -99,12 +99,17 @@ export function createSecretCipher(keys: MasterKeys | Buffer): SecretCipher {
   const sealedPrefix = `${V2}${keyId(current)}:`;
   // Every claimed delivery carries its endpoint's sealed secret: opening it each time was ~3% of
   // the service's time delivering. Keyed by the sealed text with the endpoint it is bound to, so a
-  // rotated secret (new text) is opened afresh; bounded, oldest dropped first.
+  // rotated secret (new text) is opened afresh; bounded, least recently used dropped first (a
+  // replaced or deleted endpoint's secret stays in memory until then, as it did in its requests).
   const opened = new Map<string, string>();
   const decryptOnce = (stored: string, endpointId: string): string => {
     const key = `${endpointId}\n${stored}`;
     const known = opened.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      opened.delete(key);
+      opened.set(key, known);
+      return known;
+    }
     const plain = decryptStored(stored, endpointId);
     if (opened.size >= OPENED_SECRETS_KEPT) opened.delete(opened.keys().next().value!);
     opened.set(key, plain);

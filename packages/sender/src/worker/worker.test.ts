@@ -3,7 +3,7 @@
  * request goes out while the previous attempt is still being recorded; without it, the slot is
  * held through the record. A store whose records wait on a gate the test opens shows which.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../clock.js';
 import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
 import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
@@ -298,7 +298,7 @@ describe('worker bookkeeping', () => {
       ...memory,
       async nextDueAt() {
         asked++;
-        if (out.length === 3) askedWhenIdle();
+        if (worker.inFlight === 0) askedWhenIdle();
         return memory.nextDueAt();
       },
     };
@@ -321,32 +321,53 @@ describe('worker bookkeeping', () => {
     await worker.stop();
   });
 
-  it('claims a retry falling due while a request stays out, at the latest one poll later', async () => {
-    const memory = await seed(2);
-    const clock = new ManualClock(T0);
-    const { client, out, requests } = heldClient();
-    let recorded: () => void = () => undefined;
-    const firstRecorded = new Promise<void>((resolve) => {
-      recorded = resolve;
-    });
-    const worker = createWorker({
-      ...options(memory, client, clock),
-      // A short poll: the test waits for the retry's request, which only the poll can bring. The
-      // lease outlasts the retry delay, so the request still out stays this worker's.
-      pollIntervalMs: 20,
-      leaseMs: 600_000,
-      onAttempt: () => recorded(),
-    });
-    worker.start();
-    await requests(2);
-    // One attempt fails (its retry due in a minute); the other request stays out and never ends.
-    out[0]!.refuse();
-    await firstRecorded;
-    clock.advance(DEFAULT_SCHEDULE.delaysMs[0]!);
-    await requests(3);
-    expect(out[2]!.deliveryId).toBe(out[0]!.deliveryId);
-    out[1]!.answer();
-    out[2]!.answer();
-    await worker.stop();
+  it('sleeps until the retry its own attempt scheduled while requests stay out, not until the poll', async () => {
+    // The worker's sleeps on fake timers, advanced with the clock: a retry 5 s away, a poll 60 s away.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const memory = await seed(2);
+      const clock = new ManualClock(T0);
+      const { client, out, requests } = heldClient();
+      let recorded: () => void = () => undefined;
+      const firstRecorded = new Promise<void>((resolve) => {
+        recorded = resolve;
+      });
+      const worker = createWorker({
+        ...options(memory, client, clock),
+        concurrency: 3,
+        perEndpointCap: 3,
+        perAccountCap: 3,
+        perOriginCap: 3,
+        batchSize: 3,
+        rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
+        // The lease outlasts the retry delay: the request still out stays this worker's.
+        leaseMs: 600_000,
+        onAttempt: () => recorded(),
+      });
+      worker.start();
+      await requests(2);
+      // The first attempt fails, its retry due in 5 s; the second request stays out.
+      out[0]!.refuse();
+      await firstRecorded;
+      // A new delivery, claimed with a request still out: the claim takes it, and the worker sleeps
+      // until the retry it scheduled itself, not until the poll.
+      const body = Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":3}}');
+      const [endpoint] = await memory.listEndpoints('acct_slots');
+      await memory.publish(
+        { id: newId('evt', T0), accountId: endpoint!.accountId, name: 'click', body, createdAt: T0 },
+        () => newId('dlv', T0),
+      );
+      worker.wake();
+      await requests(3);
+      clock.advance(5_000);
+      await vi.advanceTimersByTimeAsync(5_000);
+      await requests(4);
+      expect(out[3]!.deliveryId).toBe(out[0]!.deliveryId);
+      for (const request of out.slice(1)) request.answer();
+      vi.useRealTimers();
+      await worker.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

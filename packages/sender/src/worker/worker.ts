@@ -31,10 +31,7 @@ export interface WorkerOptions extends AttemptDeps {
    * so a live worker's leases never run out and a dead one's are free within `leaseMs`.
    */
   renewEveryMs: number;
-  /**
-   * Longest sleep: how soon work scheduled by another process is noticed, and the latest a retry
-   * falling due is claimed while requests are in flight and none of them ends.
-   */
+  /** The longest sleep (SenderOptions.pollIntervalMs). */
   pollIntervalMs: number;
   /**
    * Free an attempt's slot as soon as its response is in, recording it beside the next request,
@@ -83,6 +80,10 @@ export function createWorker(options: WorkerOptions): Worker {
     wakeUp?.();
   };
 
+  // The earliest retry this worker's own attempts scheduled since its last claim: what it sleeps
+  // until, rather than ask the store, while requests of its own are out to wake it (run()).
+  let ownRetryAt = Number.POSITIVE_INFINITY;
+
   const launch = (claim: ClaimedDelivery) => {
     const running: Running = {
       claim,
@@ -102,6 +103,8 @@ export function createWorker(options: WorkerOptions): Worker {
       runAttempt(options, claim, options.freeSlotOnResponse ? sent : undefined, running.abandon.signal),
     )
       .then((report) => {
+        const retryAt = report.applied.status === 'awaiting_retry' ? report.applied.nextAttemptAt : null;
+        if (typeof retryAt === 'number') ownRetryAt = Math.min(ownRetryAt, retryAt);
         // An abandoned attempt says nothing of the receiver: the worker cut it short.
         if (!running.abandon.signal.aborted) breakers.observe(report);
         options.onAttempt(report);
@@ -191,24 +194,28 @@ export function createWorker(options: WorkerOptions): Worker {
         const room = Math.min(free, options.batchSize);
         const partialDue = wokenSinceClaim && performance.now() - lastClaimAt >= PARTIAL_REFILL_MS;
         let claimedAt = Number.NEGATIVE_INFINITY;
-        let claimed = 0;
+        let claimed = 0; // after a claim that took some, requests of its own are out
         if (room > 0 && (room >= refillAt || sending === 0 || timerFired || partialDue)) {
           woken = false;
           wokenSinceClaim = false;
           lastClaimAt = performance.now();
           claimedAt = options.clock.now();
+          if (ownRetryAt <= claimedAt) ownRetryAt = Number.POSITIVE_INFINITY; // this claim sees it
           const claims = await claim(room);
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
           claimed = claims.length;
         }
-        // Requests in flight after a claim that took some: each one that ends wakes the loop, whose
-        // next claim takes what has become due meanwhile, and the poll bounds the wait for a retry
-        // falling due while none ends. Asking the store for the next due time after every such
-        // claim was a tenth of PostgreSQL's work in a delivery burst.
-        const inFlightWillWake = sending > 0 && claimed > 0;
-        const next =
-          free > 0 && room >= refillAt && !inFlightWillWake ? await options.queue.nextDueAt() : null;
+        // Requests of its own out after a claim that took some: each one that ends wakes the loop,
+        // whose next claim takes what has become due meanwhile; while none ends, it sleeps until the
+        // earliest retry its own attempts scheduled (work from elsewhere wakes it, or waits for the
+        // poll as when idle). Asking the store for the next due time after every such claim was a
+        // tenth of PostgreSQL's work in a delivery burst.
+        let next: number | null = null;
+        if (free > 0 && room >= refillAt) {
+          if (claimed === 0) next = await options.queue.nextDueAt();
+          else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
+        }
         if (!running) break;
         // Due by the time of the claim, yet not claimed: its endpoint is at its in-flight cap, and
         // the attempt that frees a slot will wake the loop. Polling for it every millisecond would

@@ -52,9 +52,10 @@ import type { Pg } from './connection.js';
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
  * few hundred rows rather than the whole backlog (see claimWindow). Its due time is a range
- * (`BETWEEN 0 AND $1`: every due time is at or after 0) for a table without statistics yet, as in a
- * new database until autovacuum first analyzes it: PostgreSQL then guesses a third of the rows for
- * one bound (and read every due row to sort them) but 0.5% for a range, and walks the index. `leases` holds only
+ * (`BETWEEN 0 AND $1`: every due time is at or after 0): in the generic plan PostgreSQL guesses a
+ * third of the rows for one bound whose value it does not know, and 0.5% for a range. With no
+ * statistics yet to say how few rows are claimable (a new database until autovacuum first
+ * analyzes it), one bound made it read every due row to sort them instead of walking the index. `leases` holds only
  * work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together

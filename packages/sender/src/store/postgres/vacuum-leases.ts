@@ -3,10 +3,8 @@
  * attempt, which every claim's in-flight count would read through until autovacuum comes by (once a
  * minute at best; at a few thousand attempts a second, hundreds of pages). Each process vacuums it
  * after every VACUUM_LEASES_EVERY leases it ended, in the background (SKIP_LOCKED: never waiting on
- * another process's vacuum). TRUNCATE false: the table is refilled at once, and handing its empty
- * end pages back needs an exclusive lock the vacuum waited for, up to seconds, while claims and
- * records held the table (the next vacuum waiting behind it). A role that does not own the table
- * gets a warning from PostgreSQL and autovacuum alone.
+ * another process's vacuum); none hands the table's end pages back (migration 13). A role that
+ * does not own the table gets a warning from PostgreSQL and autovacuum alone.
  */
 import type { Pg } from './connection.js';
 
@@ -14,7 +12,7 @@ import type { Pg } from './connection.js';
 export const VACUUM_LEASES_EVERY = 1000;
 
 /** Outside any transaction (VACUUM cannot run in one). */
-const VACUUM_LEASES = `VACUUM (SKIP_LOCKED, TRUNCATE false) leases`;
+const VACUUM_LEASES = `VACUUM (SKIP_LOCKED) leases`;
 
 export interface LeaseVacuum {
   /** Counts `n` ended leases; starts a vacuum in the background once enough have ended. */
