@@ -651,54 +651,30 @@ describe.runIf(pgUp)('postgres', () => {
         await client.query(`SET search_path = "${schema}"`);
         // The store prepares these once per connection and runs their generic plan (plan_cache_mode):
         // a plan that joined the picked ids to every due row, or walked the due-time index filtering
-        // by id, made each claim read the whole backlog.
-        const claim = await genericPlan(
-          client,
-          CLAIM_DUE,
-          [
-            'bigint',
-            'int',
-            'int',
-            'bigint',
-            'int',
-            'text[]',
-            'text[]',
-            'text[]',
-            'int[]',
-            'text[]',
-            'int[]',
-            'int',
-            'int',
-            'text[]',
-            'int[]',
-            'text[]',
-            'int[]',
-            'text[]',
-          ],
-          [
-            String(T0),
-            '32',
-            '8',
-            '60000',
-            '128',
-            "'{}'",
-            "'{}'",
-            "'{}'",
-            "'{}'",
-            "'{}'",
-            "'{}'",
-            '32',
-            '32',
-            "'{}'",
-            "'{}'",
-            "'{}'",
-            "'{}'",
-            `'{${CLAIMABLE_STATUSES.join(',')}}'`,
-          ],
-        );
+        // by id, made each claim read the whole backlog. The parameters are in claimDue's order.
+        const claim = await genericPlan(client, CLAIM_DUE, [
+          String(T0),
+          '32',
+          '8',
+          '60000',
+          '128',
+          "'{}'",
+          "'{}'",
+          "'{}'",
+          "'{}'",
+          "'{}'",
+          "'{}'",
+          '32',
+          '32',
+          "'{}'",
+          "'{}'",
+          "'{}'",
+          "'{}'",
+          `'{${CLAIMABLE_STATUSES.join(',')}}'`,
+        ]);
         expect(rowsRead(claim, 'deliveries')).toBeGreaterThan(0);
         expect(rowsRead(claim, 'deliveries')).toBeLessThan(1_000); // the window is 128 rows; the backlog 16,000
-        const nextDue = await genericPlan(client, NEXT_DUE, [], []);
+        const nextDue = await genericPlan(client, NEXT_DUE, []);
         expect(rowsRead(nextDue, 'deliveries')).toBeGreaterThan(0);
         expect(rowsRead(nextDue, 'deliveries')).toBeLessThan(1_000);
       } finally {

@@ -22,18 +22,13 @@ export const rowsRead = (node: PlanNode, relation: string): number =>
 
 /**
  * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan, as the store runs
- * its prepared statements (plan_cache_mode), in a transaction rolled back after. `types` are the
- * parameters' types, `args` their values as SQL literals.
+ * its prepared statements (plan_cache_mode), in a transaction rolled back after. `args` are the
+ * parameters' values as SQL literals; their types are the casts `sql` gives them.
  */
-export async function genericPlan(
-  client: pg.PoolClient,
-  sql: string,
-  types: string[],
-  args: string[],
-): Promise<PlanNode> {
+export async function genericPlan(client: pg.PoolClient, sql: string, args: string[]): Promise<PlanNode> {
   const name = `plan_${Math.random().toString(36).slice(2)}`;
   await client.query('SET plan_cache_mode = force_generic_plan');
-  await client.query(`PREPARE ${name} ${types.length ? `(${types.join(', ')})` : ''} AS ${sql}`);
+  await client.query(`PREPARE ${name} AS ${sql}`);
   await client.query('BEGIN');
   try {
     const { rows } = await client.query(
