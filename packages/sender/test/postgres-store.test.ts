@@ -17,6 +17,7 @@ import { DELETE_ENDPOINT } from '../src/store/postgres/endpoints.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
+import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { genericPlan, rowsRead } from './helpers/pg-plans.js';
 import { PG_URL, requireService } from './helpers/services.js';
@@ -683,6 +684,34 @@ describe.runIf(pgUp)('postgres', () => {
       await store.close();
     });
   }
+
+  it('counts queued deliveries for the metrics from their partial index, not the log', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const [first] = await publishClick(store, accountId);
+    // 20,000 delivered deliveries beside the one queued.
+    await admin.query(
+      `INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                                           created_at, updated_at)
+       SELECT 'dlv_done' || lpad(i::text, 6, '0'), $1, $2, $3, 'click', 'delivered', 1, $4::bigint, $4::bigint
+       FROM generate_series(1, 20000) AS i`,
+      [first!.eventId, first!.endpointId, accountId, T0],
+    );
+    await admin.query(`VACUUM ANALYZE "${schema}".deliveries`);
+    const client = await admin.connect();
+    try {
+      await client.query(`SET search_path = "${schema}"`);
+      const plan = await genericPlan(client, COUNT_QUEUED, []);
+      expect(JSON.stringify(plan)).toContain('"Index Name":"deliveries_queued_by_endpoint"');
+      expect(rowsRead(plan, 'deliveries')).toBe(1);
+    } finally {
+      client.release(true);
+    }
+    await store.close();
+  });
 
   it('wakes a subscriber on one instance when another instance publishes (LISTEN/NOTIFY)', async () => {
     const schema = freshSchema();

@@ -19,6 +19,7 @@ import m010 from './migrations/010-deleted-accounts.sql';
 import m011 from './migrations/011-event-search.sql';
 import m012 from './migrations/012-portal-tokens.sql';
 import m013 from './migrations/013-leases-keep-end-pages.sql';
+import m014 from './migrations/014-one-index-of-queued-deliveries.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -35,6 +36,7 @@ export const PG_MIGRATIONS = [
   { version: 11, name: 'log search by click and conversion', sql: m011 },
   { version: 12, name: 'portal links', sql: m012 },
   { version: 13, name: 'leases keep their end pages', sql: m013 },
+  { version: 14, name: 'one index of queued deliveries', sql: m014 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -7,7 +7,7 @@ import { toStats } from '../rows.js';
 import { QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
-const COUNT_QUEUED = `SELECT status, count(*)::int AS n FROM deliveries WHERE status IN ${QUEUED_SQL} GROUP BY status`;
+export const COUNT_QUEUED = `SELECT status, count(*)::int AS n FROM deliveries WHERE status IN ${QUEUED_SQL} GROUP BY status`;
 const COUNT_DISABLED = `SELECT count(*)::int AS n FROM endpoints WHERE NOT enabled`;
 
 export async function stats(pg: Pg): Promise<StoreStats> {

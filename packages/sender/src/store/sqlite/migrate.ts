@@ -15,6 +15,7 @@ import m008 from './migrations/008-skipped-by-endpoint.sql';
 import m009 from './migrations/009-operator-notices.sql';
 import m010 from './migrations/010-event-search.sql';
 import m011 from './migrations/011-portal-tokens.sql';
+import m012 from './migrations/012-one-index-of-queued-deliveries.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -28,6 +29,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 9, name: 'operator notices', sql: m009 },
   { version: 10, name: 'log search by click and conversion', sql: m010 },
   { version: 11, name: 'portal links', sql: m011 },
+  { version: 12, name: 'one index of queued deliveries', sql: m012 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
