@@ -448,9 +448,7 @@ async function serviceFigures(ctx) {
   const stores = [{ label: 'SQLite', db: `sqlite:${join(tempDir('linkhooks-bench-svc-'), 'service.db')}` }];
   if (ctx.postgres)
     stores.push({ label: 'PostgreSQL', db: `${PG_URL}?schema=${await ctx.postgres.schema('svc')}` });
-  // The service keeps its connections to the receiver from one round to the next; so does the bare
-  // loop here (opened in the warm-up). A new Agent per round spent a fifth to a half of each
-  // 5,000-request round on TLS handshakes, and made the baseline look slower than it is.
+  // Kept from round to round, as the service keeps its connections (bench/README.md, part 5).
   const warm = bareAgent(ctx);
   onCleanup(() => warm.close());
   return runServicePart(ctx, {

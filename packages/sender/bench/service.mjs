@@ -289,7 +289,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   await singleIngestRound(floor, click);
   await batchIngestRound(floor, click);
+  // The bare loop and the peers open their connections here, and keep them (the receiver keeps an
+  // idle connection 60 s), as the services keep theirs.
   await bare();
+  for (const peer of peers) await peer.round();
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
   for (let round = 0; round < SERVICE.rounds; round++) {

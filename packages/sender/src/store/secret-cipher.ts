@@ -100,7 +100,7 @@ export function createSecretCipher(keys: MasterKeys | Buffer): SecretCipher {
   // Every claimed delivery carries its endpoint's sealed secret: opening it each time was ~3% of
   // the service's time delivering. Keyed by the sealed text with the endpoint it is bound to, so a
   // rotated secret (new text) is opened afresh; bounded, least recently used dropped first (a
-  // replaced or deleted endpoint's secret stays in memory until then, as it did in its requests).
+  // replaced or deleted endpoint's secret stays in memory until it is dropped).
   const opened = new Map<string, string>();
   const decryptOnce = (stored: string, endpointId: string): string => {
     const key = `${endpointId}\n${stored}`;

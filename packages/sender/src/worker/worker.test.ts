@@ -321,19 +321,30 @@ describe('worker bookkeeping', () => {
     await worker.stop();
   });
 
-  it('sleeps until the retry its own attempt scheduled while requests stay out, not until the poll', async () => {
+  it('sleeps until the retry its own attempt scheduled while requests stay out, not until the poll', {
+    timeout: 10_000,
+  }, async () => {
     // The worker's sleeps on fake timers, advanced with the clock: a retry 5 s away, a poll 60 s away.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, out, requests } = heldClient();
+    let stop: () => Promise<void> = async () => undefined;
     try {
       const memory = await seed(2);
       const clock = new ManualClock(T0);
-      const { client, out, requests } = heldClient();
+      let claims = 0;
+      const store: SenderStore = {
+        ...memory,
+        claimDue(request) {
+          claims++;
+          return memory.claimDue(request);
+        },
+      };
       let recorded: () => void = () => undefined;
       const firstRecorded = new Promise<void>((resolve) => {
         recorded = resolve;
       });
       const worker = createWorker({
-        ...options(memory, client, clock),
+        ...options(store, client, clock),
         concurrency: 3,
         perEndpointCap: 3,
         perAccountCap: 3,
@@ -344,6 +355,7 @@ describe('worker bookkeeping', () => {
         leaseMs: 600_000,
         onAttempt: () => recorded(),
       });
+      stop = () => worker.stop();
       worker.start();
       await requests(2);
       // The first attempt fails, its retry due in 5 s; the second request stays out.
@@ -359,15 +371,20 @@ describe('worker bookkeeping', () => {
       );
       worker.wake();
       await requests(3);
-      clock.advance(5_000);
-      await vi.advanceTimersByTimeAsync(5_000);
+      // No claim until it is due (a worker polling instead would have claimed again and again),
+      // then at once.
+      const claimsBefore = claims;
+      clock.advance(4_999);
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(claims).toBe(claimsBefore);
+      clock.advance(1);
+      await vi.advanceTimersByTimeAsync(1);
       await requests(4);
       expect(out[3]!.deliveryId).toBe(out[0]!.deliveryId);
+    } finally {
       for (const request of out.slice(1)) request.answer();
       vi.useRealTimers();
-      await worker.stop();
-    } finally {
-      vi.useRealTimers();
+      await stop();
     }
   });
 });

@@ -80,8 +80,8 @@ export function createWorker(options: WorkerOptions): Worker {
     wakeUp?.();
   };
 
-  // The earliest retry this worker's own attempts scheduled since its last claim: what it sleeps
-  // until, rather than ask the store, while requests of its own are out to wake it (run()).
+  // The earliest retry this worker's own attempts scheduled that was not yet due at its last claim:
+  // what it sleeps until, rather than ask the store, while requests of its own are out (run()).
   let ownRetryAt = Number.POSITIVE_INFINITY;
 
   const launch = (claim: ClaimedDelivery) => {
@@ -210,7 +210,8 @@ export function createWorker(options: WorkerOptions): Worker {
         // whose next claim takes what has become due meanwhile; while none ends, it sleeps until the
         // earliest retry its own attempts scheduled (work from elsewhere wakes it, or waits for the
         // poll as when idle). Asking the store for the next due time after every such claim was a
-        // tenth of PostgreSQL's work in a delivery burst.
+        // tenth of PostgreSQL's work in a delivery burst. With fewer than refillAt slots free it
+        // neither asks nor claims: the requests that end free the slots, and wake it.
         let next: number | null = null;
         if (free > 0 && room >= refillAt) {
           if (claimed === 0) next = await options.queue.nextDueAt();

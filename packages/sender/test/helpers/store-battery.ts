@@ -253,6 +253,20 @@ export function storeBattery(
       expect((await store.getDelivery(a, c1!.delivery.id))!.attempts.map((x) => x.number)).toEqual([1]);
     });
 
+    it('counts queued deliveries by status for the metrics', async () => {
+      expect((await store.stats()).queued).toEqual({ pending: 0, awaiting_retry: 0, held: 0 });
+      const a = account();
+      await endpoint(a, ['click']);
+      for (let i = 0; i < 3; i++) await publish(event(a));
+      const [first] = await claim(T0, 1);
+      await attempt(first!, false, T0);
+      const paused = await endpoint(a, ['conversion']);
+      await publish(event(a, 'conversion'));
+      await store.pauseEndpoint(a, paused.id, T0 + 1);
+      // Of the clicks, one failed (awaiting its retry) and two pending; the paused endpoint's held.
+      expect((await store.stats()).queued).toEqual({ pending: 2, awaiting_retry: 1, held: 1 });
+    });
+
     it('does not claim deliveries before they are due, and says when the next is', async () => {
       const a = account();
       await endpoint(a);

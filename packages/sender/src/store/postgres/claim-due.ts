@@ -55,8 +55,8 @@ import type { Pg } from './connection.js';
  * (`BETWEEN 0 AND $1`: every due time is at or after 0): in the generic plan PostgreSQL guesses a
  * third of the rows for one bound whose value it does not know, and 0.5% for a range. With no
  * statistics yet to say how few rows are claimable (a new database until autovacuum first
- * analyzes it), one bound made it read every due row to sort them instead of walking the index. `leases` holds only
- * work in flight, so counting it costs nothing however large the log grows.
+ * analyzes it), one bound made it read every due row to sort them instead of walking the index.
+ * `leases` holds only work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
  * exceed it briefly (bounded by claimers × cap); the lease and the token stay exact.
