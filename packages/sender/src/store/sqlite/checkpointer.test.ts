@@ -10,24 +10,47 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
-/** Waits for `condition`, turn by turn; the test's own time-out bounds it. */
-async function until(condition: () => boolean) {
-  while (!condition()) await turn();
-}
-
-function openFile(): { db: SqliteDb; file: string } {
+/**
+ * A store's database whose checkpoints' thread tells what it does: `started` resolves once it has
+ * taken over, `checkpointed(condition)` once a checkpoint has left `condition` true (checked after
+ * each one the thread runs; the test's own time-out bounds the wait).
+ */
+function openFile(): {
+  db: SqliteDb;
+  file: string;
+  started: Promise<void>;
+  checkpointed: (condition: () => boolean) => Promise<void>;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
   dirs.push(dir);
   const file = join(dir, 'x.db');
-  const db = openSqlite(file);
+  let begin: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    begin = resolve;
+  });
+  const waiting = new Set<() => void>();
+  const db = openSqlite(file, {
+    started: () => begin(),
+    checkpointed: () => {
+      for (const check of waiting) check();
+    },
+  });
+  const checkpointed = (condition: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!condition()) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+    });
   db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
-  return { db, file };
+  return { db, file, started, checkpointed };
 }
 
 describe('WAL checkpoints off the event loop (design D57)', () => {
   it('move to a thread after enough commits: the connection stops checkpointing, the thread does it', async () => {
-    const { db, file } = openFile();
+    const { db, file, started, checkpointed } = openFile();
     const insert = db.immediate((n: number) => {
       for (let i = 0; i < n; i++)
         db.raw.prepare('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
@@ -36,13 +59,14 @@ describe('WAL checkpoints off the event loop (design D57)', () => {
     for (let i = 1; i < CHECKPOINTER_AFTER_COMMITS; i++) insert(1);
     expect(autocheckpoint()).toBe(1000);
     insert(1);
-    await until(() => autocheckpoint() === 0);
+    await started;
+    expect(autocheckpoint()).toBe(0);
 
     // Some 1,500 pages: past the 1,000 at which the connection would have checkpointed itself.
     const before = statSync(file).size;
     for (let i = 0; i < 15; i++) insert(100);
     // Only a checkpoint copies pages into the database file; the thread's does it.
-    await until(() => statSync(file).size > before + 4 * 1024 * 1024);
+    await checkpointed(() => statSync(file).size > before + 4 * 1024 * 1024);
 
     // Closed, the thread's connection first: the store's is the last, and removes the WAL.
     await db.close();

@@ -34,6 +34,7 @@ const timer = setInterval(() => {
     db.close();
     throw error;
   }
+  if (workerData.tell) parentPort.postMessage('checkpointed');
 }, workerData.everyMs);
 parentPort.postMessage('ready');
 parentPort.on('message', () => {
@@ -43,6 +44,14 @@ parentPort.on('message', () => {
 });
 `;
 
+/** What the thread does, told as it happens: for tests, which wait on it instead of polling. */
+export interface CheckpointEvents {
+  /** The thread's connection is open and the store's has stopped checkpointing at commit. */
+  started?(): void;
+  /** The thread has run a checkpoint. */
+  checkpointed?(): void;
+}
+
 export interface Checkpointer {
   /** Counts a committed write transaction; starts the thread once there were enough. */
   committed(): void;
@@ -50,7 +59,7 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function createCheckpointer(raw: Database.Database): Checkpointer {
+export function createCheckpointer(raw: Database.Database, events: CheckpointEvents = {}): Checkpointer {
   let commits = 0;
   let closed = false;
   let worker: Worker | null = null;
@@ -60,12 +69,19 @@ export function createCheckpointer(raw: Database.Database): Checkpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const thread = new Worker(PROGRAM, {
       eval: true,
-      workerData: { driver, filename: raw.name, everyMs: CHECKPOINT_EVERY_MS },
+      workerData: {
+        driver,
+        filename: raw.name,
+        everyMs: CHECKPOINT_EVERY_MS,
+        tell: events.checkpointed !== undefined,
+      },
     });
     thread.unref();
-    // The store's connection stops checkpointing only once the thread's connection is open.
-    thread.once('message', () => {
+    thread.on('message', (message) => {
+      if (message === 'checkpointed') return events.checkpointed?.();
+      // The store's connection stops checkpointing only once the thread's connection is open.
       if (raw.open && !closed) raw.pragma('wal_autocheckpoint = 0');
+      events.started?.();
     });
     exited = new Promise((resolve) => {
       thread.once('exit', () => {

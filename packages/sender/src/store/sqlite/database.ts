@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { createCheckpointer } from './checkpointer.js';
+import { type CheckpointEvents, createCheckpointer } from './checkpointer.js';
 
 export interface SqliteDb {
   readonly raw: Database.Database;
@@ -20,8 +20,11 @@ export interface SqliteDb {
   close(): Promise<void>;
 }
 
-/** Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`. */
-export function openSqlite(filename: string): SqliteDb {
+/**
+ * Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`.
+ * `checkpoints`: told what the checkpoints' thread does (tests).
+ */
+export function openSqlite(filename: string, checkpoints: CheckpointEvents = {}): SqliteDb {
   const inMemory = filename === ':memory:' || filename === '';
   // Absolute: the checkpoints' thread and the WAL sync open the file by name, later, whatever the
   // process's working directory is by then.
@@ -36,7 +39,7 @@ export function openSqlite(filename: string): SqliteDb {
   // or a pruned event's body is gone from the file, not just unlinked.
   raw.pragma('secure_delete = ON');
   const cache = new Map<string, Database.Statement>();
-  const checkpointer = createCheckpointer(raw);
+  const checkpointer = createCheckpointer(raw, checkpoints);
   return {
     raw,
     st(sql) {
