@@ -4,6 +4,7 @@
  * held through the record. A store whose records wait on a gate the test opens shows which.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { conditions } from '../../test/helpers/conditions.js';
 import { ManualClock } from '../clock.js';
 import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
 import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
@@ -60,26 +61,17 @@ async function setUp(freeSlotOnResponse: boolean) {
     },
   };
   const sends: { recordsWaiting: number }[] = [];
-  const sent = new Set<() => void>();
+  const sent = conditions();
   const client: DeliveryClient = {
     async send(_request: SendRequest) {
       sends.push({ recordsWaiting: recording });
-      for (const check of sent) check();
+      sent.changed();
       return { outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null };
     },
     close: async () => undefined,
     destroy: async () => undefined,
   };
-  const until = (predicate: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!predicate()) return;
-        sent.delete(check);
-        resolve();
-      };
-      sent.add(check);
-      check();
-    });
+  const until = sent.until;
 
   let delivered = 0;
   const allDelivered = new Promise<void>((resolve) => {
@@ -139,7 +131,7 @@ describe('worker slots', () => {
 /** A client whose every request stays out until the test answers it. */
 function heldClient() {
   const out: { deliveryId: string; answer: () => void; refuse: () => void }[] = [];
-  const waiting = new Set<() => void>();
+  const sent = conditions();
   const client: DeliveryClient = {
     send(request: SendRequest) {
       return new Promise((resolve) => {
@@ -154,22 +146,13 @@ function heldClient() {
               responseSnippet: null,
             }),
         });
-        for (const check of waiting) check();
+        sent.changed();
       });
     },
     close: async () => undefined,
     destroy: async () => undefined,
   };
-  const requests = (n: number) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (out.length < n) return;
-        waiting.delete(check);
-        resolve();
-      };
-      waiting.add(check);
-      check();
-    });
+  const requests = (n: number) => sent.until(() => out.length >= n);
   return { client, out, requests };
 }
 

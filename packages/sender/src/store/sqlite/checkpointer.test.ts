@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { conditions } from '../../../test/helpers/conditions.js';
 import { CHECKPOINTER_AFTER_COMMITS } from './checkpointer.js';
 import { openSqlite, type SqliteDb } from './database.js';
 
@@ -12,8 +13,8 @@ afterEach(() => {
 
 /**
  * A store's database whose checkpoints' thread tells what it does: `started` resolves once it has
- * taken over, `checkpointed(condition)` once a checkpoint has left `condition` true (checked after
- * each one the thread runs; the test's own time-out bounds the wait).
+ * taken over, `checkpointed(condition)` once `condition` holds (checked now and after each
+ * checkpoint the thread runs; the test's own time-out bounds the wait).
  */
 function openFile(): {
   db: SqliteDb;
@@ -28,22 +29,9 @@ function openFile(): {
   const started = new Promise<void>((resolve) => {
     begin = resolve;
   });
-  const waiting = new Set<() => void>();
-  const db = openSqlite(file, {
-    started: () => begin(),
-    checkpointed: () => {
-      for (const check of waiting) check();
-    },
-  });
-  const checkpointed = (condition: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!condition()) return;
-        waiting.delete(check);
-        resolve();
-      };
-      waiting.add(check);
-    });
+  const checkpoints = conditions();
+  const db = openSqlite(file, { started: () => begin(), checkpointed: checkpoints.changed });
+  const checkpointed = checkpoints.until;
   db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
   return { db, file, started, checkpointed };
 }
