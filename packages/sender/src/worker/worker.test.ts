@@ -304,15 +304,16 @@ describe('worker bookkeeping', () => {
     await worker.stop();
   });
 
-  it('sleeps until the retry its own attempt scheduled while requests stay out, not until the poll', {
+  it('sleeps until each retry its own attempts scheduled while requests stay out, not until the poll', {
     timeout: 10_000,
   }, async () => {
-    // The worker's sleeps on fake timers, advanced with the clock: a retry 5 s away, a poll 60 s away.
+    // The worker's sleeps on fake timers, advanced with the clock: retries 5 s and 7 s away, a poll
+    // 60 s away.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { client, out, requests } = heldClient();
     let stop: () => Promise<void> = async () => undefined;
     try {
-      const memory = await seed(2);
+      const memory = await seed(3);
       const clock = new ManualClock(T0);
       let claims = 0;
       const store: SenderStore = {
@@ -322,30 +323,38 @@ describe('worker bookkeeping', () => {
           return memory.claimDue(request);
         },
       };
-      let recorded: () => void = () => undefined;
-      const firstRecorded = new Promise<void>((resolve) => {
-        recorded = resolve;
-      });
+      let recorded = 0;
+      const records = conditions();
       const worker = createWorker({
         ...options(store, client, clock),
-        concurrency: 3,
-        perEndpointCap: 3,
-        perAccountCap: 3,
-        perOriginCap: 3,
-        batchSize: 3,
+        concurrency: 4,
+        perEndpointCap: 4,
+        perAccountCap: 4,
+        perOriginCap: 4,
+        batchSize: 4,
         rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
-        // The lease outlasts the retry delay: the request still out stays this worker's.
+        // The lease outlasts the retry delays: the requests still out stay this worker's.
         leaseMs: 600_000,
-        onAttempt: () => recorded(),
+        onAttempt: () => {
+          recorded++;
+          records.changed();
+        },
       });
       stop = () => worker.stop();
+      const advance = async (ms: number) => {
+        clock.advance(ms);
+        await vi.advanceTimersByTimeAsync(ms);
+      };
       worker.start();
-      await requests(2);
-      // The first attempt fails, its retry due in 5 s; the second request stays out.
+      await requests(3);
+      // Two attempts fail, their retries due at 5 s and 7 s; the third request stays out.
       out[0]!.refuse();
-      await firstRecorded;
+      await records.until(() => recorded === 1);
+      await advance(2_000);
+      out[1]!.refuse();
+      await records.until(() => recorded === 2);
       // A new delivery, claimed with a request still out: the claim takes it, and the worker sleeps
-      // until the retry it scheduled itself, not until the poll.
+      // until the retries it scheduled itself, not until the poll.
       const body = Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":3}}');
       const [endpoint] = await memory.listEndpoints('acct_slots');
       await memory.publish(
@@ -353,19 +362,22 @@ describe('worker bookkeeping', () => {
         () => newId('dlv', T0),
       );
       worker.wake();
-      await requests(3);
-      // No claim until it is due (a worker polling instead would have claimed again and again),
-      // then at once.
-      const claimsBefore = claims;
-      clock.advance(4_999);
-      await vi.advanceTimersByTimeAsync(4_999);
-      expect(claims).toBe(claimsBefore);
-      clock.advance(1);
-      await vi.advanceTimersByTimeAsync(1);
       await requests(4);
-      expect(out[3]!.deliveryId).toBe(out[0]!.deliveryId);
+      // No claim until each is due (a worker polling instead would have claimed again and again),
+      // then at once.
+      for (const [wait, failed, request] of [
+        [3_000, 0, 5],
+        [2_000, 1, 6],
+      ] as const) {
+        const claimsBefore = claims;
+        await advance(wait - 1);
+        expect(claims).toBe(claimsBefore);
+        await advance(1);
+        await requests(request);
+        expect(out[request - 1]!.deliveryId).toBe(out[failed]!.deliveryId);
+      }
     } finally {
-      for (const request of out.slice(1)) request.answer();
+      for (const request of out.slice(2)) request.answer();
       vi.useRealTimers();
       await stop();
     }

@@ -81,7 +81,8 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   // The earliest retry this worker's own attempts scheduled that was not yet due at its last claim:
-  // what it sleeps until, rather than ask the store, while requests of its own are out (run()).
+  // what it sleeps until, rather than ask the store, while requests of its own are out (run()). Only
+  // the earliest is kept: the claim it falls due for asks the store for the next one.
   let ownRetryAt = Number.POSITIVE_INFINITY;
 
   const launch = (claim: ClaimedDelivery) => {
@@ -103,8 +104,8 @@ export function createWorker(options: WorkerOptions): Worker {
       runAttempt(options, claim, options.freeSlotOnResponse ? sent : undefined, running.abandon.signal),
     )
       .then((report) => {
-        const retryAt = report.applied.status === 'awaiting_retry' ? report.applied.nextAttemptAt : null;
-        if (typeof retryAt === 'number') ownRetryAt = Math.min(ownRetryAt, retryAt);
+        if (report.applied.status === 'awaiting_retry')
+          ownRetryAt = Math.min(ownRetryAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
         // An abandoned attempt says nothing of the receiver: the worker cut it short.
         if (!running.abandon.signal.aborted) breakers.observe(report);
         options.onAttempt(report);
@@ -195,12 +196,16 @@ export function createWorker(options: WorkerOptions): Worker {
         const partialDue = wokenSinceClaim && performance.now() - lastClaimAt >= PARTIAL_REFILL_MS;
         let claimedAt = Number.NEGATIVE_INFINITY;
         let claimed = 0; // after a claim that took some, requests of its own are out
+        let retryFellDue = false; // its own retry: whatever its attempts scheduled later is unknown
         if (room > 0 && (room >= refillAt || sending === 0 || timerFired || partialDue)) {
           woken = false;
           wokenSinceClaim = false;
           lastClaimAt = performance.now();
           claimedAt = options.clock.now();
-          if (ownRetryAt <= claimedAt) ownRetryAt = Number.POSITIVE_INFINITY; // this claim sees it
+          if (ownRetryAt <= claimedAt) {
+            ownRetryAt = Number.POSITIVE_INFINITY; // this claim sees it
+            retryFellDue = true;
+          }
           const claims = await claim(room);
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
@@ -214,7 +219,7 @@ export function createWorker(options: WorkerOptions): Worker {
         // neither asks nor claims: the requests that end free the slots, and wake it.
         let next: number | null = null;
         if (free > 0 && room >= refillAt) {
-          if (claimed === 0) next = await options.queue.nextDueAt();
+          if (claimed === 0 || retryFellDue) next = await options.queue.nextDueAt();
           else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
         }
         if (!running) break;
