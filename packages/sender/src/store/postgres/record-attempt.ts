@@ -8,6 +8,7 @@
  */
 import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition, mayDisable, type TransitionState } from '../../domain/transition.js';
+import { attemptApplied } from '../attempt-applied.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import { leaseKey } from '../lease.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
@@ -238,16 +239,7 @@ export function recordAttempt(
       ]);
       await client.query(DELETE_LEASE, [lease.deliveryId]);
       vacuum.ended(1);
-      return {
-        applied: true,
-        status: t.delivery.status,
-        nextAttemptAt: t.delivery.nextAttemptAt,
-        ...(disabledEndpoint ? { disabledEndpoint } : {}),
-        ...(t.endpoint.consecutiveFailures > endpoint.consecutiveFailures
-          ? { endpointFailures: t.endpoint.consecutiveFailures }
-          : {}),
-        ...(notice ? { noticed: true } : {}),
-      };
+      return attemptApplied(t, endpoint.consecutiveFailures, disabledEndpoint, notice !== null);
     });
 
   return (result) =>

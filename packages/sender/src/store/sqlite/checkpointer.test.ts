@@ -13,8 +13,8 @@ afterEach(() => {
 
 /**
  * A store's database whose checkpoints' thread tells what it does: `started` resolves once it has
- * taken over, `checkpointed(condition)` once `condition` holds (checked now and after each
- * checkpoint the thread runs; the test's own time-out bounds the wait).
+ * taken over, `checkpointed(condition)` once the thread has run a checkpoint since the call and
+ * `condition` holds (checked after each; the test's own time-out bounds the wait).
  */
 function openFile(): {
   db: SqliteDb;
@@ -30,8 +30,18 @@ function openFile(): {
     begin = resolve;
   });
   const checkpoints = conditions();
-  const db = openSqlite(file, { started: () => begin(), checkpointed: checkpoints.changed });
-  const checkpointed = checkpoints.until;
+  let runs = 0;
+  const db = openSqlite(file, {
+    started: () => begin(),
+    checkpointed: () => {
+      runs++;
+      checkpoints.changed();
+    },
+  });
+  const checkpointed = (condition: () => boolean) => {
+    const from = runs;
+    return checkpoints.until(() => runs > from && condition());
+  };
   db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
   return { db, file, started, checkpointed };
 }

@@ -2,8 +2,9 @@
  * WAL checkpoints off the event loop (design D57). By default SQLite checkpoints inside the commit
  * that takes the WAL past 1,000 pages: that commit copies the frames into the database file and
  * syncs it, milliseconds to tens of milliseconds in which the process serves no request. Once a
- * store has committed a few hundred write transactions (a store that lives that long is serving
- * load), a worker thread with its own connection takes over: it checkpoints in PASSIVE mode (it
+ * store has committed a few hundred write transactions (a store serving load within a second; an
+ * idle service's claims count too, so within minutes; a short-lived store such as a CLI command's
+ * never), a worker thread with its own connection takes over: it checkpoints in PASSIVE mode (it
  * never waits for, nor holds up, the store's writes) every CHECKPOINT_EVERY_MS, and the store's
  * connection stops checkpointing at commit. Should the thread fail, the connection checkpoints at
  * commit again, as before.

@@ -49,16 +49,17 @@ ORDER BY d.next_attempt_at
 LIMIT @window`;
 
 /**
- * What an attempt needs of the picked deliveries (a JSON array of ids), read after picking: the
- * walk passes over about three rows for each it takes (endpoints fill up within one claim), and
- * reading every one's body with it cost more than this second statement.
+ * What an attempt needs of the picked deliveries (a JSON array of ids), in the order picked, read
+ * after picking: the walk passes over about three rows for each it takes (endpoints fill up within
+ * one claim), and reading every one's body with it cost more than this second statement.
  */
 export const SELECT_PICKED = `
 SELECT d.*, ${attemptColumnsSql('@now')}
-FROM deliveries d
+FROM json_each(@ids) picked
+JOIN deliveries d ON d.id = picked.value
 JOIN endpoints e ON e.id = d.endpoint_id
 JOIN events ev ON ev.id = d.event_id
-WHERE d.id IN (SELECT value FROM json_each(@ids))`;
+ORDER BY picked.key`;
 
 /** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
 const LEASE_DELIVERIES = `
@@ -117,19 +118,11 @@ export function claimDue(db: SqliteDb) {
       // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
       const token = newLeaseToken();
       const expiresAt = now + leaseMs;
-      const picked = new Map(
-        (db.st(SELECT_PICKED).all({ now, ids: JSON.stringify(rows.map((r) => r.id)) }) as Row[]).map(
-          (row) => [row.id as string, row],
-        ),
-      );
-      // In the order picked (due order), which the walk decided; a row the second read does not
-      // find (its event gone, which the foreign keys forbid) is neither leased nor handed out.
-      const claimed = rows.flatMap((row): Row[] => {
-        const full = picked.get(row.id as string);
-        return full ? [full] : [];
-      });
-      if (claimed.length === 0) return [];
-      db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids: JSON.stringify(claimed.map((r) => r.id)) });
+      // The same transaction as the walk, so every picked row is there (the foreign keys keep its
+      // event and endpoint).
+      const ids = JSON.stringify(rows.map((r) => r.id));
+      const claimed = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
+      db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
       return claimed.map((row) => toClaimed(row, token, expiresAt));
     },
   );

@@ -11,7 +11,7 @@ import type { SqliteDb } from './database.js';
  * zeroed by secure_delete) held it some 35 ms at a million rows. A hundred hold it about 3 ms and
  * cost no more per row (bench part `scale`: loop p99 during a prune 49 ms → 7 ms).
  */
-export const SQLITE_PRUNE_STEP = 100;
+const SQLITE_PRUNE_STEP = 100;
 
 const PRUNE_DELIVERIES = `
 DELETE FROM deliveries WHERE id IN (

@@ -6,6 +6,7 @@
  */
 import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition } from '../../domain/transition.js';
+import { attemptApplied } from '../attempt-applied.js';
 import { createBatcher, type Settled, withinBudget } from '../batcher.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
 import type { EndpointRecord } from '../records.js';
@@ -91,16 +92,7 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
     statusCode: attempt.statusCode,
     now,
   });
-  return {
-    applied: true,
-    status: t.delivery.status,
-    nextAttemptAt: t.delivery.nextAttemptAt,
-    ...(disabledEndpoint ? { disabledEndpoint } : {}),
-    ...(t.endpoint.consecutiveFailures > failures
-      ? { endpointFailures: t.endpoint.consecutiveFailures }
-      : {}),
-    ...(notice ? { noticed: true } : {}),
-  };
+  return attemptApplied(t, failures, disabledEndpoint, notice !== null);
 }
 
 export function recordAttempt(db: SqliteDb): (result: AttemptResult) => Promise<AttemptApplied> {
