@@ -113,12 +113,13 @@ export async function findKeyHolder(
 
 // One call, not a Hash object per request: crypto.hash (Node 20.12+).
 const sha256 = (text: string) => hash('sha256', text, 'buffer');
-/** The configured token's hash, kept: every ingest request would hash the same token again. */
-let expectedHash: { token: string; hash: Buffer } | undefined;
 
-/** Constant-time comparison of a presented service token with the configured one. */
-export function serviceTokenMatches(presented: string, expected: string): boolean {
-  if (expectedHash?.token !== expected) expectedHash = { token: expected, hash: sha256(expected) };
+/**
+ * A constant-time check of presented tokens against the configured one, whose hash is taken once
+ * (every ingest request would otherwise hash the same token again).
+ */
+export function tokenMatcher(expected: string): (presented: string) => boolean {
+  const expectedHash = sha256(expected);
   // Hashing both first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.
-  return timingSafeEqual(sha256(presented), expectedHash.hash);
+  return (presented) => timingSafeEqual(sha256(presented), expectedHash);
 }

@@ -3,7 +3,7 @@
  * does (design D22); webhooks need the Business plan or above (design R1); the ingest route takes
  * the platform's service token instead.
  */
-import { planAllowsWebhooks, serviceTokenMatches, WEBHOOK_PLANS } from '../accounts.js';
+import { planAllowsWebhooks, WEBHOOK_PLANS } from '../accounts.js';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
@@ -80,22 +80,25 @@ export function checkPlan(account: AccountRecord): AccountRecord {
   return account;
 }
 
+/** A configured token's check (accounts.ts tokenMatcher). */
+export type TokenCheck = (presented: string) => boolean;
+
 /** With a metrics token configured, the scrape must carry it (compared in constant time). */
-export function checkMetricsToken(expected: string | undefined, authorization: string | undefined): void {
-  if (!expected) return;
+export function checkMetricsToken(matches: TokenCheck | undefined, authorization: string | undefined): void {
+  if (!matches) return;
   const token = bearer(authorization);
-  if (!token || !serviceTokenMatches(token, expected)) {
+  if (!token || !matches(token)) {
     throw new SenderError('unauthorized', 'send the metrics token as "Authorization: Bearer <token>"');
   }
 }
 
 /** Checks the platform's service token in constant time. */
-export function checkServiceToken(expected: string | undefined, authorization: string | undefined): void {
-  if (!expected) {
+export function checkServiceToken(matches: TokenCheck | undefined, authorization: string | undefined): void {
+  if (!matches) {
     throw new SenderError('ingest_disabled', 'ingest is off: set LINKHOOKS_SERVICE_TOKEN on the service');
   }
   const token = bearer(authorization);
-  if (!token || !serviceTokenMatches(token, expected)) {
+  if (!token || !matches(token)) {
     throw new SenderError('unauthorized', 'send the service token as "Authorization: Bearer <token>"');
   }
 }

@@ -36,13 +36,17 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', (error) =>
+    const aborted = (error?: Error) =>
       reject(
         new SenderError('invalid_request', 'the request body could not be read: request aborted', {
           cause: error,
         }),
-      ),
-    );
+      );
+    req.once('error', aborted);
+    // Closed before the whole body came, whether or not the stream reported an error for it.
+    req.once('close', () => {
+      if (!req.complete) aborted();
+    });
   });
 }
 

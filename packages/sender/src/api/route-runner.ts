@@ -5,6 +5,7 @@
  * home, so that both answer alike.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { tokenMatcher } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
 import { createLimiter } from '../limits/limiter.js';
@@ -114,10 +115,10 @@ export function createRouteRunner(options: ManagementRouterOptions) {
   const embeddable = frameAncestorsOf(options.frameAncestors).length > 0;
   const signIns = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
   const ingest = createIngest(sender);
+  const serviceToken = options.serviceToken ? tokenMatcher(options.serviceToken) : undefined;
+  const metricsToken = options.metricsToken ? tokenMatcher(options.metricsToken) : undefined;
 
   return {
-    sessions,
-
     /** Checks the request's credentials for the route; throws the SenderError it answers with. */
     async admit(route: RouteSpec, req: RouteRequest): Promise<Admitted> {
       if (presentsCredentials(route, req)) {
@@ -139,8 +140,8 @@ export function createRouteRunner(options: ManagementRouterOptions) {
           sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
         });
       }
-      if (route.auth === 'service') checkServiceToken(options.serviceToken, req.headers.authorization);
-      if (route.auth === 'metrics') checkMetricsToken(options.metricsToken, req.headers.authorization);
+      if (route.auth === 'service') checkServiceToken(serviceToken, req.headers.authorization);
+      if (route.auth === 'metrics') checkMetricsToken(metricsToken, req.headers.authorization);
       return admitted;
     },
 

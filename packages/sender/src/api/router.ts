@@ -72,7 +72,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
 const DIRECT_ROUTES: readonly RouteSpec[] = [ingestRoute, ingestBatchRoute];
 
 /** The largest body a route reads unless it says otherwise. */
-export const DEFAULT_BODY_BYTES = 256 * 1024;
+const DEFAULT_BODY_BYTES = 256 * 1024;
 
 let openApiDocument: Record<string, unknown> | undefined;
 

@@ -47,6 +47,11 @@ describe('operator notifications (design D50)', () => {
         /--operator-failing-share: the failing share must be a number above 0 and below 1/,
       );
     }
+    refused(
+      ['serve', '--operator-url', 'https://ops.example.com/in'],
+      { ...env, LINKHOOKS_OPERATOR_FAILING_SHARE: '2' },
+      /^LINKHOOKS_OPERATOR_FAILING_SHARE: the failing share must be/,
+    );
     refused(['serve', '--operator-failing-share', '0.5'], env, /needs --operator-url/);
   });
 });

@@ -170,11 +170,12 @@ function operatorOf(
   const failingShare =
     share === undefined ? undefined : /^\d*\.?\d+$/.test(share) ? Number(share) : Number.NaN;
   if (failingShare !== undefined) {
-    try {
-      noticeRules(failingShare, DISABLE_THRESHOLD);
-    } catch (error) {
-      throw new UsageError(`--operator-failing-share: ${(error as Error).message}`);
-    }
+    checkedAs(
+      () => noticeRules(failingShare, DISABLE_THRESHOLD),
+      '--operator-failing-share',
+      'LINKHOOKS_OPERATOR_FAILING_SHARE',
+      values['operator-failing-share'] !== undefined,
+    );
   }
   const operatorNotifications = { url, secret, ...(failingShare === undefined ? {} : { failingShare }) };
   try {
@@ -185,12 +186,13 @@ function operatorOf(
   return { operatorNotifications };
 }
 
-/** A check of origin-settings.ts, its message naming the flag or variable it came from. */
-function checkedOrigin<T>(check: () => T, flag: string, variable: string, fromFlag: boolean): T {
+/** A setting's check (a SenderError or RangeError), its message naming the flag or variable it came from. */
+function checkedAs<T>(check: () => T, flag: string, variable: string, fromFlag: boolean): T {
   try {
     return check();
   } catch (error) {
-    if (isSenderError(error)) throw new UsageError(`${fromFlag ? flag : variable}: ${error.message}`);
+    if (isSenderError(error) || error instanceof RangeError)
+      throw new UsageError(`${fromFlag ? flag : variable}: ${error.message}`);
     throw error;
   }
 }
@@ -204,7 +206,7 @@ function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
     hsts: (values.hsts as boolean | undefined) ?? booleanEnv('LINKHOOKS_HSTS', env),
     ...(publicUrl
       ? {
-          publicUrl: checkedOrigin(
+          publicUrl: checkedAs(
             () => publicUrlOf(publicUrl),
             '--public-url',
             'LINKHOOKS_PUBLIC_URL',
@@ -212,7 +214,7 @@ function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
           ),
         }
       : {}),
-    frameAncestors: checkedOrigin(
+    frameAncestors: checkedAs(
       () => frameAncestorsOf(framesFlag ?? env.LINKHOOKS_FRAME_ANCESTORS),
       '--frame-ancestors',
       'LINKHOOKS_FRAME_ANCESTORS',
