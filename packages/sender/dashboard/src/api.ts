@@ -192,3 +192,5 @@ export const EVENTS = [
   'alert.triggered',
 ];
 export const STATUSES = ['pending', 'awaiting_retry', 'delivered', 'failed', 'held', 'skipped'];
+/** Statuses a delivery leaves only when someone acts on it. */
+export const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'failed', 'skipped']);

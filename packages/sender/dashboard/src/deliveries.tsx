@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, type Delivery, type Endpoint, EVENTS, STATUSES } from './api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Delivery, type Endpoint, EVENTS, FINAL_STATUSES, STATUSES } from './api.js';
 import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
 import { linkProps, navigate } from './navigation.js';
@@ -8,7 +8,6 @@ import { formatMoment } from './timeline.js';
 import { usePolling } from './use-polling.js';
 
 const LIVE_MS = 2000;
-const FINAL = new Set(['delivered', 'failed', 'skipped']);
 
 /**
  * The delivery log: filters and search kept in the address (routes.ts), cursor paging, and live
@@ -34,28 +33,25 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
     setCursors([]);
   }, [endpoint, status, event, q]);
 
-  const load = useCallback(
-    () =>
-      api
-        .deliveries({
-          ...(endpoint ? { endpointId: endpoint } : {}),
-          ...(status ? { status } : {}),
-          ...(event ? { event } : {}),
-          ...(q ? { q } : {}),
-          ...(cursor ? { cursor } : {}),
-        })
-        .then(
-          (p) => {
-            setPage(p);
-            setError(null);
-          },
-          (err: Error) => setError(err.message),
-        ),
-    [endpoint, status, event, q, cursor],
-  );
+  const load = () =>
+    api
+      .deliveries({
+        ...(endpoint ? { endpointId: endpoint } : {}),
+        ...(status ? { status } : {}),
+        ...(event ? { event } : {}),
+        ...(q ? { q } : {}),
+        ...(cursor ? { cursor } : {}),
+      })
+      .then(
+        (p) => {
+          setPage(p);
+          setError(null);
+        },
+        (err: Error) => setError(err.message),
+      );
 
   // Later pages stay still; the first follows new deliveries as they land.
-  usePolling(load, cursor ? null : LIVE_MS, [load, cursor]);
+  usePolling(load, cursor ? null : LIVE_MS, [endpoint, status, event, q, cursor]);
 
   const set = (key: keyof LogFilters, value: string) =>
     navigate({ name: 'log', filters: { ...filters, [key]: value || undefined } }, { replace: true });
@@ -212,7 +208,7 @@ const lastAnswerTitle = (d: Delivery) =>
 
 /** When the next attempt is due, or when the delivery ended; never a time past for one that waits. */
 function whenText(d: Delivery, endpoint: Endpoint | undefined, now: number): string {
-  if (FINAL.has(d.status)) return `finished ${formatMoment(Date.parse(d.updated_at), now)}`;
+  if (FINAL_STATUSES.has(d.status)) return `finished ${formatMoment(Date.parse(d.updated_at), now)}`;
   if (d.status === 'held' || endpoint?.paused || (endpoint && !endpoint.enabled))
     return endpoint?.paused ? 'when resumed' : 'when re-enabled';
   if (!d.next_attempt_at) return '—';

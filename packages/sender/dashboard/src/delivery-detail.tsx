@@ -1,14 +1,11 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, type DeliveryDetail as Detail, type Endpoint } from './api.js';
+import { api, type DeliveryDetail as Detail, type Endpoint, FINAL_STATUSES } from './api.js';
 import { CopyButton } from './copy-button.js';
 import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
 import { cameFrom, linkProps } from './navigation.js';
 import { formatMoment, formatSpan, type Timeline, type TimelineRow, timelineOf } from './timeline.js';
 import { usePolling } from './use-polling.js';
-
-/** Statuses a delivery leaves only when someone acts on it. */
-const FINAL = new Set(['delivered', 'failed', 'skipped']);
 
 /** One delivery: every attempt with its request and answer, a timeline of real times, retry now. */
 export function DeliveryDetailView({ id }: { id: string }) {
@@ -20,12 +17,13 @@ export function DeliveryDetailView({ id }: { id: string }) {
   const final = useRef(false);
   // The delivery shown now: an answer about the one shown before (a slow read) is dropped.
   const shown = useRef(id);
+  if (shown.current !== id) final.current = false; // another delivery: polled until it reads final
   shown.current = id;
   const load = () =>
     api.delivery(id).then(
       (d) => {
         if (d.delivery.id !== shown.current) return;
-        final.current = FINAL.has(d.delivery.status);
+        final.current = FINAL_STATUSES.has(d.delivery.status);
         setDetail(d);
         api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));
       },

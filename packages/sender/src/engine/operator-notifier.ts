@@ -53,15 +53,18 @@ export function noticeHeaders(
 }
 
 /**
- * The notices of each endpoint, oldest first (ids sort by creation): one endpoint's go out one
- * after the other, so an operator never hears of a disabling before the warning made before it;
- * different endpoints' go out side by side.
+ * The notices of each endpoint claimed together, oldest first (ids sort by creation): one
+ * endpoint's go out one after the other, so a disabling does not overtake the warning made before
+ * it in the same claim; different endpoints' go out side by side. A notice that fails is retried
+ * later, and may then arrive after newer ones: `occurred_at` orders them (design D50).
  */
 export function inOrderPerEndpoint(notices: readonly ClaimedNotice[]): ClaimedNotice[][] {
   const groups = new Map<string, ClaimedNotice[]>();
   for (const notice of [...notices].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const key = endpointOf(notice) ?? notice.id;
-    groups.set(key, [...(groups.get(key) ?? []), notice]);
+    const group = groups.get(key);
+    if (group) group.push(notice);
+    else groups.set(key, [notice]);
   }
   return [...groups.values()];
 }
