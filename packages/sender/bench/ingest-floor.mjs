@@ -11,7 +11,9 @@ if (!process.send) {
   process.exit(2);
 }
 
-const ONE = JSON.stringify({ event_id: 'evt_01JD3W5T3Y8Q0Z6M7B1N2C4V5X', deliveries: [] });
+const PUBLISHED = { event_id: 'evt_01JD3W5T3Y8Q0Z6M7B1N2C4V5X', deliveries: [] };
+const ONE = JSON.stringify(PUBLISHED);
+const ITEM = { status: 202, ...PUBLISHED };
 
 const server = createServer((req, res) => {
   const chunks = [];
@@ -19,7 +21,7 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     const answer = Array.isArray(body.events)
-      ? JSON.stringify({ results: body.events.map(() => ({ status: 202, ...JSON.parse(ONE) })) })
+      ? JSON.stringify({ results: body.events.map(() => ITEM) })
       : ONE;
     res.writeHead(202, {
       'content-type': 'application/json; charset=utf-8',

@@ -11,10 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import {
   check,
+  fmtInt,
   forkTracked,
   HarnessError,
+  median,
   monotonicMs,
   onCleanup,
+  pairedRatio,
   sleep,
   tempDir,
   withTimeout,
@@ -96,7 +99,7 @@ export async function startService(ctx, db) {
     process.execPath,
     // LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
     [
-      ...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(' ') ?? []),
+      ...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
       CLI,
       'serve',
       '--db',
@@ -107,7 +110,7 @@ export async function startService(ctx, db) {
       '127.0.0.1',
       '--allow-private-networks',
     ],
-    { env, stdio: ['ignore', process.env.BENCH_SERVICE_STDOUT ? 'inherit' : 'ignore', 'inherit'] },
+    { env, stdio: ['ignore', process.env.LINKHOOKS_BENCH_SERVICE_STDOUT ? 'inherit' : 'ignore', 'inherit'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   onCleanup(async () => {
@@ -244,13 +247,7 @@ export async function deliveryRound(ctx, service, click) {
   return { rate, loopP99: await loopDelayP99Ms(service) };
 }
 
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
-const med = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+const range = (xs) => `${fmtInt(Math.min(...xs))} – ${fmtInt(Math.max(...xs))}`;
 
 /**
  * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
@@ -262,10 +259,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     `\n5. The service as the platform runs it: linkhooks-sender serve (started by its CLI), driven over HTTP by ${SERVICE.clients}`,
   );
   console.log(
-    `   clients. Ingest only: ${fmt(SERVICE.singleEvents)} single-event POSTs, ${fmt(SERVICE.batchEvents)} events in batches of ${SERVICE.batchSize} (${SERVICE.batchClients} clients);`,
+    `   clients. Ingest only: ${fmtInt(SERVICE.singleEvents)} single-event POSTs, ${fmtInt(SERVICE.batchEvents)} events in batches of ${SERVICE.batchSize} (${SERVICE.batchClients} clients);`,
   );
   console.log(
-    `   ingest + delivery: ${SERVICE.deliveryEvents} clicks to 8 endpoints (${fmt(SERVICE.deliveryEvents * 8)} deliveries), timed until the receiver has every one,`,
+    `   ingest + delivery: ${SERVICE.deliveryEvents} clicks to 8 endpoints (${fmtInt(SERVICE.deliveryEvents * 8)} deliveries), timed until the receiver has every one,`,
   );
   console.log(
     '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds.',
@@ -317,7 +314,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   const row = (name, key, unit) =>
     console.log(
-      `   ${name.padEnd(44)}${fmt(med(samples.get(key))).padStart(9)} ${unit.padEnd(13)}${range(samples.get(key))}`,
+      `   ${name.padEnd(44)}${fmtInt(median(samples.get(key))).padStart(9)} ${unit.padEnd(13)}${range(samples.get(key))}`,
     );
   console.log(`   ${''.padEnd(44)}${'median'.padStart(9)} ${''.padEnd(13)}range`);
   row('bare undici loop', 'bare', 'deliveries/s');
@@ -336,27 +333,25 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
         `(single ${worst('single')}, batch ${worst('batch')}, delivery ${worst('delivery')})`,
     );
     // Paired by round: the service's round beside the floor's of the same round.
-    const ofFloor = (kind) =>
-      med(samples.get(`${label} ${kind}`).map((x, r) => x / samples.get(`floor ${kind}`)[r]));
+    const ofFloor = (kind) => pairedRatio(samples.get(`${label} ${kind}`), samples.get(`floor ${kind}`));
     console.log(
       `   ${`${label}: ingest / floor`.padEnd(44)}${ofFloor('single').toFixed(2).padStart(9)} one event per request, ` +
         `${ofFloor('batch').toFixed(2)} batches`,
     );
-    const bareMedian = med(samples.get('bare'));
-    const ratio = med(samples.get(`${label} delivery`)) / bareMedian;
+    const bareMedian = median(samples.get('bare'));
+    const ratio = median(samples.get(`${label} delivery`)) / bareMedian;
     console.log(`   ${`${label}: ingest + delivery / bare`.padEnd(44)}${ratio.toFixed(2).padStart(9)}`);
     results[label] = {
       singleOfFloor: ofFloor('single'),
-      batchOfFloor: ofFloor('batch'),
-      single: med(samples.get(`${label} single`)),
-      batch: med(samples.get(`${label} batch`)),
+      single: median(samples.get(`${label} single`)),
+      batch: median(samples.get(`${label} batch`)),
       ratio,
       loopP99: Math.max(...loop),
-      delivery: med(samples.get(`${label} delivery`)),
+      delivery: median(samples.get(`${label} delivery`)),
     };
   }
   for (const peer of peers)
-    results[`peer ${peer.name}`] = { store: peer.store, rate: med(samples.get(`peer ${peer.name}`)) };
-  results.floor = { single: med(samples.get('floor single')), batch: med(samples.get('floor batch')) };
+    results[`peer ${peer.name}`] = { store: peer.store, rate: median(samples.get(`peer ${peer.name}`)) };
+  results.floor = { single: median(samples.get('floor single')), batch: median(samples.get('floor batch')) };
   return results;
 }
