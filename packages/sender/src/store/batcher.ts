@@ -18,7 +18,7 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
  */
 export function createBatcher<I, R>(
   flush: (items: I[]) => Promise<Settled<R>[]> | Settled<R>[],
-  /** The most items one flush takes: bounds how long one transaction holds the database (and SQLite the event loop). */
+  /** The most items one flush takes: bounds how long one transaction holds the database. */
   max = 256,
 ): (item: I) => Promise<R> {
   type Waiting = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
@@ -55,25 +55,4 @@ export function createBatcher<I, R>(
       queue.push({ item, resolve, reject });
       if (!flushing && queue.length === 1) setImmediate(() => void drain());
     });
-}
-
-/**
- * How long one flush of a synchronous store (SQLite) may hold the event loop: a flush of 256 clicks
- * to eight endpoints each writes some 2,300 rows, tens of milliseconds every other request would
- * wait for.
- */
-export const FLUSH_BUDGET_MS = 5;
-
-/**
- * `write` for each item in order, until FLUSH_BUDGET_MS has passed (at least one item): what a
- * synchronous flush returns, so that the batcher hands it the rest after a turn of the loop.
- */
-export function withinBudget<I, R>(items: readonly I[], write: (item: I, index: number) => R): R[] {
-  const until = performance.now() + FLUSH_BUDGET_MS;
-  const done: R[] = [];
-  for (const item of items) {
-    done.push(write(item, done.length));
-    if (performance.now() >= until) break;
-  }
-  return done;
 }

@@ -1,11 +1,12 @@
 /** Publish: the event's bytes and its deliveries in one transaction (design I1, I2), grouped. */
-import { createBatcher, type Settled, withinBudget } from '../batcher.js';
+import { createBatcher, type Settled } from '../batcher.js';
 import { newDelivery } from '../new-delivery.js';
 import type { Published, PublishTarget } from '../port.js';
 import type { EndpointRecord, EventRecord } from '../records.js';
 import { type Row, toDelivery, toEndpoint } from '../rows.js';
 import type { SqliteDb } from './database.js';
 import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
+import { withinBudget } from './flush-budget.js';
 import type { WalSync } from './wal-sync.js';
 
 /** A repeated idempotency key inserts nothing: the account's unique index decides (design D36). */

@@ -7,12 +7,13 @@
 import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition } from '../../domain/transition.js';
 import { attemptApplied } from '../attempt-applied.js';
-import { createBatcher, type Settled, withinBudget } from '../batcher.js';
+import { createBatcher, type Settled } from '../batcher.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import { withinBudget } from './flush-budget.js';
 import { insertNotice } from './operator-notices.js';
 
 /** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
