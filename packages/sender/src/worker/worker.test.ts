@@ -345,6 +345,11 @@ describe('worker bookkeeping', () => {
         clock.advance(ms);
         await vi.advanceTimersByTimeAsync(ms);
       };
+      // The worker's sleep is the one faked timer: once it is set, the worker has decided how long
+      // to sleep, and the clock may move. Checked at each turn of the loop.
+      const asleep = async () => {
+        while (vi.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
+      };
       worker.start();
       await requests(3);
       // Two attempts fail, their retries due at 5 s and 7 s; the third request stays out.
@@ -369,6 +374,7 @@ describe('worker bookkeeping', () => {
         [3_000, 0, 5],
         [2_000, 1, 6],
       ] as const) {
+        await asleep();
         const claimsBefore = claims;
         await advance(wait - 1);
         expect(claims).toBe(claimsBefore);

@@ -195,7 +195,6 @@ export function createWorker(options: WorkerOptions): Worker {
         const room = Math.min(free, options.batchSize);
         const partialDue = wokenSinceClaim && performance.now() - lastClaimAt >= PARTIAL_REFILL_MS;
         let claimedAt = Number.NEGATIVE_INFINITY;
-        let claimed = 0; // after a claim that took some, requests of its own are out
         let retryFellDue = false; // its own retry: whatever its attempts scheduled later is unknown
         if (room > 0 && (room >= refillAt || sending === 0 || timerFired || partialDue)) {
           woken = false;
@@ -209,17 +208,18 @@ export function createWorker(options: WorkerOptions): Worker {
           const claims = await claim(room);
           for (const c of claims) launch(c);
           if (claims.length === room) continue;
-          claimed = claims.length;
         }
-        // Requests of its own out after a claim that took some: each one that ends wakes the loop,
+        // Requests of its own out (whatever the last claim took): each one that ends wakes the loop,
         // whose next claim takes what has become due meanwhile; while none ends, it sleeps until the
         // earliest retry its own attempts scheduled (work from elsewhere wakes it, or waits for the
         // poll as when idle). Asking the store for the next due time after every such claim was a
-        // tenth of PostgreSQL's work in a delivery burst. With fewer than refillAt slots free it
-        // neither asks nor claims: the requests that end free the slots, and wake it.
+        // tenth of PostgreSQL's work in a delivery burst. Woken while it claimed (a claim is a
+        // transaction queued or a round trip away), it claims again instead of asking. With fewer
+        // than refillAt slots free it neither asks nor claims: the requests that end free the slots,
+        // and wake it.
         let next: number | null = null;
-        if (free > 0 && room >= refillAt) {
-          if (claimed === 0 || retryFellDue) next = await options.queue.nextDueAt();
+        if (free > 0 && room >= refillAt && !woken) {
+          if (sending === 0 || retryFellDue) next = await options.queue.nextDueAt();
           else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
         }
         if (!running) break;
