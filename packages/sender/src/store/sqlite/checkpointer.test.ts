@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { conditions } from '../../../test/helpers/conditions.js';
 import { CHECKPOINTER_AFTER_COMMITS } from './checkpointer.js';
 import { openSqlite, type SqliteDb } from './database.js';
+import { createWriteQueue } from './write-queue.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -86,5 +87,54 @@ describe('WAL checkpoints off the event loop (design D57)', () => {
     expect(db.raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     await db.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('holds the delivery path’s writes while a WAL past its limit starts over (design D58)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+    dirs.push(dir);
+    const limit = 64;
+    const order: string[] = [];
+    const signals = conditions();
+    let started = false;
+    let holding = false;
+    const db = openSqlite(join(dir, 'z.db'), {
+      limitFrames: limit,
+      started: () => {
+        started = true;
+        signals.changed();
+      },
+      holding: () => {
+        holding = true;
+        order.push('holding');
+        signals.changed();
+      },
+      restarted: () => {
+        order.push('restarted');
+        signals.changed();
+      },
+    });
+    db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
+    const write = createWriteQueue(db, () => 0);
+    const insert = (rows: number) => () => {
+      for (let i = 0; i < rows; i++) db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
+    };
+    for (let i = 0; i < CHECKPOINTER_AFTER_COMMITS; i++) await write(insert(0));
+    await signals.until(() => started);
+
+    // Writes that never pause, until the thread finds the WAL past its limit. A PASSIVE checkpoint
+    // alone never lets the WAL start over while they go on.
+    const writer = (async () => {
+      while (!holding) await write(insert(4));
+    })();
+    await signals.until(() => holding);
+    await writer;
+    // Queued while the WAL starts over: written only after.
+    await write(() => order.push('written'));
+    expect(order.slice(0, 3)).toEqual(['holding', 'restarted', 'written']);
+    // The write after the restart began the WAL again: it holds that write's frames, not the history's.
+    await write(insert(4));
+    const [frames] = db.raw.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(frames?.log).toBeLessThan(limit);
+    await db.close();
   });
 });

@@ -18,27 +18,49 @@ export const CHECKPOINTER_AFTER_COMMITS = 200;
 export const CHECKPOINT_EVERY_MS = 100;
 /** SQLite's own default: the connection checkpoints at commit past this many WAL pages. */
 const AUTOCHECKPOINT_PAGES = 1000;
+/** The WAL's size past which the store's writes pause until it starts over (64 MiB of 4 KiB pages). */
+export const WAL_LIMIT_FRAMES = 16_384;
+/** How long a restart waits for readers (another process's) to leave the WAL; the writes wait as long. */
+const RESTART_WAIT_MS = 1_000;
 
 // The thread's whole program: one connection to the store's file (which must exist, in WAL mode), a
-// PASSIVE checkpoint on a timer, closed on 'stop'. A checkpoint that fails ends the thread: the
-// store's connection then checkpoints at commit again.
+// PASSIVE checkpoint on a timer, closed on 'stop'. A PASSIVE checkpoint copies only the frames
+// committed before it began, and the WAL starts over from its beginning only when a write begins
+// with every frame copied: under writes that never pause, it would grow without end. So past
+// `limitFrames` the thread says 'over'; the store holds its queued writes and answers 'restart',
+// and the thread copies every frame and waits for readers to leave the WAL (RESTART), so the next
+// write starts the WAL over. A checkpoint that fails ends the thread: the store's connection then
+// checkpoints at commit again.
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.filename, { fileMustExist: true });
+const db = new Database(workerData.filename, { fileMustExist: true, timeout: workerData.restartWaitMs });
 if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error('not a WAL database');
-const timer = setInterval(() => {
+const checkpoint = (mode) => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    return db.pragma('wal_checkpoint(' + mode + ')')[0];
   } catch (error) {
     clearInterval(timer);
     db.close();
     throw error;
   }
-  if (workerData.tell) parentPort.postMessage('checkpointed');
+};
+// After a RESTART the WAL shows its old frames until the next write starts it over: no new 'over' till then.
+let restarted = false;
+const timer = setInterval(() => {
+  const { log } = checkpoint('PASSIVE');
+  if (workerData.tell) parentPort.postMessage({ type: 'checkpointed', log });
+  if (log < workerData.limitFrames) restarted = false;
+  else if (!restarted) parentPort.postMessage({ type: 'over', log });
 }, workerData.everyMs);
-parentPort.postMessage('ready');
-parentPort.on('message', () => {
+parentPort.postMessage({ type: 'ready' });
+parentPort.on('message', (message) => {
+  if (message === 'restart') {
+    const { busy, log } = checkpoint('RESTART');
+    restarted = busy === 0;
+    parentPort.postMessage({ type: 'restarted', busy, log });
+    return;
+  }
   clearInterval(timer);
   db.close();
   parentPort.close();
@@ -49,13 +71,24 @@ parentPort.on('message', () => {
 export interface CheckpointEvents {
   /** The thread's connection is open and the store's has stopped checkpointing at commit. */
   started?(): void;
-  /** The thread has run a checkpoint. */
-  checkpointed?(): void;
+  /** The thread has run a checkpoint; `log`: the frames in the WAL. */
+  checkpointed?(log: number): void;
+  /** The WAL was past its limit: the store's queued writes are held until it starts over. */
+  holding?(): void;
+  /** The thread has copied every frame; the next write starts the WAL over, the held ones go on. */
+  restarted?(): void;
+  /** Tests: the WAL's limit in frames, instead of WAL_LIMIT_FRAMES. */
+  limitFrames?: number;
 }
 
 export interface Checkpointer {
   /** Counts a committed write transaction; starts the thread once there were enough. */
   committed(): void;
+  /**
+   * While the WAL starts over, a promise resolved when it has: the store's queued writes wait for
+   * it (on the event loop's terms: nothing blocks). Null the rest of the time.
+   */
+  held(): Promise<void> | null;
   /** Stops the thread and closes its connection; resolves once it has. */
   stop(): Promise<void>;
 }
@@ -65,6 +98,24 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
   let closed = false;
   let worker: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
+  let hold: { done: Promise<void>; release: () => void } | null = null;
+
+  /** Writes wait until the thread has restarted the WAL, or has gone (its exit releases them). */
+  function holdWrites(thread: Worker) {
+    if (hold) return;
+    let release = (): void => undefined;
+    const done = new Promise<void>((resolve) => {
+      release = () => {
+        hold = null;
+        resolve();
+      };
+    });
+    hold = { done, release };
+    events.holding?.();
+    // Posted between two transactions (the store's run synchronously, and this is a message
+    // callback): no write of this connection is under way while the thread restarts the WAL.
+    thread.postMessage('restart');
+  }
 
   function start() {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -74,12 +125,20 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
         driver,
         filename: raw.name,
         everyMs: CHECKPOINT_EVERY_MS,
+        limitFrames: events.limitFrames ?? WAL_LIMIT_FRAMES,
+        restartWaitMs: RESTART_WAIT_MS,
         tell: events.checkpointed !== undefined,
       },
     });
     thread.unref();
-    thread.on('message', (message) => {
-      if (message === 'checkpointed') return events.checkpointed?.();
+    thread.on('message', (message: { type: string; log?: number }) => {
+      if (message.type === 'checkpointed') return events.checkpointed?.(message.log ?? 0);
+      if (message.type === 'over') return closed ? undefined : holdWrites(thread);
+      // Restarted, or given up waiting for another process's reader: the writes go on either way.
+      if (message.type === 'restarted') {
+        events.restarted?.();
+        return hold?.release();
+      }
       // The store's connection stops checkpointing only once the thread's connection is open.
       if (raw.open && !closed) raw.pragma('wal_autocheckpoint = 0');
       events.started?.();
@@ -87,6 +146,7 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
     exited = new Promise((resolve) => {
       thread.once('exit', () => {
         if (raw.open) raw.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        hold?.release();
         resolve();
       });
     });
@@ -105,6 +165,7 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
         worker = null;
       }
     },
+    held: () => hold?.done ?? null,
     async stop() {
       closed = true;
       worker?.postMessage('stop');

@@ -12,6 +12,7 @@ import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import type { WriteQueue } from './write-queue.js';
 
 /**
  * Deliveries in flight per endpoint, from the leased rows only (the partial index
@@ -66,64 +67,65 @@ const LEASE_DELIVERIES = `
 UPDATE deliveries SET lease_token = @token, lease_expires_at = @expiresAt
 WHERE id IN (SELECT value FROM json_each(@ids))`;
 
-export function claimDue(db: SqliteDb) {
-  return db.immediate(
-    ({
+/** A write of the turn's transaction (write-queue.ts): a claim made as attempts end shares their records' commit. */
+export function claimDue(db: SqliteDb, write: WriteQueue) {
+  const claimOnce = ({
+    now,
+    limit,
+    leaseMs,
+    perEndpointCap: cap,
+    finishing = [],
+    shares,
+  }: ClaimRequest): ClaimedDelivery[] => {
+    if (limit <= 0) return [];
+    const counted = db.st(IN_FLIGHT).all({
       now,
-      limit,
-      leaseMs,
-      perEndpointCap: cap,
-      finishing = [],
-      shares,
-    }: ClaimRequest): ClaimedDelivery[] => {
-      if (limit <= 0) return [];
-      const counted = db.st(IN_FLIGHT).all({
-        now,
-        finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
-      }) as { endpoint_id: string; n: number }[];
-      const inFlight = new Map(counted.map((r) => [r.endpoint_id, r.n]));
-      const limits: PickLimit<Row>[] = [
-        { keyOf: (row) => row.endpoint_id as string, cap, inFlight, caps: shares?.capped?.endpoints },
-      ];
-      if (shares) {
-        limits.push(
-          {
-            keyOf: (row) => row.account_id as string,
-            cap: shares.perAccount,
-            inFlight: shares.openByAccount,
-          },
-          {
-            keyOf: (row) => row.origin as string,
-            cap: shares.perOrigin,
-            inFlight: shares.openByOrigin,
-            caps: shares.capped?.origins,
-          },
-        );
-      }
-      const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
-      const due = db.st(SELECT_DUE).iterate({
-        now,
-        full: JSON.stringify(endpoints),
-        fullAccounts: JSON.stringify(accounts),
-        fullOrigins: JSON.stringify(origins),
-        window: claimWindow(limit, cap),
-      }) as IterableIterator<Row>;
-      let rows: Row[];
-      try {
-        rows = pickDue(due, limits, limit);
-      } finally {
-        due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
-      }
-      if (rows.length === 0) return [];
-      // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
-      const token = newLeaseToken();
-      const expiresAt = now + leaseMs;
-      // The same transaction as the walk, so every picked row is there (the foreign keys keep its
-      // event and endpoint).
-      const ids = JSON.stringify(rows.map((r) => r.id));
-      const claimed = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
-      db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
-      return claimed.map((row) => toClaimed(row, token, expiresAt));
-    },
-  );
+      finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
+    }) as { endpoint_id: string; n: number }[];
+    const inFlight = new Map(counted.map((r) => [r.endpoint_id, r.n]));
+    const limits: PickLimit<Row>[] = [
+      { keyOf: (row) => row.endpoint_id as string, cap, inFlight, caps: shares?.capped?.endpoints },
+    ];
+    if (shares) {
+      limits.push(
+        {
+          keyOf: (row) => row.account_id as string,
+          cap: shares.perAccount,
+          inFlight: shares.openByAccount,
+        },
+        {
+          keyOf: (row) => row.origin as string,
+          cap: shares.perOrigin,
+          inFlight: shares.openByOrigin,
+          caps: shares.capped?.origins,
+        },
+      );
+    }
+    const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
+    const due = db.st(SELECT_DUE).iterate({
+      now,
+      full: JSON.stringify(endpoints),
+      fullAccounts: JSON.stringify(accounts),
+      fullOrigins: JSON.stringify(origins),
+      window: claimWindow(limit, cap),
+    }) as IterableIterator<Row>;
+    let rows: Row[];
+    try {
+      rows = pickDue(due, limits, limit);
+    } finally {
+      due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
+    }
+    if (rows.length === 0) return [];
+    // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
+    const token = newLeaseToken();
+    const expiresAt = now + leaseMs;
+    // The same transaction as the walk, so every picked row is there (the foreign keys keep its
+    // event and endpoint).
+    const ids = JSON.stringify(rows.map((r) => r.id));
+    const claimed = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
+    db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
+    return claimed.map((row) => toClaimed(row, token, expiresAt));
+  };
+  return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
+    (await write(() => claimOnce(request))).value;
 }

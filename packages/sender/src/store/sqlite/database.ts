@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { type CheckpointEvents, createCheckpointer } from './checkpointer.js';
+import { type CheckpointEvents, createCheckpointer, WAL_LIMIT_FRAMES } from './checkpointer.js';
 
 export interface SqliteDb {
   readonly raw: Database.Database;
@@ -16,6 +16,11 @@ export interface SqliteDb {
    * file never both read and then write.
    */
   immediate<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /**
+   * While the WAL starts over (design D58), a promise that resolves when it has: the delivery
+   * path's writes (write-queue.ts) wait for it. Null the rest of the time.
+   */
+  held(): Promise<void> | null;
   /** Closes the connection, and the checkpoints' thread first (design D57). */
   close(): Promise<void>;
 }
@@ -38,6 +43,8 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
   // Deleted rows are overwritten with zeros, not left in free pages: a deleted endpoint's secret
   // or a pruned event's body is gone from the file, not just unlinked.
   raw.pragma('secure_delete = ON');
+  // A WAL that grew past its limit (design D58) is cut back to it when it starts over.
+  raw.pragma(`journal_size_limit = ${WAL_LIMIT_FRAMES * 4096}`);
   const cache = new Map<string, Database.Statement>();
   const checkpointer = createCheckpointer(raw, checkpoints);
   return {
@@ -58,6 +65,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
         return result;
       };
     },
+    held: () => checkpointer.held(),
     async close() {
       await checkpointer.stop();
       raw.close();

@@ -7,6 +7,7 @@ import { openSqlite } from './database.js';
 import { migrateSqlite } from './migrate.js';
 import { publish } from './publish.js';
 import { createWalSync } from './wal-sync.js';
+import { createWriteQueue } from './write-queue.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,7 +30,11 @@ describe('a SQLite publish (design D33)', () => {
     migrateSqlite(db)();
     const syncs: ((error: unknown) => void)[] = [];
     const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => void syncs.push(done));
-    const write = publish(db, wal);
+    const write = publish(
+      db,
+      createWriteQueue(db, () => wal.committed()),
+      wal,
+    );
     let answered = false;
     const published = write(event('evt_1'), () => 'dlv_1').then((r) => {
       answered = true;
@@ -56,7 +61,11 @@ describe('a SQLite publish (design D33)', () => {
     dirs.push(dir);
     const db = openSqlite(join(dir, 'x.db'));
     migrateSqlite(db)();
-    const write = publish(db, null);
+    const write = publish(
+      db,
+      createWriteQueue(db, () => 0),
+      null,
+    );
     await write(event('evt_taken'), () => 'dlv_0');
     // Made in one turn, so one batch: the middle one's id is taken, and it alone is refused.
     const results = await Promise.allSettled([

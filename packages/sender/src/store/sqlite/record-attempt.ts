@@ -7,14 +7,13 @@
 import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition } from '../../domain/transition.js';
 import { attemptApplied } from '../attempt-applied.js';
-import { createBatcher, type Settled } from '../batcher.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
-import { withinBudget } from './flush-budget.js';
 import { insertNotice } from './operator-notices.js';
+import type { WriteQueue } from './write-queue.js';
 
 /** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
 const SELECT_LEASED = `
@@ -96,24 +95,8 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
   return attemptApplied(t, failures, disabledEndpoint, notice !== null);
 }
 
-export function recordAttempt(db: SqliteDb): (result: AttemptResult) => Promise<AttemptApplied> {
-  // At most a flush's budget of the event loop per transaction; the rest go into the next flush.
-  const all = db.immediate((batch: AttemptResult[]) => withinBudget(batch, (r) => recordOne(db, r)));
-  const alone = db.immediate((r: AttemptResult) => recordOne(db, r));
-  // Recording throws only on a broken database, not on a lost lease or a duplicate (those are
-  // answers); if it does, the batch rolls back whole and each attempt is recorded again in a
-  // transaction of its own, so only the attempt that fails sees the error.
-  return createBatcher((batch: AttemptResult[]): Settled<AttemptApplied>[] => {
-    try {
-      return all(batch).map((value) => ({ ok: true, value }));
-    } catch {
-      return withinBudget(batch, (r): Settled<AttemptApplied> => {
-        try {
-          return { ok: true, value: alone(r) };
-        } catch (error) {
-          return { ok: false, error };
-        }
-      });
-    }
-  });
+/** Each record is a write of the turn's transaction (write-queue.ts): one commit with the claims and publishes beside it. */
+export function recordAttempt(db: SqliteDb, write: WriteQueue) {
+  return async (result: AttemptResult): Promise<AttemptApplied> =>
+    (await write(() => recordOne(db, result))).value;
 }

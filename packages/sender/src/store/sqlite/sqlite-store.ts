@@ -28,6 +28,7 @@ import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
 import { stats } from './stats.js';
 import { createWalSync } from './wal-sync.js';
+import { createWriteQueue } from './write-queue.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or `:memory:`. */
@@ -52,11 +53,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const db = openSqlite(options.filename);
   const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.raw.memory;
   const wal = durable ? createWalSync(`${db.raw.name}-wal`) : null;
+  const write = createWriteQueue(db, () => wal?.committed() ?? 0);
   const ops = {
     migrate: migrateSqlite(db),
-    publish: publish(db, wal),
-    claimDue: claimDue(db),
-    recordAttempt: recordAttempt(db),
+    publish: publish(db, write, wal),
+    claimDue: claimDue(db, write),
+    recordAttempt: recordAttempt(db, write),
     updateEndpoint: endpoints.updateEndpoint(db),
     reenableEndpoint: reenableEndpoint(db),
     retryNow: retryNow(db),
@@ -82,10 +84,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
 
     publish: async (event, nextId, target) => (await ops.publish(event, nextId, target)).deliveries,
     publishIdempotent: (event, nextId) => ops.publish(event, nextId),
-    claimDue: async (request) => ops.claimDue(request),
+    claimDue: ops.claimDue,
     recordAttempt: ops.recordAttempt,
-    releaseLease: async (deliveryId, token) => releaseLease(db, deliveryId, token),
-    renewLeases: async (leases, expiresAt) => renewLeases(db, leases, expiresAt),
+    // Beside the claims and records, so a WAL starting over holds them too (design D58).
+    releaseLease: async (deliveryId, token) => (await write(() => releaseLease(db, deliveryId, token))).value,
+    renewLeases: async (leases, expiresAt) => (await write(() => renewLeases(db, leases, expiresAt))).value,
     nextDueAt: async () => nextDueAt(db),
 
     createAccount: async (input) => ops.createAccount(input),
