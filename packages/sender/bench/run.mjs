@@ -461,7 +461,9 @@ async function serviceFigures(ctx) {
   });
   // The service is still running: its WAL is as the rounds left it (design D58 holds it near 64 MiB).
   const wal = statSync(`${sqliteFile}-wal`, { throwIfNoEntry: false })?.size ?? 0;
-  console.log(`   SQLite: WAL file after the rounds${''.padEnd(14)}${(wal / 2 ** 20).toFixed(1).padStart(9)} MiB`);
+  console.log(
+    `   SQLite: WAL file after the rounds${''.padEnd(14)}${(wal / 2 ** 20).toFixed(1).padStart(9)} MiB`,
+  );
   return results;
 }
 

@@ -388,4 +388,66 @@ describe('worker bookkeeping', () => {
       await stop();
     }
   });
+
+  it('asks for the next due time after a retry of its own fell due, however many claims that took', {
+    timeout: 10_000,
+  }, async () => {
+    // Two retries due at 5 s, one at 7 s, a request out all along; batches of 2, so the claim at
+    // 5 s comes back full and the next one empty.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, out, requests } = heldClient();
+    let stop: () => Promise<void> = async () => undefined;
+    try {
+      const memory = await seed(4);
+      const clock = new ManualClock(T0);
+      let recorded = 0;
+      const records = conditions();
+      const worker = createWorker({
+        ...options(memory, client, clock),
+        concurrency: 8,
+        perEndpointCap: 8,
+        perAccountCap: 8,
+        perOriginCap: 8,
+        batchSize: 2,
+        rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
+        leaseMs: 600_000,
+        onAttempt: () => {
+          recorded++;
+          records.changed();
+        },
+      });
+      stop = () => worker.stop();
+      const advance = async (ms: number) => {
+        clock.advance(ms);
+        await vi.advanceTimersByTimeAsync(ms);
+      };
+      const asleep = async () => {
+        while (vi.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
+      };
+      worker.start();
+      await requests(4);
+      out[0]!.refuse();
+      out[1]!.refuse();
+      await records.until(() => recorded === 2);
+      await asleep();
+      await advance(2_000);
+      out[2]!.refuse();
+      await records.until(() => recorded === 3);
+      await asleep();
+      await advance(3_000);
+      await requests(6);
+      expect([out[4]!.deliveryId, out[5]!.deliveryId].sort()).toEqual(
+        [out[0]!.deliveryId, out[1]!.deliveryId].sort(),
+      );
+      // The third retry is claimed when due, not at the poll a minute later.
+      await asleep();
+      await advance(2_000);
+      await requests(7);
+      expect(out[6]!.deliveryId).toBe(out[2]!.deliveryId);
+    } finally {
+      for (const request of out) request.answer();
+      vi.useRealTimers();
+      await stop();
+    }
+  });
 });

@@ -189,13 +189,15 @@ export function createWorker(options: WorkerOptions): Worker {
     // D25), and their new deliveries must not wait for the poll; one claim per interval at most.
     let wokenSinceClaim = false;
     let lastClaimAt = Number.NEGATIVE_INFINITY;
+    // One of its own retries fell due at a claim: whatever its attempts scheduled after it is
+    // unknown until it asks the store, however many claims that takes.
+    let retryFellDue = false;
     while (running) {
       try {
         const free = freeSlots();
         const room = Math.min(free, options.batchSize);
         const partialDue = wokenSinceClaim && performance.now() - lastClaimAt >= PARTIAL_REFILL_MS;
         let claimedAt = Number.NEGATIVE_INFINITY;
-        let retryFellDue = false; // its own retry: whatever its attempts scheduled later is unknown
         if (room > 0 && (room >= refillAt || sending === 0 || timerFired || partialDue)) {
           woken = false;
           wokenSinceClaim = false;
@@ -211,16 +213,18 @@ export function createWorker(options: WorkerOptions): Worker {
         }
         // Requests of its own out (whatever the last claim took): each one that ends wakes the loop,
         // whose next claim takes what has become due meanwhile; while none ends, it sleeps until the
-        // earliest retry its own attempts scheduled (work from elsewhere wakes it, or waits for the
-        // poll as when idle). Asking the store for the next due time after every such claim was a
-        // tenth of PostgreSQL's work in a delivery burst. Woken while it claimed (a claim is a
-        // transaction queued or a round trip away), it claims again instead of asking. With fewer
-        // than refillAt slots free it neither asks nor claims: the requests that end free the slots,
-        // and wake it.
+        // earliest retry its own attempts scheduled. Work from elsewhere wakes it (a publish), or is
+        // found at the claim the next request's end brings, or at the poll. Asking the store for the
+        // next due time after every such claim was a tenth of PostgreSQL's work in a delivery burst.
+        // Woken while it claimed (a claim is a transaction queued or a round trip away), it claims
+        // again instead of asking. With fewer than refillAt slots free it neither asks nor claims:
+        // the requests that end free the slots, and wake it.
         let next: number | null = null;
         if (free > 0 && room >= refillAt && !woken) {
-          if (sending === 0 || retryFellDue) next = await options.queue.nextDueAt();
-          else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
+          if (sending === 0 || retryFellDue) {
+            retryFellDue = false;
+            next = await options.queue.nextDueAt();
+          } else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
         }
         if (!running) break;
         // Due by the time of the claim, yet not claimed: its endpoint is at its in-flight cap, and

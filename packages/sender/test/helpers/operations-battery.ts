@@ -123,6 +123,23 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
         expect(await store.resumeEndpoint(account(), ep.id, T0)).toBeNull();
       });
 
+      it('leaves nothing claimable of an endpoint disabled while publishes to it are made alongside', async () => {
+        const a = account();
+        await endpoint(a);
+        await publish(event(a));
+        const [c] = await claim();
+        const rules = { ...ONE_TRY, policy: { ...DEFAULT_DISABLE_POLICY, threshold: 1 } };
+        // Made together: on SQLite, one transaction, the record between the two publishes.
+        const [[before], recorded, [after]] = await Promise.all([
+          publish(event(a, T0 + 1)),
+          record(c!, false, T0 + 1, rules),
+          publish(event(a, T0 + 1)),
+        ]);
+        expect(recorded.disabledEndpoint).toBeDefined();
+        for (const d of [before!, after!]) expect(['held', 'skipped']).toContain(await statusOf(a, d.id));
+        expect(await claim(T0 + 86_400_000)).toEqual([]);
+      });
+
       it('with disabling: skipped while disabled, re-enabling keeps a paused endpoint’s deliveries held', async () => {
         const a = account();
         const ep = await endpoint(a);

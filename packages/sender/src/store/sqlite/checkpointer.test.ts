@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { conditions } from '../../../test/helpers/conditions.js';
 import { CHECKPOINTER_AFTER_COMMITS } from './checkpointer.js';
@@ -89,52 +90,103 @@ describe('WAL checkpoints off the event loop (design D57)', () => {
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
-  it('holds the delivery path’s writes while a WAL past its limit starts over (design D58)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
-    dirs.push(dir);
-    const limit = 64;
-    const order: string[] = [];
-    const signals = conditions();
-    let started = false;
-    let holding = false;
-    const db = openSqlite(join(dir, 'z.db'), {
-      limitFrames: limit,
-      started: () => {
-        started = true;
-        signals.changed();
-      },
-      holding: () => {
-        holding = true;
-        order.push('holding');
-        signals.changed();
-      },
-      restarted: () => {
-        order.push('restarted');
-        signals.changed();
-      },
-    });
-    db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
-    const write = createWriteQueue(db, () => 0);
-    const insert = (rows: number) => () => {
-      for (let i = 0; i < rows; i++) db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
-    };
-    for (let i = 0; i < CHECKPOINTER_AFTER_COMMITS; i++) await write(insert(0));
-    await signals.until(() => started);
-
-    // Writes that never pause, until the thread finds the WAL past its limit. A PASSIVE checkpoint
-    // alone never lets the WAL start over while they go on.
-    const writer = (async () => {
-      while (!holding) await write(insert(4));
-    })();
-    await signals.until(() => holding);
-    await writer;
-    // Queued while the WAL starts over: written only after.
+  it('holds the delivery path’s writes for one checkpoint once the WAL is past its limit, and the WAL starts over (design D58)', async () => {
+    const { db, write, insert, order, holds } = await walLimited();
+    // Writes that never pause, until the thread finds the WAL past its limit (a checkpoint alone
+    // never lets the WAL start over while they go on); each one that runs after the hold began
+    // says so.
+    while (holds.length === 0) {
+      await write(() => {
+        insert(4)();
+        if (holds.length > 0) order.push('written');
+      });
+    }
     await write(() => order.push('written'));
-    expect(order.slice(0, 3)).toEqual(['holding', 'restarted', 'written']);
-    // The write after the restart began the WAL again: it holds that write's frames, not the history's.
+    // None ran between the hold and the catch-up.
+    expect(order.slice(0, 3)).toEqual(['holding', 'caught up', 'written']);
+    // The next write began the WAL again: it holds that write's frames, not the history's.
     await write(insert(4));
-    const [frames] = db.raw.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
-    expect(frames?.log).toBeLessThan(limit);
+    expect(framesInWal(db)).toBeLessThan(LIMIT);
+    await db.close();
+  });
+
+  it('does not hold the writes at every checkpoint while another connection keeps the WAL from starting over', async () => {
+    const { db, file, write, insert, signals, holds, checkpoints } = await walLimited();
+    // A few frames per checkpoint, so a hold at every checkpoint would show.
+    const tick = async () => {
+      await write(insert(2));
+      const from = checkpoints();
+      await signals.until(() => checkpoints() > from);
+    };
+    await tick();
+    // Another connection reading an older snapshot: no checkpoint may copy the frames after it.
+    const reader = new Database(file, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get();
+    try {
+      while (holds.length < 2) await tick();
+      // After a catch-up that could not let the WAL start over, the next hold waits for another
+      // limit's worth of frames.
+      expect(holds[1]!).toBeGreaterThanOrEqual(holds[0]! + LIMIT);
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+    }
+    // The reader gone, the WAL starts over (here at the first write after a checkpoint, since
+    // these writes pause between checkpoints).
+    await tick();
+    await write(insert(2));
+    expect(framesInWal(db)).toBeLessThan(LIMIT);
     await db.close();
   });
 });
+
+const LIMIT = 64;
+
+/** Frames in the WAL, read by a checkpoint of the store's own connection (which copies them too). */
+const framesInWal = (db: SqliteDb) =>
+  (db.raw.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]?.log ?? Number.NaN;
+
+/**
+ * A file store whose WAL limit is LIMIT frames, its checkpoints' thread started, and a write queue;
+ * `holds`: the WAL's frames at each hold; `order`: the holds and catch-ups as they came;
+ * `checkpoints()`: the thread's checkpoints so far.
+ */
+async function walLimited() {
+  const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+  dirs.push(dir);
+  const file = join(dir, 'z.db');
+  const order: string[] = [];
+  const holds: number[] = [];
+  const signals = conditions();
+  let started = false;
+  let checkpoints = 0;
+  const db = openSqlite(file, {
+    limitFrames: LIMIT,
+    checkpointed: () => {
+      checkpoints++;
+      signals.changed();
+    },
+    started: () => {
+      started = true;
+      signals.changed();
+    },
+    holding: (log) => {
+      holds.push(log);
+      order.push('holding');
+      signals.changed();
+    },
+    caughtUp: () => {
+      order.push('caught up');
+      signals.changed();
+    },
+  });
+  db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
+  const write = createWriteQueue(db, () => 0);
+  const insert = (rows: number) => () => {
+    for (let i = 0; i < rows; i++) db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
+  };
+  for (let i = 0; i < CHECKPOINTER_AFTER_COMMITS; i++) await write(insert(0));
+  await signals.until(() => started);
+  return { db, file, write, insert, signals, order, holds, checkpoints: () => checkpoints };
+}

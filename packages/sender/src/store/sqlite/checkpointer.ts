@@ -5,9 +5,10 @@
  * store has committed a few hundred write transactions (a store serving load within a second; an
  * idle service's claims count too, so within minutes; a short-lived store such as a CLI command's
  * never), a worker thread with its own connection takes over: it checkpoints in PASSIVE mode (it
- * never waits for, nor holds up, the store's writes) every CHECKPOINT_EVERY_MS, and the store's
- * connection stops checkpointing at commit. Should the thread fail, the connection checkpoints at
- * commit again, as before.
+ * never waits for, nor holds up, any writer) every CHECKPOINT_EVERY_MS, and the store's connection
+ * stops checkpointing at commit. Should the thread fail, the connection checkpoints at commit
+ * again, as before. Past WAL_LIMIT_FRAMES the store's queued writes pause for one checkpoint, so
+ * the WAL starts over (design D58).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -18,47 +19,54 @@ export const CHECKPOINTER_AFTER_COMMITS = 200;
 export const CHECKPOINT_EVERY_MS = 100;
 /** SQLite's own default: the connection checkpoints at commit past this many WAL pages. */
 const AUTOCHECKPOINT_PAGES = 1000;
-/** The WAL's size past which the store's writes pause until it starts over (64 MiB of 4 KiB pages). */
+/** The WAL's size past which the store's queued writes pause for one checkpoint (64 MiB of 4 KiB pages). */
 export const WAL_LIMIT_FRAMES = 16_384;
-/** How long a restart waits for readers (another process's) to leave the WAL; the writes wait as long. */
-const RESTART_WAIT_MS = 1_000;
 
 // The thread's whole program: one connection to the store's file (which must exist, in WAL mode), a
-// PASSIVE checkpoint on a timer, closed on 'stop'. A PASSIVE checkpoint copies only the frames
-// committed before it began, and the WAL starts over from its beginning only when a write begins
-// with every frame copied: under writes that never pause, it would grow without end. So past
-// `limitFrames` the thread says 'over'; the store holds its queued writes and answers 'restart',
-// and the thread copies every frame and waits for readers to leave the WAL (RESTART), so the next
-// write starts the WAL over. A checkpoint that fails ends the thread: the store's connection then
-// checkpoints at commit again.
+// PASSIVE checkpoint on a timer, closed on 'stop'. A checkpoint copies only the frames committed
+// before it began, and the WAL starts over from its beginning only when a write begins with every
+// frame copied: under writes that never pause, it would grow without end. So past `threshold` the
+// thread says 'over'; the store holds its queued writes and answers 'catch-up', and the thread
+// checkpoints once more, now with nothing being added: every frame is copied, and the store's next
+// write starts the WAL over. Should it not (another process reads an older snapshot), the thread
+// asks again only once the WAL has grown by another limit. A checkpoint that fails ends the thread:
+// the store's connection then checkpoints at commit again.
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.filename, { fileMustExist: true, timeout: workerData.restartWaitMs });
+const db = new Database(workerData.filename, { fileMustExist: true });
 if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error('not a WAL database');
-const checkpoint = (mode) => {
+const limit = workerData.limitFrames;
+let threshold = limit;
+let last = 0;
+let asked = false;
+const checkpoint = () => {
   try {
-    return db.pragma('wal_checkpoint(' + mode + ')')[0];
+    return db.pragma('wal_checkpoint(PASSIVE)')[0];
   } catch (error) {
     clearInterval(timer);
     db.close();
     throw error;
   }
 };
-// After a RESTART the WAL shows its old frames until the next write starts it over: no new 'over' till then.
-let restarted = false;
 const timer = setInterval(() => {
-  const { log } = checkpoint('PASSIVE');
+  const { log } = checkpoint();
   if (workerData.tell) parentPort.postMessage({ type: 'checkpointed', log });
-  if (log < workerData.limitFrames) restarted = false;
-  else if (!restarted) parentPort.postMessage({ type: 'over', log });
+  if (log < last) threshold = limit; // it started over
+  last = log;
+  if (log >= threshold && !asked) {
+    asked = true;
+    parentPort.postMessage({ type: 'over', log });
+  }
 }, workerData.everyMs);
 parentPort.postMessage({ type: 'ready' });
 parentPort.on('message', (message) => {
-  if (message === 'restart') {
-    const { busy, log } = checkpoint('RESTART');
-    restarted = busy === 0;
-    parentPort.postMessage({ type: 'restarted', busy, log });
+  if (message === 'catch-up') {
+    const { log, checkpointed } = checkpoint();
+    last = log;
+    asked = false;
+    threshold = log + limit;
+    parentPort.postMessage({ type: 'caught-up', log, checkpointed });
     return;
   }
   clearInterval(timer);
@@ -73,10 +81,10 @@ export interface CheckpointEvents {
   started?(): void;
   /** The thread has run a checkpoint; `log`: the frames in the WAL. */
   checkpointed?(log: number): void;
-  /** The WAL was past its limit: the store's queued writes are held until it starts over. */
-  holding?(): void;
-  /** The thread has copied every frame; the next write starts the WAL over, the held ones go on. */
-  restarted?(): void;
+  /** The WAL held `log` frames, past its limit: the store's queued writes wait for one checkpoint. */
+  holding?(log: number): void;
+  /** That checkpoint has run (`checkpointed` of `log` frames copied); the held writes go on. */
+  caughtUp?(log: number, checkpointed: number): void;
   /** Tests: the WAL's limit in frames, instead of WAL_LIMIT_FRAMES. */
   limitFrames?: number;
 }
@@ -85,8 +93,9 @@ export interface Checkpointer {
   /** Counts a committed write transaction; starts the thread once there were enough. */
   committed(): void;
   /**
-   * While the WAL starts over, a promise resolved when it has: the store's queued writes wait for
-   * it (on the event loop's terms: nothing blocks). Null the rest of the time.
+   * While the thread catches up with a WAL past its limit, a promise resolved once it has: the
+   * store's queued writes wait for it (on the event loop's terms: nothing blocks). Null the rest
+   * of the time.
    */
   held(): Promise<void> | null;
   /** Stops the thread and closes its connection; resolves once it has. */
@@ -100,8 +109,8 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
   let exited: Promise<void> = Promise.resolve();
   let hold: { done: Promise<void>; release: () => void } | null = null;
 
-  /** Writes wait until the thread has restarted the WAL, or has gone (its exit releases them). */
-  function holdWrites(thread: Worker) {
+  /** Writes wait until the thread has caught up, or has gone (its exit releases them). */
+  function holdWrites(thread: Worker, log: number) {
     if (hold) return;
     let release = (): void => undefined;
     const done = new Promise<void>((resolve) => {
@@ -111,10 +120,11 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
       };
     });
     hold = { done, release };
-    events.holding?.();
+    events.holding?.(log);
     // Posted between two transactions (the store's run synchronously, and this is a message
-    // callback): no write of this connection is under way while the thread restarts the WAL.
-    thread.postMessage('restart');
+    // callback): the queue adds nothing while the thread copies the rest. Writes outside the queue
+    // (the management API's) go on; one that comes first only means the WAL does not start over yet.
+    thread.postMessage('catch-up');
   }
 
   function start() {
@@ -126,17 +136,16 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
         filename: raw.name,
         everyMs: CHECKPOINT_EVERY_MS,
         limitFrames: events.limitFrames ?? WAL_LIMIT_FRAMES,
-        restartWaitMs: RESTART_WAIT_MS,
         tell: events.checkpointed !== undefined,
       },
     });
     thread.unref();
-    thread.on('message', (message: { type: string; log?: number }) => {
-      if (message.type === 'checkpointed') return events.checkpointed?.(message.log ?? 0);
-      if (message.type === 'over') return closed ? undefined : holdWrites(thread);
-      // Restarted, or given up waiting for another process's reader: the writes go on either way.
-      if (message.type === 'restarted') {
-        events.restarted?.();
+    thread.on('message', (message: { type: string; log?: number; checkpointed?: number }) => {
+      const log = message.log ?? 0;
+      if (message.type === 'checkpointed') return events.checkpointed?.(log);
+      if (message.type === 'over') return closed ? undefined : holdWrites(thread, log);
+      if (message.type === 'caught-up') {
+        events.caughtUp?.(log, message.checkpointed ?? 0);
         return hold?.release();
       }
       // The store's connection stops checkpointing only once the thread's connection is open.

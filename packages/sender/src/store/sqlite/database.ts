@@ -17,8 +17,9 @@ export interface SqliteDb {
    */
   immediate<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   /**
-   * While the WAL starts over (design D58), a promise that resolves when it has: the delivery
-   * path's writes (write-queue.ts) wait for it. Null the rest of the time.
+   * While the checkpoints' thread catches up with a WAL past its limit (design D58), a promise that
+   * resolves when it has: the delivery path's writes (write-queue.ts) wait for it. Null the rest
+   * of the time.
    */
   held(): Promise<void> | null;
   /** Closes the connection, and the checkpoints' thread first (design D57). */

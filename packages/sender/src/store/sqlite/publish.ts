@@ -29,7 +29,7 @@ const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? 
  * the commit.
  */
 export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
-  /** The account's endpoints, read once per transaction (nothing changes them inside it). */
+  /** The account's endpoints, read once per transaction (a record that disables one clears them). */
   const endpointsOf = (memo: TxMemo, accountId: string): EndpointRecord[] => {
     const key = `endpoints:${accountId}`;
     let endpoints = memo.get(key) as EndpointRecord[] | undefined;

@@ -13,7 +13,7 @@ import { attemptParams, type Row, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { insertNotice } from './operator-notices.js';
-import type { WriteQueue } from './write-queue.js';
+import type { TxMemo, WriteQueue } from './write-queue.js';
 
 /** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
 const SELECT_LEASED = `
@@ -41,7 +41,12 @@ UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = 
   updated_at = @now
 WHERE id = @id`;
 
-function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: AttemptResult): AttemptApplied {
+/** `memo`: what the transaction's publishes have read; a disabling makes their endpoint lists stale. */
+function recordOne(
+  db: SqliteDb,
+  { lease, attempt, rules, now, retryAfter }: AttemptResult,
+  memo: TxMemo,
+): AttemptApplied {
   const row = db
     .st(SELECT_LEASED)
     .get({ id: lease.deliveryId, token: lease.leaseToken, number: attempt.number }) as Row | undefined;
@@ -74,6 +79,7 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
       db.st(DISABLE_ENDPOINT).get({ id: endpointId, now, reason: t.endpoint.disabledReason }) as Row,
     );
     db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
+    memo.clear();
   }
   // design D50: the operator's notice commits with the change it reports.
   const notice = attemptNotice(
@@ -98,5 +104,5 @@ function recordOne(db: SqliteDb, { lease, attempt, rules, now, retryAfter }: Att
 /** Each record is a write of the turn's transaction (write-queue.ts): one commit with the claims and publishes beside it. */
 export function recordAttempt(db: SqliteDb, write: WriteQueue) {
   return async (result: AttemptResult): Promise<AttemptApplied> =>
-    (await write(() => recordOne(db, result))).value;
+    (await write((memo) => recordOne(db, result, memo))).value;
 }

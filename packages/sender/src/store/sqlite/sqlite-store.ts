@@ -86,7 +86,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     publishIdempotent: (event, nextId) => ops.publish(event, nextId),
     claimDue: ops.claimDue,
     recordAttempt: ops.recordAttempt,
-    // Beside the claims and records, so a WAL starting over holds them too (design D58).
+    // Beside the claims and records: one transaction a turn, held with them while the WAL catches up (design D58).
     releaseLease: async (deliveryId, token) => (await write(() => releaseLease(db, deliveryId, token))).value,
     renewLeases: async (leases, expiresAt) => (await write(() => renewLeases(db, leases, expiresAt))).value,
     nextDueAt: async () => nextDueAt(db),

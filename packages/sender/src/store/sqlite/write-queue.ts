@@ -1,5 +1,6 @@
 /**
- * The delivery path's writes on SQLite (publishes, claims, attempt records) queued together: what
+ * The delivery path's writes on SQLite (publishes, claims, attempt records, lease renewals and
+ * releases) queued together: what
  * arrives within one turn of the event loop is written in one `BEGIN IMMEDIATE` transaction, one
  * commit, and at most FLUSH_BUDGET_MS of the loop per turn for all of them (design D58). A claim
  * made as attempts finish shares its commit with their records, and the loop is held for one
@@ -82,7 +83,7 @@ export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
   };
 
   function flush() {
-    // The WAL is starting over (design D58): the writes wait, the event loop does not.
+    // The checkpoints' thread is catching up (design D58): the writes wait, the event loop does not.
     const held = db.held();
     if (held) {
       void held.then(flush);
