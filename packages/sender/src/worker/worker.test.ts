@@ -12,7 +12,7 @@ import { newId } from '../domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../domain/schedule.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { LeaseRef, SenderStore } from '../store/port.js';
-import { createWorker } from './worker.js';
+import { createWorker, type WorkerOptions } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -323,41 +323,16 @@ describe('worker bookkeeping', () => {
           return memory.claimDue(request);
         },
       };
-      let recorded = 0;
-      const records = conditions();
-      const worker = createWorker({
-        ...options(store, client, clock),
-        concurrency: 4,
-        perEndpointCap: 4,
-        perAccountCap: 4,
-        perOriginCap: 4,
-        batchSize: 4,
-        rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
-        // The lease outlasts the retry delays: the requests still out stay this worker's.
-        leaseMs: 600_000,
-        onAttempt: () => {
-          recorded++;
-          records.changed();
-        },
-      });
+      const { worker, recorded, advance, asleep } = retryingWorker(options(store, client, clock), 4, 4);
       stop = () => worker.stop();
-      const advance = async (ms: number) => {
-        clock.advance(ms);
-        await vi.advanceTimersByTimeAsync(ms);
-      };
-      // The worker's sleep is the one faked timer: once it is set, the worker has decided how long
-      // to sleep, and the clock may move. Checked at each turn of the loop.
-      const asleep = async () => {
-        while (vi.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
-      };
       worker.start();
       await requests(3);
       // Two attempts fail, their retries due at 5 s and 7 s; the third request stays out.
       out[0]!.refuse();
-      await records.until(() => recorded === 1);
+      await recorded(1);
       await advance(2_000);
       out[1]!.refuse();
-      await records.until(() => recorded === 2);
+      await recorded(2);
       // A new delivery, claimed with a request still out: the claim takes it, and the worker sleeps
       // until the retries it scheduled itself, not until the poll.
       const body = Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":3}}');
@@ -400,39 +375,17 @@ describe('worker bookkeeping', () => {
     try {
       const memory = await seed(4);
       const clock = new ManualClock(T0);
-      let recorded = 0;
-      const records = conditions();
-      const worker = createWorker({
-        ...options(memory, client, clock),
-        concurrency: 8,
-        perEndpointCap: 8,
-        perAccountCap: 8,
-        perOriginCap: 8,
-        batchSize: 2,
-        rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
-        leaseMs: 600_000,
-        onAttempt: () => {
-          recorded++;
-          records.changed();
-        },
-      });
+      const { worker, recorded, advance, asleep } = retryingWorker(options(memory, client, clock), 8, 2);
       stop = () => worker.stop();
-      const advance = async (ms: number) => {
-        clock.advance(ms);
-        await vi.advanceTimersByTimeAsync(ms);
-      };
-      const asleep = async () => {
-        while (vi.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
-      };
       worker.start();
       await requests(4);
       out[0]!.refuse();
       out[1]!.refuse();
-      await records.until(() => recorded === 2);
+      await recorded(2);
       await asleep();
       await advance(2_000);
       out[2]!.refuse();
-      await records.until(() => recorded === 3);
+      await recorded(3);
       await asleep();
       await advance(3_000);
       await requests(6);
@@ -451,3 +404,45 @@ describe('worker bookkeeping', () => {
     }
   });
 });
+
+/**
+ * A worker on fake timers (setTimeout only) with `slots` of everything and retries 5 s then 10 s
+ * after a failure, its lease outlasting them (the requests still out stay its own). `recorded(n)`
+ * resolves once n attempts are recorded; `advance(ms)` moves the clock and the timers together;
+ * `asleep()` resolves once the worker has set its sleep, the one faked timer (checked at each turn
+ * of the loop): from then on the clock may move.
+ */
+function retryingWorker(
+  base: Omit<WorkerOptions, 'onAttempt'> & { clock: ManualClock },
+  slots: number,
+  batchSize: number,
+) {
+  let count = 0;
+  const records = conditions();
+  const worker = createWorker({
+    ...base,
+    concurrency: slots,
+    perEndpointCap: slots,
+    perAccountCap: slots,
+    perOriginCap: slots,
+    batchSize,
+    rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
+    leaseMs: 600_000,
+    onAttempt: () => {
+      count++;
+      records.changed();
+    },
+  });
+  const { clock } = base;
+  return {
+    worker,
+    recorded: (n: number) => records.until(() => count === n),
+    advance: async (ms: number) => {
+      clock.advance(ms);
+      await vi.advanceTimersByTimeAsync(ms);
+    },
+    asleep: async () => {
+      while (vi.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
