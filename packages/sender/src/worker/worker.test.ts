@@ -367,7 +367,7 @@ describe('worker bookkeeping', () => {
   it('asks for the next due time after a retry of its own fell due, however many claims that took', {
     timeout: 10_000,
   }, async () => {
-    // Two retries due at 5 s, one at 7 s, a request out all along; batches of 2, so the claim at
+    // Two retries due at 5 s, one at 7 s, a request out until 6 s; batches of 2, so the claim at
     // 5 s comes back full and the next one empty.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { client, out, requests } = heldClient();
@@ -392,9 +392,16 @@ describe('worker bookkeeping', () => {
       expect([out[4]!.deliveryId, out[5]!.deliveryId].sort()).toEqual(
         [out[0]!.deliveryId, out[1]!.deliveryId].sort(),
       );
-      // The third retry is claimed when due, not at the poll a minute later.
+      // A request of its own ends before the third retry is due, others still out: the retry is
+      // claimed when due all the same, not at the poll a minute later.
       await asleep();
-      await advance(2_000);
+      await advance(1_000);
+      out[3]!.answer();
+      await recorded(4);
+      // Done with it (the wake its end brings has been given), the worker has slept again.
+      while (worker.inFlight > 2) await new Promise((resolve) => setImmediate(resolve));
+      await asleep();
+      await advance(1_000);
       await requests(7);
       expect(out[6]!.deliveryId).toBe(out[2]!.deliveryId);
     } finally {

@@ -222,8 +222,11 @@ export function createWorker(options: WorkerOptions): Worker {
         let next: number | null = null;
         if (free > 0 && room >= refillAt && !woken) {
           if (sending === 0 || retryFellDue) {
-            retryFellDue = false;
             next = await options.queue.nextDueAt();
+            retryFellDue = false;
+            // What it sleeps until from now on, whatever wakes it first (a request of its own that
+            // ends leaves it asking nothing while others are out).
+            if (next !== null && next > claimedAt) ownRetryAt = Math.min(ownRetryAt, next);
           } else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
         }
         if (!running) break;

@@ -49,8 +49,10 @@ const checkpoint = () => {
     throw error;
   }
 };
+// A checkpoint that met another connection's answers log -1: it tells nothing of the WAL.
 const timer = setInterval(() => {
   const { log } = checkpoint();
+  if (log < 0) return;
   if (workerData.tell) parentPort.postMessage({ type: 'checkpointed', log });
   if (log < last) threshold = limit; // it started over
   last = log;
@@ -63,9 +65,9 @@ parentPort.postMessage({ type: 'ready' });
 parentPort.on('message', (message) => {
   if (message === 'catch-up') {
     const { log, checkpointed } = checkpoint();
-    last = log;
+    if (log >= 0) last = log;
     asked = false;
-    threshold = log + limit;
+    threshold = last + limit;
     parentPort.postMessage({ type: 'caught-up', log, checkpointed });
     return;
   }
