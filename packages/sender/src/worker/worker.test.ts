@@ -304,64 +304,89 @@ describe('worker bookkeeping', () => {
     await worker.stop();
   });
 
-  it('sleeps until each retry its own attempts scheduled while requests stay out, not until the poll', {
-    timeout: 10_000,
-  }, async () => {
-    // The worker's sleeps on fake timers, advanced with the clock: retries 5 s and 7 s away, a poll
-    // 60 s away.
+  /**
+   * `run` on fake timers (setTimeout only) with `seeded` deliveries due and a retryingWorker
+   * started on them, through `wrap(store)` if given; every request still out is answered and the
+   * worker stopped however `run` ends.
+   */
+  async function onFakeTimers(
+    seeded: number,
+    [slots, batchSize]: [number, number],
+    run: (
+      t: ReturnType<typeof heldClient> & ReturnType<typeof retryingWorker> & { memory: SenderStore },
+    ) => Promise<void>,
+    wrap: (store: SenderStore) => SenderStore = (store) => store,
+  ) {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const { client, out, requests } = heldClient();
+    const held = heldClient();
     let stop: () => Promise<void> = async () => undefined;
     try {
-      const memory = await seed(3);
-      const clock = new ManualClock(T0);
-      let claims = 0;
-      const store: SenderStore = {
-        ...memory,
-        claimDue(request) {
-          claims++;
-          return memory.claimDue(request);
-        },
-      };
-      const { worker, recorded, advance, asleep } = retryingWorker(options(store, client, clock), 4, 4);
-      stop = () => worker.stop();
-      worker.start();
-      await requests(3);
-      // Two attempts fail, their retries due at 5 s and 7 s; the third request stays out.
-      out[0]!.refuse();
-      await recorded(1);
-      await advance(2_000);
-      out[1]!.refuse();
-      await recorded(2);
-      // A new delivery, claimed with a request still out: the claim takes it, and the worker sleeps
-      // until the retries it scheduled itself, not until the poll.
-      const body = Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":3}}');
-      const [endpoint] = await memory.listEndpoints('acct_slots');
-      await memory.publish(
-        { id: newId('evt', T0), accountId: endpoint!.accountId, name: 'click', body, createdAt: T0 },
-        () => newId('dlv', T0),
+      const memory = await seed(seeded);
+      const retrying = retryingWorker(
+        options(wrap(memory), held.client, new ManualClock(T0)),
+        slots,
+        batchSize,
       );
-      worker.wake();
-      await requests(4);
-      // No claim until each is due (a worker polling instead would have claimed again and again),
-      // then at once.
-      for (const [wait, failed, request] of [
-        [3_000, 0, 5],
-        [2_000, 1, 6],
-      ] as const) {
-        await asleep();
-        const claimsBefore = claims;
-        await advance(wait - 1);
-        expect(claims).toBe(claimsBefore);
-        await advance(1);
-        await requests(request);
-        expect(out[request - 1]!.deliveryId).toBe(out[failed]!.deliveryId);
-      }
+      stop = () => retrying.worker.stop();
+      retrying.worker.start();
+      await run({ ...held, ...retrying, memory });
     } finally {
-      for (const request of out.slice(2)) request.answer();
+      for (const request of held.out) request.answer();
       vi.useRealTimers();
       await stop();
     }
+  }
+
+  it('sleeps until each retry its own attempts scheduled while requests stay out, not until the poll', {
+    timeout: 10_000,
+  }, async () => {
+    // Retries 5 s and 7 s away, a poll 60 s away.
+    let claims = 0;
+    const counted = (memory: SenderStore): SenderStore => ({
+      ...memory,
+      claimDue(request) {
+        claims++;
+        return memory.claimDue(request);
+      },
+    });
+    await onFakeTimers(
+      3,
+      [4, 4],
+      async ({ memory, worker, out, requests, recorded, advance, asleep }) => {
+        await requests(3);
+        // Two attempts fail, their retries due at 5 s and 7 s; the third request stays out.
+        out[0]!.refuse();
+        await recorded(1);
+        await advance(2_000);
+        out[1]!.refuse();
+        await recorded(2);
+        // A new delivery, claimed with a request still out: the claim takes it, and the worker sleeps
+        // until the retries it scheduled itself, not until the poll.
+        const body = Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":3}}');
+        const [endpoint] = await memory.listEndpoints('acct_slots');
+        await memory.publish(
+          { id: newId('evt', T0), accountId: endpoint!.accountId, name: 'click', body, createdAt: T0 },
+          () => newId('dlv', T0),
+        );
+        worker.wake();
+        await requests(4);
+        // No claim until each is due (a worker polling instead would have claimed again and again),
+        // then at once.
+        for (const [wait, failed, request] of [
+          [3_000, 0, 5],
+          [2_000, 1, 6],
+        ] as const) {
+          await asleep();
+          const claimsBefore = claims;
+          await advance(wait - 1);
+          expect(claims).toBe(claimsBefore);
+          await advance(1);
+          await requests(request);
+          expect(out[request - 1]!.deliveryId).toBe(out[failed]!.deliveryId);
+        }
+      },
+      counted,
+    );
   });
 
   it('asks for the next due time after a retry of its own fell due, however many claims that took', {
@@ -369,15 +394,7 @@ describe('worker bookkeeping', () => {
   }, async () => {
     // Two retries due at 5 s, one at 7 s, a request out until 6 s; batches of 2, so the claim at
     // 5 s comes back full and the next one empty.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const { client, out, requests } = heldClient();
-    let stop: () => Promise<void> = async () => undefined;
-    try {
-      const memory = await seed(4);
-      const clock = new ManualClock(T0);
-      const { worker, recorded, advance, asleep } = retryingWorker(options(memory, client, clock), 8, 2);
-      stop = () => worker.stop();
-      worker.start();
+    await onFakeTimers(4, [8, 2], async ({ worker, out, requests, recorded, advance, asleep }) => {
       await requests(4);
       out[0]!.refuse();
       out[1]!.refuse();
@@ -404,11 +421,7 @@ describe('worker bookkeeping', () => {
       await advance(1_000);
       await requests(7);
       expect(out[6]!.deliveryId).toBe(out[2]!.deliveryId);
-    } finally {
-      for (const request of out) request.answer();
-      vi.useRealTimers();
-      await stop();
-    }
+    });
   });
 });
 
