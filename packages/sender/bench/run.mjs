@@ -31,6 +31,7 @@ import {
   createTestCertificates,
   fmtInt,
   fmtMs,
+  fmtRange,
   HarnessError,
   lpad,
   median,
@@ -255,8 +256,7 @@ async function runThroughput(ctx) {
     samples: samples[i],
   }));
   for (const r of results) {
-    const range = `${fmtInt(Math.min(...r.samples))} – ${fmtInt(Math.max(...r.samples))}`;
-    console.log(`   ${pad(r.label, 30)}${lpad(fmtInt(r.median), 13)}   ${range}`);
+    console.log(`   ${pad(r.label, 30)}${lpad(fmtInt(r.median), 13)}   ${fmtRange(r.samples)}`);
   }
   const [bare, ...engines] = results;
   const ratios = {};

@@ -12,6 +12,7 @@ import { Pool } from 'undici';
 import {
   check,
   fmtInt,
+  fmtRange,
   forkTracked,
   HarnessError,
   median,
@@ -247,8 +248,6 @@ export async function deliveryRound(ctx, service, click) {
   return { rate, loopP99: await loopDelayP99Ms(service) };
 }
 
-const range = (xs) => `${fmtInt(Math.min(...xs))} – ${fmtInt(Math.max(...xs))}`;
-
 /**
  * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
  * loop and the job-queue peers. `targets(dbKind)`: the `--db` of a fresh database of that kind.
@@ -314,7 +313,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   const row = (name, key, unit) =>
     console.log(
-      `   ${name.padEnd(44)}${fmtInt(median(samples.get(key))).padStart(9)} ${unit.padEnd(13)}${range(samples.get(key))}`,
+      `   ${name.padEnd(44)}${fmtInt(median(samples.get(key))).padStart(9)} ${unit.padEnd(13)}${fmtRange(samples.get(key))}`,
     );
   console.log(`   ${''.padEnd(44)}${'median'.padStart(9)} ${''.padEnd(13)}range`);
   row('bare undici loop', 'bare', 'deliveries/s');
@@ -334,15 +333,16 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     );
     // Paired by round: the service's round beside the floor's of the same round.
     const ofFloor = (kind) => pairedRatio(samples.get(`${label} ${kind}`), samples.get(`floor ${kind}`));
+    const singleOfFloor = ofFloor('single');
     console.log(
-      `   ${`${label}: ingest / floor`.padEnd(44)}${ofFloor('single').toFixed(2).padStart(9)} one event per request, ` +
+      `   ${`${label}: ingest / floor`.padEnd(44)}${singleOfFloor.toFixed(2).padStart(9)} one event per request, ` +
         `${ofFloor('batch').toFixed(2)} batches`,
     );
     const bareMedian = median(samples.get('bare'));
     const ratio = median(samples.get(`${label} delivery`)) / bareMedian;
     console.log(`   ${`${label}: ingest + delivery / bare`.padEnd(44)}${ratio.toFixed(2).padStart(9)}`);
     results[label] = {
-      singleOfFloor: ofFloor('single'),
+      singleOfFloor,
       single: median(samples.get(`${label} single`)),
       batch: median(samples.get(`${label} batch`)),
       ratio,

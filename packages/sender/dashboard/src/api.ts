@@ -1,3 +1,4 @@
+import { DELIVERY_STATUSES, FINAL_STATUSES as FINAL } from '../../src/domain/delivery-state.js';
 import { apiErrorMessage } from './messages.js';
 
 /**
@@ -191,6 +192,6 @@ export const EVENTS = [
   'link.deleted',
   'alert.triggered',
 ];
-export const STATUSES = ['pending', 'awaiting_retry', 'delivered', 'failed', 'held', 'skipped'];
-/** Statuses a delivery leaves only when someone acts on it. */
-export const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'failed', 'skipped']);
+export const STATUSES = DELIVERY_STATUSES;
+/** Statuses a delivery leaves only when someone acts on it (the ones retention deletes). */
+export const FINAL_STATUSES: ReadonlySet<string> = new Set(FINAL);

@@ -3,7 +3,7 @@
  * does (design D22); webhooks need the Business plan or above (design R1); the ingest route takes
  * the platform's service token instead.
  */
-import { planAllowsWebhooks, WEBHOOK_PLANS } from '../accounts.js';
+import { planAllowsWebhooks, type tokenMatcher, WEBHOOK_PLANS } from '../accounts.js';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
@@ -81,7 +81,7 @@ export function checkPlan(account: AccountRecord): AccountRecord {
 }
 
 /** A configured token's check (accounts.ts tokenMatcher). */
-export type TokenCheck = (presented: string) => boolean;
+type TokenCheck = ReturnType<typeof tokenMatcher>;
 
 /** With a metrics token configured, the scrape must carry it (compared in constant time). */
 export function checkMetricsToken(matches: TokenCheck | undefined, authorization: string | undefined): void {

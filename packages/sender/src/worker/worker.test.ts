@@ -16,25 +16,29 @@ import { createWorker, type WorkerOptions } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
+const ACCOUNT = 'acct_slots';
+
 async function seed(count: number) {
   const memory = createMemoryStore();
-  const accountId = 'acct_slots';
   await memory.createEndpoint({
     id: newId('ep'),
-    accountId,
+    accountId: ACCOUNT,
     url: 'https://receiver.example.com/hook',
     events: ['click'],
     secret: 'whsec_test',
     description: null,
     now: T0,
   });
-  for (let i = 0; i < count; i++) {
-    const body = Buffer.from(`{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":${i}}}`);
-    await memory.publish({ id: newId('evt', T0), accountId, name: 'click', body, createdAt: T0 }, () =>
-      newId('dlv', T0),
-    );
-  }
+  for (let i = 0; i < count; i++) await publishClick(memory, i);
   return memory;
+}
+
+/** Click `n` to the seeded account's endpoint, due at T0. */
+async function publishClick(memory: SenderStore, n: number) {
+  const body = Buffer.from(`{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":${n}}}`);
+  await memory.publish({ id: newId('evt', T0), accountId: ACCOUNT, name: 'click', body, createdAt: T0 }, () =>
+    newId('dlv', T0),
+  );
 }
 
 async function setUp(freeSlotOnResponse: boolean) {
@@ -362,12 +366,7 @@ describe('worker bookkeeping', () => {
         await recorded(2);
         // A new delivery, claimed with a request still out: the claim takes it, and the worker sleeps
         // until the retries it scheduled itself, not until the poll.
-        const body = Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":3}}');
-        const [endpoint] = await memory.listEndpoints('acct_slots');
-        await memory.publish(
-          { id: newId('evt', T0), accountId: endpoint!.accountId, name: 'click', body, createdAt: T0 },
-          () => newId('dlv', T0),
-        );
+        await publishClick(memory, 3);
         worker.wake();
         await requests(4);
         // No claim until each is due (a worker polling instead would have claimed again and again),

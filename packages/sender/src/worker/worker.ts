@@ -80,10 +80,11 @@ export function createWorker(options: WorkerOptions): Worker {
     wakeUp?.();
   };
 
-  // The earliest retry this worker's own attempts scheduled that was not yet due at its last claim:
-  // what it sleeps until, rather than ask the store, while requests of its own are out (run()). Only
-  // the earliest is kept: the claim it falls due for asks the store for the next one.
-  let ownRetryAt = Number.POSITIVE_INFINITY;
+  // The earliest due time this worker knows of that was not yet due at its last claim: a retry its
+  // own attempts scheduled, or the store's answer when it last asked. What it sleeps until, rather
+  // than ask the store, while requests of its own are out (run()). Only the earliest is kept: the
+  // claim it falls due for asks the store for the next one.
+  let knownDueAt = Number.POSITIVE_INFINITY;
 
   const launch = (claim: ClaimedDelivery) => {
     const running: Running = {
@@ -105,7 +106,7 @@ export function createWorker(options: WorkerOptions): Worker {
     )
       .then((report) => {
         if (report.applied.status === 'awaiting_retry')
-          ownRetryAt = Math.min(ownRetryAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
+          knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
         // An abandoned attempt says nothing of the receiver: the worker cut it short.
         if (!running.abandon.signal.aborted) breakers.observe(report);
         options.onAttempt(report);
@@ -189,9 +190,9 @@ export function createWorker(options: WorkerOptions): Worker {
     // D25), and their new deliveries must not wait for the poll; one claim per interval at most.
     let wokenSinceClaim = false;
     let lastClaimAt = Number.NEGATIVE_INFINITY;
-    // One of its own retries fell due at a claim: whatever its attempts scheduled after it is
-    // unknown until it asks the store, however many claims that takes.
-    let retryFellDue = false;
+    // The due time it knew of fell due at a claim: what falls due after it is unknown until it asks
+    // the store, however many claims that takes.
+    let knownDueFell = false;
     while (running) {
       try {
         const free = freeSlots();
@@ -203,9 +204,9 @@ export function createWorker(options: WorkerOptions): Worker {
           wokenSinceClaim = false;
           lastClaimAt = performance.now();
           claimedAt = options.clock.now();
-          if (ownRetryAt <= claimedAt) {
-            ownRetryAt = Number.POSITIVE_INFINITY; // this claim sees it
-            retryFellDue = true;
+          if (knownDueAt <= claimedAt) {
+            knownDueAt = Number.POSITIVE_INFINITY; // this claim sees it
+            knownDueFell = true;
           }
           const claims = await claim(room);
           for (const c of claims) launch(c);
@@ -213,7 +214,7 @@ export function createWorker(options: WorkerOptions): Worker {
         }
         // Requests of its own out (whatever the last claim took): each one that ends wakes the loop,
         // whose next claim takes what has become due meanwhile; while none ends, it sleeps until the
-        // earliest retry its own attempts scheduled. Work from elsewhere wakes it (a publish), or is
+        // earliest due time it knows of. Work from elsewhere wakes it (a publish), or is
         // found at the claim the next request's end brings, or at the poll. Asking the store for the
         // next due time after every such claim was a tenth of PostgreSQL's work in a delivery burst.
         // Woken while it claimed (a claim is a transaction queued or a round trip away), it claims
@@ -221,13 +222,13 @@ export function createWorker(options: WorkerOptions): Worker {
         // the requests that end free the slots, and wake it.
         let next: number | null = null;
         if (free > 0 && room >= refillAt && !woken) {
-          if (sending === 0 || retryFellDue) {
+          if (sending === 0 || knownDueFell) {
             next = await options.queue.nextDueAt();
-            retryFellDue = false;
+            knownDueFell = false;
             // What it sleeps until from now on, whatever wakes it first (a request of its own that
             // ends leaves it asking nothing while others are out).
-            if (next !== null && next > claimedAt) ownRetryAt = Math.min(ownRetryAt, next);
-          } else if (Number.isFinite(ownRetryAt)) next = ownRetryAt;
+            if (next !== null && next > claimedAt) knownDueAt = Math.min(knownDueAt, next);
+          } else if (Number.isFinite(knownDueAt)) next = knownDueAt;
         }
         if (!running) break;
         // Due by the time of the claim, yet not claimed: its endpoint is at its in-flight cap, and

@@ -77,7 +77,6 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     finishing = [],
     shares,
   }: ClaimRequest): ClaimedDelivery[] => {
-    if (limit <= 0) return [];
     const counted = db.st(IN_FLIGHT).all({
       now,
       finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
@@ -126,6 +125,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
     return claimed.map((row) => toClaimed(row, token, expiresAt));
   };
+  // Nothing to take: no turn's wait, no transaction.
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
-    (await write(() => claimOnce(request))).value;
+    request.limit <= 0 ? [] : (await write(() => claimOnce(request))).value;
 }

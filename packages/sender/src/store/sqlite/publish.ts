@@ -29,13 +29,12 @@ const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? 
  * the commit.
  */
 export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
-  /** The account's endpoints, read once per transaction (a record that disables one clears them). */
-  const endpointsOf = (memo: TxMemo, accountId: string): EndpointRecord[] => {
-    const key = `endpoints:${accountId}`;
-    let endpoints = memo.get(key) as EndpointRecord[] | undefined;
+  /** The account's endpoints, read once per transaction (TxMemo). */
+  const endpointsOf = ({ endpointsByAccount }: TxMemo, accountId: string): EndpointRecord[] => {
+    let endpoints = endpointsByAccount.get(accountId);
     if (!endpoints) {
       endpoints = (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint);
-      memo.set(key, endpoints);
+      endpointsByAccount.set(accountId, endpoints);
     }
     return endpoints;
   };

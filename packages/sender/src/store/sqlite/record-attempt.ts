@@ -41,7 +41,7 @@ UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = 
   updated_at = @now
 WHERE id = @id`;
 
-/** `memo`: what the transaction's publishes have read; a disabling makes their endpoint lists stale. */
+/** `memo`: what the transaction's publishes have read; a disabling makes its account's endpoints stale. */
 function recordOne(
   db: SqliteDb,
   { lease, attempt, rules, now, retryAfter }: AttemptResult,
@@ -79,7 +79,7 @@ function recordOne(
       db.st(DISABLE_ENDPOINT).get({ id: endpointId, now, reason: t.endpoint.disabledReason }) as Row,
     );
     db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
-    memo.clear();
+    memo.endpointsByAccount.delete(disabledEndpoint.accountId);
   }
   // design D50: the operator's notice commits with the change it reports.
   const notice = attemptNotice(

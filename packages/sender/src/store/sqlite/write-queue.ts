@@ -1,23 +1,27 @@
 /**
  * The delivery path's writes on SQLite (publishes, claims, attempt records, lease renewals and
- * releases) queued together: what
- * arrives within one turn of the event loop is written in one `BEGIN IMMEDIATE` transaction, one
- * commit, and at most FLUSH_BUDGET_MS of the loop per turn for all of them (design D58). A claim
- * made as attempts finish shares its commit with their records, and the loop is held for one
- * budget per turn, not one per kind of write.
+ * releases) queued together: what arrives within one turn of the event loop is written in one
+ * `BEGIN IMMEDIATE` transaction, one commit, and at most FLUSH_BUDGET_MS of the loop per turn for
+ * all of them (design D58). A claim made as attempts finish shares its commit with their records,
+ * and the loop is held for one budget per turn, not one per kind of write. The batching itself is
+ * createBatcher's: a flush that ran out of budget answers a prefix, and the rest waits a turn.
  */
+
+import { createBatcher, type Settled } from '../batcher.js';
+import type { EndpointRecord } from '../records.js';
 import type { SqliteDb } from './database.js';
 
-/** What one transaction's writes share: reads they may keep for its length (the endpoints of an account). */
-export type TxMemo = Map<string, unknown>;
+/**
+ * What one transaction's writes share: each account's endpoints, read once by its publishes. A
+ * write that changes an endpoint drops its account's entry.
+ */
+export type TxMemo = { endpointsByAccount: Map<string, EndpointRecord[]> };
 
 /** A write of the queue: runs inside the transaction; throwing rolls it back, see `createWriteQueue`. */
 export type Write<R> = (memo: TxMemo) => R;
 
 /** A write's answer, with the number of the commit that holds it (to wait on with WalSync.durable). */
 export type Written<R> = { value: R; commit: number };
-
-type Queued = { write: Write<unknown>; resolve: (w: Written<unknown>) => void; reject: (e: unknown) => void };
 
 /** The write at `index` threw `cause`: the transaction is rolled back. */
 class WriteFailed extends Error {
@@ -51,17 +55,14 @@ const MAX_WRITES = 512;
  * const { value } = await write(() => db.st(SQL).run(...));
  */
 export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
-  const queue: Queued[] = [];
-  let scheduled = false;
-
   // The budget is checked after each write: at least one is written, however long it takes.
-  const transaction = db.immediate((writes: Queued[]): unknown[] => {
-    const memo: TxMemo = new Map();
+  const transaction = db.immediate((writes: Write<unknown>[]): unknown[] => {
+    const memo: TxMemo = { endpointsByAccount: new Map() };
     const until = performance.now() + FLUSH_BUDGET_MS;
     const values: unknown[] = [];
-    for (const w of writes) {
+    for (const write of writes) {
       try {
-        values.push(w.write(memo));
+        values.push(write(memo));
       } catch (error) {
         throw new WriteFailed(values.length, error);
       }
@@ -70,9 +71,8 @@ export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
     return values;
   });
 
-  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
   /** Outcomes of a prefix of `writes` (at least one), in order. */
-  const settle = (writes: Queued[]): Outcome[] => {
+  const settle = (writes: Write<unknown>[]): Settled<unknown>[] => {
     try {
       return transaction(writes).map((value) => ({ ok: true, value }));
     } catch (error) {
@@ -82,39 +82,19 @@ export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
     }
   };
 
-  function flush() {
-    // The checkpoints' thread is catching up (design D58): the writes wait, the event loop does not.
-    const held = db.held();
-    if (held) {
-      void held.then(flush);
-      return;
-    }
-    scheduled = false;
-    const writes = queue.splice(0, MAX_WRITES);
+  const written = (writes: Write<unknown>[]): Settled<Written<unknown>>[] => {
     const outcomes = settle(writes);
     const commit = afterCommit();
-    for (const [i, o] of outcomes.entries()) {
-      const w = writes[i] as Queued;
-      if (o.ok) w.resolve({ value: o.value, commit });
-      else w.reject(o.error);
-    }
-    // What the budget left goes first into the next transaction, after a turn of the loop in which
-    // the requests waiting on it are served.
-    queue.unshift(...writes.slice(outcomes.length));
-    schedule();
-  }
+    return outcomes.map((o) => (o.ok ? { ok: true, value: { value: o.value, commit } } : o));
+  };
 
-  function schedule() {
-    if (scheduled || queue.length === 0) return;
-    scheduled = true;
-    setImmediate(flush);
-  }
+  const queue = createBatcher((writes: Write<unknown>[]) => {
+    // The checkpoints' thread is catching up (design D58): the writes wait, the event loop does not.
+    const held = db.held();
+    return held ? held.then(() => written(writes)) : written(writes);
+  }, MAX_WRITES);
 
-  return <R>(write: Write<R>): Promise<Written<R>> =>
-    new Promise((resolve, reject) => {
-      queue.push({ write, resolve: resolve as Queued['resolve'], reject });
-      schedule();
-    });
+  return <R>(write: Write<R>) => queue(write) as Promise<Written<R>>;
 }
 
 export type WriteQueue = ReturnType<typeof createWriteQueue>;
