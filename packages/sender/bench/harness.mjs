@@ -35,6 +35,12 @@ export const pad = (s, n) => String(s).padEnd(n);
 export const lpad = (s, n) => String(s).padStart(n);
 /** CLOCK_MONOTONIC in ms: one clock for every process on the machine, so the receiver's receipt
  * times and the benchmark's publish times can be subtracted. */
+/**
+ * The event-loop delay from a monitorEventLoopDelay percentile: the histogram holds the time
+ * between two samples, so an idle loop sampled every `sampleMs` reads `sampleMs`; the delay is what
+ * lies beyond it.
+ */
+export const loopDelayMs = (percentileNs, sampleMs) => Math.max(0, percentileNs / 1e6 - sampleMs);
 export const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -38,13 +38,22 @@ function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => 
   };
 }
 
+/** How often the event-loop gauges sample (prom-client's default, named). */
+export const LOOP_SAMPLE_MS = 10;
+
 export function createMetrics(
   store: Pick<Catalogue, 'stats'>,
   registry = new Registry(),
   now: () => number = () => performance.now(),
 ): SenderMetrics {
   const stats = cachedStats(store, now);
-  collectDefaultMetrics({ register: registry, prefix: 'linkhooks_process_' });
+  // The event-loop gauges sample every LOOP_SAMPLE_MS and hold the time between samples: an idle
+  // loop reads that much, and the delay is what lies beyond it.
+  collectDefaultMetrics({
+    register: registry,
+    prefix: 'linkhooks_process_',
+    eventLoopMonitoringPrecision: LOOP_SAMPLE_MS,
+  });
   const attempts = new Counter({
     name: 'linkhooks_attempts_total',
     help: 'Delivery attempts, by outcome (success or failure) and failure kind.',
