@@ -6,13 +6,12 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
 import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
 import type { SenderStore } from '../src/store/port.js';
-import { CLAIM_DUE } from '../src/store/postgres/claim-due.js';
+import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
 import { DELETE_ENDPOINT } from '../src/store/postgres/endpoints.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
@@ -652,27 +651,18 @@ describe.runIf(pgUp)('postgres', () => {
         await client.query(`SET search_path = "${schema}"`);
         // The store prepares these once per connection and runs their generic plan (plan_cache_mode):
         // a plan that joined the picked ids to every due row, or walked the due-time index filtering
-        // by id, made each claim read the whole backlog. The parameters are in claimDue's order.
-        const claim = await genericPlan(client, CLAIM_DUE, [
-          String(T0),
-          '32',
-          '8',
-          '60000',
-          '128',
-          "'{}'",
-          "'{}'",
-          "'{}'",
-          "'{}'",
-          "'{}'",
-          "'{}'",
-          '32',
-          '32',
-          "'{}'",
-          "'{}'",
-          "'{}'",
-          "'{}'",
-          `'{${CLAIMABLE_STATUSES.join(',')}}'`,
-        ]);
+        // by id, made each claim read the whole backlog. The parameters are claimDue's own.
+        const claim = await genericPlan(
+          client,
+          CLAIM_DUE,
+          claimParams({
+            now: T0,
+            limit: 32,
+            leaseMs: 60_000,
+            perEndpointCap: 8,
+            shares: { perAccount: 32, perOrigin: 32, openByAccount: new Map(), openByOrigin: new Map() },
+          }),
+        );
         expect(rowsRead(claim, 'deliveries')).toBeGreaterThan(0);
         expect(rowsRead(claim, 'deliveries')).toBeLessThan(1_000); // the window is 128 rows; the backlog 16,000
         const nextDue = await genericPlan(client, NEXT_DUE, []);

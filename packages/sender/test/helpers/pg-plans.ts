@@ -20,12 +20,23 @@ export const rowsRead = (node: PlanNode, relation: string): number =>
       node['Actual Loops']
     : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
 
+/** A parameter's value as an SQL literal: numbers, text, NULL and one-dimensional arrays of them. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  const text = Array.isArray(value)
+    ? `{${value.map((v) => (v === null ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`
+    : String(value);
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
 /**
  * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan, as the store runs
- * its prepared statements (plan_cache_mode), in a transaction rolled back after. `args` are the
- * parameters' values as SQL literals; their types are the casts `sql` gives them.
+ * its prepared statements (plan_cache_mode), in a transaction rolled back after. `params` are the
+ * values the store passes (as SQL literals here); their types are the casts `sql` gives them.
  */
-export async function genericPlan(client: pg.PoolClient, sql: string, args: string[]): Promise<PlanNode> {
+export async function genericPlan(client: pg.PoolClient, sql: string, params: unknown[]): Promise<PlanNode> {
+  const args = params.map(literal);
   const name = `plan_${Math.random().toString(36).slice(2)}`;
   await client.query('SET plan_cache_mode = force_generic_plan');
   await client.query(`PREPARE ${name} AS ${sql}`);

@@ -151,12 +151,16 @@ ORDER BY d.next_attempt_at, d.id`;
 
 const NO_LIMIT = 2_147_483_647;
 
-export async function claimDue(
-  pg: Pg,
-  { now, limit, leaseMs, perEndpointCap, finishing = [], shares }: ClaimRequest,
-): Promise<ClaimedDelivery[]> {
-  if (limit <= 0 || perEndpointCap <= 0) return [];
-  const claimed = await pg.prepared('claim_due', CLAIM_DUE, [
+/** CLAIM_DUE's parameters for `request`, in their order ($1 to $18). */
+export function claimParams({
+  now,
+  limit,
+  leaseMs,
+  perEndpointCap,
+  finishing = [],
+  shares,
+}: ClaimRequest): unknown[] {
+  return [
     now,
     limit,
     perEndpointCap,
@@ -177,6 +181,11 @@ export async function claimDue(
     [...(shares?.capped?.origins.keys() ?? [])],
     [...(shares?.capped?.origins.values() ?? [])],
     CLAIMABLE_STATUSES,
-  ]);
+  ];
+}
+
+export async function claimDue(pg: Pg, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
+  const claimed = await pg.prepared('claim_due', CLAIM_DUE, claimParams(request));
   return claimed.map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
 }
