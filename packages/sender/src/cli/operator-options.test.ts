@@ -33,12 +33,21 @@ describe('operator notifications (design D50)', () => {
 
   it('refuses plain HTTP, a missing or short secret, a bad share and a share without a URL', () => {
     const env = { LINKHOOKS_OPERATOR_SECRET: SECRET };
-    refused(['serve', '--operator-url', 'http://ops.example.com/in'], env, /must use https/);
+    refused(
+      ['serve', '--operator-url', 'http://ops.example.com/in'],
+      env,
+      /^--operator-url: .*must use https/,
+    );
+    refused(
+      ['serve'],
+      { ...env, LINKHOOKS_OPERATOR_URL: 'http://ops.example.com/in' },
+      /^LINKHOOKS_OPERATOR_URL: .*must use https/,
+    );
     refused(['serve', '--operator-url', 'https://ops.example.com/in'], {}, /needs LINKHOOKS_OPERATOR_SECRET/);
     refused(
       ['serve', '--operator-url', 'https://ops.example.com/in'],
       { LINKHOOKS_OPERATOR_SECRET: 'x' },
-      /at least 32/,
+      /^LINKHOOKS_OPERATOR_SECRET: .*at least 32/,
     );
     for (const share of ['0', '1', '2', 'half', '.']) {
       refused(

@@ -6,8 +6,11 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { frameAncestorsOf, publicUrlOf } from '../api/origin-settings.js';
 import { DISABLE_THRESHOLD } from '../domain/disable-rule.js';
-import { noticeRules } from '../domain/operator-notice.js';
-import { type OperatorNotifications, operatorSettings } from '../engine/operator-options.js';
+import {
+  type OperatorNotifications,
+  type OperatorOption,
+  operatorSettings,
+} from '../engine/operator-options.js';
 import { isSenderError } from '../errors.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
@@ -169,30 +172,34 @@ function operatorOf(
     throw new UsageError('--operator-url needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with');
   const failingShare =
     share === undefined ? undefined : /^\d*\.?\d+$/.test(share) ? Number(share) : Number.NaN;
-  if (failingShare !== undefined) {
-    checkedAs(
-      () => noticeRules(failingShare, DISABLE_THRESHOLD),
-      '--operator-failing-share',
-      'LINKHOOKS_OPERATOR_FAILING_SHARE',
-      values['operator-failing-share'] !== undefined,
-    );
-  }
   const operatorNotifications = { url, secret, ...(failingShare === undefined ? {} : { failingShare }) };
   try {
     operatorSettings(operatorNotifications, DISABLE_THRESHOLD);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    if (!isSenderError(error)) throw error;
+    // The engine's own check, its message naming where the refused setting came from.
+    const option = (error.details as { option?: OperatorOption } | undefined)?.option;
+    const source =
+      option === 'failingShare'
+        ? values['operator-failing-share'] !== undefined
+          ? '--operator-failing-share'
+          : 'LINKHOOKS_OPERATOR_FAILING_SHARE'
+        : option === 'url'
+          ? values['operator-url'] !== undefined
+            ? '--operator-url'
+            : 'LINKHOOKS_OPERATOR_URL'
+          : 'LINKHOOKS_OPERATOR_SECRET';
+    throw new UsageError(`${source}: ${error.message}`);
   }
   return { operatorNotifications };
 }
 
-/** A setting's check (a SenderError or RangeError), its message naming the flag or variable it came from. */
+/** A setting's check (a SenderError), its message naming the flag or variable it came from. */
 function checkedAs<T>(check: () => T, flag: string, variable: string, fromFlag: boolean): T {
   try {
     return check();
   } catch (error) {
-    if (isSenderError(error) || error instanceof RangeError)
-      throw new UsageError(`${fromFlag ? flag : variable}: ${error.message}`);
+    if (isSenderError(error)) throw new UsageError(`${fromFlag ? flag : variable}: ${error.message}`);
     throw error;
   }
 }

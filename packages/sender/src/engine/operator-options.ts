@@ -21,6 +21,12 @@ export interface OperatorSettings {
   rules: NoticeRules;
 }
 
+/** The setting a refusal is about: `details.option` of the SenderError, for a caller to name its source. */
+export type OperatorOption = keyof OperatorNotifications;
+
+const refused = (option: OperatorOption, message: string) =>
+  new SenderError('invalid_option', message, { details: { option } });
+
 /**
  * HTTPS and no credentials, as endpoints (design R2, D17); private addresses are the platform's to
  * choose, so only the cloud metadata addresses stay refused, at connect time.
@@ -31,15 +37,10 @@ export function operatorSettings(
 ): OperatorSettings | null {
   if (!options) return null;
   const checked = checkUrl(options.url, { allowPrivateNetworks: true });
-  if (!checked.ok) {
-    throw new SenderError(
-      'invalid_option',
-      `the operator notification URL is not allowed: ${checked.reason}`,
-    );
-  }
+  if (!checked.ok) throw refused('url', `the operator notification URL is not allowed: ${checked.reason}`);
   if (typeof options.secret !== 'string' || options.secret.length < MIN_SECRET_LENGTH) {
-    throw new SenderError(
-      'invalid_option',
+    throw refused(
+      'secret',
       `the operator notification secret must be at least ${MIN_SECRET_LENGTH} characters`,
     );
   }
@@ -47,6 +48,6 @@ export function operatorSettings(
     const rules = noticeRules(options.failingShare ?? DEFAULT_FAILING_SHARE, threshold);
     return { url: checked.url.toString(), secret: options.secret, rules };
   } catch (error) {
-    throw new SenderError('invalid_option', (error as Error).message);
+    throw refused('failingShare', (error as Error).message);
   }
 }
