@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SenderError } from '../errors.js';
+import { readBody } from './read-body.js';
 import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
 import { checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
@@ -28,26 +29,6 @@ function plainJsonLength(req: IncomingMessage, limit: number): number | null {
   if (params.some((p) => p !== '' && p !== 'charset=utf-8' && p !== 'charset="utf-8"')) return null;
   const length = Number(headers['content-length']);
   return Number.isInteger(length) && length > 0 && length <= limit ? length : null;
-}
-
-/** The body, or the answer a client that went away mid-body gets from the router too (400). */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    const aborted = (error?: Error) =>
-      reject(
-        new SenderError('invalid_request', 'the request body could not be read: request aborted', {
-          cause: error,
-        }),
-      );
-    req.once('error', aborted);
-    // Closed before the whole body came, whether or not the stream reported an error for it.
-    req.once('close', () => {
-      if (!req.complete) aborted();
-    });
-  });
 }
 
 const notJson = (message: string) =>
