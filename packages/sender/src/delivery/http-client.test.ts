@@ -1,0 +1,113 @@
+import type { ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
+import { createDeliveryClient, type DeliveryClient, RESPONSE_SNIPPET_BYTES } from './http-client.js';
+
+const certs = createTestCertificates();
+const LONG_BYTES = 8 * 1024 * 1024;
+let server: Server;
+let origin: string;
+let client: DeliveryClient;
+// How each long answer ended: 'dropped' when the client closed the connection before the body was written.
+const longAnswers: Promise<'dropped' | 'written'>[] = [];
+const parked: ServerResponse[] = [];
+let onParked: (() => void) | undefined;
+
+beforeAll(async () => {
+  server = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/long') {
+        longAnswers.push(
+          new Promise((resolve) =>
+            res.once('close', () => resolve(res.writableFinished ? 'written' : 'dropped')),
+          ),
+        );
+        res.writeHead(200, { 'content-length': LONG_BYTES });
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        let sent = 0;
+        const more = () => {
+          while (sent < LONG_BYTES) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
+      } else if (req.url === '/nul') res.end('before\u0000after');
+      else if (req.url === '/busy') res.writeHead(503, { 'retry-after': '120' }).end('busy');
+      else if (req.url === '/ok-with-retry-after') res.writeHead(200, { 'retry-after': '120' }).end();
+      else if (req.url === '/hang') {
+        parked.push(res);
+        onParked?.();
+      } else res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `https://localhost:${(server.address() as AddressInfo).port}`;
+  client = createDeliveryClient({ ca: certs.ca, allowPrivateNetworks: true, timeoutMs: 500 });
+});
+
+afterAll(async () => {
+  await client.destroy();
+  for (const res of parked) res.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const send = (path: string, signal?: AbortSignal) =>
+  client.send({
+    url: `${origin}${path}`,
+    body: Buffer.from('{"event":"click"}'),
+    headers: { 'content-type': 'application/json' },
+    ...(signal ? { signal } : {}),
+  });
+
+describe('the delivery client', () => {
+  it('keeps the first 4 KiB of a long answer and drops the connection instead of reading the rest', async () => {
+    const result = await send('/long');
+    expect(result.outcome).toEqual({ ok: true, statusCode: 200 });
+    expect(result.responseSnippet).toBe('a'.repeat(RESPONSE_SNIPPET_BYTES));
+    expect(await longAnswers.at(-1)).toBe('dropped');
+  });
+
+  it('shows a NUL in the answer as U+FFFD, and keeps a short answer whole', async () => {
+    expect((await send('/nul')).responseSnippet).toBe('before\uFFFDafter');
+    expect((await send('/short')).responseSnippet).toBe('ok');
+  });
+
+  it('passes on Retry-After with a refusal only', async () => {
+    const busy = await send('/busy');
+    expect(busy.outcome).toMatchObject({ ok: false, kind: 'http_status', statusCode: 503 });
+    expect(busy.retryAfter).toBe('120');
+    expect(busy.responseSnippet).toBe('busy');
+    const ok = await send('/ok-with-retry-after');
+    expect(ok.outcome).toEqual({ ok: true, statusCode: 200 });
+    expect(ok.retryAfter).toBeUndefined();
+  });
+
+  it('ends an unanswered attempt at its deadline, and one whose lease is lost at once', async () => {
+    const late = await send('/hang');
+    expect(late.outcome).toMatchObject({ ok: false, kind: 'timeout', message: 'no answer within 500 ms' });
+    expect(late.durationMs).toBeGreaterThanOrEqual(450);
+
+    const lease = new AbortController();
+    const arrived = new Promise<void>((resolve) => {
+      onParked = resolve;
+    });
+    const abandoned = send('/hang', lease.signal);
+    await arrived;
+    lease.abort();
+    expect((await abandoned).outcome).toMatchObject({
+      kind: 'timeout',
+      message: 'abandoned: the lease was lost',
+    });
+
+    const gone = new AbortController();
+    gone.abort();
+    expect((await send('/short', gone.signal)).outcome).toMatchObject({
+      message: 'abandoned: the lease was lost',
+    });
+  });
+});
