@@ -160,7 +160,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           settle({ outcome: { ok: false, kind, message }, responseSnippet: null });
         };
         // undici's dispatch, not request(): no AbortController, response stream or async iterator
-        // per attempt, which cost the engine two thirds again a bare request loop's CPU per request.
+        // per attempt, which cost the client about 70% more CPU per request than a bare request loop.
         try {
           agent.dispatch(
             {
