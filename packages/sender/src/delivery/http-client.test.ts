@@ -3,7 +3,12 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
-import { createDeliveryClient, type DeliveryClient, RESPONSE_SNIPPET_BYTES } from './http-client.js';
+import {
+  createDeliveryClient,
+  type DeliveryClient,
+  RESPONSE_READ_BYTES,
+  RESPONSE_SNIPPET_BYTES,
+} from './http-client.js';
 
 const certs = createTestCertificates();
 const LONG_BYTES = 8 * 1024 * 1024;
@@ -12,7 +17,9 @@ let origin: string;
 let client: DeliveryClient;
 // How each long answer ended: 'dropped' when the client closed the connection before the body was written.
 const longAnswers: Promise<'dropped' | 'written'>[] = [];
+const mediumAnswers: Promise<'dropped' | 'written'>[] = [];
 const parked: ServerResponse[] = [];
+let connections = 0;
 let onParked: (() => void) | undefined;
 
 beforeAll(async () => {
@@ -36,6 +43,16 @@ beforeAll(async () => {
           res.end();
         };
         more();
+      } else if (req.url === '/5000' || req.url === '/4096' || req.url === '/read-all') {
+        const size = { '/5000': 5000, '/4096': RESPONSE_SNIPPET_BYTES, '/read-all': RESPONSE_READ_BYTES }[
+          req.url
+        ];
+        mediumAnswers.push(
+          new Promise((resolve) =>
+            res.once('close', () => resolve(res.writableFinished ? 'written' : 'dropped')),
+          ),
+        );
+        res.end('b'.repeat(size));
       } else if (req.url === '/nul') res.end('before\u0000after');
       else if (req.url === '/busy') res.writeHead(503, { 'retry-after': '120' }).end('busy');
       else if (req.url === '/ok-with-retry-after') res.writeHead(200, { 'retry-after': '120' }).end();
@@ -44,6 +61,9 @@ beforeAll(async () => {
         onParked?.();
       } else res.end('ok');
     });
+  });
+  server.on('secureConnection', () => {
+    connections++;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `https://localhost:${(server.address() as AddressInfo).port}`;
@@ -65,11 +85,30 @@ const send = (path: string, signal?: AbortSignal) =>
   });
 
 describe('the delivery client', () => {
-  it('keeps the first 4 KiB of a long answer and drops the connection instead of reading the rest', async () => {
+  it('keeps the first 4 KiB of a long answer and drops the connection instead of reading it all', async () => {
     const result = await send('/long');
     expect(result.outcome).toEqual({ ok: true, statusCode: 200 });
     expect(result.responseSnippet).toBe('a'.repeat(RESPONSE_SNIPPET_BYTES));
     expect(await longAnswers.at(-1)).toBe('dropped');
+  });
+
+  it('reads an answer of 4 KiB or more to its end, up to what it reads, and keeps the connection', async () => {
+    const own = createDeliveryClient({ ca: certs.ca, allowPrivateNetworks: true });
+    const before = connections;
+    const paths = ['/5000', '/4096', '/read-all', '/5000', '/4096', '/read-all'];
+    try {
+      for (const path of paths) {
+        const result = await own.send({ url: `${origin}${path}`, body: Buffer.from('{}'), headers: {} });
+        expect(result.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(result.responseSnippet).toBe('b'.repeat(RESPONSE_SNIPPET_BYTES));
+      }
+      expect(await Promise.all(mediumAnswers)).toEqual(paths.map(() => 'written'));
+    } finally {
+      await own.destroy();
+    }
+    // Answered at its first 4 KiB, an attempt may leave its body being read while the next one
+    // starts: two connections at most, not one per answer.
+    expect(connections - before).toBeLessThanOrEqual(2);
   });
 
   it('shows a NUL in the answer as U+FFFD, and keeps a short answer whole', async () => {

@@ -1,8 +1,8 @@
 /**
  * Sends one attempt over HTTPS through undici keep-alive pools (design D13): the stored bytes,
- * 30 s for the whole attempt whatever the pool is doing (design D24), at most 4 KiB of the
- * response read, redirects never followed, and every connection's address checked at connect
- * time (design D17).
+ * 30 s for the whole attempt whatever the pool is doing (design D24), the first 4 KiB of the
+ * response kept (and at most 64 KiB read), redirects never followed, and every connection's address
+ * checked at connect time (design D17).
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
@@ -15,6 +15,12 @@ import { createBoundedLookup } from './bounded-lookup.js';
 import { classifyError, describeError } from './failure-kind.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
+/**
+ * How much of an answer's body is read at most: the rest of a longer one is dropped with its
+ * connection instead of drained. Up to this, the body is read to its end (past the snippet, only to
+ * be discarded), so the connection is kept for the next attempt.
+ */
+export const RESPONSE_READ_BYTES = 64 * 1024;
 /** Connecting (TCP and TLS) gets at most this long, well inside the attempt's 30 s. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** Keep-alive sockets per origin: the claim holds an origin's requests in flight to this many. */
@@ -113,6 +119,9 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         let retryAfter: string | undefined;
         const chunks: Buffer[] = [];
         let size = 0;
+        let read = 0;
+        let ended = false;
+        let dropping = false;
         const settle = (result: Omit<SendResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
@@ -154,54 +163,57 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
             ...(!ok && retryAfter !== undefined ? { retryAfter } : {}),
           });
         };
-        const failed = (error: unknown) => {
-          const kind = classifyError(error, timedOut);
-          const message = timedOut ? `no answer within ${timeoutMs} ms` : describeError(error);
-          settle({ outcome: { ok: false, kind, message }, responseSnippet: null });
-        };
         // undici's dispatch, not request(): no AbortController, response stream or async iterator
         // per attempt, which cost the client about 70% more CPU per request than a bare request loop.
-        try {
-          agent.dispatch(
-            {
-              origin: url.origin,
-              path: url.pathname + url.search,
-              method: 'POST',
-              headers: request.headers,
-              body: request.body,
+        // Options undici refuses (a header it cannot write) come to onResponseError too.
+        agent.dispatch(
+          {
+            origin: url.origin,
+            path: url.pathname + url.search,
+            method: 'POST',
+            headers: request.headers,
+            body: request.body,
+          },
+          {
+            onRequestStart(c) {
+              controller = c;
+              if (cutShort) c.abort(cutShort);
             },
-            {
-              onRequestStart(c) {
-                controller = c;
-                if (cutShort) c.abort(cutShort);
-              },
-              onResponseStart(_c, code, headers) {
-                if (code < 200) return; // informational: the answer is still to come
-                statusCode = code;
-                const value = headers['retry-after'];
-                retryAfter = typeof value === 'string' ? value : undefined;
-              },
-              onResponseData(c, chunk) {
+            onResponseStart(_c, code, headers) {
+              if (code < 200) return; // informational: the answer is still to come
+              statusCode = code;
+              const value = headers['retry-after'];
+              retryAfter = typeof value === 'string' ? value : undefined;
+            },
+            onResponseData(c, chunk) {
+              read += chunk.byteLength;
+              if (size < RESPONSE_SNIPPET_BYTES) {
                 const room = RESPONSE_SNIPPET_BYTES - size;
                 chunks.push(chunk.byteLength > room ? chunk.subarray(0, room) : chunk);
                 size += Math.min(chunk.byteLength, room);
-                if (size >= RESPONSE_SNIPPET_BYTES) {
-                  // Never read more than 4 KiB: drop the rest (and that connection) instead of draining it.
-                  answered();
-                  c.abort(new Error('the response is longer than its snippet'));
-                }
-              },
-              onResponseEnd() {
-                answered();
-              },
-              onResponseError(_c, error) {
-                failed(error);
-              },
+                // The snippet is all the attempt keeps: it is answered now.
+                if (size >= RESPONSE_SNIPPET_BYTES) answered();
+              }
+              if (read > RESPONSE_READ_BYTES && !dropping) {
+                dropping = true;
+                // Cut once undici has parsed what it holds (cut inside its parse, an answer that
+                // ended in the same read trips its own checks); one that ended keeps its connection.
+                queueMicrotask(() => {
+                  if (!ended) c.abort(new Error('the response is longer than the client reads'));
+                });
+              }
             },
-          );
-        } catch (error) {
-          failed(error); // options undici refuses before sending (a header it cannot write)
-        }
+            onResponseEnd() {
+              ended = true;
+              answered();
+            },
+            onResponseError(_c, error) {
+              const kind = classifyError(error, timedOut);
+              const message = timedOut ? `no answer within ${timeoutMs} ms` : describeError(error);
+              settle({ outcome: { ok: false, kind, message }, responseSnippet: null });
+            },
+          },
+        );
       });
     },
     close: () => agent.close(),
