@@ -18,6 +18,7 @@ let client: DeliveryClient;
 // How each long answer ended: 'dropped' when the client closed the connection before the body was written.
 const longAnswers: Promise<'dropped' | 'written'>[] = [];
 const mediumAnswers: Promise<'dropped' | 'written'>[] = [];
+const trickled: Promise<'dropped' | 'written'>[] = [];
 const parked: ServerResponse[] = [];
 let connections = 0;
 let onParked: (() => void) | undefined;
@@ -53,6 +54,20 @@ beforeAll(async () => {
           ),
         );
         res.end('b'.repeat(size));
+      } else if (req.url === '/trickle') {
+        // 5,000 bytes at once, then the rest of a 10,000-byte answer a byte every 100 ms: often
+        // enough that undici's idle timer never fires, so only the attempt's deadline ends it.
+        const drip = setInterval(() => res.write('t'), 100);
+        trickled.push(
+          new Promise((resolve) =>
+            res.once('close', () => {
+              clearInterval(drip);
+              resolve(res.writableFinished ? 'written' : 'dropped');
+            }),
+          ),
+        );
+        res.writeHead(200, { 'content-length': 10_000 });
+        res.write('t'.repeat(5000));
       } else if (req.url === '/nul') res.end('before\u0000after');
       else if (req.url === '/busy') res.writeHead(503, { 'retry-after': '120' }).end('busy');
       else if (req.url === '/ok-with-retry-after') res.writeHead(200, { 'retry-after': '120' }).end();
@@ -110,6 +125,15 @@ describe('the delivery client', () => {
     // starts: two connections at most, not one per answer.
     expect(connections - before).toBeLessThanOrEqual(2);
   });
+
+  it('answers at the first 4 KiB, and cuts what is left of the answer at the deadline', async () => {
+    const started = performance.now();
+    const result = await send('/trickle');
+    expect(result.outcome).toEqual({ ok: true, statusCode: 200 });
+    expect(result.responseSnippet).toBe('t'.repeat(RESPONSE_SNIPPET_BYTES));
+    expect(await trickled.at(-1)).toBe('dropped');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(450); // cut by the 500 ms deadline
+  }, 10_000);
 
   it('shows a NUL in the answer as U+FFFD, and keeps a short answer whole', async () => {
     expect((await send('/nul')).responseSnippet).toBe('before\uFFFDafter');

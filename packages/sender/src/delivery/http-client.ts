@@ -125,9 +125,14 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         const settle = (result: Omit<SendResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
+          resolve({ ...result, durationMs: elapsed() });
+        };
+        // The request is over (its answer read, or failed): the deadline and the lease's signal let
+        // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
+        // of the answer is read within the same deadline, so no request outlives its attempt's.
+        const over = () => {
           clearTimeout(timer);
           request.signal?.removeEventListener('abort', abandoned);
-          resolve({ ...result, durationMs: elapsed() });
         };
         // Drops the request, now or as soon as undici hands it a connection: a request that
         // outlives its attempt is never written afterwards.
@@ -149,6 +154,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         timer = setTimeout(() => end(`no answer within ${timeoutMs} ms`), timeoutMs);
         if (request.signal?.aborted) {
           abandoned();
+          over();
           return;
         }
         request.signal?.addEventListener('abort', abandoned, { once: true });
@@ -205,9 +211,11 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
             },
             onResponseEnd() {
               ended = true;
+              over();
               answered();
             },
             onResponseError(_c, error) {
+              over();
               const kind = classifyError(error, timedOut);
               const message = timedOut ? `no answer within ${timeoutMs} ms` : describeError(error);
               settle({ outcome: { ok: false, kind, message }, responseSnippet: null });
