@@ -33,14 +33,14 @@ export const fmtRange = (xs) => `${fmtInt(Math.min(...xs))} – ${fmtInt(Math.ma
 export const fmtMs = (n) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 export const pad = (s, n) => String(s).padEnd(n);
 export const lpad = (s, n) => String(s).padStart(n);
-/** CLOCK_MONOTONIC in ms: one clock for every process on the machine, so the receiver's receipt
- * times and the benchmark's publish times can be subtracted. */
 /**
  * The event-loop delay from a monitorEventLoopDelay percentile: the histogram holds the time
- * between two samples, so an idle loop sampled every `sampleMs` reads `sampleMs`; the delay is what
- * lies beyond it.
+ * between two samples, so an idle loop sampled every `sampleMs` reads about `sampleMs`; the delay is
+ * what lies beyond it.
  */
 export const loopDelayMs = (percentileNs, sampleMs) => Math.max(0, percentileNs / 1e6 - sampleMs);
+/** CLOCK_MONOTONIC in ms: one clock for every process on the machine, so the receiver's receipt
+ * times and the benchmark's publish times can be subtracted. */
 export const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EVENT_LOOP_SAMPLE_MS } from '@linkhooks/sender';
 import { Pool } from 'undici';
 import {
   check,
@@ -30,8 +31,6 @@ const MASTER_KEY = randomBytes(32).toString('base64');
 // LINKHOOKS_BENCH_CLI: another build of the CLI, to compare two builds in one run.
 const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'svc_bench_token_0123456789abcdef';
-/** How often the service's event-loop gauges sample: LOOP_SAMPLE_MS in src/metrics.ts. */
-const SERVICE_LOOP_SAMPLE_MS = 10;
 
 export const SERVICE = {
   clients: 32, // concurrent ingest clients
@@ -170,14 +169,14 @@ export async function startIngestFloor() {
 
 /**
  * The service's event-loop delay p99 since the previous scrape (prom-client resets it per scrape):
- * its gauge holds the time between samples, taken every SERVICE_LOOP_SAMPLE_MS, so the delay is what
- * lies beyond that (an idle service reads 10 ms there, a delay of 0).
+ * its gauge holds the time between samples, taken every EVENT_LOOP_SAMPLE_MS, so the delay is what
+ * lies beyond that (an idle service reads about 10 ms there, a delay of about 0).
  */
 async function loopDelayP99Ms(service) {
   const res = await service.call('GET', '/metrics');
   const m = /^linkhooks_process_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(res.text);
   check(m, 'the service reported no event-loop delay');
-  return loopDelayMs(Number(m[1]) * 1e9, SERVICE_LOOP_SAMPLE_MS);
+  return loopDelayMs(Number(m[1]) * 1e9, EVENT_LOOP_SAMPLE_MS);
 }
 
 /** `total` POSTs from `clients` lanes; `make(i)` gives the path and body of the i-th. */
@@ -274,7 +273,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds.',
   );
   console.log(
-    `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${SERVICE_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after one warm-up round of each kind.`,
+    `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after one warm-up round of each kind.`,
   );
   console.log(
     '   Ingest floor: the same clients against a node:http server that only parses each body and answers 202.',

@@ -86,6 +86,7 @@ export {
   USER_AGENT,
 } from './engine/sender.js';
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
+export { EVENT_LOOP_SAMPLE_MS } from './metrics.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type {
   AccountCatalogue,

@@ -38,8 +38,11 @@ function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => 
   };
 }
 
-/** How often the event-loop gauges sample (prom-client's default, named). */
-export const LOOP_SAMPLE_MS = 10;
+/**
+ * How often the event-loop gauges of `/metrics` sample (prom-client's default, named): their
+ * histogram holds the time between two samples, so an idle service reads about this much.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 10;
 
 export function createMetrics(
   store: Pick<Catalogue, 'stats'>,
@@ -47,12 +50,12 @@ export function createMetrics(
   now: () => number = () => performance.now(),
 ): SenderMetrics {
   const stats = cachedStats(store, now);
-  // The event-loop gauges sample every LOOP_SAMPLE_MS and hold the time between samples: an idle
-  // loop reads that much, and the delay is what lies beyond it.
+  // The event-loop histogram's gauges (min, max, mean, percentiles) hold the time between two
+  // samples, taken every EVENT_LOOP_SAMPLE_MS: the delay is what lies beyond it.
   collectDefaultMetrics({
     register: registry,
     prefix: 'linkhooks_process_',
-    eventLoopMonitoringPrecision: LOOP_SAMPLE_MS,
+    eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
   });
   const attempts = new Counter({
     name: 'linkhooks_attempts_total',

@@ -43,7 +43,11 @@ describe('operator notifications (design D50)', () => {
       { ...env, LINKHOOKS_OPERATOR_URL: 'http://ops.example.com/in' },
       /^LINKHOOKS_OPERATOR_URL: .*must use https/,
     );
-    refused(['serve', '--operator-url', 'https://ops.example.com/in'], {}, /needs LINKHOOKS_OPERATOR_SECRET/);
+    refused(
+      ['serve', '--operator-url', 'https://ops.example.com/in'],
+      {},
+      /^--operator-url needs LINKHOOKS_OPERATOR_SECRET/,
+    );
     refused(
       ['serve', '--operator-url', 'https://ops.example.com/in'],
       { LINKHOOKS_OPERATOR_SECRET: 'x' },
@@ -61,6 +65,20 @@ describe('operator notifications (design D50)', () => {
       { ...env, LINKHOOKS_OPERATOR_FAILING_SHARE: '2' },
       /^LINKHOOKS_OPERATOR_FAILING_SHARE: the failing share must be/,
     );
-    refused(['serve', '--operator-failing-share', '0.5'], env, /needs --operator-url/);
+    refused(
+      ['serve', '--operator-failing-share', '0.5'],
+      env,
+      /^--operator-failing-share needs --operator-url/,
+    );
+    refused(
+      ['serve'],
+      { ...env, LINKHOOKS_OPERATOR_FAILING_SHARE: '0.5' },
+      /^LINKHOOKS_OPERATOR_FAILING_SHARE needs --operator-url/,
+    );
+    refused(
+      ['serve'],
+      { LINKHOOKS_OPERATOR_URL: 'https://ops.example.com/in' },
+      /^LINKHOOKS_OPERATOR_URL needs LINKHOOKS_OPERATOR_SECRET/,
+    );
   });
 });

@@ -163,13 +163,24 @@ function operatorOf(
   const url = (values['operator-url'] as string | undefined) ?? env.LINKHOOKS_OPERATOR_URL;
   const share =
     (values['operator-failing-share'] as string | undefined) ?? env.LINKHOOKS_OPERATOR_FAILING_SHARE;
+  // Where each setting came from, for the message that refuses it.
+  const source: Record<OperatorOption, string> = {
+    url: values['operator-url'] !== undefined ? '--operator-url' : 'LINKHOOKS_OPERATOR_URL',
+    secret: 'LINKHOOKS_OPERATOR_SECRET',
+    failingShare:
+      values['operator-failing-share'] !== undefined
+        ? '--operator-failing-share'
+        : 'LINKHOOKS_OPERATOR_FAILING_SHARE',
+  };
   if (url === undefined || url === '') {
-    if (share !== undefined) throw new UsageError('--operator-failing-share needs --operator-url');
+    if (share !== undefined) {
+      throw new UsageError(`${source.failingShare} needs --operator-url (or LINKHOOKS_OPERATOR_URL)`);
+    }
     return {};
   }
   const secret = env.LINKHOOKS_OPERATOR_SECRET;
   if (!secret)
-    throw new UsageError('--operator-url needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with');
+    throw new UsageError(`${source.url} needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with`);
   const failingShare =
     share === undefined ? undefined : /^\d*\.?\d+$/.test(share) ? Number(share) : Number.NaN;
   const operatorNotifications = { url, secret, ...(failingShare === undefined ? {} : { failingShare }) };
@@ -179,17 +190,7 @@ function operatorOf(
     if (!isSenderError(error)) throw error;
     // The engine's own check, its message naming where the refused setting came from.
     const option = (error.details as { option?: OperatorOption } | undefined)?.option;
-    const source =
-      option === 'failingShare'
-        ? values['operator-failing-share'] !== undefined
-          ? '--operator-failing-share'
-          : 'LINKHOOKS_OPERATOR_FAILING_SHARE'
-        : option === 'url'
-          ? values['operator-url'] !== undefined
-            ? '--operator-url'
-            : 'LINKHOOKS_OPERATOR_URL'
-          : 'LINKHOOKS_OPERATOR_SECRET';
-    throw new UsageError(`${source}: ${error.message}`);
+    throw new UsageError(option ? `${source[option]}: ${error.message}` : error.message);
   }
   return { operatorNotifications };
 }
