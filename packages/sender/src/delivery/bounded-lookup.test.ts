@@ -29,7 +29,7 @@ describe('createBoundedLookup', () => {
     const { error } = await result;
     expect(error?.code).toBe('ETIMEOUT');
     expect(error?.message).toContain('stuck.example');
-    expect(classifyError(error, false)).toBe('dns');
+    expect(classifyError(error)).toBe('dns');
   });
 
   it('runs at most `concurrency` lookups at once; the rest wait, and waiting counts toward the deadline', async () => {

@@ -44,9 +44,8 @@ function codes(error: unknown): string[] {
   return out;
 }
 
-/** The failure kind of an error thrown by an attempt. `timedOut` is set when our own deadline fired. */
-export function classifyError(error: unknown, timedOut: boolean): FailureKind {
-  if (timedOut) return 'timeout';
+/** The failure kind of an error an attempt ended with (its own deadline answers `timeout` itself). */
+export function classifyError(error: unknown): FailureKind {
   const all = codes(error);
   if (all.includes('LINKHOOKS_BLOCKED_ADDRESS')) return 'blocked_address';
   if (all.some((c) => DNS.has(c))) return 'dns';

@@ -111,28 +111,17 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
       const { url } = target;
       return new Promise<SendResult>((resolve) => {
         let settled = false;
-        let timedOut = false;
-        let timer: NodeJS.Timeout | undefined;
         let controller: Dispatcher.DispatchController | null = null;
         let cutShort: Error | null = null;
         let statusCode = 0;
         let retryAfter: string | undefined;
         const chunks: Buffer[] = [];
-        let size = 0;
         let read = 0;
         let ended = false;
-        let dropping = false;
         const settle = (result: Omit<SendResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
           resolve({ ...result, durationMs: elapsed() });
-        };
-        // The request is over (its answer read, or failed): the deadline and the lease's signal let
-        // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
-        // of the answer is read within the same deadline, so no request outlives its attempt's.
-        const over = () => {
-          clearTimeout(timer);
-          request.signal?.removeEventListener('abort', abandoned);
         };
         // Drops the request, now or as soon as undici hands it a connection: a request that
         // outlives its attempt is never written afterwards.
@@ -144,20 +133,23 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // socket, or a connection stuck in its handshake, notices a cut only when it gets one
         // (measured: 1.5 to 6 times the deadline with 50 requests to one stalled origin).
         const end = (message: string) => {
-          timedOut = true;
           settle({ outcome: { ok: false, kind: 'timeout', message }, responseSnippet: null });
           cut(new Error(message));
         };
-        function abandoned() {
-          end('abandoned: the lease was lost');
-        }
-        timer = setTimeout(() => end(`no answer within ${timeoutMs} ms`), timeoutMs);
+        const abandoned = () => end('abandoned: the lease was lost');
         if (request.signal?.aborted) {
           abandoned();
-          over();
           return;
         }
+        const timer = setTimeout(() => end(`no answer within ${timeoutMs} ms`), timeoutMs);
         request.signal?.addEventListener('abort', abandoned, { once: true });
+        // The request is over (its answer read, or failed): the deadline and the lease's signal let
+        // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
+        // of the answer is read within the same deadline, so no request outlives its attempt's.
+        const over = () => {
+          clearTimeout(timer);
+          request.signal?.removeEventListener('abort', abandoned);
+        };
         const answered = () => {
           const ok = isSuccessStatus(statusCode);
           const outcome: AttemptOutcome = ok
@@ -192,16 +184,14 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
               retryAfter = typeof value === 'string' ? value : undefined;
             },
             onResponseData(c, chunk) {
+              const before = read;
               read += chunk.byteLength;
-              if (size < RESPONSE_SNIPPET_BYTES) {
-                const room = RESPONSE_SNIPPET_BYTES - size;
-                chunks.push(chunk.byteLength > room ? chunk.subarray(0, room) : chunk);
-                size += Math.min(chunk.byteLength, room);
+              if (before < RESPONSE_SNIPPET_BYTES) {
+                chunks.push(chunk.subarray(0, RESPONSE_SNIPPET_BYTES - before));
                 // The snippet is all the attempt keeps: it is answered now.
-                if (size >= RESPONSE_SNIPPET_BYTES) answered();
+                if (read >= RESPONSE_SNIPPET_BYTES) answered();
               }
-              if (read > RESPONSE_READ_BYTES && !dropping) {
-                dropping = true;
+              if (before <= RESPONSE_READ_BYTES && read > RESPONSE_READ_BYTES) {
                 // Cut once undici has parsed what it holds (cut inside its parse, an answer that
                 // ended in the same read trips its own checks); one that ended keeps its connection.
                 queueMicrotask(() => {
@@ -216,9 +206,11 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
             },
             onResponseError(_c, error) {
               over();
-              const kind = classifyError(error, timedOut);
-              const message = timedOut ? `no answer within ${timeoutMs} ms` : describeError(error);
-              settle({ outcome: { ok: false, kind, message }, responseSnippet: null });
+              // After the deadline or a lost lease this changes nothing: those answered already.
+              settle({
+                outcome: { ok: false, kind: classifyError(error), message: describeError(error) },
+                responseSnippet: null,
+              });
             },
           },
         );
