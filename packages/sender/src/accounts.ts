@@ -114,11 +114,14 @@ export async function findKeyHolder(
 // One call, not a Hash object per request: crypto.hash (Node 20.12+).
 const sha256 = (text: string) => hash('sha256', text, 'buffer');
 
+/** Whether a presented token is the configured one. */
+export type TokenMatcher = (presented: string) => boolean;
+
 /**
  * A constant-time check of presented tokens against the configured one, whose hash is taken once
  * (every ingest request would otherwise hash the same token again).
  */
-export function tokenMatcher(expected: string): (presented: string) => boolean {
+export function tokenMatcher(expected: string): TokenMatcher {
   const expectedHash = sha256(expected);
   // Hashing both first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.
   return (presented) => timingSafeEqual(sha256(presented), expectedHash);

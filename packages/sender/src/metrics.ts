@@ -50,8 +50,6 @@ export function createMetrics(
   now: () => number = () => performance.now(),
 ): SenderMetrics {
   const stats = cachedStats(store, now);
-  // The event-loop histogram's gauges (min, max, mean, percentiles) hold the time between two
-  // samples, taken every EVENT_LOOP_SAMPLE_MS: the delay is what lies beyond it.
   collectDefaultMetrics({
     register: registry,
     prefix: 'linkhooks_process_',

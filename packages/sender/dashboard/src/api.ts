@@ -181,8 +181,8 @@ export const api = {
 };
 
 /**
- * The six events (design R7) and the delivery statuses, written out: importing them from the protocol
- * would bundle zod into the page (26 KiB → 470 KiB). A test keeps both lists equal to the sources.
+ * The six events (design R7), written out: importing them from the protocol would bundle zod into
+ * the page (26 KiB → 470 KiB). A test keeps the list equal to the protocol's.
  */
 export const EVENTS = [
   'click',

@@ -14,15 +14,11 @@ export function DeliveryDetailView({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   // A final delivery changes only when someone acts (Retry now loads it again): no polling then.
+  // Each delivery gets a view of its own (the route keys it by id), so this starts over with it.
   const final = useRef(false);
-  // The delivery shown now: an answer about the one shown before (a slow read) is dropped.
-  const shown = useRef(id);
-  if (shown.current !== id) final.current = false; // another delivery: polled until it reads final
-  shown.current = id;
   const load = () =>
     api.delivery(id).then(
       (d) => {
-        if (d.delivery.id !== shown.current) return;
         final.current = FINAL_STATUSES.has(d.delivery.status);
         setDetail(d);
         api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));

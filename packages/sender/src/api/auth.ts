@@ -3,7 +3,7 @@
  * does (design D22); webhooks need the Business plan or above (design R1); the ingest route takes
  * the platform's service token instead.
  */
-import { planAllowsWebhooks, type tokenMatcher, WEBHOOK_PLANS } from '../accounts.js';
+import { planAllowsWebhooks, type TokenMatcher, WEBHOOK_PLANS } from '../accounts.js';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
@@ -80,25 +80,29 @@ export function checkPlan(account: AccountRecord): AccountRecord {
   return account;
 }
 
-/** A configured token's check (accounts.ts tokenMatcher). */
-type TokenCheck = ReturnType<typeof tokenMatcher>;
-
-/** With a metrics token configured, the scrape must carry it (compared in constant time). */
-export function checkMetricsToken(matches: TokenCheck | undefined, authorization: string | undefined): void {
-  if (!matches) return;
+/** The bearer token must be the configured one (compared in constant time). */
+function checkBearer(matches: TokenMatcher, authorization: string | undefined, what: string): void {
   const token = bearer(authorization);
   if (!token || !matches(token)) {
-    throw new SenderError('unauthorized', 'send the metrics token as "Authorization: Bearer <token>"');
+    throw new SenderError('unauthorized', `send the ${what} token as "Authorization: Bearer <token>"`);
   }
 }
 
-/** Checks the platform's service token in constant time. */
-export function checkServiceToken(matches: TokenCheck | undefined, authorization: string | undefined): void {
+/** With a metrics token configured, the scrape must carry it. */
+export function checkMetricsToken(
+  matches: TokenMatcher | undefined,
+  authorization: string | undefined,
+): void {
+  if (matches) checkBearer(matches, authorization, 'metrics');
+}
+
+/** The platform's service token; without one configured, ingest is off. */
+export function checkServiceToken(
+  matches: TokenMatcher | undefined,
+  authorization: string | undefined,
+): void {
   if (!matches) {
     throw new SenderError('ingest_disabled', 'ingest is off: set LINKHOOKS_SERVICE_TOKEN on the service');
   }
-  const token = bearer(authorization);
-  if (!token || !matches(token)) {
-    throw new SenderError('unauthorized', 'send the service token as "Authorization: Bearer <token>"');
-  }
+  checkBearer(matches, authorization, 'service');
 }

@@ -11,7 +11,7 @@ import {
   type OperatorOption,
   operatorSettings,
 } from '../engine/operator-options.js';
-import { isSenderError } from '../errors.js';
+import { isSenderError, type SenderError } from '../errors.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
 import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
@@ -160,74 +160,74 @@ function operatorOf(
   values: Record<string, unknown>,
   env: Env,
 ): Pick<EngineSettings, 'operatorNotifications'> {
-  const url = (values['operator-url'] as string | undefined) ?? env.LINKHOOKS_OPERATOR_URL;
-  const share =
-    (values['operator-failing-share'] as string | undefined) ?? env.LINKHOOKS_OPERATOR_FAILING_SHARE;
-  // Where each setting came from, for the message that refuses it.
-  const source: Record<OperatorOption, string> = {
-    url: values['operator-url'] !== undefined ? '--operator-url' : 'LINKHOOKS_OPERATOR_URL',
-    secret: 'LINKHOOKS_OPERATOR_SECRET',
-    failingShare:
-      values['operator-failing-share'] !== undefined
-        ? '--operator-failing-share'
-        : 'LINKHOOKS_OPERATOR_FAILING_SHARE',
-  };
-  if (url === undefined || url === '') {
-    if (share !== undefined) {
-      throw new UsageError(`${source.failingShare} needs --operator-url (or LINKHOOKS_OPERATOR_URL)`);
+  const url = setting(values, env, 'operator-url', 'LINKHOOKS_OPERATOR_URL');
+  const share = setting(values, env, 'operator-failing-share', 'LINKHOOKS_OPERATOR_FAILING_SHARE');
+  if (url.value === undefined || url.value === '') {
+    if (share.value !== undefined) {
+      throw new UsageError(`${share.source} needs --operator-url (or LINKHOOKS_OPERATOR_URL)`);
     }
     return {};
   }
   const secret = env.LINKHOOKS_OPERATOR_SECRET;
   if (!secret)
-    throw new UsageError(`${source.url} needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with`);
+    throw new UsageError(`${url.source} needs LINKHOOKS_OPERATOR_SECRET, the key notices are signed with`);
   const failingShare =
-    share === undefined ? undefined : /^\d*\.?\d+$/.test(share) ? Number(share) : Number.NaN;
-  const operatorNotifications = { url, secret, ...(failingShare === undefined ? {} : { failingShare }) };
-  try {
-    operatorSettings(operatorNotifications, DISABLE_THRESHOLD);
-  } catch (error) {
-    if (!isSenderError(error)) throw error;
-    // The engine's own check, its message naming where the refused setting came from.
-    const option = (error.details as { option?: OperatorOption } | undefined)?.option;
-    throw new UsageError(option ? `${source[option]}: ${error.message}` : error.message);
-  }
+    share.value === undefined
+      ? undefined
+      : /^\d*\.?\d+$/.test(share.value)
+        ? Number(share.value)
+        : Number.NaN;
+  const operatorNotifications = {
+    url: url.value,
+    secret,
+    ...(failingShare === undefined ? {} : { failingShare }),
+  };
+  // The engine's own check; its refusal names the setting (details.option).
+  const source: Record<OperatorOption, string> = {
+    url: url.source,
+    secret: 'LINKHOOKS_OPERATOR_SECRET',
+    failingShare: share.source,
+  };
+  checkedAs(
+    () => operatorSettings(operatorNotifications, DISABLE_THRESHOLD),
+    (error) => source[(error.details as { option: OperatorOption }).option],
+  );
   return { operatorNotifications };
 }
 
-/** A setting's check (a SenderError), its message naming the flag or variable it came from. */
-function checkedAs<T>(check: () => T, flag: string, variable: string, fromFlag: boolean): T {
+/** A flag's value, else its variable's, with the name of the one it came from. */
+function setting(
+  values: Record<string, unknown>,
+  env: Env,
+  flag: string,
+  variable: string,
+): { value: string | undefined; source: string } {
+  const fromFlag = values[flag] as string | undefined;
+  return fromFlag !== undefined
+    ? { value: fromFlag, source: `--${flag}` }
+    : { value: env[variable], source: variable };
+}
+
+/** A setting's check (a SenderError), its message naming where the refused setting came from. */
+function checkedAs<T>(check: () => T, source: string | ((error: SenderError) => string)): T {
   try {
     return check();
   } catch (error) {
-    if (isSenderError(error)) throw new UsageError(`${fromFlag ? flag : variable}: ${error.message}`);
-    throw error;
+    if (!isSenderError(error)) throw error;
+    throw new UsageError(`${typeof source === 'string' ? source : source(error)}: ${error.message}`);
   }
 }
 
 function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
-  const publicFlag = values['public-url'] as string | undefined;
-  const publicUrl = publicFlag ?? env.LINKHOOKS_PUBLIC_URL;
-  const framesFlag = values['frame-ancestors'] as string | undefined;
+  const publicUrl = setting(values, env, 'public-url', 'LINKHOOKS_PUBLIC_URL');
+  const frames = setting(values, env, 'frame-ancestors', 'LINKHOOKS_FRAME_ANCESTORS');
   return {
     trustProxy: (values['trust-proxy'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_TRUST_PROXY', env),
     hsts: (values.hsts as boolean | undefined) ?? booleanEnv('LINKHOOKS_HSTS', env),
-    ...(publicUrl
-      ? {
-          publicUrl: checkedAs(
-            () => publicUrlOf(publicUrl),
-            '--public-url',
-            'LINKHOOKS_PUBLIC_URL',
-            publicFlag !== undefined,
-          ),
-        }
+    ...(publicUrl.value
+      ? { publicUrl: checkedAs(() => publicUrlOf(publicUrl.value as string), publicUrl.source) }
       : {}),
-    frameAncestors: checkedAs(
-      () => frameAncestorsOf(framesFlag ?? env.LINKHOOKS_FRAME_ANCESTORS),
-      '--frame-ancestors',
-      'LINKHOOKS_FRAME_ANCESTORS',
-      framesFlag !== undefined,
-    ),
+    frameAncestors: checkedAs(() => frameAncestorsOf(frames.value), frames.source),
   };
 }
 

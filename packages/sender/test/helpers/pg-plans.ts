@@ -1,4 +1,5 @@
 /** Reading PostgreSQL plans in tests: what a statement actually read, under the plan the store runs. */
+import { createRequire } from 'node:module';
 import type pg from 'pg';
 
 export interface PlanNode {
@@ -20,15 +21,10 @@ export const rowsRead = (node: PlanNode, relation: string): number =>
       node['Actual Loops']
     : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
 
-/** A parameter's value as an SQL literal: numbers, text, NULL and one-dimensional arrays of them. */
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  const text = Array.isArray(value)
-    ? `{${value.map((v) => (v === null ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`
-    : String(value);
-  return `'${text.replaceAll("'", "''")}'`;
-}
+// pg's own text form of a parameter (arrays included), which it sends in a bind message.
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {
+  prepareValue(value: unknown): unknown;
+};
 
 /**
  * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan, as the store runs
@@ -36,7 +32,8 @@ function literal(value: unknown): string {
  * values the store passes (as SQL literals here); their types are the casts `sql` gives them.
  */
 export async function genericPlan(client: pg.PoolClient, sql: string, params: unknown[]): Promise<PlanNode> {
-  const args = params.map(literal);
+  // EXECUTE takes literals, not bound parameters: each value in pg's text form, quoted.
+  const args = params.map((v) => (v == null ? 'NULL' : client.escapeLiteral(String(prepareValue(v)))));
   const name = `plan_${Math.random().toString(36).slice(2)}`;
   await client.query('SET plan_cache_mode = force_generic_plan');
   await client.query(`PREPARE ${name} AS ${sql}`);

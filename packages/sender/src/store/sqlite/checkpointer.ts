@@ -113,7 +113,6 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
 
   /** Writes wait until the thread has caught up, or has gone (its exit releases them). */
   function holdWrites(thread: Worker, log: number) {
-    if (hold) return;
     let release = (): void => undefined;
     const done = new Promise<void>((resolve) => {
       release = () => {

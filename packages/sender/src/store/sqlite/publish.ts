@@ -30,14 +30,10 @@ const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? 
  */
 export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
   /** The account's endpoints, read once per transaction (TxMemo). */
-  const endpointsOf = ({ endpointsByAccount }: TxMemo, accountId: string): EndpointRecord[] => {
-    let endpoints = endpointsByAccount.get(accountId);
-    if (!endpoints) {
-      endpoints = (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint);
-      endpointsByAccount.set(accountId, endpoints);
-    }
-    return endpoints;
-  };
+  const endpointsOf = (memo: TxMemo, accountId: string): EndpointRecord[] =>
+    memo.endpointsOf(accountId, () =>
+      (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint),
+    );
   const publishOne = (
     event: EventRecord,
     nextId: () => string,

@@ -79,7 +79,7 @@ function recordOne(
       db.st(DISABLE_ENDPOINT).get({ id: endpointId, now, reason: t.endpoint.disabledReason }) as Row,
     );
     db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
-    memo.endpointsByAccount.delete(disabledEndpoint.accountId);
+    memo.endpointsChanged(disabledEndpoint.accountId);
   }
   // design D50: the operator's notice commits with the change it reports.
   const notice = attemptNotice(

@@ -69,9 +69,17 @@ describe('the SQLite delivery path’s write queue (design D58)', () => {
         resolve();
       };
     });
-    const { write, insert, values, commits } = setUp(() => hold);
+    let asked: () => void = () => undefined;
+    const heldAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const { write, insert, values, commits } = setUp(() => {
+      asked();
+      return hold;
+    });
     const written = Promise.all([write(insert('a')), write(insert('b'))]);
-    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    // The queue has come to write and found the hold: it waits for it instead.
+    await heldAsked;
     expect(values()).toEqual([]);
     expect(commits()).toBe(0);
     release();

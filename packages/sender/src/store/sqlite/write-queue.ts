@@ -11,11 +11,28 @@ import { createBatcher, type Settled } from '../batcher.js';
 import type { EndpointRecord } from '../records.js';
 import type { SqliteDb } from './database.js';
 
-/**
- * What one transaction's writes share: each account's endpoints, read once by its publishes. A
- * write that changes an endpoint drops its account's entry.
- */
-export type TxMemo = { endpointsByAccount: Map<string, EndpointRecord[]> };
+/** What one transaction's writes share: each account's endpoints, read once by its publishes. */
+export interface TxMemo {
+  /** The account's endpoints: `read` the first time in the transaction, the same list after. */
+  endpointsOf(accountId: string, read: () => EndpointRecord[]): EndpointRecord[];
+  /** A write changed an endpoint of the account: the next publish reads them again. */
+  endpointsChanged(accountId: string): void;
+}
+
+function createTxMemo(): TxMemo {
+  const byAccount = new Map<string, EndpointRecord[]>();
+  return {
+    endpointsOf(accountId, read) {
+      let endpoints = byAccount.get(accountId);
+      if (!endpoints) {
+        endpoints = read();
+        byAccount.set(accountId, endpoints);
+      }
+      return endpoints;
+    },
+    endpointsChanged: (accountId) => byAccount.delete(accountId),
+  };
+}
 
 /** A write of the queue: runs inside the transaction; throwing rolls it back, see `createWriteQueue`. */
 export type Write<R> = (memo: TxMemo) => R;
@@ -57,7 +74,7 @@ const MAX_WRITES = 512;
 export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
   // The budget is checked after each write: at least one is written, however long it takes.
   const transaction = db.immediate((writes: Write<unknown>[]): unknown[] => {
-    const memo: TxMemo = { endpointsByAccount: new Map() };
+    const memo = createTxMemo();
     const until = performance.now() + FLUSH_BUDGET_MS;
     const values: unknown[] = [];
     for (const write of writes) {
