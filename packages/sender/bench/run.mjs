@@ -17,7 +17,6 @@
 //
 // It imports the BUILT package by name (package self-reference), so run `pnpm build` first.
 import { createHmac } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { sampleEventData } from '@linkhooks/protocol';
@@ -80,6 +79,7 @@ const GOALS = {
   claimRatio: 2,
   singleIngest: 5_000,
   batchIngest: 20_000,
+  // The event-loop delay beyond the monitor's sampling interval (loopDelayMs in harness.mjs).
   loopP99Ms: 20,
 };
 const BODY_BYTES = 1024;
@@ -446,25 +446,18 @@ async function loadPeers(ctx) {
 }
 
 async function serviceFigures(ctx) {
-  const sqliteFile = join(tempDir('linkhooks-bench-svc-'), 'service.db');
-  const stores = [{ label: 'SQLite', db: `sqlite:${sqliteFile}` }];
+  const stores = [{ label: 'SQLite', db: `sqlite:${join(tempDir('linkhooks-bench-svc-'), 'service.db')}` }];
   if (ctx.postgres)
     stores.push({ label: 'PostgreSQL', db: `${PG_URL}?schema=${await ctx.postgres.schema('svc')}` });
   // Kept from round to round, as the service keeps its connections (bench/README.md, part 5).
   const warm = bareAgent(ctx);
   onCleanup(() => warm.close());
-  const results = await runServicePart(ctx, {
+  return runServicePart(ctx, {
     bare: () => bareRound(ctx, warm),
     click: (prefix, n) => click(prefix.slice(0, 3), n),
     stores,
     peers: await loadPeers(ctx),
   });
-  // The service is still running: its WAL is as the rounds left it (design D58 holds it near 64 MiB).
-  const wal = statSync(`${sqliteFile}-wal`, { throwIfNoEntry: false })?.size ?? 0;
-  console.log(
-    `   SQLite: WAL file after the rounds${''.padEnd(14)}${(wal / 2 ** 20).toFixed(1).padStart(9)} MiB`,
-  );
-  return results;
 }
 
 // ---- main --------------------------------------------------------------------------------------

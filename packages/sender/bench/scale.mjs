@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { check, loopDelayMs, median, monotonicMs, runChild, tempDir } from './harness.mjs';
+import { check, fmtInt, loopDelayMs, median, monotonicMs, runChild, tempDir } from './harness.mjs';
 
 export const SCALE = { small: 10_000, large: 1_000_000, samples: 15 };
 const ACCOUNT = 'acct_scale';
@@ -78,7 +78,7 @@ async function measure(store, n, now) {
     deep,
     prune,
     prunePerK: prune / (pruned / 1000),
-    loopP99: loopDelayMs(loop.percentile(99), LOOP_SAMPLE_MS),
+    loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
   };
 }
 
@@ -108,14 +108,14 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
     `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, and a prune`,
   );
   console.log(
-    `   of a tenth of the log, with ${SCALE.large.toLocaleString('en-US')} deliveries beside ${SCALE.small.toLocaleString('en-US')}; medians of ${SCALE.samples} calls (the prune once).`,
+    `   of a tenth of the log, with ${fmtInt(SCALE.large)} deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls (the prune once).`,
   );
   console.log(
     '                       log   stats ms   first ms   deep ms   prune ms   per 1k ms   loop p99 ms',
   );
   for (const r of results) {
     console.log(
-      `   ${r.label.padEnd(12)}${r.n.toLocaleString('en-US').padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
     );
   }
   const ratios = {};

@@ -1,10 +1,10 @@
 // The platform's path: `linkhooks-sender serve` started by its CLI and driven over HTTP, as the
 // platform drives it. Ingest of single events and of batches, and ingest + delivery to the bench
 // receiver beside the bare undici loop; the service's own event-loop delay p99 (its /metrics) during
-// each burst. Used by bench/run.mjs (parts `service` and `scale`).
+// each burst, and its CPU per delivery. Used by bench/run.mjs (part `service`).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import {
   monotonicMs,
   onCleanup,
   pairedRatio,
+  processCpuMs,
   sleep,
   tempDir,
   withTimeout,
@@ -28,7 +29,8 @@ import {
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
-// LINKHOOKS_BENCH_CLI: another build of the CLI, to compare two builds in one run.
+// LINKHOOKS_BENCH_CLI: another build of the CLI, run in its place (two builds compare by
+// alternating runs).
 const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'svc_bench_token_0123456789abcdef';
 
@@ -136,7 +138,7 @@ export async function startService(ctx, db) {
     );
     check(res.status === 201, `creating an endpoint answered ${res.status}: ${res.text}`);
   }
-  return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN };
+  return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN, pid: child.pid };
 }
 
 /** `call(method, path, body, auth)` over a pool of keep-alive connections, as the platform's clients. */
@@ -176,7 +178,7 @@ async function loopDelayP99Ms(service) {
   const res = await service.call('GET', '/metrics');
   const m = /^linkhooks_process_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(res.text);
   check(m, 'the service reported no event-loop delay');
-  return loopDelayMs(Number(m[1]) * 1e9, EVENT_LOOP_SAMPLE_MS);
+  return loopDelayMs(Number(m[1]) * 1000, EVENT_LOOP_SAMPLE_MS);
 }
 
 /** `total` POSTs from `clients` lanes; `make(i)` gives the path and body of the i-th. */
@@ -237,6 +239,7 @@ export async function deliveryRound(ctx, service, click) {
   const expected = SERVICE.deliveryEvents * ctx.receiver.origins.length;
   const before = (await ctx.receiver.stats()).requests;
   await loopDelayP99Ms(service);
+  const cpuBefore = processCpuMs(service.pid);
   const started = monotonicMs();
   await burst(service, SERVICE.deliveryEvents, SERVICE.clients, (i) => ({
     path: '/internal/v1/events',
@@ -251,12 +254,15 @@ export async function deliveryRound(ctx, service, click) {
     await sleep(5);
   }
   const rate = expected / ((monotonicMs() - started) / 1000);
-  return { rate, loopP99: await loopDelayP99Ms(service) };
+  const cpuAfter = processCpuMs(service.pid);
+  // The service's CPU (all its threads) per delivery, its ingest requests included.
+  const cpuUs = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / expected;
+  return { rate, cpuUs, loopP99: await loopDelayP99Ms(service) };
 }
 
 /**
  * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
- * loop and the job-queue peers. `targets(dbKind)`: the `--db` of a fresh database of that kind.
+ * loop and the job-queue peers. `stores`: [{ label, db }], `db` the `--db` of a fresh database.
  * Resolves with the figures the summary reads.
  */
 export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
@@ -311,6 +317,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} loop batch`, many.loopP99);
       const flow = await deliveryRound(ctx, service, click);
       add(`${label} delivery`, flow.rate);
+      if (flow.cpuUs !== null) add(`${label} cpu`, flow.cpuUs);
       add(`${label} loop`, flow.loopP99);
       add(`${label} loop delivery`, flow.loopP99);
     }
@@ -330,6 +337,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
     row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
     row(`${label}: ingest + delivery`, `${label} delivery`, 'deliveries/s');
+    if (samples.has(`${label} cpu`)) row(`${label}: service CPU per delivery`, `${label} cpu`, 'µs');
     const loop = samples.get(`${label} loop`);
     const worst = (k) => Math.max(...samples.get(`${label} loop ${k}`)).toFixed(1);
     const p99 = Math.max(...loop).toFixed(1);
@@ -359,5 +367,14 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   for (const peer of peers)
     results[`peer ${peer.name}`] = { store: peer.store, rate: median(samples.get(`peer ${peer.name}`)) };
   results.floor = { single: median(samples.get('floor single')), batch: median(samples.get('floor batch')) };
+  // The services are still running: a SQLite one's WAL is as the rounds left it (design D58 holds it
+  // near 64 MiB).
+  for (const { label, db } of services.filter((s) => s.db.startsWith('sqlite:'))) {
+    const wal = statSync(`${db.slice('sqlite:'.length)}-wal`, { throwIfNoEntry: false });
+    check(wal, `${label}: the service's WAL file is not where the bench looks for it`);
+    console.log(
+      `   ${`${label}: WAL file after the rounds`.padEnd(44)}${(wal.size / 2 ** 20).toFixed(1).padStart(9)} MiB`,
+    );
+  }
   return results;
 }
