@@ -258,7 +258,8 @@ describe.runIf(pgUp)('postgres', () => {
       `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'deliveries' AND column_name LIKE 'lease%'`,
       [schema],
     );
-    expect(columns.rows).toEqual([{ column_name: 'lease_expires_at' }]);
+    // The lease moved to its own table (migration 3) and nothing of it is left in the row (migration 15).
+    expect(columns.rows).toEqual([]);
     // The lease still holds: only the other delivery is handed out...
     const claimed = await store.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 10 });
     expect(claimed.map((c) => c.delivery.id)).toEqual([waiting!.id]);
@@ -515,15 +516,16 @@ describe.runIf(pgUp)('postgres', () => {
   it('releases a lease without deadlocking against a record of the same delivery', async () => {
     const { schema, store, accountId, delivery, claimAt } = await oneDelivery();
     const [c] = await claimAt(T0);
-    // A record holds the delivery row and is about to end the lease when the release comes in:
-    // records lock the delivery, then the lease; a release must take them in the same order.
+    // A record holds the delivery row and has ended the lease when the release comes in: records
+    // lock the delivery, then the lease; a release locks only the lease, so it waits for the
+    // record's commit and then finds the lease gone.
     const record = await admin.connect();
     try {
       await record.query('BEGIN');
       await record.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
+      await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       const releasing = store.releaseLease(delivery.id, c!.leaseToken);
       await blockedBy(record);
-      await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       await record.query(`UPDATE "${schema}".deliveries SET status = 'delivered' WHERE id = $1`, [
         delivery.id,
       ]);
@@ -540,7 +542,8 @@ describe.runIf(pgUp)('postgres', () => {
   it('deletes an endpoint without deadlocking against a release of one of its deliveries', async () => {
     const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
     await claimAt(T0);
-    // A release holds the delivery row and is about to delete its lease when the endpoint goes.
+    // A release has deleted the lease and not yet committed when the endpoint goes: the deletion
+    // locks the endpoint and its deliveries, then waits for the lease.
     // The deletion runs as its own statement here, not through the store: the store runs a
     // deadlock victim again (tested below), which would hide a lock order that deadlocks.
     const release = await admin.connect();
@@ -549,12 +552,9 @@ describe.runIf(pgUp)('postgres', () => {
     try {
       await deleter.query(`SET search_path = "${schema}"`);
       await release.query('BEGIN');
-      await release.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR NO KEY UPDATE`, [
-        delivery.id,
-      ]);
+      await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       const deleting = deleter.query(DELETE_ENDPOINT, [ep.id, accountId]);
       await blockedBy(release);
-      await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
       await release.query('COMMIT');
       expect((await deleting).rows[0].n).toBe(1);
     } finally {

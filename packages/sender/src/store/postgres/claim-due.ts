@@ -12,9 +12,10 @@ import type { Pg } from './connection.js';
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
  * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing).
  *
- * A lease is a row of `leases` (migration 3): claiming inserts it, and copies its expiry into the
- * delivery's unindexed `lease_expires_at` (a heap-only update). A lease that expired is as good as
- * none (design I3).
+ * A lease is a row of `leases` (migration 3), and only that: claiming inserts it, and writes
+ * nothing into the delivery (migration 15 dropped the delivery's copy of the expiry, whose write
+ * was a new version of the row, often in every index, for each delivery handed out). A lease that
+ * expired is as good as none (design I3).
  *
  * It picks as the SQLite store's pickDue does (design I6, D25): due, unleased deliveries of
  * enabled endpoints, at most `cap - in flight` per endpoint in due order (`within_endpoint`), then,
@@ -26,16 +27,22 @@ import type { Pg } from './connection.js';
  * (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
  * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`); an endpoint or origin already at
  * that tighter cap is left out of `due` too, or its backlog (piled up while its breaker was open)
- * would fill the window and leave the claim nothing for anyone else. `locked` then locks them in due order with
- * `FOR NO KEY UPDATE SKIP LOCKED` and the LIMIT applied after the skip (rows it locks but does not
- * lease are free again when the statement ends): rows another claimer
- * holds are passed over for the next ones, so concurrent claimers share the work instead of all
- * fighting for the same first rows. Its WHERE is re-checked on the newest version of a row that
- * changed since this statement's snapshot — which is why a claim writes the expiry into the row:
- * a delivery another claimer leased (or finished) meanwhile is passed over for the next one, not
- * handed out twice nor lost to this claim. Should two claims still meet on one delivery, the
- * insert meets the other's lease, which ON CONFLICT reads as committed, and takes it over only if
- * it has expired. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
+ * would fill the window and leave the claim nothing for anyone else.
+ *
+ * "Unleased" is `NOT IN` the live leases: a hashed set built once per claim (`leases` holds only
+ * what is in flight), which each row of the due-time walk probes, so the walk stays an index walk
+ * in due order. `locked` then locks the candidates in due order with `FOR NO KEY UPDATE SKIP
+ * LOCKED` and the LIMIT applied after the skip (rows it locks but does not lease are free again
+ * when the statement ends): rows another claimer is leasing are passed over for the next ones, so
+ * concurrent claimers share the work instead of all fighting for the same first rows. Its WHERE
+ * is re-checked on the newest version of a row that changed since this statement's snapshot (a
+ * delivery finished or rescheduled meanwhile is passed over), and what it returns is that newest
+ * version: the record of an expired lease's late attempt, committed since the snapshot, is in it
+ * (its attempt count with it, so the next attempt never reuses a number). A lease another claimer
+ * committed after this statement's snapshot is not in its set: the insert meets it, reads it as
+ * committed (ON CONFLICT), and takes it over only if it has expired; otherwise that delivery is
+ * left out of this claim's answer, which then holds fewer than it could, and the next claim takes
+ * the rest. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
  * by primary key from the array of `within_endpoint` ids: the store runs this statement with a generic
  * plan, and joining the candidates to `deliveries` let that plan hash-join it against every due row,
  * so each claim read the whole backlog (5× the time with 16,000 due). For the same reason its
@@ -43,11 +50,6 @@ import type { Pg } from './connection.js';
  * be proven to hold its rows, so the primary key is the only way in. With the list, statistics
  * taken while the queue was empty made the plan walk `deliveries_due` and filter every due row by
  * id (2 ms a claim, growing with the backlog).
- *
- * The claimed rows are what `fenced` returns, not a read of `deliveries`: a plain read sees this
- * statement's snapshot, and the record of an expired lease's late attempt, committed since, would
- * be missing from it (its attempt count with it, so the next attempt would reuse a number). The
- * UPDATE writes, and returns, the newest version of each row.
  *
  * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
  * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
@@ -62,10 +64,10 @@ import type { Pg } from './connection.js';
  * exceed it briefly (bounded by claimers × cap); the lease and the token stay exact.
  */
 export const CLAIM_DUE = `
-WITH inflight AS (
-  SELECT endpoint_id, count(*) AS n FROM leases
-  WHERE expires_at > $1::bigint
-    AND (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))
+WITH live AS MATERIALIZED (SELECT delivery_id, endpoint_id, token FROM leases WHERE expires_at > $1::bigint),
+inflight AS (
+  SELECT endpoint_id, count(*) AS n FROM live
+  WHERE (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))
   GROUP BY endpoint_id
 ),
 held_accounts AS (SELECT * FROM unnest($8::text[], $9::int[]) AS h (account_id, n)),
@@ -77,7 +79,7 @@ due AS (
   FROM deliveries d
   WHERE d.status IN ${CLAIMABLE_SQL}
     AND d.next_attempt_at BETWEEN 0 AND $1::bigint
-    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
+    AND d.id NOT IN (SELECT delivery_id FROM live)
     AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
     AND d.endpoint_id NOT IN (
       SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
@@ -105,11 +107,12 @@ within_endpoint AS (
   WHERE c.rn + coalesce(i.n, 0) <= coalesce(ec.cap, $3::int)
 ),
 locked AS MATERIALIZED (
-  SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at FROM deliveries d
+  SELECT d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts,
+         d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.test, d.created_at, d.updated_at
+  FROM deliveries d
   WHERE d.id = ANY (ARRAY(SELECT id FROM within_endpoint))
     AND d.status = ANY ($18::text[])
     AND d.next_attempt_at <= $1::bigint
-    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1::bigint)
   ORDER BY d.next_attempt_at, d.id
   LIMIT $5::int
   FOR NO KEY UPDATE OF d SKIP LOCKED
@@ -136,15 +139,10 @@ leased AS (
   ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
   WHERE leases.expires_at <= $1::bigint
   RETURNING delivery_id, token, expires_at
-),
-fenced AS (
-  UPDATE deliveries d SET lease_expires_at = l.expires_at FROM leased l WHERE d.id = l.delivery_id
-  RETURNING d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts,
-            d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.test, d.created_at, d.updated_at,
-            l.token AS lease_token, l.expires_at AS lease_expires_at
 )
-SELECT d.*, ${attemptColumnsSql('$1::bigint')}
-FROM fenced d
+SELECT d.*, l.token AS lease_token, l.expires_at AS lease_expires_at, ${attemptColumnsSql('$1::bigint')}
+FROM locked d
+JOIN leased l ON l.delivery_id = d.id
 JOIN events ev ON ev.id = d.event_id
 JOIN endpoints e ON e.id = d.endpoint_id
 ORDER BY d.next_attempt_at, d.id`;

@@ -20,6 +20,7 @@ import m011 from './migrations/011-event-search.sql';
 import m012 from './migrations/012-portal-tokens.sql';
 import m013 from './migrations/013-leases-keep-end-pages.sql';
 import m014 from './migrations/014-one-index-of-queued-deliveries.sql';
+import m015 from './migrations/015-leases-only-in-their-table.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -37,6 +38,7 @@ export const PG_MIGRATIONS = [
   { version: 12, name: 'portal links', sql: m012 },
   { version: 13, name: 'leases keep their end pages', sql: m013 },
   { version: 14, name: 'one index of queued deliveries', sql: m014 },
+  { version: 15, name: 'leases only in their table', sql: m015 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -40,7 +40,7 @@ import type { LeaseVacuum } from './vacuum-leases.js';
  * batch can hold two attempts of one delivery (the first sent under a lease that ran out, the
  * second under the lease that took over), and only the second may be recorded. A duplicate
  * attempt number inserts nothing and leaves the delivery as it was (design I4) — only its lease
- * goes, from both places (`unfenced`), and a lease still held cannot have its attempt number
+ * goes, and a lease still held cannot have its attempt number
  * recorded already; the reset commits with the attempt (design I5).
  * Returns one row per applied attempt, with its lease token; a lost lease returns none.
  */
@@ -81,15 +81,11 @@ applied AS MATERIALIZED (
 fin AS (
   UPDATE deliveries d
   SET status = ${heldIfDisabledSql('a.status', 'd.status')},
-      attempts = a.attempts, next_attempt_at = a.next_attempt_at, lease_expires_at = NULL,
+      attempts = a.attempts, next_attempt_at = a.next_attempt_at,
       last_failure_kind = a.failure_kind, last_status_code = a.status_code, updated_at = $15
   FROM applied a
   WHERE d.id = a.delivery_id
   RETURNING d.id, d.status, d.endpoint_id, a.lease_token AS token, a.reset
-),
-unfenced AS (
-  UPDATE deliveries d SET lease_expires_at = NULL
-  WHERE d.id IN (SELECT l.id FROM leased l WHERE l.id NOT IN (SELECT delivery_id FROM ins))
 ),
 reset AS (
   UPDATE endpoints e SET consecutive_failures = 0
@@ -130,7 +126,7 @@ const HOLD_DELIVERIES = `
 UPDATE deliveries SET status = 'held', updated_at = $3
 WHERE endpoint_id = $1 AND status IN ${CLAIMABLE_SQL} AND id <> $2`;
 const FINISH_ATTEMPT = `
-UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4, lease_expires_at = NULL,
+UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4,
   last_failure_kind = $5, last_status_code = $6, updated_at = $7
 WHERE id = $1`;
 const DELETE_LEASE = `DELETE FROM leases WHERE delivery_id = $1`;
