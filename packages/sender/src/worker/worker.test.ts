@@ -322,6 +322,7 @@ describe('worker bookkeeping', () => {
     wrap: (store: SenderStore) => SenderStore = (store) => store,
   ) {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const timers = watchedTimers();
     const held = heldClient();
     let stop: () => Promise<void> = async () => undefined;
     try {
@@ -330,12 +331,14 @@ describe('worker bookkeeping', () => {
         options(wrap(memory), held.client, new ManualClock(T0)),
         slots,
         batchSize,
+        timers,
       );
       stop = () => retrying.worker.stop();
       retrying.worker.start();
       await run({ ...held, ...retrying, memory });
     } finally {
       for (const request of held.out) request.answer();
+      timers.restore();
       vi.useRealTimers();
       await stop();
     }
@@ -393,7 +396,7 @@ describe('worker bookkeeping', () => {
   }, async () => {
     // Two retries due at 5 s, one at 7 s, a request out until 6 s; batches of 2, so the claim at
     // 5 s comes back full and the next one empty.
-    await onFakeTimers(4, [8, 2], async ({ worker, out, requests, recorded, advance, asleep }) => {
+    await onFakeTimers(4, [8, 2], async ({ out, requests, recorded, advance, asleep, tracked }) => {
       await requests(4);
       out[0]!.refuse();
       out[1]!.refuse();
@@ -415,7 +418,7 @@ describe('worker bookkeeping', () => {
       out[3]!.answer();
       await recorded(4);
       // Done with it (the wake its end brings has been given), the worker has slept again.
-      while (worker.inFlight > 2) await new Promise((resolve) => setImmediate(resolve));
+      await tracked(2);
       await asleep();
       await advance(1_000);
       await requests(7);
@@ -428,13 +431,16 @@ describe('worker bookkeeping', () => {
  * A worker on fake timers (setTimeout only) with `slots` of everything and retries 5 s then 10 s
  * after a failure, its lease outlasting them (the requests still out stay its own). `recorded(n)`
  * resolves once n attempts are recorded; `advance(ms)` moves the clock and the timers together;
- * `asleep()` resolves once the worker has set its sleep, the one faked timer (checked at each turn
- * of the loop): from then on the clock may move.
+ * `asleep()` resolves once the worker has set its sleep, the one faked timer: from then on the
+ * clock may move; `tracked(n)` once the worker holds at most n attempts. Both are checked again
+ * each time a timer is set or cleared (`timers`): the worker's sleep is one, and an attempt that
+ * ends wakes it (clearing that timer) after it stops tracking the attempt.
  */
 function retryingWorker(
   base: Omit<WorkerOptions, 'onAttempt'> & { clock: ManualClock },
   slots: number,
   batchSize: number,
+  timers: ReturnType<typeof watchedTimers>,
 ) {
   let count = 0;
   const records = conditions();
@@ -460,8 +466,33 @@ function retryingWorker(
       clock.advance(ms);
       await vi.advanceTimersByTimeAsync(ms);
     },
-    asleep: async () => {
-      while (vi.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
+    asleep: () => timers.until(() => vi.getTimerCount() > 0),
+    tracked: (n: number) => timers.until(() => worker.inFlight <= n),
+  };
+}
+
+/**
+ * The faked setTimeout and clearTimeout, wrapped so that conditions waited for with `until` are
+ * checked again each time a timer is set or cleared; `restore()` puts the faked ones back.
+ */
+function watchedTimers() {
+  const timers = conditions();
+  const fakeSetTimeout = globalThis.setTimeout;
+  const fakeClearTimeout = globalThis.clearTimeout;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    const timer = fakeSetTimeout(...args);
+    timers.changed();
+    return timer;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((timer: Parameters<typeof clearTimeout>[0]) => {
+    fakeClearTimeout(timer);
+    timers.changed();
+  }) as typeof clearTimeout;
+  return {
+    until: timers.until,
+    restore() {
+      globalThis.setTimeout = fakeSetTimeout;
+      globalThis.clearTimeout = fakeClearTimeout;
     },
   };
 }
