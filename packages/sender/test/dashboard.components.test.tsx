@@ -215,6 +215,20 @@ describe('components', () => {
     await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
   });
 
+  it('asks for the first page of a new filter once, without the previous filter’s cursor', async () => {
+    openLog();
+    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_new"]')).not.toBeNull());
+    fireEvent.click(screen.getByRole('button', { name: 'Older' }));
+    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
+    fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
+    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_new"]')).not.toBeNull());
+    await screen.findByText('failed', { selector: '.badge' });
+    const asked = seen
+      .map((r) => new URL(r.url))
+      .filter((u) => u.pathname.endsWith('/v1/deliveries') && u.searchParams.get('status') === 'failed');
+    expect(asked.map((u) => u.searchParams.get('cursor'))).toEqual([null]);
+  });
+
   it('searches the log by click_id through the address, and names each row’s endpoint', async () => {
     openLog('?status=delivered');
     await screen.findByText('delivered', { selector: '.badge' });

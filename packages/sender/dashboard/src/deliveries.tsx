@@ -15,7 +15,16 @@ const LIVE_MS = 2000;
  */
 export function Deliveries({ filters }: { filters: LogFilters }) {
   const { endpoint, status, event, q } = filters;
-  const [cursors, setCursors] = useState<string[]>([]); // the cursor of each page after the first
+  // The cursor of each page after the first, for the filters they were read under: a filter that
+  // changes starts again at the first page in the same render, so no request carries a cursor of
+  // other filters.
+  const filtersKey = JSON.stringify([endpoint, status, event, q]);
+  const [paging, setPaging] = useState<{ filtersKey: string; cursors: string[] }>({
+    filtersKey,
+    cursors: [],
+  });
+  const cursors = paging.filtersKey === filtersKey ? paging.cursors : [];
+  const setCursors = (next: string[]) => setPaging({ filtersKey, cursors: next });
   const [page, setPage] = useState<{ data: Delivery[]; next_cursor: string | null } | null>(null);
   const [endpoints, setEndpoints] = useState<Map<string, Endpoint>>(new Map());
   const [search, setSearch] = useState(q ?? '');
@@ -28,10 +37,7 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       () => {},
     );
   }, []);
-  useEffect(() => {
-    setSearch(q ?? '');
-    setCursors([]);
-  }, [endpoint, status, event, q]);
+  useEffect(() => setSearch(q ?? ''), [q]);
 
   const load = () =>
     api
