@@ -539,6 +539,48 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('renews leases without deadlocking against a claim taking one of them over', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    await publishClick(store, accountId);
+    await publishClick(store, accountId);
+    const held = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
+    const [first, second] = [...held].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    // A claim (its snapshot taken before the renewal) holds both deliveries, and has taken the
+    // second one's lease over, when the renewal comes in.
+    const claim = await admin.connect();
+    try {
+      await claim.query('BEGIN');
+      await claim.query(`SET LOCAL search_path = "${schema}"`);
+      await claim.query('SELECT id FROM deliveries WHERE id = ANY ($1) ORDER BY id FOR NO KEY UPDATE', [
+        [first!.delivery.id, second!.delivery.id],
+      ]);
+      await claim.query(`UPDATE leases SET token = 'taken-over' WHERE delivery_id = $1`, [
+        second!.delivery.id,
+      ]);
+      const renewing = store.renewLeases(
+        held.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken })),
+        T0 + 90_000,
+      );
+      await blockedBy(claim);
+      // The claim's insert meets the first lease too, still live, and leaves it be (ON CONFLICT
+      // locks it all the same): the renewal must not be holding it.
+      await claim.query(
+        `INSERT INTO leases (delivery_id, endpoint_id, token, expires_at) VALUES ($1, $2, 'mine', 0)
+         ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token WHERE leases.expires_at <= 0`,
+        [first!.delivery.id, first!.delivery.endpointId],
+      );
+      await claim.query('COMMIT');
+      expect(await renewing).toEqual([{ deliveryId: first!.delivery.id, leaseToken: first!.leaseToken }]);
+    } finally {
+      claim.release();
+    }
+    await store.close();
+  });
+
   it('deletes an endpoint without deadlocking against a release of one of its deliveries', async () => {
     const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
     await claimAt(T0);
@@ -593,7 +635,7 @@ describe.runIf(pgUp)('postgres', () => {
     await fail(store, first!, T0);
     const [second] = await claimAt(T0 + 60_000);
     // The second lease's attempt carries a number recorded already: nothing is written and the
-    // lease ends in both places it is kept, so the delivery is claimable again now, not in 60 s.
+    // lease ends, so the delivery is claimable again now, not in 60 s.
     const duplicate = { ...second!, delivery: { ...second!.delivery, attempts: 0 } };
     expect(await fail(store, duplicate, T0 + 60_000)).toEqual({ applied: false });
     expect(await store.nextDueAt()).toBe(T0 + 60_000);

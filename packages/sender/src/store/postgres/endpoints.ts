@@ -33,8 +33,8 @@ UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= $1`;
 /**
  * Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them.
- * The deliveries are locked before their leases are deleted — the order claims, records and
- * releases take them in — so a release of one of them waits instead of deadlocking.
+ * The deliveries are locked, in id order, before their leases are deleted: the order claims,
+ * records and renewals take them in, so none of them deadlocks with the deletion.
  */
 export const DELETE_ENDPOINT = `
 WITH gone AS (DELETE FROM endpoints WHERE id = $1 AND account_id = $2 RETURNING id),

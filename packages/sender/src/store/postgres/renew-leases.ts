@@ -5,11 +5,20 @@ import type { Pg } from './connection.js';
 /**
  * Leases `$1`/`$2` (delivery ids and tokens) now expire at `$3`, each only while its token is the
  * caller's: a lease taken over meanwhile is not renewed (nor answered).
+ *
+ * The deliveries are locked first, in id order, then their leases: the order every statement here
+ * takes them in (a claim locks the deliveries it leases, a record and a deletion lock theirs by id,
+ * and each then writes the leases). Locking the leases alone, a renewal could hold one lease a
+ * claim was about to take over while waiting for another lease the claim held: a deadlock.
  */
 const RENEW_LEASES = `
+WITH held AS (SELECT * FROM unnest($1::text[], $2::text[]) AS h (delivery_id, token)),
+locked AS MATERIALIZED (
+  SELECT d.id FROM deliveries d WHERE d.id IN (SELECT delivery_id FROM held) ORDER BY d.id FOR NO KEY UPDATE
+)
 UPDATE leases l SET expires_at = $3::bigint
-FROM unnest($1::text[], $2::text[]) AS h (delivery_id, token)
-WHERE l.delivery_id = h.delivery_id AND l.token = h.token
+FROM held h, locked
+WHERE l.delivery_id = h.delivery_id AND l.token = h.token AND locked.id = l.delivery_id
 RETURNING l.delivery_id, l.token`;
 
 export async function renewLeases(
