@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Delivery, type Endpoint, EVENTS, FINAL_STATUSES, STATUSES } from './api.js';
 import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
@@ -15,21 +15,29 @@ const LIVE_MS = 2000;
  */
 export function Deliveries({ filters }: { filters: LogFilters }) {
   const { endpoint, status, event, q } = filters;
-  // The cursor of each page after the first, for the filters they were read under: a filter that
-  // changes starts again at the first page in the same render, so no request carries a cursor of
-  // other filters.
+  // The cursor of each page after the first, for the filters they were read under: a change of
+  // filters starts again at the first page in the same render, so no request carries a cursor
+  // read under other filters, and coming back to earlier filters starts at their first page too.
   const filtersKey = JSON.stringify([endpoint, status, event, q]);
-  const [paging, setPaging] = useState<{ filtersKey: string; cursors: string[] }>({
-    filtersKey,
-    cursors: [],
-  });
+  const [paging, setPaging] = useState({ filtersKey, cursors: [] as string[] });
+  if (paging.filtersKey !== filtersKey) setPaging({ filtersKey, cursors: [] });
   const cursors = paging.filtersKey === filtersKey ? paging.cursors : [];
   const setCursors = (next: string[]) => setPaging({ filtersKey, cursors: next });
-  const [page, setPage] = useState<{ data: Delivery[]; next_cursor: string | null } | null>(null);
+  const cursor = cursors.at(-1);
+  // A page is shown only under the filters and cursor it was asked for; an answer to an earlier
+  // request that arrives late is dropped.
+  const requestKey = JSON.stringify([filtersKey, cursor ?? null]);
+  const currentKey = useRef(requestKey);
+  currentKey.current = requestKey;
+  const [answer, setAnswer] = useState<{
+    key: string;
+    data: Delivery[];
+    next_cursor: string | null;
+  } | null>(null);
+  const page = answer?.key === requestKey ? answer : null;
   const [endpoints, setEndpoints] = useState<Map<string, Endpoint>>(new Map());
   const [search, setSearch] = useState(q ?? '');
   const [error, setError] = useState<string | null>(null);
-  const cursor = cursors.at(-1);
 
   useEffect(() => {
     api.endpoints().then(
@@ -37,10 +45,14 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       () => {},
     );
   }, []);
-  useEffect(() => setSearch(q ?? ''), [q]);
+  // The search box shows the search in force whenever the filters change.
+  useEffect(() => {
+    setSearch(q ?? '');
+  }, [endpoint, status, event, q]);
 
-  const load = () =>
-    api
+  const load = () => {
+    const key = requestKey;
+    return api
       .deliveries({
         ...(endpoint ? { endpointId: endpoint } : {}),
         ...(status ? { status } : {}),
@@ -50,11 +62,15 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       })
       .then(
         (p) => {
-          setPage(p);
+          if (key !== currentKey.current) return;
+          setAnswer({ key, ...p });
           setError(null);
         },
-        (err: Error) => setError(err.message),
+        (err: Error) => {
+          if (key === currentKey.current) setError(err.message);
+        },
       );
+  };
 
   // Later pages stay still; the first follows new deliveries as they land.
   usePolling(load, cursor ? null : LIVE_MS, [endpoint, status, event, q, cursor]);
