@@ -581,6 +581,40 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('runs a renewal again when PostgreSQL picks it as a deadlock victim', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    await publishClick(store, accountId);
+    await publishClick(store, accountId);
+    const held = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
+    const [first, second] = [...held].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    // A hold of the endpoint's deliveries (as a disabling or a pause makes) in the other order: it
+    // has the second delivery when the renewal, holding the first, waits for it; then it reaches
+    // for the first. The renewal waited first, so its deadlock check runs first and it is the
+    // victim; run again, it waits for the hold's commit and renews both.
+    const hold = await admin.connect();
+    try {
+      await hold.query('BEGIN');
+      await hold.query(`SET LOCAL search_path = "${schema}"`);
+      await hold.query('SELECT 1 FROM deliveries WHERE id = $1 FOR NO KEY UPDATE', [second!.delivery.id]);
+      const renewing = store.renewLeases(
+        held.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken })),
+        T0 + 90_000,
+      );
+      await blockedBy(hold);
+      await hold.query(`UPDATE deliveries SET status = 'held' WHERE id = $1`, [first!.delivery.id]);
+      await hold.query('ROLLBACK');
+      const renewed = await renewing;
+      expect(renewed.map((l) => l.deliveryId).sort()).toEqual([first!.delivery.id, second!.delivery.id]);
+    } finally {
+      hold.release();
+    }
+    await store.close();
+  });
+
   it('deletes an endpoint without deadlocking against a release of one of its deliveries', async () => {
     const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
     await claimAt(T0);

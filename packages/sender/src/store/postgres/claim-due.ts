@@ -42,9 +42,10 @@ import type { Pg } from './connection.js';
  * committed after this statement's snapshot is not in its set: the insert meets it, reads it as
  * committed (ON CONFLICT), and takes it over only if it has expired; otherwise that delivery is
  * left out of this claim's answer, which then holds fewer than it could, and the next claim takes
- * the rest. That insert locks each lease it meets, even one it leaves be; every other statement
- * that writes leases (a renewal, a record, a deletion) locks their deliveries first, in id order,
- * so none can hold a lease this claim waits for while waiting for a delivery this claim holds. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
+ * the rest. That insert locks each lease it meets, even one it leaves be. The statements that
+ * write a lease and wait on anything else (a renewal, a record, a deletion) lock its delivery
+ * first, so none can hold a lease this claim waits for while waiting for a delivery this claim
+ * holds; a release, and the prune's removal of leases whose delivery is gone, wait on nothing else. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
  * by primary key from the array of `within_endpoint` ids: the store runs this statement with a generic
  * plan, and joining the candidates to `deliveries` let that plan hash-join it against every due row,
  * so each claim read the whole backlog (5× the time with 16,000 due). For the same reason its

@@ -6,10 +6,11 @@ import type { Pg } from './connection.js';
  * Leases `$1`/`$2` (delivery ids and tokens) now expire at `$3`, each only while its token is the
  * caller's: a lease taken over meanwhile is not renewed (nor answered).
  *
- * The deliveries are locked first, in id order, then their leases: the order every statement here
- * takes them in (a claim locks the deliveries it leases, a record and a deletion lock theirs by id,
- * and each then writes the leases). Locking the leases alone, a renewal could hold one lease a
- * claim was about to take over while waiting for another lease the claim held: a deadlock.
+ * The deliveries are locked first, in id order, then their leases, as claims, records and
+ * deletions take them: locking the leases alone, a renewal could hold one lease a claim was about
+ * to take over while waiting for another lease the claim held. Statements that hold an endpoint's
+ * deliveries in no set order (the hold of a disabling or a pause, a re-enabling) can still meet a
+ * renewal the other way round; PostgreSQL then aborts one of the two, and each runs again.
  */
 const RENEW_LEASES = `
 WITH held AS (SELECT * FROM unnest($1::text[], $2::text[]) AS h (delivery_id, token)),
@@ -27,10 +28,12 @@ export async function renewLeases(
   expiresAt: number,
 ): Promise<LeaseRef[]> {
   if (leases.length === 0) return [];
-  const rows = await pg.prepared('renew_leases', RENEW_LEASES, [
-    leases.map((l) => l.deliveryId),
-    leases.map((l) => l.leaseToken),
-    expiresAt,
-  ]);
+  const rows = await pg.deadlockRetried(() =>
+    pg.prepared('renew_leases', RENEW_LEASES, [
+      leases.map((l) => l.deliveryId),
+      leases.map((l) => l.leaseToken),
+      expiresAt,
+    ]),
+  );
   return rows.map((r) => ({ deliveryId: r.delivery_id as string, leaseToken: r.token as string }));
 }
