@@ -448,6 +448,21 @@ describe.runIf(pgUp)('postgres', () => {
     }
   };
 
+  /** A store on a fresh schema with two deliveries leased, in id order, and their leases. */
+  const twoLeased = async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    await publishClick(store, accountId);
+    await publishClick(store, accountId);
+    const claimed = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
+    const [first, second] = [...claimed].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const held = claimed.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken }));
+    return { schema, store, held, first: first!, second: second! };
+  };
+
   /** A store on a fresh schema with one endpoint and one delivery published to it. */
   const oneDelivery = async () => {
     const schema = freshSchema();
@@ -540,15 +555,7 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('renews leases without deadlocking against a claim taking one of them over', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
-    await publishClick(store, accountId);
-    await publishClick(store, accountId);
-    const held = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
-    const [first, second] = [...held].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const { schema, store, held, first, second } = await twoLeased();
     // A claim (its snapshot taken before the renewal) holds both deliveries, and has taken the
     // second one's lease over, when the renewal comes in.
     const claim = await admin.connect();
@@ -556,25 +563,22 @@ describe.runIf(pgUp)('postgres', () => {
       await claim.query('BEGIN');
       await claim.query(`SET LOCAL search_path = "${schema}"`);
       await claim.query('SELECT id FROM deliveries WHERE id = ANY ($1) ORDER BY id FOR NO KEY UPDATE', [
-        [first!.delivery.id, second!.delivery.id],
+        [first.delivery.id, second.delivery.id],
       ]);
       await claim.query(`UPDATE leases SET token = 'taken-over' WHERE delivery_id = $1`, [
-        second!.delivery.id,
+        second.delivery.id,
       ]);
-      const renewing = store.renewLeases(
-        held.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken })),
-        T0 + 90_000,
-      );
+      const renewing = store.renewLeases(held, T0 + 90_000);
       await blockedBy(claim);
       // The claim's insert meets the first lease too, still live, and leaves it be (ON CONFLICT
       // locks it all the same): the renewal must not be holding it.
       await claim.query(
         `INSERT INTO leases (delivery_id, endpoint_id, token, expires_at) VALUES ($1, $2, 'mine', 0)
          ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token WHERE leases.expires_at <= 0`,
-        [first!.delivery.id, first!.delivery.endpointId],
+        [first.delivery.id, first.delivery.endpointId],
       );
       await claim.query('COMMIT');
-      expect(await renewing).toEqual([{ deliveryId: first!.delivery.id, leaseToken: first!.leaseToken }]);
+      expect(await renewing).toEqual([{ deliveryId: first.delivery.id, leaseToken: first.leaseToken }]);
     } finally {
       claim.release();
     }
@@ -582,15 +586,7 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('runs a renewal again when PostgreSQL picks it as a deadlock victim', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
-    await publishClick(store, accountId);
-    await publishClick(store, accountId);
-    const held = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
-    const [first, second] = [...held].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const { schema, store, held, first, second } = await twoLeased();
     // A hold of the endpoint's deliveries (as a disabling or a pause makes) in the other order: it
     // has the second delivery when the renewal, holding the first, waits for it; then it reaches
     // for the first. The renewal waited first, so its deadlock check runs first and it is the
@@ -599,16 +595,13 @@ describe.runIf(pgUp)('postgres', () => {
     try {
       await hold.query('BEGIN');
       await hold.query(`SET LOCAL search_path = "${schema}"`);
-      await hold.query('SELECT 1 FROM deliveries WHERE id = $1 FOR NO KEY UPDATE', [second!.delivery.id]);
-      const renewing = store.renewLeases(
-        held.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken })),
-        T0 + 90_000,
-      );
+      await hold.query('SELECT 1 FROM deliveries WHERE id = $1 FOR NO KEY UPDATE', [second.delivery.id]);
+      const renewing = store.renewLeases(held, T0 + 90_000);
       await blockedBy(hold);
-      await hold.query(`UPDATE deliveries SET status = 'held' WHERE id = $1`, [first!.delivery.id]);
+      await hold.query(`UPDATE deliveries SET status = 'held' WHERE id = $1`, [first.delivery.id]);
       await hold.query('ROLLBACK');
       const renewed = await renewing;
-      expect(renewed.map((l) => l.deliveryId).sort()).toEqual([first!.delivery.id, second!.delivery.id]);
+      expect(renewed.map((l) => l.deliveryId).sort()).toEqual([first.delivery.id, second.delivery.id]);
     } finally {
       hold.release();
     }
