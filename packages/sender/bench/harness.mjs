@@ -2,7 +2,7 @@
 // registry that runs on success, on error and on Ctrl-C, the throwaway test CA, and the forked
 // HTTPS receiver.
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,21 +39,6 @@ export const lpad = (s, n) => String(s).padStart(n);
  * what lies beyond it.
  */
 export const loopDelayMs = (percentileMs, sampleMs) => Math.max(0, percentileMs - sampleMs);
-/**
- * CPU time (user + system) the process `pid` has used, in ms, from /proc; null where there is no
- * /proc (the figures that need it are then left out).
- */
-export function processCpuMs(pid) {
-  try {
-    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-// USER_HZ: 100 on Linux whatever the kernel's own tick rate.
-const CLOCK_TICKS = 100;
 /** CLOCK_MONOTONIC in ms: one clock for every process on the machine, so the receiver's receipt
  * times and the benchmark's publish times can be subtracted. */
 export const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;

@@ -21,7 +21,6 @@ import {
   monotonicMs,
   onCleanup,
   pairedRatio,
-  processCpuMs,
   sleep,
   tempDir,
   withTimeout,
@@ -138,7 +137,7 @@ export async function startService(ctx, db) {
     );
     check(res.status === 201, `creating an endpoint answered ${res.status}: ${res.text}`);
   }
-  return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN, pid: child.pid };
+  return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN };
 }
 
 /** `call(method, path, body, auth)` over a pool of keep-alive connections, as the platform's clients. */
@@ -170,16 +169,27 @@ export async function startIngestFloor() {
 }
 
 /**
- * The service's event-loop delay p99 since the previous scrape (prom-client resets it per scrape):
- * its gauge holds the time between samples, taken every EVENT_LOOP_SAMPLE_MS, so the delay is what
- * lies beyond that (an idle service reads about 10 ms there, a delay of about 0).
+ * What the service's /metrics says: its event-loop delay p99 since the previous scrape (prom-client
+ * resets it per scrape), and the CPU its process has used so far (all its threads, in seconds). The
+ * delay's gauge holds the time between samples, taken every EVENT_LOOP_SAMPLE_MS, so the delay is
+ * what lies beyond that (an idle service reads about 10 ms there, a delay of about 0).
  */
-async function loopDelayP99Ms(service) {
-  const res = await service.call('GET', '/metrics');
-  const m = /^linkhooks_process_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(res.text);
-  check(m, 'the service reported no event-loop delay');
-  return loopDelayMs(Number(m[1]) * 1000, EVENT_LOOP_SAMPLE_MS);
+async function scrape(service) {
+  const { text } = await service.call('GET', '/metrics');
+  const gauge = (name) => {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    check(m, `the service reported no ${name}`);
+    return Number(m[1]);
+  };
+  return {
+    loopP99: loopDelayMs(
+      gauge('linkhooks_process_nodejs_eventloop_lag_p99_seconds') * 1000,
+      EVENT_LOOP_SAMPLE_MS,
+    ),
+    cpuSeconds: gauge('linkhooks_process_process_cpu_seconds_total'),
+  };
 }
+const loopDelayP99Ms = async (service) => (await scrape(service)).loopP99;
 
 /** `total` POSTs from `clients` lanes; `make(i)` gives the path and body of the i-th. */
 async function burst(service, total, clients, make) {
@@ -238,8 +248,7 @@ export async function batchIngestRound(service, click) {
 export async function deliveryRound(ctx, service, click) {
   const expected = SERVICE.deliveryEvents * ctx.receiver.origins.length;
   const before = (await ctx.receiver.stats()).requests;
-  await loopDelayP99Ms(service);
-  const cpuBefore = processCpuMs(service.pid);
+  const { cpuSeconds: cpuBefore } = await scrape(service);
   const started = monotonicMs();
   await burst(service, SERVICE.deliveryEvents, SERVICE.clients, (i) => ({
     path: '/internal/v1/events',
@@ -254,10 +263,10 @@ export async function deliveryRound(ctx, service, click) {
     await sleep(5);
   }
   const rate = expected / ((monotonicMs() - started) / 1000);
-  const cpuAfter = processCpuMs(service.pid);
+  const after = await scrape(service);
   // The service's CPU (all its threads) per delivery, its ingest requests included.
-  const cpuUs = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / expected;
-  return { rate, cpuUs, loopP99: await loopDelayP99Ms(service) };
+  const cpuUs = ((after.cpuSeconds - cpuBefore) * 1e6) / expected;
+  return { rate, cpuUs, loopP99: after.loopP99 };
 }
 
 /**
@@ -317,7 +326,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} loop batch`, many.loopP99);
       const flow = await deliveryRound(ctx, service, click);
       add(`${label} delivery`, flow.rate);
-      if (flow.cpuUs !== null) add(`${label} cpu`, flow.cpuUs);
+      add(`${label} cpu`, flow.cpuUs);
       add(`${label} loop`, flow.loopP99);
       add(`${label} loop delivery`, flow.loopP99);
     }
@@ -337,7 +346,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
     row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
     row(`${label}: ingest + delivery`, `${label} delivery`, 'deliveries/s');
-    if (samples.has(`${label} cpu`)) row(`${label}: service CPU per delivery`, `${label} cpu`, 'µs');
+    row(`${label}: service CPU per delivery`, `${label} cpu`, 'µs');
     const loop = samples.get(`${label} loop`);
     const worst = (k) => Math.max(...samples.get(`${label} loop ${k}`)).toFixed(1);
     const p99 = Math.max(...loop).toFixed(1);
