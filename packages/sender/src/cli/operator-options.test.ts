@@ -82,3 +82,14 @@ describe('operator notifications (design D50)', () => {
     );
   });
 });
+
+describe('the other settings a refusal names', () => {
+  it('says whether the flag or the variable held the refused value', () => {
+    refused(['serve', '--time-scale', '0'], {}, /^--time-scale must be a number above 0/);
+    refused(['serve'], { LINKHOOKS_TIME_SCALE: 'fast' }, /^LINKHOOKS_TIME_SCALE must be a number above 0/);
+    refused(['serve', '--ca-file', ''], {}, /^--ca-file needs the path of a PEM file/);
+    refused(['serve'], { LINKHOOKS_CA_FILE: '' }, /^LINKHOOKS_CA_FILE needs the path of a PEM file/);
+    refused(['serve', '--port', 'eighty'], {}, /^--port must be a whole number/);
+    refused(['serve'], { LINKHOOKS_PORT: '70000' }, /^LINKHOOKS_PORT must be a whole number/);
+  });
+});

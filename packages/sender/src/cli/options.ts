@@ -131,15 +131,17 @@ function booleanEnv(name: string, env: Env): boolean {
 }
 
 function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
-  const raw = (values['time-scale'] as string | undefined) ?? env.LINKHOOKS_TIME_SCALE ?? '1';
+  const scale = setting(values, env, 'time-scale', 'LINKHOOKS_TIME_SCALE');
+  const raw = scale.value ?? '1';
   const timeScale = Number(raw);
   if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !(timeScale > 0) || timeScale > 1000) {
     throw new UsageError(
-      '--time-scale must be a number above 0 and at most 1000 (0.001 runs the schedule in ~38 s)',
+      `${scale.source} must be a number above 0 and at most 1000 (0.001 runs the schedule in ~38 s)`,
     );
   }
-  const caFile = (values['ca-file'] as string | undefined) ?? env.LINKHOOKS_CA_FILE;
-  if (caFile === '') throw new UsageError('--ca-file needs the path of a PEM file');
+  const ca = setting(values, env, 'ca-file', 'LINKHOOKS_CA_FILE');
+  const caFile = ca.value;
+  if (caFile === '') throw new UsageError(`${ca.source} needs the path of a PEM file`);
   return {
     allowPrivateNetworks:
       (values['allow-private-networks'] as boolean | undefined) ??
@@ -231,11 +233,11 @@ function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
   };
 }
 
-function portOf(flag: unknown, env: Env): number {
-  const raw = (flag as string | undefined) ?? env.LINKHOOKS_PORT ?? String(DEFAULT_PORT);
+function portOf(values: Record<string, unknown>, env: Env): number {
+  const { value: raw = String(DEFAULT_PORT), source } = setting(values, env, 'port', 'LINKHOOKS_PORT');
   const port = Number(raw);
   if (!/^\d{1,5}$/.test(raw) || port > 65535)
-    throw new UsageError('--port must be a whole number from 0 to 65535');
+    throw new UsageError(`${source} must be a whole number from 0 to 65535`);
   return port;
 }
 
@@ -279,7 +281,7 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
       return {
         kind: 'serve',
         db,
-        port: portOf(values.port, env),
+        port: portOf(values, env),
         host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
         engine: engineOf(values, env),
         http: httpOf(values, env),
