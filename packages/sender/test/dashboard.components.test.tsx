@@ -17,6 +17,7 @@ import { DeliveryDetailView } from '../dashboard/src/delivery-detail.js';
 import { Endpoints } from '../dashboard/src/endpoints.js';
 import { API_ERROR_MESSAGES } from '../dashboard/src/messages.js';
 import { useView } from '../dashboard/src/navigation.js';
+import { usePolling } from '../dashboard/src/use-polling.js';
 
 const seen: Request[] = [];
 const endpoint = {
@@ -146,6 +147,13 @@ const openLog = (query = '') => {
   return render(<Log />);
 };
 const note = () => document.querySelector('p.note')?.textContent;
+/** The log at its address, paged once to "Older" (its second page on screen). */
+const openSecondPage = async () => {
+  openLog();
+  await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_new"]')).not.toBeNull());
+  fireEvent.click(screen.getByRole('button', { name: 'Older' }));
+  await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
+};
 
 describe('the list the dashboard writes out', () => {
   it('is the protocol’s events', () => {
@@ -178,6 +186,24 @@ describe('data fetching', () => {
       detail: 'the API key is not valid',
       message: API_ERROR_MESSAGES.unauthorized,
     });
+  });
+});
+
+describe('polling', () => {
+  it('tells each load when its answer has gone stale: the deps changed or the view went', () => {
+    const loads: (() => boolean)[] = [];
+    function Polled({ dep }: { dep: string }) {
+      usePolling((current) => loads.push(current), null, [dep]);
+      return null;
+    }
+    const view = render(<Polled dep="a" />);
+    expect(loads.map((current) => current())).toEqual([true]);
+    view.rerender(<Polled dep="a" />);
+    expect(loads.map((current) => current())).toEqual([true]);
+    view.rerender(<Polled dep="b" />);
+    expect(loads.map((current) => current())).toEqual([false, true]);
+    view.unmount();
+    expect(loads.map((current) => current())).toEqual([false, false]);
   });
 });
 
@@ -215,13 +241,9 @@ describe('components', () => {
     await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
   });
 
-  it('asks for the first page of a new filter once, without the previous filter’s cursor', async () => {
-    openLog();
-    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_new"]')).not.toBeNull());
-    fireEvent.click(screen.getByRole('button', { name: 'Older' }));
-    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
+  it('asks for the first page of a new filter, without the previous filter’s cursor', async () => {
+    await openSecondPage();
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
-    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_new"]')).not.toBeNull());
     await screen.findByText('failed', { selector: '.badge' });
     const asked = seen
       .map((r) => new URL(r.url))
@@ -231,10 +253,7 @@ describe('components', () => {
   });
 
   it('starts at the first page again when the earlier filters come back', async () => {
-    openLog();
-    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_new"]')).not.toBeNull());
-    fireEvent.click(screen.getByRole('button', { name: 'Older' }));
-    await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
+    await openSecondPage();
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
     await screen.findByText('failed', { selector: '.badge' });
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: '' } });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Delivery, type Endpoint, EVENTS, FINAL_STATUSES, STATUSES } from './api.js';
 import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
@@ -24,11 +24,9 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
   const cursors = paging.filtersKey === filtersKey ? paging.cursors : [];
   const setCursors = (next: string[]) => setPaging({ filtersKey, cursors: next });
   const cursor = cursors.at(-1);
-  // A page is shown only under the filters and cursor it was asked for; an answer to an earlier
-  // request that arrives late is dropped.
+  // A page is shown only under the filters and cursor it was asked for: until the new one arrives,
+  // the previous page (and its next cursor) is not on screen.
   const requestKey = JSON.stringify([filtersKey, cursor ?? null]);
-  const currentKey = useRef(requestKey);
-  currentKey.current = requestKey;
   const [answer, setAnswer] = useState<{
     key: string;
     data: Delivery[];
@@ -50,9 +48,8 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
     setSearch(q ?? '');
   }, [endpoint, status, event, q]);
 
-  const load = () => {
-    const key = requestKey;
-    return api
+  const load = (current: () => boolean) =>
+    api
       .deliveries({
         ...(endpoint ? { endpointId: endpoint } : {}),
         ...(status ? { status } : {}),
@@ -62,15 +59,14 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       })
       .then(
         (p) => {
-          if (key !== currentKey.current) return;
-          setAnswer({ key, ...p });
+          if (!current()) return;
+          setAnswer({ key: requestKey, ...p });
           setError(null);
         },
         (err: Error) => {
-          if (key === currentKey.current) setError(err.message);
+          if (current()) setError(err.message);
         },
       );
-  };
 
   // Later pages stay still; the first follows new deliveries as they land.
   usePolling(load, cursor ? null : LIVE_MS, [endpoint, status, event, q, cursor]);

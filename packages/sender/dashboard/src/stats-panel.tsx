@@ -15,13 +15,16 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
   const [window, setWindow] = useState('24h');
   const [stats, setStats] = useState<EndpointStats | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () =>
+  const load = (current: () => boolean) =>
     api.stats(endpointId, window).then(
       (s) => {
+        if (!current()) return;
         setStats(s);
         setError(null);
       },
-      (err: Error) => setError(err.message),
+      (err: Error) => {
+        if (current()) setError(err.message);
+      },
     );
   usePolling(load, 30_000, [endpointId, window]);
   const now = Date.now();
