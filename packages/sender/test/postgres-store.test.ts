@@ -16,6 +16,7 @@ import { DELETE_ENDPOINT } from '../src/store/postgres/endpoints.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
+import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { genericPlan, rowsRead } from './helpers/pg-plans.js';
@@ -448,19 +449,20 @@ describe.runIf(pgUp)('postgres', () => {
     }
   };
 
-  /** A store on a fresh schema with two deliveries leased, in id order, and their leases. */
-  const twoLeased = async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
-    await publishClick(store, accountId);
-    await publishClick(store, accountId);
-    const claimed = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
-    const [first, second] = [...claimed].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
-    const held = claimed.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken }));
-    return { schema, store, held, first: first!, second: second! };
+  /**
+   * `run` on a second connection, in a transaction on `schema` that it commits or rolls back
+   * itself; whatever it leaves open is rolled back before the connection goes back to the pool.
+   */
+  const inTransaction = async (schema: string, run: (tx: pg.PoolClient) => Promise<void>) => {
+    const tx = await admin.connect();
+    try {
+      await tx.query('BEGIN');
+      await tx.query(`SET LOCAL search_path = "${schema}"`);
+      await run(tx);
+    } finally {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      tx.release();
+    }
   };
 
   /** A store on a fresh schema with one endpoint and one delivery published to it. */
@@ -473,6 +475,16 @@ describe.runIf(pgUp)('postgres', () => {
     const [published] = await publishClick(store, accountId);
     const claimAt = (now: number) => store.claimDue({ now, limit: 1, leaseMs: 60_000, perEndpointCap: 1 });
     return { schema, store, accountId, ep, delivery: published!, claimAt };
+  };
+
+  /** A store on a fresh schema with two deliveries leased, in id order, and their leases. */
+  const twoLeased = async () => {
+    const { schema, store, accountId } = await oneDelivery();
+    await publishClick(store, accountId);
+    const claimed = await store.claimDue({ now: T0, limit: 2, leaseMs: 60_000, perEndpointCap: 2 });
+    const [first, second] = [...claimed].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const held = claimed.map((c) => ({ deliveryId: c.delivery.id, leaseToken: c.leaseToken }));
+    return { schema, store, held, first: first!, second: second! };
   };
 
   /**
@@ -528,59 +540,41 @@ describe.runIf(pgUp)('postgres', () => {
     expect(held).toBe(1);
   });
 
-  it('releases a lease without deadlocking against a record of the same delivery', async () => {
-    const { schema, store, accountId, delivery, claimAt } = await oneDelivery();
-    const [c] = await claimAt(T0);
-    // A record holds the delivery row and has ended the lease when the release comes in: records
-    // lock the delivery, then the lease; a release locks only the lease, so it waits for the
-    // record's commit and then finds the lease gone.
-    const record = await admin.connect();
-    try {
-      await record.query('BEGIN');
-      await record.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
-      await record.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
-      const releasing = store.releaseLease(delivery.id, c!.leaseToken);
-      await blockedBy(record);
-      await record.query(`UPDATE "${schema}".deliveries SET status = 'delivered' WHERE id = $1`, [
-        delivery.id,
-      ]);
-      await record.query('COMMIT');
-      await releasing;
-    } finally {
-      record.release();
-    }
-    expect((await store.getDelivery(accountId, delivery.id))!.delivery.status).toBe('delivered');
-    expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
-    await store.close();
-  });
-
   it('renews leases without deadlocking against a claim taking one of them over', async () => {
     const { schema, store, held, first, second } = await twoLeased();
-    // A claim (its snapshot taken before the renewal) holds both deliveries, and has taken the
-    // second one's lease over, when the renewal comes in.
-    const claim = await admin.connect();
+    // The renewal runs as its own statement here, not through the store: the store runs a
+    // deadlock victim again (tested below), which would hide a lock order that deadlocks.
+    const renewer = new pg.Client({ connectionString: PG_URL, application_name: APP });
+    await renewer.connect();
     try {
-      await claim.query('BEGIN');
-      await claim.query(`SET LOCAL search_path = "${schema}"`);
-      await claim.query('SELECT id FROM deliveries WHERE id = ANY ($1) ORDER BY id FOR NO KEY UPDATE', [
-        [first.delivery.id, second.delivery.id],
-      ]);
-      await claim.query(`UPDATE leases SET token = 'taken-over' WHERE delivery_id = $1`, [
-        second.delivery.id,
-      ]);
-      const renewing = store.renewLeases(held, T0 + 90_000);
-      await blockedBy(claim);
-      // The claim's insert meets the first lease too, still live, and leaves it be (ON CONFLICT
-      // locks it all the same): the renewal must not be holding it.
-      await claim.query(
-        `INSERT INTO leases (delivery_id, endpoint_id, token, expires_at) VALUES ($1, $2, 'mine', 0)
-         ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token WHERE leases.expires_at <= 0`,
-        [first.delivery.id, first.delivery.endpointId],
-      );
-      await claim.query('COMMIT');
-      expect(await renewing).toEqual([{ deliveryId: first.delivery.id, leaseToken: first.leaseToken }]);
+      await renewer.query(`SET search_path = "${schema}"`);
+      // A claim (its snapshot taken before the renewal) holds both deliveries, and has taken the
+      // second one's lease over, when the renewal comes in.
+      await inTransaction(schema, async (claim) => {
+        await claim.query('SELECT id FROM deliveries WHERE id = ANY ($1) ORDER BY id FOR NO KEY UPDATE', [
+          [first.delivery.id, second.delivery.id],
+        ]);
+        await claim.query(`UPDATE leases SET token = 'taken-over' WHERE delivery_id = $1`, [
+          second.delivery.id,
+        ]);
+        const renewing = renewer.query(RENEW_LEASES, [
+          held.map((l) => l.deliveryId),
+          held.map((l) => l.leaseToken),
+          T0 + 90_000,
+        ]);
+        await blockedBy(claim);
+        // The claim's insert meets the first lease too, still live, and leaves it be (ON CONFLICT
+        // locks it all the same): the renewal must not be holding it.
+        await claim.query(
+          `INSERT INTO leases (delivery_id, endpoint_id, token, expires_at) VALUES ($1, $2, 'mine', 0)
+           ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token WHERE leases.expires_at <= 0`,
+          [first.delivery.id, first.delivery.endpointId],
+        );
+        await claim.query('COMMIT');
+        expect((await renewing).rows).toEqual([{ delivery_id: first.delivery.id, token: first.leaseToken }]);
+      });
     } finally {
-      claim.release();
+      await renewer.end();
     }
     await store.close();
   });
@@ -591,10 +585,7 @@ describe.runIf(pgUp)('postgres', () => {
     // has the second delivery when the renewal, holding the first, waits for it; then it reaches
     // for the first. The renewal waited first, so its deadlock check runs first and it is the
     // victim; run again, it waits for the hold's commit and renews both.
-    const hold = await admin.connect();
-    try {
-      await hold.query('BEGIN');
-      await hold.query(`SET LOCAL search_path = "${schema}"`);
+    await inTransaction(schema, async (hold) => {
       await hold.query('SELECT 1 FROM deliveries WHERE id = $1 FOR NO KEY UPDATE', [second.delivery.id]);
       const renewing = store.renewLeases(held, T0 + 90_000);
       await blockedBy(hold);
@@ -602,9 +593,7 @@ describe.runIf(pgUp)('postgres', () => {
       await hold.query('ROLLBACK');
       const renewed = await renewing;
       expect(renewed.map((l) => l.deliveryId).sort()).toEqual([first.delivery.id, second.delivery.id]);
-    } finally {
-      hold.release();
-    }
+    });
     await store.close();
   });
 

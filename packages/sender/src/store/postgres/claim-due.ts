@@ -45,9 +45,11 @@ import type { Pg } from './connection.js';
  * the rest. That insert locks each lease it meets, even one it leaves be. The statements that
  * write a lease and wait on anything else (a renewal, a record, a deletion) lock its delivery
  * first, so none can hold a lease this claim waits for while waiting for a delivery this claim
- * holds; a release, and the prune's removal of leases whose delivery is gone, wait on nothing else. MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up
- * by primary key from the array of `within_endpoint` ids: the store runs this statement with a generic
- * plan, and joining the candidates to `deliveries` let that plan hash-join it against every due row,
+ * holds; a release, and the prune's removal of leases whose delivery is gone, wait on nothing else.
+ *
+ * MATERIALIZED: the locking query runs exactly once. `locked` looks its rows up by primary key
+ * from the array of `within_endpoint` ids: the store runs this statement with a generic plan, and
+ * joining the candidates to `deliveries` let that plan hash-join it against every due row,
  * so each claim read the whole backlog (5× the time with 16,000 due). For the same reason its
  * statuses are a parameter (`$18`, the claimable ones), not the SQL list: no partial index can then
  * be proven to hold its rows, so the primary key is the only way in. With the list, statistics

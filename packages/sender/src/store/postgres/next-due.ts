@@ -4,11 +4,12 @@ import type { Pg } from './connection.js';
 
 /**
  * When the worker should look again: the earliest due time of an unleased delivery, or the
- * earliest lease expiry; two index walks rather than a scan of the backlog (as the SQLite store's next-due.ts).
- * `least` ignores a NULL side. "Unleased" is `NOT IN` the leases, a hashed set of what is in
- * flight that each row of the due-time walk probes, so the walk stays in due order. Each lease's delivery is looked up by primary key (`OFFSET 0` keeps
- * the lookup a subquery run per lease): as a join, statistics taken while the queue was empty
- * made PostgreSQL walk every queued delivery and look for its lease (2.5 ms at 4,000 queued).
+ * earliest lease expiry; two index walks rather than a scan of the backlog (as the SQLite store's
+ * next-due.ts). `least` ignores a NULL side. "Unleased" is `NOT IN` the leases, a hashed set of
+ * what is in flight that each row of the due-time walk probes, so the walk stays in due order.
+ * Each lease's delivery is looked up by primary key (`OFFSET 0` keeps the lookup a subquery run
+ * per lease): as a join, statistics taken while the queue was empty made PostgreSQL walk every
+ * queued delivery and look for its lease (2.5 ms at 4,000 queued).
  * The due time is bounded on both sides (any due time is in that range) for a table without
  * statistics yet, as claim-due.ts explains.
  */

@@ -12,7 +12,7 @@ import type { Pg } from './connection.js';
  * deliveries in no set order (the hold of a disabling or a pause, a re-enabling) can still meet a
  * renewal the other way round; PostgreSQL then aborts one of the two, and each runs again.
  */
-const RENEW_LEASES = `
+export const RENEW_LEASES = `
 WITH held AS (SELECT * FROM unnest($1::text[], $2::text[]) AS h (delivery_id, token)),
 locked AS MATERIALIZED (
   SELECT d.id FROM deliveries d WHERE d.id IN (SELECT delivery_id FROM held) ORDER BY d.id FOR NO KEY UPDATE

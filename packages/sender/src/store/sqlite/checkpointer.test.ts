@@ -15,8 +15,8 @@ afterEach(() => {
 
 /**
  * A store's database whose checkpoints' thread tells what it does: `started` resolves once it has
- * taken over, `checkpointed(condition)` once `condition` holds, checked after each of the thread's
- * checkpoints (the test's own time-out bounds the wait).
+ * taken over, `checkpointed(condition)` once `condition` holds, checked at the call and after each
+ * of the thread's checkpoints (the test's own time-out bounds the wait).
  */
 function openFile(): {
   db: SqliteDb;
@@ -33,10 +33,9 @@ function openFile(): {
   });
   const checkpoints = conditions();
   const db = openSqlite(file, { started: () => begin(), checkpointed: checkpoints.changed });
-  // Only the thread's checkpoints copy pages into the file (the connection's are off by then).
-  const checkpointed = checkpoints.until;
   db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
-  return { db, file, started, checkpointed };
+  // Only the thread's checkpoints copy pages into the file (the connection's are off by then).
+  return { db, file, started, checkpointed: checkpoints.until };
 }
 
 describe('WAL checkpoints off the event loop (design D57)', () => {
