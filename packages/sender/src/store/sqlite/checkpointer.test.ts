@@ -8,6 +8,9 @@ import { CHECKPOINTER_AFTER_COMMITS } from './checkpointer.js';
 import { openSqlite, type SqliteDb } from './database.js';
 import { createWriteQueue } from './write-queue.js';
 
+/** The thread checkpoints this often here: the tests wait on its checkpoints, not on a clock. */
+const EVERY_MS = 5;
+
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -32,7 +35,11 @@ function openFile(): {
     begin = resolve;
   });
   const checkpoints = conditions();
-  const db = openSqlite(file, { started: () => begin(), checkpointed: checkpoints.changed });
+  const db = openSqlite(file, {
+    started: () => begin(),
+    checkpointed: checkpoints.changed,
+    everyMs: EVERY_MS,
+  });
   db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
   // Only the thread's checkpoints copy pages into the file (the connection's are off by then).
   return { db, file, started, checkpointed: checkpoints.until };
@@ -151,6 +158,7 @@ async function walLimited() {
   let lastLog = Number.NaN;
   const db = openSqlite(file, {
     limitFrames: LIMIT,
+    everyMs: EVERY_MS,
     checkpointed: (log) => {
       checkpoints++;
       lastLog = log;

@@ -89,6 +89,8 @@ export interface CheckpointEvents {
   caughtUp?(log: number, checkpointed: number): void;
   /** Tests: the WAL's limit in frames, instead of WAL_LIMIT_FRAMES. */
   limitFrames?: number;
+  /** Tests: the time between the thread's checkpoints, instead of CHECKPOINT_EVERY_MS. */
+  everyMs?: number;
 }
 
 export interface Checkpointer {
@@ -135,7 +137,7 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
       workerData: {
         driver,
         filename: raw.name,
-        everyMs: CHECKPOINT_EVERY_MS,
+        everyMs: events.everyMs ?? CHECKPOINT_EVERY_MS,
         limitFrames: events.limitFrames ?? WAL_LIMIT_FRAMES,
         tell: events.checkpointed !== undefined,
       },
