@@ -5,6 +5,7 @@ import type pg from 'pg';
 export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'CTE Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   'Rows Removed by Filter'?: number;
