@@ -190,20 +190,41 @@ describe('data fetching', () => {
 });
 
 describe('polling', () => {
-  it('tells each load when its answer has gone stale: the deps changed or the view went', () => {
-    const loads: (() => boolean)[] = [];
+  it('drops an answer that went stale: after the deps changed, after the view went, after a later read', async () => {
+    const reads: { dep: string; answer: (v: string) => void }[] = [];
+    const shown: string[] = [];
+    let reload: () => Promise<void> = async () => {};
     function Polled({ dep }: { dep: string }) {
-      usePolling((current) => loads.push(current), null, [dep]);
+      reload = usePolling(
+        () => new Promise<string>((answer) => reads.push({ dep, answer })),
+        (v) => shown.push(v),
+        () => {},
+        null,
+        [dep],
+      );
       return null;
     }
+    // Each read answers when told to, with its index among the reads.
+    const answer = async (i: number) => {
+      reads[i]!.answer(`${reads[i]!.dep}${i}`);
+      await Promise.resolve();
+      await Promise.resolve();
+    };
     const view = render(<Polled dep="a" />);
-    expect(loads.map((current) => current())).toEqual([true]);
-    view.rerender(<Polled dep="a" />);
-    expect(loads.map((current) => current())).toEqual([true]);
     view.rerender(<Polled dep="b" />);
-    expect(loads.map((current) => current())).toEqual([false, true]);
+    await answer(0); // a's read, after b came: dropped
+    await answer(1);
+    expect(shown).toEqual(['b1']);
+    const slow = reload();
+    const quick = reload();
+    await answer(3);
+    await answer(2); // sent before the answer shown: dropped
+    await Promise.all([slow, quick]);
+    expect(shown).toEqual(['b1', 'b3']);
+    void reload();
     view.unmount();
-    expect(loads.map((current) => current())).toEqual([false, false]);
+    await answer(4); // the view went: dropped
+    expect(shown).toEqual(['b1', 'b3']);
   });
 });
 
@@ -241,15 +262,20 @@ describe('components', () => {
     await waitFor(() => expect(document.querySelector('tr[data-delivery="dlv_old"]')).not.toBeNull());
   });
 
-  it('asks for the first page of a new filter, without the previous filter’s cursor', async () => {
-    await openSecondPage();
-    fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
-    await screen.findByText('failed', { selector: '.badge' });
-    const asked = seen
-      .map((r) => new URL(r.url))
-      .filter((u) => u.pathname.endsWith('/v1/deliveries') && u.searchParams.get('status') === 'failed');
-    expect(asked.length).toBeGreaterThan(0);
-    expect(asked.map((u) => u.searchParams.get('cursor')).filter((c) => c !== null)).toEqual([]);
+  it('asks once for the first page of a new filter, without the previous filter’s cursor', async () => {
+    // The live first page's timer faked and never run: every request counted is one a render made.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      await openSecondPage();
+      fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
+      await screen.findByText('failed', { selector: '.badge' });
+      const asked = seen
+        .map((r) => new URL(r.url))
+        .filter((u) => u.pathname.endsWith('/v1/deliveries') && u.searchParams.get('status') === 'failed');
+      expect(asked.map((u) => u.searchParams.get('cursor'))).toEqual([null]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('starts at the first page again when the earlier filters come back', async () => {

@@ -192,6 +192,6 @@ export const EVENTS = [
   'link.deleted',
   'alert.triggered',
 ];
-export const STATUSES = DELIVERY_STATUSES;
+export { DELIVERY_STATUSES };
 /** Statuses a delivery leaves only when someone acts on it (the ones retention deletes). */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(FINAL);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Delivery, type Endpoint, EVENTS, FINAL_STATUSES, STATUSES } from './api.js';
+import { api, DELIVERY_STATUSES, type Delivery, type Endpoint, EVENTS, FINAL_STATUSES } from './api.js';
 import { EndpointName } from './endpoint-name.js';
 import { attemptFailureMessage } from './messages.js';
 import { linkProps, navigate } from './navigation.js';
@@ -20,7 +20,12 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
   // read under other filters, and coming back to earlier filters starts at their first page too.
   const filtersKey = JSON.stringify([endpoint, status, event, q]);
   const [paging, setPaging] = useState({ filtersKey, cursors: [] as string[] });
-  if (paging.filtersKey !== filtersKey) setPaging({ filtersKey, cursors: [] });
+  const [search, setSearch] = useState(q ?? '');
+  // New filters: their first page, and the search in force back in the search box.
+  if (paging.filtersKey !== filtersKey) {
+    setPaging({ filtersKey, cursors: [] });
+    setSearch(q ?? '');
+  }
   const cursors = paging.filtersKey === filtersKey ? paging.cursors : [];
   const setCursors = (next: string[]) => setPaging({ filtersKey, cursors: next });
   const cursor = cursors.at(-1);
@@ -34,7 +39,6 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
   } | null>(null);
   const page = answer?.key === requestKey ? answer : null;
   const [endpoints, setEndpoints] = useState<Map<string, Endpoint>>(new Map());
-  const [search, setSearch] = useState(q ?? '');
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -43,33 +47,24 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       () => {},
     );
   }, []);
-  // The search box shows the search in force whenever the filters change.
-  useEffect(() => {
-    setSearch(q ?? '');
-  }, [endpoint, status, event, q]);
-
-  const load = (current: () => boolean) =>
-    api
-      .deliveries({
+  // Later pages stay still; the first follows new deliveries as they land.
+  usePolling(
+    () =>
+      api.deliveries({
         ...(endpoint ? { endpointId: endpoint } : {}),
         ...(status ? { status } : {}),
         ...(event ? { event } : {}),
         ...(q ? { q } : {}),
         ...(cursor ? { cursor } : {}),
-      })
-      .then(
-        (p) => {
-          if (!current()) return;
-          setAnswer({ key: requestKey, ...p });
-          setError(null);
-        },
-        (err: Error) => {
-          if (current()) setError(err.message);
-        },
-      );
-
-  // Later pages stay still; the first follows new deliveries as they land.
-  usePolling(load, cursor ? null : LIVE_MS, [endpoint, status, event, q, cursor]);
+      }),
+    (p) => {
+      setAnswer({ key: requestKey, ...p });
+      setError(null);
+    },
+    (err) => setError(err.message),
+    cursor ? null : LIVE_MS,
+    [requestKey],
+  );
 
   const set = (key: keyof LogFilters, value: string) =>
     navigate({ name: 'log', filters: { ...filters, [key]: value || undefined } }, { replace: true });
@@ -120,7 +115,7 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
             onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
           >
             <option value="">any</option>
-            {STATUSES.map((s) => (
+            {DELIVERY_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>

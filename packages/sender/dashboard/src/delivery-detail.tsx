@@ -16,16 +16,18 @@ export function DeliveryDetailView({ id }: { id: string }) {
   // A final delivery changes only when someone acts (Retry now loads it again): no polling then.
   // Each delivery gets a view of its own (the route keys it by id), so this starts over with it.
   const final = useRef(false);
-  const load = () =>
-    api.delivery(id).then(
-      (d) => {
-        final.current = FINAL_STATUSES.has(d.delivery.status);
-        setDetail(d);
-        api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));
-      },
-      (err: Error) => setError(err.message),
-    );
-  usePolling(load, 2000, [id], () => final.current);
+  const reload = usePolling(
+    () => api.delivery(id),
+    (d) => {
+      final.current = FINAL_STATUSES.has(d.delivery.status);
+      setDetail(d);
+      api.endpoint(d.delivery.endpoint_id).then(setEndpoint, () => setEndpoint(null));
+    },
+    (err) => setError(err.message),
+    2000,
+    [id],
+    () => final.current,
+  );
   if (error)
     return (
       <p role="alert" class="error">
@@ -66,7 +68,7 @@ export function DeliveryDetailView({ id }: { id: string }) {
           api.retry(id).then(
             () => {
               setNote('Retry scheduled now.');
-              void load();
+              void reload();
             },
             (err: Error) => setNote(err.message),
           )

@@ -11,20 +11,21 @@ export function EndpointPage({ id }: { id: string }) {
   const [error, setError] = useState<string | null>(null);
   // Whether this endpoint was shown: a ref, so the answer of a read started before it was still counts.
   const shown = useRef(false);
-  const load = () =>
-    api.endpoint(id).then(
-      (e) => {
-        shown.current = true;
-        setEndpoint(e);
-        setError(null);
-      },
-      // Deleted while shown (here or elsewhere): back to the list; never found: say so.
-      (err: Error) =>
-        shown.current && err instanceof ApiError && err.code === 'not_found'
-          ? navigate({ name: 'endpoints' })
-          : setError(err.message),
-    );
-  usePolling(load, 5000, [id]);
+  const reload = usePolling(
+    () => api.endpoint(id),
+    (e) => {
+      shown.current = true;
+      setEndpoint(e);
+      setError(null);
+    },
+    // Deleted while shown (here or elsewhere): back to the list; never found: say so.
+    (err) =>
+      shown.current && err instanceof ApiError && err.code === 'not_found'
+        ? navigate({ name: 'endpoints' })
+        : setError(err.message),
+    5000,
+    [id],
+  );
   if (error)
     return (
       <p role="alert" class="error">
@@ -39,7 +40,7 @@ export function EndpointPage({ id }: { id: string }) {
       </a>
       <h2 id="endpoint-title">{endpoint.description || 'Endpoint'}</h2>
       <ul class="endpoints">
-        <EndpointRow endpoint={endpoint} onChanged={load}>
+        <EndpointRow endpoint={endpoint} onChanged={reload}>
           <Operations endpoint={endpoint} onChanged={setEndpoint} />
         </EndpointRow>
       </ul>

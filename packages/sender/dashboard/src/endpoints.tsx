@@ -235,9 +235,8 @@ export function Endpoints() {
   const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api.endpoints().then(setEndpoints, (err: Error) => setError(err.message));
   // Status and failure counts change as deliveries land: keep them current.
-  usePolling(load, 2000, []);
+  const reload = usePolling(api.endpoints, setEndpoints, (err) => setError(err.message), 2000, []);
   return (
     <section aria-labelledby="endpoints-title">
       <h2 id="endpoints-title">Endpoints</h2>
@@ -253,7 +252,7 @@ export function Endpoints() {
       ) : (
         <ul class="endpoints">
           {endpoints.map((e) => (
-            <EndpointRow key={e.id} endpoint={e} onChanged={load} />
+            <EndpointRow key={e.id} endpoint={e} onChanged={reload} />
           ))}
         </ul>
       )}
@@ -262,7 +261,7 @@ export function Endpoints() {
         onSave={async (input) => {
           const endpoint = await api.createEndpoint(input);
           setCreated(endpoint.secret);
-          await load();
+          await reload();
         }}
       />
       {created && (

@@ -15,18 +15,16 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
   const [window, setWindow] = useState('24h');
   const [stats, setStats] = useState<EndpointStats | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = (current: () => boolean) =>
-    api.stats(endpointId, window).then(
-      (s) => {
-        if (!current()) return;
-        setStats(s);
-        setError(null);
-      },
-      (err: Error) => {
-        if (current()) setError(err.message);
-      },
-    );
-  usePolling(load, 30_000, [endpointId, window]);
+  usePolling(
+    () => api.stats(endpointId, window),
+    (s) => {
+      setStats(s);
+      setError(null);
+    },
+    (err) => setError(err.message),
+    30_000,
+    [endpointId, window],
+  );
   const now = Date.now();
   const time = (iso: string | null) => (iso ? formatMoment(Date.parse(iso), now) : 'none in the window');
   return (

@@ -1,37 +1,57 @@
 import { useEffect, useRef } from 'preact/hooks';
 
 /**
- * Loads now, then again every `everyMs` while the view is shown (null: once), whenever `deps`
- * change. Each tick runs the newest `load` and `paused`, never a closure of the render that set the
- * timer up, and skips the load while `paused()` says nothing can change. `load` is given
- * `current()`, false once its answer would be stale (the deps changed or the view went).
+ * Reads now, then again every `everyMs` while the view is shown (null: once), and whenever `deps`
+ * change, skipping a tick while `paused()` says nothing can change. Each answer goes to `answered`,
+ * each error to `failed`, unless it has gone stale: it arrived after the deps changed or the view
+ * went, or after the answer of a later read. Each tick runs the newest functions given, never a
+ * closure of the render that set the timer up. Returns `reload`: a read now, answered the same way
+ * (after an action changed what is shown).
  *
  * @example
- * usePolling(load, 2000, [id], () => final.current);
+ * const reload = usePolling(() => api.delivery(id), setDetail, (e) => setError(e.message), 2000, [id]);
  */
-export function usePolling(
-  load: (current: () => boolean) => unknown,
+export function usePolling<T>(
+  read: () => Promise<T>,
+  answered: (value: T) => void,
+  failed: (error: Error) => void,
   everyMs: number | null,
   deps: readonly unknown[],
   paused: () => boolean = () => false,
-): void {
-  const latest = useRef({ load, paused });
-  latest.current = { load, paused };
+): () => Promise<void> {
+  const latest = useRef({ read, answered, failed, paused });
+  latest.current = { read, answered, failed, paused };
+  // The reads of the current deps: numbered as sent, and the number of the last one answered.
+  const round = useRef({ live: false, sent: 0, shown: 0 });
+  const reload = useRef(async () => {
+    const r = round.current;
+    const n = ++r.sent;
+    const fresh = () => {
+      if (!r.live || n < r.shown) return false;
+      r.shown = n;
+      return true;
+    };
+    try {
+      const value = await latest.current.read();
+      if (fresh()) latest.current.answered(value);
+    } catch (error) {
+      if (fresh()) latest.current.failed(error as Error);
+    }
+  });
   useEffect(() => {
-    // Until `deps` change or the view goes: an answer that arrives after that is for something no
-    // longer shown, and `load` drops it.
-    let live = true;
-    const current = () => live;
-    void latest.current.load(current);
+    const r = { live: true, sent: 0, shown: 0 };
+    round.current = r;
+    void reload.current();
     const timer =
       everyMs === null
         ? undefined
         : setInterval(() => {
-            if (!latest.current.paused()) void latest.current.load(current);
+            if (!latest.current.paused()) void reload.current();
           }, everyMs);
     return () => {
-      live = false;
+      r.live = false;
       clearInterval(timer);
     };
   }, [...deps, everyMs]);
+  return reload.current;
 }
