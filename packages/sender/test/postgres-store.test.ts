@@ -10,14 +10,13 @@ import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
-import type { SenderStore } from '../src/store/port.js';
+import type { AttemptResult, SenderStore } from '../src/store/port.js';
 import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
-import { DELETE_ENDPOINT } from '../src/store/postgres/endpoints.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
-import { PUBLISH_EVENTS } from '../src/store/postgres/publish.js';
-import { RECORD_ATTEMPTS_FAST } from '../src/store/postgres/record-attempt.js';
+import { PUBLISH_EVENTS, publishParams } from '../src/store/postgres/publish.js';
+import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record-attempt.js';
 import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
@@ -140,16 +139,32 @@ describe.runIf(pgUp)('postgres', () => {
       description: null,
       now: T0,
     });
-  const publishClick = (store: SenderStore, accountId: string) => {
-    const event: EventRecord = {
-      id: newId('evt', T0),
-      accountId,
-      name: 'click',
-      body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
-      createdAt: T0,
-    };
-    return store.publish(event, () => newId('dlv', T0));
-  };
+  const clickEvent = (accountId: string): EventRecord => ({
+    id: newId('evt', T0),
+    accountId,
+    name: 'click',
+    body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
+    createdAt: T0,
+  });
+  const publishClick = (store: SenderStore, accountId: string) =>
+    store.publish(clickEvent(accountId), () => newId('dlv', T0));
+  /** A claimed delivery's first attempt, answered 200 at `now`. */
+  const succeeded = (c: ClaimedDelivery, now: number): AttemptResult => ({
+    lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
+    attempt: {
+      deliveryId: c.delivery.id,
+      number: 1,
+      startedAt: T0,
+      durationMs: 1,
+      statusCode: 200,
+      failureKind: null,
+      errorMessage: null,
+      responseSnippet: null,
+      requestHeaders: {},
+    },
+    rules: RULES,
+    now,
+  });
 
   /** Records a failed attempt for a claimed delivery, as the worker would. */
   const fail = (store: SenderStore, c: ClaimedDelivery, now: number) => {
@@ -211,11 +226,8 @@ describe.runIf(pgUp)('postgres', () => {
   it('keeps the leases held while it migrates from version 2 to the leases table (migration 3)', async () => {
     // A database as version 2 left it, with one delivery in flight: its lease in the row.
     const schema = freshSchema();
-    const setup = await admin.connect();
-    try {
-      await setup.query('BEGIN');
+    await inTransaction(schema, async (setup) => {
       await setup.query(`CREATE SCHEMA "${schema}"`);
-      await setup.query(`SET LOCAL search_path = "${schema}"`);
       await setup.query(
         'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
       );
@@ -224,9 +236,7 @@ describe.runIf(pgUp)('postgres', () => {
         await setup.query('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
       }
       await setup.query('COMMIT');
-    } finally {
-      setup.release();
-    }
+    });
     // Written with version 2's columns: today's statements name columns later versions added.
     const accountId = newId('acct');
     const endpointId = newId('ep');
@@ -330,21 +340,16 @@ describe.runIf(pgUp)('postgres', () => {
     for (let i = 0; i < 5; i++) await publishClick(store, accountId);
     // Another claimer's statement, caught while it holds the first 7 due rows (design I6): a claim
     // with the LIMIT before the skip would take nothing, one without SKIP LOCKED would wait.
-    const other = await admin.connect();
-    try {
-      await other.query('BEGIN');
+    await inTransaction(schema, async (other) => {
       const held = await other.query<{ id: string }>(
-        `SELECT id FROM "${schema}".deliveries ORDER BY next_attempt_at, id LIMIT 7 FOR NO KEY UPDATE`,
+        'SELECT id FROM deliveries ORDER BY next_attempt_at, id LIMIT 7 FOR NO KEY UPDATE',
       );
       const mine = await store.claimDue({ now: T0, limit: 7, leaseMs: 60_000, perEndpointCap: 1000 });
       expect(mine).toHaveLength(7);
       const heldIds = new Set(held.rows.map((r) => r.id));
       expect(mine.filter((c) => heldIds.has(c.delivery.id))).toEqual([]);
-    } finally {
-      // Destroyed, not returned to the pool: a failed expectation leaves its transaction open.
-      other.release(true);
-      await store.close();
-    }
+    });
+    await store.close();
   });
 
   it('vacuums the leases table as leases end, so claims never read through a pile of dead ones', async () => {
@@ -355,24 +360,7 @@ describe.runIf(pgUp)('postgres', () => {
     await endpointFor(store, accountId);
     const ending = 2 * VACUUM_LEASES_EVERY + VACUUM_LEASES_EVERY / 2;
     for (let i = 0; i < ending; i++) await publishClick(store, accountId);
-    const succeed = (c: ClaimedDelivery) => {
-      return store.recordAttempt({
-        lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-        attempt: {
-          deliveryId: c.delivery.id,
-          number: 1,
-          startedAt: T0,
-          durationMs: 1,
-          statusCode: 200,
-          failureKind: null,
-          errorMessage: null,
-          responseSnippet: null,
-          requestHeaders: {},
-        },
-        rules: RULES,
-        now: T0 + 1,
-      });
-    };
+    const succeed = (c: ClaimedDelivery) => store.recordAttempt(succeeded(c, T0 + 1));
     for (;;) {
       const batch = await store.claimDue({ now: T0, limit: 100, leaseMs: 60_000, perEndpointCap: 10_000 });
       if (batch.length === 0) break;
@@ -454,17 +442,25 @@ describe.runIf(pgUp)('postgres', () => {
   /**
    * `run` on a second connection, in a transaction on `schema` that it commits or rolls back
    * itself; whatever it leaves open is rolled back before the connection goes back to the pool.
+   * Resolves with what `run` resolves with.
    */
-  const inTransaction = async (schema: string, run: (tx: pg.PoolClient) => Promise<void>) => {
+  const inTransaction = async <T>(schema: string, run: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
     const tx = await admin.connect();
     try {
       await tx.query('BEGIN');
       await tx.query(`SET LOCAL search_path = "${schema}"`);
-      await run(tx);
+      return await run(tx);
     } finally {
       await tx.query('ROLLBACK').catch(() => undefined);
       tx.release();
     }
+  };
+
+  /** The tables the delivery path reads and writes. */
+  const LOG_TABLES = ['deliveries', 'leases', 'endpoints', 'events', 'attempts'];
+  /** Statistics of those tables, taken now, as autovacuum takes them. */
+  const analyzeTables = async (schema: string) => {
+    for (const table of LOG_TABLES) await admin.query(`VACUUM ANALYZE "${schema}".${table}`);
   };
 
   /** A store on a fresh schema with one endpoint and one delivery published to it. */
@@ -505,21 +501,17 @@ describe.runIf(pgUp)('postgres', () => {
       await db.query(`UPDATE "${schema}".deliveries SET status = $2 WHERE id = $1`, [delivery.id, to.status]);
     };
     if (before) await set(admin, before);
-    const other = await admin.connect();
-    try {
-      await other.query('BEGIN');
+    const result = await inTransaction(schema, async (other) => {
       await set(other, change);
       const recording = fail(store, c!, T0 + 1);
       await blockedBy(other);
       await other.query('COMMIT');
-      const result = await recording;
-      const after = (await store.getDelivery(accountId, delivery.id))!.delivery;
-      const held = (await store.stats()).queued.held;
-      return { result, after, held };
-    } finally {
-      other.release();
-      await store.close();
-    }
+      return recording;
+    });
+    const after = (await store.getDelivery(accountId, delivery.id))!.delivery;
+    const held = (await store.stats()).queued.held;
+    await store.close();
+    return { result, after, held };
   };
 
   it('does not hold a delivery again whose endpoint was re-enabled while its attempt was recorded', async () => {
@@ -599,49 +591,18 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
-  it('deletes an endpoint without deadlocking against a release of one of its deliveries', async () => {
-    const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
-    await claimAt(T0);
-    // A release has deleted the lease and not yet committed when the endpoint goes: the deletion
-    // locks the endpoint and its deliveries, then waits for the lease.
-    // The deletion runs as its own statement here, not through the store: the store runs a
-    // deadlock victim again (tested below), which would hide a lock order that deadlocks.
-    const release = await admin.connect();
-    const deleter = new pg.Client({ connectionString: PG_URL, application_name: APP });
-    await deleter.connect();
-    try {
-      await deleter.query(`SET search_path = "${schema}"`);
-      await release.query('BEGIN');
-      await release.query(`DELETE FROM "${schema}".leases WHERE delivery_id = $1`, [delivery.id]);
-      const deleting = deleter.query(DELETE_ENDPOINT, [ep.id, accountId]);
-      await blockedBy(release);
-      await release.query('COMMIT');
-      expect((await deleting).rows[0].n).toBe(1);
-    } finally {
-      release.release();
-      await deleter.end();
-    }
-    expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
-    expect((await admin.query(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0].n).toBe(0);
-    await store.close();
-  });
-
   it('runs an endpoint deletion again when PostgreSQL picks it as a deadlock victim', async () => {
     const { schema, store, accountId, ep, delivery } = await oneDelivery();
     // Another transaction holds the delivery row, then wants the endpoint row the deletion holds:
     // a lock cycle. The deletion waited first, so its deadlock check runs first and aborts it.
-    const other = await admin.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(`SELECT 1 FROM "${schema}".deliveries WHERE id = $1 FOR UPDATE`, [delivery.id]);
+    await inTransaction(schema, async (other) => {
+      await other.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [delivery.id]);
       const deleting = store.deleteEndpoint(accountId, ep.id);
       await blockedBy(other);
-      await other.query(`SELECT 1 FROM "${schema}".endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
+      await other.query('SELECT 1 FROM endpoints WHERE id = $1 FOR UPDATE', [ep.id]);
       await other.query('COMMIT');
       expect(await deleting).toBe(true);
-    } finally {
-      other.release();
-    }
+    });
     expect(await store.getEndpoint(accountId, ep.id)).toBeNull();
     expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
     await store.close();
@@ -677,11 +638,7 @@ describe.runIf(pgUp)('postgres', () => {
       const accountId = newId('acct');
       for (let i = 0; i < 8; i++) await endpointFor(store, accountId);
       const [first] = await publishClick(store, accountId);
-      const analyze = async () => {
-        for (const table of ['deliveries', 'leases', 'endpoints', 'events']) {
-          await admin.query(`VACUUM ANALYZE "${schema}".${table}`);
-        }
-      };
+      const analyze = () => analyzeTables(schema);
       // 16,000 deliveries spread over the 8 endpoints: delivered ones when the statistics are taken
       // over an empty queue (the table is as large, nothing in it due), due ones after.
       const bulk = (status: string) =>
@@ -742,8 +699,7 @@ describe.runIf(pgUp)('postgres', () => {
       const schema = freshSchema();
       const store = open(schema);
       await store.migrate();
-      const tables = ['deliveries', 'leases', 'endpoints', 'events', 'attempts'];
-      for (const table of tables) {
+      for (const table of LOG_TABLES) {
         await admin.query(`ALTER TABLE "${schema}".${table} SET (autovacuum_enabled = false)`);
       }
       const accountId = newId('acct');
@@ -761,49 +717,22 @@ describe.runIf(pgUp)('postgres', () => {
           : []),
         ...(node.Plans ?? []).flatMap(partScans),
       ];
-      if (analyzed) for (const table of tables) await admin.query(`ANALYZE "${schema}".${table}`);
+      if (analyzed) await analyzeTables(schema);
       const client = await admin.connect();
       try {
         await client.query(`SET search_path = "${schema}"`);
-        // The columns recordAttempt sends for a batch of successes: each claimed delivery's first.
-        const ids = claimed.map((c) => c.delivery.id);
-        const each = <T>(v: T) => ids.map(() => v);
-        const record = await genericPlan(client, RECORD_ATTEMPTS_FAST, [
-          ids,
-          claimed.map((c) => c.leaseToken),
-          each(1),
-          each(T0),
-          each(5),
-          each(200),
-          each(null),
-          each(null),
-          each(null),
-          each(null),
-          each('{}'),
-          each('delivered'),
-          each(1),
-          each(true),
-          T0,
-        ]);
+        // The parameters the store sends for a batch of successes, each claimed delivery's first.
+        const record = await genericPlan(
+          client,
+          RECORD_ATTEMPTS_FAST,
+          recordParams(claimed.map((c) => succeeded(c, T0))).params,
+        );
         expect(record['Actual Rows']).toBe(64); // every attempt applied
         expect(partScans(record).length).toBeGreaterThan(0);
         expect(partScans(record).filter((s) => s.loops > 1)).toEqual([]);
-        // The columns publish sends for 32 clicks, each to the account's 8 endpoints.
-        const events = Array.from({ length: 32 }, () => newId('evt', T0));
-        const none = events.map(() => null);
-        const publish = await genericPlan(client, PUBLISH_EVENTS, [
-          events,
-          events.map(() => accountId),
-          events.map(() => 'click'),
-          events.map(() => Buffer.from('{}')),
-          events.map(() => T0),
-          none,
-          schema,
-          none,
-          events.map(() => false),
-          none,
-          none,
-        ]);
+        // The parameters the store sends for 32 clicks, each to the account's 8 endpoints.
+        const events = Array.from({ length: 32 }, () => ({ event: clickEvent(accountId), target: {} }));
+        const publish = await genericPlan(client, PUBLISH_EVENTS, publishParams(events, schema));
         expect(publish['Actual Rows']).toBe(32 * 8); // a row per delivery made
         expect(partScans(publish).length).toBeGreaterThan(0);
         expect(partScans(publish).filter((s) => s.loops > 1)).toEqual([]);

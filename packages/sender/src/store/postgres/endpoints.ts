@@ -33,10 +33,10 @@ UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= $1`;
 /**
  * Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them.
- * The deliveries are locked, in id order, before their leases are deleted: the order claims,
- * records and renewals take them in, so none of them deadlocks with the deletion.
+ * The deliveries are locked, in id order, before their leases are deleted: the order records and
+ * renewals take them in, so neither deadlocks with the deletion (claims skip locked rows).
  */
-export const DELETE_ENDPOINT = `
+const DELETE_ENDPOINT = `
 WITH gone AS (DELETE FROM endpoints WHERE id = $1 AND account_id = $2 RETURNING id),
 targets AS MATERIALIZED (
   SELECT id FROM deliveries WHERE endpoint_id IN (SELECT id FROM gone) ORDER BY id FOR UPDATE

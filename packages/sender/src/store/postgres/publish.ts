@@ -95,24 +95,29 @@ FROM events ev LEFT JOIN deliveries d ON d.event_id = ev.id
 WHERE (ev.account_id, ev.idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
 ORDER BY ev.id, d.endpoint_id`;
 
-type Publish = { event: EventRecord; target: PublishTarget };
+export type Publish = { event: EventRecord; target: PublishTarget };
+
+/** PUBLISH_EVENTS's parameters for `batch` ($1 to $11), `schema` the wake-up's payload. */
+export function publishParams(batch: Publish[], schema: string): unknown[] {
+  const column = <T>(f: (p: Publish) => T) => batch.map(f);
+  return [
+    column((p) => p.event.id),
+    column((p) => p.event.accountId),
+    column((p) => p.event.name),
+    column((p) => Buffer.from(p.event.body.buffer, p.event.body.byteOffset, p.event.body.byteLength)),
+    column((p) => p.event.createdAt),
+    column((p) => p.target.endpointId ?? null),
+    schema,
+    column((p) => p.event.idempotencyKey ?? null),
+    column((p) => p.target.test ?? false),
+    column((p) => p.event.clickId ?? null),
+    column((p) => p.event.conversionId ?? null),
+  ];
+}
 
 export function publish(pg: Pg) {
   const writeAll = async (batch: Publish[]): Promise<Settled<Published>[]> => {
-    const column = <T>(f: (p: Publish) => T) => batch.map(f);
-    const rows = await pg.durable('publish_events', PUBLISH_EVENTS, [
-      column((p) => p.event.id),
-      column((p) => p.event.accountId),
-      column((p) => p.event.name),
-      column((p) => Buffer.from(p.event.body.buffer, p.event.body.byteOffset, p.event.body.byteLength)),
-      column((p) => p.event.createdAt),
-      column((p) => p.target.endpointId ?? null),
-      pg.schema,
-      column((p) => p.event.idempotencyKey ?? null),
-      column((p) => p.target.test ?? false),
-      column((p) => p.event.clickId ?? null),
-      column((p) => p.event.conversionId ?? null),
-    ]);
+    const rows = await pg.durable('publish_events', PUBLISH_EVENTS, publishParams(batch, pg.schema));
     const inserted = new Map<string, DeliveryRecord[]>();
     for (const row of rows) {
       const deliveries = inserted.get(row.inserted_id as string) ?? [];

@@ -7,7 +7,12 @@
  * heldIfDisabledSql.
  */
 import { attemptNotice } from '../../domain/operator-notice.js';
-import { decideTransition, mayDisable, type TransitionState } from '../../domain/transition.js';
+import {
+  decideTransition,
+  mayDisable,
+  type Transition,
+  type TransitionState,
+} from '../../domain/transition.js';
 import { attemptApplied } from '../attempt-applied.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import { leaseKey } from '../lease.js';
@@ -40,8 +45,8 @@ import type { LeaseVacuum } from './vacuum-leases.js';
  * batch can hold two attempts of one delivery (the first sent under a lease that ran out, the
  * second under the lease that took over), and only the second may be recorded. A duplicate
  * attempt number inserts nothing and leaves the delivery as it was (design I4) — only its lease
- * goes, and a lease still held cannot have its attempt number
- * recorded already; the reset commits with the attempt (design I5).
+ * goes, and a lease still held cannot have its attempt number recorded already; the reset commits
+ * with the attempt (design I5).
  *
  * The parts of the statement meet through an array read once (`= ANY (ARRAY(…))`) or a table's
  * key, never by joining one part's rows to another's: planned generically, the statement guesses
@@ -153,32 +158,40 @@ function decide({ lease, attempt, rules, now, retryAfter }: AttemptResult, state
   return { t, record };
 }
 
+/**
+ * RECORD_ATTEMPTS_FAST's parameters for `batch` ($1 to $15), and the transition decided in the
+ * process for each attempt (its endpoint is never read: see UNREAD_ENDPOINT).
+ */
+export function recordParams(batch: AttemptResult[]): { params: unknown[]; decided: Transition[] } {
+  const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+  const decided = batch.map((result) => {
+    const { t, record } = decide(result, {
+      attemptsBefore: result.attempt.number - 1,
+      endpoint: UNREAD_ENDPOINT,
+    });
+    const { lease } = result;
+    const values = [
+      lease.deliveryId,
+      lease.leaseToken,
+      ...attemptValues(record).slice(1),
+      t.delivery.status,
+      t.delivery.attempts,
+      t.endpoint.consecutiveFailures === 0,
+    ];
+    for (const [i, v] of values.entries()) columns[i]!.push(v);
+    return t;
+  });
+  return { params: [...columns, Math.max(...batch.map((r) => r.now))], decided };
+}
+
 export function recordAttempt(
   pg: Pg,
   vacuum: LeaseVacuum,
 ): (result: AttemptResult) => Promise<AttemptApplied> {
   const recordBatched = createBatcher(async (batch: AttemptResult[]): Promise<Settled<AttemptApplied>[]> => {
-    const columns: unknown[][] = Array.from({ length: 14 }, () => []);
-    const decided = batch.map((result) => {
-      const { t, record } = decide(result, {
-        attemptsBefore: result.attempt.number - 1,
-        endpoint: UNREAD_ENDPOINT,
-      });
-      const { lease } = result;
-      const values = [
-        lease.deliveryId,
-        lease.leaseToken,
-        ...attemptValues(record).slice(1),
-        t.delivery.status,
-        t.delivery.attempts,
-        t.endpoint.consecutiveFailures === 0,
-      ];
-      for (const [i, v] of values.entries()) columns[i]!.push(v);
-      return t;
-    });
-    const now = Math.max(...batch.map((r) => r.now));
+    const { params, decided } = recordParams(batch);
     const applied = await pg.deadlockRetried(() =>
-      pg.prepared('record_attempts_fast', RECORD_ATTEMPTS_FAST, [...columns, now]),
+      pg.prepared('record_attempts_fast', RECORD_ATTEMPTS_FAST, params),
     );
     vacuum.ended(applied.length);
     // Keyed by lease, not delivery: a batch can hold two attempts of one delivery.
