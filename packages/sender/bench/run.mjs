@@ -446,7 +446,8 @@ async function loadPeers(ctx) {
 }
 
 async function serviceFigures(ctx) {
-  const stores = [{ label: 'SQLite', db: `sqlite:${join(tempDir('linkhooks-bench-svc-'), 'service.db')}` }];
+  const sqliteFile = join(tempDir('linkhooks-bench-svc-'), 'service.db');
+  const stores = [{ label: 'SQLite', db: `sqlite:${sqliteFile}`, file: sqliteFile }];
   if (ctx.postgres)
     stores.push({ label: 'PostgreSQL', db: `${PG_URL}?schema=${await ctx.postgres.schema('svc')}` });
   // Kept from round to round, as the service keeps its connections (bench/README.md, part 5).

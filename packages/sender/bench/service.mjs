@@ -271,7 +271,8 @@ export async function deliveryRound(ctx, service, click) {
 
 /**
  * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
- * loop and the job-queue peers. `stores`: [{ label, db }], `db` the `--db` of a fresh database.
+ * loop and the job-queue peers. `stores`: [{ label, db, file? }], `db` the `--db` of a fresh
+ * database, `file` a SQLite one's file (its WAL's size is reported).
  * Resolves with the figures the summary reads.
  */
 export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
@@ -292,6 +293,9 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   );
   console.log(
     '   Ingest floor: the same clients against a node:http server that only parses each body and answers 202.',
+  );
+  console.log(
+    "   CPU per delivery: the service's own (all its threads, its ingest included) over each ingest + delivery round.",
   );
   const results = {};
   const services = [];
@@ -378,8 +382,8 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   results.floor = { single: median(samples.get('floor single')), batch: median(samples.get('floor batch')) };
   // The services are still running: a SQLite one's WAL is as the rounds left it (design D58 holds it
   // near 64 MiB).
-  for (const { label, db } of services.filter((s) => s.db.startsWith('sqlite:'))) {
-    const wal = statSync(`${db.slice('sqlite:'.length)}-wal`, { throwIfNoEntry: false });
+  for (const { label, file } of services.filter((s) => s.file)) {
+    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
     check(wal, `${label}: the service's WAL file is not where the bench looks for it`);
     console.log(
       `   ${`${label}: WAL file after the rounds`.padEnd(44)}${(wal.size / 2 ** 20).toFixed(1).padStart(9)} MiB`,

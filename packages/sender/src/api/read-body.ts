@@ -8,8 +8,10 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    // Node's own end of a stream: its end, an error, or a close before the whole body came.
-    finished(req, (error) => {
+    // Node's own end of a stream: its end, an error, or a close before the whole body came. Its
+    // listeners go once it has answered: Node leaves them on the request otherwise.
+    const done = finished(req, (error) => {
+      done();
       if (!error) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
       else
         reject(

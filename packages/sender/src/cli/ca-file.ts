@@ -1,18 +1,22 @@
-/** `--ca-file`: read once, before the database is opened, so a wrong path stops nothing half-open. */
+/**
+ * `--ca-file` / `LINKHOOKS_CA_FILE`: read once, before the database is opened, so a wrong path
+ * stops nothing half-open; a refusal names the one it came from.
+ */
 import { readFileSync } from 'node:fs';
 import { type EngineSettings, UsageError } from './options.js';
 
 export function withCaFile(settings: EngineSettings): EngineSettings {
   if (!settings.caFile) return settings;
+  const { path, source } = settings.caFile;
   let pem: string;
   try {
-    pem = readFileSync(settings.caFile, 'utf8');
+    pem = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`--ca-file: cannot read ${settings.caFile} (${code})`);
+    throw new UsageError(`${source}: cannot read ${path} (${code})`);
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new UsageError(`--ca-file: ${settings.caFile} holds no PEM certificate`);
+    throw new UsageError(`${source}: ${path} holds no PEM certificate`);
   }
   return { ...settings, ca: pem };
 }

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withCaFile } from './ca-file.js';
 import { parseCommand, USAGE, UsageError } from './options.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1rcp2V6AMwI=';
@@ -84,6 +88,25 @@ describe('operator notifications (design D50)', () => {
 });
 
 describe('the other settings a refusal names', () => {
+  it('names the CA file by the flag or the variable that gave it, when it cannot be read or is not PEM', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-file-'));
+    try {
+      const notPem = join(dir, 'not.pem');
+      writeFileSync(notPem, 'plain text');
+      const missing = join(dir, 'missing.pem');
+      const read = (argv: string[], env: Record<string, string>) => () => withCaFile(engineOf(argv, env));
+      expect(read(['serve', '--ca-file', missing], {})).toThrow(
+        /^--ca-file: cannot read .*missing\.pem \(ENOENT\)/,
+      );
+      expect(read(['serve'], { LINKHOOKS_CA_FILE: missing })).toThrow(/^LINKHOOKS_CA_FILE: cannot read/);
+      expect(read(['serve'], { LINKHOOKS_CA_FILE: notPem })).toThrow(
+        /^LINKHOOKS_CA_FILE: .*not\.pem holds no PEM/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says whether the flag or the variable held the refused value', () => {
     refused(['serve', '--time-scale', '0'], {}, /^--time-scale must be a number above 0/);
     refused(['serve'], { LINKHOOKS_TIME_SCALE: 'fast' }, /^LINKHOOKS_TIME_SCALE must be a number above 0/);

@@ -46,8 +46,11 @@ export interface EngineSettings {
   timeScale: number;
   /** A 410 Gone disables its endpoint at once (design D41). */
   disableOnGone: boolean;
-  /** A PEM file of certificate authorities trusted beside the system's, for endpoints' HTTPS. */
-  caFile?: string;
+  /**
+   * A PEM file of certificate authorities trusted beside the system's, for endpoints' HTTPS, with
+   * the flag or variable that named it.
+   */
+  caFile?: { path: string; source: string };
   /** Its contents, read before anything is opened (ca-file.ts). */
   ca?: string;
   /** Signed notices to the platform about endpoints' health (design D50). */
@@ -140,8 +143,7 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
     );
   }
   const ca = setting(values, env, 'ca-file', 'LINKHOOKS_CA_FILE');
-  const caFile = ca.value;
-  if (caFile === '') throw new UsageError(`${ca.source} needs the path of a PEM file`);
+  if (ca.value === '') throw new UsageError(`${ca.source} needs the path of a PEM file`);
   return {
     allowPrivateNetworks:
       (values['allow-private-networks'] as boolean | undefined) ??
@@ -149,7 +151,7 @@ function engineOf(values: Record<string, unknown>, env: Env): EngineSettings {
     timeScale,
     disableOnGone:
       (values['disable-on-gone'] as boolean | undefined) ?? booleanEnv('LINKHOOKS_DISABLE_ON_GONE', env),
-    ...(caFile ? { caFile } : {}),
+    ...(ca.value ? { caFile: { path: ca.value, source: ca.source } } : {}),
     ...operatorOf(values, env),
   };
 }
@@ -192,7 +194,10 @@ function operatorOf(
   };
   checkedAs(
     () => operatorSettings(operatorNotifications, DISABLE_THRESHOLD),
-    (error) => source[(error.details as { option: OperatorOption }).option],
+    (error) => {
+      const option = (error.details as { option?: OperatorOption } | undefined)?.option;
+      return option ? source[option] : 'operator notifications';
+    },
   );
   return { operatorNotifications };
 }

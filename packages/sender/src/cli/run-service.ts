@@ -222,6 +222,6 @@ function displayHost(host: string): string {
 }
 
 /** The settings worth a log line: the CA file's name, not its contents. */
-function loggedSettings({ ca: _ca, ...settings }: EngineSettings) {
-  return settings;
+function loggedSettings({ ca: _ca, caFile, ...settings }: EngineSettings) {
+  return { ...settings, ...(caFile ? { caFile: caFile.path } : {}) };
 }

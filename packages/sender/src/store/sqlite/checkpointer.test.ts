@@ -41,7 +41,6 @@ function openFile(): {
     everyMs: EVERY_MS,
   });
   db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
-  // Only the thread's checkpoints copy pages into the file (the connection's are off by then).
   return { db, file, started, checkpointed: checkpoints.until };
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { conditions } from '../../../test/helpers/conditions.js';
 import type { EventRecord } from '../records.js';
 import { openSqlite } from './database.js';
 import { migrateSqlite } from './migrate.js';
@@ -29,7 +30,11 @@ describe('a SQLite publish (design D33)', () => {
     const db = openSqlite(join(dir, 'x.db'));
     migrateSqlite(db)();
     const syncs: ((error: unknown) => void)[] = [];
-    const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => void syncs.push(done));
+    const asked = conditions();
+    const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => {
+      syncs.push(done);
+      asked.changed();
+    });
     const write = publish(
       db,
       createWriteQueue(db, () => wal.committed()),
@@ -41,7 +46,7 @@ describe('a SQLite publish (design D33)', () => {
       return r;
     });
     // The commit is made (another connection sees it), but nothing is answered until the sync.
-    while (syncs.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await asked.until(() => syncs.length === 1);
     expect(db.raw.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
     await new Promise((resolve) => setImmediate(resolve));
     expect(answered).toBe(false);
@@ -49,7 +54,7 @@ describe('a SQLite publish (design D33)', () => {
     await expect(published).resolves.toMatchObject({ eventId: 'evt_1', duplicate: false });
     // A sync that fails refuses the publish it covered.
     const refused = write(event('evt_2'), () => 'dlv_2');
-    while (syncs.length === 1) await new Promise((resolve) => setImmediate(resolve));
+    await asked.until(() => syncs.length === 2);
     syncs[1]!(new Error('EIO'));
     await expect(refused).rejects.toMatchObject({ code: 'storage_failed' });
     wal.close();

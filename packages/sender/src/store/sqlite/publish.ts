@@ -29,11 +29,9 @@ const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? 
  * the commit.
  */
 export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
-  /** The account's endpoints, read once per transaction (TxMemo). */
-  const endpointsOf = (memo: TxMemo, accountId: string): EndpointRecord[] =>
-    memo.endpointsOf(accountId, () =>
-      (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint),
-    );
+  /** An account's endpoints, read once per transaction (TxMemo). */
+  const readEndpoints = (accountId: string): EndpointRecord[] =>
+    (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint);
   const publishOne = (
     event: EventRecord,
     nextId: () => string,
@@ -59,7 +57,7 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
       return { eventId: first.id, deliveries, duplicate: true };
     }
     const deliveries = [];
-    for (const endpoint of endpointsOf(memo, event.accountId)) {
+    for (const endpoint of memo.endpointsOf(event.accountId, readEndpoints)) {
       if (!endpoint.events.includes(event.name as never)) continue;
       if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
       const delivery = newDelivery(event, endpoint, nextId(), target.test ?? false);

@@ -14,7 +14,7 @@ import type { SqliteDb } from './database.js';
 /** What one transaction's writes share: each account's endpoints, read once by its publishes. */
 export interface TxMemo {
   /** The account's endpoints: `read` the first time in the transaction, the same list after. */
-  endpointsOf(accountId: string, read: () => EndpointRecord[]): EndpointRecord[];
+  endpointsOf(accountId: string, read: (accountId: string) => EndpointRecord[]): EndpointRecord[];
   /** A write changed an endpoint of the account: the next publish reads them again. */
   endpointsChanged(accountId: string): void;
 }
@@ -25,7 +25,7 @@ function createTxMemo(): TxMemo {
     endpointsOf(accountId, read) {
       let endpoints = byAccount.get(accountId);
       if (!endpoints) {
-        endpoints = read();
+        endpoints = read(accountId);
         byAccount.set(accountId, endpoints);
       }
       return endpoints;
