@@ -10,7 +10,8 @@
 // request.
 //
 // Protocol (IPC): parent → {type:'listen', key, cert, ports} → {type:'ready', ports:[…]};
-// {type:'stats'} → {type:'stats', requests, rejected, receipts:[[seq, ms], …]} (receipts drained).
+// {type:'stats'} → {type:'stats', requests, rejected, receipts:[[seq, ms], …], cpuUs} (receipts drained;
+// cpuUs: this process's CPU so far, µs).
 // The process exits as soon as the IPC channel closes, so it cannot outlive the benchmark.
 import { createServer } from 'node:https';
 
@@ -78,7 +79,8 @@ function listen({ key, cert, ports }) {
 process.on('message', (message) => {
   if (message.type === 'listen') listen(message);
   else if (message.type === 'stats') {
-    process.send({ type: 'stats', requests, rejected, receipts });
+    const cpu = process.cpuUsage();
+    process.send({ type: 'stats', requests, rejected, receipts, cpuUs: cpu.user + cpu.system });
     receipts = [];
   }
 });

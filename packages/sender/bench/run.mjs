@@ -438,7 +438,7 @@ async function loadPeers(ctx) {
       store: name === 'bullmq' ? 'Redis' : 'PostgreSQL',
       round: async () => {
         const { deliveries, ms } = await peer.runRound(events);
-        return deliveries / (ms / 1000);
+        return { rate: deliveries / (ms / 1000), deliveries };
       },
     });
   }
@@ -454,7 +454,7 @@ async function serviceFigures(ctx) {
   const warm = bareAgent(ctx);
   onCleanup(() => warm.close());
   return runServicePart(ctx, {
-    bare: () => bareRound(ctx, warm),
+    bare: async () => ({ rate: await bareRound(ctx, warm), deliveries: FLOW.deliveries }),
     click: (prefix, n) => click(prefix.slice(0, 3), n),
     stores,
     peers: await loadPeers(ctx),

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_LOOP_SAMPLE_MS } from '@linkhooks/sender';
 import { Pool } from 'undici';
+import { SERVERS, startCpuMeter } from './cpu-meter.mjs';
 import {
   check,
   fmtInt,
@@ -266,13 +267,14 @@ export async function deliveryRound(ctx, service, click) {
   const after = await scrape(service);
   // The service's CPU (all its threads) per delivery, its ingest requests included.
   const cpuUs = ((after.cpuSeconds - cpuBefore) * 1e6) / expected;
-  return { rate, cpuUs, loopP99: after.loopP99 };
+  return { rate, deliveries: expected, cpuUs, loopP99: after.loopP99 };
 }
 
 /**
  * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
  * loop and the job-queue peers. `stores`: [{ label, db, file? }], `db` the `--db` of a fresh
- * database, `file` a SQLite one's file (its WAL's size is reported).
+ * database, `file` a SQLite one's file (its WAL's size is reported). `bare()` and each of `peers`'
+ * `round()` run one round and resolve with `{ rate, deliveries }`.
  * Resolves with the figures the summary reads.
  */
 export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
@@ -316,6 +318,22 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   for (const peer of peers) await peer.round();
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
+  // A delivery round, its CPU per delivery by part kept under `<key> cpu <part>` (cpu-meter.mjs).
+  // `server`: the database server it runs on, if one; `ownUs`: CPU of its own beside this
+  // process's (a service's, from its /metrics).
+  const metered = async (key, server, run) => {
+    const stop = await startCpuMeter(ctx.receiver);
+    const round = await run();
+    const cpu = await stop();
+    const per = (us) => us / round.deliveries;
+    const sender = per(cpu.ownUs) + (round.cpuUs ?? 0);
+    const db = server ? per(cpu.servers[server] ?? Number.NaN) : 0;
+    add(`${key} cpu sender`, sender);
+    add(`${key} cpu database`, db);
+    add(`${key} cpu receiver`, per(cpu.receiverUs));
+    add(`${key} cpu all`, sender + db + per(cpu.receiverUs));
+    return round;
+  };
   for (let round = 0; round < SERVICE.rounds; round++) {
     add('floor single', (await singleIngestRound(floor, click)).rate);
     add('floor batch', (await batchIngestRound(floor, click)).rate);
@@ -328,14 +346,16 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} batch`, many.rate);
       add(`${label} loop`, many.loopP99);
       add(`${label} loop batch`, many.loopP99);
-      const flow = await deliveryRound(ctx, service, click);
+      const server = Object.values(SERVERS).includes(label) ? label : null;
+      const flow = await metered(label, server, () => deliveryRound(ctx, service, click));
       add(`${label} delivery`, flow.rate);
       add(`${label} cpu`, flow.cpuUs);
       add(`${label} loop`, flow.loopP99);
       add(`${label} loop delivery`, flow.loopP99);
     }
-    add('bare', await bare());
-    for (const peer of peers) add(`peer ${peer.name}`, await peer.round());
+    add('bare', (await metered('bare', null, bare)).rate);
+    for (const peer of peers)
+      add(`peer ${peer.name}`, (await metered(`peer ${peer.name}`, peer.store, peer.round)).rate);
   }
   const row = (name, key, unit) =>
     console.log(
@@ -389,5 +409,35 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       `   ${`${label}: WAL file after the rounds`.padEnd(44)}${(wal.size / 2 ** 20).toFixed(1).padStart(9)} MiB`,
     );
   }
+  printCpu(samples, [
+    ['bare undici loop', 'bare'],
+    ...peers.map((p) => [`${p.name} (${p.store})`, `peer ${p.name}`]),
+    ...services.map(({ label }) => [`${label} service`, label]),
+  ]);
   return results;
+}
+
+/**
+ * CPU per delivery of the ingest + delivery rounds, by part: the sender (the bare loop; a peer's
+ * producer and worker, in this process; a service and the clients that post its events), its
+ * database server when it has one on this machine, and the receiver. Where the time goes, not
+ * how fast: two cores shared by all of them set the rates above.
+ */
+function printCpu(samples, rows) {
+  const cell = (key) => {
+    const xs = samples.get(key);
+    const m = xs ? median(xs) : Number.NaN;
+    return (Number.isNaN(m) ? 'n/a' : fmtInt(m)).padStart(10);
+  };
+  console.log(
+    `\n   CPU per delivery in the ingest + delivery rounds, µs (median of ${SERVICE.rounds} rounds; database: its server's processes on this machine)`,
+  );
+  console.log(
+    `   ${''.padEnd(44)}${['sender', 'database', 'receiver', 'all'].map((h) => h.padStart(10)).join('')}`,
+  );
+  for (const [name, key] of rows) {
+    console.log(
+      `   ${name.padEnd(44)}${['sender', 'database', 'receiver', 'all'].map((part) => cell(`${key} cpu ${part}`)).join('')}`,
+    );
+  }
 }
