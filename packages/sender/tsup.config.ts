@@ -14,6 +14,16 @@ export default defineConfig([
     shims: true,
   },
   {
+    // The delivery thread's program (src/delivery/threaded-client.ts starts it from this folder),
+    // for the library's builds and the CLI alike.
+    entry: { 'delivery-thread': 'src/delivery/delivery-thread.ts' },
+    format: ['esm'],
+    dts: false,
+    clean: false,
+    sourcemap: true,
+    target: 'es2022',
+  },
+  {
     // The service CLI: ESM only, with its shebang (the package's `bin`).
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],

@@ -60,3 +60,16 @@ export async function startCpuMeter(receiver) {
     };
   };
 }
+
+/**
+ * CPU time so far of the main thread (the event loop) of process `pid`, in µs, from
+ * `/proc/<pid>/task/<pid>/schedstat`; NaN where it cannot be read. A service whose other threads
+ * take work off its event loop shows it here, where its process's CPU would not.
+ */
+export function mainThreadCpuUs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return Number.NaN;
+  }
+}

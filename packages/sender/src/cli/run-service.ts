@@ -104,6 +104,9 @@ function makeEngine(
     allowPrivateNetworks: settings.allowPrivateNetworks,
     disableOnGone: settings.disableOnGone,
     ...(settings.ca ? { ca: settings.ca } : {}),
+    // The requests' TLS and parsing on a thread of their own: the event loop keeps the store, the
+    // ingest and the API (design D59).
+    deliveryThread: true,
     ...(settings.operatorNotifications ? { operatorNotifications: settings.operatorNotifications } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(

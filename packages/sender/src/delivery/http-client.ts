@@ -63,6 +63,9 @@ export interface DeliveryClient {
   destroy(): Promise<void>;
 }
 
+/** What an attempt whose deadline passed records (design D24). */
+export const noAnswerWithin = (timeoutMs: number) => `no answer within ${timeoutMs} ms`;
+
 /** A response snippet as log text: NUL cannot be stored in a PostgreSQL text column, so it is shown as U+FFFD. */
 const snippetText = (chunks: Buffer[]) =>
   Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\uFFFD');
@@ -141,7 +144,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           abandoned();
           return;
         }
-        const timer = setTimeout(() => end(`no answer within ${timeoutMs} ms`), timeoutMs);
+        const timer = setTimeout(() => end(noAnswerWithin(timeoutMs)), timeoutMs);
         request.signal?.addEventListener('abort', abandoned, { once: true });
         // The request is over (its answer read, or failed): the deadline and the lease's signal let
         // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left

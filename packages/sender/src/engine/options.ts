@@ -65,6 +65,13 @@ export interface SenderOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   /** Name resolution, for tests. */
   resolve?: LookupFunction;
+  /**
+   * Send the deliveries' requests from a worker thread of their own (TLS, HTTP parsing and socket
+   * writes off the event loop, which the store and the API then have to themselves), as the
+   * service does. Default false. Not with `resolve`, which cannot reach another thread. The
+   * thread's program is `dist/delivery-thread.js`, beside the package's entry points.
+   */
+  deliveryThread?: boolean;
   /** Replace the HTTP client (tests). */
   client?: DeliveryClient;
   /**
@@ -114,6 +121,7 @@ export interface Settings {
   quotas: Quotas;
   /** Where and how the operator is notified; null when it is not. */
   operator: OperatorSettings | null;
+  deliveryThread: boolean;
 }
 
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -142,6 +150,13 @@ export function settingsOf(options: SenderOptions): Settings {
   const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
   const policy = { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy };
   const operator = operatorSettings(options.operatorNotifications, policy.threshold);
+  const deliveryThread = options.deliveryThread ?? false;
+  if (deliveryThread && options.resolve) {
+    throw new SenderError(
+      'invalid_option',
+      'deliveryThread cannot be used with resolve: a function cannot reach the thread',
+    );
+  }
   return {
     rules: {
       schedule,
@@ -150,6 +165,7 @@ export function settingsOf(options: SenderOptions): Settings {
       ...(operator ? { notices: operator.rules } : {}),
     },
     operator,
+    deliveryThread,
     timeoutMs,
     leaseMs,
     renewEveryMs: Math.floor(leaseMs / 3),

@@ -10,6 +10,7 @@ import { authenticateApiKey, createAccount, findKeyHolder } from '../accounts.js
 import { systemClock } from '../clock.js';
 import type { AddressPolicy } from '../delivery/address-guard.js';
 import { createDeliveryClient } from '../delivery/http-client.js';
+import { createThreadedDeliveryClient } from '../delivery/threaded-client.js';
 import { newId } from '../domain/ids.js';
 import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
@@ -59,17 +60,26 @@ export function createSender(options: SenderOptions): Sender {
   );
   const clock = options.clock ?? systemClock;
   const addressPolicy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
+  const clientOptions = {
+    timeoutMs: settings.timeoutMs,
+    // Up to 16 keep-alive connections per origin: more cost a TLS handshake each and measured
+    // slower; requests beyond them wait for a socket within the attempt's deadline (design D25).
+    connectionsPerOrigin: Math.min(16, settings.perOriginCap),
+    allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
+    ...(options.ca ? { ca: options.ca } : {}),
+  };
   const client =
     options.client ??
-    createDeliveryClient({
-      timeoutMs: settings.timeoutMs,
-      // Up to 16 keep-alive connections per origin: more cost a TLS handshake each and measured
-      // slower; requests beyond them wait for a socket within the attempt's deadline (design D25).
-      connectionsPerOrigin: Math.min(16, settings.perOriginCap),
-      allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
-      ...(options.ca ? { ca: options.ca } : {}),
-      ...(options.resolve ? { resolve: options.resolve } : {}),
-    });
+    (settings.deliveryThread
+      ? createThreadedDeliveryClient({
+          ...clientOptions,
+          onThreadError: (err) =>
+            logger.error(
+              { err },
+              'the delivery thread stopped; its requests are retried, a new thread takes the next',
+            ),
+        })
+      : createDeliveryClient({ ...clientOptions, ...(options.resolve ? { resolve: options.resolve } : {}) }));
   const metrics = createMetrics(store);
   // The operator URL is the platform's: private addresses allowed, the metadata ones never (design D50).
   const operatorClient = settings.operator

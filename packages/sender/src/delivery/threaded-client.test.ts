@@ -1,0 +1,215 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conditions } from '../../test/helpers/conditions.js';
+import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
+import { createSender } from '../engine/sender.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import type { SendResult } from './http-client.js';
+import { createThreadedDeliveryClient } from './threaded-client.js';
+
+// The thread runs the built program (`pnpm build`), as the package ships it.
+const PROGRAM = new URL('../../dist/delivery-thread.js', import.meta.url);
+const fixture = (name: string) => new URL(`../../test/fixtures/${name}`, import.meta.url);
+
+const certs = createTestCertificates();
+let server: Server;
+let origin: string;
+const hanging: ServerResponse[] = [];
+const arrived = conditions();
+const bodies: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(PROGRAM)) throw new Error('dist/delivery-thread.js is missing: run `pnpm build` first');
+  server = createServer({ key: certs.key, cert: certs.cert }, (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      const status = /^\/status\/(\d{3})$/.exec(req.url ?? '');
+      if (status) res.writeHead(Number(status[1])).end(`answered ${status[1]} to ${req.headers['x-n']}`);
+      else if (req.url === '/retry') res.writeHead(503, { 'retry-after': '7' }).end('busy');
+      else if (req.url === '/hang') hanging.push(res);
+      else res.writeHead(404).end();
+      arrived.changed();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const res of hanging) res.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const post = (path: string, n = 0, signal?: AbortSignal) => ({
+  url: `${origin}${path}`,
+  body: Buffer.from(`{"n":${n}}`),
+  headers: { 'content-type': 'application/json', 'x-n': String(n) },
+  ...(signal ? { signal } : {}),
+});
+
+const client = (options: Parameters<typeof createThreadedDeliveryClient>[0] = {}) =>
+  createThreadedDeliveryClient({ program: PROGRAM, ca: certs.ca, allowPrivateNetworks: true, ...options });
+
+describe('the delivery client on a thread of its own', () => {
+  it('answers each request with its own result, many handed over in one turn', async () => {
+    const c = client();
+    try {
+      const statuses = Array.from({ length: 40 }, (_, i) => [200, 204, 410, 500][i % 4]!);
+      const results = await Promise.all(statuses.map((s, i) => c.send(post(`/status/${s}`, i))));
+      results.forEach((r, i) => {
+        const s = statuses[i]!;
+        expect(r.outcome).toEqual(
+          s < 300
+            ? { ok: true, statusCode: s }
+            : { ok: false, kind: 'http_status', statusCode: s, message: `receiver answered ${s}` },
+        );
+        expect(r.responseSnippet).toBe(s === 204 ? '' : `answered ${s} to ${i}`);
+      });
+      expect(bodies).toContain('{"n":39}');
+      const retried = await c.send(post('/retry'));
+      expect(retried.retryAfter).toBe('7');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('checks addresses in the thread: a private one is refused without the option', async () => {
+    const c = client({ allowPrivateNetworks: false });
+    try {
+      const r = await c.send(post('/status/200'));
+      expect(r.outcome).toMatchObject({ ok: false, kind: 'blocked_address' });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('cuts a request short when its signal aborts (the lease was lost)', async () => {
+    const c = client();
+    try {
+      const abandon = new AbortController();
+      const before = hanging.length;
+      const sent = c.send(post('/hang', 1, abandon.signal));
+      await arrived.until(() => hanging.length > before);
+      abandon.abort();
+      expect((await sent).outcome).toEqual({
+        ok: false,
+        kind: 'timeout',
+        message: 'abandoned: the lease was lost',
+      });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("answers at the thread's own deadline", async () => {
+    const c = client({ timeoutMs: 150 });
+    try {
+      const r = await c.send(post('/hang', 2));
+      expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 150 ms' });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('answers past the deadline itself when the thread does not', async () => {
+    const c = client({ program: fixture('silent-delivery-thread.mjs'), timeoutMs: 100, graceMs: 20 });
+    try {
+      const started = performance.now();
+      const r = await c.send(post('/status/200'));
+      expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 100 ms' });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('answers the requests of a thread that failed, and starts another for the next', async () => {
+    const errors: Error[] = [];
+    const c = client({
+      program: fixture('crashing-delivery-thread.mjs'),
+      onThreadError: (e) => errors.push(e),
+    });
+    try {
+      const first = await Promise.all([c.send(post('/status/200', 1)), c.send(post('/status/200', 2))]);
+      for (const r of first) {
+        expect(r.outcome).toEqual({
+          ok: false,
+          kind: 'timeout',
+          message: 'the delivery thread stopped (the thread failed on 2 requests) before an answer',
+        });
+      }
+      const next = await c.send(post('/status/200', 3));
+      expect(next.outcome).toMatchObject({ message: expect.stringContaining('failed on 1 requests') });
+      expect(errors.map((e) => e.message)).toEqual([
+        'the thread failed on 2 requests',
+        'the thread failed on 1 requests',
+      ]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('close waits for the requests in flight; a request after it is refused', async () => {
+    const c = client();
+    const sent = c.send(post('/status/200', 5));
+    await c.close();
+    const settled = await Promise.race([sent, Promise.resolve('pending' as const)]);
+    expect((settled as SendResult).outcome).toEqual({ ok: true, statusCode: 200 });
+    expect((await c.send(post('/status/200'))).outcome).toEqual({
+      ok: false,
+      kind: 'connect',
+      message: 'the delivery client is closed',
+    });
+  });
+
+  it('destroy ends the requests in flight at once', async () => {
+    const c = client();
+    const before = hanging.length;
+    const sent = c.send(post('/hang', 6));
+    await arrived.until(() => hanging.length > before);
+    await c.destroy();
+    const settled = await Promise.race([sent, Promise.resolve('pending' as const)]);
+    expect(settled).not.toBe('pending');
+    expect((settled as SendResult).outcome.ok).toBe(false);
+  });
+
+  it('is refused beside a name lookup of its own, which cannot reach the thread', () => {
+    expect(() =>
+      createSender({
+        store: createMemoryStore(),
+        deliveryThread: true,
+        resolve: (_host, _options, done) => done(null, []),
+      }),
+    ).toThrow(
+      expect.objectContaining({ code: 'invalid_option', message: expect.stringContaining('resolve') }),
+    );
+  });
+
+  it('does not keep a process alive once its requests are answered', async () => {
+    // One delivery through the built package, and no close: the script must still end.
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [fileURLToPath(fixture('one-threaded-request.mjs')), `${origin}/status/200`],
+        {
+          stdio: ['ignore', 'inherit', 'inherit'],
+          env: { ...process.env, CA: certs.ca },
+        },
+      );
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code).toBe(0);
+  });
+});

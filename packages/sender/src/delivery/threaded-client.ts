@@ -1,0 +1,195 @@
+/**
+ * The delivery client on a worker thread of its own (design D59): each attempt's TLS, HTTP parsing
+ * and socket writes leave the event loop, which the store, the ingest and the API share. The
+ * thread runs http-client.ts unchanged (its deadline, address checks and read caps); this side
+ * only hands requests over and answers come back, both in batches, one message per turn of either
+ * loop.
+ *
+ * The 30 s deadline holds whatever the thread does: a request it has not answered a second after
+ * its deadline is answered here, as a timeout, and its late answer is dropped. Should the thread
+ * stop, its requests are answered as timeouts (whether they reached the receiver is unknown: they
+ * are retried) and the next request starts a new thread.
+ */
+import { Worker } from 'node:worker_threads';
+import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
+import {
+  type DeliveryClient,
+  type DeliveryClientOptions,
+  noAnswerWithin,
+  type SendRequest,
+  type SendResult,
+} from './http-client.js';
+
+/** The thread's options: a name lookup cannot cross to another thread, so there is none. */
+export type ThreadClientOptions = Omit<DeliveryClientOptions, 'resolve' | 'ca'> & { ca?: string[] };
+
+/** Requests as the thread receives them: `id` matches the answer to its request. */
+export type ToThread =
+  | {
+      type: 'send';
+      requests: { id: number; url: string; body: Uint8Array; headers: Record<string, string> }[];
+    }
+  | { type: 'abort'; ids: number[] }
+  | { type: 'close' }
+  | { type: 'destroy' };
+/** Answers: the request's result, or the message of the error its send threw. */
+export type FromThread = ({ id: number; result: SendResult } | { id: number; error: string })[];
+
+/** How late past its deadline a request is answered here, should the thread not have answered it. */
+export const THREAD_GRACE_MS = 1_000;
+
+interface Pending {
+  resolve(result: SendResult): void;
+  reject(error: Error): void;
+  /** performance.now() when it was handed over. */
+  sentAt: number;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+export interface ThreadedClientOptions extends Omit<DeliveryClientOptions, 'resolve'> {
+  /** Told when the thread stopped on an error (its requests were answered as timeouts). */
+  onThreadError?: (error: Error) => void;
+  /** The thread's program; the built one beside this module by default (tests name it). */
+  program?: URL;
+  /** How late past its deadline a request unanswered by the thread is answered here (tests shorten it). */
+  graceMs?: number;
+}
+
+const caText = (ca: DeliveryClientOptions['ca']): string[] | undefined =>
+  ca === undefined ? undefined : (Array.isArray(ca) ? ca : [ca]).map((c) => c.toString());
+
+export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}): DeliveryClient {
+  const {
+    onThreadError,
+    program = new URL('./delivery-thread.js', import.meta.url),
+    graceMs = THREAD_GRACE_MS,
+    ca,
+    ...rest
+  } = options;
+  const threadOptions: ThreadClientOptions = { ...rest, ...(ca ? { ca: caText(ca) } : {}) };
+  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  let thread: Worker | null = null;
+  let sweeper: NodeJS.Timeout | undefined;
+  let closed = false;
+  let sends: Extract<ToThread, { type: 'send' }>['requests'] = [];
+  let aborts: number[] = [];
+  let flushQueued = false;
+
+  const answer = (id: number, result: SendResult | Error) => {
+    const p = pending.get(id);
+    if (!p) return; // answered here already (late, or its thread stopped)
+    pending.delete(id);
+    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
+    if (pending.size === 0) thread?.unref();
+    if (result instanceof Error) p.reject(result);
+    else p.resolve(result);
+  };
+
+  const flush = () => {
+    flushQueued = false;
+    // With no thread, what is queued belonged to one that stopped, and was answered when it did.
+    if (thread && sends.length > 0) thread.postMessage({ type: 'send', requests: sends } satisfies ToThread);
+    if (thread && aborts.length > 0) thread.postMessage({ type: 'abort', ids: aborts } satisfies ToThread);
+    sends = [];
+    aborts = [];
+  };
+  const queueFlush = () => {
+    if (flushQueued) return;
+    flushQueued = true;
+    queueMicrotask(flush);
+  };
+
+  // Requests the thread left unanswered past their deadline: answered here (ids grow with time, so
+  // the walk stops at the first one still within it).
+  const sweep = () => {
+    const late = performance.now() - timeoutMs - graceMs;
+    for (const [id, p] of pending) {
+      if (p.sentAt > late) break;
+      aborts.push(id);
+      answer(id, {
+        outcome: { ok: false, kind: 'timeout', message: noAnswerWithin(timeoutMs) },
+        durationMs: Math.round(performance.now() - p.sentAt),
+        responseSnippet: null,
+      });
+    }
+    if (aborts.length > 0) queueFlush();
+  };
+
+  const start = (): Worker => {
+    const worker = new Worker(program, { workerData: threadOptions });
+    let failure: Error | undefined;
+    worker.on('message', (batch: FromThread) => {
+      for (const a of batch) answer(a.id, 'result' in a ? a.result : new Error(a.error));
+    });
+    worker.on('error', (error) => {
+      failure = error;
+    });
+    worker.on('exit', (code) => {
+      if (thread === worker) thread = null;
+      clearInterval(sweeper);
+      sweeper = undefined;
+      const reason = failure?.message ?? `exit code ${code}`;
+      if (failure || !closed) onThreadError?.(failure ?? new Error(`the delivery thread exited (${reason})`));
+      for (const [id, p] of pending) {
+        answer(id, {
+          outcome: {
+            ok: false,
+            kind: 'timeout',
+            message: `the delivery thread stopped (${reason}) before an answer`,
+          },
+          durationMs: Math.round(performance.now() - p.sentAt),
+          responseSnippet: null,
+        });
+      }
+    });
+    sweeper = setInterval(sweep, graceMs);
+    sweeper.unref();
+    return worker;
+  };
+
+  const stop = async (type: 'close' | 'destroy') => {
+    closed = true;
+    const worker = thread;
+    if (!worker) return;
+    flush();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // the requests it finishes are answered before the process may end
+    worker.postMessage({ type } satisfies ToThread);
+    await exited;
+  };
+
+  return {
+    send(request: SendRequest): Promise<SendResult> {
+      if (closed) {
+        return Promise.resolve({
+          outcome: { ok: false, kind: 'connect', message: 'the delivery client is closed' },
+          durationMs: 0,
+          responseSnippet: null,
+        });
+      }
+      thread ??= start();
+      const id = nextId++;
+      return new Promise<SendResult>((resolve, reject) => {
+        const p: Pending = { resolve, reject, sentAt: performance.now() };
+        if (pending.size === 0) thread?.ref();
+        pending.set(id, p);
+        sends.push({ id, url: request.url, body: request.body, headers: request.headers });
+        if (request.signal) {
+          p.signal = request.signal;
+          p.onAbort = () => {
+            aborts.push(id);
+            queueFlush();
+          };
+          if (request.signal.aborted) aborts.push(id);
+          else request.signal.addEventListener('abort', p.onAbort, { once: true });
+        }
+        queueFlush();
+      });
+    },
+    close: () => stop('close'),
+    destroy: () => stop('destroy'),
+  };
+}
