@@ -63,6 +63,9 @@ export interface DeliveryClient {
   destroy(): Promise<void>;
 }
 
+/** What an attempt cut short because its worker lost the lease ends with (design I3). */
+export const ABANDONED = 'abandoned: the lease was lost';
+
 /** What an attempt whose deadline passed records (design D24). */
 export const noAnswerWithin = (timeoutMs: number) => `no answer within ${timeoutMs} ms`;
 
@@ -139,7 +142,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           settle({ outcome: { ok: false, kind: 'timeout', message }, responseSnippet: null });
           cut(new Error(message));
         };
-        const abandoned = () => end('abandoned: the lease was lost');
+        const abandoned = () => end(ABANDONED);
         if (request.signal?.aborted) {
           abandoned();
           return;

@@ -131,27 +131,51 @@ describe('the delivery client on a thread of its own', () => {
     }
   });
 
-  it('answers the requests of a thread that failed, and starts another for the next', async () => {
+  it('fails the requests of a thread that stopped (an error, not an outcome), and starts another', async () => {
     const errors: Error[] = [];
     const c = client({
       program: fixture('crashing-delivery-thread.mjs'),
       onThreadError: (e) => errors.push(e),
     });
     try {
-      const first = await Promise.all([c.send(post('/status/200', 1)), c.send(post('/status/200', 2))]);
-      for (const r of first) {
-        expect(r.outcome).toEqual({
-          ok: false,
-          kind: 'timeout',
-          message: 'the delivery thread stopped (the thread failed on 2 requests) before an answer',
-        });
+      const first = [c.send(post('/status/200', 1)), c.send(post('/status/200', 2))];
+      for (const sent of first) {
+        await expect(sent).rejects.toThrow(
+          'the delivery thread stopped (the thread failed on 2 requests) before an answer',
+        );
       }
-      const next = await c.send(post('/status/200', 3));
-      expect(next.outcome).toMatchObject({ message: expect.stringContaining('failed on 1 requests') });
+      await expect(c.send(post('/status/200', 3))).rejects.toThrow('failed on 1 requests');
       expect(errors.map((e) => e.message)).toEqual([
         'the thread failed on 2 requests',
         'the thread failed on 1 requests',
       ]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('refuses a program that is not there', () => {
+    expect(() => client({ program: fixture('no-such-thread.mjs') })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_option',
+        message: expect.stringContaining('no-such-thread.mjs'),
+      }),
+    );
+  });
+
+  it('never sends a request abandoned before it was handed over', async () => {
+    const c = client();
+    try {
+      const before = bodies.length;
+      const abandon = new AbortController();
+      abandon.abort();
+      expect((await c.send(post('/status/200', 7, abandon.signal))).outcome).toEqual({
+        ok: false,
+        kind: 'timeout',
+        message: 'abandoned: the lease was lost',
+      });
+      await c.send(post('/status/200', 8)); // one that is sent, to be sure the first would have arrived
+      expect(bodies.slice(before)).toEqual(['{"n":8}']);
     } finally {
       await c.close();
     }
@@ -177,8 +201,12 @@ describe('the delivery client on a thread of its own', () => {
     await arrived.until(() => hanging.length > before);
     await c.destroy();
     const settled = await Promise.race([sent, Promise.resolve('pending' as const)]);
-    expect(settled).not.toBe('pending');
-    expect((settled as SendResult).outcome.ok).toBe(false);
+    // Cut by the client in the thread, not answered for a thread that went away.
+    expect((settled as SendResult).outcome).toEqual({
+      ok: false,
+      kind: 'connect',
+      message: 'UND_ERR_DESTROYED: The client is destroyed',
+    });
   });
 
   it('is refused beside a name lookup of its own, which cannot reach the thread', () => {
@@ -193,23 +221,40 @@ describe('the delivery client on a thread of its own', () => {
     );
   });
 
-  it('does not keep a process alive once its requests are answered', async () => {
-    // One delivery through the built package, and no close: the script must still end.
-    const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [fileURLToPath(fixture('one-threaded-request.mjs')), `${origin}/status/200`],
-        {
-          stdio: ['ignore', 'inherit', 'inherit'],
-          env: { ...process.env, CA: certs.ca },
-        },
-      );
+  // Through the built package, ESM and CommonJS, as a user's script: one delivery and no close, or
+  // a stop that cuts a request in flight short. Either way the script must end by itself, after
+  // what it awaited.
+  const script = (args: string[], arrived?: Promise<void>) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [fileURLToPath(fixture('one-threaded-request.mjs')), ...args], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: { ...process.env, CA: certs.ca },
+      });
+      void arrived?.then(() => child.stdin.end('arrived\n'));
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk;
+      });
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', (exitCode) => {
+      child.once('exit', (code) => {
         clearTimeout(timer);
-        resolve(exitCode);
+        resolve({ code, out });
       });
     });
-    expect(code).toBe(0);
+
+  it.each(['esm', 'cjs'])(
+    'delivers through the package (%s) and lets the process end without a close',
+    async (format) => {
+      expect(await script([format, `${origin}/status/200`])).toEqual({ code: 0, out: 'delivered\n' });
+    },
+  );
+
+  it('lets the process end only once a stop has cut its requests short', async () => {
+    const before = hanging.length;
+    const ran = script(
+      ['esm', `${origin}/hang`, 'stop'],
+      arrived.until(() => hanging.length > before),
+    );
+    expect(await ran).toEqual({ code: 0, out: 'stopped\n' });
   });
 });

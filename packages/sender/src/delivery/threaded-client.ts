@@ -5,14 +5,19 @@
  * only hands requests over and answers come back, both in batches, one message per turn of either
  * loop.
  *
- * The 30 s deadline holds whatever the thread does: a request it has not answered a second after
- * its deadline is answered here, as a timeout, and its late answer is dropped. Should the thread
- * stop, its requests are answered as timeouts (whether they reached the receiver is unknown: they
- * are retried) and the next request starts a new thread.
+ * The 30 s deadline holds whatever the thread does: a request it has not answered one to one and a
+ * half seconds after its deadline is answered here, as a timeout, and its late answer is dropped.
+ * Should the thread stop, its requests fail with an error rather than an outcome: nothing is
+ * recorded against their receivers (whether they got the request is unknown), their leases lapse
+ * and they are retried, and the next request starts a new thread.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
+import { SenderError } from '../errors.js';
 import {
+  ABANDONED,
   type DeliveryClient,
   type DeliveryClientOptions,
   noAnswerWithin,
@@ -35,7 +40,10 @@ export type ToThread =
 /** Answers: the request's result, or the message of the error its send threw. */
 export type FromThread = ({ id: number; result: SendResult } | { id: number; error: string })[];
 
-/** How late past its deadline a request is answered here, should the thread not have answered it. */
+/**
+ * How late past its deadline a request is answered here, should the thread not have answered it
+ * (checked every half of it, so between one and one and a half of it late).
+ */
 export const THREAD_GRACE_MS = 1_000;
 
 interface Pending {
@@ -67,6 +75,12 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
     ca,
     ...rest
   } = options;
+  if (!existsSync(fileURLToPath(program))) {
+    throw new SenderError(
+      'invalid_option',
+      `deliveryThread needs the thread's program at ${fileURLToPath(program)}, beside the package's entry points (a bundle that leaves it out cannot use the option)`,
+    );
+  }
   const threadOptions: ThreadClientOptions = { ...rest, ...(ca ? { ca: caText(ca) } : {}) };
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const pending = new Map<number, Pending>();
@@ -83,18 +97,26 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
     if (!p) return; // answered here already (late, or its thread stopped)
     pending.delete(id);
     if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
-    if (pending.size === 0) thread?.unref();
+    // Closing, the thread is waited for (its exit), so it keeps the process alive till then.
+    if (pending.size === 0 && !closed) thread?.unref();
     if (result instanceof Error) p.reject(result);
     else p.resolve(result);
   };
 
   const flush = () => {
     flushQueued = false;
-    // With no thread, what is queued belonged to one that stopped, and was answered when it did.
-    if (thread && sends.length > 0) thread.postMessage({ type: 'send', requests: sends } satisfies ToThread);
-    if (thread && aborts.length > 0) thread.postMessage({ type: 'abort', ids: aborts } satisfies ToThread);
+    const [requests, ids] = [sends, aborts];
     sends = [];
     aborts = [];
+    // With no thread, what is queued belonged to one that stopped, and was answered when it did.
+    if (!thread) return;
+    try {
+      if (requests.length > 0) thread.postMessage({ type: 'send', requests } satisfies ToThread);
+      if (ids.length > 0) thread.postMessage({ type: 'abort', ids } satisfies ToThread);
+    } catch (error) {
+      // A request that cannot be handed over (cloned) fails alone, as a throwing send would.
+      for (const r of requests) answer(r.id, error instanceof Error ? error : new Error(String(error)));
+    }
   };
   const queueFlush = () => {
     if (flushQueued) return;
@@ -133,19 +155,11 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
       sweeper = undefined;
       const reason = failure?.message ?? `exit code ${code}`;
       if (failure || !closed) onThreadError?.(failure ?? new Error(`the delivery thread exited (${reason})`));
-      for (const [id, p] of pending) {
-        answer(id, {
-          outcome: {
-            ok: false,
-            kind: 'timeout',
-            message: `the delivery thread stopped (${reason}) before an answer`,
-          },
-          durationMs: Math.round(performance.now() - p.sentAt),
-          responseSnippet: null,
-        });
-      }
+      // Not an outcome: nothing is known of the receiver, so nothing is recorded against it.
+      for (const id of pending.keys())
+        answer(id, new Error(`the delivery thread stopped (${reason}) before an answer`));
     });
-    sweeper = setInterval(sweep, graceMs);
+    sweeper = setInterval(sweep, graceMs / 2);
     sweeper.unref();
     return worker;
   };
@@ -170,21 +184,31 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
           responseSnippet: null,
         });
       }
+      // Abandoned before it was handed over: never sent, as the client in this thread does.
+      if (request.signal?.aborted) {
+        return Promise.resolve({
+          outcome: { ok: false, kind: 'timeout', message: ABANDONED },
+          durationMs: 0,
+          responseSnippet: null,
+        });
+      }
       thread ??= start();
       const id = nextId++;
+      // A view of a larger buffer (a pooled Buffer) would be cloned whole: only its bytes go.
+      const { body } = request;
+      const bytes = body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
       return new Promise<SendResult>((resolve, reject) => {
         const p: Pending = { resolve, reject, sentAt: performance.now() };
         if (pending.size === 0) thread?.ref();
         pending.set(id, p);
-        sends.push({ id, url: request.url, body: request.body, headers: request.headers });
+        sends.push({ id, url: request.url, body: bytes, headers: request.headers });
         if (request.signal) {
           p.signal = request.signal;
           p.onAbort = () => {
             aborts.push(id);
             queueFlush();
           };
-          if (request.signal.aborted) aborts.push(id);
-          else request.signal.addEventListener('abort', p.onAbort, { once: true });
+          request.signal.addEventListener('abort', p.onAbort, { once: true });
         }
         queueFlush();
       });

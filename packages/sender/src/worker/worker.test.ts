@@ -272,6 +272,42 @@ describe('worker bookkeeping', () => {
     expect(again!.delivery.id).toBe(out[1]!.deliveryId);
   });
 
+  it('records nothing of a send that failed with an error (no outcome), and attempts it again once its lease lapsed', async () => {
+    const memory = await seed(1);
+    const clock = new ManualClock(T0);
+    const errors: unknown[] = [];
+    const numbers: string[] = [];
+    let fail = true;
+    const client: DeliveryClient = {
+      async send(request) {
+        numbers.push(request.headers['x-service-attempt']!);
+        if (fail) throw new Error('the delivery thread stopped (exit code 1) before an answer');
+        return { outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null };
+      },
+      close: async () => undefined,
+      destroy: async () => undefined,
+    };
+    const reports: string[] = [];
+    const worker = createWorker({
+      ...options(memory, client, clock),
+      onAttempt: (report) => reports.push(report.applied.status ?? 'not applied'),
+      onError: (error) => errors.push(error),
+    });
+    expect(await worker.tick()).toBe(1);
+    expect(errors).toEqual([new Error('the delivery thread stopped (exit code 1) before an answer')]);
+    expect(reports).toEqual([]);
+    const [delivery] = (await memory.listDeliveries(ACCOUNT, { limit: 10 })).items;
+    expect((await memory.getDelivery(ACCOUNT, delivery!.id))!.attempts).toEqual([]);
+    // Still leased: not claimed again until the lease lapses.
+    expect(await worker.tick()).toBe(0);
+    clock.advance(60_000);
+    fail = false;
+    expect(await worker.tick()).toBe(1);
+    expect(reports).toEqual(['delivered']);
+    // Its first recorded attempt is number 1: the failed send used no number.
+    expect(numbers).toEqual(['1', '1']);
+  });
+
   it('asks for the next due time only when no request of its own will wake it', async () => {
     const memory = await seed(3);
     const clock = new ManualClock(T0);
