@@ -12,7 +12,8 @@
  * and they are retried, and the next request starts a new thread.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import { SenderError } from '../errors.js';
@@ -64,17 +65,20 @@ export interface ThreadedClientOptions extends Omit<DeliveryClientOptions, 'reso
   graceMs?: number;
 }
 
+/**
+ * The built program beside this module: by `__dirname` in the CommonJS build, whose stand-in for
+ * `import.meta.url` mangles a folder name holding `#` or `%`; by the module's URL in the ESM one.
+ */
+const builtProgram = (): URL =>
+  typeof __dirname === 'string'
+    ? pathToFileURL(join(__dirname, 'delivery-thread.js'))
+    : new URL('./delivery-thread.js', import.meta.url);
+
 const caText = (ca: DeliveryClientOptions['ca']): string[] | undefined =>
   ca === undefined ? undefined : (Array.isArray(ca) ? ca : [ca]).map((c) => c.toString());
 
 export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}): DeliveryClient {
-  const {
-    onThreadError,
-    program = new URL('./delivery-thread.js', import.meta.url),
-    graceMs = THREAD_GRACE_MS,
-    ca,
-    ...rest
-  } = options;
+  const { onThreadError, program = builtProgram(), graceMs = THREAD_GRACE_MS, ca, ...rest } = options;
   if (!existsSync(fileURLToPath(program))) {
     throw new SenderError(
       'invalid_option',
