@@ -6,9 +6,10 @@
  */
 
 import { EVENT_NAMES } from '@linkhooks/protocol';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
+import { render as preactRender } from 'preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError, api, EVENTS } from '../dashboard/src/api.js';
 import { App } from '../dashboard/src/app.js';
@@ -221,10 +222,36 @@ describe('polling', () => {
     await answer(2); // sent before the answer shown: dropped
     await Promise.all([slow, quick]);
     expect(shown).toEqual(['b1', 'b3']);
-    void reload();
+    const last = reload();
     view.unmount();
     await answer(4); // the view went: dropped
+    await last;
     expect(shown).toEqual(['b1', 'b3']);
+  });
+
+  it('drops an answer to the old deps that lands between the render that changed them and its effects', async () => {
+    const reads: { dep: string; answer: (v: string) => void }[] = [];
+    const shown: string[] = [];
+    function Polled({ dep }: { dep: string }) {
+      usePolling(
+        () => new Promise<string>((answer) => reads.push({ dep, answer })),
+        (v) => shown.push(`${dep} shows ${v}`),
+        () => {},
+        null,
+        [dep],
+      );
+      return null;
+    }
+    const view = render(<Polled dep="a" />);
+    // Rendered outside act: committed, with no passive effect run yet.
+    preactRender(<Polled dep="b" />, view.container);
+    reads[0]!.answer('a0');
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(shown).toEqual([]);
+    await act(async () => {});
+    reads[1]!.answer('b1');
+    await waitFor(() => expect(shown).toEqual(['b shows b1']));
   });
 });
 

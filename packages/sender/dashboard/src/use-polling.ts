@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * Reads now, then again every `everyMs` while the view is shown (null: once), and whenever `deps`
@@ -38,7 +38,10 @@ export function usePolling<T>(
       if (fresh()) latest.current.failed(error as Error);
     }
   });
-  useEffect(() => {
+  // A layout effect: it runs in the same commit as the render that changed the deps. A passive
+  // effect runs later, after paint, and an answer to the old deps landing in between would reach
+  // the new render's `answered` while the old round was still live.
+  useLayoutEffect(() => {
     const r = { live: true, sent: 0, shown: 0 };
     round.current = r;
     void reload.current();
