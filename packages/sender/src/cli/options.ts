@@ -194,10 +194,8 @@ function operatorOf(
   };
   checkedAs(
     () => operatorSettings(operatorNotifications, DISABLE_THRESHOLD),
-    (error) => {
-      const option = (error.details as { option?: OperatorOption } | undefined)?.option;
-      return option ? source[option] : 'operator notifications';
-    },
+    // Every refusal of operatorSettings names its option (refused()).
+    (error) => source[(error.details as { option: OperatorOption }).option],
   );
   return { operatorNotifications };
 }

@@ -37,10 +37,11 @@ export async function createEngine(
   keys: MasterKeys,
   env: Env,
   logger: Logger,
-): Promise<Sender> {
+): Promise<{ sender: Sender; deliveryThread: boolean }> {
   let sender: Sender | undefined;
+  const deliveryThread = deliveryThreadFor(store);
   try {
-    sender = makeEngine(store, settings, keys, env, logger);
+    sender = makeEngine(store, settings, keys, env, logger, deliveryThread);
     const { sealed, resealed, unreadable } = await sender.sealSecrets();
     if (sealed + resealed > 0)
       logger.info({ sealed, resealed }, 'endpoint secrets encrypted under the current master key');
@@ -54,7 +55,7 @@ export async function createEngine(
         'every endpoint secret is under the current master key: once every process runs with it, the previous key can be removed',
       );
     }
-    return sender;
+    return { sender, deliveryThread };
   } catch (error) {
     await sender?.stop(0);
     await store.close(); // a bad setting must not leave a database pool holding the process open
@@ -93,6 +94,7 @@ function makeEngine(
   keys: MasterKeys,
   env: Env,
   logger: Logger,
+  deliveryThread: boolean,
 ): Sender {
   return createSender({
     store,
@@ -104,7 +106,7 @@ function makeEngine(
     allowPrivateNetworks: settings.allowPrivateNetworks,
     disableOnGone: settings.disableOnGone,
     ...(settings.ca ? { ca: settings.ca } : {}),
-    deliveryThread: deliveryThreadFor(store),
+    deliveryThread,
     ...(settings.operatorNotifications ? { operatorNotifications: settings.operatorNotifications } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(
@@ -141,7 +143,7 @@ export async function serve(
   env: Env,
   logger: Logger,
 ): Promise<void> {
-  const sender = await createEngine(store, options.engine, options.keys, env, logger);
+  const { sender, deliveryThread } = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   const listener = createServiceListener({
     sender,
@@ -181,7 +183,7 @@ export async function serve(
       metrics: `${base}/metrics`,
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
       ...options.http,
-      ...loggedSettings(store, options.engine),
+      ...loggedSettings(options.engine, deliveryThread),
     },
     'linkhooks-sender serving the management API and delivering',
   );
@@ -204,10 +206,10 @@ export async function work(
   env: Env,
   logger: Logger,
 ): Promise<void> {
-  const sender = await createEngine(store, options.engine, options.keys, env, logger);
+  const { sender, deliveryThread } = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
-  logger.info(loggedSettings(store, options.engine), 'linkhooks-sender worker delivering');
+  logger.info(loggedSettings(options.engine, deliveryThread), 'linkhooks-sender worker delivering');
   await untilStopped(logger, async () => {
     stopPruning();
     await sender.stop();
@@ -229,11 +231,7 @@ function displayHost(host: string): string {
  */
 const deliveryThreadFor = (store: SenderStore) => !store.capabilities.recordsOverNetwork;
 
-/** The settings worth a log line: the CA file's name, not its contents; whether requests have a thread. */
-function loggedSettings(store: SenderStore, { ca: _ca, caFile, ...settings }: EngineSettings) {
-  return {
-    ...settings,
-    ...(caFile ? { caFile: caFile.path } : {}),
-    deliveryThread: deliveryThreadFor(store),
-  };
+/** The settings worth a log line: the CA file's name, not its contents; the engine's delivery thread. */
+function loggedSettings({ ca: _ca, caFile, ...settings }: EngineSettings, deliveryThread: boolean) {
+  return { ...settings, ...(caFile ? { caFile: caFile.path } : {}), deliveryThread };
 }

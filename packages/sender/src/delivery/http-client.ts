@@ -66,6 +66,12 @@ export interface DeliveryClient {
 /** What an attempt cut short because its worker lost the lease ends with (design I3). */
 export const ABANDONED = 'abandoned: the lease was lost';
 
+/** An attempt that ended with no answer: its deadline passed, or it was abandoned. */
+export const timedOut = (message: string): Omit<SendResult, 'durationMs'> => ({
+  outcome: { ok: false, kind: 'timeout', message },
+  responseSnippet: null,
+});
+
 /** What an attempt whose deadline passed records (design D24). */
 export const noAnswerWithin = (timeoutMs: number) => `no answer within ${timeoutMs} ms`;
 
@@ -139,7 +145,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // socket, or a connection stuck in its handshake, notices a cut only when it gets one
         // (measured: 1.5 to 6 times the deadline with 50 requests to one stalled origin).
         const end = (message: string) => {
-          settle({ outcome: { ok: false, kind: 'timeout', message }, responseSnippet: null });
+          settle(timedOut(message));
           cut(new Error(message));
         };
         const abandoned = () => end(ABANDONED);

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +23,6 @@ const arrived = conditions();
 const bodies: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(PROGRAM)) throw new Error('dist/delivery-thread.js is missing: run `pnpm build` first');
   server = createServer({ key: certs.key, cert: certs.cert }, (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

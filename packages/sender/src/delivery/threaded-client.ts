@@ -24,6 +24,7 @@ import {
   noAnswerWithin,
   type SendRequest,
   type SendResult,
+  timedOut,
 } from './http-client.js';
 
 /** The thread's options: a name lookup cannot cross to another thread, so there is none. */
@@ -45,7 +46,7 @@ export type FromThread = ({ id: number; result: SendResult } | { id: number; err
  * How late past its deadline a request is answered here, should the thread not have answered it
  * (checked every half of it, so between one and one and a half of it late).
  */
-export const THREAD_GRACE_MS = 1_000;
+const THREAD_GRACE_MS = 1_000;
 
 interface Pending {
   resolve(result: SendResult): void;
@@ -57,7 +58,7 @@ interface Pending {
 }
 
 export interface ThreadedClientOptions extends Omit<DeliveryClientOptions, 'resolve'> {
-  /** Told when the thread stopped on an error (its requests were answered as timeouts). */
+  /** Told when the thread stopped on an error (its requests failed with an error). */
   onThreadError?: (error: Error) => void;
   /** The thread's program; the built one beside this module by default (tests name it). */
   program?: URL;
@@ -101,8 +102,7 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
     if (!p) return; // answered here already (late, or its thread stopped)
     pending.delete(id);
     if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
-    // Closing, the thread is waited for (its exit), so it keeps the process alive till then.
-    if (pending.size === 0 && !closed) thread?.unref();
+    if (pending.size === 0) idle();
     if (result instanceof Error) p.reject(result);
     else p.resolve(result);
   };
@@ -136,9 +136,8 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
       if (p.sentAt > late) break;
       aborts.push(id);
       answer(id, {
-        outcome: { ok: false, kind: 'timeout', message: noAnswerWithin(timeoutMs) },
+        ...timedOut(noAnswerWithin(timeoutMs)),
         durationMs: Math.round(performance.now() - p.sentAt),
-        responseSnippet: null,
       });
     }
     if (aborts.length > 0) queueFlush();
@@ -155,17 +154,26 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
     });
     worker.on('exit', (code) => {
       if (thread === worker) thread = null;
-      clearInterval(sweeper);
-      sweeper = undefined;
       const reason = failure?.message ?? `exit code ${code}`;
       if (failure || !closed) onThreadError?.(failure ?? new Error(`the delivery thread exited (${reason})`));
       // Not an outcome: nothing is known of the receiver, so nothing is recorded against it.
       for (const id of pending.keys())
         answer(id, new Error(`the delivery thread stopped (${reason}) before an answer`));
     });
-    sweeper = setInterval(sweep, graceMs / 2);
-    sweeper.unref();
     return worker;
+  };
+
+  // While requests are out: the thread keeps the process alive and the deadline is watched here.
+  // Closing, the thread is waited for (its exit), so it keeps the process alive till then.
+  const busy = () => {
+    thread?.ref();
+    sweeper ??= setInterval(sweep, graceMs / 2);
+    sweeper.unref();
+  };
+  const idle = () => {
+    if (!closed) thread?.unref();
+    clearInterval(sweeper);
+    sweeper = undefined;
   };
 
   const stop = async (type: 'close' | 'destroy') => {
@@ -190,11 +198,7 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
       }
       // Abandoned before it was handed over: never sent, as the client in this thread does.
       if (request.signal?.aborted) {
-        return Promise.resolve({
-          outcome: { ok: false, kind: 'timeout', message: ABANDONED },
-          durationMs: 0,
-          responseSnippet: null,
-        });
+        return Promise.resolve({ ...timedOut(ABANDONED), durationMs: 0 });
       }
       thread ??= start();
       const id = nextId++;
@@ -203,7 +207,7 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
       const bytes = body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
       return new Promise<SendResult>((resolve, reject) => {
         const p: Pending = { resolve, reject, sentAt: performance.now() };
-        if (pending.size === 0) thread?.ref();
+        if (pending.size === 0) busy();
         pending.set(id, p);
         sends.push({ id, url: request.url, body: bytes, headers: request.headers });
         if (request.signal) {
