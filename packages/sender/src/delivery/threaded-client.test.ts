@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conditions } from '../../test/helpers/conditions.js';
+import { type RawReceiver, startRawReceiver } from '../../test/helpers/raw-receiver.js';
 import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import { createSender } from '../engine/sender.js';
 import { createMemoryStore } from '../store/memory-store.js';
@@ -15,43 +12,30 @@ import { createThreadedDeliveryClient } from './threaded-client.js';
 const PROGRAM = new URL('../../dist/delivery-thread.js', import.meta.url);
 const fixture = (name: string) => new URL(`../../test/fixtures/${name}`, import.meta.url);
 
+let receiver: RawReceiver;
 const certs = createTestCertificates();
-let server: Server;
-let origin: string;
-const hanging: ServerResponse[] = [];
-const arrived = conditions();
-const bodies: string[] = [];
 
 beforeAll(async () => {
-  server = createServer({ key: certs.key, cert: certs.cert }, (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(chunks).toString('utf8'));
-      const status = /^\/status\/(\d{3})$/.exec(req.url ?? '');
-      if (status) res.writeHead(Number(status[1])).end(`answered ${status[1]} to ${req.headers['x-n']}`);
-      else if (req.url === '/retry') res.writeHead(503, { 'retry-after': '7' }).end('busy');
-      else if (req.url === '/hang') hanging.push(res);
-      else res.writeHead(404).end();
-      arrived.changed();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startRawReceiver(certs);
+  for (const status of [200, 204, 410, 500]) {
+    receiver.route(`status${status}`, (r) => ({ status, body: `answered ${status} to ${r.headers['x-n']}` }));
+  }
+  receiver.route('retry', () => ({ status: 503, headers: { 'retry-after': '7' }, body: 'busy' }));
+  receiver.route('hang', () => null);
 });
 
-afterAll(async () => {
-  for (const res of hanging) res.destroy();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => receiver.close());
 
-const post = (path: string, n = 0, signal?: AbortSignal) => ({
-  url: `${origin}${path}`,
+/** The URL of a route of the receiver: `status<code>`, `retry`, or `hang` (never answered). */
+const at = (route: string) => `${receiver.origin}/hooks/${route}`;
+const post = (route: string, n = 0, signal?: AbortSignal) => ({
+  url: at(route),
   body: Buffer.from(`{"n":${n}}`),
   headers: { 'content-type': 'application/json', 'x-n': String(n) },
   ...(signal ? { signal } : {}),
 });
+const bodies = () => receiver.requests.map((r) => r.body.toString('utf8'));
+const hanging = () => receiver.requests.filter((r) => r.route === 'hang').length;
 
 const client = (options: Parameters<typeof createThreadedDeliveryClient>[0] = {}) =>
   createThreadedDeliveryClient({ program: PROGRAM, ca: certs.ca, allowPrivateNetworks: true, ...options });
@@ -61,7 +45,7 @@ describe('the delivery client on a thread of its own', () => {
     const c = client();
     try {
       const statuses = Array.from({ length: 40 }, (_, i) => [200, 204, 410, 500][i % 4]!);
-      const results = await Promise.all(statuses.map((s, i) => c.send(post(`/status/${s}`, i))));
+      const results = await Promise.all(statuses.map((s, i) => c.send(post(`status${s}`, i))));
       results.forEach((r, i) => {
         const s = statuses[i]!;
         expect(r.outcome).toEqual(
@@ -71,8 +55,8 @@ describe('the delivery client on a thread of its own', () => {
         );
         expect(r.responseSnippet).toBe(s === 204 ? '' : `answered ${s} to ${i}`);
       });
-      expect(bodies).toContain('{"n":39}');
-      const retried = await c.send(post('/retry'));
+      expect(bodies()).toContain('{"n":39}');
+      const retried = await c.send(post('retry'));
       expect(retried.retryAfter).toBe('7');
     } finally {
       await c.close();
@@ -82,7 +66,7 @@ describe('the delivery client on a thread of its own', () => {
   it('checks addresses in the thread: a private one is refused without the option', async () => {
     const c = client({ allowPrivateNetworks: false });
     try {
-      const r = await c.send(post('/status/200'));
+      const r = await c.send(post('status200'));
       expect(r.outcome).toMatchObject({ ok: false, kind: 'blocked_address' });
     } finally {
       await c.close();
@@ -93,9 +77,9 @@ describe('the delivery client on a thread of its own', () => {
     const c = client();
     try {
       const abandon = new AbortController();
-      const before = hanging.length;
-      const sent = c.send(post('/hang', 1, abandon.signal));
-      await arrived.until(() => hanging.length > before);
+      const before = hanging();
+      const sent = c.send(post('hang', 1, abandon.signal));
+      await receiver.until(() => hanging() > before);
       abandon.abort();
       expect((await sent).outcome).toEqual({
         ok: false,
@@ -110,7 +94,7 @@ describe('the delivery client on a thread of its own', () => {
   it("answers at the thread's own deadline", async () => {
     const c = client({ timeoutMs: 150 });
     try {
-      const r = await c.send(post('/hang', 2));
+      const r = await c.send(post('hang', 2));
       expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 150 ms' });
     } finally {
       await c.close();
@@ -121,7 +105,7 @@ describe('the delivery client on a thread of its own', () => {
     const c = client({ program: fixture('silent-delivery-thread.mjs'), timeoutMs: 100, graceMs: 20 });
     try {
       const started = performance.now();
-      const r = await c.send(post('/status/200'));
+      const r = await c.send(post('status200'));
       expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 100 ms' });
       expect(performance.now() - started).toBeGreaterThanOrEqual(100);
     } finally {
@@ -136,13 +120,13 @@ describe('the delivery client on a thread of its own', () => {
       onThreadError: (e) => errors.push(e),
     });
     try {
-      const first = [c.send(post('/status/200', 1)), c.send(post('/status/200', 2))];
+      const first = [c.send(post('status200', 1)), c.send(post('status200', 2))];
       for (const sent of first) {
         await expect(sent).rejects.toThrow(
           'the delivery thread stopped (the thread failed on 2 requests) before an answer',
         );
       }
-      await expect(c.send(post('/status/200', 3))).rejects.toThrow('failed on 1 requests');
+      await expect(c.send(post('status200', 3))).rejects.toThrow('failed on 1 requests');
       expect(errors.map((e) => e.message)).toEqual([
         'the thread failed on 2 requests',
         'the thread failed on 1 requests',
@@ -164,16 +148,16 @@ describe('the delivery client on a thread of its own', () => {
   it('never sends a request abandoned before it was handed over', async () => {
     const c = client();
     try {
-      const before = bodies.length;
+      const before = bodies().length;
       const abandon = new AbortController();
       abandon.abort();
-      expect((await c.send(post('/status/200', 7, abandon.signal))).outcome).toEqual({
+      expect((await c.send(post('status200', 7, abandon.signal))).outcome).toEqual({
         ok: false,
         kind: 'timeout',
         message: 'abandoned: the lease was lost',
       });
-      await c.send(post('/status/200', 8)); // one that is sent, to be sure the first would have arrived
-      expect(bodies.slice(before)).toEqual(['{"n":8}']);
+      await c.send(post('status200', 8)); // one that is sent, to be sure the first would have arrived
+      expect(bodies().slice(before)).toEqual(['{"n":8}']);
     } finally {
       await c.close();
     }
@@ -181,11 +165,11 @@ describe('the delivery client on a thread of its own', () => {
 
   it('close waits for the requests in flight; a request after it is refused', async () => {
     const c = client();
-    const sent = c.send(post('/status/200', 5));
+    const sent = c.send(post('status200', 5));
     await c.close();
     const settled = await Promise.race([sent, Promise.resolve('pending' as const)]);
     expect((settled as SendResult).outcome).toEqual({ ok: true, statusCode: 200 });
-    expect((await c.send(post('/status/200'))).outcome).toEqual({
+    expect((await c.send(post('status200'))).outcome).toEqual({
       ok: false,
       kind: 'connect',
       message: 'the delivery client is closed',
@@ -194,9 +178,9 @@ describe('the delivery client on a thread of its own', () => {
 
   it('destroy ends the requests in flight at once', async () => {
     const c = client();
-    const before = hanging.length;
-    const sent = c.send(post('/hang', 6));
-    await arrived.until(() => hanging.length > before);
+    const before = hanging();
+    const sent = c.send(post('hang', 6));
+    await receiver.until(() => hanging() > before);
     await c.destroy();
     const settled = await Promise.race([sent, Promise.resolve('pending' as const)]);
     // Cut by the client in the thread, not answered for a thread that went away.
@@ -243,15 +227,15 @@ describe('the delivery client on a thread of its own', () => {
   it.each(['esm', 'cjs'])(
     'delivers through the package (%s) and lets the process end without a close',
     async (format) => {
-      expect(await script([format, `${origin}/status/200`])).toEqual({ code: 0, out: 'delivered\n' });
+      expect(await script([format, at('status200')])).toEqual({ code: 0, out: 'delivered\n' });
     },
   );
 
   it('lets the process end only once a stop has cut its requests short', async () => {
-    const before = hanging.length;
+    const before = hanging();
     const ran = script(
-      ['esm', `${origin}/hang`, 'stop'],
-      arrived.until(() => hanging.length > before),
+      ['esm', at('hang'), 'stop'],
+      receiver.until(() => hanging() > before),
     );
     expect(await ran).toEqual({ code: 0, out: 'stopped\n' });
   });

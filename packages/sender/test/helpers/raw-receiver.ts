@@ -18,6 +18,8 @@ export interface RawRequest {
 export interface RawAnswer {
   status: number;
   headers?: Record<string, string>;
+  /** The body; by default a small JSON one. */
+  body?: string;
 }
 
 /** `null`: the request is never answered (a receiver that hangs; the sender's deadline ends it). */
@@ -64,7 +66,7 @@ export async function startRawReceiver(
       for (const waiter of waiters) waiter();
       if (answer === null) return;
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.status < 300 ? '{"received":true}' : '{"error":"refused"}');
+      res.end(answer.body ?? (answer.status < 300 ? '{"received":true}' : '{"error":"refused"}'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
