@@ -22,6 +22,15 @@ export const rowsRead = (node: PlanNode, relation: string): number =>
       node['Actual Loops']
     : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
 
+/**
+ * Every scan of a part of a statement (a CTE), with the loops it ran: a part joined to another's
+ * rows by a nested loop is read again for each of them.
+ */
+export const cteScans = (node: PlanNode): { part: string; loops: number }[] => [
+  ...(node['Node Type'] === 'CTE Scan' ? [{ part: node['CTE Name']!, loops: node['Actual Loops'] }] : []),
+  ...(node.Plans ?? []).flatMap(cteScans),
+];
+
 // pg's own text form of a parameter (arrays included), which it sends in a bind message.
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {
   prepareValue(value: unknown): unknown;
@@ -47,5 +56,24 @@ export async function genericPlan(client: pg.PoolClient, sql: string, params: un
   } finally {
     await client.query('ROLLBACK');
     await client.query(`DEALLOCATE ${name}`);
+  }
+}
+
+/**
+ * Runs `read` with `plan(sql, params)` (genericPlan) on a connection of `pool` whose search_path is
+ * `schema`. The connection is dropped after, not returned to the pool: genericPlan changed its
+ * plan_cache_mode.
+ */
+export async function withPlans<T>(
+  pool: pg.Pool,
+  schema: string,
+  read: (plan: (sql: string, params: unknown[]) => Promise<PlanNode>) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SET search_path = "${schema}"`);
+    return await read((sql, params) => genericPlan(client, sql, params));
+  } finally {
+    client.release(true);
   }
 }

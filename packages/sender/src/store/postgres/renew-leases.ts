@@ -10,7 +10,9 @@ import type { Pg } from './connection.js';
  * deletions take them: locking the leases alone, a renewal could hold one lease a claim was about
  * to take over while waiting for another lease the claim held. Statements that hold an endpoint's
  * deliveries in no set order (the hold of a disabling or a pause, a re-enabling) can still meet a
- * renewal the other way round; PostgreSQL then aborts one of the two, and each runs again.
+ * renewal the other way round; PostgreSQL then aborts one of the two, and each runs again. The
+ * locked ids are read as an array, an InitPlan run before the first lease is read, as the record's
+ * parts meet (see RECORD_ATTEMPTS_FAST).
  */
 export const RENEW_LEASES = `
 WITH held AS (SELECT * FROM unnest($1::text[], $2::text[]) AS h (delivery_id, token)),
@@ -18,8 +20,9 @@ locked AS MATERIALIZED (
   SELECT d.id FROM deliveries d WHERE d.id IN (SELECT delivery_id FROM held) ORDER BY d.id FOR NO KEY UPDATE
 )
 UPDATE leases l SET expires_at = $3::bigint
-FROM held h, locked
-WHERE l.delivery_id = h.delivery_id AND l.token = h.token AND locked.id = l.delivery_id
+FROM held h
+WHERE l.delivery_id = h.delivery_id AND l.token = h.token
+  AND l.delivery_id = ANY (ARRAY(SELECT id FROM locked))
 RETURNING l.delivery_id, l.token`;
 
 export async function renewLeases(

@@ -29,7 +29,7 @@ const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? 
  * the commit.
  */
 export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
-  /** An account's endpoints, read once per transaction (TxMemo). */
+  /** An account's endpoints, read from the database (the memo below reads them once per transaction). */
   const readEndpoints = (accountId: string): EndpointRecord[] =>
     (db.st(SELECT_ENDPOINTS_OF_ACCOUNT).all(accountId) as Row[]).map(toEndpoint);
   const publishOne = (
@@ -57,6 +57,7 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
       return { eventId: first.id, deliveries, duplicate: true };
     }
     const deliveries = [];
+    // Once per transaction: the transaction's other publishes to the account read the memo's copy.
     for (const endpoint of memo.endpointsOf(event.accountId, readEndpoints)) {
       if (!endpoint.events.includes(event.name as never)) continue;
       if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
