@@ -149,11 +149,13 @@ export { createTestCertificates } from '../test/helpers/test-ca.mjs';
 
 /**
  * Starts the HTTPS receiver in its own process on `ports` 127.0.0.1 ports. `stats()` returns its
- * request counters and drains the latency receipts it has collected.
+ * request counters and drains the latency receipts it has collected; `reached(n)` resolves with
+ * `{ requests, rejected }` once it has had `n` requests in all, or at the first it rejects.
  */
 export async function startReceiver(certs, ports) {
   const child = forkTracked('./receiver.mjs');
   const waiting = [];
+  const reaching = [];
   let died;
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(
@@ -165,12 +167,13 @@ export async function startReceiver(certs, ports) {
         clearTimeout(timer);
         resolve(m.ports);
       } else if (m.type === 'stats') waiting.shift()?.resolve(m);
+      else if (m.type === 'reached') reaching.shift()?.resolve(m);
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       died = new HarnessError(`the receiver exited (${code ?? signal})`);
       reject(died);
-      for (const w of waiting.splice(0)) w.reject(died);
+      for (const w of [...waiting.splice(0), ...reaching.splice(0)]) w.reject(died);
     });
   });
   child.send({ type: 'listen', key: certs.key, cert: certs.cert, ports });
@@ -182,6 +185,14 @@ export async function startReceiver(certs, ports) {
       return new Promise((resolve, reject) => {
         waiting.push({ resolve, reject });
         child.send({ type: 'stats' });
+      });
+    },
+    reached(requests) {
+      if (died) return Promise.reject(died);
+      return new Promise((resolve, reject) => {
+        reaching.push({ requests, resolve, reject });
+        reaching.sort((a, b) => a.requests - b.requests);
+        child.send({ type: 'reached', requests });
       });
     },
   };

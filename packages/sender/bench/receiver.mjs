@@ -11,7 +11,8 @@
 //
 // Protocol (IPC): parent → {type:'listen', key, cert, ports} → {type:'ready', ports:[…]};
 // {type:'stats'} → {type:'stats', requests, rejected, receipts:[[seq, ms], …], cpuUs} (receipts drained;
-// cpuUs: this process's CPU so far, µs).
+// cpuUs: this process's CPU so far, µs); {type:'reached', requests: n} → {type:'reached', requests,
+// rejected} once it has had n requests, or at the first it rejects: told, not polled.
 // The process exits as soon as the IPC channel closes, so it cannot outlive the benchmark.
 import { createServer } from 'node:https';
 
@@ -27,6 +28,15 @@ const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 let requests = 0;
 let rejected = 0;
 let receipts = [];
+/** The request counts the parent waits for ('reached'), lowest first. */
+let awaited = [];
+
+function tell() {
+  while (awaited.length > 0 && (requests >= awaited[0] || rejected > 0)) {
+    awaited.shift();
+    process.send({ type: 'reached', requests, rejected });
+  }
+}
 
 function handle(req, res) {
   const chunks = [];
@@ -40,6 +50,7 @@ function handle(req, res) {
     if (req.method !== 'POST' || typeof signature !== 'string' || signature.length !== 64) {
       rejected++;
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"unsigned"}');
+      tell();
       return;
     }
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
@@ -50,6 +61,7 @@ function handle(req, res) {
       receipts.push([seq, at]);
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
+    tell();
   });
 }
 
@@ -82,6 +94,9 @@ process.on('message', (message) => {
     const cpu = process.cpuUsage();
     process.send({ type: 'stats', requests, rejected, receipts, cpuUs: cpu.user + cpu.system });
     receipts = [];
+  } else if (message.type === 'reached') {
+    awaited = [...awaited, message.requests].sort((a, b) => a - b);
+    tell();
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -449,7 +449,11 @@ async function serviceFigures(ctx) {
   const sqliteFile = join(tempDir('linkhooks-bench-svc-'), 'service.db');
   const stores = [{ label: 'SQLite', db: `sqlite:${sqliteFile}`, file: sqliteFile }];
   if (ctx.postgres)
-    stores.push({ label: 'PostgreSQL', db: `${PG_URL}?schema=${await ctx.postgres.schema('svc')}` });
+    stores.push({
+      label: 'PostgreSQL',
+      db: `${PG_URL}?schema=${await ctx.postgres.schema('svc')}`,
+      server: 'PostgreSQL',
+    });
   // Kept from round to round, as the service keeps its connections (bench/README.md, part 5).
   const warm = bareAgent(ctx);
   onCleanup(() => warm.close());

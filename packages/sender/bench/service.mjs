@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_LOOP_SAMPLE_MS } from '@linkhooks/sender';
 import { Pool } from 'undici';
-import { mainThreadCpuUs, SERVERS, startCpuMeter } from './cpu-meter.mjs';
+import { mainThreadCpuUs, startCpuMeter } from './cpu-meter.mjs';
 import {
   check,
   fmtInt,
@@ -256,14 +256,14 @@ export async function deliveryRound(ctx, service, click) {
     path: '/internal/v1/events',
     body: ingestBody(service.delivering, click('dlv', i)),
   }));
-  const deadline = started + 120_000;
-  for (;;) {
-    const { requests, rejected } = await ctx.receiver.stats();
-    check(rejected === 0, 'the receiver refused a delivery');
-    if (requests - before >= expected) break;
-    check(monotonicMs() < deadline, `only ${requests - before} of ${expected} deliveries arrived in 120 s`);
-    await sleep(5);
-  }
+  // Told by the receiver, not polled: a poll here would add its own CPU to this round's rows (the
+  // bare loop and the peers have none).
+  const { rejected } = await withTimeout(
+    ctx.receiver.reached(before + expected),
+    120_000 - (monotonicMs() - started),
+    `${fmtInt(expected)} deliveries to the receiver`,
+  );
+  check(rejected === 0, 'the receiver refused a delivery');
   const rate = expected / ((monotonicMs() - started) / 1000);
   const after = await scrape(service);
   // The service's CPU (all its threads) per delivery, its ingest requests included.
@@ -275,8 +275,9 @@ export async function deliveryRound(ctx, service, click) {
 
 /**
  * The whole part: for each store, the service started by its CLI; rounds interleaved with the bare
- * loop and the job-queue peers. `stores`: [{ label, db, file? }], `db` the `--db` of a fresh
- * database, `file` a SQLite one's file (its WAL's size is reported). `bare()` and each of `peers`'
+ * loop and the job-queue peers. `stores`: [{ label, db, file?, server? }], `db` the `--db` of a
+ * fresh database, `file` a SQLite one's file (its WAL's size is reported), `server` the database
+ * server it runs on (a label of cpu-meter.mjs SERVERS). `bare()` and each of `peers`'
  * `round()` run one round and resolve with `{ rate, deliveries }`.
  * Resolves with the figures the summary reads.
  */
@@ -321,16 +322,16 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   for (const peer of peers) await peer.round();
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
-  // A delivery round, its CPU per delivery by part kept under `<key> cpu <part>` (cpu-meter.mjs).
-  // `server`: the database server it runs on, if one; `ownUs`: CPU of its own beside this
-  // process's (a service's, from its /metrics).
+  // A delivery round, its CPU per delivery by part kept under `<key> cpu <part>` (CPU_PARTS).
+  // `server`: the database server it runs on (cpu-meter.mjs SERVERS), if one. The sender is this
+  // process, with a service's own CPU per delivery (from its /metrics: `round.cpuUs`) beside it.
   const metered = async (key, server, run) => {
-    const stop = await startCpuMeter(ctx.receiver);
+    const stop = await startCpuMeter(ctx.receiver, server);
     const round = await run();
     const cpu = await stop();
     const per = (us) => us / round.deliveries;
     const sender = per(cpu.ownUs) + (round.cpuUs ?? 0);
-    const db = server ? per(cpu.servers[server] ?? Number.NaN) : 0;
+    const db = server ? per(cpu.serverUs) : 0;
     add(`${key} cpu sender`, sender);
     add(`${key} cpu database`, db);
     add(`${key} cpu receiver`, per(cpu.receiverUs));
@@ -340,7 +341,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   for (let round = 0; round < SERVICE.rounds; round++) {
     add('floor single', (await singleIngestRound(floor, click)).rate);
     add('floor batch', (await batchIngestRound(floor, click)).rate);
-    for (const { label, service } of services) {
+    for (const { label, server, service } of services) {
       const one = await singleIngestRound(service, click);
       add(`${label} single`, one.rate);
       add(`${label} loop`, one.loopP99);
@@ -349,8 +350,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} batch`, many.rate);
       add(`${label} loop`, many.loopP99);
       add(`${label} loop batch`, many.loopP99);
-      const server = Object.values(SERVERS).includes(label) ? label : null;
-      const flow = await metered(label, server, () => deliveryRound(ctx, service, click));
+      const flow = await metered(label, server ?? null, () => deliveryRound(ctx, service, click));
       add(`${label} delivery`, flow.rate);
       add(`${label} cpu`, flow.cpuUs);
       add(`${label} cpu main`, flow.mainUs);
@@ -423,6 +423,8 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   return results;
 }
 
+const CPU_PARTS = ['sender', 'database', 'receiver', 'all'];
+
 /**
  * CPU per delivery of the ingest + delivery rounds, by part: the sender (the bare loop; a peer's
  * producer and worker, in this process; a service and the clients that post its events), its
@@ -438,12 +440,8 @@ function printCpu(samples, rows) {
   console.log(
     `\n   CPU per delivery in the ingest + delivery rounds, µs (median of ${SERVICE.rounds} rounds; database: its server's processes on this machine)`,
   );
-  console.log(
-    `   ${''.padEnd(44)}${['sender', 'database', 'receiver', 'all'].map((h) => h.padStart(10)).join('')}`,
-  );
+  console.log(`   ${''.padEnd(44)}${CPU_PARTS.map((h) => h.padStart(10)).join('')}`);
   for (const [name, key] of rows) {
-    console.log(
-      `   ${name.padEnd(44)}${['sender', 'database', 'receiver', 'all'].map((part) => cell(`${key} cpu ${part}`)).join('')}`,
-    );
+    console.log(`   ${name.padEnd(44)}${CPU_PARTS.map((part) => cell(`${key} cpu ${part}`)).join('')}`);
   }
 }

@@ -2,8 +2,8 @@
  * The delivery client on a worker thread of its own (design D59): each attempt's TLS, HTTP parsing
  * and socket writes leave the event loop, which the store, the ingest and the API share. The
  * thread runs http-client.ts unchanged (its deadline, address checks and read caps); this side
- * only hands requests over and answers come back, both in batches, one message per turn of either
- * loop.
+ * only hands requests over and answers come back, both in batches: one message per task here
+ * (flushed in a microtask), one per turn of the thread's loop.
  *
  * The 30 s deadline holds whatever the thread does: a request it has not answered one to one and a
  * half seconds after its deadline is answered here, as a timeout, and its late answer is dropped.
