@@ -14,18 +14,10 @@ export default defineConfig([
     shims: true,
   },
   {
-    // The delivery thread's program (src/delivery/threaded-client.ts starts it from this folder),
-    // for the library's builds and the CLI alike.
-    entry: { 'delivery-thread': 'src/delivery/delivery-thread.ts' },
-    format: ['esm'],
-    dts: false,
-    clean: false,
-    sourcemap: true,
-    target: 'es2022',
-  },
-  {
-    // The service CLI: ESM only, with its shebang (the package's `bin`).
-    entry: { cli: 'src/cli/main.ts' },
+    // The service CLI: ESM only, with its shebang (the package's `bin`); and the delivery thread's
+    // program, which src/delivery/threaded-client.ts starts from this folder, for the library's
+    // builds and the CLI alike.
+    entry: { cli: 'src/cli/main.ts', 'delivery-thread': 'src/delivery/delivery-thread.ts' },
     format: ['esm'],
     dts: false,
     clean: false,
