@@ -30,7 +30,7 @@ export default defineConfig({
           { text: 'Next.js Pages Router', link: '/guide/next-pages-router' },
           { text: 'Hono', link: '/guide/hono' },
           { text: 'Node http', link: '/guide/node-http' },
-          { text: 'Workers, Deno and Bun', link: '/guide/edge' },
+          { text: 'Deno, Bun and Workers', link: '/guide/edge' },
           { text: 'Without the SDK', link: '/guide/verify-without-sdk' },
         ],
       },

@@ -7,6 +7,11 @@
  * package it imports. The Next.js guides share another, installed while the server pages run (Next
  * is most of the download); `npx next dev` serves one guide's route file at a time there (both
  * answer on the same path).
+ *
+ * Customers run Node.js 22 and 24 too: the pages whose server runs with `node` run again on each,
+ * their `node` and `npx` the registry's build of that version put first on the reader's PATH. The
+ * Deno, Bun and Workers page runs with each of its commands on Deno and on Bun, the same way. The
+ * Next pages run on this repository's Node.js only (each is a dev server's start and compile).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +20,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { Runtime } from '@linkhooks/runtimes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importedPackages, type RunnablePage, runnablePage } from './pages.js';
+import { importedPackages, type RunnablePage, type Runner, runnablePage } from './pages.js';
+import { runtimeOnPath } from './tools.js';
 
 const PAGES = [
   'guide/quickstart.md',
@@ -26,7 +33,30 @@ const PAGES = [
   'guide/node-http.md',
   'guide/next-app-router.md',
   'guide/next-pages-router.md',
+  'guide/edge.md',
 ];
+
+/** How a page is run: its server's command, and the runtime put first on the PATH, if not ours. */
+interface Run {
+  page: string;
+  runner: Runner;
+  runtime?: Runtime;
+}
+/** A page whose server runs on another runtime: the command its parts are read with. */
+const READ_WITH: Record<string, Runner> = { 'guide/edge.md': 'deno' };
+const ON_NODE = ['node22', 'node24'] as const;
+const VERSION: Record<Runtime, RegExp> = {
+  node22: /^v22\./,
+  node24: /^v24\./,
+  deno: /^deno 2\./,
+  bun: /^1\./,
+};
+const label = ({ page, runner, runtime }: Run) =>
+  runtime === undefined
+    ? page
+    : runtime.startsWith('node')
+      ? `${page} on Node ${runtime.slice(4)}`
+      : `${page} with ${runner}`;
 
 const run = promisify(execFile);
 const packages = fileURLToPath(new URL('../../packages', import.meta.url));
@@ -134,14 +164,30 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   let nextProject = '';
   let nextInstalled: Promise<void> | undefined;
   // Parsed here so a page that lacks a part fails its own test, not the setup of all of them.
-  const pages = new Map<string, RunnablePage | Error>(
-    PAGES.map((page) => {
-      try {
-        return [page, runnablePage(page)];
-      } catch (error) {
-        return [page, error as Error];
-      }
-    }),
+  const parse = (page: string, runner: Runner) => {
+    try {
+      return runnablePage(page, runner);
+    } catch (error) {
+      return error as Error;
+    }
+  };
+  const pages = new Map(PAGES.map((page) => [page, parse(page, READ_WITH[page] ?? 'node')]));
+  const runs: Run[] = [
+    ...PAGES.filter((page) => !READ_WITH[page]).map((page) => ({ page, runner: 'node' as const })),
+    ...ON_NODE.flatMap((runtime) =>
+      PAGES.filter((page) => {
+        const parsed = pages.get(page)!;
+        return !READ_WITH[page] && !(parsed instanceof Error) && !isNext(parsed);
+      }).map((page) => ({ page, runner: 'node' as const, runtime })),
+    ),
+    { page: 'guide/edge.md', runner: 'deno', runtime: 'deno' },
+    { page: 'guide/edge.md', runner: 'bun', runtime: 'bun' },
+  ];
+  const bins = new Map(
+    [...new Set(runs.flatMap((run) => run.runtime ?? []))].map((runtime) => [
+      runtime,
+      runtimeOnPath(runtime, 'the as-pasted runs'),
+    ]),
   );
 
   beforeAll(async () => {
@@ -197,12 +243,22 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     expect('failed' in checked).toBe(false);
   });
 
-  for (const name of PAGES) {
+  for (const each of runs) {
+    const name = each.page;
+    const bin = each.runtime ? bins.get(each.runtime) : undefined;
     // The first Next page may wait for its folder's install; Next's dev server then starts in
     // seconds and compiles the route on its first delivery.
-    it(name, { timeout: 300_000 }, async () => {
-      const page = pages.get(name)!;
+    it.skipIf(bin === null)(label(each), { timeout: 300_000 }, async () => {
+      const page = each.runner === (READ_WITH[name] ?? 'node') ? pages.get(name)! : parse(name, each.runner);
       if (page instanceof Error) throw page;
+      // The reader's shell finds the runtime first on its PATH: `node` and `npx` on Node 22 are
+      // Node 22's.
+      const shellEnv = bin ? { ...env, PATH: `${bin}:${env.PATH}` } : env;
+      if (each.runtime) {
+        const command = each.runtime.startsWith('node') ? 'node' : each.runtime;
+        const { stdout } = await run('sh', ['-c', `${command} --version`], { env: shellEnv });
+        expect(stdout).toMatch(VERSION[each.runtime]);
+      }
       for (const imported of importedPackages(page.file.code)) expect(page.packages).toContain(imported);
       if (isNext(page)) await nextInstalled;
       const cwd = isNext(page) ? nextProject : project;
@@ -212,10 +268,12 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
 
       const port = await freePort();
       // The page's start command as the reader's shell runs it, on a free port (pages say PORT
-      // picks it); its own process group, so the shell and node stop together.
-      const server = spawn('sh', ['-c', page.start], {
+      // picks it; `deno serve` takes its --port); its own process group, so the shell and the
+      // server stop together.
+      const start = page.start.replace(/--port 3000\b/, `--port ${port}`);
+      const server = spawn('sh', ['-c', start], {
         cwd,
-        env: { ...env, PORT: String(port) },
+        env: { ...shellEnv, PORT: String(port) },
         detached: true,
       });
       let printed = '';
@@ -226,22 +284,23 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
         printed += chunk;
       });
       try {
-        await until(() => printed, page.ready, `${page.start} did not start`, 60_000);
+        await until(() => printed, page.ready, `${start} did not start`, 60_000);
         const trigger = page.trigger.replace(/localhost:3000\b/, `localhost:${port}`);
         expect(trigger, 'the trigger line sends to the port the server uses').not.toBe(page.trigger);
         expect(existsSync(join(cwd, 'node_modules/.bin/linkhooks'))).toBe(true);
-        const sent = await run('sh', ['-c', trigger], { cwd, env });
+        const sent = await run('sh', ['-c', trigger], { cwd, env: shellEnv });
         expect(sent.stdout).toContain('✓ 200');
         expect(sent.stdout).toContain('{"received":true}');
         for (const line of page.printed)
           await until(() => printed, printedPattern(line), `the handler's output after ${page.trigger}`);
 
-        // The quick start says what another secret gets; the guides share its adapter core.
-        if (name !== 'guide/quickstart.md') return;
+        // The quick start and the Deno and Bun page say what another secret gets; the other
+        // guides share the quick start's adapter core.
+        if (name !== 'guide/quickstart.md' && name !== 'guide/edge.md') return;
         const handled = printed;
         const forged = await run('sh', ['-c', trigger.replace(/--secret \S+/, '--secret whsec_other')], {
           cwd: project,
-          env,
+          env: shellEnv,
         }).catch((error: { code: number; stdout: string }) => error);
         expect('code' in forged && forged.code).toBe(1);
         expect(forged.stdout).toContain('✗ 401');

@@ -65,7 +65,7 @@ export interface RunnablePage {
   file: { name: string; code: string };
   /** The command that starts the server (`LINKHOOKS_SECRET=… node server.mjs`, `… npx next dev`). */
   start: string;
-  /** What the server prints once it serves: `Listening on` for the pages' servers, Next's `Ready`. */
+  /** What the server prints once it serves (the pages' `Listening on`, Next's `Ready`, Bun's line). */
   ready: RegExp;
   /** The `npx linkhooks trigger …` line. */
   trigger: string;
@@ -76,15 +76,25 @@ export interface RunnablePage {
 }
 
 const SHELL = new Set(['sh', 'bash', 'shell']);
+
+/** The command a page's server file runs with. */
+export type Runner = 'node' | 'deno' | 'bun';
+/** What a server prints once it serves: the pages' own line, `deno serve`'s and Bun's. */
+const READY: Record<Runner, RegExp> = {
+  node: /Listening on/,
+  deno: /Listening on/,
+  bun: /Started development server/,
+};
 const NEXT_DEV = /(^|\s)npx next dev$/;
 const lines = (block: CodeBlock) =>
   block.code.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 
 /**
- * The parts of a page a reader follows to run it; throws, naming what is missing, when the page
- * does not give one of them.
+ * The parts of a page a reader follows to run it, its server started with `runner` (`node`, or the
+ * `deno` or `bun` of a page that gives a command for each); throws, naming what is missing, when
+ * the page does not give one of them.
  */
-export function runnablePage(page: string): RunnablePage {
+export function runnablePage(page: string, runner: Runner = 'node'): RunnablePage {
   const blocks = codeBlocks(resolvedPage(page));
   const missing = (what: string) => new Error(`${page} does not give ${what}`);
   const setupAt = blocks.findIndex(
@@ -100,10 +110,13 @@ export function runnablePage(page: string): RunnablePage {
   if (blocks[saved]!.title !== name) throw missing(`the file name ${name} on its code block`);
   const after = blocks.slice(saved + 1);
   const shell = after.filter((b) => SHELL.has(b.lang)).flatMap(lines);
-  // A server file runs with node; a route file (a path) is served by Next's dev server.
-  const runs = name.includes('/') ? NEXT_DEV : new RegExp(`(^|\\s)node ${name.replace('.', '\\.')}$`);
+  // A server file runs with the runner (its options before the file); a route file (a path) is
+  // served by Next's dev server.
+  const runs = name.includes('/')
+    ? NEXT_DEV
+    : new RegExp(`(^|\\s)${runner}(\\s\\S+)*\\s${name.replace('.', '\\.')}$`);
   const start = shell.find((l) => runs.test(l));
-  if (!start) throw missing(`the command that runs ${name}`);
+  if (!start) throw missing(`the command that runs ${name} with ${runner}`);
   const trigger = shell.find((l) => l.startsWith('npx linkhooks trigger '));
   if (!trigger) throw missing('an `npx linkhooks trigger` line');
   const output = after.find((b) => b.lang === 'text');
@@ -118,7 +131,7 @@ export function runnablePage(page: string): RunnablePage {
     }),
     file: { name, code: blocks[saved]!.code },
     start,
-    ready: NEXT_DEV.test(start) ? /Ready in/ : /Listening on/,
+    ready: NEXT_DEV.test(start) ? /Ready in/ : READY[runner],
     trigger,
     printed: lines(output),
   };

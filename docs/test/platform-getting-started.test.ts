@@ -5,15 +5,21 @@
  * install line names the packed files (and takes better-sqlite3's native build from the workspace,
  * see below), and the two ports are free ones, so that the test never meets another program on
  * 8080 or 4443. It passes when the receiver prints the line the page promises.
+ *
+ * Platforms run the service on Node.js 22 and 24 too: the page runs again on each, that version's
+ * `node`, `npm` and `npx` first on the reader's PATH (the registry's builds, from
+ * @linkhooks/runtimes), its SQLite store's native part compiled for that version as npm does.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Runtime, runtimeHome } from '@linkhooks/runtimes';
 import { afterAll, expect, it } from 'vitest';
+import { runtimeOnPath } from './tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = join(ROOT, 'docs/platform/getting-started.md');
@@ -45,110 +51,163 @@ function freePort(): Promise<number> {
   });
 }
 
-let work: string;
-let child: ChildProcess | undefined;
-afterAll(() => {
-  if (child?.pid) {
-    try {
-      process.kill(-child.pid, 'SIGTERM'); // the shell and what it started in the background
-    } catch {
-      // already gone
-    }
+const works: string[] = [];
+const children: ChildProcess[] = [];
+/** Stops the reader's terminal: the shell and what it started in the background. */
+function stop(child: ChildProcess) {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // already gone
   }
-  if (work) rmSync(work, { recursive: true, force: true });
+}
+afterAll(() => {
+  for (const child of children) stop(child);
+  for (const work of works) rmSync(work, { recursive: true, force: true });
 });
 
-it('delivers a click to a local HTTPS receiver with only the commands on the page', async () => {
-  const blocks = blocksOf(readFileSync(PAGE, 'utf8'));
-  const shell = blocks.filter((b) => b.lang === 'sh');
-  const receiver = blocks.find((b) => b.file === 'receiver.js');
-  const promised = blocks.find((b) => b.lang === 'text')?.code.trim();
-  expect(
-    shell.some((b) => b.code.includes(INSTALL)),
-    'the page installs both packages',
-  ).toBe(true);
-  expect(receiver, 'the page shows receiver.js').toBeDefined();
-  expect(promised).toMatch(/^receiver: click clk_/);
+/**
+ * Where better-sqlite3's native part built for `runtime` is kept between runs, as npm keeps its
+ * downloads: in the user's cache folder, by the driver's version and the runtime's exact one (a
+ * compile is 90 s of one core). A machine without it builds it once.
+ */
+function nativeCache(runtime: Runtime, version: string): string {
+  const home = runtimeHome(runtime)!;
+  const node = (JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as { version: string }).version;
+  const cache = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
+  return join(cache, 'linkhooks', 'native', `better-sqlite3-${version}-node-${node}`);
+}
 
-  work = mkdtempSync(join(tmpdir(), 'linkhooks-platform-page-'));
-  const packs = join(work, 'packs');
-  for (const pkg of ['protocol', 'receiver', 'sender']) {
-    execFileSync('npx', ['--yes', 'pnpm@10', 'pack', '--pack-destination', packs], {
-      cwd: join(ROOT, 'packages', pkg),
-      stdio: 'ignore',
-    });
-  }
-  const tarballs = ['protocol', 'receiver', 'sender'].map((p) => join(packs, `linkhooks-${p}-0.0.0.tgz`));
-  const [apiPort, receiverPort] = [await freePort(), await freePort()];
-  const ports = (code: string) =>
-    code.replaceAll('8080', String(apiPort)).replaceAll('4443', String(receiverPort));
+const RUNS: { runtime?: Runtime; bin?: string | null }[] = [
+  {},
+  ...(['node22', 'node24'] as const).map((runtime) => ({
+    runtime,
+    bin: runtimeOnPath(runtime, 'the platform page'),
+  })),
+];
 
-  // The reader's terminal: each shell block in turn; receiver.js saved just before the block
-  // that runs it, as the page orders them.
-  // better-sqlite3's native part: the workspace's build of the same version is copied in rather
-  // than compiled again (90 s of one core that tests nothing of the page); another version is
-  // built as npm would.
-  const sqlite = dirname(
-    require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),
+for (const { runtime, bin } of RUNS) {
+  const on = runtime ? ` on Node ${runtime.slice(4)}` : '';
+  it.skipIf(bin === null)(
+    `delivers a click to a local HTTPS receiver with only the commands on the page${on}`,
+    async () => {
+      const blocks = blocksOf(readFileSync(PAGE, 'utf8'));
+      const shell = blocks.filter((b) => b.lang === 'sh');
+      const receiver = blocks.find((b) => b.file === 'receiver.js');
+      const promised = blocks.find((b) => b.lang === 'text')?.code.trim();
+      expect(
+        shell.some((b) => b.code.includes(INSTALL)),
+        'the page installs both packages',
+      ).toBe(true);
+      expect(receiver, 'the page shows receiver.js').toBeDefined();
+      expect(promised).toMatch(/^receiver: click clk_/);
+
+      const work = mkdtempSync(join(tmpdir(), 'linkhooks-platform-page-'));
+      works.push(work);
+      const packs = join(work, 'packs');
+      for (const pkg of ['protocol', 'receiver', 'sender']) {
+        execFileSync('npx', ['--yes', 'pnpm@10', 'pack', '--pack-destination', packs], {
+          cwd: join(ROOT, 'packages', pkg),
+          stdio: 'ignore',
+        });
+      }
+      const tarballs = ['protocol', 'receiver', 'sender'].map((p) => join(packs, `linkhooks-${p}-0.0.0.tgz`));
+      const [apiPort, receiverPort] = [await freePort(), await freePort()];
+      const ports = (code: string) =>
+        code.replaceAll('8080', String(apiPort)).replaceAll('4443', String(receiverPort));
+
+      // The reader's terminal: each shell block in turn; receiver.js saved just before the block
+      // that runs it, as the page orders them.
+      // better-sqlite3's native part: the workspace's build of the same version is copied in rather
+      // than compiled again (90 s of one core that tests nothing of the page); another version is
+      // built as npm would.
+      const sqlite = dirname(
+        require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),
+      );
+      const sqliteVersion = (
+        JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }
+      ).version;
+      // On another Node.js, the build kept for it is copied, or npm builds one against that version's
+      // own headers (its package holds them), which is then kept.
+      const built = runtime ? nativeCache(runtime, sqliteVersion) : join(sqlite, 'build/Release');
+      if (runtime) mkdirSync(built, { recursive: true });
+      const install = [
+        `npm_config_ignore_scripts=true npm install ${tarballs.join(' ')}`,
+        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ] && [ -f ${join(built, 'better_sqlite3.node')} ]; then`,
+        '  mkdir -p node_modules/better-sqlite3/build/Release',
+        `  cp ${join(built, 'better_sqlite3.node')} node_modules/better-sqlite3/build/Release/`,
+        'else npm rebuild better-sqlite3',
+        // Kept whole or not at all: a copy cut short must not be found next time.
+        ...(runtime
+          ? [
+              `  cp node_modules/better-sqlite3/build/Release/better_sqlite3.node ${built}/.partial`,
+              `  mv ${built}/.partial ${built}/better_sqlite3.node`,
+            ]
+          : []),
+        'fi',
+      ].join('\n');
+      let script = 'set -e\n';
+      for (const block of blocks) {
+        if (block.file) {
+          script += `cat > ${block.file} <<'LINKHOOKS_PAGE_FILE'\n${ports(block.code)}LINKHOOKS_PAGE_FILE\n`;
+        } else if (block.lang === 'sh') {
+          script += `${ports(block.code.replace(INSTALL, install))}\n`;
+        }
+      }
+      script += 'wait\n';
+
+      // A reader's terminal: their PATH and home (where npm keeps its settings and cache), nothing of
+      // the test runner's environment.
+      // npm is told to build from source, as it would after failing to download a prebuilt binary:
+      // nothing is downloaded here, and the attempt would only cost time.
+      const env = {
+        PATH: bin ? `${bin}:${process.env.PATH ?? ''}` : (process.env.PATH ?? ''),
+        HOME: process.env.HOME ?? work,
+        // The machine's own trust for reaching the registry (a proxy's authority), as the reader's
+        // shell has it: Node.js builds other than this machine's read only their bundled ones.
+        ...(process.env.NODE_EXTRA_CA_CERTS && { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS }),
+        npm_config_build_from_source: 'true',
+        ...(runtime && { npm_config_nodedir: runtimeHome(runtime)! }),
+      };
+      if (runtime) {
+        const version = execFileSync('node', ['--version'], { env, encoding: 'utf8' });
+        expect(version).toMatch(runtime === 'node22' ? /^v22\./ : /^v24\./);
+      }
+      const child = spawn('bash', ['-c', script], {
+        cwd: work,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        output += c;
+      });
+      child.stderr!.on('data', (c: Buffer) => {
+        output += c;
+      });
+      children.push(child);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const arrived = new Promise<void>((resolve) => {
+        const check = () => output.includes(promised!) && resolve();
+        child.stdout!.on('data', check);
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        arrived.then(() => 'delivered' as const),
+        exited.then((code) => `the commands stopped (exit ${code})`),
+        new Promise<string>((resolve) => {
+          timer = setTimeout(() => resolve('no delivery within 6 minutes'), 360_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      expect(outcome, output.slice(-4000)).toBe('delivered');
+      // The ingest answered 202 with the event's id, and nothing secret reached the terminal.
+      expect(output).toMatch(/"event_id":"evt_/);
+      expect(output).not.toMatch(/BEGIN (RSA )?PRIVATE KEY/);
+      stop(child);
+    },
+    420_000,
   );
-  const sqliteVersion = (
-    JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }
-  ).version;
-  const install = [
-    `npm_config_ignore_scripts=true npm install ${tarballs.join(' ')}`,
-    `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ]; then`,
-    '  mkdir -p node_modules/better-sqlite3/build/Release',
-    `  cp ${join(sqlite, 'build/Release/better_sqlite3.node')} node_modules/better-sqlite3/build/Release/`,
-    'else npm rebuild better-sqlite3; fi',
-  ].join('\n');
-  let script = 'set -e\n';
-  for (const block of blocks) {
-    if (block.file) {
-      script += `cat > ${block.file} <<'LINKHOOKS_PAGE_FILE'\n${ports(block.code)}LINKHOOKS_PAGE_FILE\n`;
-    } else if (block.lang === 'sh') {
-      script += `${ports(block.code.replace(INSTALL, install))}\n`;
-    }
-  }
-  script += 'wait\n';
-
-  // A reader's terminal: their PATH and home (where npm keeps its settings and cache), nothing of
-  // the test runner's environment.
-  // npm is told to build from source, as it would after failing to download a prebuilt binary:
-  // nothing is downloaded here, and the attempt would only cost time.
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? work,
-    npm_config_build_from_source: 'true',
-  };
-  child = spawn('bash', ['-c', script], {
-    cwd: work,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => {
-    output += c;
-  });
-  child.stderr!.on('data', (c: Buffer) => {
-    output += c;
-  });
-  const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
-  const arrived = new Promise<void>((resolve) => {
-    const check = () => output.includes(promised!) && resolve();
-    child!.stdout!.on('data', check);
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    arrived.then(() => 'delivered' as const),
-    exited.then((code) => `the commands stopped (exit ${code})`),
-    new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve('no delivery within 6 minutes'), 360_000);
-    }),
-  ]);
-  clearTimeout(timer);
-  expect(outcome, output.slice(-4000)).toBe('delivered');
-  // The ingest answered 202 with the event's id, and nothing secret reached the terminal.
-  expect(output).toMatch(/"event_id":"evt_/);
-  expect(output).not.toMatch(/BEGIN (RSA )?PRIVATE KEY/);
-}, 420_000);
+}

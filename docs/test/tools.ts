@@ -1,8 +1,10 @@
 /**
  * What the docs' tests need from the machine. Off CI a missing tool skips its test with a loud
- * notice; under CI=true it is a failure (.ci/run installs them from Debian's packages).
+ * notice; under CI=true it is a failure (.ci/run installs Debian's packages; the workspace's
+ * install brings the runtimes).
  */
 import { spawnSync } from 'node:child_process';
+import { type Runtime, runtimeBin } from '@linkhooks/runtimes';
 
 export function hasTool(command: string, versionArg = '--version'): boolean {
   const found = spawnSync(command, [versionArg], { stdio: 'ignore' });
@@ -12,4 +14,17 @@ export function hasTool(command: string, versionArg = '--version'): boolean {
     throw new Error(`${message}: CI needs it (.ci/run installs it with apt-get).`);
   console.warn(`\n!!! SKIPPING the ${command} checks: ${message}. Install it to run them.\n`);
   return false;
+}
+
+/**
+ * The folder of `runtime`'s command (@linkhooks/runtimes), to put first on a reader's PATH; off CI
+ * a missing one skips `what` with a loud notice (null), under CI=true it is a failure.
+ */
+export function runtimeOnPath(runtime: Runtime, what: string): string | null {
+  const bin = runtimeBin(runtime);
+  if (bin) return bin;
+  const message = `${runtime} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`;
+  if (process.env.CI === 'true') throw new Error(`${message}: CI needs it.`);
+  console.warn(`\n!!! SKIPPING ${what} on ${runtime}: ${message}.\n`);
+  return null;
 }

@@ -1,0 +1,38 @@
+// Each runtime's command inside its package. The packages are built for Linux on x64 only and are
+// optional: elsewhere they are not installed, and runtimeBin says so.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+const COMMANDS = {
+  node22: { pkg: 'node22', path: ['bin', 'node'] },
+  node24: { pkg: 'node24', path: ['bin', 'node'] },
+  bun: { pkg: '@oven/bun-linux-x64', path: ['bin', 'bun'] },
+  deno: { pkg: '@deno/linux-x64-glibc', path: ['deno'] },
+};
+
+export const RUNTIMES = Object.keys(COMMANDS);
+
+/** The package folder of runtime `name`, or null where it is not installed. */
+export function runtimeHome(name) {
+  const command = COMMANDS[name];
+  if (!command) throw new Error(`no runtime ${name}: one of ${RUNTIMES.join(', ')}`);
+  try {
+    return dirname(require.resolve(`${command.pkg}/package.json`));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The folder holding runtime `name`'s command (`node`, `bun` or `deno`), to put first on a PATH;
+ * null where this machine does not have it.
+ */
+export function runtimeBin(name) {
+  const home = runtimeHome(name);
+  if (!home) return null;
+  const file = join(home, ...COMMANDS[name].path);
+  return existsSync(file) ? dirname(file) : null;
+}
