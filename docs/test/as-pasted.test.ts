@@ -9,9 +9,10 @@
  * answer on the same path).
  *
  * Customers run Node.js 22 and 24 too: the pages whose server runs with `node` run again on each,
- * their `node` and `npx` the registry's build of that version put first on the reader's PATH. The
- * Deno, Bun and Workers page runs with each of its commands on Deno and on Bun, the same way. The
- * Next pages run on this repository's Node.js only (each is a dev server's start and compile).
+ * the registry's build of that version first on the reader's PATH (its package holds `node` only:
+ * the machine's npm and npx run on it). The Deno and Bun page runs with each of its start commands,
+ * Deno's and Bun's first on the PATH the same way. The Next pages run on this repository's Node.js
+ * only (each is a dev server's start and compile).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { promisify } from 'node:util';
 import type { Runtime } from '@linkhooks/runtimes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importedPackages, type RunnablePage, type Runner, runnablePage } from './pages.js';
-import { runtimeOnPath } from './tools.js';
+import { RUNTIME_VERSION, runtimeCommand, runtimeOnPath } from './tools.js';
 
 const PAGES = [
   'guide/quickstart.md',
@@ -45,12 +46,6 @@ interface Run {
 /** A page whose server runs on another runtime: the command its parts are read with. */
 const READ_WITH: Record<string, Runner> = { 'guide/edge.md': 'deno' };
 const ON_NODE = ['node22', 'node24'] as const;
-const VERSION: Record<Runtime, RegExp> = {
-  node22: /^v22\./,
-  node24: /^v24\./,
-  deno: /^deno 2\./,
-  bun: /^1\./,
-};
 const label = ({ page, runner, runtime }: Run) =>
   runtime === undefined
     ? page
@@ -251,13 +246,14 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     it.skipIf(bin === null)(label(each), { timeout: 300_000 }, async () => {
       const page = each.runner === (READ_WITH[name] ?? 'node') ? pages.get(name)! : parse(name, each.runner);
       if (page instanceof Error) throw page;
-      // The reader's shell finds the runtime first on its PATH: `node` and `npx` on Node 22 are
-      // Node 22's.
+      // The reader's shell finds the runtime first on its PATH: on Node 22, `node server.mjs` and
+      // the `npx linkhooks` line run on Node 22.
       const shellEnv = bin ? { ...env, PATH: `${bin}:${env.PATH}` } : env;
       if (each.runtime) {
-        const command = each.runtime.startsWith('node') ? 'node' : each.runtime;
-        const { stdout } = await run('sh', ['-c', `${command} --version`], { env: shellEnv });
-        expect(stdout).toMatch(VERSION[each.runtime]);
+        const { stdout } = await run('sh', ['-c', `${runtimeCommand(each.runtime)} --version`], {
+          env: shellEnv,
+        });
+        expect(stdout).toMatch(RUNTIME_VERSION[each.runtime]);
       }
       for (const imported of importedPackages(page.file.code)) expect(page.packages).toContain(imported);
       if (isNext(page)) await nextInstalled;

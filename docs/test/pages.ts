@@ -114,7 +114,7 @@ export function runnablePage(page: string, runner: Runner = 'node'): RunnablePag
   // served by Next's dev server.
   const runs = name.includes('/')
     ? NEXT_DEV
-    : new RegExp(`(^|\\s)${runner}(\\s\\S+)*\\s${name.replace('.', '\\.')}$`);
+    : new RegExp(`(^|\\s)${runner}(\\s\\S+)*\\s${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   const start = shell.find((l) => runs.test(l));
   if (!start) throw missing(`the command that runs ${name} with ${runner}`);
   const trigger = shell.find((l) => l.startsWith('npx linkhooks trigger '));

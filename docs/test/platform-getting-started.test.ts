@@ -3,12 +3,14 @@
  * would publish them, an empty folder, and the page's own blocks in order — its shell commands as
  * one terminal session, its `receiver.js` saved as the page says. What differs from the page: the
  * install line names the packed files (and takes better-sqlite3's native build from the workspace,
- * see below), and the two ports are free ones, so that the test never meets another program on
- * 8080 or 4443. It passes when the receiver prints the line the page promises.
+ * or from the cache of builds for other Node.js versions, see below), and the two ports are free
+ * ones, so that the test never meets another program on 8080 or 4443. It passes when the receiver
+ * prints the line the page promises.
  *
- * Platforms run the service on Node.js 22 and 24 too: the page runs again on each, that version's
- * `node`, `npm` and `npx` first on the reader's PATH (the registry's builds, from
- * @linkhooks/runtimes), its SQLite store's native part compiled for that version as npm does.
+ * Platforms run the service on Node.js 22 and 24 too: the page runs again on each, the registry's
+ * build of that version (from @linkhooks/runtimes) first on the reader's PATH, so that the service,
+ * the receiver and the machine's npm and npx run on it; its SQLite store's native part is compiled
+ * for that version as npm does.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Runtime, runtimeHome } from '@linkhooks/runtimes';
 import { afterAll, expect, it } from 'vitest';
-import { runtimeOnPath } from './tools.js';
+import { RUNTIME_VERSION, runtimeOnPath } from './tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = join(ROOT, 'docs/platform/getting-started.md');
@@ -75,7 +77,7 @@ afterAll(() => {
 function nativeCache(runtime: Runtime, version: string): string {
   const home = runtimeHome(runtime)!;
   const node = (JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as { version: string }).version;
-  const cache = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(cache, 'linkhooks', 'native', `better-sqlite3-${version}-node-${node}`);
 }
 
@@ -129,21 +131,23 @@ for (const { runtime, bin } of RUNS) {
         JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }
       ).version;
       // On another Node.js, the build kept for it is copied, or npm builds one against that version's
-      // own headers (its package holds them), which is then kept.
+      // own headers (its package holds them), which is then kept: only a build of the workspace's
+      // version, the one the cache is named for.
       const built = runtime ? nativeCache(runtime, sqliteVersion) : join(sqlite, 'build/Release');
       if (runtime) mkdirSync(built, { recursive: true });
+      const binary = JSON.stringify(join(built, 'better_sqlite3.node'));
+      const installed = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
       const install = [
         `npm_config_ignore_scripts=true npm install ${tarballs.join(' ')}`,
-        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ] && [ -f ${join(built, 'better_sqlite3.node')} ]; then`,
+        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ]; then same=1; else same=0; fi`,
+        `if [ $same = 1 ] && [ -f ${binary} ]; then`,
         '  mkdir -p node_modules/better-sqlite3/build/Release',
-        `  cp ${join(built, 'better_sqlite3.node')} node_modules/better-sqlite3/build/Release/`,
-        'else npm rebuild better-sqlite3',
+        `  cp ${binary} ${installed}`,
+        'else',
+        '  npm rebuild better-sqlite3',
         // Kept whole or not at all: a copy cut short must not be found next time.
         ...(runtime
-          ? [
-              `  cp node_modules/better-sqlite3/build/Release/better_sqlite3.node ${built}/.partial`,
-              `  mv ${built}/.partial ${built}/better_sqlite3.node`,
-            ]
+          ? [`  if [ $same = 1 ]; then cp ${installed} ${binary}.$$ && mv ${binary}.$$ ${binary}; fi`]
           : []),
         'fi',
       ].join('\n');
@@ -172,7 +176,7 @@ for (const { runtime, bin } of RUNS) {
       };
       if (runtime) {
         const version = execFileSync('node', ['--version'], { env, encoding: 'utf8' });
-        expect(version).toMatch(runtime === 'node22' ? /^v22\./ : /^v24\./);
+        expect(version).toMatch(RUNTIME_VERSION[runtime]);
       }
       const child = spawn('bash', ['-c', script], {
         cwd: work,

@@ -20,6 +20,17 @@ export function hasTool(command: string, versionArg = '--version'): boolean {
  * The folder of `runtime`'s command (@linkhooks/runtimes), to put first on a reader's PATH; off CI
  * a missing one skips `what` with a loud notice (null), under CI=true it is a failure.
  */
+/** What `<command> --version` prints on each runtime: a run checks it got the one it asked for. */
+export const RUNTIME_VERSION: Record<Runtime, RegExp> = {
+  node22: /^v22\./,
+  node24: /^v24\./,
+  deno: /^deno 2\./,
+  bun: /^1\./,
+};
+
+/** The command a runtime's folder holds. */
+export const runtimeCommand = (runtime: Runtime) => (runtime.startsWith('node') ? 'node' : runtime);
+
 export function runtimeOnPath(runtime: Runtime, what: string): string | null {
   const bin = runtimeBin(runtime);
   if (bin) return bin;
