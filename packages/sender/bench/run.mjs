@@ -405,6 +405,14 @@ async function openPostgres() {
       schemas.push(name);
       return name;
     },
+    /**
+     * The server's WAL written so far, in records and bytes (pg_stat_wal: the whole server's, so a
+     * round's difference holds autovacuum's and any other client's too).
+     */
+    async walSoFar() {
+      const { rows } = await admin.query('SELECT wal_records, wal_bytes FROM pg_stat_wal');
+      return { records: Number(rows[0].wal_records), bytes: Number(rows[0].wal_bytes) };
+    },
   };
 }
 

@@ -326,9 +326,16 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   // `server`: the database server it runs on (cpu-meter.mjs SERVERS), if one. The sender is this
   // process, with a service's own CPU per delivery (from its /metrics: `round.cpuUs`) beside it.
   const metered = async (key, server, run) => {
+    const wal = server === 'PostgreSQL' ? ctx.postgres?.walSoFar : undefined;
+    const walBefore = await wal?.();
     const stop = await startCpuMeter(ctx.receiver, server);
     const round = await run();
     const cpu = await stop();
+    if (walBefore) {
+      const walAfter = await wal();
+      add(`${key} wal records`, (walAfter.records - walBefore.records) / round.deliveries);
+      add(`${key} wal bytes`, (walAfter.bytes - walBefore.bytes) / round.deliveries);
+    }
     const per = (us) => us / round.deliveries;
     const sender = per(cpu.ownUs) + (round.cpuUs ?? 0);
     const db = server ? per(cpu.serverUs) : 0;
@@ -432,10 +439,10 @@ const CPU_PARTS = ['sender', 'database', 'receiver', 'all'];
  * how fast: two cores shared by all of them set the rates above.
  */
 function printCpu(samples, rows) {
-  const cell = (key) => {
+  const cell = (key, digits = 0) => {
     const xs = samples.get(key);
     const m = xs ? median(xs) : Number.NaN;
-    return (Number.isNaN(m) ? 'n/a' : fmtInt(m)).padStart(10);
+    return (Number.isNaN(m) ? 'n/a' : digits > 0 ? m.toFixed(digits) : fmtInt(m)).padStart(10);
   };
   console.log(
     `\n   CPU per delivery in the ingest + delivery rounds, µs (median of ${SERVICE.rounds} rounds; database: its server's processes on this machine)`,
@@ -444,4 +451,15 @@ function printCpu(samples, rows) {
   for (const [name, key] of rows) {
     console.log(`   ${name.padEnd(44)}${CPU_PARTS.map((part) => cell(`${key} cpu ${part}`)).join('')}`);
   }
+  // What a PostgreSQL sender writes per delivery: the durable log's rows and index entries against
+  // a job queue's one job (a PostgreSQL row's insert, update or delete and each index entry is a
+  // WAL record).
+  const onPostgres = rows.filter(([, key]) => samples.has(`${key} wal records`));
+  if (onPostgres.length === 0) return;
+  console.log(
+    `\n   PostgreSQL's WAL per delivery in the same rounds (median; the whole server's, autovacuum's included)`,
+  );
+  console.log(`   ${''.padEnd(44)}${'records'.padStart(10)}${'bytes'.padStart(10)}`);
+  for (const [name, key] of onPostgres)
+    console.log(`   ${name.padEnd(44)}${cell(`${key} wal records`, 1)}${cell(`${key} wal bytes`)}`);
 }
