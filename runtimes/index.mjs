@@ -11,6 +11,7 @@ const COMMANDS = {
   node24: { pkg: 'node24', path: ['bin', 'node'] },
   bun: { pkg: '@oven/bun-linux-x64', path: ['bin', 'bun'] },
   deno: { pkg: '@deno/linux-x64-glibc', path: ['deno'] },
+  workerd: { pkg: '@cloudflare/workerd-linux-64', path: ['bin', 'workerd'] },
 };
 
 export const RUNTIMES = Object.keys(COMMANDS);
@@ -27,7 +28,7 @@ export function runtimeHome(name) {
 }
 
 /**
- * The folder holding runtime `name`'s command (`node`, `bun` or `deno`), to put first on a PATH;
+ * The folder holding runtime `name`'s command (`node`, `bun`, `deno` or `workerd`), to put first on a PATH;
  * null where this machine does not have it.
  */
 export function runtimeBin(name) {

@@ -26,6 +26,7 @@ export const RUNTIME_VERSION: Record<Runtime, RegExp> = {
   node24: /^v24\./,
   deno: /^deno 2\./,
   bun: /^1\./,
+  workerd: /^workerd 20\d\d-\d\d-\d\d/,
 };
 
 /** The command a runtime's folder holds. */

@@ -1,0 +1,128 @@
+/**
+ * The Workers example on workerd, the runtime Cloudflare Workers run on (the registry's build, from
+ * @linkhooks/runtimes): the file bundled as Wrangler bundles it (esbuild, the `workerd` and `worker`
+ * export conditions, browser platform) from the built packages, served by `workerd serve` with the
+ * secret as a text binding and no `nodejs_compat`, so `node:crypto` and `process` do not exist and
+ * verification must run on Web Crypto. A signed click is handled (the worker's log says so), a
+ * forged one is refused and not handled.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildEvent, generateSecret, signedRequest } from '@linkhooks/receiver/testing';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runtimeOnPath } from './tools.js';
+
+const EXAMPLE = fileURLToPath(new URL('../examples/cloudflare-worker.ts', import.meta.url));
+const SECRET = generateSecret();
+const bin = runtimeOnPath('workerd', 'the Workers example');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once `port` accepts a connection, or rejects with what workerd printed. */
+async function accepting(port: number, worker: ChildProcess, printed: () => string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (worker.exitCode !== null) throw new Error(`workerd exited (${worker.exitCode}):\n${printed()}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(socket.end() !== undefined));
+      socket.once('error', () => resolve(false));
+    });
+    if (up) return;
+    if (Date.now() > deadline) throw new Error(`workerd did not listen within 30 s:\n${printed()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(bin === null)('the Workers example on workerd', () => {
+  let dir = '';
+  let worker: ChildProcess | undefined;
+  let printed = '';
+  let origin = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'linkhooks-workerd-'));
+    await build({
+      entryPoints: [EXAMPLE],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      outfile: join(dir, 'worker.js'),
+      logLevel: 'silent',
+    });
+    const port = await freePort();
+    writeFileSync(
+      join(dir, 'config.capnp'),
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker", esModule = embed "worker.js")],
+  compatibilityDate = "2025-01-01",
+  bindings = [(name = "LINKHOOKS_SECRET", text = "${SECRET}")],
+);
+`,
+    );
+    worker = spawn(join(bin!, 'workerd'), ['serve', 'config.capnp', '--verbose'], { cwd: dir });
+    worker.stdout!.on('data', (chunk) => {
+      printed += chunk;
+    });
+    worker.stderr!.on('data', (chunk) => {
+      printed += chunk;
+    });
+    await accepting(port, worker, () => printed);
+    origin = `http://127.0.0.1:${port}`;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker!.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Waits until the worker's log has `line`. */
+  async function logged(line: string) {
+    const deadline = Date.now() + 10_000;
+    while (!printed.includes(line)) {
+      if (Date.now() > deadline) throw new Error(`the worker did not log ${line}:\n${printed}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('handles a signed click, with the secret from its binding', async () => {
+    const event = buildEvent('click');
+    const answer = await fetch(await signedRequest(`${origin}/`, { secret: SECRET, event }));
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ received: true });
+    await logged(`click ${event.data.click_id}`);
+  });
+
+  it('refuses a click signed with another secret, unhandled', async () => {
+    const event = buildEvent('click');
+    const answer = await fetch(await signedRequest(`${origin}/`, { secret: generateSecret(), event }));
+    expect(answer.status).toBe(401);
+    // A handled click after it is logged after it: the forged one, sent first, never was.
+    const after = buildEvent('click');
+    expect((await fetch(await signedRequest(`${origin}/`, { secret: SECRET, event: after }))).status).toBe(
+      200,
+    );
+    await logged(`click ${after.data.click_id}`);
+    expect(printed).not.toContain(event.data.click_id);
+  });
+});
