@@ -16,7 +16,6 @@
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +23,7 @@ import { promisify } from 'node:util';
 import type { Runtime } from '@linkhooks/runtimes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importedPackages, type RunnablePage, type Runner, runnablePage } from './pages.js';
-import { RUNTIME_VERSION, runtimeCommand, runtimeOnPath } from './tools.js';
+import { freePort, RUNTIME_VERSION, runtimeCommand, runtimeOnPath } from './tools.js';
 
 const PAGES = [
   'guide/quickstart.md',
@@ -87,14 +86,6 @@ function pnpm(args: string[], cwd: string) {
   const execPath = process.env.npm_execpath;
   if (execPath && /pnpm/.test(execPath)) return run(process.execPath, [execPath, ...args], { cwd });
   return run('npx', ['--yes', 'pnpm@10', ...args], { cwd });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Waits until `read()` matches, or fails with what was read. */

@@ -15,13 +15,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Runtime, runtimeHome } from '@linkhooks/runtimes';
 import { afterAll, expect, it } from 'vitest';
-import { RUNTIME_VERSION, runtimeOnPath } from './tools.js';
+import { freePort, RUNTIME_VERSION, runtimeOnPath } from './tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = join(ROOT, 'docs/platform/getting-started.md');
@@ -41,16 +40,6 @@ export function blocksOf(markdown: string): Block[] {
     blocks.push({ lang: m[1]!, ...(m[2] ? { file: m[2] } : {}), code: m[3]! });
   }
   return blocks;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
 }
 
 const works: string[] = [];

@@ -4,6 +4,7 @@
  * install brings the runtimes).
  */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { type Runtime, runtimeBin } from '@linkhooks/runtimes';
 
 export function hasTool(command: string, versionArg = '--version'): boolean {
@@ -39,4 +40,15 @@ export function runtimeOnPath(runtime: Runtime, what: string): string | null {
   if (process.env.CI === 'true') throw new Error(`${message}: CI needs it.`);
   console.warn(`\n!!! SKIPPING ${what} on ${runtime}: ${message}.\n`);
   return null;
+}
+
+/** A port free on 127.0.0.1 right now, for a server a test starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
 }

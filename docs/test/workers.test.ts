@@ -8,26 +8,18 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildEvent, generateSecret, signedRequest } from '@linkhooks/receiver/testing';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeOnPath } from './tools.js';
+import { freePort, runtimeOnPath } from './tools.js';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/cloudflare-worker.ts', import.meta.url));
 const SECRET = generateSecret();
 const bin = runtimeOnPath('workerd', 'the Workers example');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves once `port` accepts a connection, or rejects with what workerd printed. */
 async function accepting(port: number, worker: ChildProcess, printed: () => string) {
