@@ -3,15 +3,13 @@
  * looked up once per few seconds, not once per event: at click-stream rates that lookup would be
  * a database round trip per event on PostgreSQL. A plan change reaches ingest within ACCOUNT_TTL_MS.
  */
-import type { z } from 'zod';
 import { planAllowsWebhooks } from '../accounts.js';
 import type { PublishItem, Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
 import { invalidRequest } from './error-response.js';
-import { ingestBody } from './schemas.js';
-
-type IngestBody = z.infer<typeof ingestBody>;
+import { isPlainIngestBody } from './ingest-body-check.js';
+import { type IngestBody, ingestBody } from './schemas.js';
 
 export const ACCOUNT_TTL_MS = 5_000;
 const ACCOUNTS_KEPT = 10_000;
@@ -56,6 +54,7 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
   return {
     item,
     async parsedItem(raw) {
+      if (isPlainIngestBody(raw)) return item(raw);
       const parsed = ingestBody.safeParse(raw);
       if (!parsed.success) throw invalidRequest('body', parsed.error);
       return item(parsed.data);

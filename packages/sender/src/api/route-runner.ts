@@ -103,6 +103,7 @@ export function checkBody(route: RouteSpec, raw: unknown, sentBody: boolean): un
     if (route.body.required) throw new SenderError('invalid_request', 'this route needs a JSON body');
     raw = {};
   }
+  if (route.body.plain?.(raw)) return raw;
   const parsed = route.body.schema.safeParse(raw);
   if (!parsed.success) throw invalidRequest('body', parsed.error);
   return parsed.data;

@@ -53,8 +53,17 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
    * `metrics`: the metrics token when one is configured, open otherwise.
    */
   auth: 'account' | 'service' | 'metrics' | 'none';
-  /** `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413. */
-  body?: { schema: z.ZodType<Body>; required: boolean; limitBytes?: number };
+  /**
+   * `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413.
+   * `plain`: the schema checked without zod for a hot route, true only for a body the schema takes
+   * as it is (which then goes on uncopied); anything else goes to the schema.
+   */
+  body?: {
+    schema: z.ZodType<Body>;
+    required: boolean;
+    limitBytes?: number;
+    plain?: (raw: unknown) => raw is Body;
+  };
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
   handle(ctx: RouteContext<Body, Query>): Promise<RouteResult>;

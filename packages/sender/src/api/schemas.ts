@@ -117,6 +117,7 @@ export const ingestBody = z
       ),
   })
   .meta({ id: 'IngestEvent' });
+export type IngestBody = z.infer<typeof ingestBody>;
 
 export const recoverBody = z
   .strictObject({

@@ -6,8 +6,15 @@ import type { PublishItem } from '../../engine/sender.js';
 import { isSenderError, type SenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
 import { errorResponse } from '../error-response.js';
+import { isPlainIngestBody } from '../ingest-body-check.js';
 import { defineRoute, type RouteSpec } from '../route.js';
-import { batchResultSchema, errorSchema, ingestBody, publishResultSchema } from '../schemas.js';
+import {
+  batchResultSchema,
+  errorSchema,
+  type IngestBody,
+  ingestBody,
+  publishResultSchema,
+} from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
 
 export const MAX_BATCH = 1_000;
@@ -16,13 +23,13 @@ export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 const err = (description: string) => ({ description, schema: errorSchema });
 
-const ingestOne = defineRoute<z.infer<typeof ingestBody>>({
+const ingestOne = defineRoute<IngestBody>({
   method: 'post',
   path: '/internal/v1/events',
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
   tag: 'Platform',
   auth: 'service',
-  body: { schema: ingestBody, required: true },
+  body: { schema: ingestBody, required: true, plain: isPlainIngestBody },
   responses: {
     200: {
       description: 'The event_id was ingested before: nothing stored; the first event and its deliveries',
@@ -106,7 +113,7 @@ function inIngestSpan<Body>(route: RouteSpec, attributes: (body: Body) => Attrib
   };
 }
 
-export const ingestRoute = inIngestSpan<z.infer<typeof ingestBody>>(ingestOne, (body) => ({
+export const ingestRoute = inIngestSpan<IngestBody>(ingestOne, (body) => ({
   'linkhooks.ingest.events': 1,
   'linkhooks.account.id': body.account_id,
 }));
