@@ -5,8 +5,22 @@ import { buildEvent, timestampOf } from './event-input.js';
 const T0 = Date.UTC(2026, 10, 26, 9, 0, 0);
 
 describe('timestampOf', () => {
-  it("is now's envelope timestamp at every millisecond around a second's turn, forwards and back", () => {
-    const times = [T0 - 1, T0, T0 + 1, T0 + 999, T0 + 1000, T0 + 1, T0 - 1_000, T0 + 86_400_000];
+  it("is now's envelope timestamp at times around a second's turn, forwards and back, and at fractions", () => {
+    const times = [
+      T0 - 1,
+      T0,
+      T0 + 1,
+      T0 + 999,
+      T0 + 1000,
+      T0 + 1,
+      T0 - 1_000,
+      T0 + 86_400_000,
+      -1,
+      -0.5,
+      0,
+      999.9999999999999,
+      1000,
+    ];
     for (const now of times) expect(timestampOf(now)).toBe(formatTimestamp(now));
   });
 

@@ -31,6 +31,9 @@ export const EVENT_ID_FORM = /^[\x21-\x7e]{1,200}$/;
  */
 let formatted = { second: Number.NaN, text: '' };
 export function timestampOf(now: number): string {
+  // Whole milliseconds only: Date rounds a fraction toward zero, which a second's floor does not
+  // below 0 (and a float next to a whole second may land in the next one).
+  if (!Number.isInteger(now)) return formatTimestamp(now);
   const second = Math.floor(now / 1000);
   if (second !== formatted.second) formatted = { second, text: formatTimestamp(now) };
   return formatted.text;
