@@ -2,14 +2,13 @@
  * `linkhooks-sender --db-file` run as an operator would: the URL, password included, read from a
  * file and never printed; a warning when others can read the file.
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli-process.js';
-import { PG_URL, requireService } from './helpers/services.js';
+import { PG_URL, requireService, suiteSchema } from './helpers/services.js';
 
 const PASSWORD = 'hunter2-not-to-be-printed';
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-db-file-'));
@@ -85,15 +84,7 @@ describe('linkhooks-sender --db-file', () => {
 
 describe('linkhooks-sender --db-file on PostgreSQL', async () => {
   const up = await requireService('PostgreSQL', PG_URL);
-  const schema = `cli_db_file_${randomBytes(4).toString('hex')}`;
-
-  afterAll(async () => {
-    if (!up) return;
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
+  const schema = suiteSchema('cli_db_file', up);
 
   it.runIf(up)(
     'migrates with the URL and its password from the file, printing the password masked',

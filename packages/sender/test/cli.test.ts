@@ -1,8 +1,11 @@
 /**
  * `linkhooks-sender` run as a new user would: migrate, create an account, serve, create an
  * endpoint over HTTP, publish through the ingest route, read the delivery in the log — on SQLite,
- * and on PostgreSQL with one `serve` and one `worker` process sharing the work.
+ * and on PostgreSQL with one `serve` and one `worker` process sharing the work; and the service on
+ * PostgreSQL run by Node.js 22 and 24 (the registry's builds), as platforms run it. Their SQLite
+ * runs are the platform page's test (docs), which builds the SQLite driver for each.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +17,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliService, runCli, startCli } from './helpers/cli-process.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
-import { PG_URL, requireService } from './helpers/services.js';
+import { PG_URL, requireNode, requireService, suiteSchema } from './helpers/services.js';
 
 const TOKEN = 'svc_cli_token_abcdefghijklmnop';
 const MASTER_KEY = randomBytes(32).toString('base64');
@@ -40,8 +43,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(args: string[]) {
-  const service = startCli(args, env);
+function serve(args: string[], node?: string) {
+  const service = startCli(args, env, node);
   services.push(service);
   return service;
 }
@@ -220,18 +223,21 @@ describe('linkhooks-sender on SQLite', () => {
   });
 });
 
+/** Ingests clicks `first` … `first + count - 1` for the account, one request each; each answers 202. */
+async function ingestClicks(base: string, accountId: string, first: number, count: number) {
+  for (let i = first; i < first + count; i++) {
+    const res = await http(base, 'POST', '/internal/v1/events', TOKEN, {
+      account_id: accountId,
+      event: 'click',
+      data: click(i),
+    });
+    expect(res.status).toBe(202);
+  }
+}
+
 describe('linkhooks-sender on PostgreSQL', async () => {
   const up = await requireService('PostgreSQL', PG_URL);
-  const schema = `cli_${randomBytes(4).toString('hex')}`;
-  const db = `${PG_URL}?schema=${schema}`;
-
-  afterAll(async () => {
-    if (!up) return;
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
+  const db = `${PG_URL}?schema=${suiteSchema('cli', up)}`;
 
   it.runIf(up)('shares the work between one serve and one worker process', async () => {
     expect((await runCli(['migrate', '--db', db])).code).toBe(0);
@@ -264,14 +270,7 @@ describe('linkhooks-sender on PostgreSQL', async () => {
       routes.push(`pg${i}`);
     }
     const events = 40;
-    for (let i = 0; i < events; i++) {
-      const res = await http(base, 'POST', '/internal/v1/events', TOKEN, {
-        account_id: account.id,
-        event: 'click',
-        data: click(100 + i),
-      });
-      expect(res.status).toBe(202);
-    }
+    await ingestClicks(base, account.id, 100, events);
     const total = events * routes.length;
     await receiver.until(
       () => receiver.received.filter((r) => routes.includes(r.route)).length >= total,
@@ -292,6 +291,44 @@ describe('linkhooks-sender on PostgreSQL', async () => {
     expect(delivered(worker)).toBeGreaterThan(0);
     expect(delivered(server)).toBeGreaterThan(0);
     expect(await worker.stop()).toBe(0);
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe.each(['node22', 'node24'] as const)('linkhooks-sender on PostgreSQL, on %s', async (runtime) => {
+  const node = requireNode(runtime);
+  const up = node !== null && (await requireService('PostgreSQL', PG_URL));
+  const db = `${PG_URL}?schema=${suiteSchema(`cli_${runtime}`, up)}`;
+
+  it.runIf(up)('migrates, serves, delivers ingested events and stops cleanly', async () => {
+    expect(execFileSync(node!, ['--version'], { encoding: 'utf8' })).toMatch(
+      runtime === 'node22' ? /^v22\./ : /^v24\./,
+    );
+    expect((await runCli(['migrate', '--db', db], env, node!)).code).toBe(0);
+    const created = await runCli(
+      ['accounts', 'create', '--name', 'NodeCo', '--plan', 'business', '--json', '--db', db],
+      env,
+      node!,
+    );
+    const account = JSON.parse(created.stdout) as { id: string; api_key: string };
+    const server = serve(['serve', '--db', db, '--port', '0', '--allow-private-networks'], node!);
+    const base = await listening(server);
+    const routes = [`${runtime}a`, `${runtime}b`];
+    for (const route of routes) {
+      const ep = await http(base, 'POST', '/v1/endpoints', account.api_key, {
+        url: `${receiver.origin}/hooks/${route}`,
+        events: ['click'],
+      });
+      expect(ep.status).toBe(201);
+      receiver.route(route, ep.json.secret);
+    }
+    const events = 10;
+    await ingestClicks(base, account.id, 200, events);
+    // The receiver keeps only deliveries signed with their endpoint's secret.
+    await receiver.until(
+      () => receiver.received.filter((r) => routes.includes(r.route)).length >= events * routes.length,
+      60_000,
+    );
     expect(await server.stop()).toBe(0);
   });
 });

@@ -10,10 +10,14 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs a command to its end. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<Finished> {
+/** Runs a command to its end, on `node` (this test's Node.js unless given). */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  node = process.execPath,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(node, [CLI, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -47,9 +51,13 @@ export interface CliService {
   output(): string;
 }
 
-/** Starts a long-running command (`serve`, `worker`). */
-export function startCli(args: string[], env: Record<string, string> = {}): CliService {
-  const child = spawn(process.execPath, [CLI, ...args], {
+/** Starts a long-running command (`serve`, `worker`), on `node` (this test's Node.js unless given). */
+export function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+  node = process.execPath,
+): CliService {
+  const child = spawn(node, [CLI, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
