@@ -11,6 +11,7 @@ export { EVENT_DESCRIPTIONS, EVENT_NAMES, type EventName, isEventName } from './
 export { hasSyncCrypto, sha256 } from './hmac.js';
 export { envelopeJsonSchema, eventJsonSchema, eventJsonSchemas } from './json-schema.js';
 export { isKnownEvent, type ParseEventResult, parseEvent } from './parse-event.js';
+export { compilePlainCheck, type PlainCheck } from './plain-check.js';
 export { sampleEventData, sampleId } from './sample-data.js';
 export * from './schemas.js';
 export { generateSecret, isSecretForm, isStandardWebhooksSecret, SECRET_PREFIX } from './secret.js';

@@ -124,8 +124,79 @@ describe('plain checks of the envelope schemas', () => {
   it('compile to nothing for a construct they do not know, so zod decides', () => {
     expect(compilePlainCheck(z.looseObject({ a: z.email() }))).toBeNull();
     expect(compilePlainCheck(z.object({ a: z.string() }))).toBeNull();
-    expect(compilePlainCheck(z.looseObject({ a: z.string().max(3) }))).toBeNull();
-    expect(compilePlainCheck(z.looseObject({ a: z.string().optional() }))).toBeNull();
+    expect(compilePlainCheck(z.looseObject({ a: z.string().default('x') }))).toBeNull();
+    expect(compilePlainCheck(z.looseObject({ a: z.string().regex(/a/g) }))).toBeNull();
+    expect(compilePlainCheck(z.looseObject({ a: z.string().trim() }))).toBeNull();
+  });
+});
+
+describe('plain checks of strict objects, optional fields, enums, lengths and patterns', () => {
+  // The constructs of the sender's ingest body, each at its edges.
+  const schema = z.strictObject({
+    id: z
+      .string()
+      .min(1)
+      .max(5)
+      .refine((v) => !v.includes('\0')),
+    kind: z.enum(['a', 'b']),
+    data: z.record(z.string(), z.unknown()),
+    note: z.string().optional(),
+    ref: z
+      .string()
+      .regex(/^[a-z]{1,3}$/)
+      .optional(),
+    toString: z.string().optional(),
+  });
+  const check = compilePlainCheck(schema)!;
+  const base = { id: 'x', kind: 'a', data: { k: 1 } };
+  const FIELD_VALUES = [
+    undefined,
+    null,
+    '',
+    'a',
+    'b',
+    'c',
+    'abcde',
+    'abcdef',
+    'a\0',
+    'ABC',
+    'abcd',
+    1,
+    {},
+    [],
+  ];
+
+  it('compile', () => {
+    expect(check).not.toBeNull();
+  });
+
+  it('say "valid" exactly where zod accepts a JSON value, and zod then returns it unchanged', () => {
+    let valid = 0;
+    const keys = [...Object.keys(schema.shape), 'extra'];
+    for (const key of keys)
+      for (const value of FIELD_VALUES)
+        for (const other of keys)
+          for (const second of [undefined, 'a', 'abc']) {
+            const body = JSON.parse(
+              JSON.stringify(withField(withField(base, key, value), other, second)),
+            ) as unknown;
+            const zod = schema.safeParse(body);
+            const plain = check(body);
+            if (plain) expect(zod.data, JSON.stringify(body)).toStrictEqual(body);
+            expect(plain, JSON.stringify(body)).toBe(zod.success);
+            valid += Number(plain);
+          }
+    expect(valid).toBeGreaterThan(50);
+  });
+
+  it('leave an own undefined, a copied __proto__ key and a prototype-less object to zod', () => {
+    expect(check({ ...base, note: undefined })).toBe(false);
+    expect(check(JSON.parse('{"id":"x","kind":"a","data":{"__proto__":{"k":1}}}'))).toBe(false);
+    expect(check(Object.assign(Object.create(null), base))).toBe(false);
+    // zod reads a missing member of Object.prototype inherited (a function): refused both ways.
+    expect(schema.safeParse(base).success).toBe(false);
+    expect(check(base)).toBe(false);
+    expect(check({ ...base, toString: 'x' })).toBe(true);
   });
 });
 

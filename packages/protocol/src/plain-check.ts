@@ -16,11 +16,24 @@ interface Def {
   type: string;
   shape?: Record<string, { _zod: { def: Def } }>;
   catchall?: { _zod: { def: Def } };
-  checks?: { _zod: { def: { check: string; format?: string; minimum?: number; fn?: unknown } } }[];
+  checks?: {
+    _zod: {
+      def: {
+        check: string;
+        format?: string;
+        minimum?: number;
+        maximum?: number;
+        fn?: unknown;
+        pattern?: unknown;
+      };
+    };
+  }[];
   element?: { _zod: { def: Def } };
   keyType?: { _zod: { def: Def } };
   valueType?: { _zod: { def: Def } };
   values?: unknown[];
+  entries?: Record<string, unknown>;
+  innerType?: { _zod: { def: Def } };
 }
 
 // What JSON.parse makes; zod's copy of any other object would differ from it (its prototype).
@@ -37,6 +50,8 @@ const DEF_KEYS: Record<string, readonly string[]> = {
   number: ['type', 'checks'],
   boolean: ['type'],
   literal: ['type', 'values'],
+  enum: ['type', 'entries'],
+  optional: ['type', 'innerType'],
   array: ['type', 'element'],
   record: ['type', 'keyType', 'valueType'],
   object: ['type', 'shape', 'catchall'],
@@ -44,6 +59,8 @@ const DEF_KEYS: Record<string, readonly string[]> = {
 const CHECK_KEYS: Record<string, readonly string[]> = {
   number_format: ['type', 'check', 'abort', 'format'],
   min_length: ['check', 'minimum', 'when'],
+  max_length: ['check', 'maximum', 'when'],
+  string_format: ['check', 'format', 'error', 'pattern', 'abort'],
   custom: ['type', 'check', 'fn', 'error', 'abort'],
 };
 const only = (object: object, keys: readonly string[] | undefined) =>
@@ -59,6 +76,19 @@ function compileRefinements(def: Def): ((v: never) => boolean)[] | null {
     else if (c.check === 'min_length' && typeof c.minimum === 'number') {
       const min = c.minimum;
       out.push(((v: string) => v.length >= min) as never);
+    } else if (c.check === 'max_length' && typeof c.maximum === 'number') {
+      const max = c.maximum;
+      out.push(((v: string) => v.length <= max) as never);
+    } else if (
+      c.check === 'string_format' &&
+      c.format === 'regex' &&
+      c.pattern instanceof RegExp &&
+      // A global or sticky pattern's test depends on its lastIndex.
+      !c.pattern.global &&
+      !c.pattern.sticky
+    ) {
+      const pattern = c.pattern;
+      out.push(((v: string) => pattern.test(v)) as never);
     } else if (c.check === 'custom' && typeof c.fn === 'function') {
       const fn = c.fn as (v: unknown) => unknown;
       out.push(((v: unknown) => fn(v) === true) as never);
@@ -102,6 +132,15 @@ function compileType(def: Def): PlainCheck | null {
       const values = def.values ?? [];
       return (v) => values.includes(v);
     }
+    case 'enum': {
+      const values = new Set(Object.values(def.entries ?? {}));
+      return (v) => values.has(v);
+    }
+    case 'optional': {
+      const inner = def.innerType && compileDef(def.innerType._zod.def);
+      if (!inner) return null;
+      return (v) => v === undefined || inner(v);
+    }
     case 'array': {
       const element = def.element && compileDef(def.element._zod.def);
       if (!element) return null;
@@ -117,10 +156,16 @@ function compileType(def: Def): PlainCheck | null {
       return (v) => isPlainRecord(v) && Object.values(v).every(value);
     }
     case 'object': {
-      // Only open objects (z.looseObject): unknown fields pass through, as zod passes them.
-      if (def.catchall?._zod.def.type !== 'unknown' || !def.shape) return null;
+      // Open objects (z.looseObject), whose unknown fields zod passes through, and strict ones
+      // (z.strictObject), which zod refuses with any: a plain object (z.object) would lose them.
+      const catchall = def.catchall?._zod.def.type;
+      if ((catchall !== 'unknown' && catchall !== 'never') || !def.shape) return null;
+      const strict = catchall === 'never';
+      const known = new Set(Object.keys(def.shape));
       const keys: string[] = [];
       const checks: PlainCheck[] = [];
+      // An optional field may be missing; one present is checked (an own `undefined` included).
+      const optional: boolean[] = [];
       // The value's prototype is Object.prototype (isPlainRecord): reading a key that is not one of
       // its members gives the own value or undefined, which a check refusing undefined refuses. Only
       // the other keys need the slower own-property test. (With the integer case above: parseEvent of
@@ -129,17 +174,25 @@ function compileType(def: Def): PlainCheck | null {
       for (const [key, schema] of Object.entries(def.shape)) {
         const check = compileDef(schema._zod.def);
         if (!check) return null;
+        const isOptional = schema._zod.def.type === 'optional';
         keys.push(key);
-        checks.push(check);
-        ownTest.push(key in Object.prototype || check(undefined));
+        checks.push(isOptional ? compileDef(schema._zod.def.innerType!._zod.def)! : check);
+        optional.push(isOptional);
+        ownTest.push(key in Object.prototype || (!isOptional && check(undefined)));
       }
       return (v) => {
         if (!isPlainRecord(v)) return false;
         for (let i = 0; i < keys.length; i++) {
           const key = keys[i]!;
+          if (optional[i]) {
+            // Missing is fine, but for a member of Object.prototype, which zod reads inherited.
+            if (Object.hasOwn(v, key) ? !checks[i]!(v[key]) : ownTest[i]) return false;
+            continue;
+          }
           if (ownTest[i] && !Object.hasOwn(v, key)) return false;
           if (!checks[i]!(v[key])) return false;
         }
+        if (strict) for (const key in v) if (!known.has(key)) return false;
         return true;
       };
     }

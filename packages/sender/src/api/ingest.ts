@@ -7,9 +7,8 @@ import { planAllowsWebhooks } from '../accounts.js';
 import type { PublishItem, Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
-import { invalidRequest } from './error-response.js';
-import { isPlainIngestBody } from './ingest-body-check.js';
-import { type IngestBody, ingestBody } from './schemas.js';
+import { parseBody } from './parse-body.js';
+import { type IngestBody, ingestBody, plainIngestBody } from './schemas.js';
 
 export const ACCOUNT_TTL_MS = 5_000;
 const ACCOUNTS_KEPT = 10_000;
@@ -54,10 +53,7 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
   return {
     item,
     async parsedItem(raw) {
-      if (isPlainIngestBody(raw)) return item(raw);
-      const parsed = ingestBody.safeParse(raw);
-      if (!parsed.success) throw invalidRequest('body', parsed.error);
-      return item(parsed.data);
+      return item(parseBody({ schema: ingestBody, plain: plainIngestBody }, raw));
     },
     forget: (accountId) => void accounts.delete(accountId),
   };

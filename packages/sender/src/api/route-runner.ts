@@ -12,9 +12,10 @@ import { createLimiter } from '../limits/limiter.js';
 import { perMinute } from '../limits/token-bucket.js';
 import type { AccountRecord } from '../store/records.js';
 import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
-import { errorResponse, invalidRequest } from './error-response.js';
+import { errorResponse } from './error-response.js';
 import { createIngest } from './ingest.js';
 import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
+import { parseBody } from './parse-body.js';
 import { cameOverTls } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
 import type { ManagementRouterOptions } from './router.js';
@@ -103,10 +104,7 @@ export function checkBody(route: RouteSpec, raw: unknown, sentBody: boolean): un
     if (route.body.required) throw new SenderError('invalid_request', 'this route needs a JSON body');
     raw = {};
   }
-  if (route.body.plain?.(raw)) return raw;
-  const parsed = route.body.schema.safeParse(raw);
-  if (!parsed.success) throw invalidRequest('body', parsed.error);
-  return parsed.data;
+  return parseBody(route.body, raw);
 }
 
 export function createRouteRunner(options: ManagementRouterOptions) {

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Sender } from '../engine/sender.js';
 import type { AccountRecord } from '../store/records.js';
 import type { Ingest } from './ingest.js';
+import type { BodySchema } from './parse-body.js';
 import type { CookiePolicy, SessionStore } from './sessions.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -55,15 +56,9 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
   auth: 'account' | 'service' | 'metrics' | 'none';
   /**
    * `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413.
-   * `plain`: the schema checked without zod for a hot route, true only for a body the schema takes
-   * as it is (which then goes on uncopied); anything else goes to the schema.
+   * `plain`: the schema's plain check, for a hot route (api/parse-body.ts).
    */
-  body?: {
-    schema: z.ZodType<Body>;
-    required: boolean;
-    limitBytes?: number;
-    plain?: (raw: unknown) => raw is Body;
-  };
+  body?: BodySchema<Body> & { required: boolean; limitBytes?: number };
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
   handle(ctx: RouteContext<Body, Query>): Promise<RouteResult>;

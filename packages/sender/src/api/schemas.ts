@@ -4,7 +4,7 @@
  * Requests are strict (an unknown field is a 400 naming it, as Stripe does), so a typo never
  * silently does nothing.
  */
-import { EVENT_NAMES } from '@linkhooks/protocol';
+import { compilePlainCheck, EVENT_NAMES } from '@linkhooks/protocol';
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
@@ -118,6 +118,8 @@ export const ingestBody = z
   })
   .meta({ id: 'IngestEvent' });
 export type IngestBody = z.infer<typeof ingestBody>;
+/** The ingest body's plain check (api/parse-body.ts): the hot path of platform ingest. */
+export const plainIngestBody = compilePlainCheck(ingestBody);
 
 export const recoverBody = z
   .strictObject({

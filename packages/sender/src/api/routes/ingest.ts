@@ -6,13 +6,13 @@ import type { PublishItem } from '../../engine/sender.js';
 import { isSenderError, type SenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
 import { errorResponse } from '../error-response.js';
-import { isPlainIngestBody } from '../ingest-body-check.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import {
   batchResultSchema,
   errorSchema,
   type IngestBody,
   ingestBody,
+  plainIngestBody,
   publishResultSchema,
 } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
@@ -29,7 +29,7 @@ const ingestOne = defineRoute<IngestBody>({
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
   tag: 'Platform',
   auth: 'service',
-  body: { schema: ingestBody, required: true, plain: isPlainIngestBody },
+  body: { schema: ingestBody, plain: plainIngestBody, required: true },
   responses: {
     200: {
       description: 'The event_id was ingested before: nothing stored; the first event and its deliveries',
