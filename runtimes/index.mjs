@@ -1,6 +1,6 @@
 // Each runtime's command inside its package. The packages are built for Linux on x64 only and are
 // optional: elsewhere they are not installed, and runtimeBin says so.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -14,12 +14,10 @@ const COMMANDS = {
   workerd: { pkg: '@cloudflare/workerd-linux-64', path: ['bin', 'workerd'] },
 };
 
-export const RUNTIMES = Object.keys(COMMANDS);
-
 /** The package folder of runtime `name`, or null where it is not installed. */
 export function runtimeHome(name) {
   const command = COMMANDS[name];
-  if (!command) throw new Error(`no runtime ${name}: one of ${RUNTIMES.join(', ')}`);
+  if (!command) throw new Error(`no runtime ${name}: one of ${Object.keys(COMMANDS).join(', ')}`);
   try {
     return dirname(require.resolve(`${command.pkg}/package.json`));
   } catch {
@@ -36,4 +34,23 @@ export function runtimeBin(name) {
   if (!home) return null;
   const file = join(home, ...COMMANDS[name].path);
   return existsSync(file) ? dirname(file) : null;
+}
+
+/** The version of runtime `name` installed here (its package's: node22 → 22.23.1), or null. */
+export function runtimeVersion(name) {
+  const home = runtimeHome(name);
+  return home && JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')).version;
+}
+
+/**
+ * runtimeBin for a test that needs the runtime: where this machine lacks it, a loud notice that
+ * `what` is skipped (null), or under CI=true an error.
+ */
+export function requireRuntime(name, what) {
+  const bin = runtimeBin(name);
+  if (bin) return bin;
+  const message = `${name} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`;
+  if (process.env.CI === 'true') throw new Error(`${message}: CI needs it.`);
+  console.warn(`\n!!! SKIPPING ${what} on ${name}: ${message}.\n`);
+  return null;
 }

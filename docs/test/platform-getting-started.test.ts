@@ -18,9 +18,9 @@ import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Runtime, runtimeHome } from '@linkhooks/runtimes';
+import { type Runtime, requireRuntime, runtimeHome, runtimeVersion } from '@linkhooks/runtimes';
 import { afterAll, expect, it } from 'vitest';
-import { freePort, RUNTIME_VERSION, runtimeOnPath } from './tools.js';
+import { freePort } from './tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = join(ROOT, 'docs/platform/getting-started.md');
@@ -64,8 +64,7 @@ afterAll(() => {
  * compile is 90 s of one core). A machine without it builds it once.
  */
 function nativeCache(runtime: Runtime, version: string): string {
-  const home = runtimeHome(runtime)!;
-  const node = (JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as { version: string }).version;
+  const node = runtimeVersion(runtime);
   const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(cache, 'linkhooks', 'native', `better-sqlite3-${version}-node-${node}`);
 }
@@ -74,9 +73,35 @@ const RUNS: { runtime?: Runtime; bin?: string | null }[] = [
   {},
   ...(['node22', 'node24'] as const).map((runtime) => ({
     runtime,
-    bin: runtimeOnPath(runtime, 'the platform page'),
+    bin: requireRuntime(runtime, 'the platform page'),
   })),
 ];
+
+// better-sqlite3's native part: the workspace's build of the same version is copied in rather than
+// compiled again (90 s of one core that tests nothing of the page); another version is built as
+// npm would.
+const sqlite = dirname(
+  require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),
+);
+const sqliteVersion = (JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string })
+  .version;
+
+/** The three packages packed as npm would publish them, once for every run of the page. */
+let tarballs: string[] | undefined;
+function packed(): string[] {
+  if (tarballs) return tarballs;
+  const packs = mkdtempSync(join(tmpdir(), 'linkhooks-platform-packs-'));
+  works.push(packs);
+  const names = ['protocol', 'receiver', 'sender'];
+  for (const pkg of names) {
+    execFileSync('npx', ['--yes', 'pnpm@10', 'pack', '--pack-destination', packs], {
+      cwd: join(ROOT, 'packages', pkg),
+      stdio: 'ignore',
+    });
+  }
+  tarballs = names.map((p) => join(packs, `linkhooks-${p}-0.0.0.tgz`));
+  return tarballs;
+}
 
 for (const { runtime, bin } of RUNS) {
   const on = runtime ? ` on Node ${runtime.slice(4)}` : '';
@@ -96,29 +121,13 @@ for (const { runtime, bin } of RUNS) {
 
       const work = mkdtempSync(join(tmpdir(), 'linkhooks-platform-page-'));
       works.push(work);
-      const packs = join(work, 'packs');
-      for (const pkg of ['protocol', 'receiver', 'sender']) {
-        execFileSync('npx', ['--yes', 'pnpm@10', 'pack', '--pack-destination', packs], {
-          cwd: join(ROOT, 'packages', pkg),
-          stdio: 'ignore',
-        });
-      }
-      const tarballs = ['protocol', 'receiver', 'sender'].map((p) => join(packs, `linkhooks-${p}-0.0.0.tgz`));
+      const tarballs = packed();
       const [apiPort, receiverPort] = [await freePort(), await freePort()];
       const ports = (code: string) =>
         code.replaceAll('8080', String(apiPort)).replaceAll('4443', String(receiverPort));
 
       // The reader's terminal: each shell block in turn; receiver.js saved just before the block
       // that runs it, as the page orders them.
-      // better-sqlite3's native part: the workspace's build of the same version is copied in rather
-      // than compiled again (90 s of one core that tests nothing of the page); another version is
-      // built as npm would.
-      const sqlite = dirname(
-        require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),
-      );
-      const sqliteVersion = (
-        JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string }
-      ).version;
       // On another Node.js, the build kept for it is copied, or npm builds one against that version's
       // own headers (its package holds them), which is then kept: only a build of the workspace's
       // version, the one the cache is named for.
@@ -165,7 +174,7 @@ for (const { runtime, bin } of RUNS) {
       };
       if (runtime) {
         const version = execFileSync('node', ['--version'], { env, encoding: 'utf8' });
-        expect(version).toMatch(RUNTIME_VERSION[runtime]);
+        expect(version.trim()).toBe(`v${runtimeVersion(runtime)}`);
       }
       const child = spawn('bash', ['-c', script], {
         cwd: work,
@@ -186,20 +195,24 @@ for (const { runtime, bin } of RUNS) {
         const check = () => output.includes(promised!) && resolve();
         child.stdout!.on('data', check);
       });
-      let timer: NodeJS.Timeout | undefined;
-      const outcome = await Promise.race([
-        arrived.then(() => 'delivered' as const),
-        exited.then((code) => `the commands stopped (exit ${code})`),
-        new Promise<string>((resolve) => {
-          timer = setTimeout(() => resolve('no delivery within 6 minutes'), 360_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      expect(outcome, output.slice(-4000)).toBe('delivered');
-      // The ingest answered 202 with the event's id, and nothing secret reached the terminal.
-      expect(output).toMatch(/"event_id":"evt_/);
-      expect(output).not.toMatch(/BEGIN (RSA )?PRIVATE KEY/);
-      stop(child);
+      // Stopped whatever the outcome: the next run's service must not share the machine with it.
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const outcome = await Promise.race([
+          arrived.then(() => 'delivered' as const),
+          exited.then((code) => `the commands stopped (exit ${code})`),
+          new Promise<string>((resolve) => {
+            timer = setTimeout(() => resolve('no delivery within 6 minutes'), 360_000);
+          }),
+        ]);
+        clearTimeout(timer);
+        expect(outcome, output.slice(-4000)).toBe('delivered');
+        // The ingest answered 202 with the event's id, and nothing secret reached the terminal.
+        expect(output).toMatch(/"event_id":"evt_/);
+        expect(output).not.toMatch(/BEGIN (RSA )?PRIVATE KEY/);
+      } finally {
+        stop(child);
+      }
     },
     420_000,
   );

@@ -13,13 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildEvent, generateSecret, signedRequest } from '@linkhooks/receiver/testing';
+import { requireRuntime } from '@linkhooks/runtimes';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, runtimeOnPath } from './tools.js';
+import { freePort } from './tools.js';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/cloudflare-worker.ts', import.meta.url));
 const SECRET = generateSecret();
-const bin = runtimeOnPath('workerd', 'the Workers example');
+const bin = requireRuntime('workerd', 'the Workers example');
 
 /** Resolves once `port` accepts a connection, or rejects with what workerd printed. */
 async function accepting(port: number, worker: ChildProcess, printed: () => string) {
@@ -88,13 +89,22 @@ const worker :Workerd.Worker = (
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Waits until the worker's log has `line`. */
-  async function logged(line: string) {
-    const deadline = Date.now() + 10_000;
-    while (!printed.includes(line)) {
-      if (Date.now() > deadline) throw new Error(`the worker did not log ${line}:\n${printed}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  /** Resolves once the worker's output has `line`, told by the output itself; fails after 10 s. */
+  function logged(line: string): Promise<void> {
+    if (printed.includes(line)) return Promise.resolve();
+    const streams = [worker!.stdout!, worker!.stderr!];
+    return new Promise((resolve, reject) => {
+      const done = (error?: Error) => {
+        clearTimeout(timer);
+        for (const stream of streams) stream.off('data', check);
+        if (error) reject(error);
+        else resolve();
+      };
+      // The listeners that collect `printed` were added first, so it holds this chunk already.
+      const check = () => printed.includes(line) && done();
+      const timer = setTimeout(() => done(new Error(`the worker did not log ${line}:\n${printed}`)), 10_000);
+      for (const stream of streams) stream.on('data', check);
+    });
   }
 
   it('handles a signed click, with the secret from its binding', async () => {

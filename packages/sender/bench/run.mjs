@@ -406,12 +406,15 @@ async function openPostgres() {
       return name;
     },
     /**
-     * The server's WAL written so far, in records and bytes (pg_stat_wal: the whole server's, so a
-     * round's difference holds autovacuum's and any other client's too).
+     * The server's WAL written so far: bytes from its insert position, exact at once; records from
+     * pg_stat_wal, which backends add to about once a second, so a round's last second may count in
+     * the next round. Both are the whole server's: autovacuum's and any other client's count too.
      */
     async walSoFar() {
-      const { rows } = await admin.query('SELECT wal_records, wal_bytes FROM pg_stat_wal');
-      return { records: Number(rows[0].wal_records), bytes: Number(rows[0].wal_bytes) };
+      const { rows } = await admin.query(
+        "SELECT wal_records, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS bytes FROM pg_stat_wal",
+      );
+      return { records: Number(rows[0].wal_records), bytes: Number(rows[0].bytes) };
     },
   };
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli-process.js';
-import { PG_URL, requireService, suiteSchema } from './helpers/services.js';
+import { pgSchemas } from './helpers/pg-schemas.js';
+import { PG_URL, requireService } from './helpers/services.js';
 
 const PASSWORD = 'hunter2-not-to-be-printed';
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-db-file-'));
@@ -84,7 +85,9 @@ describe('linkhooks-sender --db-file', () => {
 
 describe('linkhooks-sender --db-file on PostgreSQL', async () => {
   const up = await requireService('PostgreSQL', PG_URL);
-  const schema = suiteSchema('cli_db_file', up);
+  const schemas = pgSchemas('cli_db_file');
+  afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
+  const schema = schemas.fresh();
 
   it.runIf(up)(
     'migrates with the URL and its password from the file, printing the password masked',

@@ -12,12 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { requireRuntime, runtimeVersion } from '@linkhooks/runtimes';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliService, runCli, startCli } from './helpers/cli-process.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
-import { PG_URL, requireNode, requireService, suiteSchema } from './helpers/services.js';
+import { pgSchemas } from './helpers/pg-schemas.js';
+import { PG_URL, requireService } from './helpers/services.js';
 
 const TOKEN = 'svc_cli_token_abcdefghijklmnop';
 const MASTER_KEY = randomBytes(32).toString('base64');
@@ -237,7 +239,9 @@ async function ingestClicks(base: string, accountId: string, first: number, coun
 
 describe('linkhooks-sender on PostgreSQL', async () => {
   const up = await requireService('PostgreSQL', PG_URL);
-  const db = `${PG_URL}?schema=${suiteSchema('cli', up)}`;
+  const schemas = pgSchemas('cli');
+  afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
+  const db = `${PG_URL}?schema=${schemas.fresh()}`;
 
   it.runIf(up)('shares the work between one serve and one worker process', async () => {
     expect((await runCli(['migrate', '--db', db])).code).toBe(0);
@@ -296,14 +300,15 @@ describe('linkhooks-sender on PostgreSQL', async () => {
 });
 
 describe.each(['node22', 'node24'] as const)('linkhooks-sender on PostgreSQL, on %s', async (runtime) => {
-  const node = requireNode(runtime);
+  const bin = requireRuntime(runtime, 'the service on PostgreSQL');
+  const node = bin && join(bin, 'node');
   const up = node !== null && (await requireService('PostgreSQL', PG_URL));
-  const db = `${PG_URL}?schema=${suiteSchema(`cli_${runtime}`, up)}`;
+  const schemas = pgSchemas(`cli_${runtime}`);
+  afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
+  const db = `${PG_URL}?schema=${schemas.fresh()}`;
 
   it.runIf(up)('migrates, serves, delivers ingested events and stops cleanly', async () => {
-    expect(execFileSync(node!, ['--version'], { encoding: 'utf8' })).toMatch(
-      runtime === 'node22' ? /^v22\./ : /^v24\./,
-    );
+    expect(execFileSync(node!, ['--version'], { encoding: 'utf8' })).toMatch(`v${runtimeVersion(runtime)}`);
     expect((await runCli(['migrate', '--db', db], env, node!)).code).toBe(0);
     const created = await runCli(
       ['accounts', 'create', '--name', 'NodeCo', '--plan', 'business', '--json', '--db', db],

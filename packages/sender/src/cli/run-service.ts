@@ -37,11 +37,10 @@ export async function createEngine(
   keys: MasterKeys,
   env: Env,
   logger: Logger,
-): Promise<{ sender: Sender; deliveryThread: boolean }> {
+): Promise<Sender> {
   let sender: Sender | undefined;
-  const deliveryThread = deliveryThreadFor(store);
   try {
-    sender = makeEngine(store, settings, keys, env, logger, deliveryThread);
+    sender = makeEngine(store, settings, keys, env, logger);
     const { sealed, resealed, unreadable } = await sender.sealSecrets();
     if (sealed + resealed > 0)
       logger.info({ sealed, resealed }, 'endpoint secrets encrypted under the current master key');
@@ -55,7 +54,7 @@ export async function createEngine(
         'every endpoint secret is under the current master key: once every process runs with it, the previous key can be removed',
       );
     }
-    return { sender, deliveryThread };
+    return sender;
   } catch (error) {
     await sender?.stop(0);
     await store.close(); // a bad setting must not leave a database pool holding the process open
@@ -94,7 +93,6 @@ function makeEngine(
   keys: MasterKeys,
   env: Env,
   logger: Logger,
-  deliveryThread: boolean,
 ): Sender {
   return createSender({
     store,
@@ -106,7 +104,7 @@ function makeEngine(
     allowPrivateNetworks: settings.allowPrivateNetworks,
     disableOnGone: settings.disableOnGone,
     ...(settings.ca ? { ca: settings.ca } : {}),
-    deliveryThread,
+    deliveryThread: deliveryThreadFor(store),
     ...(settings.operatorNotifications ? { operatorNotifications: settings.operatorNotifications } : {}),
     onEndpointDisabled: (endpoint) =>
       logger.warn(
@@ -143,7 +141,7 @@ export async function serve(
   env: Env,
   logger: Logger,
 ): Promise<void> {
-  const { sender, deliveryThread } = await createEngine(store, options.engine, options.keys, env, logger);
+  const sender = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   const listener = createServiceListener({
     sender,
@@ -183,7 +181,7 @@ export async function serve(
       metrics: `${base}/metrics`,
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
       ...options.http,
-      ...loggedSettings(options.engine, deliveryThread),
+      ...loggedSettings(options.engine, store),
     },
     'linkhooks-sender serving the management API and delivering',
   );
@@ -206,10 +204,10 @@ export async function work(
   env: Env,
   logger: Logger,
 ): Promise<void> {
-  const { sender, deliveryThread } = await createEngine(store, options.engine, options.keys, env, logger);
+  const sender = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
-  logger.info(loggedSettings(options.engine, deliveryThread), 'linkhooks-sender worker delivering');
+  logger.info(loggedSettings(options.engine, store), 'linkhooks-sender worker delivering');
   await untilStopped(logger, async () => {
     stopPruning();
     await sender.stop();
@@ -232,6 +230,10 @@ function displayHost(host: string): string {
 const deliveryThreadFor = (store: SenderStore) => !store.capabilities.recordsOverNetwork;
 
 /** The settings worth a log line: the CA file's name, not its contents; the engine's delivery thread. */
-function loggedSettings({ ca: _ca, caFile, ...settings }: EngineSettings, deliveryThread: boolean) {
-  return { ...settings, ...(caFile ? { caFile: caFile.path } : {}), deliveryThread };
+function loggedSettings({ ca: _ca, caFile, ...settings }: EngineSettings, store: SenderStore) {
+  return {
+    ...settings,
+    ...(caFile ? { caFile: caFile.path } : {}),
+    deliveryThread: deliveryThreadFor(store),
+  };
 }

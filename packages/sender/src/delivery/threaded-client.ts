@@ -75,8 +75,8 @@ const builtProgram = (): URL =>
     ? pathToFileURL(join(__dirname, 'delivery-thread.js'))
     : new URL('./delivery-thread.js', import.meta.url);
 
-const caText = (ca: DeliveryClientOptions['ca']): string[] | undefined =>
-  ca === undefined ? undefined : (Array.isArray(ca) ? ca : [ca]).map((c) => c.toString());
+const caText = (ca: NonNullable<DeliveryClientOptions['ca']>): string[] =>
+  (Array.isArray(ca) ? ca : [ca]).map((c) => c.toString());
 
 export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}): DeliveryClient {
   const { onThreadError, program = builtProgram(), graceMs = THREAD_GRACE_MS, ca, ...rest } = options;
@@ -86,8 +86,9 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
       `deliveryThread needs the thread's program at ${fileURLToPath(program)}, beside the package's entry points (a bundle that leaves it out cannot use the option)`,
     );
   }
-  const threadOptions: ThreadClientOptions = { ...rest, ...(ca ? { ca: caText(ca) } : {}) };
+  // The deadline resolved once, for the thread and for this side's backstop alike.
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const threadOptions: ThreadClientOptions = { ...rest, timeoutMs, ...(ca ? { ca: caText(ca) } : {}) };
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let thread: Worker | null = null;

@@ -12,7 +12,7 @@ describe('timestampOf', () => {
       T0 + 1,
       T0 + 999,
       T0 + 1000,
-      T0 + 1,
+      T0 + 1, // back into the second before: the kept string must be replaced, not reused
       T0 - 1_000,
       T0 + 86_400_000,
       -1,

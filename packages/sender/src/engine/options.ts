@@ -68,7 +68,7 @@ export interface SenderOptions {
   /**
    * Send the deliveries' requests from a worker thread of their own (TLS, HTTP parsing and socket
    * writes off the event loop, which the store and the API then have to themselves), as the
-   * service does. Default false. Not with `resolve`, which cannot reach another thread. The
+   * service does on SQLite. Default false. Not with `resolve`, which cannot reach another thread. The
    * thread's program is `dist/delivery-thread.js`, beside the package's entry points.
    */
   deliveryThread?: boolean;

@@ -95,7 +95,7 @@ FROM events ev LEFT JOIN deliveries d ON d.event_id = ev.id
 WHERE (ev.account_id, ev.idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
 ORDER BY ev.id, d.endpoint_id`;
 
-export type Publish = { event: EventRecord; target: PublishTarget };
+type Publish = { event: EventRecord; target: PublishTarget };
 
 /** PUBLISH_EVENTS's parameters for `batch` ($1 to $11), `schema` the wake-up's payload. */
 export function publishParams(batch: Publish[], schema: string): unknown[] {
