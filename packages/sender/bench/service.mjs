@@ -42,6 +42,9 @@ export const SERVICE = {
   batchClients: 4,
   deliveryEvents: 625, // × 8 endpoints = 5,000 deliveries
   rounds: 3,
+  // Rounds of each kind run first and not counted: V8 goes on optimizing a service's hot paths for
+  // tens of thousands of deliveries (bench/README.md, part 5).
+  warmupRounds: 4,
 };
 
 const freePort = () =>
@@ -295,7 +298,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds.',
   );
   console.log(
-    `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after one warm-up round of each kind.`,
+    `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after ${SERVICE.warmupRounds} warm-up rounds of each kind.`,
   );
   console.log(
     '   Ingest floor: the same clients against a node:http server that only parses each body and answers 202.',
@@ -307,19 +310,21 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   const services = [];
   for (const store of stores) services.push({ ...store, service: await startService(ctx, store.db) });
   const floor = await startIngestFloor();
-  // One round of each kind first, not counted: a service that has run a while has its hot paths
-  // compiled, and the first round would otherwise measure the JIT.
-  for (const { service } of services) {
-    await singleIngestRound(service, click);
-    await batchIngestRound(service, click);
-    await deliveryRound(ctx, service, click);
-  }
-  await singleIngestRound(floor, click);
-  await batchIngestRound(floor, click);
+  // SERVICE.warmupRounds of each kind first, not counted, for every sender alike: a service that
+  // has run a while has its hot paths compiled, and early rounds would otherwise measure the JIT.
   // The bare loop and the peers open their connections here, and keep them (the receiver keeps an
   // idle connection 60 s), as the services keep theirs.
-  await bare();
-  for (const peer of peers) await peer.round();
+  for (let round = 0; round < SERVICE.warmupRounds; round++) {
+    for (const { service } of services) {
+      await singleIngestRound(service, click);
+      await batchIngestRound(service, click);
+      await deliveryRound(ctx, service, click);
+    }
+    await singleIngestRound(floor, click);
+    await batchIngestRound(floor, click);
+    await bare();
+    for (const peer of peers) await peer.round();
+  }
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
   // A delivery round, its CPU per delivery by part kept under `<key> cpu <part>` (CPU_PARTS).
