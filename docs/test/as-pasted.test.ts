@@ -36,21 +36,22 @@ const PAGES = [
   'guide/edge.md',
 ];
 
-/** How a page is run: its server's command, and the runtime put first on the PATH, if not ours. */
+/** How a page is run: the runtime put first on the PATH, if not ours. */
 interface Run {
   page: string;
-  runner: Runner;
   runtime?: Runtime;
 }
+/** The command a run's server starts with: the runtime's own (node for every Node). */
+const runnerOf = ({ runtime }: Run) => (runtime ? runtimeCommand(runtime) : 'node') as Runner;
 /** A page whose server runs on another runtime: the command its parts are read with. */
 const READ_WITH: Record<string, Runner> = { 'guide/edge.md': 'deno' };
 const ON_NODE = ['node22', 'node24'] as const;
-const label = ({ page, runner, runtime }: Run) =>
-  runtime === undefined
-    ? page
-    : runtime.startsWith('node')
-      ? `${page} on Node ${runtime.slice(4)}`
-      : `${page} with ${runner}`;
+const label = (each: Run) =>
+  each.runtime === undefined
+    ? each.page
+    : each.runtime.startsWith('node')
+      ? `${each.page} on Node ${each.runtime.slice(4)}`
+      : `${each.page} with ${runnerOf(each)}`;
 
 const run = promisify(execFile);
 const packages = fileURLToPath(new URL('../../packages', import.meta.url));
@@ -159,15 +160,15 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   };
   const pages = new Map(PAGES.map((page) => [page, parse(page, READ_WITH[page] ?? 'node')]));
   const runs: Run[] = [
-    ...PAGES.filter((page) => !READ_WITH[page]).map((page) => ({ page, runner: 'node' as const })),
+    ...PAGES.filter((page) => !READ_WITH[page]).map((page) => ({ page })),
     ...ON_NODE.flatMap((runtime) =>
       PAGES.filter((page) => {
         const parsed = pages.get(page)!;
         return !READ_WITH[page] && !(parsed instanceof Error) && !isNext(parsed);
-      }).map((page) => ({ page, runner: 'node' as const, runtime })),
+      }).map((page) => ({ page, runtime })),
     ),
-    { page: 'guide/edge.md', runner: 'deno', runtime: 'deno' },
-    { page: 'guide/edge.md', runner: 'bun', runtime: 'bun' },
+    { page: 'guide/edge.md', runtime: 'deno' },
+    { page: 'guide/edge.md', runtime: 'bun' },
   ];
   const bins = new Map(
     [...new Set(runs.flatMap((run) => run.runtime ?? []))].map((runtime) => [
@@ -235,7 +236,8 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     // The first Next page may wait for its folder's install; Next's dev server then starts in
     // seconds and compiles the route on its first delivery.
     it.skipIf(bin === null)(label(each), { timeout: 300_000 }, async () => {
-      const page = each.runner === (READ_WITH[name] ?? 'node') ? pages.get(name)! : parse(name, each.runner);
+      const runner = runnerOf(each);
+      const page = runner === (READ_WITH[name] ?? 'node') ? pages.get(name)! : parse(name, runner);
       if (page instanceof Error) throw page;
       // The reader's shell finds the runtime first on its PATH: on Node 22, `node server.mjs` and
       // the `npx linkhooks` line run on Node 22.
