@@ -237,26 +237,45 @@ async function ingestClicks(base: string, accountId: string, first: number, coun
   }
 }
 
-describe('linkhooks-sender on PostgreSQL', async () => {
-  const up = await requireService('PostgreSQL', PG_URL);
-  const schemas = pgSchemas('cli');
+/**
+ * A suite's own PostgreSQL schema as a `--db`, dropped after the suite. `up` is false where the
+ * suite does not run (`wanted` false) or PostgreSQL is not running.
+ */
+async function pgDatabase(label: string, wanted = true) {
+  const up = wanted && (await requireService('PostgreSQL', PG_URL));
+  const schemas = pgSchemas(label);
   afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
-  const db = `${PG_URL}?schema=${schemas.fresh()}`;
+  return { up, db: `${PG_URL}?schema=${schemas.fresh()}` };
+}
+
+/** `migrate`, then `accounts create` on `plan`, with the CLI run by `node`: the new account. */
+async function migratedAccount(db: string, name: string, plan: string, node?: string) {
+  expect((await runCli(['migrate', '--db', db], env, node)).code).toBe(0);
+  const created = await runCli(
+    ['accounts', 'create', '--name', name, '--plan', plan, '--json', '--db', db],
+    env,
+    node,
+  );
+  return JSON.parse(created.stdout) as { id: string; api_key: string };
+}
+
+/** An endpoint for each route, whose receiver keeps only deliveries signed with that endpoint's secret. */
+async function subscribe(base: string, apiKey: string, routes: string[]) {
+  for (const route of routes) {
+    const ep = await http(base, 'POST', '/v1/endpoints', apiKey, {
+      url: `${receiver.origin}/hooks/${route}`,
+      events: ['click'],
+    });
+    expect(ep.status).toBe(201);
+    receiver.route(route, ep.json.secret);
+  }
+}
+
+describe('linkhooks-sender on PostgreSQL', async () => {
+  const { up, db } = await pgDatabase('cli');
 
   it.runIf(up)('shares the work between one serve and one worker process', async () => {
-    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
-    const created = await runCli([
-      'accounts',
-      'create',
-      '--name',
-      'PgCo',
-      '--plan',
-      'enterprise',
-      '--json',
-      '--db',
-      db,
-    ]);
-    const account = JSON.parse(created.stdout) as { id: string; api_key: string };
+    const account = await migratedAccount(db, 'PgCo', 'enterprise');
     const server = serve(['serve', '--db', db, '--port', '0', '--allow-private-networks']);
     const worker = serve(['worker', '--db', db, '--allow-private-networks']);
     const base = await listening(server);
@@ -264,15 +283,8 @@ describe('linkhooks-sender on PostgreSQL', async () => {
     // On PostgreSQL the requests stay on the event loop (design D59).
     expect(started.deliveryThread).toBe(false);
 
-    const routes: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const ep = await http(base, 'POST', '/v1/endpoints', account.api_key, {
-        url: `${receiver.origin}/hooks/pg${i}`,
-        events: ['click'],
-      });
-      receiver.route(`pg${i}`, ep.json.secret);
-      routes.push(`pg${i}`);
-    }
+    const routes = ['pg0', 'pg1', 'pg2', 'pg3'];
+    await subscribe(base, account.api_key, routes);
     const events = 40;
     await ingestClicks(base, account.id, 100, events);
     const total = events * routes.length;
@@ -302,31 +314,15 @@ describe('linkhooks-sender on PostgreSQL', async () => {
 describe.each(['node22', 'node24'] as const)('linkhooks-sender on PostgreSQL, on %s', async (runtime) => {
   const bin = requireRuntime(runtime, 'the service on PostgreSQL');
   const node = bin && join(bin, 'node');
-  const up = node !== null && (await requireService('PostgreSQL', PG_URL));
-  const schemas = pgSchemas(`cli_${runtime}`);
-  afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
-  const db = `${PG_URL}?schema=${schemas.fresh()}`;
+  const { up, db } = await pgDatabase(`cli_${runtime}`, node !== null);
 
   it.runIf(up)('migrates, serves, delivers ingested events and stops cleanly', async () => {
     expect(execFileSync(node!, ['--version'], { encoding: 'utf8' })).toMatch(`v${runtimeVersion(runtime)}`);
-    expect((await runCli(['migrate', '--db', db], env, node!)).code).toBe(0);
-    const created = await runCli(
-      ['accounts', 'create', '--name', 'NodeCo', '--plan', 'business', '--json', '--db', db],
-      env,
-      node!,
-    );
-    const account = JSON.parse(created.stdout) as { id: string; api_key: string };
+    const account = await migratedAccount(db, 'NodeCo', 'business', node!);
     const server = serve(['serve', '--db', db, '--port', '0', '--allow-private-networks'], node!);
     const base = await listening(server);
     const routes = [`${runtime}a`, `${runtime}b`];
-    for (const route of routes) {
-      const ep = await http(base, 'POST', '/v1/endpoints', account.api_key, {
-        url: `${receiver.origin}/hooks/${route}`,
-        events: ['click'],
-      });
-      expect(ep.status).toBe(201);
-      receiver.route(route, ep.json.secret);
-    }
+    await subscribe(base, account.api_key, routes);
     const events = 10;
     await ingestClicks(base, account.id, 200, events);
     // The receiver keeps only deliveries signed with their endpoint's secret.
