@@ -1,13 +1,23 @@
 /**
- * The SQLite claim's two reads on a migrated database: the walk follows the due-time index and
- * reads neither the events nor their bodies; what an attempt needs is read for the picked ids by
- * primary key. Neither scans a table, however long the log.
+ * The claim's plans. SQLite's reads on a migrated database: the walk follows the due-time index,
+ * in its order (no sort, so it stops once it has its window), and reads neither the events nor
+ * their bodies; what an attempt needs is read for the picked ids by primary key; the endpoints'
+ * own due deliveries, read when the walk is held up, come from each endpoint's index. None scans
+ * the deliveries, however long the log. PostgreSQL's generic plan, on a log whose front is one
+ * tenant's backlog: the same walk, bounded, and each endpoint's own index past it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SELECT_DUE, SELECT_PICKED } from '../src/store/sqlite/claim-due.js';
+import { newId } from '../src/domain/ids.js';
+import { claimWalk, claimWindow } from '../src/store/claim-window.js';
+import type { ClaimRequest } from '../src/store/port.js';
+import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
+import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { DUE_PAST_WALK, SELECT_DUE, SELECT_HEADS, SELECT_PICKED } from '../src/store/sqlite/claim-due.js';
+import { pgSchemas } from './helpers/pg-schemas.js';
+import { PG_URL, requireService } from './helpers/services.js';
 import { withSqlitePlans } from './helpers/sqlite-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-claim-plan-'));
@@ -16,19 +26,114 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the SQLite claim', () => {
   it('walks the due index without the events, then reads the picked rows by key', async () => {
     await withSqlitePlans(dir, (plan) => {
-      const walk = plan(SELECT_DUE, {
-        now: 0,
-        full: '[]',
-        fullAccounts: '[]',
-        fullOrigins: '[]',
-        window: 64,
-      });
-      expect(walk).toMatch(/SEARCH d USING INDEX deliveries_due \(next_attempt_at<\?\)/);
-      expect(walk).not.toMatch(/\bev\b|events/);
+      const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
+      const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
+      expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
+      expect(walk).not.toMatch(/TEMP B-TREE|\bev\b|events/);
+      expect(plan(DUE_PAST_WALK, { now: 0, walk: 512 })).toMatch(
+        /SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/,
+      );
+      const heads = plan(SELECT_HEADS, { now: 0, ...full, perEndpoint: 8 });
+      expect(heads).toMatch(
+        /SEARCH h USING (COVERING )?INDEX deliveries_queued_by_endpoint \(endpoint_id=\? AND next_attempt_at<\?\)/,
+      );
+      expect(heads).toMatch(/SEARCH d USING INDEX sqlite_autoindex_deliveries_1 \(id=\?\)/);
+      expect(heads).not.toMatch(/SCAN (d|h)\b/);
       const picked = plan(SELECT_PICKED, { now: 0, ids: '["dlv_1"]' });
       expect(picked).toMatch(/SEARCH d USING INDEX sqlite_autoindex_deliveries_1 \(id=\?\)/);
       expect(picked).toMatch(/SEARCH ev USING INDEX sqlite_autoindex_events_1 \(id=\?\)/);
       expect(picked).not.toMatch(/SCAN (d|e|ev)\b/);
     });
   });
+});
+
+describe('the PostgreSQL claim', async () => {
+  const up = await requireService('PostgreSQL', PG_URL);
+  const schemas = pgSchemas('lh_claim_plan');
+  afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
+  const T0 = Date.UTC(2026, 10, 22, 12);
+
+  it.runIf(up)(
+    'walks the due index to its window, at most claimWalk rows, then each endpoint’s own index',
+    async () => {
+      const schema = schemas.fresh();
+      const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
+      try {
+        await store.migrate();
+        const endpointOf = async (accountId: string, i: number) =>
+          store.createEndpoint({
+            id: newId('ep'),
+            accountId,
+            url: `https://h${i}.example.com/hook`,
+            events: ['click'] as never,
+            secret: 'whsec_plan',
+            description: null,
+            now: T0,
+          });
+        for (let i = 0; i < 8; i++) await endpointOf(i < 4 ? 'acct_a' : 'acct_b', i);
+        // A's deliveries first, then B's: 1,500 events to four endpoints each.
+        for (let i = 0; i < 1_500; i++) {
+          const at = T0 + i;
+          const accountId = i < 1_490 ? 'acct_a' : 'acct_b';
+          const event = {
+            id: newId('evt', at),
+            accountId,
+            name: 'click',
+            body: new Uint8Array(2),
+            createdAt: at,
+          };
+          await store.publish(event, () => newId('dlv', at));
+        }
+        const { admin } = schemas;
+        await admin.query(`ANALYZE "${schema}".deliveries`);
+        // The plans the store runs: generic ones, for the statement prepared once.
+        await admin.query(`SET search_path TO "${schema}"`);
+        await admin.query('SET plan_cache_mode = force_generic_plan');
+        await admin.query(`PREPARE claim_plan AS ${CLAIM_DUE}`);
+        const literal = (v: unknown) =>
+          Array.isArray(v) ? `'{${v.join(',')}}'` : typeof v === 'string' ? `'${v}'` : String(v);
+        const plan = async (request: ClaimRequest) => {
+          await admin.query('BEGIN');
+          try {
+            const args = claimParams(request).map(literal).join(', ');
+            const { rows } = await admin.query(
+              `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE claim_plan(${args})`,
+            );
+            return rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+          } finally {
+            await admin.query('ROLLBACK');
+          }
+        };
+        const walked = (text: string) =>
+          [...text.matchAll(/Index Scan using deliveries_due on deliveries \w+ \(actual rows=(\d+)/g)].map(
+            (m) => Number(m[1]),
+          );
+        const request = { now: T0 + 10_000, limit: 32, leaseMs: 60_000, perEndpointCap: 8 };
+        const window = claimWindow(32, 8);
+
+        // Nothing held up: the walk stops at its window; the endpoints' reads never run.
+        const open = await plan(request);
+        expect(walked(open)).toEqual([window]);
+        expect(open).not.toMatch(/deliveries_queued_by_endpoint on deliveries \w+ \(actual rows=[1-9]/);
+
+        // A at the claimer's share: the walk stops at its bound, and B's endpoints give their own.
+        const shares = {
+          perAccount: 8,
+          perOrigin: 100,
+          openByAccount: new Map([['acct_a', 8]]),
+          openByOrigin: new Map<string, number>(),
+        };
+        const held = await plan({ ...request, shares });
+        expect(walked(held)).toEqual([claimWalk(window)]);
+        expect(held).toMatch(
+          /Index Scan using deliveries_queued_by_endpoint on deliveries \w+ \(actual rows=8 loops=4\)\n\s+Index Cond: \(\(endpoint_id = /,
+        );
+        await admin.query('DEALLOCATE claim_plan');
+      } finally {
+        await schemas.admin.query('RESET search_path; RESET plan_cache_mode').catch(() => undefined);
+        await store.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -7,6 +7,7 @@ import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
+import { claimWalk, claimWindow } from '../../src/store/claim-window.js';
 import type { SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
@@ -442,6 +443,26 @@ export function storeBattery(
         shares: { ...shares(8, 8), capped: { endpoints: new Map([[probing.id, 1]]), origins: new Map() } },
       });
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
+    });
+
+    it("takes another tenant's delivery from behind more deliveries it may not take than a claim walks (design D25)", async () => {
+      const [a, b] = [account(), account()];
+      const held = await endpointAt(a, 'https://stalled.example.com/hook');
+      // More of A's due deliveries than a claim of 8 walks, every one due before B's.
+      const backlog = claimWalk(claimWindow(8, 8)) + 20;
+      for (let i = 0; i < backlog; i++) await publish(event(a, 'click', T0 + i));
+      const healthy = await endpointAt(b, 'https://up.example.org/hook');
+      await publish(event(b, 'click', T0 + backlog));
+      const request = { now: T0 + backlog + 1, limit: 8, leaseMs: LEASE, perEndpointCap: 8 };
+      // A's account at the claimer's share: none of A's may be taken, B's is found all the same.
+      const past = await store.claimDue({ ...request, shares: shares(8, 8, [[a, 8]]) });
+      expect(past.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
+      // A's endpoint at its cap: its first 8 out, B's next one is found past the rest.
+      const first = await store.claimDue({ ...request, now: T0 + backlog + 2 });
+      expect(first.map((c) => c.delivery.endpointId)).toEqual(Array(8).fill(held.id));
+      await publish(event(b, 'click', T0 + backlog + 3));
+      const next = await store.claimDue({ ...request, now: T0 + backlog + 4 });
+      expect(next.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
     it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {

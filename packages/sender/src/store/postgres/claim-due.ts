@@ -1,10 +1,10 @@
 /** The claim (design I3, I6): leases a batch of due deliveries in one statement. */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { claimWindow } from '../claim-window.js';
+import { claimWalk, claimWindow } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { toClaimed } from '../rows.js';
-import { attemptColumnsSql, CLAIMABLE_SQL } from '../sql-rules.js';
+import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
 /**
@@ -56,13 +56,23 @@ import type { Pg } from './connection.js';
  * taken while the queue was empty made the plan walk `deliveries_due` and filter every due row by
  * id (2 ms a claim, growing with the backlog).
  *
- * `due` bounds the work by what is due and in flight, not by the table: it walks the due-time
- * index past endpoints at their cap and stops after `$5` rows, so the per-endpoint ranking sorts a
- * few hundred rows rather than the whole backlog (see claimWindow). Its due time is a range
- * (`BETWEEN 0 AND $1`: every due time is at or after 0): in the generic plan PostgreSQL guesses a
- * third of the rows for one bound whose value it does not know, and 0.5% for a range. With no
- * statistics yet to say how few rows are claimable (a new database until autovacuum first
- * analyzes it), one bound made it read every due row to sort them instead of walking the index.
+ * `due` bounds the work by what is due and in flight, not by the table. `walked` walks the
+ * due-time index past what may not be taken (`full_endpoints`, `full_accounts`) and stops after
+ * `$5` rows, so the per-endpoint ranking sorts a few hundred rows rather than the whole backlog
+ * (see claimWindow). Its due time is a range (`BETWEEN 0 AND $1`: every due time is at or after
+ * 0): in the generic plan PostgreSQL guesses a third of the rows for one bound whose value it does
+ * not know, and 0.5% for a range. With no statistics yet to say how few rows are claimable (a new
+ * database until autovacuum first analyzes it), one bound made it read every due row to sort them
+ * instead of walking the index. Each row passed over is a step of the walk, so it takes at most
+ * `$19` steps (claimWalk): a tenant's backlog waiting behind its own limits made every claim read
+ * all of it (another tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
+ * fewer than `$5`, `heads` (its condition decided once per statement) reads the first `$3` due,
+ * unleased deliveries of every enabled, unpaused endpoint that may take more, from the index of
+ * each endpoint's queued deliveries by due time (migration 17): what it costs is the number of
+ * endpoints, never the backlog. There the statuses claimed are the parameter `$18` beside the
+ * queued ones' list, so that only that index can be proven to hold the rows, not the due-time
+ * index (every endpoint's rows): the generic plan walked the latter for each endpoint instead,
+ * filtering by endpoint.
  * `leases` holds only work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
@@ -79,24 +89,64 @@ held_accounts AS (SELECT * FROM unnest($8::text[], $9::int[]) AS h (account_id, 
 held_origins AS (SELECT * FROM unnest($10::text[], $11::int[]) AS h (origin, n)),
 endpoint_caps AS (SELECT * FROM unnest($14::text[], $15::int[]) AS c (endpoint_id, cap)),
 origin_caps AS (SELECT * FROM unnest($16::text[], $17::int[]) AS c (origin, cap)),
+full_endpoints AS (
+  SELECT endpoint_id FROM inflight WHERE n >= $3::int
+  UNION ALL
+  SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
+  WHERE coalesce(i.n, 0) >= c.cap
+  UNION ALL
+  SELECT e.id FROM endpoints e WHERE e.origin IN (
+    SELECT origin FROM held_origins WHERE n >= $13::int
+    UNION ALL
+    SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
+    WHERE coalesce(h.n, 0) >= c.cap)
+),
+full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int),
+walked AS (
+  SELECT f.id, f.endpoint_id, f.account_id, f.next_attempt_at
+  FROM (
+    SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
+    FROM deliveries d
+    WHERE d.status IN ${CLAIMABLE_SQL}
+      AND d.next_attempt_at BETWEEN 0 AND $1::bigint
+    ORDER BY d.next_attempt_at
+    LIMIT $19::int
+  ) f
+  WHERE f.id NOT IN (SELECT delivery_id FROM live)
+    AND f.endpoint_id NOT IN (SELECT endpoint_id FROM full_endpoints)
+    AND f.account_id NOT IN (SELECT account_id FROM full_accounts)
+  ORDER BY f.next_attempt_at
+  LIMIT $5::int
+),
+heads AS (
+  SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at
+  FROM endpoints e
+  CROSS JOIN LATERAL (
+    SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
+    FROM deliveries d
+    WHERE d.endpoint_id = e.id
+      AND d.next_attempt_at <= $1::bigint
+      AND d.status IN ${QUEUED_SQL}
+      AND d.status = ANY ($18::text[])
+      AND d.id NOT IN (SELECT delivery_id FROM live)
+    ORDER BY d.next_attempt_at
+    LIMIT $3::int
+  ) h
+  WHERE e.enabled AND NOT e.paused
+    AND e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
+    AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
+    AND (SELECT count(*) FROM walked) < $5::int
+    AND EXISTS (
+      SELECT 1 FROM deliveries p
+      WHERE p.status IN ${CLAIMABLE_SQL} AND p.next_attempt_at BETWEEN 0 AND $1::bigint
+      ORDER BY p.next_attempt_at
+      OFFSET $19::int LIMIT 1)
+),
 due AS (
-  SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
-  FROM deliveries d
-  WHERE d.status IN ${CLAIMABLE_SQL}
-    AND d.next_attempt_at BETWEEN 0 AND $1::bigint
-    AND d.id NOT IN (SELECT delivery_id FROM live)
-    AND d.endpoint_id NOT IN (SELECT endpoint_id FROM inflight WHERE n >= $3::int)
-    AND d.endpoint_id NOT IN (
-      SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
-      WHERE coalesce(i.n, 0) >= c.cap)
-    AND d.account_id NOT IN (SELECT account_id FROM held_accounts WHERE n >= $12::int)
-    AND d.endpoint_id NOT IN (
-      SELECT e.id FROM endpoints e WHERE e.origin IN (
-        SELECT origin FROM held_origins WHERE n >= $13::int
-        UNION ALL
-        SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
-        WHERE coalesce(h.n, 0) >= c.cap))
-  ORDER BY d.next_attempt_at
+  SELECT * FROM walked
+  UNION
+  SELECT * FROM heads
+  ORDER BY next_attempt_at, id
   LIMIT $5::int
 ),
 candidates AS (
@@ -154,7 +204,7 @@ ORDER BY d.next_attempt_at, d.id`;
 
 const NO_LIMIT = 2_147_483_647;
 
-/** CLAIM_DUE's parameters for `request`, in their order ($1 to $18). */
+/** CLAIM_DUE's parameters for `request`, in their order ($1 to $19). */
 export function claimParams({
   now,
   limit,
@@ -163,12 +213,13 @@ export function claimParams({
   finishing = [],
   shares,
 }: ClaimRequest): unknown[] {
+  const window = claimWindow(limit, perEndpointCap);
   return [
     now,
     limit,
     perEndpointCap,
     leaseMs,
-    claimWindow(limit, perEndpointCap),
+    window,
     finishing.map((f) => f.deliveryId),
     finishing.map((f) => f.leaseToken),
     [...(shares?.openByAccount.keys() ?? [])],
@@ -184,6 +235,7 @@ export function claimParams({
     [...(shares?.capped?.origins.keys() ?? [])],
     [...(shares?.capped?.origins.values() ?? [])],
     CLAIMABLE_STATUSES,
+    claimWalk(window),
   ];
 }
 

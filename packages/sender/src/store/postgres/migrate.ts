@@ -22,6 +22,7 @@ import m013 from './migrations/013-leases-keep-end-pages.sql';
 import m014 from './migrations/014-one-index-of-queued-deliveries.sql';
 import m015 from './migrations/015-leases-only-in-their-table.sql';
 import m016 from './migrations/016-deliveries-pages-full.sql';
+import m017 from './migrations/017-queued-deliveries-by-due-time.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -41,6 +42,7 @@ export const PG_MIGRATIONS = [
   { version: 14, name: 'one index of queued deliveries', sql: m014 },
   { version: 15, name: 'leases only in their table', sql: m015 },
   { version: 16, name: 'deliveries pages full', sql: m016 },
+  { version: 17, name: 'queued deliveries by due time', sql: m017 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

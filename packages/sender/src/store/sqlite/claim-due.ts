@@ -4,13 +4,13 @@
  * ranking per endpoint in SQL (a window function over the whole window, then a second sort) cost
  * twice as much per delivery.
  */
-import { claimWindow } from '../claim-window.js';
+import { claimWalk, claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
-import { attemptColumnsSql, CLAIMABLE_SQL } from '../sql-rules.js';
+import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -31,23 +31,58 @@ GROUP BY endpoint_id`;
  * Due deliveries of enabled endpoints, not leased, in due order: only what picking reads.
  * Endpoints at their cap (`@full`), and accounts and origins at the claimer's share
  * (`@fullAccounts`, `@fullOrigins`; JSON arrays) are left out here, so the window holds what may
- * be taken. The rows passed over still cost a step of the walk each, bounded by what is due. The walk
- * follows the due-time index and stops after `@window` rows, so a claim is bounded by what is due,
- * never by the table. Ties in due time come in index (rowid) order: insertion order, which matches
- * id order within one process; no invariant depends on it.
+ * be taken. The rows passed over still cost a step of the walk each, so the walk follows the
+ * due-time index for at most `@walk` rows (claimWalk), and stops after `@window` rows it may take:
+ * a claim is bounded by what is due, never by the table, nor by a backlog it cannot take now
+ * (SELECT_HEADS reads past that). Ties in due time come in index (rowid) order: insertion order,
+ * which matches id order within one process; no invariant depends on it.
  */
 export const SELECT_DUE = `
 SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin
-FROM deliveries d INDEXED BY deliveries_due
+FROM (
+  SELECT id, endpoint_id, account_id, next_attempt_at, lease_expires_at
+  FROM deliveries INDEXED BY deliveries_due
+  WHERE status IN ${CLAIMABLE_SQL} AND next_attempt_at <= @now
+  ORDER BY next_attempt_at
+  LIMIT @walk
+) d
 JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
-WHERE d.status IN ${CLAIMABLE_SQL}
-  AND d.next_attempt_at <= @now
-  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
+WHERE (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
   AND d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
   AND d.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
   AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
 ORDER BY d.next_attempt_at
 LIMIT @window`;
+
+/** A due delivery past the walk's `@walk` rows: the walk was cut short, not out of due rows. */
+export const DUE_PAST_WALK = `
+SELECT 1 FROM deliveries INDEXED BY deliveries_due
+WHERE status IN ${CLAIMABLE_SQL} AND next_attempt_at <= @now
+ORDER BY next_attempt_at
+LIMIT 1 OFFSET @walk`;
+
+/**
+ * When deliveries the claim may not take fill the walk (a tenant's backlog behind its endpoints,
+ * account or origin at their limits): the first `@perEndpoint` due, unleased deliveries of every
+ * enabled, unpaused endpoint that may take more, each read from its queued deliveries by due time
+ * (migration 13; `status IN QUEUED_SQL` repeats the partial index's own condition, which SQLite
+ * needs to use it). Its cost is the number of endpoints, whatever the backlog.
+ */
+export const SELECT_HEADS = `
+SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin
+FROM endpoints e CROSS JOIN deliveries d
+WHERE d.id IN (
+    SELECT h.id FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
+    WHERE h.endpoint_id = e.id AND h.status IN ${QUEUED_SQL} AND h.status IN ${CLAIMABLE_SQL}
+      AND h.next_attempt_at <= @now
+      AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now)
+    ORDER BY h.next_attempt_at
+    LIMIT @perEndpoint)
+  AND e.enabled = 1 AND e.paused = 0
+  AND e.id NOT IN (SELECT value FROM json_each(@full))
+  AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
+ORDER BY d.next_attempt_at, d.id`;
 
 /**
  * What an attempt needs of the picked deliveries (a JSON array of ids), in the order picked, read
@@ -61,6 +96,14 @@ JOIN deliveries d ON d.id = picked.value
 JOIN endpoints e ON e.id = d.endpoint_id
 JOIN events ev ON ev.id = d.event_id
 ORDER BY picked.key`;
+
+/** `rows`, counted into `seen.n` as they are read. */
+function* counting(rows: Iterable<Row>, seen: { n: number }): Generator<Row> {
+  for (const row of rows) {
+    seen.n++;
+    yield row;
+  }
+}
 
 /** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
 const LEASE_DELIVERIES = `
@@ -101,18 +144,28 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       );
     }
     const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
-    const due = db.st(SELECT_DUE).iterate({
+    const window = claimWindow(limit, cap);
+    const params = {
       now,
       full: JSON.stringify(endpoints),
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
-      window: claimWindow(limit, cap),
-    }) as IterableIterator<Row>;
+      window,
+      walk: claimWalk(window),
+    };
+    const due = db.st(SELECT_DUE).iterate(params) as IterableIterator<Row>;
+    const walked = { n: 0 };
     let rows: Row[];
     try {
-      rows = pickDue(due, limits, limit);
+      rows = pickDue(counting(due, walked), limits, limit);
     } finally {
       due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
+    }
+    // Short, with the walk out of rows before its window and due rows past it: what it walked is
+    // held by deliveries no claim may take now. Each endpoint that may take more gives its own
+    // first ones instead, among them every one the walk found that picking could take.
+    if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
+      rows = pickDue(db.st(SELECT_HEADS).all({ ...params, perEndpoint: cap }) as Row[], limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.

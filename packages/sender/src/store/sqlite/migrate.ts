@@ -16,6 +16,7 @@ import m009 from './migrations/009-operator-notices.sql';
 import m010 from './migrations/010-event-search.sql';
 import m011 from './migrations/011-portal-tokens.sql';
 import m012 from './migrations/012-one-index-of-queued-deliveries.sql';
+import m013 from './migrations/013-queued-deliveries-by-due-time.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -30,6 +31,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 10, name: 'log search by click and conversion', sql: m010 },
   { version: 11, name: 'portal links', sql: m011 },
   { version: 12, name: 'one index of queued deliveries', sql: m012 },
+  { version: 13, name: 'queued deliveries by due time', sql: m013 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
