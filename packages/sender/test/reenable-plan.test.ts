@@ -1,7 +1,7 @@
 /**
- * Re-enabling on SQLite (design D3) walks the endpoint's queued deliveries (whose status the index
- * holds: a disabled endpoint's are all held) and its skipped ones through their partial indexes,
- * never its whole log: the plans say so. (What re-enabling moves is tested with the store battery.)
+ * Re-enabling on SQLite (design D3) walks the endpoint's held and skipped deliveries through their
+ * partial indexes, never its whole log: the plans say so. (What re-enabling moves is tested with
+ * the store battery.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +14,11 @@ const dir = mkdtempSync(join(tmpdir(), 'linkhooks-reenable-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('sqlite re-enable plans', () => {
-  it('reads only the endpoint’s queued or skipped deliveries, from their partial indexes', async () => {
+  it('reads only the partial index of the rows each statement moves', async () => {
     await withSqlitePlans(dir, (plan) => {
       const params = { id: 'ep', now: 1 };
       expect(plan(RESUME_HELD_NOW, params)).toMatch(
-        /^SEARCH deliveries USING INDEX deliveries_queued_by_endpoint \(endpoint_id=\?\)$/,
+        /^SEARCH deliveries USING INDEX deliveries_queued_by_endpoint \(endpoint_id=\? AND status=\?\)$/,
       );
       for (const sql of [REPLAY_SKIPPED, HOLD_SKIPPED]) {
         expect(plan(sql, params)).toMatch(

@@ -7,6 +7,12 @@ import { toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
+/** The claimable deliveries due by `$1`, in due order, from the due-time index (`d`). */
+const DUE_IN_ORDER = `
+FROM deliveries d
+WHERE d.status IN ${CLAIMABLE_SQL} AND d.next_attempt_at BETWEEN 0 AND $1::bigint
+ORDER BY d.next_attempt_at`;
+
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
@@ -67,12 +73,12 @@ import type { Pg } from './connection.js';
  * `$19` steps (claimWalk): a tenant's backlog waiting behind its own limits made every claim read
  * all of it (another tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
  * fewer than `$5`, `heads` (its condition decided once per statement) reads the first `$3` due,
- * unleased deliveries of every enabled, unpaused endpoint that may take more, from the index of
- * each endpoint's queued deliveries by due time (migration 17): what it costs is the number of
- * endpoints, never the backlog. There the statuses claimed are the parameter `$18` beside the
- * queued ones' list, so that only that index can be proven to hold the rows, not the due-time
- * index (every endpoint's rows): the generic plan walked the latter for each endpoint instead,
- * filtering by endpoint.
+ * unleased deliveries of each claimable status (`$18`) of every enabled, unpaused endpoint that
+ * may take more, a seek each into the index of each endpoint's queued deliveries by status and due
+ * time (migration 17): what it costs is the number of endpoints, never the backlog. The status
+ * sought is that parameter's, beside the queued statuses' list, so that only that index can be
+ * proven to hold the rows, not the due-time index (every endpoint's rows): the generic plan walked
+ * the latter for each endpoint instead, filtering by endpoint.
  * `leases` holds only work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
@@ -104,14 +110,7 @@ full_endpoints AS (
 full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int),
 walked AS (
   SELECT f.id, f.endpoint_id, f.account_id, f.next_attempt_at
-  FROM (
-    SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
-    FROM deliveries d
-    WHERE d.status IN ${CLAIMABLE_SQL}
-      AND d.next_attempt_at BETWEEN 0 AND $1::bigint
-    ORDER BY d.next_attempt_at
-    LIMIT $19::int
-  ) f
+  FROM (SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at ${DUE_IN_ORDER} LIMIT $19::int) f
   WHERE f.id NOT IN (SELECT delivery_id FROM live)
     AND f.endpoint_id NOT IN (SELECT endpoint_id FROM full_endpoints)
     AND f.account_id NOT IN (SELECT account_id FROM full_accounts)
@@ -121,13 +120,14 @@ walked AS (
 heads AS (
   SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at
   FROM endpoints e
+  CROSS JOIN unnest($18::text[]) AS s (status)
   CROSS JOIN LATERAL (
     SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
     FROM deliveries d
     WHERE d.endpoint_id = e.id
-      AND d.next_attempt_at <= $1::bigint
       AND d.status IN ${QUEUED_SQL}
-      AND d.status = ANY ($18::text[])
+      AND d.status = s.status
+      AND d.next_attempt_at <= $1::bigint
       AND d.id NOT IN (SELECT delivery_id FROM live)
     ORDER BY d.next_attempt_at
     LIMIT $3::int
@@ -136,11 +136,7 @@ heads AS (
     AND e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
     AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
     AND (SELECT count(*) FROM walked) < $5::int
-    AND EXISTS (
-      SELECT 1 FROM deliveries p
-      WHERE p.status IN ${CLAIMABLE_SQL} AND p.next_attempt_at BETWEEN 0 AND $1::bigint
-      ORDER BY p.next_attempt_at
-      OFFSET $19::int LIMIT 1)
+    AND EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET $19::int LIMIT 1)
 ),
 due AS (
   SELECT * FROM walked

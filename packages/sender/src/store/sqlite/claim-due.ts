@@ -4,6 +4,7 @@
  * ranking per endpoint in SQL (a window function over the whole window, then a second sort) cost
  * twice as much per delivery.
  */
+import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { claimWalk, claimWindow } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
@@ -27,6 +28,12 @@ WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))
 GROUP BY endpoint_id`;
 
+/** The claimable deliveries due by `@now`, in due order, from the due-time index. */
+const DUE_IN_ORDER = `
+FROM deliveries INDEXED BY deliveries_due
+WHERE status IN ${CLAIMABLE_SQL} AND next_attempt_at <= @now
+ORDER BY next_attempt_at`;
+
 /**
  * Due deliveries of enabled endpoints, not leased, in due order: only what picking reads.
  * Endpoints at their cap (`@full`), and accounts and origins at the claimer's share
@@ -39,13 +46,7 @@ GROUP BY endpoint_id`;
  */
 export const SELECT_DUE = `
 SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin
-FROM (
-  SELECT id, endpoint_id, account_id, next_attempt_at, lease_expires_at
-  FROM deliveries INDEXED BY deliveries_due
-  WHERE status IN ${CLAIMABLE_SQL} AND next_attempt_at <= @now
-  ORDER BY next_attempt_at
-  LIMIT @walk
-) d
+FROM (SELECT id, endpoint_id, account_id, next_attempt_at, lease_expires_at ${DUE_IN_ORDER} LIMIT @walk) d
 JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
 WHERE (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
   AND d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
@@ -55,25 +56,22 @@ ORDER BY d.next_attempt_at
 LIMIT @window`;
 
 /** A due delivery past the walk's `@walk` rows: the walk was cut short, not out of due rows. */
-export const DUE_PAST_WALK = `
-SELECT 1 FROM deliveries INDEXED BY deliveries_due
-WHERE status IN ${CLAIMABLE_SQL} AND next_attempt_at <= @now
-ORDER BY next_attempt_at
-LIMIT 1 OFFSET @walk`;
+export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
 
 /**
- * When deliveries the claim may not take fill the walk (a tenant's backlog behind its endpoints,
- * account or origin at their limits): the first `@perEndpoint` due, unleased deliveries of every
- * enabled, unpaused endpoint that may take more, each read from its queued deliveries by due time
- * (migration 13; `status IN QUEUED_SQL` repeats the partial index's own condition, which SQLite
- * needs to use it). Its cost is the number of endpoints, whatever the backlog.
+ * When deliveries this claim may not take fill the walk (a tenant's backlog behind its endpoints,
+ * account or origin at their limits): the first `@perEndpoint` due, unleased deliveries of status
+ * `@status` of every enabled, unpaused endpoint that may take more, each read from the endpoint's
+ * queued deliveries by status and due time (migration 13; `status IN QUEUED_SQL` repeats the
+ * partial index's own condition, which SQLite needs to use it). Its cost is the number of
+ * endpoints, whatever the backlog.
  */
 export const SELECT_HEADS = `
-SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin
+SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin, d.next_attempt_at
 FROM endpoints e CROSS JOIN deliveries d
 WHERE d.id IN (
     SELECT h.id FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
-    WHERE h.endpoint_id = e.id AND h.status IN ${QUEUED_SQL} AND h.status IN ${CLAIMABLE_SQL}
+    WHERE h.endpoint_id = e.id AND h.status = @status AND h.status IN ${QUEUED_SQL}
       AND h.next_attempt_at <= @now
       AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now)
     ORDER BY h.next_attempt_at
@@ -81,8 +79,7 @@ WHERE d.id IN (
   AND e.enabled = 1 AND e.paused = 0
   AND e.id NOT IN (SELECT value FROM json_each(@full))
   AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
-  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
-ORDER BY d.next_attempt_at, d.id`;
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
 
 /**
  * What an attempt needs of the picked deliveries (a JSON array of ids), in the order picked, read
@@ -103,6 +100,15 @@ function* counting(rows: Iterable<Row>, seen: { n: number }): Generator<Row> {
     seen.n++;
     yield row;
   }
+}
+
+/** SELECT_HEADS for each claimable status, in due order (then id). */
+function headsOf(db: SqliteDb, params: Record<string, unknown>): Row[] {
+  const heads = CLAIMABLE_STATUSES.flatMap(
+    (status) => db.st(SELECT_HEADS).all({ ...params, status }) as Row[],
+  );
+  const due = (r: Row) => r.next_attempt_at as number;
+  return heads.sort((a, b) => due(a) - due(b) || ((a.id as string) < (b.id as string) ? -1 : 1));
 }
 
 /** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
@@ -162,10 +168,10 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
     }
     // Short, with the walk out of rows before its window and due rows past it: what it walked is
-    // held by deliveries no claim may take now. Each endpoint that may take more gives its own
-    // first ones instead, among them every one the walk found that picking could take.
+    // held by deliveries this claim may not take (or in flight). Each endpoint that may take more
+    // gives its own first ones instead, among them every one the walk found that picking could take.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
-      rows = pickDue(db.st(SELECT_HEADS).all({ ...params, perEndpoint: cap }) as Row[], limits, limit);
+      rows = pickDue(headsOf(db, { ...params, perEndpoint: cap }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
