@@ -3,6 +3,8 @@ export type Runtime = 'node22' | 'node24' | 'bun' | 'deno' | 'workerd';
 export declare function runtimeHome(name: Runtime): string | null;
 /** The folder holding runtime `name`'s command (`node`, `bun`, `deno` or `workerd`), to put first on a PATH; null where this machine does not have it. */
 export declare function runtimeBin(name: Runtime): string | null;
+/** The command runtime `name` is run with, as a shell finds it on the PATH: node, bun, deno or workerd. */
+export declare function runtimeCommand(name: Runtime): string;
 /** The version of runtime `name` installed here (its package's: node22 → 22.23.1), or null. */
 export declare function runtimeVersion(name: Runtime): string | null;
 /** runtimeBin for a test that needs the runtime: where it is missing, a loud skip notice for `what` (null), or under CI=true an error. */

@@ -36,6 +36,9 @@ export function runtimeBin(name) {
   return existsSync(file) ? dirname(file) : null;
 }
 
+/** The command runtime `name` is run with, as a shell finds it on the PATH: node, bun, deno or workerd. */
+export const runtimeCommand = (name) => COMMANDS[name].path.at(-1);
+
 /** The version of runtime `name` installed here (its package's: node22 → 22.23.1), or null. */
 export function runtimeVersion(name) {
   const home = runtimeHome(name);

@@ -20,10 +20,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Runtime, requireRuntime, runtimeVersion } from '@linkhooks/runtimes';
+import { type Runtime, requireRuntime, runtimeCommand, runtimeVersion } from '@linkhooks/runtimes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importedPackages, type RunnablePage, type Runner, runnablePage } from './pages.js';
-import { freePort, runtimeCommand } from './tools.js';
+import { freePort } from './tools.js';
 
 const PAGES = [
   'guide/quickstart.md',

@@ -5,7 +5,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import type { Runtime } from '@linkhooks/runtimes';
 
 export function hasTool(command: string, versionArg = '--version'): boolean {
   const found = spawnSync(command, [versionArg], { stdio: 'ignore' });
@@ -16,9 +15,6 @@ export function hasTool(command: string, versionArg = '--version'): boolean {
   console.warn(`\n!!! SKIPPING the ${command} checks: ${message}. Install it to run them.\n`);
   return false;
 }
-
-/** The command a runtime's folder holds. */
-export const runtimeCommand = (runtime: Runtime) => (runtime.startsWith('node') ? 'node' : runtime);
 
 /** A port free on 127.0.0.1 right now, for a server a test starts. */
 export function freePort(): Promise<number> {

@@ -28,7 +28,10 @@ async function accepting(port: number, worker: ChildProcess, printed: () => stri
   for (;;) {
     if (worker.exitCode !== null) throw new Error(`workerd exited (${worker.exitCode}):\n${printed()}`);
     const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(socket.end() !== undefined));
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
     if (up) return;

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
-import type { ClaimRequest } from '../src/store/port.js';
 import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { DUE_PAST_WALK, SELECT_DUE, SELECT_HEADS, SELECT_PICKED } from '../src/store/sqlite/claim-due.js';
+import { indexRead, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { withSqlitePlans } from './helpers/sqlite-plans.js';
@@ -84,53 +84,32 @@ describe('the PostgreSQL claim', async () => {
           };
           await store.publish(event, () => newId('dlv', at));
         }
-        const { admin } = schemas;
-        await admin.query(`ANALYZE "${schema}".deliveries`);
-        // The plans the store runs: generic ones, for the statement prepared once.
-        await admin.query(`SET search_path TO "${schema}"`);
-        await admin.query('SET plan_cache_mode = force_generic_plan');
-        await admin.query(`PREPARE claim_plan AS ${CLAIM_DUE}`);
-        const literal = (v: unknown) =>
-          Array.isArray(v) ? `'{${v.join(',')}}'` : typeof v === 'string' ? `'${v}'` : String(v);
-        const plan = async (request: ClaimRequest) => {
-          await admin.query('BEGIN');
-          try {
-            const args = claimParams(request).map(literal).join(', ');
-            const { rows } = await admin.query(
-              `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE claim_plan(${args})`,
-            );
-            return rows.map((r) => r['QUERY PLAN'] as string).join('\n');
-          } finally {
-            await admin.query('ROLLBACK');
-          }
-        };
-        const walked = (text: string) =>
-          [...text.matchAll(/Index Scan using deliveries_due on deliveries \w+ \(actual rows=(\d+)/g)].map(
-            (m) => Number(m[1]),
-          );
+        await schemas.admin.query(`ANALYZE "${schema}".deliveries`);
         const request = { now: T0 + 10_000, limit: 32, leaseMs: 60_000, perEndpointCap: 8 };
         const window = claimWindow(32, 8);
-
-        // Nothing held up: the walk stops at its window; the endpoints' reads never run.
-        const open = await plan(request);
-        expect(walked(open)).toEqual([window]);
-        expect(open).not.toMatch(/deliveries_queued_by_endpoint on deliveries \w+ \(actual rows=[1-9]/);
-
-        // A at the claimer's share: the walk stops at its bound, and B's endpoints give their own.
-        const shares = {
-          perAccount: 8,
-          perOrigin: 100,
-          openByAccount: new Map([['acct_a', 8]]),
-          openByOrigin: new Map<string, number>(),
+        const held = {
+          ...request,
+          // A at the claimer's share: none of A's 5,960 due deliveries, all before B's, may be taken.
+          shares: {
+            perAccount: 8,
+            perOrigin: 100,
+            openByAccount: new Map([['acct_a', 8]]),
+            openByOrigin: new Map<string, number>(),
+          },
         };
-        const held = await plan({ ...request, shares });
-        expect(walked(held)).toEqual([claimWalk(window)]);
-        expect(held).toMatch(
-          /Index Scan using deliveries_queued_by_endpoint on deliveries \w+ \(actual rows=\d+ loops=8\)\n\s+Index Cond: \(\(endpoint_id = e\w*\.id\) AND \(status = s\.status\) AND \(next_attempt_at <= /,
-        );
-        await admin.query('DEALLOCATE claim_plan');
+        await withPlans(schemas.admin, schema, async (plan) => {
+          // Nothing held up: the walk stops at its window; the endpoints' reads never run.
+          const open = await plan(CLAIM_DUE, claimParams(request));
+          expect(indexRead(open, 'deliveries_due')).toBe(window);
+          expect(indexRead(open, 'deliveries_queued_by_endpoint')).toBe(0);
+          // Held up: the walk stops at its bound, the check past it reads it again and one more, and B's
+          // four endpoints give their own from the per-endpoint index, a seek per status each.
+          const past = await plan(CLAIM_DUE, claimParams(held));
+          expect(indexRead(past, 'deliveries_due')).toBe(2 * claimWalk(window) + 1);
+          expect(indexRead(past, 'deliveries_queued_by_endpoint')).toBeGreaterThan(0);
+          expect(rowsRead(past, 'deliveries')).toBeLessThan(5_960);
+        });
       } finally {
-        await schemas.admin.query('RESET search_path; RESET plan_cache_mode').catch(() => undefined);
         await store.close();
       }
     },

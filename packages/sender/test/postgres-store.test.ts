@@ -12,7 +12,7 @@ import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
 import type { AttemptResult, SenderStore } from '../src/store/port.js';
 import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
-import { sessionSettings } from '../src/store/postgres/connection.js';
+import { connect } from '../src/store/postgres/connection.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
@@ -188,22 +188,22 @@ describe.runIf(pgUp)('postgres', () => {
     });
   };
 
-  it('runs its connections with generic plans and without JIT, in its schema', async () => {
+  it('runs both its pools with generic plans and without JIT, in its schema', async () => {
     const schema = freshSchema();
-    const client = new pg.Client({ connectionString: PG_URL, options: sessionSettings(schema, 'off') });
-    await client.connect();
+    const store = connect({ connectionString: PG_URL, schema, poolSize: 1, applicationName: APP });
+    const read =
+      "SELECT current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans, current_setting('synchronous_commit') AS commit, current_setting('search_path') AS path";
+    const settings = (commit: string) => ({
+      jit: 'off',
+      plans: 'force_generic_plan',
+      commit,
+      path: `"${schema}"`,
+    });
     try {
-      const { rows } = await client.query(
-        "SELECT current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans, current_setting('synchronous_commit') AS commit, current_setting('search_path') AS path",
-      );
-      expect(rows[0]).toEqual({
-        jit: 'off',
-        plans: 'force_generic_plan',
-        commit: 'off',
-        path: `"${schema}"`,
-      });
+      expect((await store.rows(read, []))[0]).toEqual(settings('off'));
+      expect((await store.durable('settings_read', read, []))[0]).toEqual(settings('on'));
     } finally {
-      await client.end();
+      await store.end();
     }
   });
 

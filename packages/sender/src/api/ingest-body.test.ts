@@ -1,6 +1,8 @@
 import { EVENT_NAMES, sampleEventData } from '@linkhooks/protocol';
 import { describe, expect, it } from 'vitest';
-import { ingestBody, plainIngestBody } from './schemas.js';
+import { ingestBody, ingestBodySchema } from './schemas.js';
+
+const plainIngestBody = ingestBodySchema.plain;
 
 const isPlainIngestBody = (raw: unknown) => plainIngestBody!(raw);
 

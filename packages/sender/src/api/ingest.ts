@@ -8,7 +8,7 @@ import type { PublishItem, Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
 import { parseBody } from './parse-body.js';
-import { type IngestBody, ingestBody, plainIngestBody } from './schemas.js';
+import { type IngestBody, ingestBodySchema } from './schemas.js';
 
 export const ACCOUNT_TTL_MS = 5_000;
 const ACCOUNTS_KEPT = 10_000;
@@ -53,7 +53,7 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
   return {
     item,
     async parsedItem(raw) {
-      return item(parseBody({ schema: ingestBody, plain: plainIngestBody }, raw));
+      return item(parseBody(ingestBodySchema, raw));
     },
     forget: (accountId) => void accounts.delete(accountId),
   };

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
 import { EVENT_ID_FORM } from '../engine/event-input.js';
+import type { BodySchema } from './parse-body.js';
 
 const eventName = z.enum(EVENT_NAMES);
 const isoTime = z.iso.datetime().describe('ISO 8601 UTC');
@@ -118,8 +119,11 @@ export const ingestBody = z
   })
   .meta({ id: 'IngestEvent' });
 export type IngestBody = z.infer<typeof ingestBody>;
-/** The ingest body's plain check (api/parse-body.ts): the hot path of platform ingest. */
-export const plainIngestBody = compilePlainCheck(ingestBody);
+/** The ingest body with its plain check (parse-body.ts): what both ingest routes parse with. */
+export const ingestBodySchema: BodySchema<IngestBody> = {
+  schema: ingestBody,
+  plain: compilePlainCheck(ingestBody),
+};
 
 export const recoverBody = z
   .strictObject({

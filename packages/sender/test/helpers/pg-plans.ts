@@ -6,6 +6,7 @@ export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'CTE Name'?: string;
+  'Index Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   'Rows Removed by Filter'?: number;
@@ -21,6 +22,12 @@ export const rowsRead = (node: PlanNode, relation: string): number =>
         (node['Rows Removed by Index Recheck'] ?? 0)) *
       node['Actual Loops']
     : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
+
+/** Index entries the plan's scans of `index` returned (filtered out ones included), over all their loops. */
+export const indexRead = (node: PlanNode, index: string): number =>
+  (node['Index Name'] === index
+    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
+    : 0) + (node.Plans ?? []).reduce((sum, child) => sum + indexRead(child, index), 0);
 
 /**
  * Every scan of a part of a statement (a CTE), with the loops it ran: a part joined to another's

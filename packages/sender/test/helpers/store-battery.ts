@@ -448,7 +448,9 @@ export function storeBattery(
     it("takes another tenant's delivery from behind more deliveries it may not take than a claim walks (design D25)", async () => {
       const [a, b] = [account(), account()];
       const held = await endpointAt(a, 'https://stalled.example.com/hook');
-      // More of A's due deliveries than a claim of 8 walks, every one due before B's.
+      // More of A's due deliveries than a claim of 8 walks, every one due before B's: B's is found
+      // by the endpoints' own reads (an unbounded walk found it too, reading all of A's; that the
+      // walk stops at its bound is claim-plan.test.ts's to hold).
       const backlog = claimWalk(claimWindow(8, 8)) + 20;
       for (let i = 0; i < backlog; i++) await publish(event(a, 'click', T0 + i));
       const healthy = await endpointAt(b, 'https://up.example.org/hook');

@@ -11,8 +11,7 @@ import {
   batchResultSchema,
   errorSchema,
   type IngestBody,
-  ingestBody,
-  plainIngestBody,
+  ingestBodySchema,
   publishResultSchema,
 } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
@@ -29,7 +28,7 @@ const ingestOne = defineRoute<IngestBody>({
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
   tag: 'Platform',
   auth: 'service',
-  body: { schema: ingestBody, plain: plainIngestBody, required: true },
+  body: { ...ingestBodySchema, required: true },
   responses: {
     200: {
       description: 'The event_id was ingested before: nothing stored; the first event and its deliveries',

@@ -44,12 +44,12 @@ export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
 export const DUE_CHANNEL = 'linkhooks_due';
 
 /**
- * The settings of every connection of the store (see `connect`). No JIT: a generic plan is
+ * The settings of every connection of the store. No JIT: a generic plan is
  * estimated for any values, and the claim's, which allows for a backlog read per endpoint, costs
  * more than `jit_above_cost` once a million retries wait; each claim then compiled its plan
  * (130 ms, for a statement that runs in 2 ms).
  */
-export const sessionSettings = (schema: string, commit: 'on' | 'off') =>
+const sessionSettings = (schema: string, commit: 'on' | 'off') =>
   `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit} -c plan_cache_mode=force_generic_plan -c jit=off`;
 
 export function connect(options: PgOptions): Pg {
@@ -65,10 +65,13 @@ export function connect(options: PgOptions): Pg {
   // PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
   // estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
   // thousand; unnamed one-off queries are planned for their values either way.
-  const settings = (commit: 'on' | 'off') => sessionSettings(options.schema, commit);
-  const pool = new pg.Pool({ ...config, max: options.poolSize, options: settings('off') });
+  const pool = new pg.Pool({
+    ...config,
+    max: options.poolSize,
+    options: sessionSettings(options.schema, 'off'),
+  });
   // Publishes go out one batch at a time (group commit), so two connections are plenty.
-  const durablePool = new pg.Pool({ ...config, max: 2, options: settings('on') });
+  const durablePool = new pg.Pool({ ...config, max: 2, options: sessionSettings(options.schema, 'on') });
   // An idle connection that dies (server restart, network) is dropped by the pool and replaced on
   // the next query; without a handler its 'error' would crash the process.
   pool.on('error', () => undefined);

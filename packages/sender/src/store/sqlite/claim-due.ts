@@ -169,7 +169,8 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     }
     // Short, with the walk out of rows before its window and due rows past it: what it walked is
     // held by deliveries this claim may not take (or in flight). Each endpoint that may take more
-    // gives its own first ones instead, among them every one the walk found that picking could take.
+    // gives its own first ones instead, among them every one the walk found that picking could take,
+    // so the walk's picks are made again from them.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
       rows = pickDue(headsOf(db, { ...params, perEndpoint: cap }), limits, limit);
     }
