@@ -8,36 +8,46 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { buildEvent, generateSecret, signedRequest } from '@linkhooks/receiver/testing';
 import { requireRuntime } from '@linkhooks/runtimes';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './tools.js';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/cloudflare-worker.ts', import.meta.url));
 const SECRET = generateSecret();
 const bin = requireRuntime('workerd', 'the Workers example');
 
-/** Resolves once `port` accepts a connection, or rejects with what workerd printed. */
-async function accepting(port: number, worker: ChildProcess, printed: () => string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (worker.exitCode !== null) throw new Error(`workerd exited (${worker.exitCode}):\n${printed()}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
+/**
+ * The port workerd listens on, as it reports it on its control descriptor (`--control-fd`, one
+ * JSON line per socket when it is ready); a rejection with what it printed if it exits first or has
+ * not reported within 30 s.
+ */
+function listening(worker: ChildProcess, printed: () => string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let control = '';
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      reject(new Error(`workerd ${why}:\n${printed()}`));
+    };
+    const exited = (code: number | null) => fail(`exited (${code})`);
+    const timer = setTimeout(() => fail('did not report a listening socket within 30 s'), 30_000);
+    worker.once('exit', exited);
+    (worker.stdio[3] as Readable).on('data', (chunk) => {
+      control += chunk;
+      for (const line of control.split('\n').slice(0, -1)) {
+        const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+        if (message.event === 'listen' && message.socket === 'http' && message.port) {
+          clearTimeout(timer);
+          worker.off('exit', exited);
+          resolve(message.port);
+        }
+      }
     });
-    if (up) return;
-    if (Date.now() > deadline) throw new Error(`workerd did not listen within 30 s:\n${printed()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  });
 }
 
 describe.skipIf(bin === null)('the Workers example on workerd', () => {
@@ -57,13 +67,12 @@ describe.skipIf(bin === null)('the Workers example on workerd', () => {
       outfile: join(dir, 'worker.js'),
       logLevel: 'silent',
     });
-    const port = await freePort();
     writeFileSync(
       join(dir, 'config.capnp'),
       `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed "worker.js")],
@@ -72,14 +81,18 @@ const worker :Workerd.Worker = (
 );
 `,
     );
-    worker = spawn(join(bin!, 'workerd'), ['serve', 'config.capnp', '--verbose'], { cwd: dir });
+    // Port 0, and the port it took read from its control descriptor: nothing polls for it.
+    worker = spawn(join(bin!, 'workerd'), ['serve', 'config.capnp', '--verbose', '--control-fd', '3'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     worker.stdout!.on('data', (chunk) => {
       printed += chunk;
     });
     worker.stderr!.on('data', (chunk) => {
       printed += chunk;
     });
-    await accepting(port, worker, () => printed);
+    const port = await listening(worker, () => printed);
     origin = `http://127.0.0.1:${port}`;
   }, 60_000);
 
