@@ -8,14 +8,21 @@
  * is most of the download); `npx next dev` serves one guide's route file at a time there (both
  * answer on the same path).
  *
- * Customers run Node.js 22 and 24 too: the pages whose server runs with `node` run again on each,
+ * Customers run Node.js 22 and 24 too: the pages whose server runs on Node.js run again on each,
  * the registry's build of that version first on the reader's PATH (its package holds `node` only:
  * the machine's npm and npx run on it). The Deno and Bun page runs with each of its start commands,
- * Deno's and Bun's first on the PATH the same way. The Next pages run on this repository's Node.js
- * only (each is a dev server's start and compile).
+ * Deno's and Bun's first on the PATH the same way; `npx next dev` then runs Next on that Node.
  */
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,21 +97,57 @@ function pnpm(args: string[], cwd: string) {
 }
 
 /** Waits until `read()` matches, or fails with what was read. */
-async function until(read: () => string, pattern: RegExp, what: string, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (!pattern.test(read())) {
-    if (Date.now() > deadline) throw new Error(`${what}: no ${pattern} in:\n${read()}`);
+/**
+ * Resolves once what `server` printed matches `pattern`, checked as each chunk arrives; fails with
+ * its output if its output ends first (it stopped) or after `ms`.
+ */
+function printedUntil(server: ChildProcess, read: () => string, pattern: RegExp, what: string, ms = 15_000) {
+  if (pattern.test(read())) return Promise.resolve();
+  const streams = [server.stdout!, server.stderr!];
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      for (const stream of streams) stream.off('data', check);
+      server.off('close', closed);
+      if (error) reject(error);
+      else resolve();
+    };
+    // The listeners that collect the output were added first, so `read()` holds this chunk already.
+    const check = () => pattern.test(read()) && done();
+    const closed = () => done(new Error(`${what}: it stopped, with no ${pattern} in:\n${read()}`));
+    const timer = setTimeout(() => done(new Error(`${what}: no ${pattern} in:\n${read()}`)), ms);
+    for (const stream of streams) stream.on('data', check);
+    server.once('close', closed);
+  });
+}
+
+/**
+ * Resolves once no process of group `pid` runs: nothing tells when a server's own children end.
+ * A zombie has ended (exited, its files closed) and only waits for init, which here reaps about
+ * once a second, to collect it.
+ */
+async function groupGone(pid: number, what: string) {
+  const deadline = Date.now() + 15_000;
+  while (groupRunning(pid)) {
+    if (Date.now() > deadline) throw new Error(what);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
+function groupRunning(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended while listed
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read past the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') return true;
   }
+  return false;
 }
 
 /** A line the page prints, `…` standing for what changes on every run (ids). */
@@ -164,7 +207,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
     ...ON_NODE.flatMap((runtime) =>
       PAGES.filter((page) => {
         const parsed = pages.get(page)!;
-        return !READ_WITH[page] && !(parsed instanceof Error) && !isNext(parsed);
+        return !READ_WITH[page] && !(parsed instanceof Error);
       }).map((page) => ({ page, runtime })),
     ),
     { page: 'guide/edge.md', runtime: 'deno' },
@@ -273,7 +316,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
         printed += chunk;
       });
       try {
-        await until(() => printed, page.ready, `${start} did not start`, 60_000);
+        await printedUntil(server, () => printed, page.ready, `${start} did not start`, 60_000);
         const trigger = page.trigger.replace(/localhost:3000\b/, `localhost:${port}`);
         expect(trigger, 'the trigger line sends to the port the server uses').not.toBe(page.trigger);
         expect(existsSync(join(cwd, 'node_modules/.bin/linkhooks'))).toBe(true);
@@ -281,7 +324,12 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
         expect(sent.stdout).toContain('✓ 200');
         expect(sent.stdout).toContain('{"received":true}');
         for (const line of page.printed)
-          await until(() => printed, printedPattern(line), `the handler's output after ${page.trigger}`);
+          await printedUntil(
+            server,
+            () => printed,
+            printedPattern(line),
+            `the handler's output after ${page.trigger}`,
+          );
 
         // The quick start and the Deno and Bun page say what another secret gets; the other
         // guides share the quick start's adapter core.
@@ -301,7 +349,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
           await exited;
         }
         // The shell exits first; Next's server process still writes its cache while it stops.
-        await until(() => (groupAlive(server.pid!) ? '' : 'gone'), /gone/, `${page.start} did not stop`);
+        await groupGone(server.pid!, `${page.start} did not stop`);
         // The next page's server must not find this one's route (the Next pages share a path).
         rmSync(saved);
       }
