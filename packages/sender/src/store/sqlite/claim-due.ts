@@ -60,26 +60,43 @@ export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
 
 /**
  * When deliveries this claim may not take fill the walk (a tenant's backlog behind its endpoints,
- * account or origin at their limits): the first `@perEndpoint` due, unleased deliveries of status
- * `@status` of every enabled, unpaused endpoint that may take more, each read from the endpoint's
- * queued deliveries by status and due time (migration 13; `status IN QUEUED_SQL` repeats the
- * partial index's own condition, which SQLite needs to use it). Its cost is the number of
- * endpoints, whatever the backlog.
+ * account or origin at their limits), the endpoints that may give it more: enabled, unpaused, not
+ * full, and with queued deliveries. Those are found by skipping through the index of queued
+ * deliveries by endpoint (migration 13), one seek per endpoint that has any (`status IN
+ * QUEUED_SQL` repeats the partial index's own condition, which SQLite needs to use it): the
+ * endpoints without queued work, however many, cost nothing (reading every endpoint took 37 ms at
+ * 20,000 of them).
+ */
+export const QUEUED_ENDPOINTS = `
+WITH RECURSIVE queued (endpoint_id) AS (
+  SELECT '' -- before every id; no endpoint has it
+  UNION ALL
+  SELECT (SELECT q.endpoint_id FROM deliveries q INDEXED BY deliveries_queued_by_endpoint
+          WHERE q.status IN ${QUEUED_SQL} AND q.endpoint_id > queued.endpoint_id
+          ORDER BY q.endpoint_id LIMIT 1)
+  FROM queued WHERE queued.endpoint_id IS NOT NULL
+)
+SELECT e.id FROM queued CROSS JOIN endpoints e -- in this order: never a scan of the endpoints
+WHERE e.id = queued.endpoint_id AND e.enabled = 1 AND e.paused = 0
+  AND e.id NOT IN (SELECT value FROM json_each(@full))
+  AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
+
+/**
+ * The first `@perEndpoint` due, unleased deliveries of status `@status` of each endpoint of
+ * `@endpoints` (QUEUED_ENDPOINTS, a JSON array), each read from the endpoint's queued deliveries by
+ * status and due time (migration 13).
  */
 export const SELECT_HEADS = `
 SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin, d.next_attempt_at
-FROM endpoints e CROSS JOIN deliveries d
-WHERE d.id IN (
+FROM json_each(@endpoints) q CROSS JOIN endpoints e CROSS JOIN deliveries d
+WHERE e.id = q.value AND d.id IN (
     SELECT h.id FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
     WHERE h.endpoint_id = e.id AND h.status = @status AND h.status IN ${QUEUED_SQL}
       AND h.next_attempt_at <= @now
       AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now)
     ORDER BY h.next_attempt_at
-    LIMIT @perEndpoint)
-  AND e.enabled = 1 AND e.paused = 0
-  AND e.id NOT IN (SELECT value FROM json_each(@full))
-  AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
-  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
+    LIMIT @perEndpoint)`;
 
 /**
  * What an attempt needs of the picked deliveries (a JSON array of ids), in the order picked, read
@@ -102,10 +119,13 @@ function* counting(rows: Iterable<Row>, seen: { n: number }): Generator<Row> {
   }
 }
 
-/** SELECT_HEADS for each claimable status, in due order (then id). */
+/** SELECT_HEADS for each claimable status of the QUEUED_ENDPOINTS, in due order (then id). */
 function headsOf(db: SqliteDb, params: Record<string, unknown>): Row[] {
+  const ids = (db.st(QUEUED_ENDPOINTS).all(params) as { id: string }[]).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const endpoints = JSON.stringify(ids);
   const heads = CLAIMABLE_STATUSES.flatMap(
-    (status) => db.st(SELECT_HEADS).all({ ...params, status }) as Row[],
+    (status) => db.st(SELECT_HEADS).all({ ...params, endpoints, status }) as Row[],
   );
   const due = (r: Row) => r.next_attempt_at as number;
   return heads.sort((a, b) => due(a) - due(b) || ((a.id as string) < (b.id as string) ? -1 : 1));
