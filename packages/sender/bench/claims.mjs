@@ -3,6 +3,7 @@
 // same handful of due deliveries; only the number of future ones differs.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { check, median, monotonicMs, runChild } from './harness.mjs';
 
@@ -120,4 +121,106 @@ export async function timeClaims(stores) {
     }
   }
   return samples.map((s) => ({ median: median(s), min: Math.min(...s), max: Math.max(...s) }));
+}
+
+// ---- a claim held up by one tenant's backlog -----------------------------------------------------
+
+/**
+ * A claim held up (design D25): tenant A's 51 endpoints each at the cap with 2,000 more of A's
+ * deliveries due ahead of tenant B's one, so the walk ends at its bound and the claim reads the
+ * endpoints' own due deliveries. Beside them `idle` endpoints of other accounts with nothing
+ * queued, as a platform has: few, or 20,000.
+ */
+export const HELD = { aEndpoints: 51, backlog: 2_000, few: 50, many: 20_000, leaseMs: 3_600_000 };
+
+/** The held-up shape's rows as SQL for either store; `series(n)` makes a CTE `n(i)` of 0 … n-1. */
+export function heldUpSql(series, idle, now) {
+  return [
+    `${series(idle)} INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+     SELECT 'ep_idle_' || i, 'acct_idle_' || (i / 4), 'https://idle' || i || '.example.com/hook', '["click"]',
+            'whsec_bench_not_a_secret', ${now}, ${now} FROM n`,
+    `${series(HELD.aEndpoints)} INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+     SELECT 'ep_a_' || i, 'acct_a', 'https://a' || i || '.example.com/hook', '["click"]',
+            'whsec_bench_not_a_secret', ${now}, ${now} FROM n`,
+    `INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+     VALUES ('ep_b', 'acct_b', 'https://b.example.com/hook', '["click"]', 'whsec_bench_not_a_secret', ${now}, ${now})`,
+    `INSERT INTO events (id, account_id, name, body, created_at)
+     VALUES ('evt_a', 'acct_a', 'click', '{}', ${now}), ('evt_b', 'acct_b', 'click', '{}', ${now})`,
+    `${series(HELD.backlog + HELD.aEndpoints * CLAIM.perEndpointCap)}
+     INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                             next_attempt_at, created_at, updated_at)
+     SELECT 'dlv_a_' || i, 'evt_a', 'ep_a_' || (i % ${HELD.aEndpoints}), 'acct_a', 'click', 'pending', 0,
+            ${now} - 100000 + i, ${now}, ${now} FROM n`,
+    `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                             next_attempt_at, created_at, updated_at)
+     VALUES ('dlv_b', 'evt_b', 'ep_b', 'acct_b', 'click', 'pending', 0, ${now} - 10, ${now}, ${now})`,
+  ];
+}
+
+/**
+ * Times the held-up claim on each store, interleaved: A's endpoints are first filled to their cap
+ * (those leases stay), then each call must take B's delivery alone, which is released after it.
+ * Returns ms per call.
+ */
+export async function timeHeldUpClaims(stores, now) {
+  const request = { now, leaseMs: HELD.leaseMs, perEndpointCap: CLAIM.perEndpointCap };
+  for (const store of stores) {
+    const first = await store.claimDue({ ...request, limit: HELD.aEndpoints * CLAIM.perEndpointCap });
+    check(
+      first.length === HELD.aEndpoints * CLAIM.perEndpointCap &&
+        first.every((c) => c.delivery.accountId === 'acct_a'),
+      `the first claim took ${first.length} deliveries, not A's endpoints' cap`,
+    );
+  }
+  const samples = stores.map(() => []);
+  for (let call = 0; call < CLAIM.warmup + CLAIM.calls; call++) {
+    for (let k = 0; k < stores.length; k++) {
+      const i = (call + k) % stores.length;
+      const started = monotonicMs();
+      const claimed = await stores[i].claimDue({ ...request, limit: CLAIM.limit });
+      const ms = monotonicMs() - started;
+      check(
+        claimed.length === 1 && claimed[0].delivery.id === 'dlv_b',
+        `the held-up claim took ${claimed.map((c) => c.delivery.id).join(', ') || 'nothing'}, not B's delivery`,
+      );
+      await stores[i].releaseLease(claimed[0].delivery.id, claimed[0].leaseToken);
+      if (call >= CLAIM.warmup) samples[i].push(ms);
+    }
+  }
+  return samples.map((s) => ({ median: median(s), min: Math.min(...s), max: Math.max(...s) }));
+}
+
+/** A migrated SQLite store holding the held-up shape with `idle` other endpoints, ANALYZEd. */
+export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now) {
+  const filename = join(dir, `held-${idle}.db`);
+  const store = createSqliteStore({ filename });
+  await store.migrate();
+  const db = new Database(filename);
+  try {
+    const series = (n) =>
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
+    db.transaction(() => {
+      for (const sql of heldUpSql(series, idle, now)) db.prepare(sql).run();
+    }).immediate();
+    db.exec('ANALYZE');
+  } finally {
+    db.close();
+  }
+  return store;
+}
+
+/** The same on PostgreSQL, in `schema` (migrated by the caller's store), then VACUUM ANALYZE. */
+export async function fillPostgresHeldUp(connectionString, schema, idle, now) {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(`SET search_path = "${schema}"`);
+    const series = (n) => `WITH n(i) AS (SELECT generate_series(0, ${n} - 1))`;
+    await client.query('BEGIN');
+    for (const sql of heldUpSql(series, idle, now)) await client.query(sql);
+    await client.query('COMMIT');
+    await client.query('VACUUM ANALYZE endpoints, events, deliveries');
+  } finally {
+    await client.end();
+  }
 }

@@ -23,7 +23,17 @@ import { sampleEventData } from '@linkhooks/protocol';
 import * as senderPackage from '@linkhooks/sender';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { CLAIM, fillPostgres, pgSchemaName, sqliteClaimStore, timeClaims } from './claims.mjs';
+import {
+  CLAIM,
+  fillPostgres,
+  fillPostgresHeldUp,
+  HELD,
+  pgSchemaName,
+  sqliteClaimStore,
+  sqliteHeldUpStore,
+  timeClaims,
+  timeHeldUpClaims,
+} from './claims.mjs';
 import {
   check,
   cleanup,
@@ -334,6 +344,7 @@ async function runClaims(ctx) {
     label: 'SQLite',
     kind: 'sqlite',
     make: (future) => sqliteClaimStore(createSqliteStore, dir, future),
+    heldUp: (idle, now) => sqliteHeldUpStore(createSqliteStore, dir, idle, now),
   });
   if (ctx.postgres) {
     sets.push({
@@ -347,6 +358,14 @@ async function runClaims(ctx) {
         await fillPostgres(PG_URL, schema, future);
         return store;
       },
+      heldUp: async (idle, now) => {
+        const schema = await ctx.postgres.schema(`held${idle}`);
+        const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
+        onCleanup(() => store.close());
+        await store.migrate();
+        await fillPostgresHeldUp(PG_URL, schema, idle, now);
+        return store;
+      },
     });
   }
   for (const set of sets) {
@@ -356,7 +375,19 @@ async function runClaims(ctx) {
     const fillSeconds = (monotonicMs() - filling) / 1000;
     const [s, l] = await timeClaims([small, large]);
     await Promise.all([small.close(), large.close()]);
-    rows.push({ ...set, small: s, large: l, ratio: l.median / s.median, fillSeconds });
+    const now = Date.now();
+    const few = await set.heldUp(HELD.few, now);
+    const many = await set.heldUp(HELD.many, now);
+    const [hf, hm] = await timeHeldUpClaims([few, many], now);
+    await Promise.all([few.close(), many.close()]);
+    rows.push({
+      ...set,
+      small: s,
+      large: l,
+      ratio: l.median / s.median,
+      fillSeconds,
+      held: { few: hf, many: hm, ratio: hm.median / hf.median },
+    });
   }
   console.log(
     `\n3. claimDue({ limit: ${CLAIM.limit}, perEndpointCap: ${CLAIM.perEndpointCap} }) with ${CLAIM.due} deliveries due on ${fmtInt(CLAIM.endpoints)} endpoints, beside`,
@@ -371,6 +402,21 @@ async function runClaims(ctx) {
   for (const r of rows) {
     console.log(
       `   ${pad(r.label, 12)}${lpad(fmtMs(r.small.median), 12)}${lpad(fmtMs(r.large.median), 14)}   ${lpad(`${r.ratio.toFixed(2)}×`, 7)}   ${r.fillSeconds.toFixed(0)} s   (ranges ${fmtMs(r.small.min)}–${fmtMs(r.small.max)}, ${fmtMs(r.large.min)}–${fmtMs(r.large.max)})`,
+    );
+  }
+  console.log(
+    `   Held up: one tenant's ${HELD.aEndpoints} endpoints at their cap with ${fmtInt(HELD.backlog)} of its deliveries due ahead of another's one, so the`,
+  );
+  console.log(
+    `   claim reads past its walk (design D25); beside them ${fmtInt(HELD.few)} or ${fmtInt(HELD.many)} endpoints with nothing queued.`,
+  );
+  console.log(
+    `   ${pad('', 12)}${lpad(`${fmtInt(HELD.few)} ms`, 12)}${lpad(`${fmtInt(HELD.many)} ms`, 14)}   ratio`,
+  );
+  for (const r of rows) {
+    const h = r.held;
+    console.log(
+      `   ${pad(r.label, 12)}${lpad(fmtMs(h.few.median), 12)}${lpad(fmtMs(h.many.median), 14)}   ${lpad(`${h.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(h.few.min)}–${fmtMs(h.few.max)}, ${fmtMs(h.many.min)}–${fmtMs(h.many.max)})`,
     );
   }
   return rows;
@@ -607,6 +653,12 @@ async function main() {
       c ? `${c.ratio.toFixed(2)}×` : 'n/a',
       `≤ ${GOALS.claimRatio}×`,
       c ? c.ratio <= GOALS.claimRatio : null,
+    ]);
+    summary.push([
+      `held-up claim, 20k / 50 endpoints, ${label}`,
+      c ? `${c.held.ratio.toFixed(2)}×` : 'n/a',
+      `≤ ${GOALS.claimRatio}×`,
+      c ? c.held.ratio <= GOALS.claimRatio : null,
     ]);
   }
   for (const [label, goal] of [
