@@ -53,19 +53,25 @@ describe('the SQLite claim', () => {
   });
 });
 
-describe('the SQLite claim held up by deliveries it may not take', () => {
-  it('reads the endpoints with queued deliveries, one seek each, never every endpoint', async () => {
+describe('the SQLite claim on a platform’s database', () => {
+  it('reads its rows’ endpoints by key, and when held up the endpoints with queued deliveries, one seek each', async () => {
     // As ANALYZE finds a platform's database: 20,000 endpoints, few with queued deliveries. On it
     // the planner scanned every endpoint unless told the order.
     const stats: [string, string, string][] = [
       ['endpoints', 'sqlite_autoindex_endpoints_1', '20000 1'],
       ['deliveries', 'sqlite_autoindex_deliveries_1', '1000000 1'],
       ['deliveries', 'deliveries_queued_by_endpoint', '2000 40 20 1'],
+      ['deliveries', 'deliveries_due', '1500 1'],
     ];
     await withSqlitePlans(
       dir,
       (plan) => {
         const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
+        // The walk too looks its rows' endpoints up by key.
+        const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
+        expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
+        expect(walk).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
+        expect(walk).not.toMatch(/SCAN e\b|AUTOMATIC|TEMP B-TREE/);
         const queued = plan(QUEUED_ENDPOINTS, full);
         expect(queued).toMatch(
           /SEARCH q USING (COVERING )?INDEX deliveries_queued_by_endpoint \(endpoint_id>\?\)/,
