@@ -165,7 +165,12 @@ candidates AS (
   SELECT due.id, due.endpoint_id, due.account_id, e.origin, due.next_attempt_at,
          row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn
   FROM due
-  JOIN endpoints e ON e.id = due.endpoint_id AND e.enabled
+  -- Each row's endpoint by key, as in heads: joined, the generic plan hashed every endpoint on each
+  -- claim until the table was large enough to tip it (a claim 1.9 ms with 8 endpoints, 3.3 ms with
+  -- 10,000; now 2.0 and 2.1 ms). The LIMIT keeps it a lookup (id is the key).
+  CROSS JOIN LATERAL (
+    SELECT e.origin FROM endpoints e WHERE e.id = due.endpoint_id AND e.enabled LIMIT 1
+  ) e
 ),
 within_endpoint AS (
   SELECT c.* FROM candidates c
