@@ -27,7 +27,8 @@ function withTimeout(promise, ms, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// LINKHOOKS_BENCH_CLI: another build of the CLI, run in its place (as in service.mjs).
+const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'svc_noisy_neighbour_token_0123456789';
 const WARMUP_EVENTS = 5; // B's unmeasured publishes before it is measured without A
 
