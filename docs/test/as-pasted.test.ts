@@ -96,7 +96,6 @@ function pnpm(args: string[], cwd: string) {
   return run('npx', ['--yes', 'pnpm@10', ...args], { cwd });
 }
 
-/** Waits until `read()` matches, or fails with what was read. */
 /**
  * Resolves once what `server` printed matches `pattern`, checked as each chunk arrives; fails with
  * its output if its output ends first (it stopped) or after `ms`.
@@ -104,6 +103,9 @@ function pnpm(args: string[], cwd: string) {
 function printedUntil(server: ChildProcess, read: () => string, pattern: RegExp, what: string, ms = 15_000) {
   if (pattern.test(read())) return Promise.resolve();
   const streams = [server.stdout!, server.stderr!];
+  // Its output ended before this wait began: no 'close' is to come.
+  if (streams.every((stream) => stream.readableEnded))
+    return Promise.reject(new Error(`${what}: it had stopped, with no ${pattern} in:\n${read()}`));
   return new Promise<void>((resolve, reject) => {
     const done = (error?: Error) => {
       clearTimeout(timer);
@@ -135,6 +137,15 @@ async function groupGone(pid: number, what: string) {
 }
 
 function groupRunning(pgid: number): boolean {
+  // Without /proc (not Linux), any process of the group counts, zombies too.
+  if (!existsSync('/proc/self/stat')) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;

@@ -28,25 +28,38 @@ const bin = requireRuntime('workerd', 'the Workers example');
  */
 function listening(worker: ChildProcess, printed: () => string): Promise<number> {
   return new Promise((resolve, reject) => {
-    let control = '';
     const fail = (why: string) => {
       clearTimeout(timer);
+      worker.off('exit', exited);
+      control.off('data', read);
       reject(new Error(`workerd ${why}:\n${printed()}`));
     };
     const exited = (code: number | null) => fail(`exited (${code})`);
     const timer = setTimeout(() => fail('did not report a listening socket within 30 s'), 30_000);
     worker.once('exit', exited);
-    (worker.stdio[3] as Readable).on('data', (chunk) => {
-      control += chunk;
-      for (const line of control.split('\n').slice(0, -1)) {
-        const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+    const control = worker.stdio[3] as Readable;
+    let pending = '';
+    const read = (chunk: Buffer) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        let message: { event?: string; socket?: string; port?: number };
+        try {
+          message = JSON.parse(line);
+        } catch {
+          fail(`wrote a control message that is not JSON: ${line}`);
+          return;
+        }
         if (message.event === 'listen' && message.socket === 'http' && message.port) {
           clearTimeout(timer);
           worker.off('exit', exited);
+          control.off('data', read);
           resolve(message.port);
+          return;
         }
       }
-    });
+    };
+    control.on('data', read);
   });
 }
 

@@ -7,6 +7,7 @@ export interface PlanNode {
   'Relation Name'?: string;
   'CTE Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   'Rows Removed by Filter'?: number;
@@ -28,6 +29,12 @@ export const indexRead = (node: PlanNode, index: string): number =>
   (node['Index Name'] === index
     ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
     : 0) + (node.Plans ?? []).reduce((sum, child) => sum + indexRead(child, index), 0);
+
+/** The plan's scans of `index` whose condition matches `cond`, with the loops each ran. */
+export const indexScans = (node: PlanNode, index: string, cond: RegExp): PlanNode[] => [
+  ...(node['Index Name'] === index && cond.test(node['Index Cond'] ?? '') ? [node] : []),
+  ...(node.Plans ?? []).flatMap((child) => indexScans(child, index, cond)),
+];
 
 /**
  * Every scan of a part of a statement (a CTE), with the loops it ran: a part joined to another's
