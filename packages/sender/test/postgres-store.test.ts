@@ -379,6 +379,34 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('passes over the rows another claimer holds for the same account’s next ones, within its share (design D25)', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    for (let i = 0; i < 4; i++) await endpointFor(store, accountId);
+    for (let i = 0; i < 5; i++) await publishClick(store, accountId);
+    // This claimer holds 4 of the account's deliveries and may hold 8: 4 more. Another claimer's
+    // statement holds the account's first 7 due rows: they do not count against this claimer's
+    // share, so it takes the account's next 4 (ranked among the rows it could lock).
+    const shares = {
+      perAccount: 8,
+      perOrigin: 1000,
+      openByAccount: new Map([[accountId, 4]]),
+      openByOrigin: new Map<string, number>(),
+    };
+    await inTransaction(schema, async (other) => {
+      const held = await other.query<{ id: string }>(
+        'SELECT id FROM deliveries ORDER BY next_attempt_at, id LIMIT 7 FOR NO KEY UPDATE',
+      );
+      const mine = await store.claimDue({ now: T0, limit: 7, leaseMs: 60_000, perEndpointCap: 1000, shares });
+      expect(mine).toHaveLength(4);
+      const heldIds = new Set(held.rows.map((r) => r.id));
+      expect(mine.filter((c) => heldIds.has(c.delivery.id))).toEqual([]);
+    });
+    await store.close();
+  });
+
   it('vacuums the leases table as leases end, so claims never read through a pile of dead ones', async () => {
     const schema = freshSchema();
     const store = open(schema);
