@@ -358,53 +358,63 @@ describe.runIf(pgUp)('postgres', () => {
     await Promise.all(claimers.map((c) => c.close()));
   });
 
-  it('passes over the rows another claimer holds for the next ones, neither waiting nor coming back empty', async () => {
+  /**
+   * Twenty due deliveries of one account (five clicks to four endpoints), claimed with
+   * `request(accountId)` while another claimer's statement holds the first 7 due rows (design I6).
+   * Resolves with what the claim took, none of the held rows among it.
+   */
+  const claimBesideHeldRows = async (
+    request: (accountId: string) => Parameters<SenderStore['claimDue']>[0],
+  ) => {
     const schema = freshSchema();
     const store = open(schema);
     await store.migrate();
     const accountId = newId('acct');
     for (let i = 0; i < 4; i++) await endpointFor(store, accountId);
     for (let i = 0; i < 5; i++) await publishClick(store, accountId);
-    // Another claimer's statement, caught while it holds the first 7 due rows (design I6): a claim
-    // with the LIMIT before the skip would take nothing, one without SKIP LOCKED would wait.
-    await inTransaction(schema, async (other) => {
-      const held = await other.query<{ id: string }>(
-        'SELECT id FROM deliveries ORDER BY next_attempt_at, id LIMIT 7 FOR NO KEY UPDATE',
-      );
-      const mine = await store.claimDue({ now: T0, limit: 7, leaseMs: 60_000, perEndpointCap: 1000 });
-      expect(mine).toHaveLength(7);
-      const heldIds = new Set(held.rows.map((r) => r.id));
-      expect(mine.filter((c) => heldIds.has(c.delivery.id))).toEqual([]);
-    });
-    await store.close();
+    try {
+      return await inTransaction(schema, async (other) => {
+        const held = await other.query<{ id: string }>(
+          'SELECT id FROM deliveries ORDER BY next_attempt_at, id LIMIT 7 FOR NO KEY UPDATE',
+        );
+        const mine = await store.claimDue(request(accountId));
+        const heldIds = new Set(held.rows.map((r) => r.id));
+        expect(mine.filter((c) => heldIds.has(c.delivery.id))).toEqual([]);
+        return mine;
+      });
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('passes over the rows another claimer holds for the next ones, neither waiting nor coming back empty', async () => {
+    // A claim with the LIMIT before the skip would take nothing, one without SKIP LOCKED would wait.
+    const mine = await claimBesideHeldRows(() => ({
+      now: T0,
+      limit: 7,
+      leaseMs: 60_000,
+      perEndpointCap: 1000,
+    }));
+    expect(mine).toHaveLength(7);
   });
 
   it('passes over the rows another claimer holds for the same account’s next ones, within its share (design D25)', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    for (let i = 0; i < 4; i++) await endpointFor(store, accountId);
-    for (let i = 0; i < 5; i++) await publishClick(store, accountId);
-    // This claimer holds 4 of the account's deliveries and may hold 8: 4 more. Another claimer's
-    // statement holds the account's first 7 due rows: they do not count against this claimer's
-    // share, so it takes the account's next 4 (ranked among the rows it could lock).
-    const shares = {
-      perAccount: 8,
-      perOrigin: 1000,
-      openByAccount: new Map([[accountId, 4]]),
-      openByOrigin: new Map<string, number>(),
-    };
-    await inTransaction(schema, async (other) => {
-      const held = await other.query<{ id: string }>(
-        'SELECT id FROM deliveries ORDER BY next_attempt_at, id LIMIT 7 FOR NO KEY UPDATE',
-      );
-      const mine = await store.claimDue({ now: T0, limit: 7, leaseMs: 60_000, perEndpointCap: 1000, shares });
-      expect(mine).toHaveLength(4);
-      const heldIds = new Set(held.rows.map((r) => r.id));
-      expect(mine.filter((c) => heldIds.has(c.delivery.id))).toEqual([]);
-    });
-    await store.close();
+    // This claimer holds 4 of the account's deliveries and may hold 8: 4 more. The rows the other
+    // claimer holds do not count against this claimer's share, so it takes the account's next 4
+    // (ranked among the rows it could lock).
+    const mine = await claimBesideHeldRows((accountId) => ({
+      now: T0,
+      limit: 7,
+      leaseMs: 60_000,
+      perEndpointCap: 1000,
+      shares: {
+        perAccount: 8,
+        perOrigin: 1000,
+        openByAccount: new Map([[accountId, 4]]),
+        openByOrigin: new Map<string, number>(),
+      },
+    }));
+    expect(mine).toHaveLength(4);
   });
 
   it('vacuums the leases table as leases end, so claims never read through a pile of dead ones', async () => {
