@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { EVENT_NAMES } from '@linkhooks/protocol';
 import {
+  type AttemptReport,
   createSender,
   createSqliteStore,
   DISABLE_THRESHOLD,
@@ -44,6 +45,8 @@ export interface ReferenceOptions {
   receiverMode?: ReceiverMode;
   serviceToken?: string;
   log?: (line: string) => void;
+  /** Called after each attempt is recorded, after the app's own log line (a test waits on it). */
+  onAttempt?: (report: AttemptReport) => void;
   /** How often the verified deliveries are summed up in one line. Default 5 s. */
   summaryEveryMs?: number;
 }
@@ -106,7 +109,10 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
       // so a key for this run alone.
       masterKey: randomBytes(32).toString('base64'),
       timeScale,
-      onAttempt: (report) => activity.attempt(report),
+      onAttempt: (report) => {
+        activity.attempt(report);
+        options.onAttempt?.(report);
+      },
     });
     const activity = createActivityLog({
       log,

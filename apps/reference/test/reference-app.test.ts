@@ -21,6 +21,7 @@ beforeAll(async () => {
     dbFile: join(dir, 'reference.db'),
     timeScale: 0.00002,
     serviceToken: TOKEN,
+    onAttempt: attemptRecorded,
   });
 });
 afterAll(async () => {
@@ -45,7 +46,16 @@ const ingest = (event: string) =>
     TOKEN,
   );
 
-/** Re-checks `probe` every 25 ms until it returns a value: waits on a condition, never a fixed time. */
+// Every state these tests wait for (a receipt, a delivery's status, an endpoint disabled) is
+// reached by an attempt, and each recorded attempt is told: a probe runs again after each one.
+let attempts = 0;
+const waiting = new Set<() => void>();
+function attemptRecorded() {
+  attempts++;
+  for (const wake of waiting) wake();
+}
+
+/** Runs `probe` again after each attempt recorded until it returns a value; fails after `timeoutMs`. */
 async function eventually<T>(
   probe: () => Promise<T | undefined>,
   what: string,
@@ -53,10 +63,25 @@ async function eventually<T>(
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    const seen = attempts;
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    if (attempts !== seen) continue; // an attempt was recorded while it probed
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(
+        () => {
+          waiting.delete(wake);
+          reject(new Error(`timed out waiting for ${what}`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      waiting.add(wake);
+    });
   }
 }
 
