@@ -116,23 +116,32 @@ async function nextStart(recordDir: string): Promise<RunningNext> {
   return { child, pid: child.pid, port, base: `http://127.0.0.1:${port}`, logs, exited };
 }
 
-/** Polls the server over HTTP until it answers; fails at once if the process dies first. */
-async function waitUntilServing(next: RunningNext, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void next.exited.then(() => (exited = true));
-  for (;;) {
-    if (exited) throw new Error(`next start exited before serving:\n${next.logs.join('')}`);
-    try {
-      await fetch(`${next.base}/api/pages-webhooks`, { signal: AbortSignal.timeout(2_000) });
-      return; // any HTTP answer means the server is up
-    } catch {
-      if (Date.now() > deadline) {
-        throw new Error(`next start did not answer within ${timeoutMs} ms:\n${next.logs.join('')}`);
-      }
-      await delay(100); // the polling interval, not a wait for something to happen
-    }
-  }
+/**
+ * Resolves once `next start` says it is ready (it prints "Ready" once it listens), told by its
+ * output as it arrives; fails at once if the process exits first, or after `timeoutMs`.
+ */
+function waitUntilServing(next: RunningNext, timeoutMs = 60_000): Promise<void> {
+  const ready = () => /\bReady\b/.test(next.logs.join(''));
+  if (ready()) return Promise.resolve();
+  const streams = [next.child.stdout!, next.child.stderr!];
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      for (const stream of streams) stream.off('data', check);
+      next.child.off('exit', exited);
+      if (error) reject(error);
+      else resolve();
+    };
+    // The listeners that collect `logs` were added first, so they hold this chunk already.
+    const check = () => ready() && done();
+    const exited = () => done(new Error(`next start exited before serving:\n${next.logs.join('')}`));
+    const timer = setTimeout(
+      () => done(new Error(`next start was not ready within ${timeoutMs} ms:\n${next.logs.join('')}`)),
+      timeoutMs,
+    );
+    for (const stream of streams) stream.on('data', check);
+    next.child.once('exit', exited);
+  });
 }
 
 /** Stops the server and throws if it (or anything in its process group) outlives the stop. */
