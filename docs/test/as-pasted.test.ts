@@ -13,7 +13,7 @@
  * the machine's npm and npx run on it). The Deno and Bun page runs with each of its start commands,
  * Deno's and Bun's first on the PATH the same way; `npx next dev` then runs Next on that Node.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -30,7 +30,7 @@ import { promisify } from 'node:util';
 import { type Runtime, requireRuntime, runtimeCommand, runtimeVersion } from '@linkhooks/runtimes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importedPackages, type RunnablePage, type Runner, runnablePage } from './pages.js';
-import { freePort } from './tools.js';
+import { freePort, printedUntil } from './tools.js';
 
 const PAGES = [
   'guide/quickstart.md',
@@ -94,33 +94,6 @@ function pnpm(args: string[], cwd: string) {
   const execPath = process.env.npm_execpath;
   if (execPath && /pnpm/.test(execPath)) return run(process.execPath, [execPath, ...args], { cwd });
   return run('npx', ['--yes', 'pnpm@10', ...args], { cwd });
-}
-
-/**
- * Resolves once what `server` printed matches `pattern`, checked as each chunk arrives; fails with
- * its output if its output ends first (it stopped) or after `ms`.
- */
-function printedUntil(server: ChildProcess, read: () => string, pattern: RegExp, what: string, ms = 15_000) {
-  if (pattern.test(read())) return Promise.resolve();
-  const streams = [server.stdout!, server.stderr!];
-  // Its output ended before this wait began: no 'close' is to come.
-  if (streams.every((stream) => stream.readableEnded))
-    return Promise.reject(new Error(`${what}: it had stopped, with no ${pattern} in:\n${read()}`));
-  return new Promise<void>((resolve, reject) => {
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      for (const stream of streams) stream.off('data', check);
-      server.off('close', closed);
-      if (error) reject(error);
-      else resolve();
-    };
-    // The listeners that collect the output were added first, so `read()` holds this chunk already.
-    const check = () => pattern.test(read()) && done();
-    const closed = () => done(new Error(`${what}: it stopped, with no ${pattern} in:\n${read()}`));
-    const timer = setTimeout(() => done(new Error(`${what}: no ${pattern} in:\n${read()}`)), ms);
-    for (const stream of streams) stream.on('data', check);
-    server.once('close', closed);
-  });
 }
 
 /**

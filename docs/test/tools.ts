@@ -3,7 +3,7 @@
  * notice; under CI=true it is a failure (.ci/run installs Debian's packages; the workspace's
  * install brings the runtimes).
  */
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 
 export function hasTool(command: string, versionArg = '--version'): boolean {
@@ -24,5 +24,40 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
     server.once('error', reject);
+  });
+}
+
+/**
+ * Resolves once what `child` printed (`read()`, collected by listeners added before this call)
+ * holds `wanted` (a pattern, or a piece of text), checked as each chunk arrives; fails with its
+ * output if its output ends first (it stopped) or after `ms`.
+ */
+export function printedUntil(
+  child: ChildProcess,
+  read: () => string,
+  wanted: RegExp | string,
+  what: string,
+  ms = 15_000,
+): Promise<void> {
+  const found = () => (typeof wanted === 'string' ? read().includes(wanted) : wanted.test(read()));
+  if (found()) return Promise.resolve();
+  const streams = [child.stdout!, child.stderr!];
+  // Its output ended before this wait began: no 'close' is to come.
+  if (streams.every((stream) => stream.readableEnded))
+    return Promise.reject(new Error(`${what}: it had stopped, with no ${wanted} in:\n${read()}`));
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      for (const stream of streams) stream.off('data', check);
+      child.off('close', closed);
+      if (error) reject(error);
+      else resolve();
+    };
+    // The listeners that collect the output were added first, so `read()` holds this chunk already.
+    const check = () => found() && done();
+    const closed = () => done(new Error(`${what}: it stopped, with no ${wanted} in:\n${read()}`));
+    const timer = setTimeout(() => done(new Error(`${what}: no ${wanted} in:\n${read()}`)), ms);
+    for (const stream of streams) stream.on('data', check);
+    child.once('close', closed);
   });
 }

@@ -16,6 +16,7 @@ import { buildEvent, generateSecret, signedRequest } from '@linkhooks/receiver/t
 import { requireRuntime } from '@linkhooks/runtimes';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedUntil } from './tools.js';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/cloudflare-worker.ts', import.meta.url));
 const SECRET = generateSecret();
@@ -28,16 +29,16 @@ const bin = requireRuntime('workerd', 'the Workers example');
  */
 function listening(worker: ChildProcess, printed: () => string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => {
+    const control = worker.stdio[3] as Readable;
+    const done = (port: number | null, why = '') => {
       clearTimeout(timer);
       worker.off('exit', exited);
       control.off('data', read);
-      reject(new Error(`workerd ${why}:\n${printed()}`));
+      if (port === null) reject(new Error(`workerd ${why}:\n${printed()}`));
+      else resolve(port);
     };
-    const exited = (code: number | null) => fail(`exited (${code})`);
-    const timer = setTimeout(() => fail('did not report a listening socket within 30 s'), 30_000);
-    worker.once('exit', exited);
-    const control = worker.stdio[3] as Readable;
+    const exited = (code: number | null) => done(null, `exited (${code})`);
+    const timer = setTimeout(() => done(null, 'did not report a listening socket within 30 s'), 30_000);
     let pending = '';
     const read = (chunk: Buffer) => {
       const lines = (pending + chunk).split('\n');
@@ -47,18 +48,13 @@ function listening(worker: ChildProcess, printed: () => string): Promise<number>
         try {
           message = JSON.parse(line);
         } catch {
-          fail(`wrote a control message that is not JSON: ${line}`);
-          return;
+          return done(null, `wrote a control message that is not JSON: ${line}`);
         }
-        if (message.event === 'listen' && message.socket === 'http' && message.port) {
-          clearTimeout(timer);
-          worker.off('exit', exited);
-          control.off('data', read);
-          resolve(message.port);
-          return;
-        }
+        if (message.event === 'listen' && message.socket === 'http' && message.port)
+          return done(message.port);
       }
     };
+    worker.once('exit', exited);
     control.on('data', read);
   });
 }
@@ -119,22 +115,8 @@ const worker :Workerd.Worker = (
   });
 
   /** Resolves once the worker's output has `line`, told by the output itself; fails after 10 s. */
-  function logged(line: string): Promise<void> {
-    if (printed.includes(line)) return Promise.resolve();
-    const streams = [worker!.stdout!, worker!.stderr!];
-    return new Promise((resolve, reject) => {
-      const done = (error?: Error) => {
-        clearTimeout(timer);
-        for (const stream of streams) stream.off('data', check);
-        if (error) reject(error);
-        else resolve();
-      };
-      // The listeners that collect `printed` were added first, so it holds this chunk already.
-      const check = () => printed.includes(line) && done();
-      const timer = setTimeout(() => done(new Error(`the worker did not log ${line}:\n${printed}`)), 10_000);
-      for (const stream of streams) stream.on('data', check);
-    });
-  }
+  const logged = (line: string) =>
+    printedUntil(worker!, () => printed, line, 'the worker did not log it', 10_000);
 
   it('handles a signed click, with the secret from its binding', async () => {
     const event = buildEvent('click');

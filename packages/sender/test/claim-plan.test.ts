@@ -27,12 +27,13 @@ import { PG_URL, requireService } from './helpers/services.js';
 import { withSqlitePlans } from './helpers/sqlite-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-claim-plan-'));
+/** No endpoint, account or origin full: the JSON arrays the SQLite statements take. */
+const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the SQLite claim', () => {
   it('walks the due index without the events, then reads the picked rows by key', async () => {
     await withSqlitePlans(dir, (plan) => {
-      const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
       const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
       expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
       expect(walk).not.toMatch(/TEMP B-TREE|\bev\b|events/);
@@ -66,7 +67,6 @@ describe('the SQLite claim on a platform’s database', () => {
     await withSqlitePlans(
       dir,
       (plan) => {
-        const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
         // The walk too looks its rows' endpoints up by key.
         const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
         expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
@@ -111,7 +111,7 @@ describe('the PostgreSQL claim', async () => {
             id: newId('ep'),
             accountId,
             url: `https://h${i}.example.com/hook`,
-            events: ['click'] as never,
+            events: ['click'],
             secret: 'whsec_plan',
             description: null,
             now: T0,
@@ -156,8 +156,8 @@ describe('the PostgreSQL claim', async () => {
           const open = await plan(CLAIM_DUE, claimParams(request));
           expect(indexRead(open, 'deliveries_due')).toBe(window);
           expect(indexRead(open, 'deliveries_queued_by_endpoint')).toBe(0);
-          const skips = (plan: typeof open) =>
-            indexScans(plan, 'deliveries_queued_by_endpoint', /endpoint_id > /).reduce(
+          const skips = (node: typeof open) =>
+            indexScans(node, 'deliveries_queued_by_endpoint', /endpoint_id > /).reduce(
               (loops, scan) => loops + scan['Actual Loops'],
               0,
             );

@@ -16,7 +16,9 @@ ORDER BY d.next_attempt_at`;
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
- * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing).
+ * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing);
+ * `$8` to `$17` the shares and the breakers' caps (below), `$18` the claimable statuses, `$19` the
+ * walk's bound (claimWalk).
  *
  * A lease is a row of `leases` (migration 3), and only that: claiming inserts it, and writes
  * nothing into the delivery (migration 15 dropped the delivery's copy of the expiry, whose write
@@ -32,8 +34,8 @@ ORDER BY d.next_attempt_at`;
  * That costs a lock (a WAL record) for each row of the window it does not lease; ranking the
  * candidates instead locked only the batch and made a claim 0.9× as long, but then the rows
  * another claimer holds count against their account, and a second worker on one busy account
- * could come back empty. The account and origin ranks are taken separately, so a claim may take fewer than it could
- * (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
+ * could come back empty. The account and origin ranks are taken separately, so a claim may take
+ * fewer than it could (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
  * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`); an endpoint or origin already at
  * that tighter cap is left out of `due` too, or its backlog (piled up while its breaker was open)
  * would fill the window and leave the claim nothing for anyone else.
@@ -81,10 +83,10 @@ ORDER BY d.next_attempt_at`;
  * deliveries by status and due time (migration 17). `queued` finds those endpoints by skipping
  * through the same index, one seek per endpoint that has any: what it costs is the number of
  * endpoints with queued work, never the backlog, nor the endpoints without work (reading every
- * endpoint took 56 ms a claim at 20,000 of them). The status
- * sought is that parameter's, beside the queued statuses' list, so that only that index can be
- * proven to hold the rows, not the due-time index (every endpoint's rows): the generic plan walked
- * the latter for each endpoint instead, filtering by endpoint.
+ * endpoint took 56 ms a claim at 20,000 of them). The status sought is that parameter's, beside the
+ * queued statuses' list, so that only that index can be proven to hold the rows, not the due-time
+ * index (every endpoint's rows): the generic plan walked the latter for each endpoint instead,
+ * filtering by endpoint.
  * `leases` holds only work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together

@@ -44,10 +44,17 @@ export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
 export const DUE_CHANNEL = 'linkhooks_due';
 
 /**
- * The settings of every connection of the store. No JIT: a generic plan is
- * estimated for any values, and the claim's, which allows for a backlog read per endpoint, costs
- * more than `jit_above_cost` once a million retries wait; each claim then compiled its plan
- * (130 ms, for a statement that runs in 2 ms).
+ * The settings of every connection of the store.
+ *
+ * The prepared statements (claim, record) always run their generic plan: it walks the due-time
+ * index in order and stops after the claim window, whatever the table holds. Left to choose,
+ * PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
+ * estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
+ * thousand; unnamed one-off queries are planned for their values either way.
+ *
+ * No JIT: a generic plan is estimated for any values, and the claim's, which allows for a read per
+ * endpoint, costs more than `jit_above_cost` once a million retries wait; each claim then compiled
+ * its plan (130 ms, for a statement that runs in 2 ms).
  */
 const sessionSettings = (schema: string, commit: 'on' | 'off') =>
   `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit} -c plan_cache_mode=force_generic_plan -c jit=off`;
@@ -60,11 +67,6 @@ export function connect(options: PgOptions): Pg {
   // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
   // the database server only means an attempt is made again, which at-least-once delivery allows.
   // `publish` turns the flush back on for its own transaction: an event is durable when it returns.
-  // The prepared statements (claim, record) always run their generic plan: it walks the due-time
-  // index in order and stops after the claim window, whatever the table holds. Left to choose,
-  // PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
-  // estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
-  // thousand; unnamed one-off queries are planned for their values either way.
   const pool = new pg.Pool({
     ...config,
     max: options.poolSize,

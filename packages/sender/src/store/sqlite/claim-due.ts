@@ -62,7 +62,7 @@ export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
  * When deliveries this claim may not take fill the walk (a tenant's backlog behind its endpoints,
  * account or origin at their limits), the endpoints that may give it more: enabled, unpaused, not
  * full, and with queued deliveries. Those are found by skipping through the index of queued
- * deliveries by endpoint (migration 13), one seek per endpoint that has any (`status IN
+ * deliveries, led by the endpoint, one seek per endpoint that has any (`status IN
  * QUEUED_SQL` repeats the partial index's own condition, which SQLite needs to use it): the
  * endpoints without queued work, however many, cost nothing (reading every endpoint took 37 ms at
  * 20,000 of them).
