@@ -684,6 +684,9 @@ async function main() {
       if (!f || !same) continue;
       const ratio = f.delivery / p.rate;
       summary.push([`service ${label} / ${peer.slice(5)}`, `${ratio.toFixed(2)}×`, '> 1×', ratio > 1]);
+      // Published as the peer enqueues (in batches): the store's part alone, not HTTP's per click.
+      const batched = f.batchedDelivery / p.rate;
+      summary.push([`  batched ingest, / ${peer.slice(5)}`, `${batched.toFixed(2)}×`, '—', 'info']);
     }
   }
   const s = service.SQLite;

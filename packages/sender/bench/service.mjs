@@ -41,6 +41,9 @@ export const SERVICE = {
   batchSize: 500,
   batchClients: 4,
   deliveryEvents: 625, // × 8 endpoints = 5,000 deliveries
+  // The same clicks through the batch route in the batched delivery round, one request after
+  // another: × 8 endpoints = 1,000 deliveries a request, as a peer enqueues 1,000 jobs a call.
+  deliveryBatch: 125,
   rounds: 3,
   // Rounds of each kind run first and not counted: V8 goes on optimizing a service's hot paths for
   // tens of thousands of deliveries (bench/README.md, part 5).
@@ -211,6 +214,19 @@ async function burst(service, total, clients, make) {
 
 const ingestBody = (accountId, data) => ({ account_id: accountId, event: 'click', data });
 
+/** The b-th batch request of `size` clicks (ids `${tag}` + index) for `accountId`, for burst(). */
+const batchRequest = (accountId, click, tag, size, b) => ({
+  path: '/internal/v1/events/batch',
+  body: {
+    events: Array.from({ length: size }, (_, i) => ingestBody(accountId, click(tag, b * size + i))),
+  },
+  expect: (r) =>
+    check(
+      r.results.every((x) => x.status === 202),
+      'a batch item was refused',
+    ),
+});
+
 /** Single-event ingest, no endpoint subscribed: events/s and the loop delay during it. */
 export async function singleIngestRound(service, click) {
   if (!service.floor) await loopDelayP99Ms(service);
@@ -228,37 +244,34 @@ export async function batchIngestRound(service, click) {
   if (!service.floor) await loopDelayP99Ms(service);
   const batches = SERVICE.batchEvents / SERVICE.batchSize;
   const started = monotonicMs();
-  await burst(service, batches, SERVICE.batchClients, (b) => ({
-    path: '/internal/v1/events/batch',
-    body: {
-      events: Array.from({ length: SERVICE.batchSize }, (_, i) =>
-        ingestBody(service.quiet, click('bat', b * SERVICE.batchSize + i)),
-      ),
-    },
-    expect: (r) =>
-      check(
-        r.results.every((x) => x.status === 202),
-        'a batch item was refused',
-      ),
-  }));
+  await burst(service, batches, SERVICE.batchClients, (b) =>
+    batchRequest(service.quiet, click, 'bat', SERVICE.batchSize, b),
+  );
   const rate = SERVICE.batchEvents / ((monotonicMs() - started) / 1000);
   return { rate, loopP99: service.floor ? 0 : await loopDelayP99Ms(service) };
 }
 
 /**
  * Ingest + delivery: SERVICE.deliveryEvents single-event ingests to the account with 8 endpoints,
- * timed from the first request until the receiver has answered every delivery.
+ * timed from the first request until the receiver has answered every delivery. `batched`: the same
+ * clicks as batches of SERVICE.deliveryBatch, posted one after another, as the peers enqueue.
  */
-export async function deliveryRound(ctx, service, click) {
+export async function deliveryRound(ctx, service, click, { batched = false } = {}) {
   const expected = SERVICE.deliveryEvents * ctx.receiver.origins.length;
   const before = (await ctx.receiver.stats()).requests;
   const { cpuSeconds: cpuBefore } = await scrape(service);
   const mainBefore = mainThreadCpuUs(service.pid);
   const started = monotonicMs();
-  await burst(service, SERVICE.deliveryEvents, SERVICE.clients, (i) => ({
-    path: '/internal/v1/events',
-    body: ingestBody(service.delivering, click('dlv', i)),
-  }));
+  if (batched) {
+    await burst(service, SERVICE.deliveryEvents / SERVICE.deliveryBatch, 1, (b) =>
+      batchRequest(service.delivering, click, 'dlb', SERVICE.deliveryBatch, b),
+    );
+  } else {
+    await burst(service, SERVICE.deliveryEvents, SERVICE.clients, (i) => ({
+      path: '/internal/v1/events',
+      body: ingestBody(service.delivering, click('dlv', i)),
+    }));
+  }
   // Told by the receiver, not polled: a poll here would add its own CPU to this round's rows (the
   // bare loop and the peers have none).
   const { rejected } = await withTimeout(
@@ -295,7 +308,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     `   ingest + delivery: ${SERVICE.deliveryEvents} clicks to 8 endpoints (${fmtInt(SERVICE.deliveryEvents * 8)} deliveries), timed until the receiver has every one,`,
   );
   console.log(
-    '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds.',
+    '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds. Batched ingest + delivery:',
+  );
+  console.log(
+    `   the same clicks as ${SERVICE.deliveryEvents / SERVICE.deliveryBatch} batch requests of ${SERVICE.deliveryBatch}, one after another, as the peers enqueue ${fmtInt(SERVICE.deliveryBatch * 8)} jobs at a time.`,
   );
   console.log(
     `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after ${SERVICE.warmupRounds} warm-up rounds of each kind.`,
@@ -319,6 +335,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       await singleIngestRound(service, click);
       await batchIngestRound(service, click);
       await deliveryRound(ctx, service, click);
+      await deliveryRound(ctx, service, click, { batched: true });
     }
     await singleIngestRound(floor, click);
     await batchIngestRound(floor, click);
@@ -368,6 +385,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} cpu main`, flow.mainUs);
       add(`${label} loop`, flow.loopP99);
       add(`${label} loop delivery`, flow.loopP99);
+      const batched = await metered(`${label} batched`, server ?? null, () =>
+        deliveryRound(ctx, service, click, { batched: true }),
+      );
+      add(`${label} batched delivery`, batched.rate);
     }
     add('bare', (await metered('bare', null, bare)).rate);
     for (const peer of peers)
@@ -386,6 +407,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
     row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
     row(`${label}: ingest + delivery`, `${label} delivery`, 'deliveries/s');
+    row(`${label}: batched ingest + delivery`, `${label} batched delivery`, 'deliveries/s');
     row(`${label}: service CPU per delivery`, `${label} cpu`, 'µs');
     if (samples.get(`${label} cpu main`).every((x) => !Number.isNaN(x)))
       row(`${label}: of it, its event loop's`, `${label} cpu main`, 'µs');
@@ -413,6 +435,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       ratio,
       loopP99: Math.max(...loop),
       delivery: median(samples.get(`${label} delivery`)),
+      batchedDelivery: median(samples.get(`${label} batched delivery`)),
     };
   }
   for (const peer of peers)
@@ -430,7 +453,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   printCpu(samples, [
     ['bare undici loop', 'bare'],
     ...peers.map((p) => [`${p.name} (${p.store})`, `peer ${p.name}`]),
-    ...services.map(({ label }) => [`${label} service`, label]),
+    ...services.flatMap(({ label }) => [
+      [`${label} service`, label],
+      [`${label} service, batched ingest`, `${label} batched`],
+    ]),
   ]);
   return results;
 }
