@@ -3,10 +3,12 @@
 //
 //   node bench/fill-log.mjs <file> <deliveries> <now>
 //
-// One account with 8 endpoints; `deliveries` delivered deliveries (one event each), the oldest
-// tenth of them last updated a day before `now` (what a prune with a cutoff of `now - 1 h` deletes),
-// the rest within the last hour. Rows are generated inside SQLite.
+// One account with 8 endpoints; `deliveries` deliveries (one event each), all delivered but the
+// oldest ten of ep_000001 (failed: scale.mjs FAILED_SQL); the oldest tenth last updated a day
+// before `now` (what a prune with a cutoff of `now - 1 h` deletes), the rest within the last hour.
+// Rows are generated inside SQLite.
 import Database from 'better-sqlite3';
+import { FAILED_SQL } from './scale.mjs';
 
 const [file, n, now] = process.argv.slice(2).map((a, i) => (i === 0 ? a : Number(a)));
 if (!file || !(n > 0) || !(now > 0)) {
@@ -33,7 +35,7 @@ db.transaction(() => {
     `${series} INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
                                       next_attempt_at, last_status_code, created_at, updated_at)
      SELECT printf('dlv_%09d', i), printf('evt_%09d', i), printf('ep_%06d', i % 8), 'acct_scale', 'click',
-            'delivered', 1, NULL, 200,
+            ${FAILED_SQL}, 1, NULL, 200,
             CASE WHEN i < @n / 10 THEN @now - 86400000 ELSE @now - 1800000 END,
             CASE WHEN i < @n / 10 THEN @now - 86400000 ELSE @now - 1800000 END FROM n`,
   ).run({ n, now });

@@ -1,5 +1,6 @@
 // The scale part of bench/run.mjs: what the service runs for a /metrics scrape (the store's counts),
-// a first and a deep page of the delivery log, and a prune of a tenth of the log, each with a log of
+// a first and a deep page of the delivery log, an endpoint's page of its failed deliveries (its
+// oldest ten, behind all its delivered ones), and a prune of a tenth of the log, each with a log of
 // 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL; with the event-loop
 // delay p99 of this process during the prune.
 
@@ -10,6 +11,8 @@ import { check, fmtInt, loopDelayMs, median, monotonicMs, runChild, tempDir } fr
 
 export const SCALE = { small: 10_000, large: 1_000_000, samples: 15 };
 const ACCOUNT = 'acct_scale';
+/** The fill's failed deliveries (fill-log.mjs has the same): the oldest ten of ep_000001. */
+export const FAILED_SQL = `CASE WHEN i < 80 AND i % 8 = 1 THEN 'failed' ELSE 'delivered' END`;
 const LOOP_SAMPLE_MS = 1; // the prune's event-loop delay, sampled every millisecond
 
 async function fillPostgres(connectionString, schema, n, now) {
@@ -33,7 +36,7 @@ async function fillPostgres(connectionString, schema, n, now) {
       `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
                                next_attempt_at, last_status_code, created_at, updated_at)
        SELECT 'dlv_' || lpad(i::text, 9, '0'), 'evt_' || lpad(i::text, 9, '0'), 'ep_' || lpad((i % 8)::text, 6, '0'),
-              $1, 'click', 'delivered', 1, NULL, 200, ${at}, ${at}
+              $1, 'click', ${FAILED_SQL}, 1, NULL, 200, ${at}, ${at}
        FROM generate_series(0, $3 - 1) AS i`,
       [ACCOUNT, now, n],
     );
@@ -53,7 +56,7 @@ async function time(fn, samples = SCALE.samples) {
   return median(ms);
 }
 
-/** The four figures on one store holding `n` deliveries. */
+/** The five figures on one store holding `n` deliveries. */
 async function measure(store, n, now) {
   const stats = await time(() => store.stats());
   const first = await time(async () => {
@@ -64,6 +67,14 @@ async function measure(store, n, now) {
   const deep = await time(async () => {
     const page = await store.listDeliveries(ACCOUNT, { limit: 50, cursor });
     check(page.items.length === 50, 'the deep log page is not full');
+  });
+  const failed = await time(async () => {
+    const page = await store.listDeliveries(ACCOUNT, {
+      limit: 50,
+      endpointId: 'ep_000001',
+      status: 'failed',
+    });
+    check(page.items.length === 10, `the failed page holds ${page.items.length} deliveries, not 10`);
   });
   const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loop.enable();
@@ -76,6 +87,7 @@ async function measure(store, n, now) {
     stats,
     first,
     deep,
+    failed,
     prune,
     prunePerK: prune / (pruned / 1000),
     loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
@@ -105,17 +117,18 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
     }
   }
   console.log(
-    `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, and a prune`,
+    `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, an endpoint's`,
   );
   console.log(
-    `   of a tenth of the log, with ${fmtInt(SCALE.large)} deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls (the prune once).`,
+    `   failed (its oldest ten), and a prune of a tenth of the log, with ${fmtInt(SCALE.large)} deliveries beside ${fmtInt(SCALE.small)};`,
   );
+  console.log(`   medians of ${SCALE.samples} calls (the prune once).`);
   console.log(
-    '                       log   stats ms   first ms   deep ms   prune ms   per 1k ms   loop p99 ms',
+    '                       log   stats ms   first ms   deep ms  failed ms   prune ms   per 1k ms   loop p99 ms',
   );
   for (const r of results) {
     console.log(
-      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.failed.toFixed(2).padStart(11)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
     );
   }
   const ratios = {};
@@ -127,12 +140,13 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
       stats: large.stats / small.stats,
       first: large.first / small.first,
       deep: large.deep / small.deep,
+      failed: large.failed / small.failed,
       prunePerK: large.prunePerK / small.prunePerK,
       loopP99: large.loopP99,
     };
     const r = ratios[label];
     console.log(
-      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×`,
+      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×`,
     );
   }
   return ratios;

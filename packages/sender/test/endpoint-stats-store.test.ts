@@ -113,10 +113,7 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('reads only the window’s rows of an endpoint with a long history (EXPLAIN ANALYZE)', async () => {
-    const schema = freshSchema();
-    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
-    await store.migrate();
-    await store.close();
+    const schema = await schemas.migrated();
     const client = await admin.connect();
     try {
       await client.query('BEGIN');

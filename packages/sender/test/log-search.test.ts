@@ -167,10 +167,7 @@ describe.runIf(pgUp)('postgres', () => {
   );
 
   it('reads a search through indexes among 40,000 events and deliveries (EXPLAIN ANALYZE)', async () => {
-    const schema = schemas.fresh();
-    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
-    await store.migrate();
-    await store.close();
+    const schema = await schemas.migrated();
     const client = await admin.connect();
     try {
       await client.query('BEGIN');

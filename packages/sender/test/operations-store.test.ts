@@ -34,10 +34,7 @@ describe.runIf(pgUp)('postgres', () => {
   );
 
   it('pauses, resumes and recovers through the endpoint’s own indexes, never a scan of the log', async () => {
-    const schema = freshSchema();
-    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 1 });
-    await store.migrate();
-    await store.close();
+    const schema = await schemas.migrated();
     const client = await admin.connect();
     try {
       await client.query('BEGIN');

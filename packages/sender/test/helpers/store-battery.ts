@@ -8,7 +8,7 @@ import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import { claimWalk, claimWindow } from '../../src/store/claim-window.js';
-import type { SenderStore } from '../../src/store/port.js';
+import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
 
@@ -625,6 +625,54 @@ export function storeBattery(
       expect((await store.listDeliveries(a, { limit: 50, event: 'conversion' })).items).toHaveLength(1);
       expect((await store.listDeliveries(a, { limit: 50, status: 'delivered' })).items).toHaveLength(0);
       expect((await store.listDeliveries(b, { limit: 50 })).items).toHaveLength(1);
+    });
+
+    it('pages a log of several statuses newest first, whole and by status, by account and endpoint', async () => {
+      const a = account();
+      const e1 = await endpoint(a, ['click']);
+      await endpoint(a, ['click']);
+      for (let i = 0; i < 9; i++) await publish(event(a, 'click', T0 + i));
+      // A third delivered, a third awaiting a retry, a third still pending, spread over the log.
+      const claimed = (await claim(T0 + 100)).sort((x, y) => (x.delivery.id < y.delivery.id ? -1 : 1));
+      for (const [i, c] of claimed.entries()) if (i % 3 < 2) await attempt(c, i % 3 === 0, T0 + 100);
+      const b = account();
+      await endpoint(b, ['click']);
+      await publish(event(b, 'click', T0 + 5));
+      const whole = (await store.listDeliveries(a, { limit: 100 })).items;
+      expect(whole).toHaveLength(18);
+      expect(new Set(whole.map((d) => d.status))).toEqual(
+        new Set(['delivered', 'awaiting_retry', 'pending']),
+      );
+      const newestFirst = (ds: { id: string }[]) =>
+        ds
+          .map((d) => d.id)
+          .sort()
+          .reverse();
+      expect(whole.map((d) => d.id)).toEqual(newestFirst(whole));
+      const paged = async (filter: Omit<DeliveryFilter, 'limit' | 'cursor'>) => {
+        const ids: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.listDeliveries(a, { ...filter, limit: 2, ...(cursor ? { cursor } : {}) });
+          expect(page.items.length).toBeLessThanOrEqual(2);
+          ids.push(...page.items.map((d) => d.id));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        return ids;
+      };
+      const expected = (keep: (d: (typeof whole)[number]) => boolean) => newestFirst(whole.filter(keep));
+      expect(await paged({})).toEqual(expected(() => true));
+      expect(await paged({ endpointId: e1.id })).toEqual(expected((d) => d.endpointId === e1.id));
+      for (const status of ['delivered', 'awaiting_retry', 'pending', 'failed'] as const) {
+        expect(await paged({ status })).toEqual(expected((d) => d.status === status));
+        expect(await paged({ status, endpointId: e1.id })).toEqual(
+          expected((d) => d.status === status && d.endpointId === e1.id),
+        );
+      }
+      expect(await paged({ status: 'delivered', event: 'click' })).toEqual(
+        expected((d) => d.status === 'delivered'),
+      );
+      expect(await paged({ event: 'conversion' })).toEqual([]);
     });
 
     it('keeps every attempt with its fields, in order', async () => {

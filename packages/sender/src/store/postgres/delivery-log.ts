@@ -1,4 +1,5 @@
 /** The delivery log: a page of deliveries, one delivery with its attempts, an event's bytes. */
+import { newestFirstSql } from '../log-page-sql.js';
 import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
@@ -18,30 +19,44 @@ UNION SELECT id FROM events WHERE account_id = $1 AND click_id = $S
 UNION SELECT id FROM events WHERE account_id = $1 AND conversion_id = $S`;
 /**
  * A page of the log, newest first. Only the filters given are in the statement (each a fixed
- * fragment, values bound), so the planner can walk the index that fits (the searched events'
- * deliveries, else by endpoint, else by account) from the cursor on: a page costs the same at the
- * top of a million rows as deep inside.
+ * fragment, values bound). A search reads the searched events' deliveries (few), by event. Any
+ * other page reads the index by endpoint, else by account, both keyed by status then id: a page
+ * costs the same at the top of a million rows as deep inside, whichever status it asks for
+ * (newestFirstSql). A range's status is bounded from both sides and its page ordered by status
+ * then id, not `status =` and `ORDER BY id`: with an equality the generic plan may walk the primary
+ * key newest first and filter, when its guess of the rows of a status is far off (a million
+ * delivered read for three failed). Ordered by status, only those two indexes give the order; the
+ * cursor bounds the range with the status, so a deep page starts where it is.
  */
 export function listQuery(accountId: string, filter: DeliveryFilter): { text: string; values: unknown[] } {
   const values: unknown[] = [accountId];
-  const where = ['account_id = $1'];
-  const add = (column: string, op: string, value: unknown) => {
+  const param = (value: unknown) => {
     values.push(value);
-    where.push(`${column} ${op} $${values.length}`);
+    return `$${values.length}`;
   };
-  if (filter.endpointId !== undefined) add('endpoint_id', '=', filter.endpointId);
-  if (filter.status !== undefined) add('status', '=', filter.status);
-  if (filter.event !== undefined) add('event_name', '=', filter.event);
-  if (filter.cursor !== undefined) add('id', '<', filter.cursor);
+  const where = ['account_id = $1'];
+  if (filter.endpointId !== undefined) where.push(`endpoint_id = ${param(filter.endpointId)}`);
+  if (filter.event !== undefined) where.push(`event_name = ${param(filter.event)}`);
+  const cursor = filter.cursor === undefined ? null : param(filter.cursor);
+  const status = filter.status === undefined ? null : param(filter.status);
   if (filter.search !== undefined) {
-    values.push(filter.search);
-    where.push(`event_id IN (${SEARCHED_EVENTS.replaceAll('$S', `$${values.length}`)})`);
+    const search = param(filter.search);
+    if (cursor !== null) where.push(`id < ${cursor}`);
+    if (status !== null) where.push(`status = ${status}`);
+    where.push(`event_id IN (${SEARCHED_EVENTS.replaceAll('$S', search)})`);
+    const limit = param(filter.limit + 1);
+    return {
+      text: `SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${limit}`,
+      values,
+    };
   }
-  values.push(filter.limit + 1);
-  return {
-    text: `SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${values.length}`,
-    values,
+  const limit = param(filter.limit + 1);
+  const rangeOf = (s: string) => {
+    const upper = cursor === null ? `status <= ${s}` : `(status, id) < (${s}, ${cursor})`;
+    const range = [...where, `status >= ${s}`, upper].join(' AND ');
+    return `SELECT * FROM deliveries WHERE ${range} ORDER BY status DESC, id DESC LIMIT ${limit}`;
   };
+  return { text: newestFirstSql(rangeOf, status, limit), values };
 }
 
 export async function listDeliveries(

@@ -1,4 +1,5 @@
 /** The delivery log: a page of deliveries, one delivery with its attempts, an event's bytes. */
+import { newestFirstSql } from '../log-page-sql.js';
 import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { type Row, toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
@@ -19,24 +20,28 @@ UNION SELECT id FROM events INDEXED BY events_by_conversion
   WHERE account_id = @accountId AND conversion_id = @search`;
 /**
  * A page of the log, newest first. Only the filters given are in the statement (each a fixed
- * fragment, values bound), so SQLite walks the index that fits (the searched events' deliveries,
- * else by endpoint, else by account) from the cursor on: a page costs the same at the top of a
- * million rows as deep inside them.
+ * fragment, values bound), and each range names the index that fits: the searched events'
+ * deliveries, else by endpoint, else by account, both keyed by status then id, so a page costs the
+ * same at the top of a million rows as deep inside them, whichever status it asks for
+ * (newestFirstSql). A search's deliveries are few: its status is checked on each.
  */
 export function listSql(filter: DeliveryFilter): string {
   const where = ['account_id = @accountId'];
   if (filter.search !== undefined) where.push(`event_id IN (${SEARCHED_EVENTS})`);
   if (filter.endpointId !== undefined) where.push('endpoint_id = @endpointId');
-  if (filter.status !== undefined) where.push('status = @status');
   if (filter.event !== undefined) where.push('event_name = @event');
   if (filter.cursor !== undefined) where.push('id < @cursor');
-  const index =
-    filter.search !== undefined
-      ? 'deliveries_by_event'
-      : filter.endpointId !== undefined
-        ? 'deliveries_by_endpoint'
-        : 'deliveries_by_account';
-  return `SELECT * FROM deliveries INDEXED BY ${index} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`;
+  if (filter.search !== undefined) {
+    if (filter.status !== undefined) where.push('status = @status');
+    return `SELECT * FROM deliveries INDEXED BY deliveries_by_event WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`;
+  }
+  const index = filter.endpointId !== undefined ? 'deliveries_by_endpoint' : 'deliveries_by_account';
+  return newestFirstSql(
+    (status) =>
+      `SELECT * FROM deliveries INDEXED BY ${index} WHERE ${[...where, `status = ${status}`].join(' AND ')} ORDER BY id DESC LIMIT @limit`,
+    filter.status !== undefined ? '@status' : null,
+    '@limit',
+  );
 }
 
 export function listDeliveries(

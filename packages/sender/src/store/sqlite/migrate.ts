@@ -17,6 +17,7 @@ import m010 from './migrations/010-event-search.sql';
 import m011 from './migrations/011-portal-tokens.sql';
 import m012 from './migrations/012-one-index-of-queued-deliveries.sql';
 import m013 from './migrations/013-queued-deliveries-by-due-time.sql';
+import m014 from './migrations/014-log-pages-by-status.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -32,6 +33,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 11, name: 'portal links', sql: m011 },
   { version: 12, name: 'one index of queued deliveries', sql: m012 },
   { version: 13, name: 'queued deliveries by due time', sql: m013 },
+  { version: 14, name: 'log pages by status', sql: m014 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
