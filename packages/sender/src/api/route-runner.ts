@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { tokenMatcher } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
+import { clientKey } from '../limits/client-key.js';
 import { createLimiter } from '../limits/limiter.js';
 import { perMinute } from '../limits/token-bucket.js';
 import type { AccountRecord } from '../store/records.js';
@@ -121,7 +122,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     /** Checks the request's credentials for the route; throws the SenderError it answers with. */
     async admit(route: RouteSpec, req: RouteRequest): Promise<Admitted> {
       if (presentsCredentials(route, req)) {
-        const allowed = signIns.peek(req.client);
+        const allowed = signIns.peek(clientKey(req.client));
         if (!allowed.ok) throw tooManySignIns(allowed.retryAfterMs);
       }
       const sessionId = sessionIdOf(req.headers.cookie);
@@ -163,7 +164,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     /** The answer to an error; a refused credential counts against the client's sign-ins. */
     answer(error: unknown, req: RouteRequest): ErrorAnswer {
       const answer = errorResponse(error);
-      if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(req.client);
+      if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(clientKey(req.client));
       if (answer.status === 500)
         options.logger?.error({ err: error, route: req.path }, 'management API error');
       const headers: Record<string, string> =

@@ -240,6 +240,10 @@ describe('cloud metadata addresses', () => {
     'fd00:ec2::254',
     'fd00:ec2:0:0:0:0:0:254',
     '::ffff:169.254.169.254',
+    '169.254.170.23',
+    'fd00:ec2::23',
+    'fd00:c1::a9fe:a9fe',
+    'fd00:c1:0:0:0:0:a9fe:a9fe',
   ])('refuses %s even with allowPrivateNetworks', (ip) => {
     expect(checkAddress(ip, DEV)).toEqual({ allowed: false, reason: 'metadata' });
     expect(checkAddress(ip, STRICT)).toEqual({ allowed: false, reason: 'metadata' });

@@ -56,12 +56,20 @@ const ALLOWED: AddressVerdict = { allowed: true };
 
 // Cloud metadata services answer on these, handing out the machine's credentials: refused even
 // with `allowPrivateNetworks`, which opens link-local and private ranges for development
-// (AWS, GCP and Azure's 169.254.169.254 and AWS's IPv6 fd00:ec2::254, the ECS task endpoint, AWS's
-// DNS resolver, Alibaba's 100.100.100.200).
+// (AWS, GCP and Azure's 169.254.169.254 and AWS's IPv6 fd00:ec2::254, the ECS task endpoint, EKS
+// Pod Identity's agent on IPv4 and IPv6, AWS's DNS resolver, Alibaba's 100.100.100.200, Oracle
+// Cloud's IPv6 metadata address).
 const METADATA_ADDRESSES: ReadonlySet<string> = new Set(
-  ['169.254.169.254', '169.254.170.2', '169.254.169.253', '100.100.100.200', 'fd00:ec2::254'].map((ip) =>
-    ipaddr.parse(ip).toNormalizedString(),
-  ),
+  [
+    '169.254.169.254',
+    '169.254.170.2',
+    '169.254.170.23',
+    'fd00:ec2::23',
+    '169.254.169.253',
+    '100.100.100.200',
+    'fd00:ec2::254',
+    'fd00:c1::a9fe:a9fe',
+  ].map((ip) => ipaddr.parse(ip).toNormalizedString()),
 );
 
 function isMetadataAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {

@@ -1,7 +1,9 @@
 /**
  * Token buckets by key (an account, a client address), kept in the process. A bucket that has
  * refilled is the same as no bucket, so full ones are dropped as the map grows: memory follows
- * the keys active within a refill, never every key ever seen.
+ * the keys active within a refill, never every key ever seen. The next sweep waits until the map
+ * has doubled: with more keys active than SWEEP_AT (many addresses within a refill), sweeping at
+ * every take made each one read the whole map.
  */
 import type { Clock } from '../clock.js';
 import { type Bucket, type Rate, take } from './token-bucket.js';
@@ -19,15 +21,17 @@ const SWEEP_AT = 10_000;
 
 export function createLimiter(rate: Rate, clock: Clock): Limiter {
   const buckets = new Map<string, Bucket>();
+  let sweepAt = SWEEP_AT;
   const sweep = (now: number) => {
     for (const [key, bucket] of buckets) {
       if (bucket.tokens + ((now - bucket.at) * rate.perSecond) / 1000 >= rate.burst) buckets.delete(key);
     }
+    sweepAt = Math.max(SWEEP_AT, 2 * buckets.size);
   };
   return {
     take(key, n = 1) {
       const now = clock.now();
-      if (buckets.size >= SWEEP_AT) sweep(now);
+      if (buckets.size >= sweepAt) sweep(now);
       const result = take(rate, buckets.get(key), now, n);
       buckets.set(key, result.bucket);
       return result.ok ? { ok: true } : { ok: false, retryAfterMs: result.retryAfterMs };

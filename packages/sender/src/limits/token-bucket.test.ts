@@ -53,4 +53,22 @@ describe('createLimiter', () => {
     for (let i = 0; i < 20_000; i++) limiter.take(`k${i}`);
     expect(limiter.take('hot').ok).toBe(false);
   });
+
+  it('reads each bucket a bounded number of times while more keys are active than it sweeps at', () => {
+    // Every bucket read (a take, or a sweep's look at one) reads the rate's refill; none refills
+    // here, so no sweep frees anything. Sweeping at every take read the whole map each time.
+    let reads = 0;
+    const rate = {
+      get perSecond() {
+        reads++;
+        return 1 / 3600;
+      },
+      burst: 1,
+    };
+    const limiter = createLimiter(rate, new ManualClock(0));
+    const keys = 40_000;
+    for (let i = 0; i < keys; i++) expect(limiter.take(`k${i}`).ok).toBe(true);
+    expect(limiter.take('k0').ok).toBe(false);
+    expect(reads).toBeLessThan(5 * keys);
+  });
 });

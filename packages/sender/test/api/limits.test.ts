@@ -142,14 +142,27 @@ describe('limits', () => {
     expectLimited(await api.call('GET', '/v1/endpoints'), 'rate_limited');
   });
 
-  it('behind a trusted proxy, counts the client address the proxy forwarded last', async () => {
+  /** A service behind a trusted proxy, 2 failed sign-ins a minute; `from` calls as a forwarded client. */
+  const behindProxy = async () => {
     api = await startApi(certs, {}, { signInFailuresPerMinute: 2, trustProxy: true });
-    const from = (forwardedFor: string, key = 'lh_wrong') =>
+    return (forwardedFor: string, key = 'lh_wrong') =>
       api.call('GET', '/v1/endpoints', { key, headers: { 'x-forwarded-for': forwardedFor } });
+  };
+
+  it('behind a trusted proxy, counts the client address the proxy forwarded last', async () => {
+    const from = await behindProxy();
     expect((await from('203.0.113.1')).status).toBe(401);
     // A client cannot pass for another by prepending an address: the proxy's last one counts.
     expect((await from('198.51.100.7, 203.0.113.1')).status).toBe(401);
     expectLimited(await from('203.0.113.1', api.alice.apiKey), 'rate_limited');
     expect((await from('203.0.113.2', api.alice.apiKey)).status).toBe(200);
+  });
+
+  it('counts an IPv6 client by its /64: a new address of the same network does not start afresh', async () => {
+    const from = await behindProxy();
+    expect((await from('2001:db8:7:1::1')).status).toBe(401);
+    expect((await from('2001:db8:7:1::2')).status).toBe(401);
+    expectLimited(await from('2001:db8:7:1:abcd::9', api.alice.apiKey), 'rate_limited');
+    expect((await from('2001:db8:7:2::1', api.alice.apiKey)).status).toBe(200);
   });
 });

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { clientKey } from './client-key.js';
+
+describe('clientKey', () => {
+  it('counts an IPv6 client by its /64, whatever address of it it uses, in any spelling', () => {
+    const key = clientKey('2001:db8:1:2::1');
+    expect(key).toBe('2001:db8:1:2::/64');
+    for (const other of [
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0db8:0001:0002:0:0:0:9',
+      '2001:DB8:1:2::abcd',
+    ])
+      expect(clientKey(other)).toBe(key);
+    expect(clientKey('2001:db8:1:3::1')).not.toBe(key);
+  });
+
+  it('counts an IPv4 client by its address, mapped into IPv6 or not', () => {
+    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('203.0.113.8')).not.toBe(clientKey('203.0.113.7'));
+  });
+
+  it('keeps what is not an address as it is', () => {
+    expect(clientKey('unknown')).toBe('unknown');
+  });
+});

@@ -1,0 +1,14 @@
+/**
+ * What the failed sign-in limit counts against (design D26): an IPv4 client's address, an IPv6
+ * client's /64. A /64 is one network, the least an ISP or a cloud hands out, and a client picks any
+ * of its addresses: counted by address, each failure could come from a new one.
+ */
+import ipaddr from 'ipaddr.js';
+
+export function clientKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address); // an IPv4-mapped IPv6 address is its IPv4 address
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}
