@@ -145,14 +145,21 @@ describe('a default SQLite set-up (design D29)', () => {
     expect(await again.service.stop()).toBe(0);
   });
 
-  it('lets two processes starting at once on a new database agree on one key', async () => {
+  it('of two processes starting at once on a new database, runs one, with one key made', async () => {
     const db = join(dir, 'race.db');
     const workers = [0, 1].map(() => {
       const w = startCli(['worker', '--db', `sqlite:${db}`], env);
       started.push(w);
       return w;
     });
-    await Promise.all(workers.map((w) => w.logged((l) => /worker delivering/.test(l.msg), 'start')));
+    // On SQLite one process delivers (cli-sqlite-one-process.test.ts): the other is refused.
+    const outcomes = await Promise.allSettled(
+      workers.map((w) => w.logged((l) => /worker delivering/.test(l.msg), 'start')),
+    );
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = workers[outcomes.findIndex((o) => o.status === 'rejected')]!;
+    expect(await refused.stop()).toBe(1);
+    expect(refused.output()).toContain('another linkhooks-sender process is serving');
     const generated = workers.flatMap((w) =>
       w.logs.filter((l) => /generated the master key file/.test(l.msg)),
     );

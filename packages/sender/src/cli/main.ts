@@ -14,6 +14,7 @@ import { masterKeysFor, rotationOf, type Say } from './master-keys.js';
 import { DatabaseError, maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, serve, work } from './run-service.js';
+import { holdSqliteProcessLock } from './sqlite-process-lock.js';
 
 const VERSION = '0.0.0';
 
@@ -39,18 +40,20 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
     case 'accounts-delete':
       await runAccounts(command);
       return;
-    case 'serve': {
-      const logger = createLogger(env);
-      const keys = masterKeysFor(command.keys, saidBy(logger));
-      const settings = { ...command, engine: withCaFile(command.engine), keys };
-      await serve(await openStore(command.db), settings, env, logger);
-      return;
-    }
+    case 'serve':
     case 'worker': {
-      const logger = createLogger(env);
-      const keys = masterKeysFor(command.keys, saidBy(logger));
-      const settings = { ...command, engine: withCaFile(command.engine), keys };
-      await work(await openStore(command.db), settings, env, logger);
+      // Before anything else: a second process on a SQLite database stops here.
+      const lock = command.db.startsWith('sqlite:') ? holdSqliteProcessLock(command.db) : null;
+      try {
+        const logger = createLogger(env);
+        const keys = masterKeysFor(command.keys, saidBy(logger));
+        const engine = withCaFile(command.engine);
+        const store = await openStore(command.db);
+        if (command.kind === 'serve') await serve(store, { ...command, engine, keys }, env, logger);
+        else await work(store, { ...command, engine, keys }, env, logger);
+      } finally {
+        lock?.release();
+      }
       return;
     }
     case 'rotate-master-key':
