@@ -25,6 +25,7 @@ export type SenderErrorCode =
   | 'master_key_mismatch'
   | 'master_key_missing'
   | 'storage_failed'
+  | 'store_unavailable'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -52,6 +53,9 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   master_key_missing: 500,
   // The disk refused a sync (design D33): nothing more is acknowledged until a restart.
   storage_failed: 503,
+  // The database refused or dropped a connection, or is starting, stopping or full
+  // (store/unavailable.ts): the request may be sent again.
+  store_unavailable: 503,
   internal: 500,
 };
 
@@ -61,7 +65,7 @@ export class SenderError extends Error {
   override readonly name = 'SenderError' as const;
   readonly code: SenderErrorCode;
   readonly details: unknown;
-  /** For `rate_limited` and `quota_exceeded`: when to try again (the `Retry-After` header). */
+  /** For `rate_limited`, `quota_exceeded` and `store_unavailable`: when to try again (`Retry-After`). */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(

@@ -1,16 +1,20 @@
 /**
  * Every error the API answers is `{"error":{"code","message","details?"}}` with its status
  * (design D20). Expected failures are SenderErrors; the body parser's own errors are
- * mapped to 4xx; anything else is a bug and answers 500 without leaking its message.
+ * mapped to 4xx; a database that cannot be reached answers 503 with `Retry-After`
+ * (store/unavailable.ts); anything else is a bug and answers 500 without leaking its message.
  */
 import type { z } from 'zod';
 import { isSenderError, SenderError } from '../errors.js';
+import { storeUnavailable } from '../store/unavailable.js';
 
 export interface ErrorResponse {
   status: number;
   body: { error: { code: string; message: string; details?: unknown } };
-  /** `Retry-After` (seconds), for a limit. */
+  /** `Retry-After` (seconds), for a limit or a database that cannot be reached. */
   retryAfterSeconds?: number;
+  /** Not the caller's doing: the server logs the error it answers. */
+  logged?: true;
 }
 
 /** A zod failure on a request, as a 400 naming the field. */
@@ -39,20 +43,22 @@ function bodyParserError(error: unknown): SenderError | null {
 }
 
 export function errorResponse(error: unknown): ErrorResponse {
-  const known = isSenderError(error) ? error : bodyParserError(error);
-  if (known && known.status < 500) {
+  const known = isSenderError(error) ? error : (bodyParserError(error) ?? storeUnavailable(error));
+  // The 503s a caller can act on: ingest switched off, a database to try again.
+  const answered =
+    known && (known.status < 500 || known.code === 'ingest_disabled' || known.code === 'store_unavailable');
+  if (known && answered) {
     const details = known.details === undefined ? {} : { details: known.details };
     return {
       status: known.status,
       body: { error: { code: known.code, message: known.message, ...details } },
       ...(known.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: known.retryAfterSeconds }),
+      ...(known.code === 'store_unavailable' ? { logged: true as const } : {}),
     };
-  }
-  if (known?.code === 'ingest_disabled') {
-    return { status: 503, body: { error: { code: known.code, message: known.message } } };
   }
   return {
     status: 500,
     body: { error: { code: 'internal', message: 'an internal error occurred; it has been logged' } },
+    logged: true,
   };
 }

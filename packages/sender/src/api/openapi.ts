@@ -63,6 +63,13 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
   if (route.auth !== 'none' && route.auth !== 'metrics') {
     responses['401'] ??= { description: 'Missing or wrong credentials', content: errorContent };
   }
+  if (route.auth === 'account' || route.auth === 'service') {
+    responses['503'] ??= {
+      description:
+        'The database cannot be reached right now (`store_unavailable`): send it again after `Retry-After`',
+      content: errorContent,
+    };
+  }
   if (route.auth === 'account') {
     responses['403'] ??= {
       description: 'The account’s plan has no webhooks',

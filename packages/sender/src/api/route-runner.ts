@@ -165,8 +165,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     answer(error: unknown, req: RouteRequest): ErrorAnswer {
       const answer = errorResponse(error);
       if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(clientKey(req.client));
-      if (answer.status === 500)
-        options.logger?.error({ err: error, route: req.path }, 'management API error');
+      if (answer.logged) options.logger?.error({ err: error, route: req.path }, 'management API error');
       const headers: Record<string, string> =
         answer.retryAfterSeconds === undefined ? {} : { 'retry-after': String(answer.retryAfterSeconds) };
       return { status: answer.status, body: answer.body, headers };

@@ -68,7 +68,7 @@ function buildService(options: ServiceOptions) {
   // The dashboard's errors answer the API's error body, not Express's page with a stack trace.
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const answer = errorResponse(error);
-    if (answer.status === 500) options.logger?.error({ err: error, route: req.path }, 'service error');
+    if (answer.logged) options.logger?.error({ err: error, route: req.path }, 'service error');
     res.status(answer.status).json(answer.body);
   });
   return { app, direct: api.direct };

@@ -1,0 +1,52 @@
+/**
+ * The stores' errors that mean "not now" rather than "wrong": the database refused or dropped a
+ * connection, is starting, stopping or out of connections or space, or (SQLite) its file is locked
+ * or full. The API answers them 503 with `Retry-After`, so a client sends the request again instead
+ * of reading a 500 as a bug; the store is left as it was, since such an error ends the transaction
+ * it struck (a publish retried with its `event_id` is taken once).
+ */
+import { SenderError } from '../errors.js';
+
+/** `Retry-After` for a database that cannot be reached: pools reconnect on the next request. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+// pg's own errors for a connection that ended or never came (pg-pool's wait for a free one included).
+const CLIENT_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+];
+
+function unavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; message?: unknown; errors?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  // PostgreSQL's SQLSTATEs: connection exceptions (08), insufficient resources (53: too many
+  // connections, disk full, out of memory), the server shutting down or starting (57P01–57P03).
+  if (/^08[0-9A-Z]{3}$/.test(code) || /^53[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true;
+  if (NETWORK_CODES.has(code)) return true;
+  if (/^SQLITE_(BUSY|LOCKED|FULL)/.test(code)) return true;
+  if (typeof e.message === 'string' && CLIENT_MESSAGES.some((m) => m.test(e.message as string))) return true;
+  // Node's connect to every address of a name at once fails with each one's error.
+  return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every(unavailable);
+}
+
+/** The 503 a store error answers with, or null when it is not one of these. */
+export function storeUnavailable(error: unknown): SenderError | null {
+  if (!unavailable(error)) return null;
+  return new SenderError('store_unavailable', 'the database cannot be reached right now; try again shortly', {
+    cause: error,
+    retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+  });
+}
