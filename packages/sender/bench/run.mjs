@@ -717,9 +717,9 @@ async function main() {
   ]);
   for (const label of ['SQLite', 'PostgreSQL']) {
     const r = scale[label];
-    const worst = r ? Math.max(r.stats, r.first, r.deep, r.failed, r.prunePerK) : null;
+    const worst = r ? Math.max(r.stats, r.first, r.deep, r.failed, r.event, r.prunePerK) : null;
     summary.push([
-      `scale 1M / 10k (worst of 5), ${label}`,
+      `scale 1M / 10k (worst of 6), ${label}`,
       r ? `${worst.toFixed(2)}×` : 'n/a',
       '≤ 2×',
       r ? worst <= 2 : null,

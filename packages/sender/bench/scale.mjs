@@ -1,6 +1,7 @@
 // The scale part of bench/run.mjs: what the service runs for a /metrics scrape (the store's counts),
 // a first and a deep page of the delivery log, an endpoint's page of its failed deliveries (its
-// oldest ten, behind all its delivered ones), and a prune of a tenth of the log, each with a log of
+// oldest ten, behind all its delivered ones), a page filtered by an event the log does not hold,
+// and a prune of a tenth of the log, each with a log of
 // 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL; with the event-loop
 // delay p99 of this process during the prune.
 
@@ -56,7 +57,7 @@ async function time(fn, samples = SCALE.samples) {
   return median(ms);
 }
 
-/** The five figures on one store holding `n` deliveries. */
+/** The six figures on one store holding `n` deliveries. */
 async function measure(store, n, now) {
   const stats = await time(() => store.stats());
   const first = await time(async () => {
@@ -76,6 +77,11 @@ async function measure(store, n, now) {
     });
     check(page.items.length === 10, `the failed page holds ${page.items.length} deliveries, not 10`);
   });
+  // No conversion in the log: the page reads its window of each status and comes back empty.
+  const event = await time(async () => {
+    const page = await store.listDeliveries(ACCOUNT, { limit: 50, event: 'conversion' });
+    check(page.items.length === 0 && page.nextCursor !== null, 'the event page is not empty with a cursor');
+  });
   const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loop.enable();
   const t = monotonicMs();
@@ -88,6 +94,7 @@ async function measure(store, n, now) {
     first,
     deep,
     failed,
+    event,
     prune,
     prunePerK: prune / (pruned / 1000),
     loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
@@ -120,15 +127,17 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
     `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, an endpoint's`,
   );
   console.log(
-    `   failed (its oldest ten), and a prune of a tenth of the log, with ${fmtInt(SCALE.large)} deliveries beside ${fmtInt(SCALE.small)};`,
+    `   failed (its oldest ten), a page by an event the log lacks, and a prune of a tenth of the log, with ${fmtInt(SCALE.large)}`,
   );
-  console.log(`   medians of ${SCALE.samples} calls (the prune once).`);
   console.log(
-    '                       log   stats ms   first ms   deep ms  failed ms   prune ms   per 1k ms   loop p99 ms',
+    `   deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls (the prune once).`,
+  );
+  console.log(
+    '                       log   stats ms   first ms   deep ms  failed ms   event ms   prune ms   per 1k ms   loop p99 ms',
   );
   for (const r of results) {
     console.log(
-      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.failed.toFixed(2).padStart(11)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.failed.toFixed(2).padStart(11)}${r.event.toFixed(2).padStart(11)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
     );
   }
   const ratios = {};
@@ -141,12 +150,13 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
       first: large.first / small.first,
       deep: large.deep / small.deep,
       failed: large.failed / small.failed,
+      event: large.event / small.event,
       prunePerK: large.prunePerK / small.prunePerK,
       loopP99: large.loopP99,
     };
     const r = ratios[label];
     console.log(
-      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×`,
+      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×`,
     );
   }
   return ratios;

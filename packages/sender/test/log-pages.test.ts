@@ -2,15 +2,18 @@
  * A page of the delivery log reads what it shows, whatever lies between (log-page-sql.ts): on
  * SQLite each status's range of the account's or endpoint's index, never a scan; on PostgreSQL,
  * under the generic plan the store runs, a page of three failed deliveries among 40,000 delivered
- * reads those three, and a page of the whole log at most a page from each status.
+ * reads those three, a page of the whole log at most a page from each status, and a page filtered
+ * by event at most a window (EVENT_SCAN) of each.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DELIVERY_STATUSES } from '../src/domain/delivery-state.js';
+import { EVENT_SCAN, eventPage } from '../src/store/log-page-sql.js';
 import type { DeliveryFilter } from '../src/store/port.js';
 import * as pgLog from '../src/store/postgres/delivery-log.js';
+import type { Row } from '../src/store/rows.js';
 import * as sqliteLog from '../src/store/sqlite/delivery-log.js';
 import { genericPlan, type PlanNode, rowsRead } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
@@ -90,6 +93,8 @@ describe.runIf(pgUp)('postgres', () => {
       const client = await admin.connect();
       try {
         await client.query(`SET search_path = "${schema}"`);
+        // What the store sets in each page's transaction (ORDERED_RANGES), for this connection.
+        await client.query(pgLog.ORDERED_RANGES.replace(' LOCAL', ''));
         // acct: 40,000 clicks a second apart to ep, the oldest three failed, the rest delivered, and
         // two newer ones pending to ep2; `others` other accounts' endpoints, delivered, in between.
         // A filter's rows sit at either end of a log of delivered ones.
@@ -129,7 +134,7 @@ describe.runIf(pgUp)('postgres', () => {
         const shown = async (filter: Omit<DeliveryFilter, 'limit'>) => {
           const { text, values } = pgLog.listQuery('acct', { ...filter, limit });
           const plan: PlanNode = await genericPlan(client, text, values);
-          const rows = (await client.query(text, values)).rows as { id: string; status: string }[];
+          const rows = (await client.query(text, values)).rows as { id: string; status: string }[] & Row[];
           return { plan, rows, read: rowsRead(plan, 'deliveries') };
         };
         for (const filter of [{ status: 'failed' }, { status: 'failed', endpointId: 'ep' }] as const) {
@@ -157,6 +162,20 @@ describe.runIf(pgUp)('postgres', () => {
           );
           expect(JSON.stringify(plan)).not.toMatch(/Seq Scan|Bitmap/);
           expect(read, JSON.stringify(plan)).toBeLessThanOrEqual(DELIVERY_STATUSES.length * (limit + 1));
+        }
+        // By event, which no index orders: a window of each range, however far the event lies.
+        for (const [filter, items, more] of [
+          [{ event: 'conversion' }, 0, true],
+          [{ event: 'conversion', endpointId: 'ep', cursor: 'dlv_0020000' }, 0, true],
+          [{ event: 'click', status: 'failed' }, 3, false],
+          [{ event: 'click' }, limit, true],
+        ] as const) {
+          const { plan, rows, read } = await shown(filter);
+          const page = eventPage(rows, limit);
+          expect(page.items, JSON.stringify(filter)).toHaveLength(items);
+          expect(page.nextCursor !== null, JSON.stringify(filter)).toBe(more);
+          expect(JSON.stringify(plan)).not.toMatch(/Seq Scan|Bitmap/);
+          expect(read, JSON.stringify(plan)).toBeLessThanOrEqual(DELIVERY_STATUSES.length * EVENT_SCAN);
         }
       } finally {
         client.release(true);

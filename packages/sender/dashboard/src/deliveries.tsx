@@ -145,7 +145,13 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
         </p>
       )}
       {page && page.data.length === 0 && (
-        <p>{q ? `No delivery of an event named “${q}”.` : 'No delivery matches.'}</p>
+        <p>
+          {q
+            ? `No delivery of an event named “${q}”.`
+            : page.next_cursor
+              ? 'None among the deliveries read so far: Older reads further back.'
+              : 'No delivery matches.'}
+        </p>
       )}
       {page && page.data.length > 0 && (
         <table class="deliveries stack">

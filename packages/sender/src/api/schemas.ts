@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
 import { EVENT_ID_FORM } from '../engine/event-input.js';
+import { EVENT_SCAN } from '../store/log-page-sql.js';
 import type { BodySchema } from './parse-body.js';
 
 const eventName = z.enum(EVENT_NAMES);
@@ -76,7 +77,11 @@ export const testBody = z
 
 export const deliveriesQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
-  event: eventName.optional(),
+  event: eventName
+    .optional()
+    .describe(
+      `Deliveries of this event only. Such a page reads at most ${EVENT_SCAN.toLocaleString('en-US')} deliveries of each status from its cursor: it may hold fewer than \`limit\`, even none, with a \`next_cursor\` to read on from; follow it until it is null`,
+    ),
   q: z
     .string()
     .min(1)

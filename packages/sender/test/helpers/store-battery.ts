@@ -8,6 +8,7 @@ import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import { claimWalk, claimWindow } from '../../src/store/claim-window.js';
+import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
@@ -673,6 +674,32 @@ export function storeBattery(
         expected((d) => d.status === 'delivered'),
       );
       expect(await paged({ event: 'conversion' })).toEqual([]);
+    });
+
+    it('pages by an event behind more than a window of others, however many pages that takes', async () => {
+      const a = account();
+      await endpoint(a);
+      const [conversion] = await publish(event(a, 'conversion', T0));
+      for (let i = 1; i <= EVENT_SCAN + 100; i++) await publish(event(a, 'click', T0 + i));
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listDeliveries(a, {
+          event: 'conversion',
+          limit: 5,
+          ...(cursor ? { cursor } : {}),
+        });
+        pages.push(page.items.map((d) => d.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor && pages.length < 10);
+      expect(cursor).toBeUndefined();
+      expect(pages.flat()).toEqual([conversion!.id]);
+      // A store that reads a window of each range at a time may take a page more, never more.
+      expect(pages.length).toBeLessThanOrEqual(2);
+      // A dense event still fills its pages.
+      const clicks = await store.listDeliveries(a, { event: 'click', limit: 5 });
+      expect(clicks.items).toHaveLength(5);
+      expect(clicks.nextCursor).toBe(clicks.items[4]!.id);
     });
 
     it('keeps every attempt with its fields, in order', async () => {

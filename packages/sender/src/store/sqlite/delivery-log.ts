@@ -1,5 +1,5 @@
 /** The delivery log: a page of deliveries, one delivery with its attempts, an event's bytes. */
-import { newestFirstSql } from '../log-page-sql.js';
+import { eventFilteredSql, eventPage, newestFirstSql, readsEventWindows } from '../log-page-sql.js';
 import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { type Row, toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
@@ -23,25 +23,26 @@ UNION SELECT id FROM events INDEXED BY events_by_conversion
  * fragment, values bound), and each range names the index that fits: the searched events'
  * deliveries, else by endpoint, else by account, both keyed by status then id, so a page costs the
  * same at the top of a million rows as deep inside them, whichever status it asks for
- * (newestFirstSql). A search's deliveries are few: its status is checked on each.
+ * (newestFirstSql), and a page filtered by event reads a bounded window of each range
+ * (eventFilteredSql). A search's deliveries are few: its status and event are checked on each.
  */
 export function listSql(filter: DeliveryFilter): string {
   const where = ['account_id = @accountId'];
-  if (filter.search !== undefined) where.push(`event_id IN (${SEARCHED_EVENTS})`);
   if (filter.endpointId !== undefined) where.push('endpoint_id = @endpointId');
-  if (filter.event !== undefined) where.push('event_name = @event');
   if (filter.cursor !== undefined) where.push('id < @cursor');
   if (filter.search !== undefined) {
     if (filter.status !== undefined) where.push('status = @status');
+    if (filter.event !== undefined) where.push('event_name = @event');
+    where.push(`event_id IN (${SEARCHED_EVENTS})`);
     return `SELECT * FROM deliveries INDEXED BY deliveries_by_event WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`;
   }
   const index = filter.endpointId !== undefined ? 'deliveries_by_endpoint' : 'deliveries_by_account';
-  return newestFirstSql(
-    (status) =>
-      `SELECT * FROM deliveries INDEXED BY ${index} WHERE ${[...where, `status = ${status}`].join(' AND ')} ORDER BY id DESC LIMIT @limit`,
-    filter.status !== undefined ? '@status' : null,
-    '@limit',
-  );
+  const rangeOf = (status: string, limit: string) =>
+    `SELECT * FROM deliveries INDEXED BY ${index} WHERE ${[...where, `status = ${status}`].join(' AND ')} ORDER BY id DESC LIMIT ${limit}`;
+  const status = filter.status !== undefined ? '@status' : null;
+  return readsEventWindows(filter)
+    ? eventFilteredSql(rangeOf, status, '@event', '@limit')
+    : newestFirstSql(rangeOf, status, '@limit');
 }
 
 export function listDeliveries(
@@ -58,7 +59,7 @@ export function listDeliveries(
     ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}),
     limit: filter.limit + 1,
   }) as Row[];
-  return toPage(rows, filter.limit);
+  return readsEventWindows(filter) ? eventPage(rows, filter.limit) : toPage(rows, filter.limit);
 }
 
 export function getDelivery(
