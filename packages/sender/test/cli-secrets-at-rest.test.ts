@@ -156,7 +156,10 @@ describe('a default SQLite set-up (design D29)', () => {
     const outcomes = await Promise.allSettled(
       workers.map((w) => w.logged((l) => /worker delivering/.test(l.msg), 'start')),
     );
-    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.map((o) => o.status).sort(), workers.map((w) => w.output()).join('\n---\n')).toEqual([
+      'fulfilled',
+      'rejected',
+    ]);
     const refused = workers[outcomes.findIndex((o) => o.status === 'rejected')]!;
     expect(await refused.stop()).toBe(1);
     expect(refused.output()).toContain('another linkhooks-sender process is serving');

@@ -4,7 +4,7 @@
  * killed with SIGKILL leaves nothing that stops the next start.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,13 @@ describe('one process on a SQLite database', () => {
     const next = await serving(db);
     expect((await fetch(`${next.base}/healthz`)).status).toBe(200);
     expect(await next.service.stop()).toBe(0);
+  });
+
+  it('makes a first start’s folder, and a lock file only its owner reads', async () => {
+    const file = join(dir, 'fresh', 'data', 'linkhooks.db');
+    const first = await serving(`sqlite:${file}`);
+    expect((await fetch(`${first.base}/healthz`)).status).toBe(200);
+    expect(statSync(`${file}.lock`).mode & 0o777).toBe(0o600);
   });
 
   it('lets another database be served beside it', async () => {

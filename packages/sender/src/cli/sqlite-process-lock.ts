@@ -7,8 +7,13 @@
  * ends, killed or not, so a restart never finds a stale one. Short commands (`migrate`,
  * `accounts …`) take no lock and run beside it.
  */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError, maskDb } from './open-store.js';
+
+/** How long a start waits for the lock before it says another process holds it. */
+const LOCK_WAIT_MS = 2_000;
 
 export interface ProcessLock {
   release(): void;
@@ -18,9 +23,23 @@ export interface ProcessLock {
 export function holdSqliteProcessLock(db: string): ProcessLock {
   const file = db.slice('sqlite:'.length);
   if (file === ':memory:' || file === '') return { release() {} };
-  const lock = new Database(`${file}.lock`, { timeout: 0 });
+  const path = `${file}.lock`;
+  let lock: Database.Database;
   try {
-    lock.pragma('locking_mode = EXCLUSIVE');
+    // The database's folder is made here as the store would make it (a first start), and the lock
+    // file is the owner's alone: another user who could read it could hold it and stop the service.
+    mkdirSync(dirname(path), { recursive: true });
+    closeSync(openSync(path, 'a', 0o600));
+    // Waits a moment rather than none: of two processes starting at once, the one on its way to
+    // the exclusive lock waits for the other's shared lock to go.
+    lock = new Database(path, { timeout: LOCK_WAIT_MS });
+  } catch (error) {
+    throw new DatabaseError(`cannot open the lock file ${path}: ${(error as Error).message}`);
+  }
+  try {
+    // An exclusive transaction never ended holds the file's exclusive lock while the process runs.
+    // Not `locking_mode = EXCLUSIVE`: a start refused in that mode kept its shared lock until it
+    // closed, and two starting at once waited on each other until both were refused.
     lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();
@@ -30,7 +49,7 @@ export function holdSqliteProcessLock(db: string): ProcessLock {
           'delivers. Stop that one first, or use PostgreSQL to run several.',
       );
     }
-    throw error;
+    throw new DatabaseError(`cannot lock ${path}: ${(error as Error).message}`);
   }
   return {
     release() {

@@ -1,7 +1,7 @@
 /**
  * The stores' errors that mean "not now" rather than "wrong": the database refused or dropped a
- * connection, is starting, stopping or out of connections or space, or (SQLite) its file is locked
- * or full. The API answers them 503 with `Retry-After`, so a client sends the request again instead
+ * connection, is starting, stopping or out of connections or disk, or (SQLite) its file is locked
+ * by another connection or its disk full. An error of the statement itself stays a 500. The API answers them 503 with `Retry-After`, so a client sends the request again instead
  * of reading a 500 as a bug; the store is left as it was, since such an error ends the transaction
  * it struck (a publish retried with its `event_id` is taken once).
  */
@@ -32,11 +32,15 @@ function unavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const e = error as { code?: unknown; message?: unknown; errors?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
-  // PostgreSQL's SQLSTATEs: connection exceptions (08), insufficient resources (53: too many
-  // connections, disk full, out of memory), the server shutting down or starting (57P01–57P03).
-  if (/^08[0-9A-Z]{3}$/.test(code) || /^53[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true;
+  // PostgreSQL's SQLSTATEs: a connection exception (08, but 08P01, a protocol violation: ours), too
+  // many connections or a full disk (53300, 53100: not 53200 or 53400, a query's own excess), the
+  // server shutting down or starting (57P01–57P03).
+  if (/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') return true;
+  if (code === '53300' || code === '53100' || /^57P0[123]$/.test(code)) return true;
   if (NETWORK_CODES.has(code)) return true;
-  if (/^SQLITE_(BUSY|LOCKED|FULL)/.test(code)) return true;
+  // SQLite: the file locked by another connection, or the disk full (SQLITE_LOCKED is a conflict
+  // within one connection: ours).
+  if (/^SQLITE_(BUSY|FULL)/.test(code)) return true;
   if (typeof e.message === 'string' && CLIENT_MESSAGES.some((m) => m.test(e.message as string))) return true;
   // Node's connect to every address of a name at once fails with each one's error.
   return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every(unavailable);
