@@ -10,6 +10,7 @@ import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
 import { clientKey } from '../limits/client-key.js';
 import { createLimiter } from '../limits/limiter.js';
+import { rateLimited } from '../limits/rate-limited.js';
 import { perMinute } from '../limits/token-bucket.js';
 import type { AccountRecord } from '../store/records.js';
 import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
@@ -84,16 +85,13 @@ function presentsCredentials(route: RouteSpec | null, req: RouteRequest): boolea
   return signIn && req.method === 'POST';
 }
 
-function tooManySignIns(retryAfterMs: number): SenderError {
-  const wait = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new SenderError(
-    'rate_limited',
-    `too many failed sign-ins from this address; try again in ${wait} s`,
-    {
-      retryAfterSeconds: wait,
-    },
-  );
-}
+/** The management API requests an account may make per minute unless set (ManagementRouterOptions). */
+export const DEFAULT_API_REQUESTS_PER_MINUTE = 1_200;
+
+const tooManyApiRequests = (retryAfterMs: number) =>
+  rateLimited('API requests for this account', retryAfterMs);
+const tooManySignIns = (retryAfterMs: number) =>
+  rateLimited('failed sign-ins from this address', retryAfterMs);
 
 /** The route's body checked against its schema; `raw` is what the JSON parser gave, if anything. */
 export function checkBody(route: RouteSpec, raw: unknown, sentBody: boolean): unknown {
@@ -114,6 +112,10 @@ export function createRouteRunner(options: ManagementRouterOptions) {
   const publicUrl = options.publicUrl === undefined ? undefined : publicUrlOf(options.publicUrl);
   const embeddable = frameAncestorsOf(options.frameAncestors).length > 0;
   const signIns = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
+  const apiRequests = createLimiter(
+    perMinute(options.apiRequestsPerMinute ?? DEFAULT_API_REQUESTS_PER_MINUTE),
+    systemClock,
+  );
   const ingest = createIngest(sender);
   const serviceToken = options.serviceToken ? tokenMatcher(options.serviceToken) : undefined;
   const metricsToken = options.metricsToken ? tokenMatcher(options.metricsToken) : undefined;
@@ -139,6 +141,8 @@ export function createRouteRunner(options: ManagementRouterOptions) {
           sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
           sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
         });
+        const taken = apiRequests.take(admitted.account.id);
+        if (!taken.ok) throw tooManyApiRequests(taken.retryAfterMs);
       }
       if (route.auth === 'service') checkServiceToken(serviceToken, req.headers.authorization);
       if (route.auth === 'metrics') checkMetricsToken(metricsToken, req.headers.authorization);

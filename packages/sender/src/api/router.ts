@@ -42,6 +42,12 @@ export interface ManagementRouterOptions extends TransportOptions {
    */
   signInFailuresPerMinute?: number;
   /**
+   * Requests one account may make per minute to the management API (with its API key or from the
+   * dashboard; ingest is the events' own limit); past it they answer 429 until the allowance
+   * refills, so one account's scripts cannot take the service's time from the others. Default 1,200.
+   */
+  apiRequestsPerMinute?: number;
+  /**
    * Where browsers reach the service (an https origin), for the portal links it hands out (design
    * D54); by default the address the platform's request came to.
    */

@@ -1,4 +1,4 @@
-/** The service's quotas and sign-in limit from its environment (design D26); unset means the default. */
+/** The service's quotas and API limits from its environment (design D26); unset means the default. */
 import type { Quotas } from '../engine/quotas.js';
 import { SenderError } from '../errors.js';
 
@@ -13,6 +13,7 @@ const QUOTA_VARIABLES: Record<keyof Quotas, string> = {
   recoveriesPerMinute: 'LINKHOOKS_RECOVERIES_PER_MINUTE',
 };
 export const SIGN_IN_VARIABLE = 'LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE';
+export const API_REQUESTS_VARIABLE = 'LINKHOOKS_API_REQUESTS_PER_MINUTE';
 
 function positive(name: string, raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
@@ -30,7 +31,16 @@ export function quotasOf(env: Env): Partial<Quotas> {
   return quotas;
 }
 
-export function signInFailuresOf(env: Env): { signInFailuresPerMinute?: number } {
-  const raw = env[SIGN_IN_VARIABLE];
-  return raw === undefined || raw === '' ? {} : { signInFailuresPerMinute: positive(SIGN_IN_VARIABLE, raw) };
+/** The API's own limits: failed sign-ins per client address, requests per account. */
+export function apiLimitsOf(env: Env): { signInFailuresPerMinute?: number; apiRequestsPerMinute?: number } {
+  const of = (name: string) => {
+    const raw = env[name];
+    return raw === undefined || raw === '' ? undefined : positive(name, raw);
+  };
+  const signIns = of(SIGN_IN_VARIABLE);
+  const requests = of(API_REQUESTS_VARIABLE);
+  return {
+    ...(signIns === undefined ? {} : { signInFailuresPerMinute: signIns }),
+    ...(requests === undefined ? {} : { apiRequestsPerMinute: requests }),
+  };
 }

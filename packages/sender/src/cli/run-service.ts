@@ -11,7 +11,7 @@ import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
-import { quotasOf, signInFailuresOf } from './limits-env.js';
+import { apiLimitsOf, quotasOf } from './limits-env.js';
 import type { MasterKeys } from './master-keys.js';
 import type { EngineSettings, HttpSettings } from './options.js';
 
@@ -147,7 +147,7 @@ export async function serve(
     sender,
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
     ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
-    ...signInFailuresOf(env),
+    ...apiLimitsOf(env),
     ...options.http,
     logger,
   });

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.js';
 import { SenderError } from '../errors.js';
 import { createLimiter } from '../limits/limiter.js';
+import { rateLimited } from '../limits/rate-limited.js';
 import { perMinute } from '../limits/token-bucket.js';
 
 export interface Quotas {
@@ -32,15 +33,6 @@ export const DEFAULT_QUOTAS: Quotas = {
   retriesPerMinute: 120,
   recoveriesPerMinute: 10,
 };
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-function rateLimited(what: string, retryAfterMs: number): SenderError {
-  const wait = seconds(retryAfterMs);
-  return new SenderError('rate_limited', `too many ${what}; try again in ${wait} s`, {
-    retryAfterSeconds: wait,
-  });
-}
 
 export function checkQuotas(input: Partial<Quotas> | undefined): Quotas {
   const quotas = { ...DEFAULT_QUOTAS, ...input };

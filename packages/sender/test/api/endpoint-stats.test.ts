@@ -142,13 +142,7 @@ describe('GET /v1/endpoints/:id/stats', () => {
   });
 
   it('answers a dashboard session as it answers the API key', async () => {
-    const signIn = await api.call('POST', '/v1/session', {
-      key: null,
-      body: { api_key: api.alice.apiKey },
-      headers: { 'x-linkhooks-csrf': '1' },
-    });
-    expect(signIn.status).toBe(201);
-    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const cookie = await api.signIn();
     const byCookie = await stats(good, '', { key: null, headers: { cookie } });
     expect(byCookie.status).toBe(200);
     expect(byCookie.json).toEqual((await stats(good)).json);

@@ -142,6 +142,25 @@ describe('limits', () => {
     expectLimited(await api.call('GET', '/v1/endpoints'), 'rate_limited');
   });
 
+  it('paces one account’s API requests, the dashboard’s included, and no other account’s or ingest', async () => {
+    api = await startApi(certs, {}, { apiRequestsPerMinute: 3 });
+    for (let i = 0; i < 3; i++) expect((await api.call('GET', '/v1/endpoints')).status).toBe(200);
+    const refused = await api.call('GET', '/v1/deliveries');
+    expectLimited(refused, 'rate_limited');
+    expect(refused.json.error.message).toMatch(
+      /^too many API requests for this account; try again in \d+ s$/,
+    );
+    // A dashboard session of the account counts against the same allowance.
+    const cookie = await api.signIn();
+    expectLimited(await api.call('GET', '/v1/endpoints', { key: null, headers: { cookie } }), 'rate_limited');
+    expect((await api.call('GET', '/v1/endpoints', { key: api.bob.apiKey })).status).toBe(200);
+    const ingest = await api.call('POST', '/internal/v1/events', {
+      key: SERVICE_TOKEN,
+      body: { account_id: api.alice.account.id, event: 'click', data: click(1) },
+    });
+    expect(ingest.status).toBe(202);
+  });
+
   /** A service behind a trusted proxy, 2 failed sign-ins a minute; `from` calls as a forwarded client. */
   const behindProxy = async () => {
     api = await startApi(certs, {}, { signInFailuresPerMinute: 2, trustProxy: true });

@@ -59,6 +59,7 @@ export async function startApi(
     sender,
     serviceToken: SERVICE_TOKEN,
     signInFailuresPerMinute: 1_000_000,
+    apiRequestsPerMinute: 1_000_000,
     ...router,
   });
   const server: Server = await new Promise((resolve) => {
@@ -89,6 +90,17 @@ export async function startApi(
     return { status: response.status, headers: response.headers, text, json };
   }
 
+  /** Signs in to the dashboard with `apiKey` (Alice's by default); resolves with its session cookie. */
+  async function signIn(apiKey = alice.apiKey): Promise<string> {
+    const res = await call('POST', '/v1/session', {
+      key: null,
+      body: { api_key: apiKey },
+      headers: { 'x-linkhooks-csrf': '1' },
+    });
+    if (res.status !== 201) throw new Error(`sign-in answered ${res.status}: ${res.text}`);
+    return (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+  }
+
   async function close() {
     await sender.stop(0);
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -97,7 +109,7 @@ export async function startApi(
     rmSync(dir, { recursive: true, force: true });
   }
 
-  return { base, server, store, dbFile, sender, clock, call, close, alice, bob, pro };
+  return { base, server, store, dbFile, sender, clock, call, signIn, close, alice, bob, pro };
 }
 
 export type Api = Awaited<ReturnType<typeof startApi>>;

@@ -1,0 +1,9 @@
+/** A rate limit's refusal (design D26): what there were too many of, and when to try again. */
+import { SenderError } from '../errors.js';
+
+export function rateLimited(what: string, retryAfterMs: number): SenderError {
+  const wait = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new SenderError('rate_limited', `too many ${what}; try again in ${wait} s`, {
+    retryAfterSeconds: wait,
+  });
+}
