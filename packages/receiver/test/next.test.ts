@@ -165,13 +165,23 @@ async function stopNext(next: RunningNext): Promise<void> {
     await next.exited;
     throw new Error(`next start (pid ${next.pid}) ignored SIGTERM for 10 s and had to be killed`);
   }
-  // The leader is gone; nothing it spawned may be left in its group, nor listening on its port.
-  let survivors = true;
-  try {
-    process.kill(-next.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    survivors = false;
+  // The leader is gone; nothing it spawned may be left in its group, nor listening on its port. A
+  // process of the group that has ended stays in it as a zombie until init collects it (about once
+  // a second on some machines): the group has 5 s to be empty.
+  const groupLeft = () => {
+    try {
+      process.kill(-next.pid, 0);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      return false;
+    }
+  };
+  const deadline = Date.now() + 5_000;
+  let survivors = groupLeft();
+  while (survivors && Date.now() < deadline) {
+    await delay(50);
+    survivors = groupLeft();
   }
   if (survivors) {
     signalGroup('SIGKILL');
