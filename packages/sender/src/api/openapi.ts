@@ -71,6 +71,11 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
     };
   }
   if (route.auth === 'account') {
+    responses['429'] ??= {
+      description:
+        'The account’s API requests this minute are spent (`rate_limited`): send it again after `Retry-After`',
+      content: errorContent,
+    };
     responses['403'] ??= {
       description: 'The account’s plan has no webhooks',
       content: errorContent,

@@ -410,7 +410,7 @@ Environment:
   LINKHOOKS_API_REQUESTS_PER_MINUTE, LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE
                             per-account limits (default 100 endpoints; 1,000 events/s with a burst of
                             60,000; 60 test events, 120 retries, 10 recoveries and 1,200 API requests a
-                            minute) and failed sign-ins per address a minute (default 10); past one,
-                            the API answers 429 with Retry-After
+                            minute) and failed sign-ins per address (IPv6: per /64) a minute
+                            (default 10); past one, the API answers 429 with Retry-After
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -108,7 +108,9 @@ export const deliveryRoutes = [
       202: { description: 'Scheduled for now', schema: deliverySchema },
       404: err('No such delivery in this account'),
       409: err('The endpoint is disabled, or an attempt is in flight'),
-      429: err('Too many retries this minute; Retry-After says when to retry again'),
+      429: err(
+        'Too many retries this minute; or the account’s API requests this minute are spent; Retry-After says when to retry again',
+      ),
     },
     async handle({ sender, account, params }) {
       return { status: 202, json: deliveryJson(await sender.retryDelivery(account.id, params.id!)) };
