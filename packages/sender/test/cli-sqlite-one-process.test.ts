@@ -38,14 +38,14 @@ describe('one process on a SQLite database', () => {
     const db = `sqlite:${join(dir, 'one.db')}`;
     const first = await serving(db);
     for (const command of ['serve', 'worker']) {
-      const second = await runCli(
-        [command, '--db', db, ...(command === 'serve' ? ['--port', '0'] : [])],
-        env,
-      );
-      expect(second.code, second.stderr).toBe(1);
-      expect(second.stderr).toContain(
+      // Started as the first was, so that one that does start is stopped at the end.
+      const second = start([command, '--db', db, ...(command === 'serve' ? ['--port', '0'] : [])]);
+      await expect(
+        second.logged((l) => typeof l.url === 'string' || /worker delivering/.test(l.msg), 'starting'),
+      ).rejects.toThrow(
         `linkhooks-sender: another linkhooks-sender process is serving ${db}: on SQLite one process serves and delivers. Stop that one first, or use PostgreSQL to run several.`,
       );
+      expect(await second.stop()).toBe(1);
     }
     const created = await runCli(
       ['accounts', 'create', '--name', 'Beside', '--plan', 'business', '--db', db],
