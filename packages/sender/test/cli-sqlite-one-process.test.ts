@@ -4,7 +4,7 @@
  * killed with SIGKILL leaves nothing that stops the next start.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,12 @@ describe('one process on a SQLite database', () => {
     const first = await serving(`sqlite:${file}`);
     expect((await fetch(`${first.base}/healthz`)).status).toBe(200);
     expect(statSync(`${file}.lock`).mode & 0o777).toBe(0o600);
+    // One made before, readable by others, is the owner's alone once served.
+    const older = join(dir, 'older.db');
+    writeFileSync(`${older}.lock`, '', { mode: 0o644 });
+    chmodSync(`${older}.lock`, 0o644);
+    await serving(`sqlite:${older}`);
+    expect(statSync(`${older}.lock`).mode & 0o777).toBe(0o600);
   });
 
   it('lets another database be served beside it', async () => {

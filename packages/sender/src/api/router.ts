@@ -43,8 +43,9 @@ export interface ManagementRouterOptions extends TransportOptions {
   signInFailuresPerMinute?: number;
   /**
    * Requests one account may make per minute to the management API (with its API key or from the
-   * dashboard; ingest is the events' own limit); past it they answer 429 until the allowance
-   * refills, so one account's scripts cannot take the service's time from the others. Default 1,200.
+   * dashboard, one allowance for both; ingest is the events' own limit); past it they answer 429
+   * until the allowance refills, so one account's scripts cannot take the service's time from the
+   * others. Default 1,200: the dashboard asks about 90 times a minute per open page.
    */
   apiRequestsPerMinute?: number;
   /**

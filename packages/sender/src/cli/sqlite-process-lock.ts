@@ -7,7 +7,7 @@
  * ends, killed or not, so a restart never finds a stale one. Short commands (`migrate`,
  * `accounts …`) take no lock and run beside it.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError, maskDb } from './open-store.js';
@@ -29,7 +29,12 @@ export function holdSqliteProcessLock(db: string): ProcessLock {
     // The database's folder is made here as the store would make it (a first start), and the lock
     // file is the owner's alone: another user who could read it could hold it and stop the service.
     mkdirSync(dirname(path), { recursive: true });
-    closeSync(openSync(path, 'a', 0o600));
+    const fd = openSync(path, 'a', 0o600);
+    try {
+      fchmodSync(fd, 0o600); // a file made before, by a wider umask or by hand
+    } finally {
+      closeSync(fd);
+    }
     // Waits a moment rather than none: of two processes starting at once, the one on its way to
     // the exclusive lock waits for the other's shared lock to go.
     lock = new Database(path, { timeout: LOCK_WAIT_MS });
