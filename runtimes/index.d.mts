@@ -9,3 +9,5 @@ export declare function runtimeCommand(name: Runtime): string;
 export declare function runtimeVersion(name: Runtime): string | null;
 /** runtimeBin for a test that needs the runtime: where it is missing, a loud skip notice for `what` (null), or under CI=true an error. */
 export declare function requireRuntime(name: Runtime, what: string): string | null;
+/** Whether a process of group `pgid` still runs, zombies not counted (where /proc tells them). */
+export declare function groupRunning(pgid: number): boolean;

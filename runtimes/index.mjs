@@ -1,6 +1,6 @@
 // Each runtime's command inside its package. The packages are built for Linux on x64 only and are
 // optional: elsewhere they are not installed, and runtimeBin says so.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -56,4 +56,33 @@ export function requireRuntime(name, what) {
   if (process.env.CI === 'true') throw new Error(`${message}: CI needs it.`);
   console.warn(`\n!!! SKIPPING ${what} on ${name}: ${message}.\n`);
   return null;
+}
+
+/**
+ * Whether a process of group `pgid` still runs. A zombie does not: it has exited and only waits for
+ * its parent, or init (here about once a second), to collect it. Without /proc (not Linux), any
+ * process of the group counts, zombies too.
+ */
+export function groupRunning(pgid) {
+  if (!existsSync('/proc/self/stat')) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended while listed
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read past the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') return true;
+  }
+  return false;
 }

@@ -19,7 +19,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -27,7 +26,13 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Runtime, requireRuntime, runtimeCommand, runtimeVersion } from '@linkhooks/runtimes';
+import {
+  groupRunning,
+  type Runtime,
+  requireRuntime,
+  runtimeCommand,
+  runtimeVersion,
+} from '@linkhooks/runtimes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importedPackages, type RunnablePage, type Runner, runnablePage } from './pages.js';
 import { freePort, printedUntil } from './tools.js';
@@ -107,31 +112,6 @@ async function groupGone(pid: number, what: string) {
     if (Date.now() > deadline) throw new Error(what);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function groupRunning(pgid: number): boolean {
-  // Without /proc (not Linux), any process of the group counts, zombies too.
-  if (!existsSync('/proc/self/stat')) {
-    try {
-      process.kill(-pgid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // ended while listed
-    }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read past the last ')'.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') return true;
-  }
-  return false;
 }
 
 /** A line the page prints, `…` standing for what changes on every run (ids). */

@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
+import { groupRunning } from '@linkhooks/runtimes';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -165,25 +166,9 @@ async function stopNext(next: RunningNext): Promise<void> {
     await next.exited;
     throw new Error(`next start (pid ${next.pid}) ignored SIGTERM for 10 s and had to be killed`);
   }
-  // The leader is gone; nothing it spawned may be left in its group, nor listening on its port. A
-  // process of the group that has ended stays in it as a zombie until init collects it (about once
-  // a second on some machines): the group has 5 s to be empty.
-  const groupLeft = () => {
-    try {
-      process.kill(-next.pid, 0);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      return false;
-    }
-  };
-  const deadline = Date.now() + 5_000;
-  let survivors = groupLeft();
-  while (survivors && Date.now() < deadline) {
-    await delay(50);
-    survivors = groupLeft();
-  }
-  if (survivors) {
+  // The leader is gone; nothing it spawned may still run in its group (a zombie has ended: it only
+  // waits for init to collect it), nor listen on its port.
+  if (groupRunning(next.pid)) {
     signalGroup('SIGKILL');
     throw new Error(`processes of next start's group ${next.pid} outlived it and had to be killed`);
   }

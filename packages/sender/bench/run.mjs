@@ -532,7 +532,6 @@ const NOISY_BACKLOGS = [1_000, 4_000];
  * two worker processes. The larger backlog shows what A's backlog costs B: nothing, when every
  * claim walks at most its bound of the deliveries it may not take (claimWalk).
  */
-
 async function runNoisy(ctx) {
   const stores = [{ label: 'SQLite', workers: 0 }];
   if (ctx.postgres) stores.push({ label: 'PostgreSQL ×3', workers: 2 });
@@ -684,7 +683,7 @@ async function main() {
       if (!f || !same) continue;
       const ratio = f.delivery / p.rate;
       summary.push([`service ${label} / ${peer.slice(5)}`, `${ratio.toFixed(2)}×`, '> 1×', ratio > 1]);
-      // Published as the peer enqueues (in batches): the store's part alone, not HTTP's per click.
+      // Published as the peer enqueues (in batches): ingest's HTTP spread over 125 clicks a request.
       const batched = f.batchedDelivery / p.rate;
       summary.push([`  batched ingest, / ${peer.slice(5)}`, `${batched.toFixed(2)}×`, '—', 'info']);
     }

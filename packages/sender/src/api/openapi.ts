@@ -71,11 +71,13 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
     };
   }
   if (route.auth === 'account') {
-    responses['429'] ??= {
-      description:
-        'The account’s API requests this minute are spent (`rate_limited`): send it again after `Retry-After`',
-      content: errorContent,
-    };
+    // Every account route may answer the account's API request limit, beside its own 429 if any.
+    const spent =
+      'account’s API requests this minute are spent (`rate_limited`): send it again after `Retry-After`';
+    const own = responses['429'] as { description: string } | undefined;
+    responses['429'] = own
+      ? { ...own, description: `${own.description}; or the ${spent}` }
+      : { description: `The ${spent}`, content: errorContent };
     responses['403'] ??= {
       description: 'The account’s plan has no webhooks',
       content: errorContent,

@@ -86,12 +86,7 @@ function presentsCredentials(route: RouteSpec | null, req: RouteRequest): boolea
 }
 
 /** The management API requests an account may make per minute unless set (ManagementRouterOptions). */
-export const DEFAULT_API_REQUESTS_PER_MINUTE = 1_200;
-
-const tooManyApiRequests = (retryAfterMs: number) =>
-  rateLimited('API requests for this account', retryAfterMs);
-const tooManySignIns = (retryAfterMs: number) =>
-  rateLimited('failed sign-ins from this address', retryAfterMs);
+const DEFAULT_API_REQUESTS_PER_MINUTE = 1_200;
 
 /** The route's body checked against its schema; `raw` is what the JSON parser gave, if anything. */
 export function checkBody(route: RouteSpec, raw: unknown, sentBody: boolean): unknown {
@@ -125,7 +120,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     async admit(route: RouteSpec, req: RouteRequest): Promise<Admitted> {
       if (presentsCredentials(route, req)) {
         const allowed = signIns.peek(clientKey(req.client));
-        if (!allowed.ok) throw tooManySignIns(allowed.retryAfterMs);
+        if (!allowed.ok) throw rateLimited('failed sign-ins from this address', allowed.retryAfterMs);
       }
       const sessionId = sessionIdOf(req.headers.cookie);
       checkCsrf({
@@ -142,7 +137,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
           sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
         });
         const taken = apiRequests.take(admitted.account.id);
-        if (!taken.ok) throw tooManyApiRequests(taken.retryAfterMs);
+        if (!taken.ok) throw rateLimited('API requests for this account', taken.retryAfterMs);
       }
       if (route.auth === 'service') checkServiceToken(serviceToken, req.headers.authorization);
       if (route.auth === 'metrics') checkMetricsToken(metricsToken, req.headers.authorization);

@@ -12,8 +12,10 @@ const QUOTA_VARIABLES: Record<keyof Quotas, string> = {
   retriesPerMinute: 'LINKHOOKS_RETRIES_PER_MINUTE',
   recoveriesPerMinute: 'LINKHOOKS_RECOVERIES_PER_MINUTE',
 };
-export const SIGN_IN_VARIABLE = 'LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE';
-export const API_REQUESTS_VARIABLE = 'LINKHOOKS_API_REQUESTS_PER_MINUTE';
+const API_LIMIT_VARIABLES = {
+  signInFailuresPerMinute: 'LINKHOOKS_SIGN_IN_FAILURES_PER_MINUTE',
+  apiRequestsPerMinute: 'LINKHOOKS_API_REQUESTS_PER_MINUTE',
+} as const;
 
 function positive(name: string, raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
@@ -22,25 +24,17 @@ function positive(name: string, raw: string): number {
   return Number(raw);
 }
 
-export function quotasOf(env: Env): Partial<Quotas> {
-  const quotas: Partial<Quotas> = {};
-  for (const [key, name] of Object.entries(QUOTA_VARIABLES) as [keyof Quotas, string][]) {
+/** The settings `variables` name that `env` sets, each a whole number above 0. */
+function fromEnv<K extends string>(env: Env, variables: Record<K, string>): Partial<Record<K, number>> {
+  const settings: Partial<Record<K, number>> = {};
+  for (const [key, name] of Object.entries(variables) as [K, string][]) {
     const raw = env[name];
-    if (raw !== undefined && raw !== '') quotas[key] = positive(name, raw);
+    if (raw !== undefined && raw !== '') settings[key] = positive(name, raw);
   }
-  return quotas;
+  return settings;
 }
 
+export const quotasOf = (env: Env): Partial<Quotas> => fromEnv(env, QUOTA_VARIABLES);
+
 /** The API's own limits: failed sign-ins per client address, requests per account. */
-export function apiLimitsOf(env: Env): { signInFailuresPerMinute?: number; apiRequestsPerMinute?: number } {
-  const of = (name: string) => {
-    const raw = env[name];
-    return raw === undefined || raw === '' ? undefined : positive(name, raw);
-  };
-  const signIns = of(SIGN_IN_VARIABLE);
-  const requests = of(API_REQUESTS_VARIABLE);
-  return {
-    ...(signIns === undefined ? {} : { signInFailuresPerMinute: signIns }),
-    ...(requests === undefined ? {} : { apiRequestsPerMinute: requests }),
-  };
-}
+export const apiLimitsOf = (env: Env) => fromEnv(env, API_LIMIT_VARIABLES);

@@ -15,6 +15,7 @@ import { DatabaseError, maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, serve, work } from './run-service.js';
 import { holdSqliteProcessLock } from './sqlite-process-lock.js';
+import { sqliteFileOf } from './sqlite-url.js';
 
 const VERSION = '0.0.0';
 
@@ -43,7 +44,8 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
     case 'serve':
     case 'worker': {
       // Before anything else: a second process on a SQLite database stops here.
-      const lock = command.db.startsWith('sqlite:') ? holdSqliteProcessLock(command.db) : null;
+      const file = sqliteFileOf(command.db);
+      const lock = file === undefined ? null : holdSqliteProcessLock(file);
       try {
         const logger = createLogger(env);
         const keys = masterKeysFor(command.keys, saidBy(logger));

@@ -3,6 +3,8 @@
  * decided from the flags, the environment and the database alone, before anything is opened. A
  * flag wins over its variable; a key given twice is refused rather than one silently ignored.
  */
+import { isInMemory } from '../store/sqlite/database.js';
+import { sqliteFileOf } from './sqlite-url.js';
 import { UsageError } from './usage-error.js';
 
 type Env = Record<string, string | undefined>;
@@ -61,11 +63,11 @@ function keyOf(
 export function masterKeysOf(values: Record<string, unknown>, env: Env, db: string): MasterKeySettings {
   const current = keyOf(values, env, 'master-key-file', 'LINKHOOKS_MASTER_KEY');
   const previous = keyOf(values, env, 'previous-master-key-file', 'LINKHOOKS_PREVIOUS_MASTER_KEY');
-  const file = db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : undefined;
+  const file = sqliteFileOf(db);
   if (file === undefined && current === undefined) throw new UsageError(POSTGRES_NEEDS_A_KEY);
   return {
     ...(current ? { current } : {}),
     previous: previous ? [previous] : [],
-    ...(file !== undefined && file !== ':memory:' ? { keyFile: `${file}.master-key` } : {}),
+    ...(file !== undefined && !isInMemory(file) ? { keyFile: `${file}.master-key` } : {}),
   };
 }

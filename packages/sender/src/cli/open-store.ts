@@ -8,6 +8,7 @@ import type { SenderStore } from '../store/port.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { isSchemaName } from '../store/postgres/schema-name.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { sqliteFileOf } from './sqlite-url.js';
 
 export class DatabaseError extends Error {
   override readonly name = 'DatabaseError';
@@ -52,9 +53,9 @@ export function postgresOptions(db: string) {
 export async function openStore(db: string): Promise<SenderStore> {
   let store: SenderStore;
   try {
-    store = db.startsWith('sqlite:')
-      ? createSqliteStore({ filename: db.slice('sqlite:'.length) })
-      : createPostgresStore(postgresOptions(db));
+    const file = sqliteFileOf(db);
+    store =
+      file !== undefined ? createSqliteStore({ filename: file }) : createPostgresStore(postgresOptions(db));
   } catch (error) {
     if (error instanceof DatabaseError) throw error;
     throw new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`);

@@ -10,7 +10,8 @@
 import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { DatabaseError, maskDb } from './open-store.js';
+import { isInMemory } from '../store/sqlite/database.js';
+import { DatabaseError } from './open-store.js';
 
 /** How long a start waits for the lock before it says another process holds it. */
 const LOCK_WAIT_MS = 2_000;
@@ -19,10 +20,9 @@ export interface ProcessLock {
   release(): void;
 }
 
-/** Holds the lock for `db` (a `sqlite:` URL) until released; refuses when another process holds it. */
-export function holdSqliteProcessLock(db: string): ProcessLock {
-  const file = db.slice('sqlite:'.length);
-  if (file === ':memory:' || file === '') return { release() {} };
+/** Holds the lock for the database `file` until released; refuses when another process holds it. */
+export function holdSqliteProcessLock(file: string): ProcessLock {
+  if (isInMemory(file)) return { release() {} };
   const path = `${file}.lock`;
   let lock: Database.Database;
   try {
@@ -50,7 +50,7 @@ export function holdSqliteProcessLock(db: string): ProcessLock {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {
       throw new DatabaseError(
-        `another linkhooks-sender process is serving ${maskDb(db)}: on SQLite one process serves and ` +
+        `another linkhooks-sender process is serving sqlite:${file}: on SQLite one process serves and ` +
           'delivers. Stop that one first, or use PostgreSQL to run several.',
       );
     }

@@ -10,6 +10,7 @@ import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import type { DeliveryFilter, Page } from './port.js';
 import type { DeliveryRecord } from './records.js';
 import { type Row, toDelivery, toPage } from './rows.js';
+import { sqlString } from './sql-rules.js';
 
 /** The deliveries of each status range a page filtered by event reads, at most, from its cursor. */
 export const EVENT_SCAN = 1_000;
@@ -26,9 +27,19 @@ export function newestFirstSql(
   limit: string,
 ) {
   if (status !== null) return rangeOf(status, limit);
-  const ranges = DELIVERY_STATUSES.map((s, i) => `SELECT * FROM (${rangeOf(`'${s}'`, limit)}) AS s${i}`);
+  const ranges = DELIVERY_STATUSES.map((s, i) => `SELECT * FROM (${rangeOf(sqlString(s), limit)}) AS s${i}`);
   return `${ranges.join('\nUNION ALL ')}\nORDER BY id DESC LIMIT ${limit}`;
 }
+
+/**
+ * An endpoint's range, only if the endpoint is the account's: another account's endpoint would
+ * otherwise be walked whole, its every delivery dropped by the account condition. A scalar
+ * subquery, uncorrelated: run once, before the range is read. (As `EXISTS`, SQLite made it a join
+ * led by the endpoint, and then sorted the range instead of walking it in the index's order.)
+ * `endpoint` and `account` are placeholders.
+ */
+export const endpointOfAccountSql = (endpoint: string, account: string) =>
+  `endpoint_id = ${endpoint} AND (SELECT account_id FROM endpoints WHERE id = ${endpoint}) = ${account}`;
 
 /** Whether a page is read through event windows (eventFilteredSql, eventPage): a search reads by event. */
 export const readsEventWindows = (filter: DeliveryFilter) =>
@@ -45,7 +56,7 @@ export function eventFilteredSql(
   event: string,
   limit: string,
 ) {
-  const statuses = status !== null ? [status] : DELIVERY_STATUSES.map((s) => `'${s}'`);
+  const statuses = status !== null ? [status] : DELIVERY_STATUSES.map(sqlString);
   const windows = statuses.map((s, i) => `w${i} AS MATERIALIZED (${rangeOf(s, String(EVENT_SCAN))})`);
   const pages = statuses.map(
     (_, i) =>

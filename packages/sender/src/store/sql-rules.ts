@@ -11,7 +11,10 @@ import {
 } from '../domain/delivery-state.js';
 import { newDelivery } from './new-delivery.js';
 
-const list = (values: readonly string[]) => `(${values.map((v) => `'${v}'`).join(', ')})`;
+/** A SQL string of `value`, one of the domain's own constants (a status: no quote in it). */
+export const sqlString = (value: string) => `'${value}'`;
+
+const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')})`;
 
 /** `status IN ('pending', 'awaiting_retry')`: the statuses a worker may claim. */
 export const CLAIMABLE_SQL = list(CLAIMABLE_STATUSES);

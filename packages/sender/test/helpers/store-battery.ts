@@ -21,6 +21,8 @@ const RULES: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DIS
  * `idsInSql`: the store makes delivery ids in its publish statement (PostgreSQL, one round trip)
  * rather than from the caller's generator; its own tests then show design I2 another way.
  */
+type LogFilter = Omit<DeliveryFilter, 'limit' | 'cursor'>;
+
 export function storeBattery(
   name: string,
   open: () => Promise<SenderStore>,
@@ -59,6 +61,23 @@ export function storeBattery(
       createdAt: at,
     });
     const publish = (e: EventRecord) => store.publish(e, () => newId('dlv', e.createdAt));
+    /** Every page of `accountId`'s log under `filter`, by `limit`, as delivery ids, following the cursors. */
+    const pagesOf = async (accountId: string, filter: LogFilter, limit: number, most = 100) => {
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listDeliveries(accountId, {
+          ...filter,
+          limit,
+          ...(cursor ? { cursor } : {}),
+        });
+        expect(page.items.length).toBeLessThanOrEqual(limit);
+        pages.push(page.items.map((d) => d.id));
+        cursor = page.nextCursor ?? undefined;
+        if (cursor && pages.length >= most) throw new Error(`more than ${most} pages`);
+      } while (cursor);
+      return pages;
+    };
     const claim = (now = T0, limit = 100, cap = 100) =>
       store.claimDue({ now, limit, leaseMs: LEASE, perEndpointCap: cap });
     const attempt = (
@@ -650,17 +669,7 @@ export function storeBattery(
           .sort()
           .reverse();
       expect(whole.map((d) => d.id)).toEqual(newestFirst(whole));
-      const paged = async (filter: Omit<DeliveryFilter, 'limit' | 'cursor'>) => {
-        const ids: string[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = await store.listDeliveries(a, { ...filter, limit: 2, ...(cursor ? { cursor } : {}) });
-          expect(page.items.length).toBeLessThanOrEqual(2);
-          ids.push(...page.items.map((d) => d.id));
-          cursor = page.nextCursor ?? undefined;
-        } while (cursor);
-        return ids;
-      };
+      const paged = async (filter: LogFilter) => (await pagesOf(a, filter, 2)).flat();
       const expected = (keep: (d: (typeof whole)[number]) => boolean) => newestFirst(whole.filter(keep));
       expect(await paged({})).toEqual(expected(() => true));
       expect(await paged({ endpointId: e1.id })).toEqual(expected((d) => d.endpointId === e1.id));
@@ -681,18 +690,7 @@ export function storeBattery(
       await endpoint(a);
       const [conversion] = await publish(event(a, 'conversion', T0));
       for (let i = 1; i <= EVENT_SCAN + 100; i++) await publish(event(a, 'click', T0 + i));
-      const pages: string[][] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await store.listDeliveries(a, {
-          event: 'conversion',
-          limit: 5,
-          ...(cursor ? { cursor } : {}),
-        });
-        pages.push(page.items.map((d) => d.id));
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor && pages.length < 10);
-      expect(cursor).toBeUndefined();
+      const pages = await pagesOf(a, { event: 'conversion' }, 5);
       expect(pages.flat()).toEqual([conversion!.id]);
       // A store that reads a window of each range at a time may take a page more, never more.
       expect(pages.length).toBeLessThanOrEqual(2);

@@ -47,9 +47,7 @@ export const endpointOperationRoutes = [
       400: err('since or until is missing or malformed, or since is not before until'),
       404: notFound,
       409: err('The endpoint is disabled or paused'),
-      429: err(
-        'Too many recoveries this minute; or the account’s API requests this minute are spent; Retry-After says when to call again',
-      ),
+      429: err('Too many recoveries this minute; Retry-After says when to call again'),
     },
     async handle({ sender, account, params, body }) {
       const result = await sender.recoverEndpoint(account.id, params.id!, {

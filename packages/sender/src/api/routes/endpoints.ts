@@ -43,9 +43,7 @@ export const endpointRoutes = [
     responses: {
       201: { description: 'Created', schema: endpointWithSecretSchema },
       400: badRequest,
-      429: err(
-        'The account has as many endpoints as it may have; or the account’s API requests this minute are spent',
-      ),
+      429: err('The account has as many endpoints as it may have'),
     },
     async handle({ sender, account, body }) {
       const endpoint = await sender.createEndpoint(account.id, endpointInput(body));
@@ -170,9 +168,7 @@ export const endpointRoutes = [
       400: badRequest,
       404: notFound,
       409: err('The endpoint is disabled'),
-      429: err(
-        'Too many test events this minute; or the account’s API requests this minute are spent; Retry-After says when to send again',
-      ),
+      429: err('Too many test events this minute; Retry-After says when to send again'),
     },
     async handle({ sender, account, params, body }) {
       const result = await sender.sendTestEvent(account.id, params.id!, body.event);

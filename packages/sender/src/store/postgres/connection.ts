@@ -50,7 +50,8 @@ export const DUE_CHANNEL = 'linkhooks_due';
  * index in order and stops after the claim window, whatever the table holds. Left to choose,
  * PostgreSQL re-plans the claim on every call once a million retries wait in the future (their
  * estimate makes the generic plan look dear), which made a claim ~1.6× slower than with a
- * thousand; unnamed one-off queries are planned for their values either way.
+ * thousand. The mode holds for the unnamed statements `rows` sends too: the log's pages are
+ * written so that their generic plan reads only the page (delivery-log.ts).
  *
  * No JIT: a generic plan is estimated for any values, and the claim's, which allows for a read per
  * endpoint, costs more than `jit_above_cost` once a million retries wait; each claim then compiled

@@ -1,5 +1,11 @@
 /** The delivery log: a page of deliveries, one delivery with its attempts, an event's bytes. */
-import { eventFilteredSql, eventPage, newestFirstSql, readsEventWindows } from '../log-page-sql.js';
+import {
+  endpointOfAccountSql,
+  eventFilteredSql,
+  eventPage,
+  newestFirstSql,
+  readsEventWindows,
+} from '../log-page-sql.js';
 import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
@@ -45,7 +51,7 @@ export function listQuery(accountId: string, filter: DeliveryFilter): { text: st
     return `$${values.length}`;
   };
   const where = ['account_id = $1'];
-  if (filter.endpointId !== undefined) where.push(`endpoint_id = ${param(filter.endpointId)}`);
+  if (filter.endpointId !== undefined) where.push(endpointOfAccountSql(param(filter.endpointId), '$1'));
   const event = filter.event === undefined ? null : param(filter.event);
   const cursor = filter.cursor === undefined ? null : param(filter.cursor);
   const status = filter.status === undefined ? null : param(filter.status);

@@ -30,8 +30,11 @@ export interface SqliteDb {
  * Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`.
  * `checkpoints`: told what the checkpoints' thread does (tests).
  */
+/** Whether `filename` names no file: SQLite keeps the database in memory. */
+export const isInMemory = (filename: string) => filename === ':memory:' || filename === '';
+
 export function openSqlite(filename: string, checkpoints: CheckpointEvents = {}): SqliteDb {
-  const inMemory = filename === ':memory:' || filename === '';
+  const inMemory = isInMemory(filename);
   // Absolute: the checkpoints' thread and the WAL sync open the file by name, later, whatever the
   // process's working directory is by then.
   const file = inMemory ? filename : resolve(filename);

@@ -1,5 +1,11 @@
 /** The delivery log: a page of deliveries, one delivery with its attempts, an event's bytes. */
-import { eventFilteredSql, eventPage, newestFirstSql, readsEventWindows } from '../log-page-sql.js';
+import {
+  endpointOfAccountSql,
+  eventFilteredSql,
+  eventPage,
+  newestFirstSql,
+  readsEventWindows,
+} from '../log-page-sql.js';
 import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { type Row, toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
@@ -28,7 +34,7 @@ UNION SELECT id FROM events INDEXED BY events_by_conversion
  */
 export function listSql(filter: DeliveryFilter): string {
   const where = ['account_id = @accountId'];
-  if (filter.endpointId !== undefined) where.push('endpoint_id = @endpointId');
+  if (filter.endpointId !== undefined) where.push(endpointOfAccountSql('@endpointId', '@accountId'));
   if (filter.cursor !== undefined) where.push('id < @cursor');
   if (filter.search !== undefined) {
     if (filter.status !== undefined) where.push('status = @status');
