@@ -130,6 +130,38 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('stores each event of a batch with its own bytes, whatever their lengths', async () => {
+    // The batch's bodies go to the server as one binary value and are cut apart there: a wrong
+    // offset would shift every body after it.
+    const store = open(freshSchema());
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    const bodies = [
+      Buffer.from('{"event":"click","data":{"city":"Zürich ☃"}}'),
+      Buffer.alloc(0),
+      Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x7d]),
+      Buffer.from(`{"event":"click","data":{"pad":"${'é'.repeat(40_000)}"}}`),
+      Buffer.from('{}'),
+    ];
+    const events = bodies.map(
+      (body, i): EventRecord => ({
+        id: newId('evt', T0 + i),
+        accountId,
+        name: 'click',
+        body,
+        createdAt: T0 + i,
+      }),
+    );
+    // Published together: one batch, one statement.
+    await Promise.all(events.map((e) => store.publish(e, () => newId('dlv'))));
+    for (const e of events) {
+      const stored = await store.getEvent(accountId, e.id);
+      expect(Buffer.from(stored!.body).equals(Buffer.from(e.body))).toBe(true);
+    }
+    await store.close();
+  });
+
   const endpointFor = (store: SenderStore, accountId: string) =>
     store.createEndpoint({
       id: newId('ep'),

@@ -15,9 +15,12 @@ import { newDeliverySql } from '../sql-rules.js';
 import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
- * `$1..$6`, `$8..$11`: the events as parallel arrays (id, account, name, body, created at, the one
- * endpoint of a test event or NULL, the idempotency key or NULL, whether it is a test event: design
- * D42, the click and conversion ids or NULL: design D47), `$7` the schema (the wake-up's payload).
+ * `$1..$3`, `$5`, `$6`, `$8..$11`: the events as parallel arrays (id, account, name, created at, the
+ * one endpoint of a test event or NULL, the idempotency key or NULL, whether it is a test event:
+ * design D42, the click and conversion ids or NULL: design D47), `$7` the schema (the wake-up's
+ * payload). The bodies are one binary value (`$4`), each event's from its start (`$12`, counted
+ * from 1) for its length (`$13`): as an array of bytea, each body went out as hex text built on the
+ * event loop, 3 to 4 ms of it for 256 clicks of 1 KiB, against half a millisecond now.
  * A delivery's id is made here, in the form of `newId`: the event's time part and 16 random digits
  * (hex digits are Crockford base32 digits too), so ids still sort by creation time.
  *
@@ -37,9 +40,12 @@ const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
 export const PUBLISH_EVENTS = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[], $6::text[], $8::text[],
-                       $9::boolean[], $10::text[], $11::text[])
-    AS t(id, account_id, name, body, created_at, target, idempotency_key, test, click_id, conversion_id)
+  SELECT t.id, t.account_id, t.name, substring($4::bytea FROM t.body_from FOR t.body_length) AS body,
+         t.created_at, t.target, t.idempotency_key, t.test, t.click_id, t.conversion_id
+  FROM unnest($1::text[], $2::text[], $3::text[], $12::int[], $13::int[], $5::bigint[], $6::text[], $8::text[],
+              $9::boolean[], $10::text[], $11::text[])
+    AS t(id, account_id, name, body_from, body_length, created_at, target, idempotency_key, test, click_id,
+         conversion_id)
 ),
 live AS (
   SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM input) AND a.deleted_at IS NULL
@@ -97,14 +103,21 @@ ORDER BY ev.id, d.endpoint_id`;
 
 type Publish = { event: EventRecord; target: PublishTarget };
 
-/** PUBLISH_EVENTS's parameters for `batch` ($1 to $11), `schema` the wake-up's payload. */
+/** PUBLISH_EVENTS's parameters for `batch` ($1 to $13), `schema` the wake-up's payload. */
 export function publishParams(batch: Publish[], schema: string): unknown[] {
   const column = <T>(f: (p: Publish) => T) => batch.map(f);
+  const bodies = column((p) => p.event.body);
+  const starts: number[] = [];
+  let at = 1; // substring counts from 1
+  for (const body of bodies) {
+    starts.push(at);
+    at += body.byteLength;
+  }
   return [
     column((p) => p.event.id),
     column((p) => p.event.accountId),
     column((p) => p.event.name),
-    column((p) => Buffer.from(p.event.body.buffer, p.event.body.byteOffset, p.event.body.byteLength)),
+    Buffer.concat(bodies),
     column((p) => p.event.createdAt),
     column((p) => p.target.endpointId ?? null),
     schema,
@@ -112,6 +125,8 @@ export function publishParams(batch: Publish[], schema: string): unknown[] {
     column((p) => p.target.test ?? false),
     column((p) => p.event.clickId ?? null),
     column((p) => p.event.conversionId ?? null),
+    starts,
+    bodies.map((b) => b.byteLength),
   ];
 }
 
