@@ -152,10 +152,28 @@ export function timeClaims(stores) {
  * endpoints' own due deliveries. Beside them `idle` endpoints of other accounts with nothing
  * queued, as a platform has: few, or 20,000.
  */
-export const HELD = { aEndpoints: 51, backlog: 2_000, few: 50, many: 20_000, leaseMs: 3_600_000 };
+export const HELD = {
+  aEndpoints: 51,
+  backlog: 2_000,
+  few: 50,
+  many: 20_000,
+  leaseMs: 3_600_000,
+  retryInMs: 3_600_000,
+};
 
-/** The held-up shape's rows as SQL for either store; `series(n)` makes a CTE `n(i)` of 0 … n-1. */
-export function heldUpSql(series, idle, now) {
+/**
+ * The held-up shape's rows as SQL for either store; `series(n)` makes a CTE `n(i)` of 0 … n-1.
+ * `retrying`: each idle endpoint has a delivery queued for a retry HELD.retryInMs later, as after an
+ * outage that many receivers shared: queued, not due.
+ */
+export function heldUpSql(series, idle, now, retrying = false) {
+  const retries = [
+    `INSERT INTO events (id, account_id, name, body, created_at) VALUES ('evt_idle', 'acct_idle_0', 'click', '{}', ${now})`,
+    `${series(idle)} INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                                              next_attempt_at, created_at, updated_at)
+     SELECT 'dlv_idle_' || i, 'evt_idle', 'ep_idle_' || i, 'acct_idle_' || (i / 4), 'click', 'awaiting_retry', 1,
+            ${now + HELD.retryInMs} + i, ${now}, ${now} FROM n`,
+  ];
   return [
     `${series(idle)} INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
      SELECT 'ep_idle_' || i, 'acct_idle_' || (i / 4), 'https://idle' || i || '.example.com/hook', '["click"]',
@@ -175,6 +193,7 @@ export function heldUpSql(series, idle, now) {
     `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
                              next_attempt_at, created_at, updated_at)
      VALUES ('dlv_b', 'evt_b', 'ep_b', 'acct_b', 'click', 'pending', 0, ${now} - 10, ${now}, ${now})`,
+    ...(retrying ? retries : []),
   ];
 }
 
@@ -205,8 +224,8 @@ export async function timeHeldUpClaims(stores, now) {
 }
 
 /** A migrated SQLite store holding the held-up shape with `idle` other endpoints, ANALYZEd. */
-export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now) {
-  const filename = join(dir, `held-${idle}.db`);
+export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now, retrying = false) {
+  const filename = join(dir, `held-${idle}${retrying ? '-retrying' : ''}.db`);
   const store = createSqliteStore({ filename });
   await store.migrate();
   const db = new Database(filename);
@@ -214,7 +233,7 @@ export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now) {
     const series = (n) =>
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
     db.transaction(() => {
-      for (const sql of heldUpSql(series, idle, now)) db.prepare(sql).run();
+      for (const sql of heldUpSql(series, idle, now, retrying)) db.prepare(sql).run();
     }).immediate();
     db.exec('ANALYZE');
   } finally {
@@ -224,11 +243,11 @@ export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now) {
 }
 
 /** The same on PostgreSQL, in `schema` (migrated by the caller's store), then VACUUM ANALYZE. */
-export function fillPostgresHeldUp(connectionString, schema, idle, now) {
+export function fillPostgresHeldUp(connectionString, schema, idle, now, retrying = false) {
   return inPostgresSchema(connectionString, schema, async (client) => {
     const series = (n) => `WITH n(i) AS (SELECT generate_series(0, ${n} - 1))`;
     await client.query('BEGIN');
-    for (const sql of heldUpSql(series, idle, now)) await client.query(sql);
+    for (const sql of heldUpSql(series, idle, now, retrying)) await client.query(sql);
     await client.query('COMMIT');
     await client.query('VACUUM ANALYZE endpoints, events, deliveries');
   });
