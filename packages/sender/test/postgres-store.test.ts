@@ -130,34 +130,38 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
-  it('stores each event of a batch with its own bytes, whatever their lengths', async () => {
-    // The batch's bodies go to the server as one binary value and are cut apart there: a wrong
-    // offset would shift every body after it.
-    const store = open(freshSchema());
+  it('cuts each event of one statement its own bytes out of the bodies sent together', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
     await store.migrate();
     const accountId = newId('acct');
     await endpointFor(store, accountId);
+    const padded = Buffer.from('xx{}yy');
     const bodies = [
       Buffer.from('{"event":"click","data":{"city":"Zürich ☃"}}'),
       Buffer.alloc(0),
-      Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x7d]),
+      Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x5c, 0x7d]),
       Buffer.from(`{"event":"click","data":{"pad":"${'é'.repeat(40_000)}"}}`),
-      Buffer.from('{}'),
+      // A view into a larger buffer: only its own bytes are the body.
+      new Uint8Array(padded.buffer, padded.byteOffset + 2, 2),
     ];
-    const events = bodies.map(
-      (body, i): EventRecord => ({
-        id: newId('evt', T0 + i),
-        accountId,
-        name: 'click',
-        body,
-        createdAt: T0 + i,
-      }),
-    );
-    // Published together: one batch, one statement.
-    await Promise.all(events.map((e) => store.publish(e, () => newId('dlv'))));
-    for (const e of events) {
-      const stored = await store.getEvent(accountId, e.id);
-      expect(Buffer.from(stored!.body).equals(Buffer.from(e.body))).toBe(true);
+    const batch = bodies.map((body, i) => ({
+      event: { id: newId('evt', T0 + i), accountId, name: 'click', body, createdAt: T0 + i } as EventRecord,
+      target: {},
+    }));
+    // The statement itself, once for all five: through the store, a statement that failed would
+    // be written again one publish at a time, where every body starts at 1.
+    const client = await admin.connect();
+    try {
+      await client.query(`SET search_path = "${schema}"`);
+      const { rows } = await client.query(PUBLISH_EVENTS, publishParams(batch, schema));
+      expect(new Set(rows.map((r) => r.inserted_id)).size).toBe(5);
+    } finally {
+      client.release();
+    }
+    for (const { event } of batch) {
+      const stored = await store.getEvent(accountId, event.id);
+      expect(Buffer.from(stored!.body).equals(Buffer.from(event.body))).toBe(true);
     }
     await store.close();
   });

@@ -45,10 +45,13 @@ export const cteScans = (node: PlanNode): { part: string; loops: number }[] => [
   ...(node.Plans ?? []).flatMap(cteScans),
 ];
 
-// pg's own text form of a parameter (arrays included), which it sends in a bind message.
+// pg's own text form of a parameter (arrays included), which it sends in a bind message; a Buffer
+// it sends as binary, so here it is written as bytea's hex text.
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {
   prepareValue(value: unknown): unknown;
 };
+const textOf = (value: unknown) =>
+  Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : String(prepareValue(value));
 
 /**
  * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan, as the store runs
@@ -57,7 +60,7 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {
  */
 export async function genericPlan(client: pg.PoolClient, sql: string, params: unknown[]): Promise<PlanNode> {
   // EXECUTE takes literals, not bound parameters: each value in pg's text form, quoted.
-  const args = params.map((v) => (v == null ? 'NULL' : client.escapeLiteral(String(prepareValue(v)))));
+  const args = params.map((v) => (v == null ? 'NULL' : client.escapeLiteral(textOf(v))));
   const name = `plan_${Math.random().toString(36).slice(2)}`;
   await client.query('SET plan_cache_mode = force_generic_plan');
   await client.query(`PREPARE ${name} AS ${sql}`);
