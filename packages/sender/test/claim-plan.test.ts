@@ -15,8 +15,8 @@ import { claimWalk, claimWindow } from '../src/store/claim-window.js';
 import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import {
+  DUE_ENDPOINTS,
   DUE_PAST_WALK,
-  QUEUED_ENDPOINTS,
   SELECT_DUE,
   SELECT_HEADS,
   SELECT_PICKED,
@@ -55,7 +55,7 @@ describe('the SQLite claim', () => {
 });
 
 describe('the SQLite claim on a platform’s database', () => {
-  it('reads its rows’ endpoints by key, and when held up the endpoints with queued deliveries, one seek each', async () => {
+  it('reads its rows’ endpoints by key, and when held up the endpoints with something due, by due time', async () => {
     // As ANALYZE finds a platform's database: 20,000 endpoints, few with queued deliveries. On it
     // the planner scanned every endpoint unless told the order.
     const stats: [string, string, string][] = [
@@ -63,6 +63,7 @@ describe('the SQLite claim on a platform’s database', () => {
       ['deliveries', 'sqlite_autoindex_deliveries_1', '1000000 1'],
       ['deliveries', 'deliveries_queued_by_endpoint', '2000 40 20 1'],
       ['deliveries', 'deliveries_due', '1500 1'],
+      ['endpoint_due', 'endpoint_due_by_time', '20000 1'],
     ];
     await withSqlitePlans(
       dir,
@@ -72,12 +73,10 @@ describe('the SQLite claim on a platform’s database', () => {
         expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
         expect(walk).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(walk).not.toMatch(/SCAN e\b|AUTOMATIC|TEMP B-TREE/);
-        const queued = plan(QUEUED_ENDPOINTS, full);
-        expect(queued).toMatch(
-          /SEARCH q USING (COVERING )?INDEX deliveries_queued_by_endpoint \(endpoint_id>\?\)/,
-        );
-        expect(queued).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
-        expect(queued).not.toMatch(/SCAN (q|e|d)\b|AUTOMATIC/);
+        const due = plan(DUE_ENDPOINTS, { now: 0, ...full, scan: 512 });
+        expect(due).toMatch(/SEARCH q USING (COVERING )?INDEX endpoint_due_by_time \(next_due_at<\?\)/);
+        expect(due).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
+        expect(due).not.toMatch(/SCAN (q|e|d)\b|AUTOMATIC|TEMP B-TREE/);
         const heads = plan(SELECT_HEADS, {
           now: 0,
           endpoints: '["ep_1"]',

@@ -22,6 +22,8 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = [
 
 /** Statuses a worker may claim when due: the rest are final, or wait for their endpoint. */
 export const CLAIMABLE_STATUSES = ['pending', 'awaiting_retry'] as const satisfies readonly DeliveryStatus[];
+export const isClaimable = (status: DeliveryStatus): boolean =>
+  (CLAIMABLE_STATUSES as readonly DeliveryStatus[]).includes(status);
 
 /** Statuses that wait in the queue: due now or later, or held for their endpoint. The metrics count these. */
 export const QUEUED_STATUSES = [

@@ -487,6 +487,87 @@ export function storeBattery(
       expect(next.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
+    it('finds past a backlog it may not take what a retry, a resume, a retry now and a re-enabling made due (design D25)', async () => {
+      const a = account();
+      await endpointAt(a, 'https://stalled.example.com/hook');
+      const backlog = claimWalk(claimWindow(8, 8)) + 20;
+      for (let i = 0; i < backlog; i++) await publish(event(a, 'click', T0 + i));
+      const at = T0 + backlog;
+      // A's account at the claimer's share throughout: every claim reads past the walk.
+      const claimPast = (now: number) =>
+        store.claimDue({ now, limit: 8, leaseMs: LEASE, perEndpointCap: 8, shares: shares(8, 8, [[a, 8]]) });
+      const heldUp = async (now: number) => (await claimPast(now)).map((c) => c.delivery.endpointId);
+      /** A new account's endpoint at `url`, a click to it at `when`, claimed right after. */
+      const claimedAt = async (url: string, when: number) => {
+        const accountId = account();
+        const endpoint = await endpointAt(accountId, url);
+        await publish(event(accountId, 'click', when));
+        const [claimed] = await claimPast(when + 1);
+        expect(claimed!.delivery.endpointId).toBe(endpoint.id);
+        return { accountId, endpoint, claimed: claimed! };
+      };
+      // A first attempt fails: nothing of that endpoint's is due until its retry is.
+      const { endpoint: retried, claimed: first } = await claimedAt('https://retried.example.org/hook', at);
+      const failed = await attempt(first, false, at + 2);
+      expect(failed).toMatchObject({ applied: true, status: 'awaiting_retry' });
+      expect(await heldUp(at + 3)).toEqual([]);
+      // A click to a paused endpoint waits for the resume, then goes.
+      const c = account();
+      const paused = await endpointAt(c, 'https://paused.example.org/hook');
+      await store.pauseEndpoint(c, paused.id, at + 4);
+      await publish(event(c, 'click', at + 5));
+      expect(await heldUp(at + 6)).toEqual([]);
+      await store.resumeEndpoint(c, paused.id, at + 7);
+      expect(await heldUp(at + 8)).toEqual([paused.id]);
+      // A retry made due now by hand goes now.
+      const manual = await claimedAt('https://manual.example.org/hook', at + 9);
+      expect(await attempt(manual.claimed, false, at + 11)).toMatchObject({
+        applied: true,
+        status: 'awaiting_retry',
+      });
+      expect(await heldUp(at + 12)).toEqual([]);
+      const retryNow = await store.retryNow(manual.accountId, manual.claimed.delivery.id, at + 13);
+      expect(retryNow).toMatchObject({ ok: true });
+      expect(await heldUp(at + 14)).toEqual([manual.endpoint.id]);
+      // An endpoint disabled by a failure, then re-enabled: its held delivery goes now.
+      const flaky = await claimedAt('https://flaky.example.org/hook', at + 15);
+      const disabling: TransitionRules = {
+        schedule: DEFAULT_SCHEDULE,
+        policy: { threshold: 1, countPer: 'attempt' },
+      };
+      expect(await attempt(flaky.claimed, false, at + 17, 1, disabling)).toMatchObject({ applied: true });
+      expect(await heldUp(at + 18)).toEqual([]);
+      await store.reenableEndpoint(flaky.accountId, flaky.endpoint.id, {
+        replaySkipped: false,
+        now: at + 19,
+      });
+      expect(await heldUp(at + 20)).toEqual([flaky.endpoint.id]);
+      // At the first one's retry, the three leases taken since have run out: theirs are due again,
+      // and before it.
+      const retryAt = failed.applied ? failed.nextAttemptAt! : 0;
+      expect(retryAt).toBeGreaterThan(at + 20 + LEASE);
+      expect(await heldUp(retryAt)).toEqual([paused.id, manual.endpoint.id, flaky.endpoint.id, retried.id]);
+    });
+
+    it("finds another tenant's delivery past more of a tenant's endpoints at their limits than a claim walks (design D25)", async () => {
+      const a = account();
+      const many = claimWalk(claimWindow(8, 8)) + 1;
+      for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
+      // One click of A's to each of its endpoints, every one due before B's.
+      await publish(event(a, 'click', T0));
+      const b = account();
+      const healthy = await endpointAt(b, 'https://up.example.org/hook');
+      await publish(event(b, 'click', T0 + 1));
+      const claimed = await store.claimDue({
+        now: T0 + 2,
+        limit: 8,
+        leaseMs: LEASE,
+        perEndpointCap: 8,
+        shares: shares(8, 8, [[a, 8]]),
+      });
+      expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
+    });
+
     it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {
       const a = account();
       const ep = await endpoint(a);

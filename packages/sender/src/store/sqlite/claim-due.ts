@@ -13,6 +13,7 @@ import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import { dropDue, settleDue } from './endpoint-due.js';
 import type { WriteQueue } from './write-queue.js';
 
 /**
@@ -60,31 +61,26 @@ export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
 
 /**
  * When deliveries this claim may not take fill the walk (a tenant's backlog behind its endpoints,
- * account or origin at their limits), the endpoints that may give it more: enabled, unpaused, not
- * full, and with queued deliveries. Those are found by skipping through the index of queued
- * deliveries, led by the endpoint, one seek per endpoint that has any (`status IN
- * QUEUED_SQL` repeats the partial index's own condition, which SQLite needs to use it): the
- * endpoints without queued work, however many, cost nothing (reading every endpoint took 37 ms at
- * 20,000 of them).
+ * account or origin at their limits), the endpoints that may give it more are read from each
+ * endpoint's next due time (endpoint-due.ts), in due order, at most `@scan` of them: endpoints whose
+ * queued deliveries are not due yet cost nothing, however many (each one's seek into its queued
+ * deliveries took 64 ms at 20,000 endpoints holding a retry each). Endpoints at their cap, or whose
+ * account or origin is at the claimer's share, are left out before the limit (they keep their
+ * entries); `live`: enabled and not paused.
  */
-export const QUEUED_ENDPOINTS = `
-WITH RECURSIVE queued (endpoint_id) AS (
-  SELECT '' -- before every id; no endpoint has it
-  UNION ALL
-  SELECT (SELECT q.endpoint_id FROM deliveries q INDEXED BY deliveries_queued_by_endpoint
-          WHERE q.status IN ${QUEUED_SQL} AND q.endpoint_id > queued.endpoint_id
-          ORDER BY q.endpoint_id LIMIT 1)
-  FROM queued WHERE queued.endpoint_id IS NOT NULL
-)
-SELECT e.id FROM queued CROSS JOIN endpoints e -- in this order: never a scan of the endpoints
-WHERE e.id = queued.endpoint_id AND e.enabled = 1 AND e.paused = 0
+export const DUE_ENDPOINTS = `
+SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
+FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in this order
+WHERE q.next_due_at <= @now AND e.id = q.endpoint_id
   AND e.id NOT IN (SELECT value FROM json_each(@full))
   AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
-  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
+ORDER BY q.next_due_at
+LIMIT @scan`;
 
 /**
  * The first `@perEndpoint` due, unleased deliveries of status `@status` of each endpoint of
- * `@endpoints` (QUEUED_ENDPOINTS, a JSON array), each read from the endpoint's queued deliveries by
+ * `@endpoints` (DUE_ENDPOINTS, a JSON array), each read from the endpoint's queued deliveries by
  * status and due time (migration 13).
  */
 export const SELECT_HEADS = `
@@ -119,14 +115,25 @@ function* counting(rows: Iterable<Row>, seen: { n: number }): Generator<Row> {
   }
 }
 
-/** SELECT_HEADS for each claimable status of the QUEUED_ENDPOINTS, in due order (then id). */
+/**
+ * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
+ * id). An entry read as due whose endpoint has nothing to take now is settled (endpoint-due.ts),
+ * and dropped when the endpoint is disabled or paused (re-enabling and resuming lower it again).
+ */
 function headsOf(db: SqliteDb, params: Record<string, unknown>): Row[] {
-  const ids = (db.st(QUEUED_ENDPOINTS).all(params) as { id: string }[]).map((r) => r.id);
+  const found = db.st(DUE_ENDPOINTS).all(params) as { id: string; live: number }[];
+  const ids: string[] = [];
+  for (const f of found) {
+    if (f.live === 1) ids.push(f.id);
+    else dropDue(db, f.id);
+  }
   if (ids.length === 0) return [];
   const endpoints = JSON.stringify(ids);
   const heads = CLAIMABLE_STATUSES.flatMap(
     (status) => db.st(SELECT_HEADS).all({ ...params, endpoints, status }) as Row[],
   );
+  const taking = new Set(heads.map((h) => h.endpoint_id as string));
+  for (const id of ids) if (!taking.has(id)) settleDue(db, id, params.now as number);
   const due = (r: Row) => r.next_attempt_at as number;
   return heads.sort((a, b) => due(a) - due(b) || ((a.id as string) < (b.id as string) ? -1 : 1));
 }
@@ -192,7 +199,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     // gives its own first ones instead, among them every one the walk found that picking could take,
     // so the walk's picks are made again from them.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
-      rows = pickDue(headsOf(db, { ...params, perEndpoint: cap }), limits, limit);
+      rows = pickDue(headsOf(db, { ...params, perEndpoint: cap, scan: params.walk }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.

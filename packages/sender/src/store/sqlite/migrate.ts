@@ -18,6 +18,7 @@ import m011 from './migrations/011-portal-tokens.sql';
 import m012 from './migrations/012-one-index-of-queued-deliveries.sql';
 import m013 from './migrations/013-queued-deliveries-by-due-time.sql';
 import m014 from './migrations/014-log-pages-by-status.sql';
+import m015 from './migrations/015-endpoint-next-due.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -34,6 +35,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 12, name: 'one index of queued deliveries', sql: m012 },
   { version: 13, name: 'queued deliveries by due time', sql: m013 },
   { version: 14, name: 'log pages by status', sql: m014 },
+  { version: 15, name: 'endpoint next due', sql: m015 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

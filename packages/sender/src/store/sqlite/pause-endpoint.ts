@@ -9,6 +9,7 @@ import type { EndpointRecord } from '../records.js';
 import type { Row } from '../rows.js';
 import { CLAIMABLE_SQL, QUEUED_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import { lowerDue } from './endpoint-due.js';
 import { getEndpoint } from './endpoints.js';
 
 const PAUSE_ENDPOINT = `
@@ -41,6 +42,7 @@ export function resumeEndpoint(db: SqliteDb) {
   return db.immediate((accountId: string, id: string, now: number): Resumed | null => {
     const row = db.st(RESUME_ENDPOINT).get({ accountId, id, now }) as Row | undefined;
     const resumed = row && row.enabled === 1 ? db.st(RESUME_HELD).run({ id, now }).changes : 0;
+    if (resumed > 0) lowerDue(db, id, now);
     const endpoint = getEndpoint(db, accountId, id);
     return endpoint ? { endpoint, resumed } : null;
   });

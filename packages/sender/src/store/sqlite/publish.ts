@@ -1,9 +1,11 @@
 /** Publish: the event's bytes and its deliveries in one transaction (design I1, I2), grouped. */
+import { isClaimable } from '../../domain/delivery-state.js';
 import { newDelivery } from '../new-delivery.js';
 import type { Published, PublishTarget } from '../port.js';
 import type { EndpointRecord, EventRecord } from '../records.js';
 import { type Row, toDelivery, toEndpoint } from '../rows.js';
 import type { SqliteDb } from './database.js';
+import { lowerDue } from './endpoint-due.js';
 import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
 import type { WalSync } from './wal-sync.js';
 import type { TxMemo, WriteQueue } from './write-queue.js';
@@ -63,6 +65,9 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
       if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
       const delivery = newDelivery(event, endpoint, nextId(), target.test ?? false);
       db.st(INSERT_DELIVERY).run({ ...delivery, test: delivery.test ? 1 : 0, now: event.createdAt });
+      if (isClaimable(delivery.status) && delivery.nextAttemptAt !== null) {
+        lowerDue(db, endpoint.id, delivery.nextAttemptAt);
+      }
       deliveries.push(delivery);
     }
     return { eventId: event.id, deliveries, duplicate: false };

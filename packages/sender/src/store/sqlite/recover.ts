@@ -6,6 +6,7 @@
 import type { RecoverRequest, RecoverResult } from '../port.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import { lowerDue } from './endpoint-due.js';
 
 const SELECT_ENDPOINT_STATE = `SELECT enabled, paused FROM endpoints WHERE id = ? AND account_id = ?`;
 const RECOVER = `
@@ -28,6 +29,7 @@ export function recoverDeliveries(db: SqliteDb) {
     if (endpoint.paused === 1) return { ok: false, reason: 'endpoint_paused' };
     const range = { id, since: r.since, until: r.until };
     const recovered = db.st(RECOVER).run({ ...range, now: r.now, limit: r.limit }).changes;
+    if (recovered > 0) lowerDue(db, id, r.now);
     const { n } = db.st(COUNT_FAILED).get(range) as { n: number };
     return { ok: true, recovered, remaining: n };
   });

@@ -10,6 +10,7 @@ import type { Reenabled } from '../port.js';
 import { type Row, toEndpoint } from '../rows.js';
 import { QUEUED_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
+import { lowerDue } from './endpoint-due.js';
 import { SELECT_ENDPOINT } from './endpoints.js';
 import { insertNotice } from './operator-notices.js';
 
@@ -52,6 +53,7 @@ export function reenableEndpoint(db: SqliteDb) {
       const replayed = !replaySkipped
         ? 0
         : db.st(endpoint.paused ? HOLD_SKIPPED : REPLAY_SKIPPED).run({ now, id }).changes;
+      if (!endpoint.paused && resumed + replayed > 0) lowerDue(db, id, now);
       return { endpoint, resumed, replayed, ...(notice ? { noticed: true } : {}) };
     },
   );

@@ -4,6 +4,7 @@ import { type Row, toDelivery } from '../rows.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
+import { lowerDue } from './endpoint-due.js';
 
 const SELECT_ENDPOINT_ENABLED = `SELECT enabled, paused FROM endpoints WHERE id = ?`;
 const RETRY_NOW = `
@@ -23,6 +24,8 @@ export function retryNow(db: SqliteDb) {
     if (row.lease_expires_at !== null && (row.lease_expires_at as number) > now) {
       return { ok: false, reason: 'in_flight' };
     }
-    return { ok: true, delivery: toDelivery(db.st(RETRY_NOW).get({ id, now }) as Row) };
+    const delivery = toDelivery(db.st(RETRY_NOW).get({ id, now }) as Row);
+    lowerDue(db, delivery.endpointId, now);
+    return { ok: true, delivery };
   });
 }

@@ -1,0 +1,55 @@
+/**
+ * Each endpoint's next due time (migration 15): what a claim held up by one tenant's backlog reads
+ * instead of every endpoint with queued deliveries (claim-due.ts). An entry is a lower bound: a
+ * write that makes one of the endpoint's deliveries claimable, or due sooner, lowers it here; an
+ * attempt, and a claim that finds nothing to take behind an entry, move it on when nothing of the
+ * endpoint's is due any more (`settleDue`); a disabling drops it, and a pause leaves it for the
+ * claim to drop.
+ */
+import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
+import { QUEUED_SQL, sqlString } from '../sql-rules.js';
+import type { SqliteDb } from './database.js';
+
+/** Writes nothing when the entry is already as early: the usual case, an endpoint with work due. */
+const LOWER_DUE = `
+INSERT INTO endpoint_due (endpoint_id, next_due_at) VALUES (@endpointId, @at)
+ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
+WHERE excluded.next_due_at < endpoint_due.next_due_at`;
+
+/** Endpoint `endpointId` has a claimable delivery due at `at` (or made claimable at `at`). */
+export function lowerDue(db: SqliteDb, endpointId: string, at: number): void {
+  db.st(LOWER_DUE).run({ endpointId, at });
+}
+
+/**
+ * The earliest due time of the endpoint's claimable deliveries, leased ones included (a lease that
+ * runs out makes its delivery claimable with no write), one seek per status.
+ */
+const NONE = 9e18;
+const EARLIEST_DUE = `SELECT min(${CLAIMABLE_STATUSES.map(
+  (status) => `
+  coalesce((SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_queued_by_endpoint
+            WHERE endpoint_id = @endpointId AND status = ${sqlString(status)} AND status IN ${QUEUED_SQL}
+              AND next_attempt_at IS NOT NULL
+            ORDER BY next_attempt_at LIMIT 1), ${NONE})`,
+).join(',')}) AS at`;
+const SET_DUE = `UPDATE endpoint_due SET next_due_at = @at WHERE endpoint_id = @endpointId AND next_due_at <> @at`;
+const DROP_DUE = `DELETE FROM endpoint_due WHERE endpoint_id = @endpointId`;
+
+/**
+ * When nothing of the endpoint's is due at `now` (its deliveries were attempted, held or put off),
+ * moves its entry on to its earliest claimable delivery, or drops it when it has none; an endpoint
+ * with something due keeps its entry as it is. After each attempt, and by a claim that found
+ * nothing to take behind an entry.
+ */
+export function settleDue(db: SqliteDb, endpointId: string, now: number): void {
+  const { at } = db.st(EARLIEST_DUE).get({ endpointId }) as { at: number };
+  if (at <= now) return;
+  if (at >= NONE) db.st(DROP_DUE).run({ endpointId });
+  else db.st(SET_DUE).run({ endpointId, at });
+}
+
+/** Drops the entry of an endpoint that cannot be claimed from (disabled or paused): re-enabling and resuming lower it again. */
+export function dropDue(db: SqliteDb, endpointId: string): void {
+  db.st(DROP_DUE).run({ endpointId });
+}
