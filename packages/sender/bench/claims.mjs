@@ -224,13 +224,6 @@ export async function timeHeldUpClaims(stores, now) {
 }
 
 /** A migrated SQLite store holding the held-up shape with `idle` other endpoints, ANALYZEd. */
-/** The rows filled here have no next due time yet: as migration 15 fills it for rows already there. */
-const SQLITE_ENDPOINT_DUE = `
-INSERT INTO endpoint_due (endpoint_id, next_due_at)
-SELECT endpoint_id, min(next_attempt_at) FROM deliveries
-WHERE status IN ('pending', 'awaiting_retry') AND next_attempt_at IS NOT NULL
-GROUP BY endpoint_id`;
-
 export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now, retrying = false) {
   const filename = join(dir, `held-${idle}${retrying ? '-retrying' : ''}.db`);
   const store = createSqliteStore({ filename });
@@ -241,12 +234,12 @@ export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now, retry
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
     db.transaction(() => {
       for (const sql of heldUpSql(series, idle, now, retrying)) db.prepare(sql).run();
-      db.prepare(SQLITE_ENDPOINT_DUE).run();
     }).immediate();
     db.exec('ANALYZE');
   } finally {
     db.close();
   }
+  await store.migrate(); // each endpoint's next due time, from the rows filled here
   return store;
 }
 

@@ -7,7 +7,7 @@
  * claim to drop.
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { QUEUED_SQL, sqlString } from '../sql-rules.js';
+import { CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 /** Writes nothing when the entry is already as early: the usual case, an endpoint with work due. */
@@ -52,4 +52,21 @@ export function settleDue(db: SqliteDb, endpointId: string, now: number): void {
 /** Drops the entry of an endpoint that cannot be claimed from (disabled or paused): re-enabling and resuming lower it again. */
 export function dropDue(db: SqliteDb, endpointId: string): void {
   db.st(DROP_DUE).run({ endpointId });
+}
+
+const REBUILD_DUE = [
+  'DELETE FROM endpoint_due',
+  `INSERT INTO endpoint_due (endpoint_id, next_due_at)
+   SELECT endpoint_id, min(next_attempt_at) FROM deliveries INDEXED BY deliveries_queued_by_endpoint
+   WHERE status IN ${CLAIMABLE_SQL} AND status IN ${QUEUED_SQL} AND next_attempt_at IS NOT NULL
+   GROUP BY endpoint_id`,
+];
+
+/**
+ * Every entry computed afresh from the queued deliveries, each endpoint's earliest claimable one:
+ * at each start (migrate), so a file that an older version wrote to, which kept no entries, is
+ * right again. One pass over the index of queued deliveries.
+ */
+export function rebuildDue(db: SqliteDb): void {
+  for (const sql of REBUILD_DUE) db.raw.prepare(sql).run();
 }

@@ -2,8 +2,10 @@
  * Applies the numbered migrations in `migrations/` not yet recorded (whatever their order, so a
  * gap in the numbers is fine), inside `BEGIN IMMEDIATE`,
  * which takes SQLite's write lock first: two processes migrating at once apply each version once.
+ * Then each endpoint's next due time is computed afresh (endpoint-due.ts).
  */
 import type { SqliteDb } from './database.js';
+import { rebuildDue } from './endpoint-due.js';
 import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-bounded-hot-paths.sql';
@@ -56,5 +58,6 @@ export function migrateSqlite(db: SqliteDb): () => void {
       db.raw.exec(m.sql);
       db.raw.prepare(RECORD_MIGRATION).run(m.version, m.name, Date.now());
     }
+    rebuildDue(db);
   });
 }
