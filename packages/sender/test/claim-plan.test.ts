@@ -21,6 +21,7 @@ import {
   SELECT_HEADS,
   SELECT_PICKED,
 } from '../src/store/sqlite/claim-due.js';
+import { EARLIEST_DUE } from '../src/store/sqlite/endpoint-due.js';
 import { indexRead, indexScans, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
@@ -77,6 +78,14 @@ describe('the SQLite claim on a platform’s database', () => {
         expect(due).toMatch(/SEARCH q USING (COVERING )?INDEX endpoint_due_by_time \(next_due_at<\?\)/);
         expect(due).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(due).not.toMatch(/SCAN (q|e|d)\b|AUTOMATIC|TEMP B-TREE/);
+        // An attempt's look at what its endpoint has left: one seek per claimable status.
+        const earliest = plan(EARLIEST_DUE, { endpointId: 'ep_1' });
+        expect(
+          earliest.match(
+            /SEARCH deliveries USING (COVERING )?INDEX deliveries_queued_by_endpoint \(endpoint_id=\? AND status=\? AND next_attempt_at>\?\)/g,
+          ),
+        ).toHaveLength(2);
+        expect(earliest).not.toMatch(/SCAN deliveries|TEMP B-TREE/);
         const heads = plan(SELECT_HEADS, {
           now: 0,
           endpoints: '["ep_1"]',

@@ -98,11 +98,7 @@ describe.runIf(pgUp)('postgres', () => {
   );
 
   it('writes a batch of events and their deliveries all or nothing (design I2)', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
+    const { schema, store, accountId } = await storeWithEndpoint();
     const second = await endpointFor(store, accountId);
     // The deliveries insert fails on the second endpoint, after the events were written.
     await admin.query(`
@@ -131,11 +127,7 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('cuts each event of one statement its own bytes out of the bodies sent together', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const accountId = newId('acct');
-    await endpointFor(store, accountId);
+    const { schema, store, accountId } = await storeWithEndpoint();
     const padded = Buffer.from('xx{}yy');
     const bodies = [
       Buffer.from('{"event":"click","data":{"city":"Zürich ☃"}}'),
@@ -166,6 +158,15 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  /** A migrated store in a fresh schema, with an account that has one endpoint. */
+  const storeWithEndpoint = async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    await endpointFor(store, accountId);
+    return { schema, store, accountId };
+  };
   const endpointFor = (store: SenderStore, accountId: string) =>
     store.createEndpoint({
       id: newId('ep'),

@@ -23,16 +23,15 @@ export function lowerDue(db: SqliteDb, endpointId: string, at: number): void {
 
 /**
  * The earliest due time of the endpoint's claimable deliveries, leased ones included (a lease that
- * runs out makes its delivery claimable with no write), one seek per status.
+ * runs out makes its delivery claimable with no write), one seek per status; NULL when it has none.
  */
-const NONE = 9e18;
-const EARLIEST_DUE = `SELECT min(${CLAIMABLE_STATUSES.map(
+export const EARLIEST_DUE = `SELECT min(next_attempt_at) AS at FROM (${CLAIMABLE_STATUSES.map(
   (status) => `
-  coalesce((SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_queued_by_endpoint
-            WHERE endpoint_id = @endpointId AND status = ${sqlString(status)} AND status IN ${QUEUED_SQL}
-              AND next_attempt_at IS NOT NULL
-            ORDER BY next_attempt_at LIMIT 1), ${NONE})`,
-).join(',')}) AS at`;
+  SELECT * FROM (SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_queued_by_endpoint
+                 WHERE endpoint_id = @endpointId AND status = ${sqlString(status)} AND status IN ${QUEUED_SQL}
+                   AND next_attempt_at IS NOT NULL
+                 ORDER BY next_attempt_at LIMIT 1)`,
+).join('\n  UNION ALL')})`;
 const SET_DUE = `UPDATE endpoint_due SET next_due_at = @at WHERE endpoint_id = @endpointId AND next_due_at <> @at`;
 const DROP_DUE = `DELETE FROM endpoint_due WHERE endpoint_id = @endpointId`;
 
@@ -43,10 +42,9 @@ const DROP_DUE = `DELETE FROM endpoint_due WHERE endpoint_id = @endpointId`;
  * nothing to take behind an entry.
  */
 export function settleDue(db: SqliteDb, endpointId: string, now: number): void {
-  const { at } = db.st(EARLIEST_DUE).get({ endpointId }) as { at: number };
-  if (at <= now) return;
-  if (at >= NONE) db.st(DROP_DUE).run({ endpointId });
-  else db.st(SET_DUE).run({ endpointId, at });
+  const { at } = db.st(EARLIEST_DUE).get({ endpointId }) as { at: number | null };
+  if (at === null) db.st(DROP_DUE).run({ endpointId });
+  else if (at > now) db.st(SET_DUE).run({ endpointId, at });
 }
 
 /** Drops the entry of an endpoint that cannot be claimed from (disabled or paused): re-enabling and resuming lower it again. */
