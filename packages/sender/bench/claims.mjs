@@ -194,6 +194,10 @@ export function heldUpSql(series, idle, now, retrying = false) {
                              next_attempt_at, created_at, updated_at)
      VALUES ('dlv_b', 'evt_b', 'ep_b', 'acct_b', 'click', 'pending', 0, ${now} - 10, ${now}, ${now})`,
     ...(retrying ? retries : []),
+    // Each endpoint's next due time, as the store keeps it (endpoint-due.ts in either store).
+    `INSERT INTO endpoint_due (endpoint_id, next_due_at)
+     SELECT endpoint_id, min(next_attempt_at) FROM deliveries WHERE status IN ('pending', 'awaiting_retry')
+     GROUP BY endpoint_id`,
   ];
 }
 
@@ -239,7 +243,6 @@ export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now, retry
   } finally {
     db.close();
   }
-  await store.migrate(); // each endpoint's next due time, from the rows filled here
   return store;
 }
 

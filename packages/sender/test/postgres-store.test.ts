@@ -270,6 +270,7 @@ describe.runIf(pgUp)('postgres', () => {
       'attempts',
       'deleted_accounts',
       'deliveries',
+      'endpoint_due',
       'endpoints',
       'events',
       'leases',

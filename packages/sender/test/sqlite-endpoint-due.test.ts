@@ -10,6 +10,8 @@ import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { storeEndpoint } from './helpers/endpoints.js';
+import { claimPastShare } from './helpers/held-up-claim.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-endpoint-due-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,16 +21,7 @@ it('is computed afresh at each migrate from deliveries written without it', asyn
   const filename = join(dir, 'older-writer.db');
   const store = createSqliteStore({ filename });
   await store.migrate();
-  const endpointOf = (accountId: string, id: string) =>
-    store.createEndpoint({
-      id,
-      accountId,
-      url: `https://${id}.example.com/hook`,
-      events: ['click'],
-      secret: 'whsec_test',
-      description: null,
-      now: T0,
-    });
+  const endpointOf = (accountId: string, id: string) => storeEndpoint(store, accountId, id, T0);
   await endpointOf('acct_a', 'ep_a');
   await endpointOf('acct_b', 'ep_b');
   // Written as a version without the table writes them: A's backlog, more than a claim walks,
@@ -51,20 +44,7 @@ it('is computed afresh at each migrate from deliveries written without it', asyn
   raw.close();
   // A's account at the claimer's share: the claim reads past its walk, from the endpoints' entries.
   const claimPast = async () =>
-    (
-      await store.claimDue({
-        now: T0 + backlog + 1,
-        limit: 8,
-        leaseMs: 45_000,
-        perEndpointCap: 8,
-        shares: {
-          perAccount: 8,
-          perOrigin: 8,
-          openByAccount: new Map([['acct_a', 8]]),
-          openByOrigin: new Map(),
-        },
-      })
-    ).map((c) => c.delivery.id);
+    (await claimPastShare(store, T0 + backlog + 1, 'acct_a')).map((c) => c.delivery.id);
   expect(await claimPast()).toEqual([]);
   await store.migrate();
   expect(await claimPast()).toEqual(['dlv_b']);

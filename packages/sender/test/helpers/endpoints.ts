@@ -5,6 +5,7 @@
  */
 import type { EventName } from '@linkhooks/protocol';
 import type { Sender } from '../../src/engine/sender.js';
+import type { SenderStore } from '../../src/store/port.js';
 import { ACCOUNT } from './harness.js';
 import type { Behaviour, HttpsReceiver } from './https-receiver.js';
 
@@ -40,3 +41,20 @@ export async function addEndpoint(sender: Sender, receiver: HttpsReceiver, optio
   if (options.behaviour) receiver.behave(route, options.behaviour);
   return { route, endpoint };
 }
+
+/**
+ * An endpoint with the id given, written to a store directly (no receiver), subscribed to clicks.
+ *
+ * @example
+ * await storeEndpoint(store, 'acct_a', 'ep_a', T0);
+ */
+export const storeEndpoint = (store: SenderStore, accountId: string, id: string, now: number) =>
+  store.createEndpoint({
+    id,
+    accountId,
+    url: `https://${id}.example.com/hook`,
+    events: ['click'],
+    secret: 'whsec_test',
+    description: null,
+    now,
+  });

@@ -6,6 +6,7 @@ import type { ClaimedDelivery } from '../records.js';
 import { toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
+import { settleDue } from './endpoint-due.js';
 
 /** The claimable deliveries due by `$1`, in due order, from the due-time index (`d`). */
 const DUE_IN_ORDER = `
@@ -77,16 +78,17 @@ ORDER BY d.next_attempt_at`;
  * instead of walking the index. Each row passed over is a step of the walk, so it takes at most
  * `$19` steps (claimWalk): a tenant's backlog waiting behind its own limits made every claim read
  * all of it (another tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
- * fewer than `$5`, `heads` (its condition decided once per statement) reads the first `$3` due,
- * unleased deliveries of each claimable status (`$18`) of every enabled, unpaused endpoint that
- * may take more and has queued deliveries, a seek each into the index of each endpoint's queued
- * deliveries by status and due time (migration 17). `queued` finds those endpoints by skipping
- * through the same index, one seek per endpoint that has any: what it costs is the number of
- * endpoints with queued work, never the backlog, nor the endpoints without work (reading every
- * endpoint took 56 ms a claim at 20,000 of them). The status sought is that parameter's, beside the
- * queued statuses' list, so that only that index can be proven to hold the rows, not the due-time
- * index (every endpoint's rows): the generic plan walked the latter for each endpoint instead,
- * filtering by endpoint.
+ * fewer than `$5`, `due_endpoints` (its condition decided once per statement) reads the endpoints
+ * with something due by their next due time (endpoint-due.ts), in due order, at most `$19` of them,
+ * those that may take no more left out before the limit: endpoints whose queued deliveries are not
+ * due yet cost nothing, however many (seeking into each endpoint with queued deliveries took 157 ms
+ * a claim at 20,000 endpoints holding a retry each). `heads` then reads the first `$3` due,
+ * unleased deliveries of each claimable status (`$18`) of each one enabled and unpaused, a seek
+ * each into the index of each endpoint's queued deliveries by status and due time (migration 17).
+ * The status sought is that parameter's, beside the queued statuses' list, so that only that index
+ * can be proven to hold the rows, not the due-time index (every endpoint's rows): the generic plan
+ * walked the latter for each endpoint instead, filtering by endpoint. The entries it read with
+ * nothing to take and nothing in flight (`stale`) come back with the answer, for claimDue to settle.
  * `leases` holds only work in flight, so counting it costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
@@ -125,27 +127,30 @@ walked AS (
   ORDER BY f.next_attempt_at
   LIMIT $5::int
 ),
-queued AS (
-  SELECT ''::text COLLATE "C" AS endpoint_id -- before every id (deliveries.endpoint_id's collation)
-  UNION ALL
-  SELECT (SELECT d.endpoint_id FROM deliveries d
-          WHERE d.status IN ${QUEUED_SQL} AND d.endpoint_id > q.endpoint_id
-          ORDER BY d.endpoint_id LIMIT 1)
-  FROM queued q WHERE q.endpoint_id IS NOT NULL
-),
-heads AS (
-  SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at
-  FROM queued q
-  -- By key, for each endpoint found: joined, the generic plan read every endpoint to hash them.
-  -- The LIMIT keeps it a lookup (id is the key).
+due_endpoints AS MATERIALIZED (
+  SELECT e.id, e.enabled AND NOT e.paused AS live
+  FROM endpoint_due q
+  -- By key, for each entry: joined, the generic plan read every endpoint to hash them. The LIMIT
+  -- keeps it a lookup (id is the key).
   CROSS JOIN LATERAL (
     SELECT e.id, e.account_id, e.enabled, e.paused FROM endpoints e WHERE e.id = q.endpoint_id LIMIT 1
   ) e
+  WHERE q.next_due_at BETWEEN 0 AND $1::bigint
+    AND e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
+    AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
+    AND (SELECT count(*) FROM walked) < $5::int
+    AND EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET $19::int LIMIT 1)
+  ORDER BY q.next_due_at
+  LIMIT $19::int
+),
+heads AS (
+  SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at
+  FROM due_endpoints q
   CROSS JOIN unnest($18::text[]) AS s (status)
   CROSS JOIN LATERAL (
     SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
     FROM deliveries d
-    WHERE d.endpoint_id = e.id
+    WHERE d.endpoint_id = q.id
       AND d.status IN ${QUEUED_SQL}
       AND d.status = s.status
       AND d.next_attempt_at <= $1::bigint
@@ -153,11 +158,12 @@ heads AS (
     ORDER BY d.next_attempt_at
     LIMIT $3::int
   ) h
-  WHERE e.enabled AND NOT e.paused
-    AND e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
-    AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
-    AND (SELECT count(*) FROM walked) < $5::int
-    AND EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET $19::int LIMIT 1)
+  WHERE q.live
+),
+stale AS (
+  SELECT q.id FROM due_endpoints q
+  WHERE NOT q.live
+     OR (q.id NOT IN (SELECT endpoint_id FROM heads) AND q.id NOT IN (SELECT endpoint_id FROM live))
 ),
 due AS (
   SELECT * FROM walked
@@ -216,13 +222,19 @@ leased AS (
   ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
   WHERE leases.expires_at <= $1::bigint
   RETURNING delivery_id, token, expires_at
+),
+claimed AS (
+  SELECT d.*, l.token AS lease_token, l.expires_at AS lease_expires_at, ${attemptColumnsSql('$1::bigint')}
+  FROM locked d
+  JOIN leased l ON l.delivery_id = d.id
+  JOIN events ev ON ev.id = d.event_id
+  JOIN endpoints e ON e.id = d.endpoint_id
 )
-SELECT d.*, l.token AS lease_token, l.expires_at AS lease_expires_at, ${attemptColumnsSql('$1::bigint')}
-FROM locked d
-JOIN leased l ON l.delivery_id = d.id
-JOIN events ev ON ev.id = d.event_id
-JOIN endpoints e ON e.id = d.endpoint_id
-ORDER BY d.next_attempt_at, d.id`;
+-- One row with the stale entries and no delivery when nothing was claimed.
+SELECT c.*, s.stale_endpoints
+FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints) s
+LEFT JOIN claimed c ON true
+ORDER BY c.next_attempt_at, c.id`;
 
 const NO_LIMIT = 2_147_483_647;
 
@@ -261,8 +273,28 @@ export function claimParams({
   ];
 }
 
+/**
+ * Rounds of settling and claiming again, in one call, when a claim takes nothing but stale entries:
+ * 16,384 entries at most (20,000 left by a calm period took one call of 367 ms to settle).
+ */
+const SETTLE_ROUNDS = 32;
+
+/**
+ * A claim held up by a backlog reads up to `$19` entries of endpoint-due.ts; those with nothing to
+ * take behind them (attempted since, or their endpoint disabled or paused) come back with its rows
+ * and are settled, so the next claim reads past them. When that is all it found, it settles and
+ * claims again at once, SETTLE_ROUNDS at most: the worker would otherwise sleep until its poll with
+ * another tenant's delivery due behind them.
+ */
 export async function claimDue(pg: Pg, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
-  const claimed = await pg.prepared('claim_due', CLAIM_DUE, claimParams(request));
-  return claimed.map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
+  for (let round = 1; ; round++) {
+    const rows = await pg.prepared('claim_due', CLAIM_DUE, claimParams(request));
+    const claimed = rows
+      .filter((row) => row.id !== null)
+      .map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
+    const stale = (rows[0]?.stale_endpoints ?? []) as string[];
+    if (stale.length > 0) await settleDue(pg, stale, request.now);
+    if (claimed.length > 0 || stale.length === 0 || round === SETTLE_ROUNDS) return claimed;
+  }
 }

@@ -24,6 +24,7 @@ import m015 from './migrations/015-leases-only-in-their-table.sql';
 import m016 from './migrations/016-deliveries-pages-full.sql';
 import m017 from './migrations/017-queued-deliveries-by-due-time.sql';
 import m018 from './migrations/018-log-pages-by-status.sql';
+import m019 from './migrations/019-endpoint-due.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -45,6 +46,7 @@ export const PG_MIGRATIONS = [
   { version: 16, name: 'deliveries pages full', sql: m016 },
   { version: 17, name: 'queued deliveries by due time', sql: m017 },
   { version: 18, name: 'log pages by status', sql: m018 },
+  { version: 19, name: 'endpoint due times', sql: m019 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -10,6 +10,7 @@ import type { EndpointRecord } from '../records.js';
 import { toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import { NOTIFY_DUE, type Pg } from './connection.js';
+import { LOWER_DUE } from './endpoint-due.js';
 
 const PAUSE_ENDPOINT = `
 UPDATE endpoints SET paused = true, paused_at = $3, updated_at = $3
@@ -49,7 +50,10 @@ export async function resumeEndpoint(
   return pg.tx(async (client) => {
     const [row] = (await client.query(RESUME_ENDPOINT, [id, accountId, now])).rows;
     const resumed = row?.enabled ? ((await client.query(RESUME_HELD, [id, now])).rowCount ?? 0) : 0;
-    if (resumed > 0) await client.query(NOTIFY_DUE, [pg.schema]);
+    if (resumed > 0) {
+      await client.query(LOWER_DUE, [id, now]);
+      await client.query(NOTIFY_DUE, [pg.schema]);
+    }
     const [endpoint] = (await client.query(SELECT_ENDPOINT, [id, accountId])).rows;
     return endpoint ? { endpoint: toEndpoint(endpoint), resumed } : null;
   });

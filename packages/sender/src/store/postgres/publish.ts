@@ -11,7 +11,7 @@ import { createBatcher, type Settled } from '../batcher.js';
 import type { Published, PublishTarget } from '../port.js';
 import type { DeliveryRecord, EventRecord } from '../records.js';
 import { toDelivery } from '../rows.js';
-import { newDeliverySql } from '../sql-rules.js';
+import { CLAIMABLE_SQL, newDeliverySql } from '../sql-rules.js';
 import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
@@ -34,6 +34,14 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  * NULL when it has none): an event missing from the answer was a repeat. `targets` reads the
  * inserted ids as an array, once, not by a join that the generic plan made a nested loop reading
  * them all again for each event and endpoint (see RECORD_ATTEMPTS_FAST).
+ *
+ * Each endpoint given a claimable delivery has its next due time lowered to it (endpoint-due.ts),
+ * under the endpoint's share lock. The entry is read with a lock of its own (`due_entries`), which
+ * returns its newest version: this statement's snapshot may be older than an entry moved on while
+ * it waited for the endpoint's lock. A share lock, not a key share lock: that one takes the version
+ * of the snapshot when the change since was not to the key. Many publishes hold it at once, and
+ * only an entry to lower is written (in endpoint order): publishes to an endpoint whose entry is as
+ * early already never wait on each other for it.
  */
 const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
@@ -81,6 +89,23 @@ created AS (
          t.test, t.created_at, t.created_at
   FROM targets t
   RETURNING *
+),
+due_now AS (
+  SELECT c.endpoint_id, min(c.next_attempt_at) AS at FROM created c
+  WHERE c.status IN ${CLAIMABLE_SQL} GROUP BY c.endpoint_id
+),
+due_entries AS MATERIALIZED (
+  SELECT q.endpoint_id, q.next_due_at FROM endpoint_due q
+  WHERE q.endpoint_id = ANY (ARRAY(SELECT endpoint_id FROM due_now))
+  FOR SHARE OF q
+),
+lowered AS (
+  INSERT INTO endpoint_due (endpoint_id, next_due_at)
+  SELECT n.endpoint_id, n.at FROM due_now n
+  WHERE NOT EXISTS (SELECT 1 FROM due_entries q WHERE q.endpoint_id = n.endpoint_id AND q.next_due_at <= n.at)
+  ORDER BY n.endpoint_id
+  ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
+  WHERE excluded.next_due_at < endpoint_due.next_due_at
 ),
 woken AS (
   SELECT pg_notify('${DUE_CHANNEL}', $7) FROM (SELECT 1 FROM created WHERE status = 'pending' LIMIT 1) AS due

@@ -8,6 +8,7 @@ import type { Reenabled } from '../port.js';
 import { toEndpoint } from '../rows.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
 import { NOTIFY_DUE, type Pg } from './connection.js';
+import { LOWER_DUE } from './endpoint-due.js';
 import { insertNotice } from './operator-notices.js';
 
 /** `was_enabled`: the row's state before, read under the update's lock. */
@@ -45,6 +46,7 @@ export async function reenableEndpoint(
       : endpoint.paused
         ? await count(HOLD_SKIPPED, [id, now])
         : await count(RESUME_DELIVERIES, [id, now, 'skipped']);
+    if (!endpoint.paused && resumed + replayed > 0) await client.query(LOWER_DUE, [id, now]);
     await client.query(NOTIFY_DUE, [pg.schema]);
     return { endpoint, resumed, replayed, ...(notice ? { noticed: true } : {}) };
   });

@@ -1,0 +1,70 @@
+/**
+ * Each endpoint's next due time (migration 19): what a claim held up by one tenant's backlog reads
+ * instead of every endpoint with queued deliveries (claim-due.ts). An entry is a lower bound. A
+ * write that makes one of the endpoint's deliveries claimable, or due sooner, lowers it in its own
+ * transaction, holding a lock on the endpoint row (a publish's share lock, a pause's or resume's
+ * update). Attempts leave it as it is: a held-up claim names the entries it found with nothing
+ * behind them, and `settleDue` moves those on, or drops them.
+ *
+ * Moving an entry on must not undo a lowering it cannot see: a publish that has inserted a delivery
+ * but not committed. So `settleDue` first locks the endpoint rows, skipping those locked (a publish
+ * or an operation on them is under way, and will leave the entry right), then reads each one's
+ * earliest claimable delivery in a later statement, whose snapshot holds every write that committed
+ * before the lock was granted. A publish that waits for that lock sees the entry as moved on: it
+ * reads the entry with a lock (the newest version, not its snapshot's), and lowers it again.
+ */
+import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
+import { QUEUED_SQL, sqlString } from '../sql-rules.js';
+import type { Pg } from './connection.js';
+
+/**
+ * `$1` the endpoint, `$2` the due time of one of its deliveries made claimable. Run by a
+ * transaction that holds a lock on the endpoint row. Writes nothing when the entry is as early.
+ */
+export const LOWER_DUE = `
+INSERT INTO endpoint_due (endpoint_id, next_due_at) VALUES ($1, $2)
+ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
+WHERE excluded.next_due_at < endpoint_due.next_due_at`;
+
+/** The endpoints of `$1` not locked by another transaction, locked until this one ends. */
+const LOCK_ENDPOINTS = `
+SELECT id FROM endpoints WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;
+
+/** The earliest due time of endpoint `e.id`'s claimable deliveries, leased ones included, a seek per status. */
+const EARLIEST_DUE = `least(${CLAIMABLE_STATUSES.map(
+  (status) => `
+    (SELECT d.next_attempt_at FROM deliveries d
+     WHERE d.endpoint_id = e.id AND d.status = ${sqlString(status)} AND d.status IN ${QUEUED_SQL}
+       AND d.next_attempt_at IS NOT NULL
+     ORDER BY d.next_attempt_at LIMIT 1)`,
+).join(',')})`;
+
+/**
+ * For the endpoints of `$1` (locked): an entry is dropped when its endpoint cannot be claimed from
+ * (disabled or paused: re-enabling and resuming lower it again) or has nothing claimable, and moved
+ * on to its earliest claimable delivery when that is after `$2`; an endpoint with something due
+ * keeps its entry (a leased delivery counts: its lease may run out with no write).
+ */
+export const SETTLE_DUE = `
+WITH settled AS MATERIALIZED (
+  SELECT e.id, e.enabled AND NOT e.paused AS live, ${EARLIEST_DUE} AS at
+  FROM endpoints e WHERE e.id = ANY ($1::text[])
+),
+dropped AS (
+  DELETE FROM endpoint_due q USING settled s
+  WHERE q.endpoint_id = s.id AND (NOT s.live OR s.at IS NULL)
+)
+UPDATE endpoint_due q SET next_due_at = s.at
+FROM settled s
+WHERE q.endpoint_id = s.id AND s.live AND s.at > $2::bigint AND q.next_due_at <> s.at`;
+
+/**
+ * Settles the entries of `endpointIds` at `now` (see above); those whose endpoint another
+ * transaction holds are left for a later claim.
+ */
+export async function settleDue(pg: Pg, endpointIds: string[], now: number): Promise<void> {
+  await pg.tx(async (client) => {
+    const locked = (await client.query(LOCK_ENDPOINTS, [endpointIds])).rows.map((r) => r.id as string);
+    if (locked.length > 0) await client.query(SETTLE_DUE, [locked, now]);
+  });
+}

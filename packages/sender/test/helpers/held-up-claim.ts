@@ -1,0 +1,23 @@
+/**
+ * A claim held up behind an account's backlog (design D25): that account at the claimer's share,
+ * so none of its due deliveries may be taken and a backlog longer than the walk makes the claim
+ * read past it.
+ *
+ * @example
+ * const claimed = await claimPastShare(store, T0 + backlog + 1, 'acct_a');
+ */
+import type { SenderStore } from '../../src/store/port.js';
+
+export const claimPastShare = (store: SenderStore, now: number, heldAccount: string) =>
+  store.claimDue({
+    now,
+    limit: 8,
+    leaseMs: 45_000,
+    perEndpointCap: 8,
+    shares: {
+      perAccount: 8,
+      perOrigin: 8,
+      openByAccount: new Map([[heldAccount, 8]]),
+      openByOrigin: new Map(),
+    },
+  });
