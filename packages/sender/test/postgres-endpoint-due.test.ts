@@ -1,13 +1,15 @@
 /**
  * Each endpoint's next due time on PostgreSQL (endpoint-due.ts): a held-up claim settles the
- * entries it found with nothing behind them and reads on past them in the same call, and moving an
- * entry on never undoes the lowering of a publish it could not see.
+ * entries it found with nothing behind them and reads on past them in the same call, moving an
+ * entry on never undoes the lowering of a publish it could not see, and each migrate repairs what a
+ * release without the entries left.
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
+import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import type { EventRecord } from '../src/store/records.js';
 import { storeEndpoint } from './helpers/endpoints.js';
@@ -32,7 +34,7 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     await store.migrate();
     const endpointOf = (accountId: string, id: string) => storeEndpoint(store, accountId, id, T0);
     let n = 0;
-    const publish = (accountId: string, at: number) => {
+    const publish = (accountId: string, at: number, via: SenderStore = store) => {
       const event: EventRecord = {
         id: `evt_${String(n++).padStart(8, '0')}`,
         accountId,
@@ -40,7 +42,7 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
         body: new TextEncoder().encode('{}'),
         createdAt: at,
       };
-      return store.publish(event, () => `dlv_${n}`);
+      return via.publish(event, () => `dlv_${n}`);
     };
     const entries = async () => {
       const { rows } = await pool.query(
@@ -82,9 +84,10 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     await publish('acct_b', at);
     const claimed = await claimPast(at + 1);
     expect(claimed.map((c) => c.delivery.endpointId)).toEqual(['ep_b']);
-    // The stale ones are gone; A's and B's (in flight) stay.
-    expect(Object.keys(await entries())).toEqual(['ep_a', 'ep_b']);
+    // The stale ones are gone (the last ones in the background, which closing waits for); A's and
+    // B's (in flight) stay.
     await store.close();
+    expect(Object.keys(await entries())).toEqual(['ep_a', 'ep_b']);
   });
 
   it('moves an entry on to the endpoint’s next retry, and drops a paused endpoint’s', async () => {
@@ -121,6 +124,19 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     await store.close();
   });
 
+  it('is lowered at each migrate where a release that kept no entries wrote deliveries', async () => {
+    const { schema, store, endpointOf, publish, backlogOfA, claimPast } = await setUp();
+    const at = await backlogOfA();
+    await endpointOf('acct_b', 'ep_b');
+    await publish('acct_b', at);
+    // As an older release leaves it after a rollback: B's delivery, and no entry for it.
+    await pool.query(`DELETE FROM "${schema}".endpoint_due WHERE endpoint_id = 'ep_b'`);
+    expect(await claimPast(at + 1)).toEqual([]);
+    await store.migrate();
+    expect((await claimPast(at + 2)).map((c) => c.delivery.endpointId)).toEqual(['ep_b']);
+    await store.close();
+  });
+
   /** A transaction on `schema` that holds endpoint `id`'s row in `mode` until `end` is called. */
   const holding = async (schema: string, id: string, mode: string) => {
     const client = await pool.connect();
@@ -153,6 +169,18 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     await store.close();
   });
 
+  /** Resolves once `n` transactions wait for a row of `schema`'s endpoints. */
+  const waitingOnEndpoints = async (schema: string, n: number) => {
+    for (;;) {
+      const { rows } = await pool.query(
+        `SELECT count(DISTINCT t.pid)::int AS n FROM pg_locks t JOIN pg_locks w ON w.pid = t.pid AND NOT w.granted
+         WHERE t.locktype = 'tuple' AND t.relation = $1::regclass`,
+        [`"${schema}".endpoints`],
+      );
+      if (rows[0].n >= n) return;
+    }
+  };
+
   it('lowers again, in a publish that waited for the endpoint, an entry moved on meanwhile', async () => {
     const { schema, store, endpointOf, publish, entries } = await setUp();
     await endpointOf('acct_x', 'ep_x');
@@ -161,13 +189,7 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     // A settle under way: the endpoint locked, its entry about to be moved on.
     const settling = await holding(schema, 'ep_x', 'NO KEY UPDATE');
     const published = publish('acct_x', T0 + 10);
-    // The publish waits for the endpoint's lock, its snapshot already taken.
-    for (;;) {
-      const { rows } = await pool.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO events%'`,
-      );
-      if (rows[0].n > 0) break;
-    }
+    await waitingOnEndpoints(schema, 1); // its snapshot taken, the entry still early in it
     await settling.query(`UPDATE endpoint_due SET next_due_at = $1 WHERE endpoint_id = 'ep_x'`, [
       T0 + 3_600_000,
     ]);
@@ -175,5 +197,26 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     await published;
     expect((await entries()).ep_x).toBe(T0 + 10);
     await store.close();
+  });
+
+  it('lowers an entry moved on meanwhile in two processes’ publishes at once, each stored once', async () => {
+    const { schema, store, endpointOf, publish, entries } = await setUp();
+    const other = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
+    await endpointOf('acct_x', 'ep_x');
+    await publish('acct_x', T0);
+    const settling = await holding(schema, 'ep_x', 'NO KEY UPDATE');
+    // Both saw the entry early and find it moved on: both write it, one after the other (or, when
+    // their locks interleave, one is a deadlock's victim and runs again).
+    const published = [publish('acct_x', T0 + 20), publish('acct_x', T0 + 10, other)];
+    await waitingOnEndpoints(schema, 2);
+    await settling.query(`UPDATE endpoint_due SET next_due_at = $1 WHERE endpoint_id = 'ep_x'`, [
+      T0 + 3_600_000,
+    ]);
+    await settling.end();
+    expect((await Promise.all(published)).map((d) => d.length)).toEqual([1, 1]);
+    expect((await entries()).ep_x).toBe(T0 + 10);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".deliveries`);
+    expect(rows[0].n).toBe(3);
+    await Promise.all([store.close(), other.close()]);
   });
 });

@@ -487,7 +487,7 @@ export function storeBattery(
       expect(next.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
-    it('finds past a backlog it may not take what a retry, a resume, a retry now and a re-enabling made due (design D25)', async () => {
+    it('finds past a backlog it may not take what a retry, a resume, a retry now, a re-enabling and a recovery made due (design D25)', async () => {
       const a = account();
       await endpointAt(a, 'https://stalled.example.com/hook');
       const backlog = claimWalk(claimWindow(8, 8)) + 20;
@@ -542,11 +542,30 @@ export function storeBattery(
         now: at + 19,
       });
       expect(await heldUp(at + 20)).toEqual([flaky.endpoint.id]);
-      // At the first one's retry, the three leases taken since have run out: theirs are due again,
+      // A delivery that failed for good, recovered by hand: it goes now.
+      const lost = await claimedAt('https://lost.example.org/hook', at + 21);
+      const lastTry: TransitionRules = { schedule: { delaysMs: [] }, policy: DEFAULT_DISABLE_POLICY };
+      expect(await attempt(lost.claimed, false, at + 23, 1, lastTry)).toMatchObject({ status: 'failed' });
+      expect(await heldUp(at + 24)).toEqual([]);
+      const recovered = await store.recoverDeliveries(lost.accountId, lost.endpoint.id, {
+        since: at + 21,
+        until: at + 22,
+        now: at + 25,
+        limit: 10,
+      });
+      expect(recovered).toMatchObject({ ok: true, recovered: 1 });
+      expect(await heldUp(at + 26)).toEqual([lost.endpoint.id]);
+      // At the first one's retry, the four leases taken since have run out: theirs are due again,
       // and before it.
       const retryAt = failed.applied ? failed.nextAttemptAt! : 0;
-      expect(retryAt).toBeGreaterThan(at + 20 + LEASE);
-      expect(await heldUp(retryAt)).toEqual([paused.id, manual.endpoint.id, flaky.endpoint.id, retried.id]);
+      expect(retryAt).toBeGreaterThan(at + 26 + LEASE);
+      expect(await heldUp(retryAt)).toEqual([
+        paused.id,
+        manual.endpoint.id,
+        flaky.endpoint.id,
+        lost.endpoint.id,
+        retried.id,
+      ]);
     });
 
     it("finds another tenant's delivery past more of a tenant's endpoints at their limits than a claim walks (design D25)", async () => {

@@ -6,7 +6,7 @@ import type { ClaimedDelivery } from '../records.js';
 import { toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
-import { settleDue } from './endpoint-due.js';
+import type { DueSettler } from './endpoint-due.js';
 
 /** The claimable deliveries due by `$1`, in due order, from the due-time index (`d`). */
 const DUE_IN_ORDER = `
@@ -275,18 +275,24 @@ export function claimParams({
 
 /**
  * Rounds of settling and claiming again, in one call, when a claim takes nothing but stale entries:
- * 16,384 entries at most (20,000 left by a calm period took one call of 367 ms to settle).
+ * with the smallest window, 16,384 entries at most (20,000 left by a calm period took one call of
+ * 367 ms to settle).
  */
 const SETTLE_ROUNDS = 32;
 
 /**
  * A claim held up by a backlog reads up to `$19` entries of endpoint-due.ts; those with nothing to
  * take behind them (attempted since, or their endpoint disabled or paused) come back with its rows
- * and are settled, so the next claim reads past them. When that is all it found, it settles and
- * claims again at once, SETTLE_ROUNDS at most: the worker would otherwise sleep until its poll with
+ * and are settled, so the next claim reads past them: in the background when it took deliveries
+ * (they go out at once), or before it claims again at once when that was all it found, SETTLE_ROUNDS
+ * at most, while it can lock any of them: the worker would otherwise sleep until its poll with
  * another tenant's delivery due behind them.
  */
-export async function claimDue(pg: Pg, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+export async function claimDue(
+  pg: Pg,
+  settler: DueSettler,
+  request: ClaimRequest,
+): Promise<ClaimedDelivery[]> {
   if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
   for (let round = 1; ; round++) {
     const rows = await pg.prepared('claim_due', CLAIM_DUE, claimParams(request));
@@ -294,7 +300,11 @@ export async function claimDue(pg: Pg, request: ClaimRequest): Promise<ClaimedDe
       .filter((row) => row.id !== null)
       .map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
     const stale = (rows[0]?.stale_endpoints ?? []) as string[];
-    if (stale.length > 0) await settleDue(pg, stale, request.now);
-    if (claimed.length > 0 || stale.length === 0 || round === SETTLE_ROUNDS) return claimed;
+    if (stale.length === 0) return claimed;
+    if (claimed.length > 0) {
+      settler.later(stale, request.now);
+      return claimed;
+    }
+    if ((await settler.now(stale, request.now)) === 0 || round === SETTLE_ROUNDS) return claimed;
   }
 }

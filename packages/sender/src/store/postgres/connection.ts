@@ -93,7 +93,8 @@ export function connect(options: PgOptions): Pg {
   // The lock orders are consistent where they can be (delivery before lease, deliveries in id
   // order), but a disabling locks its endpoint before its deliveries and a batched record the
   // other way round, and the holds of a disabling, a pause or a re-enabling lock an endpoint's
-  // deliveries in no set order, which a renewal can meet. A victim was rolled back whole, so
+  // deliveries in no set order, which a renewal can meet; two publishes can both share-lock an
+  // endpoint's due entry, then both write it (publish.ts). A victim was rolled back whole, so
   // running it again is safe.
   async function deadlockRetried<T>(run: () => Promise<T>, tries = 3): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -133,8 +134,10 @@ export function connect(options: PgOptions): Pg {
     rows: async (sql, values) => (await pool.query<Row>(sql, values)).rows,
     prepared: async (name, text, values) =>
       (await pool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
-    durable: async (name, text, values) =>
-      (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
+    durable: (name, text, values) =>
+      deadlockRetried(
+        async () => (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
+      ),
     async end() {
       await Promise.all([pool.end(), durablePool.end()]);
       await Promise.all([...open]);

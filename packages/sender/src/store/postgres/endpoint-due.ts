@@ -2,9 +2,10 @@
  * Each endpoint's next due time (migration 19): what a claim held up by one tenant's backlog reads
  * instead of every endpoint with queued deliveries (claim-due.ts). An entry is a lower bound. A
  * write that makes one of the endpoint's deliveries claimable, or due sooner, lowers it in its own
- * transaction, holding a lock on the endpoint row (a publish's share lock, a pause's or resume's
- * update). Attempts leave it as it is: a held-up claim names the entries it found with nothing
- * behind them, and `settleDue` moves those on, or drops them.
+ * transaction, holding a lock on the endpoint row (a publish's, a retry now's and a recovery's
+ * share lock, a resume's and a re-enabling's update). Attempts leave it as it is: a held-up claim
+ * names the entries it found with nothing behind them, and `settleDue` moves those on, or drops
+ * them.
  *
  * Moving an entry on must not undo a lowering it cannot see: a publish that has inserted a delivery
  * but not committed. So `settleDue` first locks the endpoint rows, skipping those locked (a publish
@@ -14,7 +15,7 @@
  * reads the entry with a lock (the newest version, not its snapshot's), and lowers it again.
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { QUEUED_SQL, sqlString } from '../sql-rules.js';
+import { CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
 /**
@@ -23,6 +24,23 @@ import type { Pg } from './connection.js';
  */
 export const LOWER_DUE = `
 INSERT INTO endpoint_due (endpoint_id, next_due_at) VALUES ($1, $2)
+ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
+WHERE excluded.next_due_at < endpoint_due.next_due_at`;
+
+/**
+ * Every entry lowered to its endpoint's earliest claimable delivery where it is later, or added
+ * where missing, at each start (migrate): an older release, run after this one's migration (a
+ * rollback), kept no entries for what it published. One pass over the index of queued deliveries;
+ * only the entries it lowers are locked. Lowering to a time read from an older snapshot than a
+ * settle's is harmless: the entry is early, and the next held-up claim settles it again.
+ */
+export const REPAIR_DUE = `
+INSERT INTO endpoint_due (endpoint_id, next_due_at)
+SELECT d.endpoint_id, min(d.next_attempt_at) FROM deliveries d
+WHERE d.status IN ${CLAIMABLE_SQL} AND d.status IN ${QUEUED_SQL} AND d.next_attempt_at IS NOT NULL
+GROUP BY d.endpoint_id
+HAVING NOT EXISTS (
+  SELECT 1 FROM endpoint_due q WHERE q.endpoint_id = d.endpoint_id AND q.next_due_at <= min(d.next_attempt_at))
 ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
 WHERE excluded.next_due_at < endpoint_due.next_due_at`;
 
@@ -60,11 +78,45 @@ WHERE q.endpoint_id = s.id AND s.live AND s.at > $2::bigint AND q.next_due_at <>
 
 /**
  * Settles the entries of `endpointIds` at `now` (see above); those whose endpoint another
- * transaction holds are left for a later claim.
+ * transaction holds are left for a later claim. Returns how many endpoints it could lock.
  */
-export async function settleDue(pg: Pg, endpointIds: string[], now: number): Promise<void> {
-  await pg.tx(async (client) => {
+export async function settleDue(pg: Pg, endpointIds: string[], now: number): Promise<number> {
+  return pg.tx(async (client) => {
     const locked = (await client.query(LOCK_ENDPOINTS, [endpointIds])).rows.map((r) => r.id as string);
     if (locked.length > 0) await client.query(SETTLE_DUE, [locked, now]);
+    return locked.length;
   });
+}
+
+export interface DueSettler {
+  /** settleDue, awaited: for a claim that took nothing, whose next round reads past the entries. */
+  now(endpointIds: string[], now: number): Promise<number>;
+  /**
+   * settleDue in the background, one at a time (a settle under way drops the next): for a claim
+   * that took deliveries, which go out without waiting for it. A failure is dropped, since an
+   * entry left early costs the next held-up claim a read, nothing more.
+   */
+  later(endpointIds: string[], now: number): void;
+  /** Stops settling and waits for a settle under way. */
+  stop(): Promise<void>;
+}
+
+export function createDueSettler(pg: Pg): DueSettler {
+  let settling: Promise<unknown> | undefined;
+  let stopped = false;
+  return {
+    now: (endpointIds, now) => settleDue(pg, endpointIds, now),
+    later(endpointIds, now) {
+      if (settling || stopped) return;
+      settling = settleDue(pg, endpointIds, now)
+        .catch(() => undefined)
+        .finally(() => {
+          settling = undefined;
+        });
+    },
+    async stop() {
+      stopped = true;
+      await settling;
+    },
+  };
 }

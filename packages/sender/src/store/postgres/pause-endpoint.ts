@@ -20,10 +20,17 @@ UPDATE deliveries SET status = 'held', updated_at = $2 WHERE endpoint_id = $1 AN
 const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = false, paused_at = NULL, updated_at = $3
 WHERE id = $1 AND account_id = $2 AND paused RETURNING enabled`;
-/** A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
+/**
+ * A held delivery keeps its due time: one due while paused goes at once, a later retry at its time.
+ * Answers how many it resumed, and the earliest due time among them (endpoint-due.ts).
+ */
 export const RESUME_HELD = `
-UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce(next_attempt_at, $2), updated_at = $2
-WHERE endpoint_id = $1 AND status = 'held'`;
+WITH resumed AS (
+  UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce(next_attempt_at, $2), updated_at = $2
+  WHERE endpoint_id = $1 AND status = 'held'
+  RETURNING next_attempt_at
+)
+SELECT count(*)::int AS n, min(next_attempt_at) AS at FROM resumed`;
 const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
 
 export async function pauseEndpoint(
@@ -49,9 +56,10 @@ export async function resumeEndpoint(
 ): Promise<Resumed | null> {
   return pg.tx(async (client) => {
     const [row] = (await client.query(RESUME_ENDPOINT, [id, accountId, now])).rows;
-    const resumed = row?.enabled ? ((await client.query(RESUME_HELD, [id, now])).rowCount ?? 0) : 0;
+    const [held] = row?.enabled ? (await client.query(RESUME_HELD, [id, now])).rows : [{ n: 0 }];
+    const resumed = held.n as number;
     if (resumed > 0) {
-      await client.query(LOWER_DUE, [id, now]);
+      await client.query(LOWER_DUE, [id, held.at]);
       await client.query(NOTIFY_DUE, [pg.schema]);
     }
     const [endpoint] = (await client.query(SELECT_ENDPOINT, [id, accountId])).rows;

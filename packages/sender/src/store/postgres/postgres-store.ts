@@ -14,6 +14,7 @@ import { claimDue } from './claim-due.js';
 import { connect } from './connection.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
+import { createDueSettler } from './endpoint-due.js';
 import * as secrets from './endpoint-secrets.js';
 import { endpointStats } from './endpoint-stats.js';
 import * as endpoints from './endpoints.js';
@@ -67,6 +68,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   });
   const listener = createDueListener(pg.config, pg.schema);
   const vacuum = createLeaseVacuum(pg);
+  const settler = createDueSettler(pg);
   const record = recordAttempt(pg, vacuum);
   const publishEvents = publish(pg);
   let closing: Promise<void> | undefined;
@@ -77,6 +79,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     close() {
       closing ??= (async () => {
         await vacuum.stop();
+        await settler.stop();
         await listener.close();
         await pg.end();
       })();
@@ -85,7 +88,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
     publish: async (event, nextId, target) => (await publishEvents(event, nextId, target)).deliveries,
     publishIdempotent: (event, nextId) => publishEvents(event, nextId),
-    claimDue: (request) => claimDue(pg, request),
+    claimDue: (request) => claimDue(pg, settler, request),
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),
     renewLeases: (leases, expiresAt) => renewLeases(pg, leases, expiresAt),

@@ -36,12 +36,16 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  * them all again for each event and endpoint (see RECORD_ATTEMPTS_FAST).
  *
  * Each endpoint given a claimable delivery has its next due time lowered to it (endpoint-due.ts),
- * under the endpoint's share lock. The entry is read with a lock of its own (`due_entries`), which
- * returns its newest version: this statement's snapshot may be older than an entry moved on while
- * it waited for the endpoint's lock. A share lock, not a key share lock: that one takes the version
- * of the snapshot when the change since was not to the key. Many publishes hold it at once, and
- * only an entry to lower is written (in endpoint order): publishes to an endpoint whose entry is as
- * early already never wait on each other for it.
+ * under the endpoint's share lock. The entries already as early as the batch's earliest new
+ * delivery (a batch's are due at about one time) are read by key with a share lock
+ * (`early_entries`), which checks the newest version, not the snapshot's: this statement's snapshot
+ * may be older than an entry moved on while it waited for the endpoint's lock, and a key share lock
+ * would keep the snapshot's version when the change since was not to the key. Many publishes hold
+ * that lock at once, so publishes to an endpoint whose entry is as early never wait on each other
+ * for it (the lock is still a write to the row). Any other entry is left to the insert, which
+ * locks it alone and lowers it if later: publishes lowering one entry queue there, the later ones
+ * finding it lowered. Only an entry moved on between snapshot and lock is share-locked and then
+ * written; two publishes both in that case deadlock, and the victim runs again (connection.ts).
  */
 const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
@@ -94,15 +98,16 @@ due_now AS (
   SELECT c.endpoint_id, min(c.next_attempt_at) AS at FROM created c
   WHERE c.status IN ${CLAIMABLE_SQL} GROUP BY c.endpoint_id
 ),
-due_entries AS MATERIALIZED (
-  SELECT q.endpoint_id, q.next_due_at FROM endpoint_due q
+early_entries AS MATERIALIZED (
+  SELECT q.endpoint_id FROM endpoint_due q
   WHERE q.endpoint_id = ANY (ARRAY(SELECT endpoint_id FROM due_now))
+    AND q.next_due_at <= (SELECT min(at) FROM due_now)
   FOR SHARE OF q
 ),
 lowered AS (
   INSERT INTO endpoint_due (endpoint_id, next_due_at)
   SELECT n.endpoint_id, n.at FROM due_now n
-  WHERE NOT EXISTS (SELECT 1 FROM due_entries q WHERE q.endpoint_id = n.endpoint_id AND q.next_due_at <= n.at)
+  WHERE n.endpoint_id NOT IN (SELECT endpoint_id FROM early_entries)
   ORDER BY n.endpoint_id
   ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
   WHERE excluded.next_due_at < endpoint_due.next_due_at

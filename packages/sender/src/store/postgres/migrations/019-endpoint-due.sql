@@ -8,8 +8,5 @@ CREATE TABLE endpoint_due (
   endpoint_id TEXT COLLATE "C" PRIMARY KEY REFERENCES endpoints (id) ON DELETE CASCADE,
   next_due_at BIGINT NOT NULL
 );
+-- Filled from the queued deliveries by every migrate, this one's included (endpoint-due.ts REPAIR_DUE).
 CREATE INDEX endpoint_due_by_time ON endpoint_due (next_due_at);
-INSERT INTO endpoint_due (endpoint_id, next_due_at)
-SELECT endpoint_id, min(next_attempt_at) FROM deliveries
-WHERE status IN ('pending', 'awaiting_retry') AND next_attempt_at IS NOT NULL
-GROUP BY endpoint_id;
