@@ -181,6 +181,11 @@ describe('linkhooks-sender on SQLite', () => {
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
     const badDb = await runCli(['migrate', '--db', 'mysql://x']);
     expect(badDb.code).toBe(2);
+    const badSlots = await runCli(['serve', '--db', `sqlite:${join(dir, 'slots.db')}`, '--port', '0'], {
+      LINKHOOKS_CONCURRENCY: 'lots',
+    });
+    expect(badSlots.code).toBe(1);
+    expect(badSlots.stderr).toMatch(/LINKHOOKS_CONCURRENCY must be a whole number above 0/);
     const plan = await runCli([
       'accounts',
       'create',

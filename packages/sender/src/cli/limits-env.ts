@@ -1,4 +1,7 @@
-/** The service's quotas and API limits from its environment (design D26); unset means the default. */
+/**
+ * The service's quotas, API limits (design D26) and worker slots (design D25) from its environment;
+ * unset means the default.
+ */
 import type { Quotas } from '../engine/quotas.js';
 import { SenderError } from '../errors.js';
 
@@ -38,3 +41,16 @@ export const quotasOf = (env: Env): Partial<Quotas> => fromEnv(env, QUOTA_VARIAB
 
 /** The API's own limits: failed sign-ins per client address, requests per account. */
 export const apiLimitsOf = (env: Env) => fromEnv(env, API_LIMIT_VARIABLES);
+
+const WORKER_VARIABLES = {
+  concurrency: 'LINKHOOKS_CONCURRENCY',
+  perEndpointCap: 'LINKHOOKS_PER_ENDPOINT_CAP',
+  perAccountCap: 'LINKHOOKS_PER_ACCOUNT_CAP',
+  perOriginCap: 'LINKHOOKS_PER_ORIGIN_CAP',
+} as const;
+
+/**
+ * The worker's slots (design D25): requests open at once in this process, and the most one
+ * endpoint, account or origin may hold of them; the engine's defaults where unset.
+ */
+export const workerLimitsOf = (env: Env) => fromEnv(env, WORKER_VARIABLES);

@@ -11,7 +11,7 @@ import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
-import { apiLimitsOf, quotasOf } from './limits-env.js';
+import { apiLimitsOf, quotasOf, workerLimitsOf } from './limits-env.js';
 import type { MasterKeys } from './master-keys.js';
 import type { EngineSettings, HttpSettings } from './options.js';
 
@@ -99,6 +99,7 @@ function makeEngine(
     logger,
     retentionMs: retentionMs(env),
     quotas: quotasOf(env),
+    ...workerLimitsOf(env),
     ...keys,
     timeScale: settings.timeScale,
     allowPrivateNetworks: settings.allowPrivateNetworks,

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { apiLimitsOf, quotasOf, workerLimitsOf } from './limits-env.js';
+
+describe('limits from the environment', () => {
+  it('reads the worker’s slots, each variable its own, unset ones left to the engine', () => {
+    expect(
+      workerLimitsOf({
+        LINKHOOKS_CONCURRENCY: '128',
+        LINKHOOKS_PER_ENDPOINT_CAP: '4',
+        LINKHOOKS_PER_ACCOUNT_CAP: '100',
+        LINKHOOKS_PER_ORIGIN_CAP: '',
+      }),
+    ).toEqual({ concurrency: 128, perEndpointCap: 4, perAccountCap: 100 });
+    expect(workerLimitsOf({})).toEqual({});
+  });
+
+  it('refuses what is not a whole number above 0, naming the variable', () => {
+    for (const raw of ['0', '-1', '1.5', 'lots', ' 8']) {
+      expect(() => workerLimitsOf({ LINKHOOKS_PER_ACCOUNT_CAP: raw })).toThrow(
+        'LINKHOOKS_PER_ACCOUNT_CAP must be a whole number above 0',
+      );
+    }
+    expect(() => quotasOf({ LINKHOOKS_EVENTS_BURST: 'many' })).toThrow('LINKHOOKS_EVENTS_BURST');
+    expect(() => apiLimitsOf({ LINKHOOKS_API_REQUESTS_PER_MINUTE: '0' })).toThrow(
+      'LINKHOOKS_API_REQUESTS_PER_MINUTE',
+    );
+  });
+});
