@@ -45,8 +45,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(args: string[], node?: string) {
-  const service = startCli(args, env, node);
+function serve(args: string[], node?: string, extra: Record<string, string> = {}) {
+  const service = startCli(args, { ...env, ...extra }, node);
   services.push(service);
   return service;
 }
@@ -106,19 +106,22 @@ describe('linkhooks-sender on SQLite', () => {
     const human = await runCli(['accounts', 'create', '--name', 'Beta', '--plan', 'enterprise', '--db', db]);
     expect(human.stdout).toMatch(/shown once/);
 
-    const service = serve([
-      'serve',
-      '--db',
-      db,
-      '--port',
-      '0',
-      '--allow-private-networks',
-      '--time-scale',
-      '0.0001',
-    ]);
+    const service = serve(
+      ['serve', '--db', db, '--port', '0', '--allow-private-networks', '--time-scale', '0.0001'],
+      undefined,
+      { LINKHOOKS_PER_ACCOUNT_CAP: '40' },
+    );
     const base = await listening(service);
+    const started = await service.logged((l) => typeof l.url === 'string', 'listening');
     // On SQLite the requests go out from a thread of their own (design D59).
-    expect((await service.logged((l) => typeof l.url === 'string', 'listening')).deliveryThread).toBe(true);
+    expect(started.deliveryThread).toBe(true);
+    // The worker's slots: the one set, the defaults for the others.
+    expect(started.slots).toEqual({
+      concurrency: 64,
+      perEndpointCap: 8,
+      perAccountCap: 40,
+      perOriginCap: 56,
+    });
 
     const endpoint = await http(base, 'POST', '/v1/endpoints', account.api_key, {
       url: `${receiver.origin}/hooks/cli`,

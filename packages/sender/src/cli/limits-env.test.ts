@@ -11,6 +11,7 @@ describe('limits from the environment', () => {
         LINKHOOKS_PER_ORIGIN_CAP: '',
       }),
     ).toEqual({ concurrency: 128, perEndpointCap: 4, perAccountCap: 100 });
+    expect(workerLimitsOf({ LINKHOOKS_PER_ORIGIN_CAP: '100000' })).toEqual({ perOriginCap: 100_000 });
     expect(workerLimitsOf({})).toEqual({});
   });
 
@@ -20,6 +21,9 @@ describe('limits from the environment', () => {
         'LINKHOOKS_PER_ACCOUNT_CAP must be a whole number above 0',
       );
     }
+    expect(() => workerLimitsOf({ LINKHOOKS_CONCURRENCY: '100001' })).toThrow(
+      'LINKHOOKS_CONCURRENCY must be a whole number from 1 to 100000',
+    );
     expect(() => quotasOf({ LINKHOOKS_EVENTS_BURST: 'many' })).toThrow('LINKHOOKS_EVENTS_BURST');
     expect(() => apiLimitsOf({ LINKHOOKS_API_REQUESTS_PER_MINUTE: '0' })).toThrow(
       'LINKHOOKS_API_REQUESTS_PER_MINUTE',

@@ -2,6 +2,7 @@
  * The service's quotas, API limits (design D26) and worker slots (design D25) from its environment;
  * unset means the default.
  */
+import { type SlotOptions, slotsOf } from '../engine/options.js';
 import type { Quotas } from '../engine/quotas.js';
 import { SenderError } from '../errors.js';
 
@@ -42,15 +43,32 @@ export const quotasOf = (env: Env): Partial<Quotas> => fromEnv(env, QUOTA_VARIAB
 /** The API's own limits: failed sign-ins per client address, requests per account. */
 export const apiLimitsOf = (env: Env) => fromEnv(env, API_LIMIT_VARIABLES);
 
-const WORKER_VARIABLES = {
+const WORKER_VARIABLES: Record<keyof SlotOptions, string> = {
   concurrency: 'LINKHOOKS_CONCURRENCY',
   perEndpointCap: 'LINKHOOKS_PER_ENDPOINT_CAP',
   perAccountCap: 'LINKHOOKS_PER_ACCOUNT_CAP',
   perOriginCap: 'LINKHOOKS_PER_ORIGIN_CAP',
-} as const;
+};
+/** More slots than any process could hold open; a claim takes its counts as 32-bit integers. */
+const MAX_SLOTS = 100_000;
 
 /**
  * The worker's slots (design D25): requests open at once in this process, and the most one
- * endpoint, account or origin may hold of them; the engine's defaults where unset.
+ * endpoint (across every process), account or origin may hold of them; the engine's defaults where
+ * unset.
  */
-export const workerLimitsOf = (env: Env) => fromEnv(env, WORKER_VARIABLES);
+export function workerLimitsOf(env: Env): SlotOptions {
+  const slots = fromEnv(env, WORKER_VARIABLES);
+  for (const [key, value] of Object.entries(slots) as [keyof SlotOptions, number][]) {
+    if (value > MAX_SLOTS) {
+      throw new SenderError(
+        'invalid_option',
+        `${WORKER_VARIABLES[key]} must be a whole number from 1 to ${MAX_SLOTS}`,
+      );
+    }
+  }
+  return slots;
+}
+
+/** The slots the engine runs with for `env`: what it set, the defaults for the rest (the start log). */
+export const workerSlotsOf = (env: Env): Required<SlotOptions> => slotsOf(workerLimitsOf(env));

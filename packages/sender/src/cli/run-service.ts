@@ -11,7 +11,7 @@ import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
-import { apiLimitsOf, quotasOf, workerLimitsOf } from './limits-env.js';
+import { apiLimitsOf, quotasOf, workerLimitsOf, workerSlotsOf } from './limits-env.js';
 import type { MasterKeys } from './master-keys.js';
 import type { EngineSettings, HttpSettings } from './options.js';
 
@@ -183,6 +183,7 @@ export async function serve(
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
       ...options.http,
       ...loggedSettings(options.engine, store),
+      slots: workerSlotsOf(env),
     },
     'linkhooks-sender serving the management API and delivering',
   );
@@ -208,7 +209,10 @@ export async function work(
   const sender = await createEngine(store, options.engine, options.keys, env, logger);
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
-  logger.info(loggedSettings(options.engine, store), 'linkhooks-sender worker delivering');
+  logger.info(
+    { ...loggedSettings(options.engine, store), slots: workerSlotsOf(env) },
+    'linkhooks-sender worker delivering',
+  );
   await untilStopped(logger, async () => {
     stopPruning();
     await sender.stop();

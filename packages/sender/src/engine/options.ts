@@ -135,6 +135,25 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
   return v;
 }
 
+export type SlotOptions = Pick<
+  SenderOptions,
+  'concurrency' | 'perEndpointCap' | 'perAccountCap' | 'perOriginCap'
+>;
+
+/** The worker's slots (design D25): those given, checked, and the defaults for the rest. */
+export function slotsOf(options: SlotOptions): Required<SlotOptions> {
+  const concurrency = positiveInt('concurrency', options.concurrency, 64);
+  // One account or origin may fill all but a reserve of the slots: alone it runs nearly at full
+  // speed, and the reserve is always left to the others (design D25).
+  const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
+  return {
+    concurrency,
+    perEndpointCap: positiveInt('perEndpointCap', options.perEndpointCap, 8),
+    perAccountCap: positiveInt('perAccountCap', options.perAccountCap, share),
+    perOriginCap: positiveInt('perOriginCap', options.perOriginCap, share),
+  };
+}
+
 export function settingsOf(options: SenderOptions): Settings {
   const schedule = { delaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS, timeScale: options.timeScale ?? 1 };
   assertSchedule(schedule);
@@ -144,10 +163,6 @@ export function settingsOf(options: SenderOptions): Settings {
     // Renewed every third of it: shorter, and a busy event loop could miss a renewal (design I3).
     throw new SenderError('invalid_option', `leaseMs must be at least ${MIN_LEASE_MS} ms`);
   }
-  const concurrency = positiveInt('concurrency', options.concurrency, 64);
-  // One account or origin may fill all but a reserve of the slots: alone it runs nearly at full
-  // speed, and the reserve is always left to the others (design D25).
-  const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
   const policy = { ...DEFAULT_DISABLE_POLICY, ...options.disablePolicy };
   const operator = operatorSettings(options.operatorNotifications, policy.threshold);
   const deliveryThread = options.deliveryThread ?? false;
@@ -169,10 +184,7 @@ export function settingsOf(options: SenderOptions): Settings {
     timeoutMs,
     leaseMs,
     renewEveryMs: Math.floor(leaseMs / 3),
-    concurrency,
-    perEndpointCap: positiveInt('perEndpointCap', options.perEndpointCap, 8),
-    perAccountCap: positiveInt('perAccountCap', options.perAccountCap, share),
-    perOriginCap: positiveInt('perOriginCap', options.perOriginCap, share),
+    ...slotsOf(options),
     batchSize: positiveInt('batchSize', options.batchSize, 32),
     pollIntervalMs: positiveInt('pollIntervalMs', options.pollIntervalMs, 1000),
     retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,

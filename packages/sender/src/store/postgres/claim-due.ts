@@ -95,7 +95,7 @@ ORDER BY d.next_attempt_at`;
  * exceed it briefly (bounded by claimers × cap); the lease and the token stay exact.
  */
 export const CLAIM_DUE = `
-WITH RECURSIVE live AS MATERIALIZED (SELECT delivery_id, endpoint_id, token FROM leases WHERE expires_at > $1::bigint),
+WITH live AS MATERIALIZED (SELECT delivery_id, endpoint_id, token FROM leases WHERE expires_at > $1::bigint),
 inflight AS (
   SELECT endpoint_id, count(*) AS n FROM live
   WHERE (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))

@@ -29,18 +29,21 @@ WHERE excluded.next_due_at < endpoint_due.next_due_at`;
 
 /**
  * Every entry lowered to its endpoint's earliest claimable delivery where it is later, or added
- * where missing, at each start (migrate): an older release, run after this one's migration (a
- * rollback), kept no entries for what it published. One pass over the index of queued deliveries;
- * only the entries it lowers are locked. Lowering to a time read from an older snapshot than a
+ * where missing, at each start (migrate, after the migrations' transaction): an older release, run
+ * after this one's migration (a rollback), kept no entries for what it published. One pass over the
+ * index of queued deliveries; only the endpoints and entries it lowers are locked (an endpoint
+ * deleted meanwhile is passed over). Lowering to a time read from an older snapshot than a
  * settle's is harmless: the entry is early, and the next held-up claim settles it again.
  */
 export const REPAIR_DUE = `
 INSERT INTO endpoint_due (endpoint_id, next_due_at)
-SELECT d.endpoint_id, min(d.next_attempt_at) FROM deliveries d
-WHERE d.status IN ${CLAIMABLE_SQL} AND d.status IN ${QUEUED_SQL} AND d.next_attempt_at IS NOT NULL
-GROUP BY d.endpoint_id
-HAVING NOT EXISTS (
-  SELECT 1 FROM endpoint_due q WHERE q.endpoint_id = d.endpoint_id AND q.next_due_at <= min(d.next_attempt_at))
+SELECT e.id, m.at
+FROM (SELECT d.endpoint_id, min(d.next_attempt_at) AS at FROM deliveries d
+      WHERE d.status IN ${CLAIMABLE_SQL} AND d.status IN ${QUEUED_SQL} AND d.next_attempt_at IS NOT NULL
+      GROUP BY d.endpoint_id) m
+JOIN endpoints e ON e.id = m.endpoint_id
+WHERE NOT EXISTS (SELECT 1 FROM endpoint_due q WHERE q.endpoint_id = m.endpoint_id AND q.next_due_at <= m.at)
+FOR KEY SHARE OF e
 ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
 WHERE excluded.next_due_at < endpoint_due.next_due_at`;
 
@@ -105,7 +108,11 @@ export function createDueSettler(pg: Pg): DueSettler {
   let settling: Promise<unknown> | undefined;
   let stopped = false;
   return {
-    now: (endpointIds, now) => settleDue(pg, endpointIds, now),
+    // After the background one, whose locks would make this one skip the same endpoints.
+    now: async (endpointIds, now) => {
+      await settling;
+      return settleDue(pg, endpointIds, now);
+    },
     later(endpointIds, now) {
       if (settling || stopped) return;
       settling = settleDue(pg, endpointIds, now)

@@ -6,7 +6,6 @@
  * keys. Ids are `COLLATE "C"` so the log and its cursors sort by bytes, as in SQLite and JavaScript.
  */
 import type pg from 'pg';
-import { REPAIR_DUE } from './endpoint-due.js';
 import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-leases.sql';
@@ -87,5 +86,4 @@ export async function applyMigrations(client: pg.ClientBase, schema: string): Pr
     await client.query(m.sql);
     await client.query(RECORD_MIGRATION, [m.version, m.name, Date.now()]);
   }
-  await client.query(REPAIR_DUE);
 }

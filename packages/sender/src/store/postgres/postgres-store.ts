@@ -14,7 +14,7 @@ import { claimDue } from './claim-due.js';
 import { connect } from './connection.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
-import { createDueSettler } from './endpoint-due.js';
+import { createDueSettler, REPAIR_DUE } from './endpoint-due.js';
 import * as secrets from './endpoint-secrets.js';
 import { endpointStats } from './endpoint-stats.js';
 import * as endpoints from './endpoints.js';
@@ -75,7 +75,10 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
   return {
     capabilities: { sharedAcrossProcesses: true, recordsOverNetwork: true },
-    migrate: () => pg.tx((client) => applyMigrations(client, pg.schema)),
+    migrate: async () => {
+      await pg.tx((client) => applyMigrations(client, pg.schema));
+      await pg.rows(REPAIR_DUE, []);
+    },
     close() {
       closing ??= (async () => {
         await vacuum.stop();

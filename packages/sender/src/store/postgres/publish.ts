@@ -44,8 +44,10 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  * that lock at once, so publishes to an endpoint whose entry is as early never wait on each other
  * for it (the lock is still a write to the row). Any other entry is left to the insert, which
  * locks it alone and lowers it if later: publishes lowering one entry queue there, the later ones
- * finding it lowered. Only an entry moved on between snapshot and lock is share-locked and then
- * written; two publishes both in that case deadlock, and the victim runs again (connection.ts).
+ * finding it lowered. A publish can hold an entry's share lock while its insert waits for another
+ * entry's lock (an entry moved on after its snapshot, or one due between two batches' times): two
+ * publishes that meet so, each holding what the other waits for, deadlock, and the victim runs
+ * again (connection.ts). Entries long due, or later than both batches, never do.
  */
 const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
