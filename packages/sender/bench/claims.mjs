@@ -194,10 +194,6 @@ export function heldUpSql(series, idle, now, retrying = false) {
                              next_attempt_at, created_at, updated_at)
      VALUES ('dlv_b', 'evt_b', 'ep_b', 'acct_b', 'click', 'pending', 0, ${now} - 10, ${now}, ${now})`,
     ...(retrying ? retries : []),
-    // Each endpoint's next due time, as the store keeps it (endpoint-due.ts in either store).
-    `INSERT INTO endpoint_due (endpoint_id, next_due_at)
-     SELECT endpoint_id, min(next_attempt_at) FROM deliveries WHERE status IN ('pending', 'awaiting_retry')
-     GROUP BY endpoint_id`,
   ];
 }
 
@@ -227,32 +223,43 @@ export async function timeHeldUpClaims(stores, now) {
   });
 }
 
-/** A migrated SQLite store holding the held-up shape with `idle` other endpoints, ANALYZEd. */
+/**
+ * A migrated SQLite store holding the held-up shape with `idle` other endpoints, ANALYZEd: the rows
+ * written raw, then each endpoint's next due time computed by the store's own migrate.
+ */
 export async function sqliteHeldUpStore(createSqliteStore, dir, idle, now, retrying = false) {
   const filename = join(dir, `held-${idle}${retrying ? '-retrying' : ''}.db`);
   const store = createSqliteStore({ filename });
   await store.migrate();
-  const db = new Database(filename);
+  const series = (n) => `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
+  const fill = new Database(filename);
   try {
-    const series = (n) =>
-      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
-    db.transaction(() => {
-      for (const sql of heldUpSql(series, idle, now, retrying)) db.prepare(sql).run();
-    }).immediate();
-    db.exec('ANALYZE');
+    fill
+      .transaction(() => {
+        for (const sql of heldUpSql(series, idle, now, retrying)) fill.prepare(sql).run();
+      })
+      .immediate();
   } finally {
-    db.close();
+    fill.close();
+  }
+  await store.migrate();
+  const analyze = new Database(filename);
+  try {
+    analyze.exec('ANALYZE');
+  } finally {
+    analyze.close();
   }
   return store;
 }
 
-/** The same on PostgreSQL, in `schema` (migrated by the caller's store), then VACUUM ANALYZE. */
-export function fillPostgresHeldUp(connectionString, schema, idle, now, retrying = false) {
+/** The same on PostgreSQL, in `schema` of `store` (migrated), then VACUUM ANALYZE. */
+export function fillPostgresHeldUp(connectionString, store, schema, idle, now, retrying = false) {
   return inPostgresSchema(connectionString, schema, async (client) => {
     const series = (n) => `WITH n(i) AS (SELECT generate_series(0, ${n} - 1))`;
     await client.query('BEGIN');
     for (const sql of heldUpSql(series, idle, now, retrying)) await client.query(sql);
     await client.query('COMMIT');
-    await client.query('VACUUM ANALYZE endpoints, events, deliveries');
+    await store.migrate(); // each endpoint's next due time, from the rows written here
+    await client.query('VACUUM ANALYZE endpoints, events, deliveries, endpoint_due');
   });
 }

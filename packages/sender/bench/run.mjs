@@ -349,13 +349,13 @@ async function runClaims(ctx) {
     make: (future) => sqliteClaimStore(createSqliteStore, dir, future),
     heldUp: (idle, now, retrying) => sqliteHeldUpStore(createSqliteStore, dir, idle, now, retrying),
   });
-  /** A migrated PostgreSQL store in a fresh schema, filled by `fill(schema)`. */
+  /** A migrated PostgreSQL store in a fresh schema, filled by `fill(schema, store)`. */
   const pgClaimStore = async (what, fill) => {
     const schema = await ctx.postgres.schema(what);
     const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
     onCleanup(() => store.close());
     await store.migrate();
-    await fill(schema);
+    await fill(schema, store);
     return store;
   };
   if (ctx.postgres) {
@@ -364,8 +364,8 @@ async function runClaims(ctx) {
       kind: 'postgres',
       make: (future) => pgClaimStore(`claim${future}`, (schema) => fillPostgres(PG_URL, schema, future)),
       heldUp: (idle, now, retrying) =>
-        pgClaimStore(`held${idle}${retrying ? 'r' : ''}`, (schema) =>
-          fillPostgresHeldUp(PG_URL, schema, idle, now, retrying),
+        pgClaimStore(`held${idle}${retrying ? 'r' : ''}`, (schema, store) =>
+          fillPostgresHeldUp(PG_URL, store, schema, idle, now, retrying),
         ),
     });
   }

@@ -13,12 +13,15 @@ import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import type { EventRecord } from '../src/store/records.js';
 import { storeEndpoint } from './helpers/endpoints.js';
-import { claimPastShare } from './helpers/held-up-claim.js';
+import { claimPastShare, HELD_UP_BACKLOG } from './helpers/held-up-claim.js';
+import { blockedBy, inTransaction } from './helpers/pg-locks.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 
 const up = await requireService('PostgreSQL', PG_URL);
 const T0 = Date.UTC(2026, 10, 22, 12);
+/** The stores' connections, told apart from other test files' by blockedBy. */
+const APP = `lh_endpoint_due_${process.pid}`;
 
 describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
   const schemas = pgSchemas('lh_endpoint_due');
@@ -30,7 +33,12 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
 
   const setUp = async () => {
     const schema = schemas.fresh();
-    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 3 });
+    const store = createPostgresStore({
+      connectionString: PG_URL,
+      schema,
+      poolSize: 3,
+      applicationName: APP,
+    });
     await store.migrate();
     const endpointOf = (accountId: string, id: string) => storeEndpoint(store, accountId, id, T0);
     let n = 0;
@@ -53,16 +61,15 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     /** Account A's backlog, more than a claim walks; returns the time past it. */
     const backlogOfA = async () => {
       await endpointOf('acct_a', 'ep_a');
-      const backlog = claimWalk(claimWindow(8, 8)) + 20;
-      for (let i = 0; i < backlog; i++) await publish('acct_a', T0 + i);
-      return T0 + backlog;
+      for (let i = 0; i < HELD_UP_BACKLOG; i++) await publish('acct_a', T0 + i);
+      return T0 + HELD_UP_BACKLOG;
     };
     /** A claim at `now` with A's account at the claimer's share: held up, it reads past its walk. */
     const claimPast = (now: number) => claimPastShare(store, now, 'acct_a');
     return { schema, store, endpointOf, publish, entries, backlogOfA, claimPast };
   };
 
-  it('settles the entries a held-up claim found with nothing to take, and finds what is due past more of them than it reads', async () => {
+  it('settles the entries a held-up claim found with nothing to take, and finds in the same call what is due behind more of them than a claim walks', async () => {
     const { schema, store, endpointOf, publish, entries, backlogOfA, claimPast } = await setUp();
     const at = await backlogOfA();
     // More entries with nothing behind them than a claim reads, all before B's: endpoints whose
@@ -137,20 +144,15 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     await store.close();
   });
 
-  /** A transaction on `schema` that holds endpoint `id`'s row in `mode` until `end` is called. */
-  const holding = async (schema: string, id: string, mode: string) => {
-    const client = await pool.connect();
-    await client.query('BEGIN');
-    await client.query(`SET LOCAL search_path = "${schema}"`);
-    await client.query(`SELECT id FROM endpoints WHERE id = $1 FOR ${mode}`, [id]);
-    return {
-      query: (sql: string, values: unknown[] = []) => client.query(sql, values),
-      end: async () => {
-        await client.query('COMMIT');
-        client.release();
-      },
-    };
-  };
+  /** In a transaction of its own, endpoint `id` locked in `mode`, then `run`; committed after. */
+  const holding = (schema: string, id: string, mode: string, run: (tx: pg.PoolClient) => Promise<void>) =>
+    inTransaction(pool, schema, async (tx) => {
+      await tx.query(`SELECT id FROM endpoints WHERE id = $1 FOR ${mode}`, [id]);
+      await run(tx);
+      await tx.query('COMMIT');
+    });
+  /** A settle under way: the entry moved on an hour, as settleDue writes it once its lock is held. */
+  const MOVE_ON = `UPDATE endpoint_due SET next_due_at = next_due_at + 3600000 WHERE endpoint_id = $1`;
 
   it('leaves an entry whose endpoint another transaction holds, for a later claim', async () => {
     const { schema, store, endpointOf, entries, backlogOfA, claimPast } = await setUp();
@@ -160,40 +162,26 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
       T0,
     ]);
     // As a publish to it holds it: what it writes may not be visible to the claim yet.
-    const publishing = await holding(schema, 'ep_s', 'SHARE');
-    expect(await claimPast(at)).toEqual([]);
-    expect((await entries()).ep_s).toBe(T0);
-    await publishing.end();
-    expect(await claimPast(at)).toEqual([]);
+    await holding(schema, 'ep_s', 'SHARE', async () => {
+      await claimPast(at); // nothing to take: it finds the entry stale
+      expect((await entries()).ep_s).toBe(T0);
+    });
+    await claimPast(at);
     expect((await entries()).ep_s).toBeUndefined();
     await store.close();
   });
-
-  /** Resolves once `n` transactions wait for a row of `schema`'s endpoints. */
-  const waitingOnEndpoints = async (schema: string, n: number) => {
-    for (;;) {
-      const { rows } = await pool.query(
-        `SELECT count(DISTINCT t.pid)::int AS n FROM pg_locks t JOIN pg_locks w ON w.pid = t.pid AND NOT w.granted
-         WHERE t.locktype = 'tuple' AND t.relation = $1::regclass`,
-        [`"${schema}".endpoints`],
-      );
-      if (rows[0].n >= n) return;
-    }
-  };
 
   it('lowers again, in a publish that waited for the endpoint, an entry moved on meanwhile', async () => {
     const { schema, store, endpointOf, publish, entries } = await setUp();
     await endpointOf('acct_x', 'ep_x');
     await publish('acct_x', T0);
     expect((await entries()).ep_x).toBe(T0);
-    // A settle under way: the endpoint locked, its entry about to be moved on.
-    const settling = await holding(schema, 'ep_x', 'NO KEY UPDATE');
-    const published = publish('acct_x', T0 + 10);
-    await waitingOnEndpoints(schema, 1); // its snapshot taken, the entry still early in it
-    await settling.query(`UPDATE endpoint_due SET next_due_at = $1 WHERE endpoint_id = 'ep_x'`, [
-      T0 + 3_600_000,
-    ]);
-    await settling.end();
+    let published: Promise<unknown> = Promise.resolve();
+    await holding(schema, 'ep_x', 'NO KEY UPDATE', async (settling) => {
+      published = publish('acct_x', T0 + 10);
+      await blockedBy(pool, settling, APP); // its snapshot taken, the entry still early in it
+      await settling.query(MOVE_ON, ['ep_x']);
+    });
     await published;
     expect((await entries()).ep_x).toBe(T0 + 10);
     await store.close();
@@ -201,19 +189,23 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
 
   it('lowers an entry moved on meanwhile in two processes’ publishes at once, each stored once', async () => {
     const { schema, store, endpointOf, publish, entries } = await setUp();
-    const other = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
+    const other = createPostgresStore({
+      connectionString: PG_URL,
+      schema,
+      poolSize: 2,
+      applicationName: APP,
+    });
     await endpointOf('acct_x', 'ep_x');
     await publish('acct_x', T0);
-    const settling = await holding(schema, 'ep_x', 'NO KEY UPDATE');
-    // Both saw the entry early and find it moved on: both write it, one after the other (or, when
-    // their locks interleave, one is a deadlock's victim and runs again).
-    const published = [publish('acct_x', T0 + 20), publish('acct_x', T0 + 10, other)];
-    await waitingOnEndpoints(schema, 2);
-    await settling.query(`UPDATE endpoint_due SET next_due_at = $1 WHERE endpoint_id = 'ep_x'`, [
-      T0 + 3_600_000,
-    ]);
-    await settling.end();
-    expect((await Promise.all(published)).map((d) => d.length)).toEqual([1, 1]);
+    let published: Promise<unknown[][]> = Promise.resolve([]);
+    await holding(schema, 'ep_x', 'NO KEY UPDATE', async (settling) => {
+      // Both saw the entry early and find it moved on: both write it, one after the other (or, when
+      // their locks interleave, one is a deadlock's victim and runs again).
+      published = Promise.all([publish('acct_x', T0 + 20), publish('acct_x', T0 + 10, other)]);
+      await blockedBy(pool, settling, APP, 2);
+      await settling.query(MOVE_ON, ['ep_x']);
+    });
+    expect((await published).map((d) => d.length)).toEqual([1, 1]);
     expect((await entries()).ep_x).toBe(T0 + 10);
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".deliveries`);
     expect(rows[0].n).toBe(3);

@@ -21,6 +21,7 @@ import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record
 import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
+import { inTransaction as inTransactionOn, blockedBy as waitForBlocked } from './helpers/pg-locks.js';
 import { cteScans, type PlanNode, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
@@ -525,39 +526,9 @@ describe.runIf(pgUp)('postgres', () => {
     await Promise.all(workers.map((w) => w.close()));
   });
 
-  /**
-   * Resolves once a connection of the stores under test waits for a lock `blocker` holds
-   * (pg_blocking_pids; PostgreSQL reports lock waits nowhere a client could subscribe to).
-   */
-  const blockedBy = async (blocker: pg.PoolClient) => {
-    const { rows: own } = await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    for (;;) {
-      const { rows } = await admin.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-         WHERE application_name = $1 AND $2::int = ANY (pg_blocking_pids(pid))`,
-        [APP, own[0]!.pid],
-      );
-      if (rows[0]!.n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  };
-
-  /**
-   * `run` on a second connection, in a transaction on `schema` that it commits or rolls back
-   * itself; whatever it leaves open is rolled back before the connection goes back to the pool.
-   * Resolves with what `run` resolves with.
-   */
-  const inTransaction = async <T>(schema: string, run: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const tx = await admin.connect();
-    try {
-      await tx.query('BEGIN');
-      await tx.query(`SET LOCAL search_path = "${schema}"`);
-      return await run(tx);
-    } finally {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      tx.release();
-    }
-  };
+  const blockedBy = (blocker: pg.PoolClient) => waitForBlocked(admin, blocker, APP);
+  const inTransaction = <T>(schema: string, run: (tx: pg.PoolClient) => Promise<T>) =>
+    inTransactionOn(admin, schema, run);
 
   /** The tables the delivery path reads and writes. */
   const LOG_TABLES = ['deliveries', 'leases', 'endpoints', 'events', 'attempts'];

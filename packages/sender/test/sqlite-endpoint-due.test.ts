@@ -8,45 +8,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { claimWalk, claimWindow } from '../src/store/claim-window.js';
+import { newId } from '../src/domain/ids.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { storeEndpoint } from './helpers/endpoints.js';
-import { claimPastShare } from './helpers/held-up-claim.js';
+import { claimPastShare, HELD_UP_BACKLOG } from './helpers/held-up-claim.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-endpoint-due-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const T0 = Date.UTC(2026, 10, 22, 12);
 
-it('is computed afresh at each migrate from deliveries written without it', async () => {
+it('is computed afresh at each migrate where a release that kept no entries wrote deliveries', async () => {
   const filename = join(dir, 'older-writer.db');
   const store = createSqliteStore({ filename });
   await store.migrate();
-  const endpointOf = (accountId: string, id: string) => storeEndpoint(store, accountId, id, T0);
-  await endpointOf('acct_a', 'ep_a');
-  await endpointOf('acct_b', 'ep_b');
-  // Written as a version without the table writes them: A's backlog, more than a claim walks,
-  // due before B's one.
-  const backlog = claimWalk(claimWindow(8, 8)) + 20;
+  await storeEndpoint(store, 'acct_a', 'ep_a', T0);
+  await storeEndpoint(store, 'acct_b', 'ep_b', T0);
+  const click = (accountId: string, i: number) =>
+    store.publish(
+      { id: newId('evt', T0 + i), accountId, name: 'click', body: new Uint8Array(2), createdAt: T0 + i },
+      () => newId('dlv', T0 + i),
+    );
+  for (let i = 0; i < HELD_UP_BACKLOG; i++) await click('acct_a', i);
+  await click('acct_b', HELD_UP_BACKLOG);
+  // As an older release leaves the file: B's delivery, and no entry for it.
   const raw = new Database(filename);
-  const insert = raw.prepare(`
-    INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
-                            next_attempt_at, created_at, updated_at)
-    VALUES (?, 'evt_1', ?, ?, 'click', 'pending', 0, ?, ?, ?)`);
-  raw.transaction(() => {
-    raw
-      .prepare(
-        `INSERT INTO events (id, account_id, name, body, created_at) VALUES ('evt_1', 'acct_a', 'click', '{}', ${T0})`,
-      )
-      .run();
-    for (let i = 0; i < backlog; i++) insert.run(`dlv_a_${i}`, 'ep_a', 'acct_a', T0 + i, T0, T0);
-    insert.run('dlv_b', 'ep_b', 'acct_b', T0 + backlog, T0, T0);
-  })();
+  raw.prepare(`DELETE FROM endpoint_due WHERE endpoint_id = 'ep_b'`).run();
   raw.close();
   // A's account at the claimer's share: the claim reads past its walk, from the endpoints' entries.
-  const claimPast = async () =>
-    (await claimPastShare(store, T0 + backlog + 1, 'acct_a')).map((c) => c.delivery.id);
-  expect(await claimPast()).toEqual([]);
+  const claimPast = async (now: number) =>
+    (await claimPastShare(store, now, 'acct_a')).map((c) => c.delivery.endpointId);
+  expect(await claimPast(T0 + HELD_UP_BACKLOG + 1)).toEqual([]);
   await store.migrate();
-  expect(await claimPast()).toEqual(['dlv_b']);
+  expect(await claimPast(T0 + HELD_UP_BACKLOG + 2)).toEqual(['ep_b']);
   await store.close();
 });

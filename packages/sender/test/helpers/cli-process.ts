@@ -10,6 +10,9 @@ export interface Finished {
   stderr: string;
 }
 
+/** A command that has not ended by then never will: it is killed and the run fails, naming it. */
+const RUN_LIMIT_MS = 120_000;
+
 /** Runs a command to its end, on `node` (this test's Node.js unless given). */
 export function runCli(
   args: string[],
@@ -21,6 +24,11 @@ export function runCli(
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const limit = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`linkhooks-sender ${args.join(' ')} did not exit within ${RUN_LIMIT_MS} ms`));
+    }, RUN_LIMIT_MS);
+    child.once('close', () => clearTimeout(limit));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {

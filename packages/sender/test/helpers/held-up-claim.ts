@@ -4,9 +4,13 @@
  * read past it.
  *
  * @example
- * const claimed = await claimPastShare(store, T0 + backlog + 1, 'acct_a');
+ * const claimed = await claimPastShare(store, T0 + HELD_UP_BACKLOG + 1, 'acct_a');
  */
+import { claimWalk, claimWindow } from '../../src/store/claim-window.js';
 import type { SenderStore } from '../../src/store/port.js';
+
+/** More due deliveries than claimPastShare's claim walks: a backlog of that size holds it up. */
+export const HELD_UP_BACKLOG = claimWalk(claimWindow(8, 8)) + 20;
 
 export const claimPastShare = (store: SenderStore, now: number, heldAccount: string) =>
   store.claimDue({

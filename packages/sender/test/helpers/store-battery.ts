@@ -12,6 +12,7 @@ import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
+import { claimPastShare, HELD_UP_BACKLOG } from './held-up-claim.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
@@ -471,7 +472,7 @@ export function storeBattery(
       // More of A's due deliveries than a claim of 8 walks, every one due before B's: B's is found
       // by the endpoints' own reads (an unbounded walk found it too, reading all of A's; that the
       // walk stops at its bound is claim-plan.test.ts's to hold).
-      const backlog = claimWalk(claimWindow(8, 8)) + 20;
+      const backlog = HELD_UP_BACKLOG;
       for (let i = 0; i < backlog; i++) await publish(event(a, 'click', T0 + i));
       const healthy = await endpointAt(b, 'https://up.example.org/hook');
       await publish(event(b, 'click', T0 + backlog));
@@ -490,12 +491,11 @@ export function storeBattery(
     it('finds past a backlog it may not take what a retry, a resume, a retry now, a re-enabling and a recovery made due (design D25)', async () => {
       const a = account();
       await endpointAt(a, 'https://stalled.example.com/hook');
-      const backlog = claimWalk(claimWindow(8, 8)) + 20;
+      const backlog = HELD_UP_BACKLOG;
       for (let i = 0; i < backlog; i++) await publish(event(a, 'click', T0 + i));
       const at = T0 + backlog;
       // A's account at the claimer's share throughout: every claim reads past the walk.
-      const claimPast = (now: number) =>
-        store.claimDue({ now, limit: 8, leaseMs: LEASE, perEndpointCap: 8, shares: shares(8, 8, [[a, 8]]) });
+      const claimPast = (now: number) => claimPastShare(store, now, a);
       const heldUp = async (now: number) => (await claimPast(now)).map((c) => c.delivery.endpointId);
       /** A new account's endpoint at `url`, a click to it at `when`, claimed right after. */
       const claimedAt = async (url: string, when: number) => {
@@ -568,7 +568,7 @@ export function storeBattery(
       ]);
     });
 
-    it("finds another tenant's delivery past more of a tenant's endpoints at their limits than a claim walks (design D25)", async () => {
+    it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {
       const a = account();
       const many = claimWalk(claimWindow(8, 8)) + 1;
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
@@ -577,13 +577,7 @@ export function storeBattery(
       const b = account();
       const healthy = await endpointAt(b, 'https://up.example.org/hook');
       await publish(event(b, 'click', T0 + 1));
-      const claimed = await store.claimDue({
-        now: T0 + 2,
-        limit: 8,
-        leaseMs: LEASE,
-        perEndpointCap: 8,
-        shares: shares(8, 8, [[a, 8]]),
-      });
+      const claimed = await claimPastShare(store, T0 + 2, a);
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 

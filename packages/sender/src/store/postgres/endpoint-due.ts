@@ -16,6 +16,7 @@
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
+import { createBackgroundPass } from './background-pass.js';
 import type { Pg } from './connection.js';
 
 /**
@@ -105,25 +106,16 @@ export interface DueSettler {
 }
 
 export function createDueSettler(pg: Pg): DueSettler {
-  let settling: Promise<unknown> | undefined;
-  let stopped = false;
+  const background = createBackgroundPass();
   return {
     // After the background one, whose locks would make this one skip the same endpoints.
     now: async (endpointIds, now) => {
-      await settling;
+      await background.idle();
       return settleDue(pg, endpointIds, now);
     },
     later(endpointIds, now) {
-      if (settling || stopped) return;
-      settling = settleDue(pg, endpointIds, now)
-        .catch(() => undefined)
-        .finally(() => {
-          settling = undefined;
-        });
+      background.start(() => settleDue(pg, endpointIds, now));
     },
-    async stop() {
-      stopped = true;
-      await settling;
-    },
+    stop: () => background.stop(),
   };
 }

@@ -6,6 +6,7 @@
  * another process's vacuum); none hands the table's end pages back (migration 13). A role that
  * does not own the table gets a warning from PostgreSQL and autovacuum alone.
  */
+import { createBackgroundPass } from './background-pass.js';
 import type { Pg } from './connection.js';
 
 /** Leases ended (recorded or released) by one process between two vacuums of `leases`. */
@@ -23,26 +24,15 @@ export interface LeaseVacuum {
 
 export function createLeaseVacuum(pg: Pg): LeaseVacuum {
   let endedSinceVacuum = 0;
-  let vacuuming: Promise<void> | undefined;
-  let stopped = false;
+  const vacuum = createBackgroundPass(); // a vacuum that fails: the next one will try again
   return {
     ended(n) {
       endedSinceVacuum += n;
-      if (endedSinceVacuum < VACUUM_LEASES_EVERY || vacuuming || stopped) return;
-      endedSinceVacuum = 0;
-      vacuuming = pg.pool
-        .query(VACUUM_LEASES)
-        .then(
-          () => undefined,
-          () => undefined, // a maintenance pass: the next one will try again
-        )
-        .finally(() => {
-          vacuuming = undefined;
-        });
+      // Counted on while a vacuum is under way: the next end after it starts another.
+      if (endedSinceVacuum >= VACUUM_LEASES_EVERY && vacuum.start(() => pg.pool.query(VACUUM_LEASES))) {
+        endedSinceVacuum = 0;
+      }
     },
-    async stop() {
-      stopped = true;
-      await vacuuming;
-    },
+    stop: () => vacuum.stop(),
   };
 }
