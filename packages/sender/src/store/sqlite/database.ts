@@ -33,6 +33,9 @@ export interface SqliteDb {
 /** Whether `filename` names no file: SQLite keeps the database in memory. */
 export const isInMemory = (filename: string) => filename === ':memory:' || filename === '';
 
+/** The pages SQLite keeps in memory for the store's connection, in KiB. */
+export const PAGE_CACHE_KIB = 64 * 1024;
+
 export function openSqlite(filename: string, checkpoints: CheckpointEvents = {}): SqliteDb {
   const inMemory = isInMemory(filename);
   // Absolute: the checkpoints' thread and the WAL sync open the file by name, later, whatever the
@@ -47,6 +50,9 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
   // Deleted rows are overwritten with zeros, not left in free pages: a deleted endpoint's secret
   // or a pruned event's body is gone from the file, not just unlinked.
   raw.pragma('secure_delete = ON');
+  // A delivery's rows touch some ten indexes: with SQLite's default 2 MiB of cache their pages were
+  // evicted and read back from the file at each turn, a tenth more of the service's CPU per delivery.
+  raw.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   // A WAL that grew past its limit (design D58) is cut back to it when it starts over.
   raw.pragma(`journal_size_limit = ${WAL_LIMIT_FRAMES * 4096}`);
   const cache = new Map<string, Database.Statement>();
