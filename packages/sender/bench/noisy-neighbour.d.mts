@@ -7,4 +7,7 @@ export function noisyNeighbour(options: {
   aEndpoints?: number;
   aEvents?: number;
   bEvents?: number;
+  aAccounts?: number;
+  env?: Record<string, string>;
+  untilInFlight?: number;
 }): Promise<{ without: number[]; with: number[]; aOpenPeak: number }>;

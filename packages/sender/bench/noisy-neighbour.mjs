@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 // The noisy-neighbour scenario, against the CLI-started service over HTTP: tenant A points
 // `aEndpoints` endpoints at a receiver that reads each request and never answers, plus one
-// answering 500, and publishes `aEvents` clicks in one batch; tenant B's endpoint is on a healthy
+// answering 500, and publishes `aEvents` clicks in one batch (with `aAccounts`, as many such tenants,
+// the first with the failing endpoint); tenant B's endpoint is on a healthy
 // receiver. B publishes one click at a time and times publish → receipt, first without A, then
 // while A's deliveries hold what the service lets them. Used by `bench/run.mjs` (part `noisy`) and
 // by test/noisy-neighbour.test.ts. PostgreSQL: `workers` more `linkhooks-sender worker` processes.
@@ -13,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleEventData } from '@linkhooks/protocol';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
@@ -33,6 +36,38 @@ const TOKEN = 'svc_noisy_neighbour_token_0123456789';
 const WARMUP_EVENTS = 5; // B's unmeasured publishes before it is measured without A
 
 const click = (id) => ({ ...sampleEventData('click'), click_id: id });
+
+/**
+ * Resolves once `db` holds at least `count` live leases (requests in flight), read from the
+ * database every 20 ms: the stalled receiver sees no more requests than its origin's sockets.
+ */
+async function leasesReach(db, count) {
+  let read;
+  let close;
+  if (db.startsWith('sqlite:')) {
+    const file = new Database(db.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    const st = file.prepare('SELECT count(*) AS n FROM deliveries WHERE lease_expires_at > ?');
+    read = async () => st.get(Date.now()).n;
+    close = async () => file.close();
+  } else {
+    const url = new URL(db);
+    const schema = url.searchParams.get('schema');
+    url.searchParams.delete('schema');
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    const sql = `SELECT count(*)::int AS n FROM ${client.escapeIdentifier(schema)}.leases WHERE expires_at > $1`;
+    read = async () => (await client.query(sql, [Date.now()])).rows[0].n;
+    close = () => client.end();
+  }
+  try {
+    for (;;) {
+      if ((await read()) >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await close();
+  }
+}
 
 /** An HTTPS server on a loopback port; `onRequest(req, res, body)` once the body is read. */
 async function httpsServer(certs, onRequest) {
@@ -112,6 +147,9 @@ export async function noisyNeighbour({
   aEndpoints = 50,
   aEvents = 1000,
   bEvents = 40,
+  aAccounts = 1,
+  env: settings = {},
+  untilInFlight = 0,
 }) {
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-noisy-'));
   const caFile = join(dir, 'ca.pem');
@@ -123,6 +161,7 @@ export async function noisyNeighbour({
     LINKHOOKS_MASTER_KEY: MASTER_KEY,
     LINKHOOKS_LOG_LEVEL: 'info', // the line saying where serve listens is at info
     NODE_EXTRA_CA_CERTS: caFile,
+    ...settings, // LINKHOOKS_CONCURRENCY and the like, for every process
   };
   const processes = [];
   const servers = [];
@@ -153,7 +192,9 @@ export async function noisyNeighbour({
       JSON.parse(
         await runCli(['accounts', 'create', '--name', name, '--plan', 'business', '--json', '--db', db], env),
       );
-    const [a, b] = [await account('Tenant A'), await account('Tenant B')];
+    const hanging = [];
+    for (let k = 0; k < aAccounts; k++) hanging.push(await account(`Tenant A${k || ''}`));
+    const [a, b] = [hanging[0], await account('Tenant B')];
 
     const serve = startProcess(['serve', '--db', db, '--port', '0', '--allow-private-networks'], env);
     processes.push(serve);
@@ -178,8 +219,13 @@ export async function noisyNeighbour({
         throw new HarnessError(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
       return json;
     };
-    for (let i = 0; i < aEndpoints; i++) {
-      await post('/v1/endpoints', a.api_key, { url: `${stalled.origin}/hang/${i}`, events: ['click'] });
+    for (const [k, tenant] of hanging.entries()) {
+      for (let i = 0; i < aEndpoints; i++) {
+        await post('/v1/endpoints', tenant.api_key, {
+          url: `${stalled.origin}/hang/${k}/${i}`,
+          events: ['click'],
+        });
+      }
     }
     await post('/v1/endpoints', a.api_key, { url: `${stalled.origin}/failing`, events: ['click'] });
     await post('/v1/endpoints', b.api_key, { url: `${healthy.origin}/b`, events: ['click'] });
@@ -203,11 +249,13 @@ export async function noisyNeighbour({
     // code, which the measurement with A finds done; counted, they would be B's p99 without A.
     await measureB(WARMUP_EVENTS);
     const without = await measureB(bEvents);
-    const events = Array.from({ length: aEvents }, (_, i) => ({
-      account_id: a.id,
-      event: 'click',
-      data: click(`clk_a_${i}`),
-    }));
+    const events = hanging.flatMap((tenant, k) =>
+      Array.from({ length: aEvents }, (_, i) => ({
+        account_id: tenant.id,
+        event: 'click',
+        data: click(`clk_a_${k}_${i}`),
+      })),
+    );
     for (let i = 0; i < events.length; i += 1000) {
       await post('/internal/v1/events/batch', TOKEN, { events: events.slice(i, i + 1000) });
     }
@@ -221,6 +269,11 @@ export async function noisyNeighbour({
       30_000,
       "A's deliveries to reach the stalled receiver",
     );
+    // `untilInFlight` of A's hanging requests taken (not only those the receiver sees), so that B
+    // is measured against them in flight rather than behind them in the queue.
+    if (untilInFlight > 0) {
+      await withTimeout(leasesReach(db, untilInFlight), 30_000, `${untilInFlight} of A's requests in flight`);
+    }
     const withA = await measureB(bEvents);
     return { without, with: withA, aOpenPeak: peakOpen };
   } finally {

@@ -17,6 +17,7 @@ import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import {
   DUE_ENDPOINTS,
+  DUE_IN_FLIGHT,
   DUE_PAST_WALK,
   SELECT_DUE,
   SELECT_HEADS,
@@ -79,6 +80,22 @@ describe('the SQLite claim on a platform’s database', () => {
         expect(due).toMatch(/SEARCH q USING (COVERING )?INDEX endpoint_due_by_time \(next_due_at<\?\)/);
         expect(due).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(due).not.toMatch(/SCAN (q|e|d)\b|AUTOMATIC|TEMP B-TREE/);
+        // The endpoints in flight, left out there and read apart: from the leased rows only, each
+        // one's entry and row by key, and a seek for a due delivery no one holds (sorting no more
+        // than are in flight).
+        expect(due).toMatch(
+          /SEARCH deliveries USING COVERING INDEX deliveries_leased \(lease_expires_at>\?\)/,
+        );
+        const inFlight = plan(DUE_IN_FLIGHT, { now: 0, ...full, scan: 512 });
+        expect(inFlight).toMatch(
+          /SEARCH deliveries USING COVERING INDEX deliveries_leased \(lease_expires_at>\?\)/,
+        );
+        expect(inFlight).toMatch(/SEARCH q USING INDEX sqlite_autoindex_endpoint_due_1 \(endpoint_id=\?\)/);
+        expect(inFlight).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
+        expect(inFlight).not.toMatch(/SCAN (q|e|d|deliveries)\b|AUTOMATIC/);
+        expect(inFlight).toMatch(
+          /SEARCH h EXISTS USING INDEX deliveries_queued_by_endpoint \(endpoint_id=\? AND status=\? AND next_attempt_at<\?\)/,
+        );
         // An attempt's look at what its endpoint has left: one seek per claimable status.
         const earliest = plan(EARLIEST_DUE, { endpointId: 'ep_1' });
         expect(
@@ -202,6 +219,30 @@ describe('the PostgreSQL claim', async () => {
           // (The same generic plan runs both; the endpoints read besides are the walk's, joined by
           // the planner's choice of a hash or lookups, whatever the claim.)
           expect(rowsRead(past, 'endpoints') - rowsRead(open, 'endpoints')).toBeLessThan(IDLE_ENDPOINTS / 10);
+          expect(indexRead(open, 'endpoint_due_pkey')).toBe(0);
+          expect(indexRead(past, 'endpoint_due_pkey')).toBe(0);
+        });
+        // Two of B's endpoints with a request in flight (another worker's): read apart, their entries
+        // by key, among the endpoints in flight only, each kept for a due delivery no one holds (a
+        // seek that finds one at the first status); the other two as before. Nothing more.
+        await schemas.admin.query(
+          `INSERT INTO "${schema}".leases (delivery_id, endpoint_id, token, expires_at)
+           SELECT DISTINCT ON (endpoint_id) id, endpoint_id, 'elsewhere', $1::bigint
+           FROM "${schema}".deliveries WHERE account_id = 'acct_b'
+           ORDER BY endpoint_id, next_attempt_at LIMIT 2`,
+          [request.now + 60_000],
+        );
+        await withPlans(schemas.admin, schema, async (plan) => {
+          const open = await plan(CLAIM_DUE, claimParams(request));
+          expect(indexRead(open, 'endpoint_due_pkey')).toBe(0);
+          const past = await plan(CLAIM_DUE, claimParams(held));
+          expect(indexRead(past, 'endpoint_due_pkey')).toBe(2);
+          expect(indexRead(past, 'endpoint_due_by_time')).toBe(8);
+          const seeks = indexScans(past, 'deliveries_queued_by_endpoint', /endpoint_id = /).reduce(
+            (loops, scan) => loops + scan['Actual Loops'],
+            0,
+          );
+          expect(seeks).toBe(4 * CLAIMABLE_STATUSES.length + 2);
         });
       } finally {
         await store.close();

@@ -581,6 +581,31 @@ export function storeBattery(
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
+    it("finds another tenant's delivery past more of a tenant's endpoints in flight than a claim walks, their requests other workers' (design D25)", async () => {
+      const a = account();
+      const many = claimWalk(claimWindow(8, 8)) + 1;
+      for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
+      await publish(event(a, 'click', T0));
+      // Other workers hold every one of A's clicks, each endpoint below its cap: this claimer's
+      // shares do not count them, so A is at no limit of its, and the endpoints, read first in due
+      // order, have nothing to give. (A hanging tenant across many processes.)
+      const elsewhere = await store.claimDue({ now: T0 + 1, limit: many, leaseMs: LEASE, perEndpointCap: 8 });
+      expect(elsewhere).toHaveLength(many);
+      // C's endpoint has a request of its own out and a second click due: in flight too, and not
+      // to be hidden by A's.
+      const c = account();
+      const busy = await endpointAt(c, 'https://busy.example.org/hook');
+      await publish(event(c, 'click', T0 + 2));
+      const [out] = await store.claimDue({ now: T0 + 3, limit: 100, leaseMs: LEASE, perEndpointCap: 8 });
+      expect(out!.delivery.endpointId).toBe(busy.id);
+      await publish(event(c, 'click', T0 + 4));
+      const b = account();
+      const healthy = await endpointAt(b, 'https://up.example.org/hook');
+      await publish(event(b, 'click', T0 + 5));
+      const claimed = await claimPastShare(store, T0 + 6, account());
+      expect(claimed.map((d) => d.delivery.endpointId)).toEqual([busy.id, healthy.id]);
+    });
+
     it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {
       const a = account();
       const ep = await endpoint(a);

@@ -78,18 +78,24 @@ ORDER BY d.next_attempt_at`;
  * instead of walking the index. Each row passed over is a step of the walk, so it takes at most
  * `$19` steps (claimWalk): a tenant's backlog waiting behind its own limits made every claim read
  * all of it (another tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
- * fewer than `$5`, `due_endpoints` (its condition decided once per statement) reads the endpoints
- * with something due by their next due time (endpoint-due.ts), in due order, at most `$19` of them,
- * those that may take no more left out before the limit: endpoints whose queued deliveries are not
- * due yet cost nothing, however many (seeking into each endpoint with queued deliveries took 157 ms
- * a claim at 20,000 endpoints holding a retry each). `heads` then reads the first `$3` due,
- * unleased deliveries of each claimable status (`$18`) of each one enabled and unpaused, a seek
- * each into the index of each endpoint's queued deliveries by status and due time (migration 17).
- * The status sought is that parameter's, beside the queued statuses' list, so that only that index
- * can be proven to hold the rows, not the due-time index (every endpoint's rows): the generic plan
- * walked the latter for each endpoint instead, filtering by endpoint. The entries it read with
- * nothing to take and nothing in flight (`stale`) come back with the answer, for claimDue to settle.
- * `leases` holds only work in flight, so counting it costs nothing however large the log grows.
+ * fewer than `$5` (`held_up`, decided once per statement), `due_endpoints` reads the endpoints
+ * with something due by their next due time (endpoint-due.ts), in due order, a bounded number of
+ * them, those that may take no more left out before the limit: endpoints whose queued deliveries
+ * are not due yet cost nothing, however many (seeking into each endpoint with queued deliveries
+ * took 157 ms a claim at 20,000 endpoints holding a retry each). Endpoints with a request in flight keep their
+ * entries (a lease that runs out makes its delivery claimable with no write), so they are read
+ * apart (`in_flight_due`; `idle_due` the others, at most `$19` each): from those `live` holds, the
+ * ones with a due delivery no one holds. In one due order with the others, more of them than `$19`
+ * (a tenant's hanging endpoints, held by other workers) filled the read, and every other tenant's
+ * delivery waited until their requests ended. `heads`
+ * then reads the first `$3` due, unleased deliveries of each claimable status (`$18`) of each one
+ * enabled and unpaused, a seek each into the index of each endpoint's queued deliveries by status
+ * and due time (migration 17). The status sought is that parameter's, beside the queued statuses'
+ * list, so that only that index can be proven to hold the rows, not the due-time index (every
+ * endpoint's rows): the generic plan walked the latter for each endpoint instead, filtering by
+ * endpoint. The entries it read with nothing to take and nothing in flight (`stale`) come back
+ * with the answer, for claimDue to settle. `leases` holds only work in flight, so counting it
+ * costs nothing however large the log grows.
  *
  * The cap is read from this statement's snapshot: claimers racing on one endpoint can together
  * exceed it briefly (bounded by claimers × cap); the lease and the token stay exact.
@@ -127,7 +133,12 @@ walked AS (
   ORDER BY f.next_attempt_at
   LIMIT $5::int
 ),
-due_endpoints AS MATERIALIZED (
+held_up AS MATERIALIZED (
+  -- CASE: the walk's count first, the read past its bound only when it came up short.
+  SELECT 1 WHERE CASE WHEN (SELECT count(*) FROM walked) < $5::int
+                      THEN EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET $19::int LIMIT 1) END
+),
+idle_due AS (
   SELECT e.id, e.enabled AND NOT e.paused AS live
   FROM endpoint_due q
   -- By key, for each entry: joined, the generic plan read every endpoint to hash them. The LIMIT
@@ -138,10 +149,46 @@ due_endpoints AS MATERIALIZED (
   WHERE q.next_due_at BETWEEN 0 AND $1::bigint
     AND e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
     AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
-    AND (SELECT count(*) FROM walked) < $5::int
-    AND EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET $19::int LIMIT 1)
+    AND q.endpoint_id NOT IN (SELECT endpoint_id FROM live)
+    AND EXISTS (SELECT 1 FROM held_up)
   ORDER BY q.next_due_at
   LIMIT $19::int
+),
+in_flight_due AS (
+  SELECT e.id, e.enabled AND NOT e.paused AS live
+  FROM (
+    SELECT DISTINCT endpoint_id FROM live WHERE endpoint_id NOT IN (SELECT endpoint_id FROM full_endpoints)
+  ) f
+  CROSS JOIN LATERAL (
+    SELECT q.next_due_at FROM endpoint_due q
+    WHERE q.endpoint_id = f.endpoint_id AND q.next_due_at BETWEEN 0 AND $1::bigint LIMIT 1
+  ) q
+  CROSS JOIN LATERAL (
+    SELECT e.id, e.account_id, e.enabled, e.paused FROM endpoints e WHERE e.id = f.endpoint_id LIMIT 1
+  ) e
+  WHERE e.account_id NOT IN (SELECT account_id FROM full_accounts)
+    AND EXISTS (SELECT 1 FROM held_up)
+    -- Only those with a due delivery no one holds: one seek per claimable status, stepping past the
+    -- endpoint's own leased ones.
+    AND EXISTS (
+      SELECT 1 FROM unnest($18::text[]) AS s (status)
+      CROSS JOIN LATERAL (
+        SELECT 1 FROM deliveries d
+        WHERE d.endpoint_id = f.endpoint_id
+          AND d.status IN ${QUEUED_SQL}
+          AND d.status = s.status
+          AND d.next_attempt_at <= $1::bigint
+          AND d.id NOT IN (SELECT delivery_id FROM live)
+        LIMIT 1
+      ) d
+    )
+  ORDER BY q.next_due_at
+  LIMIT $19::int
+),
+due_endpoints AS MATERIALIZED (
+  SELECT * FROM idle_due
+  UNION ALL
+  SELECT * FROM in_flight_due
 ),
 heads AS (
   SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at

@@ -67,14 +67,38 @@ export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
  * deliveries took 64 ms at 20,000 endpoints holding a retry each). Endpoints at their cap, or whose
  * account or origin is at the claimer's share, are left out before the limit (they keep their
  * entries); `live`: enabled and not paused.
+ *
+ * Endpoints with a request in flight keep their entries (a lease that runs out makes its delivery
+ * claimable with no write), so they are read apart (DUE_IN_FLIGHT, at most `@scan` more): from the
+ * leased rows, the ones with a due delivery no one holds. In one due order with the others, more of
+ * them than `@scan` (a tenant's hanging endpoints, held by other workers) filled the read, and every
+ * other tenant's delivery waited until their requests ended.
  */
+const NOT_FULL = `
+  AND e.id NOT IN (SELECT value FROM json_each(@full))
+  AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
+/** The endpoints with a live lease, from the leased rows only (the partial index, as IN_FLIGHT). */
+const LEASED_ENDPOINTS = `
+SELECT endpoint_id FROM deliveries INDEXED BY deliveries_leased
+WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now`;
 export const DUE_ENDPOINTS = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
 FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in this order
-WHERE q.next_due_at <= @now AND e.id = q.endpoint_id
-  AND e.id NOT IN (SELECT value FROM json_each(@full))
-  AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
-  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
+WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
+  AND e.id NOT IN (${LEASED_ENDPOINTS})
+ORDER BY q.next_due_at
+LIMIT @scan`;
+export const DUE_IN_FLIGHT = `
+SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
+FROM (SELECT DISTINCT endpoint_id FROM (${LEASED_ENDPOINTS})) f
+CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
+WHERE q.endpoint_id = f.endpoint_id AND q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
+  AND EXISTS (
+    SELECT 1 FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
+    WHERE h.endpoint_id = e.id AND h.status IN ${CLAIMABLE_SQL} AND h.status IN ${QUEUED_SQL}
+      AND h.next_attempt_at <= @now
+      AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now))
 ORDER BY q.next_due_at
 LIMIT @scan`;
 
@@ -121,7 +145,9 @@ function* counting(rows: Iterable<Row>, seen: { n: number }): Generator<Row> {
  * and dropped when the endpoint is disabled or paused (re-enabling and resuming lower it again).
  */
 function headsOf(db: SqliteDb, params: Record<string, unknown>): Row[] {
-  const found = db.st(DUE_ENDPOINTS).all(params) as { id: string; live: number }[];
+  const found = [DUE_ENDPOINTS, DUE_IN_FLIGHT].flatMap(
+    (sql) => db.st(sql).all(params) as { id: string; live: number }[],
+  );
   const ids: string[] = [];
   for (const f of found) {
     if (f.live === 1) ids.push(f.id);
