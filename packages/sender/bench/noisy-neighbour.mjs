@@ -39,29 +39,35 @@ const click = (id) => ({ ...sampleEventData('click'), click_id: id });
 
 /**
  * Resolves once `db` holds at least `count` live leases (requests in flight), read from the
- * database every 20 ms: the stalled receiver sees no more requests than its origin's sockets.
+ * database every 20 ms (the stalled receiver sees no more requests than its origin's sockets);
+ * rejects after `ms`.
  */
-async function leasesReach(db, count) {
+async function leasesReach(db, count, ms) {
+  const deadline = monotonicMs() + ms;
   let read;
-  let close;
-  if (db.startsWith('sqlite:')) {
-    const file = new Database(db.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
-    const st = file.prepare('SELECT count(*) AS n FROM deliveries WHERE lease_expires_at > ?');
-    read = async () => st.get(Date.now()).n;
-    close = async () => file.close();
-  } else {
-    const url = new URL(db);
-    const schema = url.searchParams.get('schema');
-    url.searchParams.delete('schema');
-    const client = new pg.Client({ connectionString: url.toString() });
-    await client.connect();
-    const sql = `SELECT count(*)::int AS n FROM ${client.escapeIdentifier(schema)}.leases WHERE expires_at > $1`;
-    read = async () => (await client.query(sql, [Date.now()])).rows[0].n;
-    close = () => client.end();
-  }
+  let close = async () => {};
   try {
+    if (db.startsWith('sqlite:')) {
+      const file = new Database(db.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+      close = async () => file.close();
+      const st = file.prepare('SELECT count(*) AS n FROM deliveries WHERE lease_expires_at > ?');
+      read = async () => st.get(Date.now()).n;
+    } else {
+      const url = new URL(db);
+      const schema = url.searchParams.get('schema') ?? 'public';
+      url.searchParams.delete('schema');
+      const client = new pg.Client({ connectionString: url.toString() });
+      close = () => client.end();
+      await client.connect();
+      const sql = `SELECT count(*)::int AS n FROM ${client.escapeIdentifier(schema)}.leases WHERE expires_at > $1`;
+      read = async () => (await client.query(sql, [Date.now()])).rows[0].n;
+    }
     for (;;) {
-      if ((await read()) >= count) return;
+      const n = await read();
+      if (n >= count) return;
+      if (monotonicMs() > deadline) {
+        throw new HarnessError(`timed out after ${ms} ms waiting for ${count} requests in flight (${n})`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {
@@ -272,7 +278,7 @@ export async function noisyNeighbour({
     // `untilInFlight` of A's hanging requests taken (not only those the receiver sees), so that B
     // is measured against them in flight rather than behind them in the queue.
     if (untilInFlight > 0) {
-      await withTimeout(leasesReach(db, untilInFlight), 30_000, `${untilInFlight} of A's requests in flight`);
+      await leasesReach(db, untilInFlight, 30_000);
     }
     const withA = await measureB(bEvents);
     return { without, with: withA, aOpenPeak: peakOpen };

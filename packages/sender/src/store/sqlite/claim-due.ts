@@ -11,7 +11,7 @@ import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
-import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
+import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { dropDue, settleDue } from './endpoint-due.js';
 import type { WriteQueue } from './write-queue.js';
@@ -94,11 +94,14 @@ SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
 FROM (SELECT DISTINCT endpoint_id FROM (${LEASED_ENDPOINTS})) f
 CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
 WHERE q.endpoint_id = f.endpoint_id AND q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
-  AND EXISTS (
+  AND (${CLAIMABLE_STATUSES.map(
+    // One seek per status, as SELECT_HEADS: a list there could make the seek walk held rows too.
+    (status) => `EXISTS (
     SELECT 1 FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
-    WHERE h.endpoint_id = e.id AND h.status IN ${CLAIMABLE_SQL} AND h.status IN ${QUEUED_SQL}
+    WHERE h.endpoint_id = e.id AND h.status = ${sqlString(status)} AND h.status IN ${QUEUED_SQL}
       AND h.next_attempt_at <= @now
-      AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now))
+      AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now))`,
+  ).join(' OR ')})
 ORDER BY q.next_due_at
 LIMIT @scan`;
 

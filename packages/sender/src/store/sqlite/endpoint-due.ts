@@ -3,8 +3,8 @@
  * instead of every endpoint with queued deliveries (claim-due.ts). An entry is a lower bound: a
  * write that makes one of the endpoint's deliveries claimable, or due sooner, lowers it here; an
  * attempt, and a claim that finds nothing to take behind an entry, move it on when nothing of the
- * endpoint's is due any more (`settleDue`); a disabling drops it, and a pause leaves it for the
- * claim to drop.
+ * endpoint's is due any more (`settleDue`); a disabling drops it, and a pause leaves it for a
+ * held-up claim to drop once nothing of the endpoint's is in flight (an attempt's settle may first).
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
