@@ -579,12 +579,12 @@ async function runNoisy(ctx) {
   console.log(
     `   ${pad('', 28)}${lpad('without A p50/p99 ms', 22)}${lpad('with A p50/p99 ms', 20)}   A's requests open (peak)`,
   );
+  const pair = (xs) => `${fmtMs(percentile(xs, 50))} / ${fmtMs(percentile(xs, 99))}`;
   const results = [];
   for (const { label, workers } of stores) {
     for (const aEvents of NOISY_BACKLOGS) {
       const db = await database(label);
       const r = await noisyNeighbour({ db, certs: ctx.certs, workers, aEvents, bEvents: 60 });
-      const pair = (xs) => `${fmtMs(percentile(xs, 50))} / ${fmtMs(percentile(xs, 99))}`;
       console.log(
         `   ${pad(`${label}, A ${fmtInt(aEvents)}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
       );
@@ -606,7 +606,6 @@ async function runNoisy(ctx) {
         LINKHOOKS_PER_ORIGIN_CAP: String(Math.ceil(IN_FLIGHT_CROWD.slots / (workers + 1))),
       },
     });
-    const pair = (xs) => `${fmtMs(percentile(xs, 50))} / ${fmtMs(percentile(xs, 99))}`;
     console.log(
       `   ${pad(`${label}, ${crowdLabel}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
     );

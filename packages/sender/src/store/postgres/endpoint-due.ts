@@ -14,19 +14,37 @@
  * before the lock was granted. A publish that waits for that lock sees the entry as moved on: it
  * reads the entry with a lock (the newest version, not its snapshot's), and lowers it again.
  */
+
+import type pg from 'pg';
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
 import { createBackgroundPass } from './background-pass.js';
-import type { Pg } from './connection.js';
+import { NOTIFY_DUE, type Pg } from './connection.js';
 
 /**
  * `$1` the endpoint, `$2` the due time of one of its deliveries made claimable. Run by a
  * transaction that holds a lock on the endpoint row. Writes nothing when the entry is as early.
  */
-export const LOWER_DUE = `
+const LOWER_DUE = `
 INSERT INTO endpoint_due (endpoint_id, next_due_at) VALUES ($1, $2)
 ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
 WHERE excluded.next_due_at < endpoint_due.next_due_at`;
+
+/**
+ * A write made deliveries of `endpointId` claimable, the earliest due at `at` (a resume, a recovery,
+ * a retry now, a re-enabling; a publish does the same in its one statement): in the write's
+ * transaction, which holds the endpoint row, its entry is lowered and the workers are woken when it
+ * commits.
+ */
+export async function madeClaimable(
+  client: pg.PoolClient,
+  schema: string,
+  endpointId: string,
+  at: number,
+): Promise<void> {
+  await client.query(LOWER_DUE, [endpointId, at]);
+  await client.query(NOTIFY_DUE, [schema]);
+}
 
 /**
  * Every entry lowered to its endpoint's earliest claimable delivery where it is later, or added

@@ -9,8 +9,8 @@ import type { Resumed } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
-import { NOTIFY_DUE, type Pg } from './connection.js';
-import { LOWER_DUE } from './endpoint-due.js';
+import type { Pg } from './connection.js';
+import { madeClaimable } from './endpoint-due.js';
 
 const PAUSE_ENDPOINT = `
 UPDATE endpoints SET paused = true, paused_at = $3, updated_at = $3
@@ -58,10 +58,7 @@ export async function resumeEndpoint(
     const [row] = (await client.query(RESUME_ENDPOINT, [id, accountId, now])).rows;
     const [held] = row?.enabled ? (await client.query(RESUME_HELD, [id, now])).rows : [{ n: 0 }];
     const resumed = held.n as number;
-    if (resumed > 0) {
-      await client.query(LOWER_DUE, [id, held.at]);
-      await client.query(NOTIFY_DUE, [pg.schema]);
-    }
+    if (resumed > 0) await madeClaimable(client, pg.schema, id, held.at);
     const [endpoint] = (await client.query(SELECT_ENDPOINT, [id, accountId])).rows;
     return endpoint ? { endpoint: toEndpoint(endpoint), resumed } : null;
   });

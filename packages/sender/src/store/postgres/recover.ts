@@ -6,8 +6,8 @@
  */
 import type { RecoverRequest, RecoverResult } from '../port.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
-import { NOTIFY_DUE, type Pg } from './connection.js';
-import { LOWER_DUE } from './endpoint-due.js';
+import type { Pg } from './connection.js';
+import { madeClaimable } from './endpoint-due.js';
 
 const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND account_id = $2 FOR SHARE`;
 /**
@@ -39,10 +39,7 @@ export async function recoverDeliveries(
     if (endpoint.paused) return { ok: false, reason: 'endpoint_paused' };
     const recovered = (await client.query(RECOVER, [id, r.since, r.until, r.now, r.limit])).rowCount ?? 0;
     const [{ n }] = (await client.query(COUNT_FAILED, [id, r.since, r.until])).rows;
-    if (recovered > 0) {
-      await client.query(LOWER_DUE, [id, r.now]);
-      await client.query(NOTIFY_DUE, [pg.schema]);
-    }
+    if (recovered > 0) await madeClaimable(client, pg.schema, id, r.now);
     return { ok: true, recovered, remaining: Number(n) };
   });
 }

@@ -7,8 +7,8 @@ import { enabledNotice, type NoticeRules } from '../../domain/operator-notice.js
 import type { Reenabled } from '../port.js';
 import { toEndpoint } from '../rows.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
-import { NOTIFY_DUE, type Pg } from './connection.js';
-import { LOWER_DUE } from './endpoint-due.js';
+import type { Pg } from './connection.js';
+import { madeClaimable } from './endpoint-due.js';
 import { insertNotice } from './operator-notices.js';
 
 /** `was_enabled`: the row's state before, read under the update's lock. */
@@ -46,8 +46,7 @@ export async function reenableEndpoint(
       : endpoint.paused
         ? await count(HOLD_SKIPPED, [id, now])
         : await count(RESUME_DELIVERIES, [id, now, 'skipped']);
-    if (!endpoint.paused && resumed + replayed > 0) await client.query(LOWER_DUE, [id, now]);
-    await client.query(NOTIFY_DUE, [pg.schema]);
+    if (!endpoint.paused && resumed + replayed > 0) await madeClaimable(client, pg.schema, id, now);
     return { endpoint, resumed, replayed, ...(notice ? { noticed: true } : {}) };
   });
 }

@@ -2,9 +2,9 @@
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
-import { NOTIFY_DUE, type Pg } from './connection.js';
+import type { Pg } from './connection.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
-import { LOWER_DUE } from './endpoint-due.js';
+import { madeClaimable } from './endpoint-due.js';
 
 /** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
 const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 FOR SHARE`;
@@ -33,8 +33,7 @@ export async function retryNow(
     const lease = await one(SELECT_LEASE, [deliveryId]);
     if (lease && Number(lease.expires_at) > now) return { ok: false, reason: 'in_flight' };
     const updated = await one(RETRY_NOW, [deliveryId, now]);
-    await client.query(LOWER_DUE, [found.endpoint_id, now]);
-    await client.query(NOTIFY_DUE, [pg.schema]);
+    await madeClaimable(client, pg.schema, found.endpoint_id, now);
     return { ok: true, delivery: toDelivery(updated) };
   });
 }

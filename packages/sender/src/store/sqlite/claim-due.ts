@@ -17,16 +17,16 @@ import { dropDue, settleDue } from './endpoint-due.js';
 import type { WriteQueue } from './write-queue.js';
 
 /**
- * Deliveries in flight per endpoint, from the leased rows only (the partial index
- * `deliveries_leased`; without INDEXED BY the planner scans every delivery ever made to group
- * them). Leases named in `@finishing` (a JSON array of [delivery id, token]) are not in flight:
- * their requests are over and their records are on the way.
+ * Every endpoint with a live lease, and its deliveries in flight, from the leased rows only (the
+ * partial index `deliveries_leased`; without INDEXED BY the planner scans every delivery ever made
+ * to group them). Leases named in `@finishing` (a JSON array of [delivery id, token]) hold but are
+ * not in flight: their requests are over and their records are on the way (`n` may be 0).
  */
-const IN_FLIGHT = `
-SELECT endpoint_id, count(*) AS n FROM deliveries INDEXED BY deliveries_leased
+export const LEASED = `
+SELECT endpoint_id, sum((id, lease_token) NOT IN (
+    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))) AS n
+FROM deliveries INDEXED BY deliveries_leased
 WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now
-  AND (id, lease_token) NOT IN (
-    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@finishing))
 GROUP BY endpoint_id`;
 
 /** The claimable deliveries due by `@now`, in due order, from the due-time index. */
@@ -68,9 +68,9 @@ export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
  * account or origin is at the claimer's share, are left out before the limit (they keep their
  * entries); `live`: enabled and not paused.
  *
- * Endpoints with a request in flight keep their entries (a lease that runs out makes its delivery
- * claimable with no write), so they are read apart (DUE_IN_FLIGHT, at most `@scan` more): from the
- * leased rows, the ones with a due delivery no one holds. In one due order with the others, more of
+ * Endpoints with a live lease (`@leased`, a JSON array: LEASED) keep their entries (a lease that
+ * runs out makes its delivery claimable with no write), so they are read apart (DUE_IN_FLIGHT, at
+ * most `@scan` more): the ones with a due delivery no one holds. In one due order with the others, more of
  * them than `@scan` (a tenant's hanging endpoints, held by other workers) filled the read, and every
  * other tenant's delivery waited until their requests ended.
  */
@@ -78,22 +78,17 @@ const NOT_FULL = `
   AND e.id NOT IN (SELECT value FROM json_each(@full))
   AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
   AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
-/** The endpoints with a live lease, from the leased rows only (the partial index, as IN_FLIGHT). */
-const LEASED_ENDPOINTS = `
-SELECT endpoint_id FROM deliveries INDEXED BY deliveries_leased
-WHERE lease_expires_at IS NOT NULL AND lease_expires_at > @now`;
 export const DUE_ENDPOINTS = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
 FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in this order
 WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
-  AND e.id NOT IN (${LEASED_ENDPOINTS})
+  AND e.id NOT IN (SELECT value FROM json_each(@leased))
 ORDER BY q.next_due_at
 LIMIT @scan`;
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
-FROM (SELECT DISTINCT endpoint_id FROM (${LEASED_ENDPOINTS})) f
-CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
-WHERE q.endpoint_id = f.endpoint_id AND q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
+FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
+WHERE q.endpoint_id = f.value AND q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND (${CLAIMABLE_STATUSES.map(
     // One seek per status, as SELECT_HEADS: a list there could make the seek walk held rows too.
     (status) => `EXISTS (
@@ -182,7 +177,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     finishing = [],
     shares,
   }: ClaimRequest): ClaimedDelivery[] => {
-    const counted = db.st(IN_FLIGHT).all({
+    const counted = db.st(LEASED).all({
       now,
       finishing: JSON.stringify(finishing.map((f) => [f.deliveryId, f.leaseToken])),
     }) as { endpoint_id: string; n: number }[];
@@ -228,7 +223,8 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     // gives its own first ones instead, among them every one the walk found that picking could take,
     // so the walk's picks are made again from them.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
-      rows = pickDue(headsOf(db, { ...params, perEndpoint: cap, scan: params.walk }), limits, limit);
+      const leased = JSON.stringify([...inFlight.keys()]);
+      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint: cap, scan: params.walk }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
