@@ -7,7 +7,8 @@
 //    same receiver at the same concurrency.
 // 2. Publish → receipt latency at a steady 200 events/s.
 // 3. claimDue with a million deliveries scheduled in the future, beside a thousand; and a claim
-//    held up by one tenant's backlog, beside 50 or 20,000 endpoints with nothing queued.
+//    held up by one tenant's backlog, beside 50 or 20,000 endpoints with nothing queued; and a
+//    claim with a per-endpoint cap of 1,000, beside one of 8.
 // 4. The peak RSS of this process.
 // 5–7. The CLI-started service over HTTP, the log at a million rows, the noisy neighbour
 //    (bench/README.md).
@@ -27,13 +28,18 @@ import * as senderPackage from '@linkhooks/sender';
 import pg from 'pg';
 import { Agent } from 'undici';
 import {
+  CAPPED,
   CLAIM,
+  cappedSql,
   fillPostgres,
   fillPostgresHeldUp,
+  fillPostgresWith,
   HELD,
   pgSchemaName,
+  sqliteCappedStore,
   sqliteClaimStore,
   sqliteHeldUpStore,
+  timeCappedClaims,
   timeClaims,
   timeHeldUpClaims,
 } from './claims.mjs';
@@ -348,6 +354,7 @@ async function runClaims(ctx) {
     kind: 'sqlite',
     make: (future) => sqliteClaimStore(createSqliteStore, dir, future),
     heldUp: (idle, now, retrying) => sqliteHeldUpStore(createSqliteStore, dir, idle, now, retrying),
+    capped: (now) => sqliteCappedStore(createSqliteStore, dir, now),
   });
   /** A migrated PostgreSQL store in a fresh schema, filled by `fill(schema, store)`. */
   const pgClaimStore = async (what, fill) => {
@@ -366,6 +373,10 @@ async function runClaims(ctx) {
       heldUp: (idle, now, retrying) =>
         pgClaimStore(`held${idle}${retrying ? 'r' : ''}`, (schema, store) =>
           fillPostgresHeldUp(PG_URL, store, schema, idle, now, retrying),
+        ),
+      capped: (now) =>
+        pgClaimStore('capped', (schema, store) =>
+          fillPostgresWith(PG_URL, store, schema, (series) => cappedSql(series, now)),
         ),
     });
   }
@@ -386,6 +397,9 @@ async function runClaims(ctx) {
     };
     const held = await heldUp(false);
     const retrying = await heldUp(true);
+    const cappedStore = await set.capped(now);
+    const [usualCap, largeCap] = await timeCappedClaims(cappedStore, now);
+    await cappedStore.close();
     rows.push({
       ...set,
       small: s,
@@ -394,6 +408,7 @@ async function runClaims(ctx) {
       fillSeconds,
       held,
       retrying,
+      capped: { usual: usualCap, large: largeCap, ratio: largeCap.median / usualCap.median },
     });
   }
   console.log(
@@ -432,6 +447,19 @@ async function runClaims(ctx) {
         `   ${pad(label, 22)}${lpad(fmtMs(h.few.median), 12)}${lpad(fmtMs(h.many.median), 14)}   ${lpad(`${h.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(h.few.min)}–${fmtMs(h.few.max)}, ${fmtMs(h.many.min)}–${fmtMs(h.many.max)})`,
       );
     }
+  }
+  console.log(
+    `   A cap far above the batch: ${fmtInt(CAPPED.backlog)} deliveries due on ${CAPPED.endpoints} endpoints, the same claim with a per-endpoint`,
+  );
+  console.log(`   cap of ${CLAIM.perEndpointCap} and of ${fmtInt(CAPPED.large)}, interleaved.`);
+  console.log(
+    `   ${pad('', 22)}${lpad(`cap ${CLAIM.perEndpointCap} ms`, 12)}${lpad(`cap ${fmtInt(CAPPED.large)} ms`, 14)}   ratio`,
+  );
+  for (const r of rows) {
+    const c = r.capped;
+    console.log(
+      `   ${pad(r.label, 22)}${lpad(fmtMs(c.usual.median), 12)}${lpad(fmtMs(c.large.median), 14)}   ${lpad(`${c.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(c.usual.min)}–${fmtMs(c.usual.max)}, ${fmtMs(c.large.min)}–${fmtMs(c.large.max)})`,
+    );
   }
   return rows;
 }
@@ -720,6 +748,12 @@ async function main() {
       c ? `${c.retrying.ratio.toFixed(2)}×` : 'n/a',
       `≤ ${GOALS.claimRatio}×`,
       c ? c.retrying.ratio <= GOALS.claimRatio : null,
+    ]);
+    summary.push([
+      `claim, cap ${fmtInt(CAPPED.large)} / ${CLAIM.perEndpointCap}, ${label}`,
+      c ? `${c.capped.ratio.toFixed(2)}×` : 'n/a',
+      `≤ ${GOALS.claimRatio}×`,
+      c ? c.capped.ratio <= GOALS.claimRatio : null,
     ]);
   }
   for (const [label, goal] of [

@@ -186,7 +186,7 @@ describe('the PostgreSQL claim', async () => {
           `ANALYZE "${schema}".deliveries, "${schema}".endpoints, "${schema}".endpoint_due`,
         );
         const request = { now: T0 + 10_000, limit: 32, leaseMs: 60_000, perEndpointCap: 8 };
-        const window = claimWindow(32, 8);
+        const window = claimWindow(32);
         const held = {
           ...request,
           // A at the claimer's share: none of A's 5,960 due deliveries, all before B's, may be taken.

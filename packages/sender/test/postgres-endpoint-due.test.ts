@@ -74,7 +74,7 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     const at = await backlogOfA();
     // More entries with nothing behind them than a claim reads, all before B's: endpoints whose
     // deliveries were all delivered (entries are left as they are by attempts).
-    const stale = claimWalk(claimWindow(8, 8)) + 40;
+    const stale = claimWalk(claimWindow(8)) + 40;
     await pool.query(
       `INSERT INTO "${schema}".endpoints (id, account_id, url, events, secret, created_at, updated_at)
        SELECT 'ep_done_' || lpad(i::text, 4, '0'), 'acct_done', 'https://done' || i || '.example.com/hook',

@@ -10,6 +10,7 @@ import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
+import { claimWindow } from '../src/store/claim-window.js';
 import type { AttemptResult, SenderStore } from '../src/store/port.js';
 import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
 import { connect } from '../src/store/postgres/connection.js';
@@ -22,7 +23,7 @@ import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
 import { inTransaction as inTransactionOn, blockedBy as waitForBlocked } from './helpers/pg-locks.js';
-import { cteScans, type PlanNode, rowsRead, withPlans } from './helpers/pg-plans.js';
+import { cteScans, nodesOfType, type PlanNode, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
 import { endpointOptionsBattery } from './helpers/store-battery-endpoint-options.js';
@@ -809,6 +810,30 @@ describe.runIf(pgUp)('postgres', () => {
       await store.close();
     });
   }
+
+  it('claims with a per-endpoint cap far above its batch, locking no more rows than the batch can use', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    for (let i = 0; i < 4; i++) await endpointFor(store, accountId);
+    // 1,600 deliveries due on four endpoints, published together.
+    await Promise.all(Array.from({ length: 400 }, () => publishClick(store, accountId)));
+    const request = { now: T0, limit: 8, leaseMs: 60_000, perEndpointCap: 1_000 };
+    await withPlans(admin, schema, async (plan) => {
+      const claim = await plan(CLAIM_DUE, claimParams(request));
+      expect(claim['Actual Rows']).toBe(8);
+      // The window is the batch's, whatever the cap: sized by the cap, this claim locked all 1,600
+      // rows to take 8, and compared each one with every candidate.
+      expect(nodesOfType(claim, 'LockRows').map((n) => n['Actual Rows'])).toEqual([claimWindow(8)]);
+      const parts = ['locked', 'ranked', 'picked', 'leased', 'within_endpoint'];
+      expect(cteScans(claim).filter((s) => parts.includes(s.part) && s.loops > 1)).toEqual([]);
+    });
+    const claimed = await store.claimDue(request);
+    expect(claimed).toHaveLength(8);
+    expect(new Set(claimed.map((c) => c.leaseToken)).size).toBe(8);
+    await store.close();
+  });
 
   it('counts queued deliveries for the metrics from their partial index, not the log', async () => {
     const schema = freshSchema();

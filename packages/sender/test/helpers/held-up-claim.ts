@@ -10,7 +10,7 @@ import { claimWalk, claimWindow } from '../../src/store/claim-window.js';
 import type { SenderStore } from '../../src/store/port.js';
 
 /** More due deliveries than claimPastShare's claim walks: a backlog of that size holds it up. */
-export const HELD_UP_BACKLOG = claimWalk(claimWindow(8, 8)) + 20;
+export const HELD_UP_BACKLOG = claimWalk(claimWindow(8)) + 20;
 
 export const claimPastShare = (store: SenderStore, now: number, heldAccount: string) =>
   store.claimDue({

@@ -45,6 +45,12 @@ export const cteScans = (node: PlanNode): { part: string; loops: number }[] => [
   ...(node.Plans ?? []).flatMap(cteScans),
 ];
 
+/** The plan's nodes of one type (`LockRows`, say), wherever they are. */
+export const nodesOfType = (node: PlanNode, type: string): PlanNode[] => [
+  ...(node['Node Type'] === type ? [node] : []),
+  ...(node.Plans ?? []).flatMap((child) => nodesOfType(child, type)),
+];
+
 // pg's own text form of a parameter (arrays included), which it sends in a bind message; a Buffer
 // it sends as binary, so here it is written as bytea's hex text.
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {

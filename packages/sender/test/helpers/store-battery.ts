@@ -570,7 +570,7 @@ export function storeBattery(
 
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {
       const a = account();
-      const many = claimWalk(claimWindow(8, 8)) + 1;
+      const many = claimWalk(claimWindow(8)) + 1;
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       // One click of A's to each of its endpoints, every one due before B's.
       await publish(event(a, 'click', T0));
@@ -583,7 +583,7 @@ export function storeBattery(
 
     it("finds another tenant's delivery past more of a tenant's endpoints in flight than a claim walks, their requests other workers' (design D25)", async () => {
       const a = account();
-      const many = claimWalk(claimWindow(8, 8)) + 1;
+      const many = claimWalk(claimWindow(8)) + 1;
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       await publish(event(a, 'click', T0));
       // Other workers hold every one of A's clicks, each endpoint below its cap: this claimer's

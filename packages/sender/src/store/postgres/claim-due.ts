@@ -248,13 +248,16 @@ locked AS MATERIALIZED (
   FOR NO KEY UPDATE OF d SKIP LOCKED
 ),
 ranked AS (
-  SELECT l.id, l.endpoint_id, l.account_id, w.origin, l.next_attempt_at,
+  SELECT l.*, w.origin,
          row_number() OVER (PARTITION BY l.account_id ORDER BY l.next_attempt_at, l.id) AS rn_account,
          row_number() OVER (PARTITION BY w.origin ORDER BY l.next_attempt_at, l.id) AS rn_origin
-  FROM locked l JOIN within_endpoint w ON w.id = l.id
+  FROM locked l
+  -- The origin by key, as in candidates: joined to within_endpoint, the generic plan compared each
+  -- locked row with every candidate, work growing with the square of the window.
+  CROSS JOIN LATERAL (SELECT e.origin FROM endpoints e WHERE e.id = l.endpoint_id LIMIT 1) w
 ),
-picked AS (
-  SELECT r.id, r.endpoint_id FROM ranked r
+picked AS MATERIALIZED (
+  SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
   LEFT JOIN held_accounts ha ON ha.account_id = r.account_id
   LEFT JOIN held_origins ho ON ho.origin = r.origin
   LEFT JOIN origin_caps oc ON oc.origin = r.origin
@@ -265,17 +268,21 @@ picked AS (
 ),
 leased AS (
   INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
-  SELECT id, endpoint_id, gen_random_uuid()::text, $1::bigint + $4::bigint FROM picked
+  SELECT id, endpoint_id, token, $1::bigint + $4::bigint FROM picked
   ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
   WHERE leases.expires_at <= $1::bigint
-  RETURNING delivery_id, token, expires_at
+  RETURNING delivery_id
 ),
 claimed AS (
-  SELECT d.*, l.token AS lease_token, l.expires_at AS lease_expires_at, ${attemptColumnsSql('$1::bigint')}
-  FROM locked d
-  JOIN leased l ON l.delivery_id = d.id
+  SELECT d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts,
+         d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.test, d.created_at, d.updated_at,
+         d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at, ${attemptColumnsSql('$1::bigint')}
+  FROM picked d
   JOIN events ev ON ev.id = d.event_id
   JOIN endpoints e ON e.id = d.endpoint_id
+  -- The leased ids as an array read once: joined, the generic plan read every lease again for each
+  -- picked row.
+  WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased))
 )
 -- One row with the stale entries and no delivery when nothing was claimed.
 SELECT c.*, s.stale_endpoints
@@ -294,7 +301,7 @@ export function claimParams({
   finishing = [],
   shares,
 }: ClaimRequest): unknown[] {
-  const window = claimWindow(limit, perEndpointCap);
+  const window = claimWindow(limit);
   return [
     now,
     limit,

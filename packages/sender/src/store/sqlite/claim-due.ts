@@ -201,7 +201,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       );
     }
     const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
-    const window = claimWindow(limit, cap);
+    const window = claimWindow(limit);
     const params = {
       now,
       full: JSON.stringify(endpoints),
