@@ -127,14 +127,24 @@ describe('the PostgreSQL claim', async () => {
   afterAll(() => (up ? schemas.drop() : schemas.admin.end()));
   const T0 = Date.UTC(2026, 10, 22, 12);
   const IDLE_ENDPOINTS = 2_000;
+  /** `run` with a migrated store on a fresh schema, closed after. */
+  const withStore = async (
+    run: (schema: string, store: ReturnType<typeof createPostgresStore>) => Promise<void>,
+  ) => {
+    const schema = schemas.fresh();
+    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
+    try {
+      await store.migrate();
+      await run(schema, store);
+    } finally {
+      await store.close();
+    }
+  };
 
   it.runIf(up)(
     'walks the due index to its window, at most claimWalk rows, then the endpoints with something due, each by its own index',
-    async () => {
-      const schema = schemas.fresh();
-      const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 2 });
-      try {
-        await store.migrate();
+    () =>
+      withStore(async (schema, store) => {
         const endpointOf = async (accountId: string, i: number) =>
           store.createEndpoint({
             id: newId('ep'),
@@ -247,10 +257,49 @@ describe('the PostgreSQL claim', async () => {
           );
           expect(seeks).toBe(4 * CLAIMABLE_STATUSES.length + 2);
         });
-      } finally {
-        await store.close();
-      }
-    },
+      }),
+    60_000,
+  );
+
+  it.runIf(up)(
+    'walks past the deliveries in flight, more than a walk, instead of reading the endpoints one by one',
+    () =>
+      withStore(async (schema, store) => {
+        // A busy platform: each of 600 endpoints with a request in flight (another worker's or
+        // process's) and a second delivery due behind it; the ones in flight are the queue's first.
+        const endpoints = 600;
+        const q = (sql: string) => schemas.admin.query(sql, [T0]);
+        await q(`INSERT INTO "${schema}".endpoints (id, account_id, url, events, secret, created_at, updated_at)
+                 SELECT 'ep_' || i, 'acct_' || i % 60, 'https://h' || i || '.example.com/hook', '["click"]',
+                        'whsec_plan', $1::bigint, $1::bigint
+                 FROM generate_series(0, ${endpoints - 1}) AS i`);
+        await q(`INSERT INTO "${schema}".events (id, account_id, name, body, created_at)
+                 VALUES ('evt_busy', 'acct_0', 'click', '\\x7b7d', $1::bigint)`);
+        await q(`INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status,
+                                                     attempts, next_attempt_at, created_at, updated_at)
+                 SELECT 'dlv_' || lpad(i::text, 5, '0'), 'evt_busy', 'ep_' || i % ${endpoints},
+                        'acct_' || i % ${endpoints} % 60, 'click', 'pending', 0, $1::bigint + i, $1::bigint, $1::bigint
+                 FROM generate_series(0, ${2 * endpoints - 1}) AS i`);
+        await q(`INSERT INTO "${schema}".leases (delivery_id, endpoint_id, token, expires_at)
+                 SELECT 'dlv_' || lpad(i::text, 5, '0'), 'ep_' || i, 'elsewhere', $1::bigint + 3600000
+                 FROM generate_series(0, ${endpoints - 1}) AS i`);
+        await store.migrate(); // the endpoints' next due times
+        await schemas.admin.query(
+          `ANALYZE "${schema}".deliveries, "${schema}".leases, "${schema}".endpoint_due`,
+        );
+        const request = { now: T0 + 10 * endpoints, limit: 8, leaseMs: 60_000, perEndpointCap: 8 };
+        const window = claimWindow(request.limit);
+        expect(endpoints).toBeGreaterThan(claimWalk(window));
+        await withPlans(schemas.admin, schema, async (plan) => {
+          const claim = await plan(CLAIM_DUE, claimParams(request));
+          expect(claim['Actual Rows']).toBe(request.limit);
+          // Past every delivery in flight to its window; cut short at a walk's length, it read each
+          // endpoint's next due time and its own index instead, a seek per status each.
+          expect(indexRead(claim, 'deliveries_due')).toBe(endpoints + window);
+          expect(indexRead(claim, 'endpoint_due_by_time')).toBe(0);
+          expect(indexRead(claim, 'deliveries_queued_by_endpoint')).toBe(0);
+        });
+      }),
     60_000,
   );
 });

@@ -16,3 +16,16 @@ export const claimWindow = (limit: number): number => Math.max(limit * 4, 64);
  * per endpoint.
  */
 export const claimWalk = (window: number): number => window * 8;
+
+/**
+ * Up to this many walks more, a step for each delivery in flight: those are the queue's first
+ * rows (a claim takes the earliest due), passed over at every claim. With more in flight than a
+ * walk (many workers or processes, each request out on its own endpoint), every claim was cut short
+ * and read the endpoints one by one instead: 30–37 ms a claim on PostgreSQL with 1,000 in flight,
+ * 6 ms once the walk steps past them.
+ */
+export const IN_FLIGHT_WALKS = 4;
+
+/** The walk's steps with `inFlight` deliveries leased (claimWalk, IN_FLIGHT_WALKS). */
+export const walkSteps = (window: number, inFlight: number): number =>
+  claimWalk(window) + Math.min(inFlight, IN_FLIGHT_WALKS * claimWalk(window));

@@ -1,6 +1,6 @@
 /** The claim (design I3, I6): leases a batch of due deliveries in one statement. */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { claimWalk, claimWindow } from '../claim-window.js';
+import { claimWalk, claimWindow, IN_FLIGHT_WALKS } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { toClaimed } from '../rows.js';
@@ -76,8 +76,9 @@ ORDER BY d.next_attempt_at`;
  * not know, and 0.5% for a range. With no statistics yet to say how few rows are claimable (a new
  * database until autovacuum first analyzes it), one bound made it read every due row to sort them
  * instead of walking the index. Each row passed over is a step of the walk, so it takes at most
- * `$19` steps (claimWalk): a tenant's backlog waiting behind its own limits made every claim read
- * all of it (another tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
+ * `$19` steps (claimWalk) and one more for each delivery in flight (`walk_steps`, walkSteps): a
+ * tenant's backlog waiting behind its own limits made every claim read all of it (another
+ * tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
  * fewer than `$5` (`held_up`, decided once per statement), `due_endpoints` reads the endpoints
  * with something due by their next due time (endpoint-due.ts), in due order, a bounded number of
  * them, those that may take no more left out before the limit: endpoints whose queued deliveries
@@ -102,6 +103,10 @@ ORDER BY d.next_attempt_at`;
  */
 export const CLAIM_DUE = `
 WITH live AS MATERIALIZED (SELECT delivery_id, endpoint_id, token FROM leases WHERE expires_at > $1::bigint),
+-- walkSteps: the walk's bound, and a step more for each delivery in flight.
+walk_steps AS MATERIALIZED (
+  SELECT $19::int + least(count(*), ${IN_FLIGHT_WALKS} * $19::int)::int AS n FROM live
+),
 inflight AS (
   SELECT endpoint_id, count(*) AS n FROM live
   WHERE (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))
@@ -126,7 +131,7 @@ full_endpoints AS (
 full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int),
 walked AS (
   SELECT f.id, f.endpoint_id, f.account_id, f.next_attempt_at
-  FROM (SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at ${DUE_IN_ORDER} LIMIT $19::int) f
+  FROM (SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at ${DUE_IN_ORDER} LIMIT (SELECT n FROM walk_steps)) f
   WHERE f.id NOT IN (SELECT delivery_id FROM live)
     AND f.endpoint_id NOT IN (SELECT endpoint_id FROM full_endpoints)
     AND f.account_id NOT IN (SELECT account_id FROM full_accounts)
@@ -136,7 +141,7 @@ walked AS (
 held_up AS MATERIALIZED (
   -- CASE: the walk's count first, the read past its bound only when it came up short.
   SELECT 1 WHERE CASE WHEN (SELECT count(*) FROM walked) < $5::int
-                      THEN EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET $19::int LIMIT 1) END
+                      THEN EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET (SELECT n FROM walk_steps) LIMIT 1) END
 ),
 idle_due AS (
   SELECT e.id, e.enabled AND NOT e.paused AS live

@@ -5,7 +5,7 @@
  * twice as much per delivery.
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { claimWalk, claimWindow } from '../claim-window.js';
+import { claimWalk, claimWindow, walkSteps } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
@@ -40,7 +40,8 @@ ORDER BY next_attempt_at`;
  * Endpoints at their cap (`@full`), and accounts and origins at the claimer's share
  * (`@fullAccounts`, `@fullOrigins`; JSON arrays) are left out here, so the window holds what may
  * be taken. The rows passed over still cost a step of the walk each, so the walk follows the
- * due-time index for at most `@walk` rows (claimWalk), and stops after `@window` rows it may take:
+ * due-time index for at most `@walk` rows (walkSteps: claimWalk, and a step for each delivery in
+ * flight), and stops after `@window` rows it may take:
  * a claim is bounded by what is due, never by the table, nor by a backlog it cannot take now
  * (SELECT_HEADS reads past that). Ties in due time come in index (rowid) order: insertion order,
  * which matches id order within one process; no invariant depends on it.
@@ -208,7 +209,11 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
       window,
-      walk: claimWalk(window),
+      walk: walkSteps(
+        window,
+        counted.reduce((n, r) => n + r.n, 0),
+      ),
+      scan: claimWalk(window),
     };
     const due = db.st(SELECT_DUE).iterate(params) as IterableIterator<Row>;
     const walked = { n: 0 };
@@ -224,7 +229,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     // so the walk's picks are made again from them.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
       const leased = JSON.stringify([...inFlight.keys()]);
-      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint: cap, scan: params.walk }), limits, limit);
+      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint: cap, scan: params.scan }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
