@@ -316,3 +316,59 @@ export function timeCappedClaims(store, now) {
     await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
   });
 }
+
+// ---- more deliveries in flight than a walk ---------------------------------------------------------
+
+/**
+ * A busy platform: each of `endpoints` endpoints with a delivery due and, on `inFlight` of them, an
+ * earlier one in flight (another worker's lease, the queue's first rows). A claim beside the same
+ * with none in flight; cut short at a walk's length, each claim read the endpoints one by one
+ * (design D25), 30–37 ms on PostgreSQL.
+ */
+export const CROWD = { endpoints: 2_000, inFlight: 1_000 };
+
+/** The crowd's rows as SQL for either store (`series` as in heldUpSql; `kind` 'sqlite' or 'postgres'). */
+export function crowdSql(series, now, inFlight, kind) {
+  const expires = now + 3_600_000;
+  const lease =
+    kind === 'postgres'
+      ? `${series(inFlight)} INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
+         SELECT 'dlv_w_' || i, 'ep_w_' || i, 'elsewhere', ${expires} FROM n`
+      : `UPDATE deliveries SET lease_token = 'elsewhere', lease_expires_at = ${expires}
+         WHERE id IN (${series(inFlight)} SELECT 'dlv_w_' || i FROM n)`;
+  const deliveries = (prefix, dueAt) =>
+    `${series(CROWD.endpoints)}
+     INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                             next_attempt_at, created_at, updated_at)
+     SELECT '${prefix}' || i, 'evt_w', 'ep_w_' || i, 'acct_w_' || (i % 100), 'click', 'pending', 0,
+            ${dueAt} + i, ${now}, ${now} FROM n`;
+  return [
+    `${series(CROWD.endpoints)} INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+     SELECT 'ep_w_' || i, 'acct_w_' || (i % 100), 'https://w' || i || '.example.com/hook', '["click"]',
+            'whsec_bench_not_a_secret', ${now}, ${now} FROM n`,
+    `INSERT INTO events (id, account_id, name, body, created_at) VALUES ('evt_w', 'acct_w_0', 'click', '{}', ${now})`,
+    deliveries('dlv_w_', now - 100_000),
+    deliveries('dlv_x_', now - 50_000),
+    ...(inFlight > 0 ? [lease] : []),
+  ];
+}
+
+export const sqliteCrowdStore = (createSqliteStore, dir, now, inFlight) =>
+  sqliteStoreOf(createSqliteStore, join(dir, `crowd-${inFlight}.db`), (series) =>
+    crowdSql(series, now, inFlight, 'sqlite'),
+  );
+
+/** Times a full batch's claim on each store, interleaved; the leases it took are released after each call. */
+export function timeCrowdClaims(stores, now) {
+  return timeInterleaved(stores, async (store, timed) => {
+    const claimed = await store.claimDue({
+      now,
+      limit: CLAIM.limit,
+      leaseMs: CLAIM.leaseMs,
+      perEndpointCap: CLAIM.perEndpointCap,
+    });
+    timed();
+    check(claimed.length === CLAIM.limit, `the claim took ${claimed.length} deliveries, not ${CLAIM.limit}`);
+    await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
+  });
+}

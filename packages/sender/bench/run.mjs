@@ -8,7 +8,8 @@
 // 2. Publish → receipt latency at a steady 200 events/s.
 // 3. claimDue with a million deliveries scheduled in the future, beside a thousand; and a claim
 //    held up by one tenant's backlog, beside 50 or 20,000 endpoints with nothing queued; and a
-//    claim with a per-endpoint cap of 1,000, beside one of 8.
+//    claim with a per-endpoint cap of 1,000, beside one of 8; and one with 1,000 deliveries in flight,
+//    beside none.
 // 4. The peak RSS of this process.
 // 5–7. The CLI-started service over HTTP, the log at a million rows, the noisy neighbour
 //    (bench/README.md).
@@ -30,7 +31,9 @@ import { Agent } from 'undici';
 import {
   CAPPED,
   CLAIM,
+  CROWD,
   cappedSql,
+  crowdSql,
   fillPostgres,
   fillPostgresHeldUp,
   fillPostgresWith,
@@ -38,9 +41,11 @@ import {
   pgSchemaName,
   sqliteCappedStore,
   sqliteClaimStore,
+  sqliteCrowdStore,
   sqliteHeldUpStore,
   timeCappedClaims,
   timeClaims,
+  timeCrowdClaims,
   timeHeldUpClaims,
 } from './claims.mjs';
 import {
@@ -355,6 +360,7 @@ async function runClaims(ctx) {
     make: (future) => sqliteClaimStore(createSqliteStore, dir, future),
     heldUp: (idle, now, retrying) => sqliteHeldUpStore(createSqliteStore, dir, idle, now, retrying),
     capped: (now) => sqliteCappedStore(createSqliteStore, dir, now),
+    crowd: (now, inFlight) => sqliteCrowdStore(createSqliteStore, dir, now, inFlight),
   });
   /** A migrated PostgreSQL store in a fresh schema, filled by `fill(schema, store)`. */
   const pgClaimStore = async (what, fill) => {
@@ -378,6 +384,10 @@ async function runClaims(ctx) {
         pgClaimStore('capped', (schema, store) =>
           fillPostgresWith(PG_URL, store, schema, (series) => cappedSql(series, now)),
         ),
+      crowd: (now, inFlight) =>
+        pgClaimStore(`crowd${inFlight}`, (schema, store) =>
+          fillPostgresWith(PG_URL, store, schema, (series) => crowdSql(series, now, inFlight, 'postgres')),
+        ),
     });
   }
   for (const set of sets) {
@@ -400,6 +410,10 @@ async function runClaims(ctx) {
     const cappedStore = await set.capped(now);
     const [usualCap, largeCap] = await timeCappedClaims(cappedStore, now);
     await cappedStore.close();
+    const calm = await set.crowd(now, 0);
+    const crowded = await set.crowd(now, CROWD.inFlight);
+    const [none, many] = await timeCrowdClaims([calm, crowded], now);
+    await Promise.all([calm.close(), crowded.close()]);
     rows.push({
       ...set,
       small: s,
@@ -409,6 +423,7 @@ async function runClaims(ctx) {
       held,
       retrying,
       capped: { usual: usualCap, large: largeCap, ratio: largeCap.median / usualCap.median },
+      crowd: { none, many, ratio: many.median / none.median },
     });
   }
   console.log(
@@ -459,6 +474,17 @@ async function runClaims(ctx) {
     const c = r.capped;
     console.log(
       `   ${pad(r.label, 22)}${lpad(fmtMs(c.usual.median), 12)}${lpad(fmtMs(c.large.median), 14)}   ${lpad(`${c.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(c.usual.min)}–${fmtMs(c.usual.max)}, ${fmtMs(c.large.min)}–${fmtMs(c.large.max)})`,
+    );
+  }
+  console.log(
+    `   More in flight than a walk: ${fmtInt(CROWD.endpoints)} endpoints with a delivery due each, and on ${fmtInt(CROWD.inFlight)} of them an earlier one`,
+  );
+  console.log(`   in flight (another worker's, the queue's first rows), beside none in flight.`);
+  console.log(`   ${pad('', 22)}${lpad('none ms', 12)}${lpad(`${fmtInt(CROWD.inFlight)} ms`, 14)}   ratio`);
+  for (const r of rows) {
+    const c = r.crowd;
+    console.log(
+      `   ${pad(r.label, 22)}${lpad(fmtMs(c.none.median), 12)}${lpad(fmtMs(c.many.median), 14)}   ${lpad(`${c.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(c.none.min)}–${fmtMs(c.none.max)}, ${fmtMs(c.many.min)}–${fmtMs(c.many.max)})`,
     );
   }
   return rows;
@@ -748,6 +774,12 @@ async function main() {
       c ? `${c.retrying.ratio.toFixed(2)}×` : 'n/a',
       `≤ ${GOALS.claimRatio}×`,
       c ? c.retrying.ratio <= GOALS.claimRatio : null,
+    ]);
+    summary.push([
+      `claim, ${fmtInt(CROWD.inFlight)} in flight / none, ${label}`,
+      c ? `${c.crowd.ratio.toFixed(2)}×` : 'n/a',
+      `≤ ${GOALS.claimRatio}×`,
+      c ? c.crowd.ratio <= GOALS.claimRatio : null,
     ]);
     summary.push([
       `claim, cap ${fmtInt(CAPPED.large)} / ${CLAIM.perEndpointCap}, ${label}`,
