@@ -596,7 +596,8 @@ const NOISY_BACKLOGS = [1_000, 4_000];
 /**
  * The crowd in flight: 11 tenants of 99 endpoints each (the quota of 100 with A's failing one),
  * 1,089 requests held at once; B is measured once 1,024 are in flight, as many endpoints as a claim
- * of 32 reads in due order (claimWalk).
+ * of 32 reads in due order (claimWalk) before its steps for the deliveries in flight (walkSteps):
+ * the walk now steps past them, and the store battery holds more than those steps in flight.
  */
 const IN_FLIGHT_CROWD = {
   aAccounts: 11,

@@ -10,10 +10,10 @@ export const claimWindow = (limit: number): number => Math.max(limit * 4, 64);
 /**
  * How many due rows a claim walks at most to find its window. The walk steps over what it may not
  * take: deliveries in flight, and those whose endpoint, account or origin is at its limit. Past
- * this bound it reads each endpoint's own due deliveries instead (design D25). Under load a walk
- * passes over about three rows for each it takes, well inside the bound; with more deliveries in
- * flight than the bound (many workers' slots held by endpoints that hang), every claim reads them
- * per endpoint.
+ * this bound, and the steps walkSteps adds for the deliveries in flight, it reads each endpoint's
+ * own due deliveries instead (design D25). Under load a walk passes over about three rows for each
+ * it takes, well inside the bound; with more deliveries in flight than walkSteps allows for (many
+ * workers' slots held by endpoints that hang), every claim reads them per endpoint.
  */
 export const claimWalk = (window: number): number => window * 8;
 

@@ -19,7 +19,7 @@ ORDER BY d.next_attempt_at`;
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
  * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing);
  * `$8` to `$17` the shares and the breakers' caps (below), `$18` the claimable statuses, `$19` the
- * walk's bound (claimWalk).
+ * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`).
  *
  * A lease is a row of `leases` (migration 3), and only that: claiming inserts it, and writes
  * nothing into the delivery (migration 15 dropped the delivery's copy of the expiry, whose write

@@ -209,10 +209,8 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
       window,
-      walk: walkSteps(
-        window,
-        counted.reduce((n, r) => n + r.n, 0),
-      ),
+      // In flight: the live leases, with those being recorded (`finishing`), which the walk passes too.
+      walk: walkSteps(window, counted.reduce((n, r) => n + r.n, 0) + finishing.length),
       scan: claimWalk(window),
     };
     const due = db.st(SELECT_DUE).iterate(params) as IterableIterator<Row>;
