@@ -262,6 +262,53 @@ describe('the PostgreSQL claim', async () => {
   );
 
   it.runIf(up)(
+    'held up, reads no more of an endpoint’s own deliveries than its batch, however large the cap',
+    () =>
+      withStore(async (schema, store) => {
+        // A's backlog, at the claimer's share, fills the walk; behind it four of B's endpoints with
+        // 300 deliveries due each, and a per-endpoint cap of 1,000.
+        const q = (sql: string) => schemas.admin.query(sql, [T0]);
+        await q(`INSERT INTO "${schema}".endpoints (id, account_id, url, events, secret, created_at, updated_at)
+                 SELECT 'ep_' || i, CASE WHEN i = 0 THEN 'acct_a' ELSE 'acct_b' END,
+                        'https://h' || i || '.example.com/hook', '["click"]', 'whsec_plan', $1::bigint, $1::bigint
+                 FROM generate_series(0, 4) AS i`);
+        await q(`INSERT INTO "${schema}".events (id, account_id, name, body, created_at)
+                 VALUES ('evt_cap', 'acct_a', 'click', '\\x7b7d', $1::bigint)`);
+        const backlog = claimWalk(claimWindow(8)) + 20;
+        await q(`INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status,
+                                                     attempts, next_attempt_at, created_at, updated_at)
+                 SELECT 'dlv_a' || lpad(i::text, 5, '0'), 'evt_cap', 'ep_0', 'acct_a', 'click', 'pending', 0,
+                        $1::bigint + i, $1::bigint, $1::bigint
+                 FROM generate_series(0, ${backlog - 1}) AS i
+                 UNION ALL
+                 SELECT 'dlv_b' || lpad(i::text, 5, '0'), 'evt_cap', 'ep_' || 1 + i % 4, 'acct_b', 'click', 'pending', 0,
+                        $1::bigint + 10000 + i, $1::bigint, $1::bigint
+                 FROM generate_series(0, 1199) AS i`);
+        await store.migrate();
+        await schemas.admin.query(`ANALYZE "${schema}".deliveries, "${schema}".endpoint_due`);
+        const request = {
+          now: T0 + 20_000,
+          limit: 8,
+          leaseMs: 60_000,
+          perEndpointCap: 1_000,
+          shares: {
+            perAccount: 8,
+            perOrigin: 1_000,
+            openByAccount: new Map([['acct_a', 8]]),
+            openByOrigin: new Map<string, number>(),
+          },
+        };
+        await withPlans(schemas.admin, schema, async (plan) => {
+          const claim = await plan(CLAIM_DUE, claimParams(request));
+          expect(claim['Actual Rows']).toBe(request.limit);
+          // B's four endpoints, a batch from each at most: reading up to the cap, each gave all 300.
+          expect(indexRead(claim, 'deliveries_queued_by_endpoint')).toBe(4 * request.limit);
+        });
+      }),
+    60_000,
+  );
+
+  it.runIf(up)(
     'walks past the deliveries in flight, more than a walk, instead of reading the endpoints one by one',
     () =>
       withStore(async (schema, store) => {

@@ -89,7 +89,7 @@ ORDER BY d.next_attempt_at`;
  * ones with a due delivery no one holds. In one due order with the others, more of them than `$19`
  * (a tenant's hanging endpoints, held by other workers) filled the read, and every other tenant's
  * delivery waited until their requests ended. `heads`
- * then reads the first `$3` due, unleased deliveries of each claimable status (`$18`) of each one
+ * then reads the first `$3` (the cap, at most the batch `$2`) due, unleased deliveries of each claimable status (`$18`) of each one
  * enabled and unpaused, a seek each into the index of each endpoint's queued deliveries by status
  * and due time (migration 17). The status sought is that parameter's, beside the queued statuses'
  * list, so that only that index can be proven to hold the rows, not the due-time index (every
@@ -208,7 +208,9 @@ heads AS (
       AND d.next_attempt_at <= $1::bigint
       AND d.id NOT IN (SELECT delivery_id FROM live)
     ORDER BY d.next_attempt_at
-    LIMIT $3::int
+    -- No claim takes more than its batch from one endpoint: read up to the cap, a cap of 1,000
+    -- read every due delivery of each endpoint.
+    LIMIT least($3::int, $2::int)
   ) h
   WHERE q.live
 ),

@@ -227,7 +227,9 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     // so the walk's picks are made again from them.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
       const leased = JSON.stringify([...inFlight.keys()]);
-      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint: cap, scan: params.scan }), limits, limit);
+      // At most a batch from each endpoint, which is all a claim takes from one, whatever its cap.
+      const perEndpoint = Math.min(cap, limit);
+      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint, scan: params.scan }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
