@@ -124,25 +124,36 @@ async function timeInterleaved(stores, call) {
 }
 
 /**
- * Times `claimDue` on each store, releasing the leases after each call so the same due deliveries
- * are claimed again. Returns ms per call.
+ * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap }`, the last two
+ * optional), interleaved, checking it took `expected` deliveries; the leases are released after
+ * each call (not timed), so the same due deliveries are claimed again. Returns ms per call.
  */
-export function timeClaims(stores) {
-  return timeInterleaved(stores, async (store, timed) => {
-    const claimed = await store.claimDue({
-      now: Date.now(),
-      limit: CLAIM.limit,
-      leaseMs: CLAIM.leaseMs,
-      perEndpointCap: CLAIM.perEndpointCap,
-    });
-    timed();
-    check(
-      claimed.length === CLAIM.due,
-      `claimDue returned ${claimed.length} deliveries, not the ${CLAIM.due} due`,
-    );
-    await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
-  });
+function timeReleasedClaims(runs, expected) {
+  return timeInterleaved(
+    runs,
+    async ({ store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap }, timed) => {
+      const claimed = await store.claimDue({
+        now,
+        limit: CLAIM.limit,
+        leaseMs: CLAIM.leaseMs,
+        perEndpointCap,
+      });
+      timed();
+      check(
+        claimed.length === expected,
+        `claimDue (cap ${perEndpointCap}) returned ${claimed.length} deliveries, not ${expected}`,
+      );
+      await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
+    },
+  );
 }
+
+/** Times `claimDue` on each store, every due delivery claimed each time. Returns ms per call. */
+export const timeClaims = (stores) =>
+  timeReleasedClaims(
+    stores.map((store) => ({ store })),
+    CLAIM.due,
+  );
 
 // ---- a claim held up by one tenant's backlog -----------------------------------------------------
 
@@ -301,21 +312,14 @@ export const sqliteCappedStore = (createSqliteStore, dir, now) =>
   sqliteStoreOf(createSqliteStore, join(dir, 'capped.db'), (series) => cappedSql(series, now));
 
 /**
- * Times a full batch's claim on `store` with the default cap and with CAPPED.large, interleaved;
- * the leases are released after each call. Returns ms per call, in that order.
+ * Times a full batch's claim on `store` with the default cap and with CAPPED.large, interleaved
+ * (CAPPED.endpoints at the default cap give a full batch too). Returns ms per call, in that order.
  */
-export function timeCappedClaims(store, now) {
-  const caps = [CLAIM.perEndpointCap, CAPPED.large].map((perEndpointCap) => ({ store, perEndpointCap }));
-  return timeInterleaved(caps, async ({ store, perEndpointCap }, timed) => {
-    const claimed = await store.claimDue({ now, limit: CLAIM.limit, leaseMs: CLAIM.leaseMs, perEndpointCap });
-    timed();
-    check(
-      claimed.length === Math.min(CLAIM.limit, CAPPED.endpoints * perEndpointCap),
-      `the claim with a cap of ${perEndpointCap} took ${claimed.length} deliveries`,
-    );
-    await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
-  });
-}
+export const timeCappedClaims = (store, now) =>
+  timeReleasedClaims(
+    [CLAIM.perEndpointCap, CAPPED.large].map((perEndpointCap) => ({ store, now, perEndpointCap })),
+    CLAIM.limit,
+  );
 
 // ---- more deliveries in flight than a walk ---------------------------------------------------------
 
@@ -358,17 +362,9 @@ export const sqliteCrowdStore = (createSqliteStore, dir, now, inFlight) =>
     crowdSql(series, now, inFlight, 'sqlite'),
   );
 
-/** Times a full batch's claim on each store, interleaved; the leases it took are released after each call. */
-export function timeCrowdClaims(stores, now) {
-  return timeInterleaved(stores, async (store, timed) => {
-    const claimed = await store.claimDue({
-      now,
-      limit: CLAIM.limit,
-      leaseMs: CLAIM.leaseMs,
-      perEndpointCap: CLAIM.perEndpointCap,
-    });
-    timed();
-    check(claimed.length === CLAIM.limit, `the claim took ${claimed.length} deliveries, not ${CLAIM.limit}`);
-    await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
-  });
-}
+/** Times a full batch's claim on each store, interleaved. Returns ms per call. */
+export const timeCrowdClaims = (stores, now) =>
+  timeReleasedClaims(
+    stores.map((store) => ({ store, now })),
+    CLAIM.limit,
+  );

@@ -25,6 +25,7 @@ import {
   SELECT_PICKED,
 } from '../src/store/sqlite/claim-due.js';
 import { EARLIEST_DUE } from '../src/store/sqlite/endpoint-due.js';
+import { atShare } from './helpers/held-up-claim.js';
 import { indexRead, indexScans, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
@@ -200,12 +201,7 @@ describe('the PostgreSQL claim', async () => {
         const held = {
           ...request,
           // A at the claimer's share: none of A's 5,960 due deliveries, all before B's, may be taken.
-          shares: {
-            perAccount: 8,
-            perOrigin: 100,
-            openByAccount: new Map([['acct_a', 8]]),
-            openByOrigin: new Map<string, number>(),
-          },
+          shares: atShare('acct_a', 100),
         };
         await withPlans(schemas.admin, schema, async (plan) => {
           // Nothing held up: the walk stops at its window; the endpoints' reads never run.
@@ -291,12 +287,7 @@ describe('the PostgreSQL claim', async () => {
           limit: 8,
           leaseMs: 60_000,
           perEndpointCap: 1_000,
-          shares: {
-            perAccount: 8,
-            perOrigin: 1_000,
-            openByAccount: new Map([['acct_a', 8]]),
-            openByOrigin: new Map<string, number>(),
-          },
+          shares: atShare('acct_a', 1_000),
         };
         await withPlans(schemas.admin, schema, async (plan) => {
           const claim = await plan(CLAIM_DUE, claimParams(request));

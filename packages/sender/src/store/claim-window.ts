@@ -29,3 +29,10 @@ export const IN_FLIGHT_WALKS = 4;
 /** The walk's steps with `inFlight` deliveries leased (claimWalk, IN_FLIGHT_WALKS). */
 export const walkSteps = (window: number, inFlight: number): number =>
   claimWalk(window) + Math.min(inFlight, IN_FLIGHT_WALKS * claimWalk(window));
+
+/**
+ * How many of an endpoint's own due deliveries (per status) a held-up claim reads: its cap, but no
+ * more than the batch, all a claim takes from one endpoint. Up to the cap alone, a cap of 1,000
+ * read every due delivery of each endpoint it looked at.
+ */
+export const headsPerEndpoint = (limit: number, cap: number): number => Math.min(cap, limit);

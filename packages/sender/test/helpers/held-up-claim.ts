@@ -7,21 +7,18 @@
  * const claimed = await claimPastShare(store, T0 + HELD_UP_BACKLOG + 1, 'acct_a');
  */
 import { claimWalk, claimWindow } from '../../src/store/claim-window.js';
-import type { SenderStore } from '../../src/store/port.js';
+import type { ClaimShares, SenderStore } from '../../src/store/port.js';
 
 /** More due deliveries than claimPastShare's claim walks: a backlog of that size holds it up. */
 export const HELD_UP_BACKLOG = claimWalk(claimWindow(8)) + 20;
 
+/** A claimer's shares, 8 per account, with `heldAccount` at its share; `perOrigin` per origin. */
+export const atShare = (heldAccount: string, perOrigin = 8): ClaimShares => ({
+  perAccount: 8,
+  perOrigin,
+  openByAccount: new Map([[heldAccount, 8]]),
+  openByOrigin: new Map(),
+});
+
 export const claimPastShare = (store: SenderStore, now: number, heldAccount: string) =>
-  store.claimDue({
-    now,
-    limit: 8,
-    leaseMs: 45_000,
-    perEndpointCap: 8,
-    shares: {
-      perAccount: 8,
-      perOrigin: 8,
-      openByAccount: new Map([[heldAccount, 8]]),
-      openByOrigin: new Map(),
-    },
-  });
+  store.claimDue({ now, limit: 8, leaseMs: 45_000, perEndpointCap: 8, shares: atShare(heldAccount) });

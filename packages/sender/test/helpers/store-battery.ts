@@ -7,7 +7,7 @@ import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
-import { claimWalk, claimWindow, IN_FLIGHT_WALKS } from '../../src/store/claim-window.js';
+import { claimWalk, claimWindow, walkSteps } from '../../src/store/claim-window.js';
 import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
@@ -583,9 +583,8 @@ export function storeBattery(
 
     it("finds another tenant's delivery past more of a tenant's endpoints in flight than a claim walks, their requests other workers' (design D25)", async () => {
       const a = account();
-      // More than the walk steps past (walkSteps), its longest: a walk and a step for each of
-      // IN_FLIGHT_WALKS walks in flight.
-      const many = claimWalk(claimWindow(8)) * (1 + IN_FLIGHT_WALKS) + 1;
+      // More than the walk steps past, however many are in flight.
+      const many = walkSteps(claimWindow(8), Number.POSITIVE_INFINITY) + 1;
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       await publish(event(a, 'click', T0));
       // Other workers hold every one of A's clicks, each endpoint below its cap: this claimer's

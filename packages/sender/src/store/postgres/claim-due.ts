@@ -1,12 +1,31 @@
 /** The claim (design I3, I6): leases a batch of due deliveries in one statement. */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { claimWalk, claimWindow, IN_FLIGHT_WALKS } from '../claim-window.js';
+import { claimWalk, claimWindow, headsPerEndpoint, IN_FLIGHT_WALKS } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import type { DueSettler } from './endpoint-due.js';
+
+/** The delivery's columns a claim answers with, as `locked` reads them (`d`) and `claimed` passes them on. */
+const CLAIMED_COLUMNS = [
+  'id',
+  'event_id',
+  'endpoint_id',
+  'account_id',
+  'event_name',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'last_failure_kind',
+  'last_status_code',
+  'test',
+  'created_at',
+  'updated_at',
+]
+  .map((column) => `d.${column}`)
+  .join(', ');
 
 /** The claimable deliveries due by `$1`, in due order, from the due-time index (`d`). */
 const DUE_IN_ORDER = `
@@ -19,7 +38,8 @@ ORDER BY d.next_attempt_at`;
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
  * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing);
  * `$8` to `$17` the shares and the breakers' caps (below), `$18` the claimable statuses, `$19` the
- * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`).
+ * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`), `$20` how
+ * many of an endpoint's own due deliveries a held-up read takes (headsPerEndpoint).
  *
  * A lease is a row of `leases` (migration 3), and only that: claiming inserts it, and writes
  * nothing into the delivery (migration 15 dropped the delivery's copy of the expiry, whose write
@@ -89,7 +109,7 @@ ORDER BY d.next_attempt_at`;
  * ones with a due delivery no one holds. In one due order with the others, more of them than `$19`
  * (a tenant's hanging endpoints, held by other workers) filled the read, and every other tenant's
  * delivery waited until their requests ended. `heads`
- * then reads the first `$3` (the cap, at most the batch `$2`) due, unleased deliveries of each claimable status (`$18`) of each one
+ * then reads the first `$20` due, unleased deliveries of each claimable status (`$18`) of each one
  * enabled and unpaused, a seek each into the index of each endpoint's queued deliveries by status
  * and due time (migration 17). The status sought is that parameter's, beside the queued statuses'
  * list, so that only that index can be proven to hold the rows, not the due-time index (every
@@ -208,9 +228,7 @@ heads AS (
       AND d.next_attempt_at <= $1::bigint
       AND d.id NOT IN (SELECT delivery_id FROM live)
     ORDER BY d.next_attempt_at
-    -- No claim takes more than its batch from one endpoint: read up to the cap, a cap of 1,000
-    -- read every due delivery of each endpoint.
-    LIMIT least($3::int, $2::int)
+    LIMIT $20::int
   ) h
   WHERE q.live
 ),
@@ -244,8 +262,7 @@ within_endpoint AS (
   WHERE c.rn + coalesce(i.n, 0) <= coalesce(ec.cap, $3::int)
 ),
 locked AS MATERIALIZED (
-  SELECT d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts,
-         d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.test, d.created_at, d.updated_at
+  SELECT ${CLAIMED_COLUMNS}
   FROM deliveries d
   WHERE d.id = ANY (ARRAY(SELECT id FROM within_endpoint))
     AND d.status = ANY ($18::text[])
@@ -281,9 +298,8 @@ leased AS (
   RETURNING delivery_id
 ),
 claimed AS (
-  SELECT d.id, d.event_id, d.endpoint_id, d.account_id, d.event_name, d.status, d.attempts,
-         d.next_attempt_at, d.last_failure_kind, d.last_status_code, d.test, d.created_at, d.updated_at,
-         d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at, ${attemptColumnsSql('$1::bigint')}
+  SELECT ${CLAIMED_COLUMNS}, d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at,
+         ${attemptColumnsSql('$1::bigint')}
   FROM picked d
   JOIN events ev ON ev.id = d.event_id
   JOIN endpoints e ON e.id = d.endpoint_id
@@ -299,7 +315,7 @@ ORDER BY c.next_attempt_at, c.id`;
 
 const NO_LIMIT = 2_147_483_647;
 
-/** CLAIM_DUE's parameters for `request`, in their order ($1 to $19). */
+/** CLAIM_DUE's parameters for `request`, in their order ($1 to $20). */
 export function claimParams({
   now,
   limit,
@@ -331,6 +347,7 @@ export function claimParams({
     [...(shares?.capped?.origins.values() ?? [])],
     CLAIMABLE_STATUSES,
     claimWalk(window),
+    headsPerEndpoint(limit, perEndpointCap),
   ];
 }
 

@@ -5,7 +5,7 @@
  * twice as much per delivery.
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { claimWalk, claimWindow, walkSteps } from '../claim-window.js';
+import { claimWalk, claimWindow, headsPerEndpoint, walkSteps } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
@@ -227,9 +227,8 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     // so the walk's picks are made again from them.
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
       const leased = JSON.stringify([...inFlight.keys()]);
-      // At most a batch from each endpoint, which is all a claim takes from one, whatever its cap.
-      const perEndpoint = Math.min(cap, limit);
-      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint, scan: params.scan }), limits, limit);
+      const perEndpoint = headsPerEndpoint(limit, cap);
+      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
