@@ -22,7 +22,12 @@ import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record
 import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
-import { inTransaction as inTransactionOn, blockedBy as waitForBlocked } from './helpers/pg-locks.js';
+import {
+  closesCycle,
+  inTransaction as inTransactionOn,
+  untilStoreIsVictim,
+  blockedBy as waitForBlocked,
+} from './helpers/pg-locks.js';
 import { cteScans, nodesOfType, type PlanNode, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { storeBattery } from './helpers/store-battery.js';
@@ -649,38 +654,57 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('runs a renewal again when PostgreSQL picks it as a deadlock victim', async () => {
-    const { schema, store, held, first, second } = await twoLeased();
     // A hold of the endpoint's deliveries (as a disabling or a pause makes) in the other order: it
     // has the second delivery when the renewal, holding the first, waits for it; then it reaches
     // for the first. The renewal waited first, so its deadlock check runs first and it is the
     // victim; run again, it waits for the hold's commit and renews both.
-    await inTransaction(schema, async (hold) => {
-      await hold.query('SELECT 1 FROM deliveries WHERE id = $1 FOR NO KEY UPDATE', [second.delivery.id]);
-      const renewing = store.renewLeases(held, T0 + 90_000);
-      await blockedBy(hold);
-      await hold.query(`UPDATE deliveries SET status = 'held' WHERE id = $1`, [first.delivery.id]);
-      await hold.query('ROLLBACK');
-      const renewed = await renewing;
-      expect(renewed.map((l) => l.deliveryId).sort()).toEqual([first.delivery.id, second.delivery.id]);
+    await untilStoreIsVictim(async () => {
+      const { schema, store, held, first, second } = await twoLeased();
+      try {
+        return await inTransaction(schema, async (hold) => {
+          await hold.query('SELECT 1 FROM deliveries WHERE id = $1 FOR NO KEY UPDATE', [second.delivery.id]);
+          const renewing = store.renewLeases(held, T0 + 90_000);
+          await blockedBy(hold);
+          const closed = await closesCycle(
+            hold.query(`UPDATE deliveries SET status = 'held' WHERE id = $1`, [first.delivery.id]),
+          );
+          await hold.query('ROLLBACK');
+          const renewed = await renewing;
+          if (!closed) return false;
+          expect(renewed.map((l) => l.deliveryId).sort()).toEqual([first.delivery.id, second.delivery.id]);
+          return true;
+        });
+      } finally {
+        await store.close();
+      }
     });
-    await store.close();
   });
 
   it('runs an endpoint deletion again when PostgreSQL picks it as a deadlock victim', async () => {
-    const { schema, store, accountId, ep, delivery } = await oneDelivery();
     // Another transaction holds the delivery row, then wants the endpoint row the deletion holds:
     // a lock cycle. The deletion waited first, so its deadlock check runs first and aborts it.
-    await inTransaction(schema, async (other) => {
-      await other.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [delivery.id]);
-      const deleting = store.deleteEndpoint(accountId, ep.id);
-      await blockedBy(other);
-      await other.query('SELECT 1 FROM endpoints WHERE id = $1 FOR UPDATE', [ep.id]);
-      await other.query('COMMIT');
-      expect(await deleting).toBe(true);
+    await untilStoreIsVictim(async () => {
+      const { schema, store, accountId, ep, delivery } = await oneDelivery();
+      try {
+        const closed = await inTransaction(schema, async (other) => {
+          await other.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [delivery.id]);
+          const deleting = store.deleteEndpoint(accountId, ep.id);
+          await blockedBy(other);
+          const closed = await closesCycle(
+            other.query('SELECT 1 FROM endpoints WHERE id = $1 FOR UPDATE', [ep.id]),
+          );
+          await other.query(closed ? 'COMMIT' : 'ROLLBACK');
+          expect(await deleting).toBe(true);
+          return closed;
+        });
+        if (!closed) return false;
+        expect(await store.getEndpoint(accountId, ep.id)).toBeNull();
+        expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
+        return true;
+      } finally {
+        await store.close();
+      }
     });
-    expect(await store.getEndpoint(accountId, ep.id)).toBeNull();
-    expect(await store.getDelivery(accountId, delivery.id)).toBeNull();
-    await store.close();
   });
 
   it('gives a delivery back at once when its attempt number was recorded already (design I4)', async () => {

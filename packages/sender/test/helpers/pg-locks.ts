@@ -50,3 +50,29 @@ export async function inTransaction<T>(
     tx.release();
   }
 }
+
+/**
+ * Runs `cycle` (a lock cycle between the store and the test's own transaction) until the store's
+ * side is the deadlock victim. PostgreSQL checks a waiting backend once, `deadlock_timeout` (1 s)
+ * after its wait began: the store waits first, so its check finds the cycle, unless the test's own
+ * wait began more than that later (a loaded machine); then the test's check finds it and aborts
+ * the test's transaction, and the cycle is set up again on fresh rows. `cycle` resolves with
+ * false when its own transaction was the victim (see `closesCycle`).
+ */
+export async function untilStoreIsVictim(cycle: () => Promise<boolean>, tries = 5): Promise<void> {
+  for (let i = 0; i < tries; i++) if (await cycle()) return;
+  throw new Error(`the test's own transaction was the deadlock victim ${tries} times in a row`);
+}
+
+/**
+ * The test's statement that closes a lock cycle: resolves with true once it ran (the other side
+ * was the victim), with false when PostgreSQL aborted it as the victim.
+ */
+export const closesCycle = (statement: Promise<unknown>): Promise<boolean> =>
+  statement.then(
+    () => true,
+    (error: { code?: string }) => {
+      if (error.code !== '40P01') throw error;
+      return false;
+    },
+  );
