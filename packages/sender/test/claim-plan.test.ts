@@ -1,10 +1,11 @@
 /**
  * The claim's plans. SQLite's reads on a migrated database: the walk follows the due-time index,
- * in its order (no sort, so it stops once it has its window), and reads neither the events nor
- * their bodies; what an attempt needs is read for the picked ids by primary key; the endpoints'
- * own due deliveries, read when the walk is held up, come from each endpoint's index. None scans
- * the deliveries, however long the log. PostgreSQL's generic plan, on a log whose front is one
- * tenant's backlog: the same walk, bounded, and each endpoint's own index past it.
+ * in its order (no sort, so it stops once it has its window), steps past the deliveries in flight
+ * within it, and reads neither the events nor their bodies; what an attempt needs is read for the
+ * picked ids by primary key; the endpoints' own due deliveries, read when the walk is held up, come
+ * from each endpoint's index. None scans the deliveries, however long the log. PostgreSQL's generic
+ * plan, on a log whose front is one tenant's backlog: the same walk, bounded, and each endpoint's
+ * own index past it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import {
   DUE_ENDPOINTS,
   DUE_IN_FLIGHT,
   DUE_PAST_WALK,
+  FINISHING,
   LEASED,
   SELECT_DUE,
   SELECT_HEADS,
@@ -39,11 +41,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the SQLite claim', () => {
   it('walks the due index without the events, then reads the picked rows by key', async () => {
     await withSqlitePlans(dir, (plan) => {
+      // The index alone decides which rows are due and not in flight; only those are read, by rowid.
       const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
-      expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
+      expect(walk).toMatch(/SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/);
+      expect(walk).toMatch(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
       expect(walk).not.toMatch(/TEMP B-TREE|\bev\b|events/);
       expect(plan(DUE_PAST_WALK, { now: 0, walk: 512 })).toMatch(
-        /SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/,
+        /SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/,
       );
       const heads = plan(SELECT_HEADS, { now: 0, endpoints: '["ep_1"]', perEndpoint: 8, status: 'pending' });
       expect(heads).toMatch(
@@ -67,7 +71,7 @@ describe('the SQLite claim on a platform’s database', () => {
       ['endpoints', 'sqlite_autoindex_endpoints_1', '20000 1'],
       ['deliveries', 'sqlite_autoindex_deliveries_1', '1000000 1'],
       ['deliveries', 'deliveries_queued_by_endpoint', '2000 40 20 1'],
-      ['deliveries', 'deliveries_due', '1500 1'],
+      ['deliveries', 'deliveries_due', '1500 1 1 1'],
       ['endpoint_due', 'endpoint_due_by_time', '20000 1'],
     ];
     await withSqlitePlans(
@@ -75,7 +79,8 @@ describe('the SQLite claim on a platform’s database', () => {
       (plan) => {
         // The walk too looks its rows' endpoints up by key.
         const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
-        expect(walk).toMatch(/SEARCH deliveries USING INDEX deliveries_due \(next_attempt_at<\?\)/);
+        expect(walk).toMatch(/SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/);
+        expect(walk).toMatch(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
         expect(walk).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(walk).not.toMatch(/SCAN e\b|AUTOMATIC|TEMP B-TREE/);
         const due = plan(DUE_ENDPOINTS, { now: 0, ...full, leased: '[]', scan: 512 });
@@ -85,11 +90,15 @@ describe('the SQLite claim on a platform’s database', () => {
         // The endpoints with a live lease, read once per claim from the leased rows only; left out
         // there and read apart, each one's entry and row by key, and a seek for a due delivery no
         // one holds (sorting no more than are in flight).
-        const leased = plan(LEASED, { now: 0, finishing: '[]' });
+        const leased = plan(LEASED, { now: 0 });
         expect(leased).toMatch(
-          /SEARCH deliveries USING (COVERING )?INDEX deliveries_leased \(lease_expires_at>\?\)/,
+          /SEARCH deliveries USING COVERING INDEX deliveries_leased \(lease_expires_at>\?\)/,
         );
         expect(leased).not.toMatch(/SCAN deliveries\b/);
+        // The leases being recorded, each by key.
+        const finishing = plan(FINISHING, { now: 0, finishing: '[["dlv_1","t"]]' });
+        expect(finishing).toMatch(/SEARCH d USING INDEX sqlite_autoindex_deliveries_1 \(id=\?\)/);
+        expect(finishing).not.toMatch(/SCAN d\b/);
         const inFlight = plan(DUE_IN_FLIGHT, { now: 0, ...full, leased: '["ep_1"]', scan: 512 });
         expect(inFlight).toMatch(/SEARCH q USING INDEX sqlite_autoindex_endpoint_due_1 \(endpoint_id=\?\)/);
         expect(inFlight).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);

@@ -607,6 +607,24 @@ export function storeBattery(
       expect(claimed.map((d) => d.delivery.endpointId)).toEqual([busy.id, healthy.id]);
     });
 
+    it("finds another tenant's delivery on an endpoint in flight past a tenant's backlog at the claimer's share (design D25)", async () => {
+      const a = account();
+      const many = claimWalk(claimWindow(8)) + 1;
+      for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
+      // C's endpoint has a request out and a second click due behind A's clicks, which fill the walk
+      // and which this claimer may not take (A at its share): C's is found among the endpoints in
+      // flight, read apart from the others.
+      const c = account();
+      const busy = await endpointAt(c, 'https://busy.example.org/hook');
+      await publish(event(c, 'click', T0));
+      const [out] = await store.claimDue({ now: T0 + 1, limit: 100, leaseMs: LEASE, perEndpointCap: 8 });
+      expect(out!.delivery.endpointId).toBe(busy.id);
+      await publish(event(a, 'click', T0 + 2));
+      await publish(event(c, 'click', T0 + 3));
+      const claimed = await claimPastShare(store, T0 + 4, a);
+      expect(claimed.map((d) => d.delivery.endpointId)).toEqual([busy.id]);
+    });
+
     it('does not count deliveries being recorded against the cap, nor claims them again (design I6)', async () => {
       const a = account();
       const ep = await endpoint(a);
@@ -656,7 +674,8 @@ export function storeBattery(
     it('counts a lease taken over after expiry against the cap, whoever named the old one', async () => {
       const a = account();
       await endpoint(a);
-      for (let i = 0; i < 2; i++) await publish(event(a));
+      // Due one after the other: the first is the earliest due when its lease runs out.
+      for (let i = 0; i < 2; i++) await publish(event(a, 'click', T0 + i));
       const [stale] = await claim(T0, 1, 1);
       // The lease runs out; another claimer takes the delivery over.
       const [taken] = await claim(T0 + LEASE, 1, 1);

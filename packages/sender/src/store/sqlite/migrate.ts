@@ -21,6 +21,7 @@ import m012 from './migrations/012-one-index-of-queued-deliveries.sql';
 import m013 from './migrations/013-queued-deliveries-by-due-time.sql';
 import m014 from './migrations/014-log-pages-by-status.sql';
 import m015 from './migrations/015-endpoint-next-due.sql';
+import m016 from './migrations/016-due-index-holds-leases.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -38,6 +39,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 13, name: 'queued deliveries by due time', sql: m013 },
   { version: 14, name: 'log pages by status', sql: m014 },
   { version: 15, name: 'endpoint next due', sql: m015 },
+  { version: 16, name: 'due index holds leases', sql: m016 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
