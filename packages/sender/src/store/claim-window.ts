@@ -9,7 +9,7 @@ export const claimWindow = (limit: number): number => Math.max(limit * 4, 64);
 
 /**
  * How many due rows a claim walks at most to find its window. The walk steps over what it may not
- * take: deliveries in flight, and those whose endpoint, account or origin is at its limit. Past
+ * take: deliveries whose endpoint, account or origin is at its limit (and those in flight). Past
  * this bound, it reads each endpoint's own due deliveries instead (design D25). Under load a walk
  * passes over about three rows for each it takes, well inside the bound. The deliveries in flight
  * take none of these steps: PostgreSQL's walk adds a step for each (walkSteps), SQLite's steps past
@@ -22,9 +22,9 @@ export const claimWalk = (window: number): number => window * 8;
  * rows (a claim takes the earliest due), passed over at every claim. With more in flight than a
  * walk (many workers or processes, each request out on its own endpoint), every claim was cut short
  * and read the endpoints one by one instead: 30–37 ms a claim on PostgreSQL with 1,000 in flight,
- * 6 ms once the walk steps past them. PostgreSQL's walk, whose leases are rows of their own; SQLite's
- * due-time index holds each lease's expiry, and its walk steps past the deliveries in flight there,
- * taking none of its steps.
+ * 6 ms once the walk steps past them. This is PostgreSQL's walk, whose leases are rows of their
+ * own; SQLite's due-time index holds each lease's expiry, so its walk steps past the deliveries in
+ * flight there and they take none of its steps.
  */
 export const IN_FLIGHT_WALKS = 4;
 

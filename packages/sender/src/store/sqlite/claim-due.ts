@@ -58,7 +58,7 @@ ORDER BY next_attempt_at`;
  * rows it may take: a claim is bounded by what is due and in flight, never by the table, nor by a
  * backlog it cannot take now (SELECT_HEADS reads past that). Only the rows the walk reaches are
  * read from the table, by rowid. Ties in due time come in index order: those not leased first, then
- * by lease expiry, then in insertion (rowid) order; no invariant depends on it.
+ * by lease expiry, then by status, then in insertion (rowid) order; no invariant depends on it.
  */
 export const SELECT_DUE = `
 SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin
