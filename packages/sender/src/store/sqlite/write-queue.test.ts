@@ -2,13 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { openSqlite, type SqliteDb } from './database.js';
 import { createWriteQueue, FLUSH_BUDGET_MS } from './write-queue.js';
 
-/** An in-memory database with one table, whose commits are counted (the queue's afterCommit). */
-function setUp(held: () => Promise<void> | null = () => null) {
+/**
+ * An in-memory database with one table, whose commits are counted (the queue's afterCommit).
+ * `clock`: the budget's; a stopped one (the default) never runs out, so a turn's writes share one
+ * transaction however slow the machine is.
+ */
+function setUp(held: () => Promise<void> | null = () => null, clock: () => number = () => 0) {
   const opened = openSqlite(':memory:');
   opened.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   const db: SqliteDb = { ...opened, held };
   let commits = 0;
-  const write = createWriteQueue(db, () => ++commits);
+  const write = createWriteQueue(db, () => ++commits, clock);
   const insert = (v: string | null) => () => db.st('INSERT INTO t (v) VALUES (?) RETURNING id').get(v);
   const values = () => db.raw.prepare('SELECT v FROM t ORDER BY id').pluck().all();
   return { db, write, insert, values, commits: () => commits };
@@ -36,7 +40,7 @@ describe('the SQLite delivery path’s write queue (design D58)', () => {
   });
 
   it('holds the event loop one budget per transaction: the rest goes into the next, after a turn', async () => {
-    const { write, insert, values } = setUp();
+    const { write, insert, values } = setUp(undefined, () => performance.now());
     let turns = 0;
     const counting = setInterval(() => turns++, 1);
     const slow = () => {

@@ -60,7 +60,9 @@ export const FLUSH_BUDGET_MS = 5;
 const MAX_WRITES = 512;
 
 /**
- * `afterCommit` answers the number of the commit just made (WalSync.committed, or 0).
+ * `afterCommit` answers the number of the commit just made (WalSync.committed, or 0). `clock`
+ * reads the time the budget is counted in, in milliseconds (a test stops it to keep a turn's
+ * writes in one transaction however slow the machine).
  *
  * A write that throws fails alone: the transaction is rolled back, the writes before it are written
  * again without it, and the ones after it go into the next transaction. No savepoint per write (two
@@ -71,11 +73,15 @@ const MAX_WRITES = 512;
  * const write = createWriteQueue(db, () => wal?.committed() ?? 0);
  * const { value } = await write(() => db.st(SQL).run(...));
  */
-export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
+export function createWriteQueue(
+  db: SqliteDb,
+  afterCommit: () => number,
+  clock: () => number = () => performance.now(),
+) {
   // The budget is checked after each write: at least one is written, however long it takes.
   const transaction = db.immediate((writes: Write<unknown>[]): unknown[] => {
     const memo = createTxMemo();
-    const until = performance.now() + FLUSH_BUDGET_MS;
+    const until = clock() + FLUSH_BUDGET_MS;
     const values: unknown[] = [];
     for (const write of writes) {
       try {
@@ -83,7 +89,7 @@ export function createWriteQueue(db: SqliteDb, afterCommit: () => number) {
       } catch (error) {
         throw new WriteFailed(values.length, error);
       }
-      if (performance.now() >= until) break;
+      if (clock() >= until) break;
     }
     return values;
   });
