@@ -22,6 +22,7 @@ import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record
 import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
+import { sharesOf } from './helpers/held-up-claim.js';
 import {
   closesCycle,
   inTransaction as inTransactionOn,
@@ -452,12 +453,7 @@ describe.runIf(pgUp)('postgres', () => {
       limit: 7,
       leaseMs: 60_000,
       perEndpointCap: 1000,
-      shares: {
-        perAccount: 8,
-        perOrigin: 1000,
-        openByAccount: new Map([[accountId, 4]]),
-        openByOrigin: new Map<string, number>(),
-      },
+      shares: sharesOf(8, 1000, [[accountId, 4]]),
     }));
     expect(mine).toHaveLength(4);
   });
@@ -773,7 +769,7 @@ describe.runIf(pgUp)('postgres', () => {
             limit: 32,
             leaseMs: 60_000,
             perEndpointCap: 8,
-            shares: { perAccount: 32, perOrigin: 32, openByAccount: new Map(), openByOrigin: new Map() },
+            shares: sharesOf(32, 32),
           }),
         );
         expect(rowsRead(claim, 'deliveries')).toBeGreaterThan(0);

@@ -12,13 +12,22 @@ import type { ClaimShares, SenderStore } from '../../src/store/port.js';
 /** More due deliveries than claimPastShare's claim walks: a backlog of that size holds it up. */
 export const HELD_UP_BACKLOG = claimWalk(claimWindow(8)) + 20;
 
-/** A claimer's shares, 8 per account, with `heldAccount` at its share; `perOrigin` per origin. */
-export const atShare = (heldAccount: string, perOrigin = 8): ClaimShares => ({
-  perAccount: 8,
+/** A claimer's shares: its limits per account and per origin, and what it has open of each. */
+export const sharesOf = (
+  perAccount: number,
+  perOrigin: number,
+  openByAccount: [string, number][] = [],
+  openByOrigin: [string, number][] = [],
+): ClaimShares => ({
+  perAccount,
   perOrigin,
-  openByAccount: new Map([[heldAccount, 8]]),
-  openByOrigin: new Map(),
+  openByAccount: new Map(openByAccount),
+  openByOrigin: new Map(openByOrigin),
 });
+
+/** A claimer's shares, 8 per account, with `heldAccount` at its share; `perOrigin` per origin. */
+export const atShare = (heldAccount: string, perOrigin = 8): ClaimShares =>
+  sharesOf(8, perOrigin, [[heldAccount, 8]]);
 
 export const claimPastShare = (store: SenderStore, now: number, heldAccount: string) =>
   store.claimDue({ now, limit: 8, leaseMs: 45_000, perEndpointCap: 8, shares: atShare(heldAccount) });

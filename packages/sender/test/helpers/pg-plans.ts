@@ -15,41 +15,49 @@ export interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** The plan's nodes, `node` and every node below it. */
+export const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(planNodes)];
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
 /** Rows the plan's scans of `relation` read, kept or filtered out, over all their loops. */
-export const rowsRead = (node: PlanNode, relation: string): number =>
-  (node['Relation Name'] === relation && /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] +
-        (node['Rows Removed by Filter'] ?? 0) +
-        (node['Rows Removed by Index Recheck'] ?? 0)) *
-      node['Actual Loops']
-    : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
+export const rowsRead = (plan: PlanNode, relation: string): number =>
+  sum(
+    planNodes(plan)
+      .filter((n) => n['Relation Name'] === relation && /Scan/.test(n['Node Type']))
+      .map(
+        (n) =>
+          (n['Actual Rows'] +
+            (n['Rows Removed by Filter'] ?? 0) +
+            (n['Rows Removed by Index Recheck'] ?? 0)) *
+          n['Actual Loops'],
+      ),
+  );
 
 /** Index entries the plan's scans of `index` returned (filtered out ones included), over all their loops. */
-export const indexRead = (node: PlanNode, index: string): number =>
-  (node['Index Name'] === index
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0) + (node.Plans ?? []).reduce((sum, child) => sum + indexRead(child, index), 0);
+export const indexRead = (plan: PlanNode, index: string): number =>
+  sum(
+    planNodes(plan)
+      .filter((n) => n['Index Name'] === index)
+      .map((n) => (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0)) * n['Actual Loops']),
+  );
 
 /** The plan's scans of `index` whose condition matches `cond`, with the loops each ran. */
-export const indexScans = (node: PlanNode, index: string, cond: RegExp): PlanNode[] => [
-  ...(node['Index Name'] === index && cond.test(node['Index Cond'] ?? '') ? [node] : []),
-  ...(node.Plans ?? []).flatMap((child) => indexScans(child, index, cond)),
-];
+export const indexScans = (plan: PlanNode, index: string, cond: RegExp): PlanNode[] =>
+  planNodes(plan).filter((n) => n['Index Name'] === index && cond.test(n['Index Cond'] ?? ''));
 
 /**
  * Every scan of a part of a statement (a CTE), with the loops it ran: a part joined to another's
  * rows by a nested loop is read again for each of them.
  */
-export const cteScans = (node: PlanNode): { part: string; loops: number }[] => [
-  ...(node['Node Type'] === 'CTE Scan' ? [{ part: node['CTE Name']!, loops: node['Actual Loops'] }] : []),
-  ...(node.Plans ?? []).flatMap(cteScans),
-];
+export const cteScans = (plan: PlanNode): { part: string; loops: number }[] =>
+  planNodes(plan)
+    .filter((n) => n['Node Type'] === 'CTE Scan')
+    .map((n) => ({ part: n['CTE Name']!, loops: n['Actual Loops'] }));
 
 /** The plan's nodes of one type (`LockRows`, say), wherever they are. */
-export const nodesOfType = (node: PlanNode, type: string): PlanNode[] => [
-  ...(node['Node Type'] === type ? [node] : []),
-  ...(node.Plans ?? []).flatMap((child) => nodesOfType(child, type)),
-];
+export const nodesOfType = (plan: PlanNode, type: string): PlanNode[] =>
+  planNodes(plan).filter((n) => n['Node Type'] === type);
 
 // pg's own text form of a parameter (arrays included), which it sends in a bind message; a Buffer
 // it sends as binary, so here it is written as bytea's hex text.

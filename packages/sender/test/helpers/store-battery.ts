@@ -12,7 +12,7 @@ import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
-import { claimPastShare, HELD_UP_BACKLOG } from './held-up-claim.js';
+import { claimPastShare, HELD_UP_BACKLOG, sharesOf } from './held-up-claim.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
@@ -364,17 +364,6 @@ export function storeBattery(
         description: null,
         now: T0,
       });
-    const shares = (
-      perAccount: number,
-      perOrigin: number,
-      openByAccount: [string, number][] = [],
-      openByOrigin: [string, number][] = [],
-    ) => ({
-      perAccount,
-      perOrigin,
-      openByAccount: new Map(openByAccount),
-      openByOrigin: new Map(openByOrigin),
-    });
 
     it("passes over an account at the claimer's share and takes the others' deliveries (design D25)", async () => {
       const [a, b] = [account(), account()];
@@ -385,12 +374,12 @@ export function storeBattery(
       await publish(event(b, 'click', T0 + 20));
       const request = { now: T0 + 30, limit: 100, leaseMs: LEASE, perEndpointCap: 100 };
       // A already has 2 open on this claimer: one more at a share of 3.
-      const first = await store.claimDue({ ...request, shares: shares(3, 100, [[a, 2]]) });
+      const first = await store.claimDue({ ...request, shares: sharesOf(3, 100, [[a, 2]]) });
       // One of A's (which endpoint first is the store's tie order), and B's.
       expect(first.map((c) => c.delivery.accountId).sort()).toEqual([a, b].sort());
       expect([a1.id, a2.id]).toContain(first.find((c) => c.delivery.accountId === a)!.delivery.endpointId);
       expect(first.find((c) => c.delivery.accountId === b)!.delivery.endpointId).toBe(b1.id);
-      const second = await store.claimDue({ ...request, now: T0 + 31, shares: shares(3, 100, [[a, 3]]) });
+      const second = await store.claimDue({ ...request, now: T0 + 31, shares: sharesOf(3, 100, [[a, 3]]) });
       expect(second).toEqual([]);
       // Without shares the endpoint cap alone applies.
       const rest = await store.claimDue({ ...request, now: T0 + 32 });
@@ -411,7 +400,7 @@ export function storeBattery(
       for (let i = 0; i < 3; i++) await publish(event(a, 'click', T0 + i));
       const request = { now: T0 + 10, limit: 100, leaseMs: LEASE, perEndpointCap: 100 };
       const open: [string, number][] = [['https://relay.example.com', 4]];
-      const claimed = await store.claimDue({ ...request, shares: shares(100, 5, [], open) });
+      const claimed = await store.claimDue({ ...request, shares: sharesOf(100, 5, [], open) });
       const origins = claimed.map((c) => c.origin);
       expect(origins.filter((o) => o === 'https://relay.example.com')).toHaveLength(1);
       expect(origins.filter((o) => o === 'https://relay.example.com:8443')).toHaveLength(3);
@@ -432,7 +421,7 @@ export function storeBattery(
         leaseMs: LEASE,
         perEndpointCap: 100,
         shares: {
-          ...shares(100, 100),
+          ...sharesOf(100, 100),
           capped: {
             endpoints: new Map([
               [open.id, 0],
@@ -461,7 +450,7 @@ export function storeBattery(
         limit: 8,
         leaseMs: LEASE,
         perEndpointCap: 8,
-        shares: { ...shares(8, 8), capped: { endpoints: new Map([[probing.id, 1]]), origins: new Map() } },
+        shares: { ...sharesOf(8, 8), capped: { endpoints: new Map([[probing.id, 1]]), origins: new Map() } },
       });
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
@@ -478,7 +467,7 @@ export function storeBattery(
       await publish(event(b, 'click', T0 + backlog));
       const request = { now: T0 + backlog + 1, limit: 8, leaseMs: LEASE, perEndpointCap: 8 };
       // A's account at the claimer's share: none of A's may be taken, B's is found all the same.
-      const past = await store.claimDue({ ...request, shares: shares(8, 8, [[a, 8]]) });
+      const past = await store.claimDue({ ...request, shares: sharesOf(8, 8, [[a, 8]]) });
       expect(past.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
       // A's endpoint at its cap: its first 8 out, B's next one is found past the rest.
       const first = await store.claimDue({ ...request, now: T0 + backlog + 2 });
@@ -583,7 +572,8 @@ export function storeBattery(
 
     it("finds another tenant's delivery past more of a tenant's endpoints in flight than a claim walks, their requests other workers' (design D25)", async () => {
       const a = account();
-      // More than the walk steps past, however many are in flight.
+      // More than PostgreSQL's walk steps past, however many are in flight (SQLite's steps past any
+      // number within its due-time index; the next case reaches its read of the endpoints in flight).
       const many = walkSteps(claimWindow(8), Number.POSITIVE_INFINITY) + 1;
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       await publish(event(a, 'click', T0));

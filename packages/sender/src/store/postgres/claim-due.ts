@@ -8,7 +8,10 @@ import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import type { DueSettler } from './endpoint-due.js';
 
-/** The delivery's columns a claim answers with, as `locked` reads them (`d`) and `claimed` passes them on. */
+/**
+ * The delivery's columns a claim answers with, of the row named `d`: `locked` reads them from the
+ * table, `claimed` from `picked` (each names its source `d` for them).
+ */
 const CLAIMED_COLUMNS = [
   'id',
   'event_id',

@@ -231,7 +231,6 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       window,
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
-      scan: claimWalk(window),
     };
     const due = db.st(SELECT_DUE).iterate(params) as IterableIterator<Row>;
     const walked = { n: 0 };
@@ -248,7 +247,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
       const leased = JSON.stringify([...inFlight.keys()]);
       const perEndpoint = headsPerEndpoint(limit, cap);
-      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint }), limits, limit);
+      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint, scan: params.walk }), limits, limit);
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
