@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { newApiKey } from '../src/accounts.js';
 import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
@@ -701,6 +702,107 @@ describe.runIf(pgUp)('postgres', () => {
         await store.close();
       }
     });
+  });
+
+  /** How many rows of `table` belong to the endpoint (deliveries, attempts and leases name it). */
+  const rowsOfEndpoint = async (schema: string, table: string, endpointId: string) =>
+    (
+      await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${schema}".${table} WHERE endpoint_id = $1`,
+        [endpointId],
+      )
+    ).rows[0]!.n;
+  const logRowsOf = async (schema: string, endpointId: string) => ({
+    deliveries: await rowsOfEndpoint(schema, 'deliveries', endpointId),
+    attempts: await rowsOfEndpoint(schema, 'attempts', endpointId),
+    leases: await rowsOfEndpoint(schema, 'leases', endpointId),
+  });
+
+  it('deletes an endpoint with its deliveries, attempts and leases, and prunes a delivery with its attempts, no foreign key cascading (migration 20)', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const accountId = newId('acct');
+    const doomed = await endpointFor(store, accountId);
+    const kept = await endpointFor(store, accountId);
+    for (let i = 0; i < 3; i++) await publishClick(store, accountId);
+    const claimed = await store.claimDue({ now: T0, limit: 10, leaseMs: 60_000, perEndpointCap: 10 });
+    expect(claimed).toHaveLength(6);
+    // Of each endpoint's three: one delivered, one failed once (a retry waits), one in flight.
+    for (const ep of [doomed, kept]) {
+      const [delivered, failed] = claimed.filter((c) => c.delivery.endpointId === ep.id);
+      await store.recordAttempt(succeeded(delivered!, T0 + 1));
+      await fail(store, failed!, T0 + 1);
+    }
+    expect(await logRowsOf(schema, doomed.id)).toEqual({ deliveries: 3, attempts: 2, leases: 1 });
+    expect(await store.deleteEndpoint(accountId, doomed.id)).toBe(true);
+    expect(await logRowsOf(schema, doomed.id)).toEqual({ deliveries: 0, attempts: 0, leases: 0 });
+    expect(await logRowsOf(schema, kept.id)).toEqual({ deliveries: 3, attempts: 2, leases: 1 });
+    expect(await store.pruneBefore(T0 + 2)).toBe(1);
+    expect(await logRowsOf(schema, kept.id)).toEqual({ deliveries: 2, attempts: 1, leases: 1 });
+    await store.close();
+  });
+
+  it('leaves no delivery behind of an endpoint deleted while a publish holding it commits', async () => {
+    const { schema, store, accountId, ep } = await oneDelivery();
+    await inTransaction(schema, async (publish) => {
+      // As PUBLISH_EVENTS does: the endpoint share-locked, an event and its delivery inserted.
+      const event = clickEvent(accountId);
+      await publish.query('SELECT 1 FROM endpoints WHERE id = $1 FOR SHARE', [ep.id]);
+      await publish.query(
+        `INSERT INTO events (id, account_id, name, body, created_at) VALUES ($1, $2, 'click', $3, $4)`,
+        [event.id, accountId, event.body, T0],
+      );
+      await publish.query(
+        `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at,
+                                 created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'click', 'pending', $5, $5, $5)`,
+        [newId('dlv', T0), event.id, ep.id, accountId, T0],
+      );
+      const deleting = store.deleteEndpoint(accountId, ep.id);
+      await blockedBy(publish);
+      await publish.query('COMMIT');
+      expect(await deleting).toBe(true);
+    });
+    expect(await logRowsOf(schema, ep.id)).toEqual({ deliveries: 0, attempts: 0, leases: 0 });
+    await store.close();
+  });
+
+  it('leaves no attempt behind of a delivery deleted while its attempt is recorded, with its endpoint or its account', async () => {
+    const { schema, store, accountId, ep, delivery, claimAt } = await oneDelivery();
+    const account = await store.createAccount({
+      id: newId('acct'),
+      name: 'Acme',
+      plan: 'business',
+      ...(({ hash, id, prefix }) => ({ apiKeyHash: hash, apiKeyId: id, apiKeyPrefix: prefix }))(
+        newApiKey(T0).key,
+      ),
+      now: T0,
+    });
+    const other = await endpointFor(store, account.id);
+    const [otherDelivery] = await publishClick(store, account.id);
+    await claimAt(T0);
+    await claimAt(T0);
+    expect(await store.markAccountDeleted(account.id, T0)).toBe(true);
+    // As a record does: the delivery locked, its attempt inserted; the deletion waits for it.
+    const recordedDuring = (d: { id: string; endpointId: string }, deleting: () => Promise<unknown>) =>
+      inTransaction(schema, async (record) => {
+        await record.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [d.id]);
+        await record.query(
+          `INSERT INTO attempts (delivery_id, number, started_at, duration_ms, request_headers, endpoint_id)
+           VALUES ($1, 1, $2, 5, '{}', $3)`,
+          [d.id, T0, d.endpointId],
+        );
+        const deleted = deleting();
+        await blockedBy(record);
+        await record.query('COMMIT');
+        return deleted;
+      });
+    expect(await recordedDuring(delivery, () => store.deleteEndpoint(accountId, ep.id))).toBe(true);
+    expect(await logRowsOf(schema, ep.id)).toEqual({ deliveries: 0, attempts: 0, leases: 0 });
+    expect(await recordedDuring(otherDelivery!, () => store.deleteAccountStep(account.id, 10))).toBe(1);
+    expect(await logRowsOf(schema, other.id)).toEqual({ deliveries: 0, attempts: 0, leases: 0 });
+    await store.close();
   });
 
   it('gives a delivery back at once when its attempt number was recorded already (design I4)', async () => {

@@ -6,6 +6,7 @@
  * ones, so no row of the account is written once the mark is committed.
  */
 import type { Pg } from './connection.js';
+import { deleteDeliveriesOfAccount } from './delete-deliveries.js';
 
 const MARK_DELETED = `
 WITH marked AS (UPDATE accounts SET deleted_at = coalesce(deleted_at, $2) WHERE id = $1 RETURNING id),
@@ -16,17 +17,6 @@ remembered AS (
   INSERT INTO deleted_accounts (id, deleted_at) SELECT id, $2 FROM marked ON CONFLICT (id) DO NOTHING
 )
 SELECT count(*)::int AS n FROM marked`;
-/**
- * Attempts go with their deliveries by cascade, leases (no foreign key) explicitly; the deliveries
- * are locked first, the order claims and records take them in.
- */
-const DELETE_DELIVERIES = `
-WITH targets AS MATERIALIZED (
-  SELECT id FROM deliveries WHERE account_id = $1 ORDER BY id LIMIT $2 FOR UPDATE
-),
-leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM targets)),
-gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM targets) RETURNING id)
-SELECT count(*)::int AS n FROM gone`;
 const DELETE_EVENTS = `
 WITH gone AS (
   DELETE FROM events WHERE id IN (SELECT id FROM events WHERE account_id = $1 LIMIT $2)
@@ -37,8 +27,7 @@ const DELETE_ENDPOINTS = `DELETE FROM endpoints WHERE account_id = $1`;
 const DELETE_KEYS = `DELETE FROM api_keys WHERE account_id = $1`;
 /**
  * Last, and only once no event of the account is left: the row goes in the transaction that
- * finds none (a delivery made late would go with its endpoint by cascade; its event is left for
- * the next run), and it waits for a publish that holds the row.
+ * finds none, and it waits for a publish that holds the row.
  */
 const DELETE_ACCOUNT = `
 DELETE FROM accounts WHERE id = $1 AND deleted_at IS NOT NULL
@@ -51,8 +40,8 @@ export async function markAccountDeleted(pg: Pg, id: string, now: number): Promi
 
 export async function deleteAccountStep(pg: Pg, id: string, limit: number): Promise<number> {
   return pg.deadlockRetried(async () => {
-    const [deliveries] = await pg.rows(DELETE_DELIVERIES, [id, limit]);
-    if (Number(deliveries?.n) > 0) return Number(deliveries!.n);
+    const deliveries = await pg.tx((client) => deleteDeliveriesOfAccount(client, id, limit));
+    if (deliveries > 0) return deliveries;
     const [events] = await pg.rows(DELETE_EVENTS, [id, limit]);
     if (Number(events?.n) > 0) return Number(events!.n);
     return pg.tx(async (client) => {

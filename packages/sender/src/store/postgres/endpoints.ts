@@ -3,6 +3,7 @@ import type { EndpointPatch, NewEndpoint } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { toEndpoint } from '../rows.js';
 import type { Pg } from './connection.js';
+import { deleteDeliveriesOfEndpoint } from './delete-deliveries.js';
 
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at, standard_webhooks)
@@ -32,17 +33,10 @@ const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= $1`;
 /**
- * Deliveries and their attempts go by cascade; leases (no foreign key, see migration 3) with them.
- * The deliveries are locked, in id order, before their leases are deleted: the order records and
- * renewals take them in, so neither deadlocks with the deletion (claims skip locked rows).
+ * First, so that it waits for the publishes holding the endpoint share-locked; its deliveries go
+ * after it in the same transaction (delete-deliveries.ts).
  */
-const DELETE_ENDPOINT = `
-WITH gone AS (DELETE FROM endpoints WHERE id = $1 AND account_id = $2 RETURNING id),
-targets AS MATERIALIZED (
-  SELECT id FROM deliveries WHERE endpoint_id IN (SELECT id FROM gone) ORDER BY id FOR UPDATE
-),
-leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM targets))
-SELECT count(*)::int AS n FROM gone`;
+const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`;
 
 export async function createEndpoint(pg: Pg, input: NewEndpoint): Promise<EndpointRecord> {
   const [row] = await pg.rows(INSERT_ENDPOINT, [
@@ -91,8 +85,11 @@ export async function updateEndpoint(
 
 /** Run again if chosen as a deadlock victim (see connection.ts). */
 export async function deleteEndpoint(pg: Pg, accountId: string, id: string): Promise<boolean> {
-  const [row] = await pg.deadlockRetried(() => pg.rows(DELETE_ENDPOINT, [id, accountId]));
-  return Number(row?.n ?? 0) > 0;
+  return pg.tx(async (client) => {
+    if (((await client.query(DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) === 0) return false;
+    await deleteDeliveriesOfEndpoint(client, id);
+    return true;
+  });
 }
 
 export async function dropExpiredSecrets(pg: Pg, now: number): Promise<number> {

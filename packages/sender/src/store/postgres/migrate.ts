@@ -25,6 +25,7 @@ import m016 from './migrations/016-deliveries-pages-full.sql';
 import m017 from './migrations/017-queued-deliveries-by-due-time.sql';
 import m018 from './migrations/018-log-pages-by-status.sql';
 import m019 from './migrations/019-endpoint-due.sql';
+import m020 from './migrations/020-hot-tables-without-foreign-keys.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -47,6 +48,7 @@ export const PG_MIGRATIONS = [
   { version: 17, name: 'queued deliveries by due time', sql: m017 },
   { version: 18, name: 'log pages by status', sql: m018 },
   { version: 19, name: 'endpoint due times', sql: m019 },
+  { version: 20, name: 'hot tables without foreign keys', sql: m020 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -5,17 +5,16 @@
 import { inSteps, PRUNE_STEP } from '../prune-steps.js';
 import { FINAL_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
+import { deleteDeliveriesSql } from './delete-deliveries.js';
 
-/** Their leases go with them: the delivery rows are locked first, the order claims take. */
-const PRUNE_DELIVERIES = `
-WITH gone AS (
-  DELETE FROM deliveries WHERE id IN (
-    SELECT id FROM deliveries WHERE status IN ${FINAL_SQL} AND updated_at < $1
-    ORDER BY updated_at LIMIT ${PRUNE_STEP} FOR UPDATE SKIP LOCKED)
-  RETURNING id
-),
-leases_gone AS (DELETE FROM leases WHERE delivery_id IN (SELECT id FROM gone))
-SELECT count(*)::int AS n FROM gone`;
+/**
+ * Their attempts and leases go with them, in the same statement: a final delivery gets no attempt
+ * more (its lease went when it became final), so none can commit while the statement waits. Rows
+ * locked by others are passed over for the next step.
+ */
+const PRUNE_DELIVERIES = deleteDeliveriesSql(`id IN (
+  SELECT id FROM deliveries WHERE status IN ${FINAL_SQL} AND updated_at < $1
+  ORDER BY updated_at LIMIT ${PRUNE_STEP} FOR UPDATE SKIP LOCKED)`);
 /** The next step of old events after ($2, $3), deleting those without deliveries. */
 const PRUNE_EVENTS = `
 WITH step AS (
