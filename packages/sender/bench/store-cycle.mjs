@@ -4,14 +4,14 @@
 // alternated in one run: the base, as `migrate` leaves it, and the variant, with the SQL given on
 // the command line applied after `migrate` (a schema change to weigh). Prints the database
 // server's CPU per delivery (its processes on this machine, bench/cpu-meter.mjs) and each round's
-// time, medians and ranges, and the variant over the base.
+// time, medians and ranges, and the variant over the base (the median of per-round ratios).
 //
 //   node bench/store-cycle.mjs "<SQL applied to the variant schema>"
 import { randomBytes } from 'node:crypto';
 import { createPostgresStore, DEFAULT_DISABLE_POLICY, RETRY_DELAYS_MS } from '@linkhooks/sender';
 import pg from 'pg';
 import { startCpuMeter } from './cpu-meter.mjs';
-import { check, fmtInt, fmtRange, median, monotonicMs } from './harness.mjs';
+import { check, cleanup, fmtInt, fmtRange, median, monotonicMs, onCleanup, pairedRatio } from './harness.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CYCLE = { events: 625, endpoints: 8, limit: 32, lanes: 2, warmupRounds: 2, rounds: 30 };
@@ -33,9 +33,11 @@ const newId = (prefix, now) => {
 // No receiver: startCpuMeter reads one, and here it spends nothing.
 const noReceiver = { stats: async () => ({ cpuUs: 0 }) };
 
+/** A store on a fresh schema, dropped at the end (on error and on Ctrl-C too: harness.mjs). */
 async function openSchema(admin, schema, sql) {
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
   const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 8 });
+  onCleanup(() => store.close());
   await store.migrate();
   if (sql) await admin.query(`SET search_path = "${schema}"; ${sql}; RESET search_path`);
   const accountId = 'acct_cycle';
@@ -50,7 +52,7 @@ async function openSchema(admin, schema, sql) {
       now: Date.now(),
     });
   }
-  return { schema, store, accountId };
+  return { store, accountId };
 }
 
 async function round({ store, accountId }) {
@@ -70,7 +72,7 @@ async function round({ store, accountId }) {
       const claimed = await store.claimDue({ now, limit: CYCLE.limit, leaseMs: 60_000, perEndpointCap: 8 });
       if (claimed.length === 0) return;
       delivered += claimed.length;
-      await Promise.all(
+      const records = await Promise.all(
         claimed.map((c) =>
           store.recordAttempt({
             lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
@@ -90,23 +92,29 @@ async function round({ store, accountId }) {
           }),
         ),
       );
+      check(
+        records.every((r) => r.applied),
+        'an attempt was not recorded',
+      );
     }
   };
   await Promise.all(Array.from({ length: CYCLE.lanes }, lane));
   const ms = monotonicMs() - started;
   const { serverUs } = await stop();
   check(delivered === CYCLE.events * CYCLE.endpoints, `a round delivered ${delivered}`);
+  check(Number.isFinite(serverUs), 'no PostgreSQL process on this machine to measure');
   return { ms, serverUs: serverUs / delivered };
 }
 
 const admin = new pg.Client({ connectionString: PG_URL });
 await admin.connect();
-const sides = {
-  base: await openSchema(admin, `bench_cycle_base_${process.pid}`),
-  variant: await openSchema(admin, `bench_cycle_variant_${process.pid}`, variantSql),
-};
+onCleanup(() => admin.end());
 const samples = { base: [], variant: [] };
 try {
+  const sides = {
+    base: await openSchema(admin, `bench_cycle_base_${process.pid}`),
+    variant: await openSchema(admin, `bench_cycle_variant_${process.pid}`, variantSql),
+  };
   for (let r = 0; r < CYCLE.warmupRounds + CYCLE.rounds; r++) {
     // Each side first in every other round: neither always runs on the other's leftovers.
     for (const side of r % 2 ? ['base', 'variant'] : ['variant', 'base']) {
@@ -115,11 +123,7 @@ try {
     }
   }
 } finally {
-  for (const { schema, store } of Object.values(sides)) {
-    await store.close();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  }
-  await admin.end();
+  await cleanup();
 }
 
 console.log(
@@ -133,6 +137,6 @@ for (const [name, unit, of] of rows) {
   const base = samples.base.map(of);
   const variant = samples.variant.map(of);
   console.log(
-    `  ${name.padEnd(28)} base ${fmtInt(median(base))} ${unit} (${fmtRange(base)}), variant ${fmtInt(median(variant))} ${unit} (${fmtRange(variant)}): ${(median(variant) / median(base)).toFixed(2)}×`,
+    `  ${name.padEnd(28)} base ${fmtInt(median(base))} ${unit} (${fmtRange(base)}), variant ${fmtInt(median(variant))} ${unit} (${fmtRange(variant)}): ${pairedRatio(variant, base).toFixed(2)}× (median of per-round ratios)`,
   );
 }

@@ -91,11 +91,11 @@ export function connect(options: PgOptions): Pg {
   durablePool.on('connect', track);
 
   // The lock orders are consistent where they can be (delivery before lease, deliveries in id
-  // order), but a disabling locks its endpoint before its deliveries and a batched record the
-  // other way round, and the holds of a disabling, a pause or a re-enabling lock an endpoint's
-  // deliveries in no set order, which a renewal can meet; two publishes can each hold a due entry's
-  // share lock the other's insert waits for (publish.ts). A victim was rolled back whole, so
-  // running it again is safe.
+  // order), but a disabling or a deletion locks its endpoint before its deliveries and a batched
+  // record the other way round, and the holds of a disabling, a pause or a re-enabling lock an
+  // endpoint's deliveries in no set order, which a renewal or a deletion can meet; two publishes
+  // can each hold a due entry's share lock the other's insert waits for (publish.ts). A victim was
+  // rolled back whole, so running it again is safe.
   async function deadlockRetried<T>(run: () => Promise<T>, tries = 3): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {

@@ -7,7 +7,9 @@
  * and the deletion's snapshot, taken after that record committed, holds its attempt. In one
  * statement, an attempt committed while the statement waited for the delivery's lock would be
  * left behind. The deliveries are locked in id order, the order records and renewals take them in,
- * so neither deadlocks with a deletion (claims skip locked rows).
+ * so those meet a deletion as a wait (claims skip locked rows). What locks in another order (a
+ * batched record's reset of its endpoint, a disabling's or a pause's hold) may deadlock with one,
+ * and the victim runs again (connection.ts).
  */
 import type pg from 'pg';
 

@@ -8,9 +8,11 @@ import type { Pg } from './connection.js';
 import { deleteDeliveriesSql } from './delete-deliveries.js';
 
 /**
- * Their attempts and leases go with them, in the same statement: a final delivery gets no attempt
- * more (its lease went when it became final), so none can commit while the statement waits. Rows
- * locked by others are passed over for the next step.
+ * Their attempts and leases go with them, in the same statement (not locked first, as
+ * delete-deliveries.ts does elsewhere): a final delivery holds no lease, and one made claimable
+ * again since this statement's snapshot (retry now, recovery, a replay) and attempted has its
+ * `updated_at` past the cutoff, so the lock's check of its newest version passes it over. Rows
+ * locked by others are passed over too, for the next step.
  */
 const PRUNE_DELIVERIES = deleteDeliveriesSql(`id IN (
   SELECT id FROM deliveries WHERE status IN ${FINAL_SQL} AND updated_at < $1
