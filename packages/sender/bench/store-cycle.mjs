@@ -2,12 +2,17 @@
 // 8 endpoints (5,000 deliveries, concurrently, as group commit takes them), then claims them 32 at a
 // time on two lanes and records each one delivered, as a worker does. Two schemas, rounds
 // alternated in one run: the base, as `migrate` leaves it, and the variant, with the SQL given on
-// the command line applied after `migrate` (a schema change to weigh). Prints the database
-// server's CPU per delivery (its processes on this machine, bench/cpu-meter.mjs) and each round's
-// time, medians and ranges, and the variant over the base (the median of per-round ratios).
+// the command line applied after `migrate` (a schema change to weigh), or run by another build of
+// the store (LINKHOOKS_BENCH_VARIANT_DIST: a build's dist/ copied aside in this package, as
+// dist-old/; two builds compare). Prints the database server's CPU per delivery (its processes on
+// this machine, bench/cpu-meter.mjs) and each round's time, medians and ranges, and the variant over
+// the base (the median of per-round ratios).
 //
 //   node bench/store-cycle.mjs "<SQL applied to the variant schema>"
+//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createPostgresStore, DEFAULT_DISABLE_POLICY, RETRY_DELAYS_MS } from '@linkhooks/sender';
 import pg from 'pg';
 import { startCpuMeter } from './cpu-meter.mjs';
@@ -19,7 +24,14 @@ const RULES = { schedule: { delaysMs: RETRY_DELAYS_MS }, policy: DEFAULT_DISABLE
 const BODY = Buffer.alloc(1024, 0x20);
 
 const variantSql = process.argv[2];
-check(variantSql, 'usage: node bench/store-cycle.mjs "<SQL applied to the variant schema>"');
+const variantDist = process.env.LINKHOOKS_BENCH_VARIANT_DIST;
+check(
+  variantSql || variantDist,
+  'usage: node bench/store-cycle.mjs "<SQL applied to the variant schema>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
+);
+const createVariantStore = variantDist
+  ? (await import(pathToFileURL(join(resolve(variantDist), 'index.js')).href)).createPostgresStore
+  : createPostgresStore;
 
 // Ids in the store's form: a prefix, 10 characters of time, 16 random ones (Crockford base32).
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -34,9 +46,9 @@ const newId = (prefix, now) => {
 const noReceiver = { stats: async () => ({ cpuUs: 0 }) };
 
 /** A store on a fresh schema, dropped at the end (on error and on Ctrl-C too: harness.mjs). */
-async function openSchema(admin, schema, sql) {
+async function openSchema(admin, schema, sql, create = createPostgresStore) {
   onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
-  const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 8 });
+  const store = create({ connectionString: PG_URL, schema, poolSize: 8 });
   onCleanup(() => store.close());
   await store.migrate();
   if (sql) await admin.query(`SET search_path = "${schema}"; ${sql}; RESET search_path`);
@@ -113,7 +125,7 @@ const samples = { base: [], variant: [] };
 try {
   const sides = {
     base: await openSchema(admin, `bench_cycle_base_${process.pid}`),
-    variant: await openSchema(admin, `bench_cycle_variant_${process.pid}`, variantSql),
+    variant: await openSchema(admin, `bench_cycle_variant_${process.pid}`, variantSql, createVariantStore),
   };
   for (let r = 0; r < CYCLE.warmupRounds + CYCLE.rounds; r++) {
     // Each side first in every other round: neither always runs on the other's leftovers.

@@ -13,7 +13,7 @@ import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
 import { claimWindow } from '../src/store/claim-window.js';
 import type { AttemptResult, SenderStore } from '../src/store/port.js';
-import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
+import { CLAIM_DUE, CLAIM_WALK, claimParams, WALK_PARAMS } from '../src/store/postgres/claim-due.js';
 import { connect } from '../src/store/postgres/connection.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
@@ -23,7 +23,7 @@ import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record
 import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
-import { sharesOf } from './helpers/held-up-claim.js';
+import { atShare, HELD_UP_BACKLOG, sharesOf } from './helpers/held-up-claim.js';
 import {
   closesCycle,
   inTransaction as inTransactionOn,
@@ -805,6 +805,47 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
+  it('claims with the walk alone, and only when the walk is held up also reads past it, the walk then leasing nothing (design D25)', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const [a, b] = [newId('acct'), newId('acct')];
+    await endpointFor(store, a);
+    const at = (accountId: string, createdAt: number): EventRecord => ({
+      ...clickEvent(accountId),
+      id: newId('evt', createdAt),
+      createdAt,
+    });
+    // One of B's due first, then more of A's than a claim of 8 walks, then B's second.
+    const healthy = await endpointFor(store, b);
+    await store.publish(at(b, T0 - 1), () => newId('dlv', T0));
+    await Promise.all(
+      Array.from({ length: HELD_UP_BACKLOG }, (_, i) => store.publish(at(a, T0 + i), () => newId('dlv', T0))),
+    );
+    await store.publish(at(b, T0 + HELD_UP_BACKLOG), () => newId('dlv', T0));
+    const request = { now: T0 + HELD_UP_BACKLOG + 1, limit: 8, leaseMs: 60_000, perEndpointCap: 8 };
+    const leases = async () =>
+      (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0]!.n;
+    const walk = (params: unknown[]) =>
+      inTransaction(schema, async (tx) => {
+        const { rows } = await tx.query(CLAIM_WALK, params.slice(0, WALK_PARAMS));
+        await tx.query('COMMIT');
+        return rows;
+      });
+    // A's account at the claimer's share: the walk finds B's first alone, is held up, and leases
+    // nothing; the whole claim takes B's first and, reading past the walk, B's second.
+    const heldUp = claimParams({ ...request, shares: atShare(a) });
+    expect(await walk(heldUp)).toEqual([expect.objectContaining({ id: null, held_up: true })]);
+    expect(await leases()).toBe(0);
+    const past = await store.claimDue({ ...request, shares: atShare(a) });
+    expect(past.map((c) => c.delivery.endpointId)).toEqual([healthy.id, healthy.id]);
+    // Nothing holds A back: the walk alone leases A's first 8.
+    const leased = await walk(claimParams(request));
+    expect(leased.map((row) => [row.account_id, row.held_up])).toEqual(Array(8).fill([a, false]));
+    expect(await leases()).toBe(10);
+    await store.close();
+  });
+
   it('gives a delivery back at once when its attempt number was recorded already (design I4)', async () => {
     const { store, delivery, claimAt } = await oneDelivery();
     const [first] = await claimAt(T0);
@@ -864,18 +905,20 @@ describe.runIf(pgUp)('postgres', () => {
         // The store prepares these once per connection and runs their generic plan (plan_cache_mode):
         // a plan that joined the picked ids to every due row, or walked the due-time index filtering
         // by id, made each claim read the whole backlog. The parameters are claimDue's own.
-        const claim = await plan(
-          CLAIM_DUE,
-          claimParams({
-            now: T0,
-            limit: 32,
-            leaseMs: 60_000,
-            perEndpointCap: 8,
-            shares: sharesOf(32, 32),
-          }),
-        );
-        expect(rowsRead(claim, 'deliveries')).toBeGreaterThan(0);
-        expect(rowsRead(claim, 'deliveries')).toBeLessThan(1_000); // the window is 128 rows; the backlog 16,000
+        const params = claimParams({
+          now: T0,
+          limit: 32,
+          leaseMs: 60_000,
+          perEndpointCap: 8,
+          shares: sharesOf(32, 32),
+        });
+        for (const claim of [
+          await plan(CLAIM_DUE, params),
+          await plan(CLAIM_WALK, params.slice(0, WALK_PARAMS)),
+        ]) {
+          expect(rowsRead(claim, 'deliveries')).toBeGreaterThan(0);
+          expect(rowsRead(claim, 'deliveries')).toBeLessThan(1_000); // the window is 128 rows; the backlog 16,000
+        }
         const nextDue = await plan(NEXT_DUE, []);
         expect(rowsRead(nextDue, 'deliveries')).toBeGreaterThan(0);
         expect(rowsRead(nextDue, 'deliveries')).toBeLessThan(1_000);
