@@ -12,7 +12,7 @@
 //   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createPostgresStore, DEFAULT_DISABLE_POLICY, RETRY_DELAYS_MS } from '@linkhooks/sender';
 import pg from 'pg';
 import { startCpuMeter } from './cpu-meter.mjs';
@@ -23,6 +23,8 @@ const CYCLE = { events: 625, endpoints: 8, limit: 32, lanes: 2, warmupRounds: 2,
 const RULES = { schedule: { delaysMs: RETRY_DELAYS_MS }, policy: DEFAULT_DISABLE_POLICY };
 const BODY = Buffer.alloc(1024, 0x20);
 
+/** This package's folder: a variant build's path is read from it, wherever the bench runs from. */
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const variantSql = process.argv[2];
 const variantDist = process.env.LINKHOOKS_BENCH_VARIANT_DIST;
 check(
@@ -30,7 +32,7 @@ check(
   'usage: node bench/store-cycle.mjs "<SQL applied to the variant schema>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
 );
 const createVariantStore = variantDist
-  ? (await import(pathToFileURL(join(resolve(variantDist), 'index.js')).href)).createPostgresStore
+  ? (await import(pathToFileURL(join(resolve(PACKAGE, variantDist), 'index.js')).href)).createPostgresStore
   : createPostgresStore;
 
 // Ids in the store's form: a prefix, 10 characters of time, 16 random ones (Crockford base32).

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
 import { newId } from '../src/domain/ids.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
-import { CLAIM_DUE, claimParams } from '../src/store/postgres/claim-due.js';
+import { CLAIM_DUE, CLAIM_WALK, claimParams, WALK_PARAMS } from '../src/store/postgres/claim-due.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import {
   DUE_ENDPOINTS,
@@ -239,6 +239,14 @@ describe('the PostgreSQL claim', async () => {
           expect(rowsRead(past, 'endpoints') - rowsRead(open, 'endpoints')).toBeLessThan(IDLE_ENDPOINTS / 10);
           expect(indexRead(open, 'endpoint_due_pkey')).toBe(0);
           expect(indexRead(past, 'endpoint_due_pkey')).toBe(0);
+          // The walk alone, which a claim runs first: the same window; held up, the walk and the
+          // check past it, and nothing of the endpoints' reads.
+          const walkOpen = await plan(CLAIM_WALK, claimParams(request).slice(0, WALK_PARAMS));
+          expect(indexRead(walkOpen, 'deliveries_due')).toBe(window);
+          const walkPast = await plan(CLAIM_WALK, claimParams(held).slice(0, WALK_PARAMS));
+          expect(indexRead(walkPast, 'deliveries_due')).toBe(2 * claimWalk(window) + 1);
+          expect(indexRead(walkPast, 'endpoint_due_by_time')).toBe(0);
+          expect(seeks(walkPast)).toBe(0);
         });
         // Two of B's endpoints with a request in flight (another worker's): read apart, their entries
         // by key, among the endpoints in flight only, each kept for a due delivery no one holds (a

@@ -12,9 +12,16 @@ import { newId } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
 import { claimWindow } from '../src/store/claim-window.js';
-import type { AttemptResult, SenderStore } from '../src/store/port.js';
-import { CLAIM_DUE, CLAIM_WALK, claimParams, WALK_PARAMS } from '../src/store/postgres/claim-due.js';
-import { connect } from '../src/store/postgres/connection.js';
+import type { AttemptResult, ClaimRequest, SenderStore } from '../src/store/port.js';
+import {
+  CLAIM_DUE,
+  CLAIM_WALK,
+  claimParams,
+  createClaimer,
+  WALK_PARAMS,
+} from '../src/store/postgres/claim-due.js';
+import { connect, type Pg } from '../src/store/postgres/connection.js';
+import { createDueSettler } from '../src/store/postgres/endpoint-due.js';
 import { PG_MIGRATIONS } from '../src/store/postgres/migrate.js';
 import { NEXT_DUE } from '../src/store/postgres/next-due.js';
 import { createPostgresStore, VACUUM_LEASES_EVERY } from '../src/store/postgres/postgres-store.js';
@@ -193,6 +200,19 @@ describe.runIf(pgUp)('postgres', () => {
     body: Buffer.from('{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{}}'),
     createdAt: T0,
   });
+  /** A click of the account's created, and due, at `createdAt`. */
+  const clickAt = (accountId: string, createdAt: number): EventRecord => ({
+    ...clickEvent(accountId),
+    id: newId('evt', createdAt),
+    createdAt,
+  });
+  /** More of the account's due deliveries than a claim of 8 walks, due from T0 on, one a millisecond. */
+  const publishBacklog = (store: SenderStore, accountId: string) =>
+    Promise.all(
+      Array.from({ length: HELD_UP_BACKLOG }, (_, i) =>
+        store.publish(clickAt(accountId, T0 + i), () => newId('dlv', T0)),
+      ),
+    );
   const publishClick = (store: SenderStore, accountId: string) =>
     store.publish(clickEvent(accountId), () => newId('dlv', T0));
   /** A claimed delivery's first attempt, answered 200 at `now`. */
@@ -805,24 +825,17 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
-  it('claims with the walk alone, and only when the walk is held up also reads past it, the walk then leasing nothing (design D25)', async () => {
+  it('leases with the walk alone what the whole claim would, and nothing when the walk is held up, which the whole claim then reads past (design D25)', async () => {
     const schema = freshSchema();
     const store = open(schema);
     await store.migrate();
     const [a, b] = [newId('acct'), newId('acct')];
     await endpointFor(store, a);
-    const at = (accountId: string, createdAt: number): EventRecord => ({
-      ...clickEvent(accountId),
-      id: newId('evt', createdAt),
-      createdAt,
-    });
     // One of B's due first, then more of A's than a claim of 8 walks, then B's second.
     const healthy = await endpointFor(store, b);
-    await store.publish(at(b, T0 - 1), () => newId('dlv', T0));
-    await Promise.all(
-      Array.from({ length: HELD_UP_BACKLOG }, (_, i) => store.publish(at(a, T0 + i), () => newId('dlv', T0))),
-    );
-    await store.publish(at(b, T0 + HELD_UP_BACKLOG), () => newId('dlv', T0));
+    await store.publish(clickAt(b, T0 - 1), () => newId('dlv', T0));
+    await publishBacklog(store, a);
+    await store.publish(clickAt(b, T0 + HELD_UP_BACKLOG), () => newId('dlv', T0));
     const request = { now: T0 + HELD_UP_BACKLOG + 1, limit: 8, leaseMs: 60_000, perEndpointCap: 8 };
     const leases = async () =>
       (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0]!.n;
@@ -843,6 +856,50 @@ describe.runIf(pgUp)('postgres', () => {
     const leased = await walk(claimParams(request));
     expect(leased.map((row) => [row.account_id, row.held_up])).toEqual(Array(8).fill([a, false]));
     expect(await leases()).toBe(10);
+    await store.close();
+  });
+
+  it('after a claim held up, claims with the whole statement alone until it says the walk is clear, then with the walk first again', async () => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const [a, b] = [newId('acct'), newId('acct')];
+    await endpointFor(store, a);
+    await endpointFor(store, b);
+    await publishBacklog(store, a);
+    for (let i = 0; i < 2; i++)
+      await store.publish(clickAt(b, T0 + HELD_UP_BACKLOG + i), () => newId('dlv', T0));
+    const pg = connect({ connectionString: PG_URL, schema, poolSize: 1, applicationName: APP });
+    const ran: string[] = [];
+    const recording: Pg = {
+      ...pg,
+      prepared: (name, text, values) => {
+        ran.push(name);
+        return pg.prepared(name, text, values);
+      },
+    };
+    const settler = createDueSettler(recording);
+    const claim = createClaimer(recording, settler);
+    const request = { now: T0 + HELD_UP_BACKLOG + 2, limit: 1, leaseMs: 60_000, perEndpointCap: 8 };
+    const statements = async (r: ClaimRequest) => {
+      ran.length = 0;
+      const claimed = await claim(r);
+      return { accounts: claimed.map((c) => c.delivery.accountId), ran: [...ran] };
+    };
+    // A's account at the claimer's share: held up, and held up again.
+    expect(await statements({ ...request, shares: atShare(a) })).toEqual({
+      accounts: [b],
+      ran: ['claim_walk', 'claim_due'],
+    });
+    expect(await statements({ ...request, shares: atShare(a) })).toEqual({
+      accounts: [b],
+      ran: ['claim_due'],
+    });
+    // Nothing holds A back: the whole statement says the walk is clear, and the next walks alone.
+    expect(await statements(request)).toEqual({ accounts: [a], ran: ['claim_due'] });
+    expect(await statements(request)).toEqual({ accounts: [a], ran: ['claim_walk'] });
+    await settler.stop();
+    await pg.end();
     await store.close();
   });
 

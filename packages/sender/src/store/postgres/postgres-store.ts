@@ -10,7 +10,7 @@
 import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
-import { claimDue } from './claim-due.js';
+import { createClaimer } from './claim-due.js';
 import { connect } from './connection.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
@@ -69,6 +69,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const listener = createDueListener(pg.config, pg.schema);
   const vacuum = createLeaseVacuum(pg);
   const settler = createDueSettler(pg);
+  const claim = createClaimer(pg, settler);
   const record = recordAttempt(pg, vacuum);
   const publishEvents = publish(pg);
   let closing: Promise<void> | undefined;
@@ -91,7 +92,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
     publish: async (event, nextId, target) => (await publishEvents(event, nextId, target)).deliveries,
     publishIdempotent: (event, nextId) => publishEvents(event, nextId),
-    claimDue: (request) => claimDue(pg, settler, request),
+    claimDue: claim,
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),
     renewLeases: (leases, expiresAt) => renewLeases(pg, leases, expiresAt),
