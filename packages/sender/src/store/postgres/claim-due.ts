@@ -353,7 +353,7 @@ due AS (
   LIMIT $5::int
 ),
 ${LEASE_DUE}
-SELECT c.*, ARRAY[]::text[] AS stale_endpoints, s.held_up
+SELECT c.*, s.held_up
 FROM (SELECT EXISTS (SELECT 1 FROM held_up) AS held_up) s
 LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;

@@ -38,18 +38,17 @@ export async function markAccountDeleted(pg: Pg, id: string, now: number): Promi
   return Number(row?.n ?? 0) > 0;
 }
 
+/** Each step's transaction runs again if chosen as a deadlock victim (`tx`; connection.ts). */
 export async function deleteAccountStep(pg: Pg, id: string, limit: number): Promise<number> {
-  return pg.deadlockRetried(async () => {
-    const deliveries = await pg.tx((client) => deleteDeliveriesOfAccount(client, id, limit));
-    if (deliveries > 0) return deliveries;
-    const [events] = await pg.rows(DELETE_EVENTS, [id, limit]);
-    if (Number(events?.n) > 0) return Number(events!.n);
-    return pg.tx(async (client) => {
-      let n = 0;
-      for (const sql of [DELETE_ENDPOINTS, DELETE_KEYS, DELETE_ACCOUNT]) {
-        n += (await client.query(sql, [id])).rowCount ?? 0;
-      }
-      return n;
-    });
+  const deliveries = await pg.tx((client) => deleteDeliveriesOfAccount(client, id, limit));
+  if (deliveries > 0) return deliveries;
+  const [events] = await pg.deadlockRetried(() => pg.rows(DELETE_EVENTS, [id, limit]));
+  if (Number(events?.n) > 0) return Number(events!.n);
+  return pg.tx(async (client) => {
+    let n = 0;
+    for (const sql of [DELETE_ENDPOINTS, DELETE_KEYS, DELETE_ACCOUNT]) {
+      n += (await client.query(sql, [id])).rowCount ?? 0;
+    }
+    return n;
   });
 }
