@@ -24,7 +24,6 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { sampleEventData } from '@linkhooks/protocol';
 import * as senderPackage from '@linkhooks/sender';
 import pg from 'pg';
 import { Agent } from 'undici';
@@ -48,6 +47,7 @@ import {
   timeCrowdClaims,
   timeHeldUpClaims,
 } from './claims.mjs';
+import { BODY_BYTES, click, envelopeBytes } from './click.mjs';
 import {
   check,
   cleanup,
@@ -106,26 +106,9 @@ const GOALS = {
   // The event-loop delay beyond the monitor's sampling interval (loopDelayMs in harness.mjs).
   loopP99Ms: 20,
 };
-const BODY_BYTES = 1024;
 const ROUND_TIMEOUT_MS = 60_000;
 const ACCOUNT_FLOW = 'acct_bench_flow';
 const ACCOUNT_LATENCY = 'acct_bench_latency';
-
-// ---- the event --------------------------------------------------------------------------------
-
-const ID_DIGITS = 8; // click ids `clk_00000042` / `lat_00000042`: every body has the same length
-// The protocol's sample click (fixed-length values), with a numbered id and a filler that makes
-// every body exactly BODY_BYTES long.
-const clickData = (clickId, filler) => ({
-  ...sampleEventData('click'),
-  click_id: clickId,
-  destination_url: `https://shop.example.com/summer?utm_source=linkhooks&utm_medium=smartlink&utm_content=${filler}`,
-});
-const envelopeBytes = (data) =>
-  Buffer.from(JSON.stringify({ event: 'click', timestamp: '2026-11-22T09:00:00Z', data }));
-const probe = envelopeBytes(clickData('clk_'.padEnd(4 + ID_DIGITS, '0'), '')).length;
-const FILLER = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(40).slice(0, BODY_BYTES - probe);
-const click = (prefix, n) => clickData(`${prefix}_${String(n).padStart(ID_DIGITS, '0')}`, FILLER);
 
 // ---- part 1: throughput --------------------------------------------------------------------------
 

@@ -29,9 +29,11 @@ import {
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
-// LINKHOOKS_BENCH_CLI: another build of the CLI, run in its place (two builds compare by
-// alternating runs).
+// LINKHOOKS_BENCH_CLI: another build of the CLI, run in its place (bench/service-ab.mjs compares
+// two builds round by round).
 const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
+const NODE_ARGS = process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 const TOKEN = 'svc_bench_token_0123456789abcdef';
 
 export const SERVICE = {
@@ -60,10 +62,10 @@ const freePort = () =>
     });
   });
 
-/** Runs the CLI to completion; resolves with its stdout. */
-function cli(args, env) {
+/** Runs the CLI at `cli` to completion; resolves with its stdout. */
+function runCli(cli, args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => {
@@ -80,9 +82,10 @@ function cli(args, env) {
 
 /**
  * Starts `linkhooks-sender serve` on `db`, with two business accounts: one with an endpoint on
- * each receiver origin (click events), one with none (ingest alone).
+ * each receiver origin (click events), one with none (ingest alone). `cli`: the build's cli.js;
+ * `nodeArgs`: options for the service's Node.
  */
-export async function startService(ctx, db) {
+export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS } = {}) {
   const dir = tempDir('linkhooks-bench-service-');
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, ctx.certs.ca);
@@ -102,20 +105,23 @@ export async function startService(ctx, db) {
     LINKHOOKS_PER_ORIGIN_CAP: '64',
     NODE_EXTRA_CA_CERTS: caFile,
   };
-  await cli(['migrate', '--db', db], env);
+  await runCli(cli, ['migrate', '--db', db], env);
   const account = async (name) =>
     JSON.parse(
-      await cli(['accounts', 'create', '--name', name, '--plan', 'business', '--json', '--db', db], env),
+      await runCli(
+        cli,
+        ['accounts', 'create', '--name', name, '--plan', 'business', '--json', '--db', db],
+        env,
+      ),
     );
   const delivering = await account('Bench delivering');
   const quiet = await account('Bench ingest only');
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    // LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
     [
-      ...(process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
-      CLI,
+      ...nodeArgs,
+      cli,
       'serve',
       '--db',
       db,
