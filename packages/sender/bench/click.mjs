@@ -1,5 +1,5 @@
-// The event every part of the bench publishes: the protocol's sample click (fixed-length values),
-// with a numbered id and a filler that makes every body exactly BODY_BYTES long.
+// The event run.mjs's parts and service-ab.mjs publish: the protocol's sample click (fixed-length
+// values), with a numbered id and a filler that makes every body exactly BODY_BYTES long.
 import { sampleEventData } from '@linkhooks/protocol';
 
 export const BODY_BYTES = 1024;

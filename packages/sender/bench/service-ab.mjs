@@ -9,10 +9,13 @@
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched] [--rounds N]
 //
-// A build's dist/ is a folder with its cli.js, as `npx tsup` leaves it (copy one aside, as
-// dist-old/, before building the other). LINKHOOKS_BENCH_NODE_ARGS_B gives B's Node options of its
-// own, to weigh one against none on the same build.
+// A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
+// dist-old/, before building the other); a relative path is read from this package's folder.
+// LINKHOOKS_BENCH_NODE_ARGS gives both sides Node options, LINKHOOKS_BENCH_NODE_ARGS_B gives B more
+// of its own (the same dist/ on both sides weighs those options). An even number of rounds puts
+// each side first in half of them.
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pgSchemaName } from './claims.mjs';
 import { click } from './click.mjs';
@@ -45,7 +48,7 @@ check(
   positionals.length === 2 && Number.isInteger(rounds) && rounds > 0,
   "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched] [--rounds N]",
 );
-const PACKAGE = new URL('..', import.meta.url).pathname;
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
 
@@ -65,7 +68,7 @@ try {
     const schema = pgSchemaName(`ab_${side}`);
     // Registered first, run last (after the service stops): harness.mjs runs cleanups in reverse.
     onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
-    return `${PG_URL}?schema=${schema}`;
+    return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
   };
   const common = nodeArgsOf(process.env.LINKHOOKS_BENCH_NODE_ARGS);
   const sides = {
@@ -82,6 +85,7 @@ try {
       const stop = await startCpuMeter(receiver, admin ? 'PostgreSQL' : null);
       const round = await deliveryRound(ctx, sides[side], clickOf, { batched: values.batched });
       const { serverUs } = await stop();
+      if (admin) check(Number.isFinite(serverUs), 'no PostgreSQL process on this machine to measure (/proc)');
       if (r >= SERVICE.warmupRounds) samples[side].push({ ...round, serverUs: serverUs / round.deliveries });
     }
   }
@@ -97,6 +101,8 @@ try {
   for (const [name, unit, of] of rows) {
     const a = samples.A.map(of);
     const b = samples.B.map(of);
+    // Its event loop's CPU is read from /proc/<pid>/task, where it can be.
+    if (![...a, ...b].every(Number.isFinite)) continue;
     console.log(
       `  ${name.padEnd(26)} A ${fmtInt(median(a))} ${unit} (${fmtRange(a)}), B ${fmtInt(median(b))} ${unit} (${fmtRange(b)}): B/A ${pairedRatio(b, a).toFixed(3)}`,
     );

@@ -1,7 +1,8 @@
 // The platform's path: `linkhooks-sender serve` started by its CLI and driven over HTTP, as the
 // platform drives it. Ingest of single events and of batches, and ingest + delivery to the bench
 // receiver beside the bare undici loop; the service's own event-loop delay p99 (its /metrics) during
-// each burst, and its CPU per delivery. Used by bench/run.mjs (part `service`).
+// each burst, and its CPU per delivery. Used by bench/run.mjs (part `service`) and by
+// bench/service-ab.mjs.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
