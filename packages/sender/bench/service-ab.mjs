@@ -1,9 +1,9 @@
-// Two builds of the CLI-started service, round by round: each `linkhooks-sender serve` on a fresh
-// database of its own, ingest + delivery rounds (bench/service.mjs, as part 5 runs them) alternated
-// between the two, A then B, then B then A, after the warm-up rounds. A change that moves the
-// service by a few percent hides in the spread of whole runs compared one after the other (the
-// machine's speed drifts from one minute to the next); paired round by round, each ratio is of two
-// rounds a few seconds apart. Prints, for A and B, the deliveries per second, the service's CPU per
+// Two builds of the CLI-started service, round by round: two `linkhooks-sender serve` of each, each
+// on a fresh database of its own, ingest + delivery rounds (bench/service.mjs, as part 5 runs them)
+// alternated between A and B after the warm-up rounds. A change that moves the service by a few
+// percent hides in the spread of whole runs compared one after the other (the machine's speed
+// drifts from one minute to the next); paired round by round, each ratio is of two rounds a few
+// seconds apart. Prints, for A and B, the deliveries per second, the service's CPU per
 // delivery (all its threads) and its event loop's, and the database server's on PostgreSQL:
 // medians with their ranges, and B over A as the median of per-round ratios.
 //
@@ -12,8 +12,8 @@
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
 // LINKHOOKS_BENCH_NODE_ARGS gives both sides Node options, LINKHOOKS_BENCH_NODE_ARGS_B gives B more
-// of its own (the same dist/ on both sides weighs those options). An even number of rounds puts
-// each side first in half of them.
+// of its own (the same dist/ on both sides weighs those options). An even number of rounds gives
+// each pair of services half of them.
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -71,26 +71,43 @@ try {
     return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
   };
   const common = nodeArgsOf(process.env.LINKHOOKS_BENCH_NODE_ARGS);
-  const sides = {
-    A: await startService(ctx, await database('a'), { cli: cliOf(positionals[0]), nodeArgs: common }),
-    B: await startService(ctx, await database('b'), {
+  // Two services of each build, started A, B, B, A, and paired A with the B started next to it:
+  // on PostgreSQL the service started second ran 6-7% faster in two comparisons of one build with
+  // itself (a pair each), so neither build may always be the one started first.
+  const options = {
+    A: { cli: cliOf(positionals[0]), nodeArgs: common },
+    B: {
       cli: cliOf(positionals[1]),
       nodeArgs: [...common, ...nodeArgsOf(process.env.LINKHOOKS_BENCH_NODE_ARGS_B)],
-    }),
+    },
   };
+  const services = [];
+  for (const [build, n] of [
+    ['A', 1],
+    ['B', 1],
+    ['B', 2],
+    ['A', 2],
+  ]) {
+    const db = await database(`${build.toLowerCase()}${n}`);
+    services.push({ build, service: await startService(ctx, db, options[build]) });
+  }
+  const pairs = [services.slice(0, 2), services.slice(2, 4)];
   const samples = { A: [], B: [] };
   const clickOf = (prefix, n) => click(prefix.slice(0, 3), n);
-  for (let r = 0; r < SERVICE.warmupRounds + rounds; r++) {
-    for (const side of r % 2 ? ['B', 'A'] : ['A', 'B']) {
-      const stop = await startCpuMeter(receiver, admin ? 'PostgreSQL' : null);
-      const round = await deliveryRound(ctx, sides[side], clickOf, { batched: values.batched });
-      const { serverUs } = await stop();
-      if (admin) check(Number.isFinite(serverUs), 'no PostgreSQL process on this machine to measure (/proc)');
-      if (r >= SERVICE.warmupRounds) samples[side].push({ ...round, serverUs: serverUs / round.deliveries });
-    }
+  const round = async ({ service }) => {
+    const stop = await startCpuMeter(receiver, admin ? 'PostgreSQL' : null);
+    const result = await deliveryRound(ctx, service, clickOf, { batched: values.batched });
+    const { serverUs } = await stop();
+    if (admin) check(Number.isFinite(serverUs), 'no PostgreSQL process on this machine to measure (/proc)');
+    return { ...result, serverUs: serverUs / result.deliveries };
+  };
+  for (let r = 0; r < SERVICE.warmupRounds; r++) for (const side of services) await round(side);
+  // A round of a pair runs its two services one after the other, in the order they started.
+  for (let r = 0; r < rounds; r++) {
+    for (const side of pairs[r % 2]) samples[side.build].push(await round(side));
   }
   console.log(
-    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, alternated`,
+    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
   );
   const rows = [
     ['deliveries per second', '/s', (s) => s.rate],
