@@ -7,7 +7,8 @@
 // delivery (all its threads) and its event loop's, and the database server's on PostgreSQL:
 // medians with their ranges, and B over A as the median of per-round ratios.
 //
-//   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched] [--rounds N]
+//   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
+//                             [--rounds N]
 //
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
@@ -25,14 +26,13 @@ import {
   cleanup,
   createTestCertificates,
   fmtInt,
-  fmtRange,
   median,
   onCleanup,
   pairedRatio,
   startReceiver,
   tempDir,
 } from './harness.mjs';
-import { deliveryRound, SERVICE, startService } from './service.mjs';
+import { batchIngestRound, deliveryRound, SERVICE, singleIngestRound, startService } from './service.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const { values, positionals } = parseArgs({
@@ -40,13 +40,18 @@ const { values, positionals } = parseArgs({
   options: {
     postgres: { type: 'boolean', default: false },
     batched: { type: 'boolean', default: false },
+    ingest: { type: 'string' },
     rounds: { type: 'string', default: '12' },
   },
 });
 const rounds = Number(values.rounds);
+const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
 check(
-  positionals.length === 2 && Number.isInteger(rounds) && rounds > 0,
-  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched] [--rounds N]",
+  positionals.length === 2 &&
+    Number.isInteger(rounds) &&
+    rounds > 0 &&
+    (values.ingest === undefined || values.ingest in INGEST_ROUNDS),
+  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N]",
 );
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
@@ -95,6 +100,7 @@ try {
   const samples = { A: [], B: [] };
   const clickOf = (prefix, n) => click(prefix.slice(0, 3), n);
   const round = async ({ service }) => {
+    if (values.ingest) return INGEST_ROUNDS[values.ingest](service, clickOf);
     const stop = await startCpuMeter(receiver, admin ? 'PostgreSQL' : null);
     const result = await deliveryRound(ctx, service, clickOf, { batched: values.batched });
     const { serverUs } = await stop();
@@ -106,22 +112,31 @@ try {
   for (let r = 0; r < rounds; r++) {
     for (const side of pairs[r % 2]) samples[side.build].push(await round(side));
   }
+  const what = values.ingest
+    ? `${values.ingest === 'single' ? fmtInt(SERVICE.singleEvents) : fmtInt(SERVICE.batchEvents)} events a round, ${values.ingest === 'single' ? 'one a request' : `${SERVICE.batchSize} a request`}, no endpoint`
+    : `${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}`;
   console.log(
-    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
+    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
   );
-  const rows = [
-    ['deliveries per second', '/s', (s) => s.rate],
-    ['service CPU per delivery', 'µs', (s) => s.cpuUs],
-    ['  of it, its event loop', 'µs', (s) => s.mainUs],
-    ...(admin ? [['database CPU per delivery', 'µs', (s) => s.serverUs]] : []),
-  ];
-  for (const [name, unit, of] of rows) {
+  const ms = (x) => x.toFixed(1);
+  const rows = values.ingest
+    ? [['events per second', '/s', (s) => s.rate, fmtInt]]
+    : [
+        ['deliveries per second', '/s', (s) => s.rate, fmtInt],
+        ['service CPU per delivery', 'µs', (s) => s.cpuUs, fmtInt],
+        ['  of it, its event loop', 'µs', (s) => s.mainUs, fmtInt],
+        ...(admin ? [['database CPU per delivery', 'µs', (s) => s.serverUs, fmtInt]] : []),
+      ];
+  // The service's event-loop delay p99 during the round, beyond its sampling interval (service.mjs).
+  rows.push(['event-loop delay p99', 'ms', (s) => s.loopP99, ms]);
+  for (const [name, unit, of, fmt] of rows) {
     const a = samples.A.map(of);
     const b = samples.B.map(of);
     // Its event loop's CPU is read from /proc/<pid>/task, where it can be.
     if (![...a, ...b].every(Number.isFinite)) continue;
+    const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
     console.log(
-      `  ${name.padEnd(26)} A ${fmtInt(median(a))} ${unit} (${fmtRange(a)}), B ${fmtInt(median(b))} ${unit} (${fmtRange(b)}): B/A ${pairedRatio(b, a).toFixed(3)}`,
+      `  ${name.padEnd(26)} A ${fmt(median(a))} ${unit} (${range(a)}), B ${fmt(median(b))} ${unit} (${range(b)}): B/A ${pairedRatio(b, a).toFixed(3)}`,
     );
   }
 } finally {
