@@ -4,8 +4,10 @@
 // percent hides in the spread of whole runs compared one after the other (the machine's speed
 // drifts from one minute to the next); paired round by round, each ratio is of two rounds a few
 // seconds apart. Prints, for A and B, the deliveries per second, the service's CPU per
-// delivery (all its threads) and its event loop's, and the database server's on PostgreSQL:
-// medians with their ranges, and B over A as the median of per-round ratios.
+// delivery (all its threads) and its event loop's, the database server's on PostgreSQL, and the
+// event loop's delay p99: medians with their ranges, and B over A as the median of per-round
+// ratios. With --ingest, part 5's ingest rounds instead (no endpoint subscribed): the events per
+// second and the loop's delay p99.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
 //                             [--rounds N]
@@ -50,7 +52,7 @@ check(
   positionals.length === 2 &&
     Number.isInteger(rounds) &&
     rounds > 0 &&
-    (values.ingest === undefined || values.ingest in INGEST_ROUNDS),
+    (values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched)),
   "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N]",
 );
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
