@@ -213,6 +213,25 @@ describe.runIf(pgUp)('postgres', () => {
         store.publish(clickAt(accountId, T0 + i), () => newId('dlv', T0)),
       ),
     );
+  /**
+   * A fresh store with two accounts, A with an endpoint and a backlog (publishBacklog), and B with an
+   * endpoint and the clicks `bDueAt` (each due then), published in the order given, the backlog at
+   * `backlogAt` among them.
+   */
+  const heldUpStore = async (bDueAt: number[], backlogAt: number) => {
+    const schema = freshSchema();
+    const store = open(schema);
+    await store.migrate();
+    const [a, b] = [newId('acct'), newId('acct')];
+    await endpointFor(store, a);
+    const healthy = await endpointFor(store, b);
+    for (const [i, at] of bDueAt.entries()) {
+      if (i === backlogAt) await publishBacklog(store, a);
+      await store.publish(clickAt(b, at), () => newId('dlv', T0));
+    }
+    if (backlogAt >= bDueAt.length) await publishBacklog(store, a);
+    return { schema, store, a, b, healthy };
+  };
   const publishClick = (store: SenderStore, accountId: string) =>
     store.publish(clickEvent(accountId), () => newId('dlv', T0));
   /** A claimed delivery's first attempt, answered 200 at `now`. */
@@ -826,16 +845,8 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('leases with the walk alone what the whole claim would, and nothing when the walk is held up, which the whole claim then reads past (design D25)', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const [a, b] = [newId('acct'), newId('acct')];
-    await endpointFor(store, a);
     // One of B's due first, then more of A's than a claim of 8 walks, then B's second.
-    const healthy = await endpointFor(store, b);
-    await store.publish(clickAt(b, T0 - 1), () => newId('dlv', T0));
-    await publishBacklog(store, a);
-    await store.publish(clickAt(b, T0 + HELD_UP_BACKLOG), () => newId('dlv', T0));
+    const { schema, store, a, healthy } = await heldUpStore([T0 - 1, T0 + HELD_UP_BACKLOG], 1);
     const request = { now: T0 + HELD_UP_BACKLOG + 1, limit: 8, leaseMs: 60_000, perEndpointCap: 8 };
     const leases = async () =>
       (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".leases`)).rows[0]!.n;
@@ -860,15 +871,8 @@ describe.runIf(pgUp)('postgres', () => {
   });
 
   it('after a claim held up, claims with the whole statement alone until it says the walk is clear, then with the walk first again', async () => {
-    const schema = freshSchema();
-    const store = open(schema);
-    await store.migrate();
-    const [a, b] = [newId('acct'), newId('acct')];
-    await endpointFor(store, a);
-    await endpointFor(store, b);
-    await publishBacklog(store, a);
-    for (let i = 0; i < 2; i++)
-      await store.publish(clickAt(b, T0 + HELD_UP_BACKLOG + i), () => newId('dlv', T0));
+    // A's backlog, then two of B's due after it.
+    const { schema, store, a, b } = await heldUpStore([T0 + HELD_UP_BACKLOG, T0 + HELD_UP_BACKLOG + 1], 0);
     const pg = connect({ connectionString: PG_URL, schema, poolSize: 1, applicationName: APP });
     const ran: string[] = [];
     const recording: Pg = {
