@@ -7,7 +7,7 @@
 // delivery (all its threads) and its event loop's, the database server's on PostgreSQL, and the
 // event loop's delay p99: medians with their ranges, and B over A as the median of per-round
 // ratios. With --ingest, part 5's ingest rounds instead (no endpoint subscribed): the events per
-// second and the loop's delay p99.
+// second, the service's CPU per event and its event loop's, and the loop's delay p99.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
 //                             [--rounds N]
@@ -122,7 +122,11 @@ try {
   );
   const ms = (x) => x.toFixed(1);
   const rows = values.ingest
-    ? [['events per second', '/s', (s) => s.rate, fmtInt]]
+    ? [
+        ['events per second', '/s', (s) => s.rate, fmtInt],
+        ['service CPU per event', 'µs', (s) => s.cpuUs, fmtInt],
+        ['  of it, its event loop', 'µs', (s) => s.mainUs, fmtInt],
+      ]
     : [
         ['deliveries per second', '/s', (s) => s.rate, fmtInt],
         ['service CPU per delivery', 'µs', (s) => s.cpuUs, fmtInt],

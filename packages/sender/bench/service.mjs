@@ -207,7 +207,6 @@ async function scrape(service) {
     cpuSeconds: gauge('linkhooks_process_process_cpu_seconds_total'),
   };
 }
-const loopDelayP99Ms = async (service) => (await scrape(service)).loopP99;
 
 /** `total` POSTs from `clients` lanes; `make(i)` gives the path and body of the i-th. */
 async function burst(service, total, clients, make) {
@@ -238,29 +237,39 @@ const batchRequest = (accountId, click, tag, size, b) => ({
     ),
 });
 
-/** Single-event ingest, no endpoint subscribed: events/s and the loop delay during it. */
-export async function singleIngestRound(service, click) {
-  if (!service.floor) await loopDelayP99Ms(service);
+/**
+ * An ingest round of `events` events sent by `send`: events/s, the loop delay during it, and the
+ * service's CPU per event (all its threads, and of it, its event loop's), as deliveryRound reads them.
+ */
+async function ingestRound(service, events, send) {
+  const before = service.floor ? null : await scrape(service);
+  const mainBefore = service.floor ? 0 : mainThreadCpuUs(service.pid);
   const started = monotonicMs();
-  await burst(service, SERVICE.singleEvents, SERVICE.clients, (i) => ({
-    path: '/internal/v1/events',
-    body: ingestBody(service.quiet, click('one', i)),
-  }));
-  const rate = SERVICE.singleEvents / ((monotonicMs() - started) / 1000);
-  return { rate, loopP99: service.floor ? 0 : await loopDelayP99Ms(service) };
+  await send();
+  const rate = events / ((monotonicMs() - started) / 1000);
+  if (!before) return { rate, loopP99: 0 };
+  const after = await scrape(service);
+  const cpuUs = ((after.cpuSeconds - before.cpuSeconds) * 1e6) / events;
+  const mainUs = (mainThreadCpuUs(service.pid) - mainBefore) / events;
+  return { rate, loopP99: after.loopP99, cpuUs, mainUs };
 }
 
-/** Batch ingest of SERVICE.batchSize events per request, no endpoint subscribed. */
-export async function batchIngestRound(service, click) {
-  if (!service.floor) await loopDelayP99Ms(service);
-  const batches = SERVICE.batchEvents / SERVICE.batchSize;
-  const started = monotonicMs();
-  await burst(service, batches, SERVICE.batchClients, (b) =>
-    batchRequest(service.quiet, click, 'bat', SERVICE.batchSize, b),
+/** Single-event ingest, no endpoint subscribed. */
+export const singleIngestRound = (service, click) =>
+  ingestRound(service, SERVICE.singleEvents, () =>
+    burst(service, SERVICE.singleEvents, SERVICE.clients, (i) => ({
+      path: '/internal/v1/events',
+      body: ingestBody(service.quiet, click('one', i)),
+    })),
   );
-  const rate = SERVICE.batchEvents / ((monotonicMs() - started) / 1000);
-  return { rate, loopP99: service.floor ? 0 : await loopDelayP99Ms(service) };
-}
+
+/** Batch ingest of SERVICE.batchSize events per request, no endpoint subscribed. */
+export const batchIngestRound = (service, click) =>
+  ingestRound(service, SERVICE.batchEvents, () =>
+    burst(service, SERVICE.batchEvents / SERVICE.batchSize, SERVICE.batchClients, (b) =>
+      batchRequest(service.quiet, click, 'bat', SERVICE.batchSize, b),
+    ),
+  );
 
 /**
  * Ingest + delivery: SERVICE.deliveryEvents single-event ingests to the account with 8 endpoints,
