@@ -23,18 +23,24 @@ const event = (id: string): EventRecord => ({
   createdAt: 1_700_000_000_000,
 });
 
+/** A migrated database whose WAL syncs the test finishes by hand (`syncs`, in the order asked). */
+function withManualSync(name: string) {
+  const dir = mkdtempSync(join(tmpdir(), name));
+  dirs.push(dir);
+  const db = openSqlite(join(dir, 'x.db'));
+  migrateSqlite(db)();
+  const syncs: ((error: unknown) => void)[] = [];
+  const asked = conditions();
+  const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => {
+    syncs.push(done);
+    asked.changed();
+  });
+  return { db, syncs, asked, wal };
+}
+
 describe('a SQLite publish (design D33)', () => {
   it('is answered only after a WAL sync that started after its commit, and not before', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'publish-sync-'));
-    dirs.push(dir);
-    const db = openSqlite(join(dir, 'x.db'));
-    migrateSqlite(db)();
-    const syncs: ((error: unknown) => void)[] = [];
-    const asked = conditions();
-    const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => {
-      syncs.push(done);
-      asked.changed();
-    });
+    const { db, syncs, asked, wal } = withManualSync('publish-sync-');
     const write = publish(
       db,
       createWriteQueue(db, () => wal.committed()),
@@ -57,6 +63,41 @@ describe('a SQLite publish (design D33)', () => {
     await asked.until(() => syncs.length === 2);
     syncs[1]!(new Error('EIO'));
     await expect(refused).rejects.toMatchObject({ code: 'storage_failed' });
+    wal.close();
+    db.raw.close();
+  });
+
+  it('waits for the sync under way, so the publishes made during it share one commit after it', async () => {
+    const { db, syncs, asked, wal } = withManualSync('publish-paced-');
+    let commits = 0;
+    const write = publish(
+      db,
+      createWriteQueue(db, () => {
+        commits++;
+        return wal.committed();
+      }),
+      wal,
+    );
+    const count = () => db.raw.prepare('SELECT count(*) AS n FROM events').pluck().get();
+    const first = write(event('evt_1'), () => 'dlv_1');
+    await asked.until(() => syncs.length === 1);
+    expect([commits, count()]).toEqual([1, 1]);
+    // Two publishes in turns of their own while that sync runs: neither is written yet.
+    const second = write(event('evt_2'), () => 'dlv_2');
+    await new Promise((resolve) => setImmediate(resolve));
+    const third = write(event('evt_3'), () => 'dlv_3');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([commits, count()]).toEqual([1, 1]);
+    syncs[0]!(null);
+    await expect(first).resolves.toMatchObject({ eventId: 'evt_1' });
+    // Both in one commit, and one sync for it.
+    await asked.until(() => syncs.length === 2);
+    expect([commits, count()]).toEqual([2, 3]);
+    syncs[1]!(null);
+    await expect(Promise.all([second, third])).resolves.toMatchObject([
+      { eventId: 'evt_2' },
+      { eventId: 'evt_3' },
+    ]);
     wal.close();
     db.raw.close();
   });

@@ -83,6 +83,28 @@ describe('createWalSync', () => {
     wal.close();
   });
 
+  it('tells the sync under way, settled once it completes, failed or not', async () => {
+    const sync = manualSync();
+    const wal = createWalSync(walFile(), sync.fn);
+    expect(wal.syncing()).toBeNull();
+    const first = wal.durable(wal.committed());
+    const running = wal.syncing();
+    expect(running).not.toBeNull();
+    expect(await settledState(running!)).toBe('pending');
+    sync.finish(0);
+    expect(await settledState(running!)).toBe('resolved');
+    await first;
+    expect(wal.syncing()).toBeNull();
+    // A failure settles it too: what waits on it learns of the failure from durable().
+    const failed = wal.durable(wal.committed());
+    const failing = wal.syncing()!;
+    sync.finish(1, new Error('EIO'));
+    expect(await settledState(failing)).toBe('resolved');
+    await expect(failed).rejects.toMatchObject({ code: 'storage_failed' });
+    expect(wal.syncing()).toBeNull();
+    wal.close();
+  });
+
   it('close waits for the sync under way, then refuses new waits', async () => {
     const sync = manualSync();
     const wal = createWalSync(walFile(), sync.fn);

@@ -13,6 +13,11 @@ export interface WalSync {
   committed(): number;
   /** Resolves once a sync that started after commit `seq` has completed; rejects if it failed. */
   durable(seq: number): Promise<void>;
+  /**
+   * The sync under way, if one is: resolves once it has completed, whatever its outcome; null
+   * when none is running.
+   */
+  syncing(): Promise<void> | null;
   /** Closes the file once a sync under way has finished; later calls to `durable` reject. */
   close(): void;
 }
@@ -32,7 +37,8 @@ export function createWalSync(
   let fd: number | undefined;
   let commits = 0;
   let synced = 0;
-  let running = false;
+  /** The sync under way: resolved when it completes. */
+  let running: { done: Promise<void>; end: () => void } | null = null;
   let closed = false;
   // After a failed sync the kernel may have dropped the unsynced pages and a later sync of the
   // same file succeeds without them: nothing is acknowledged again until the process restarts.
@@ -40,7 +46,8 @@ export function createWalSync(
   let waiters: Waiter[] = [];
 
   function start() {
-    running = true;
+    let end = () => {};
+    running = { done: new Promise<void>((resolve) => (end = resolve)), end };
     const covers = commits;
     try {
       // Opened on first use: the WAL file exists once the first transaction has been written.
@@ -52,7 +59,8 @@ export function createWalSync(
   }
 
   function finish(covers: number, error: unknown) {
-    running = false;
+    running?.end();
+    running = null;
     if (error && !failure) {
       failure = new SenderError(
         'storage_failed',
@@ -87,6 +95,7 @@ export function createWalSync(
         if (!running) start();
       });
     },
+    syncing: () => running?.done ?? null,
     close() {
       closed = true;
       if (!running) release();
