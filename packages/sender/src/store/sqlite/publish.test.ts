@@ -72,10 +72,15 @@ describe('a SQLite publish (design D33)', () => {
     let commits = 0;
     const write = publish(
       db,
-      createWriteQueue(db, () => {
-        commits++;
-        return wal.committed();
-      }),
+      // A stopped clock: the budget never splits a turn's writes, however slow the machine.
+      createWriteQueue(
+        db,
+        () => {
+          commits++;
+          return wal.committed();
+        },
+        () => 0,
+      ),
       wal,
     );
     const count = () => db.raw.prepare('SELECT count(*) AS n FROM events').pluck().get();
@@ -109,7 +114,11 @@ describe('a SQLite publish (design D33)', () => {
     migrateSqlite(db)();
     const write = publish(
       db,
-      createWriteQueue(db, () => 0),
+      createWriteQueue(
+        db,
+        () => 0,
+        () => 0,
+      ),
       null,
     );
     await write(event('evt_taken'), () => 'dlv_0');

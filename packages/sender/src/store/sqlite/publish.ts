@@ -73,13 +73,11 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     return { eventId: event.id, deliveries, duplicate: false };
   };
   return async (event: EventRecord, nextId: () => string, target: PublishTarget = {}): Promise<Published> => {
-    // While a sync is under way, a publish waits for it before it is written: committed now, it
-    // would wait for the next sync all the same. So the publishes that arrive during a sync share
-    // one commit after it, where each turn's few had a commit of their own (under single-event
-    // ingest, about 12 publishes a commit instead of 6; each commit writes the pages of every
-    // index it touched).
-    const syncing = wal?.syncing();
-    if (syncing) await syncing;
+    // Held while a sync runs that no commit waits beyond yet (WalSync.holdCommit): committed now,
+    // it would wait for the next sync all the same, so the publishes of one sync's time share one
+    // commit after it instead of a commit for each turn's few.
+    const hold = wal?.holdCommit();
+    if (hold) await hold;
     const { value, commit } = await write((memo) => publishOne(event, nextId, target, memo));
     if (wal) await wal.durable(commit);
     return value;

@@ -83,26 +83,55 @@ describe('createWalSync', () => {
     wal.close();
   });
 
-  it('tells the sync under way, settled once it completes, failed or not', async () => {
+  it('holds commits while a sync runs, until it ends or a commit waits for the next one', async () => {
     const sync = manualSync();
     const wal = createWalSync(walFile(), sync.fn);
-    expect(wal.syncing()).toBeNull();
+    // No sync under way: commit now.
+    expect(wal.holdCommit()).toBeNull();
     const first = wal.durable(wal.committed());
-    const running = wal.syncing();
-    expect(running).not.toBeNull();
-    expect(await settledState(running!)).toBe('pending');
+    const held = wal.holdCommit()!;
+    expect(await settledState(held)).toBe('pending');
     sync.finish(0);
-    expect(await settledState(running!)).toBe('resolved');
+    expect(await settledState(held)).toBe('resolved');
     await first;
-    expect(wal.syncing()).toBeNull();
-    // A failure settles it too: what waits on it learns of the failure from durable().
-    const failed = wal.durable(wal.committed());
-    const failing = wal.syncing()!;
-    sync.finish(1, new Error('EIO'));
-    expect(await settledState(failing)).toBe('resolved');
-    await expect(failed).rejects.toMatchObject({ code: 'storage_failed' });
-    expect(wal.syncing()).toBeNull();
+    expect(wal.holdCommit()).toBeNull();
+
+    // A commit made during the sync waits for the next one, which starts as this one ends: what
+    // was held is let go at once, to be in it too, and nothing more is held.
+    const second = wal.durable(wal.committed());
+    const heldAgain = wal.holdCommit()!;
+    const third = wal.durable(wal.committed());
+    expect(await settledState(heldAgain)).toBe('resolved');
+    expect(wal.holdCommit()).toBeNull();
+    expect(sync.started()).toBe(2);
+    sync.finish(1);
+    expect(sync.started()).toBe(3);
+    sync.finish(2);
+    await Promise.all([second, third]);
     wal.close();
+  });
+
+  it('a hold ends in the error of a failed sync, or of a close', async () => {
+    const sync = manualSync();
+    const wal = createWalSync(walFile(), sync.fn);
+    const failed = wal.durable(wal.committed());
+    const held = wal.holdCommit()!;
+    sync.finish(0, new Error('EIO'));
+    await expect(held).rejects.toMatchObject({ code: 'storage_failed', cause: new Error('EIO') });
+    await expect(failed).rejects.toMatchObject({ code: 'storage_failed' });
+    await expect(wal.holdCommit()).rejects.toMatchObject({ code: 'storage_failed' });
+
+    const other = manualSync();
+    const closing = createWalSync(walFile(), other.fn);
+    const first = closing.durable(closing.committed());
+    const heldAtClose = closing.holdCommit()!;
+    closing.close();
+    other.finish(0);
+    await first;
+    await expect(heldAtClose).rejects.toMatchObject({
+      code: 'storage_failed',
+      message: 'the store is closed',
+    });
   });
 
   it('close waits for the sync under way, then refuses new waits', async () => {

@@ -14,10 +14,12 @@ export interface WalSync {
   /** Resolves once a sync that started after commit `seq` has completed; rejects if it failed. */
   durable(seq: number): Promise<void>;
   /**
-   * The sync under way, if one is: resolves once it has completed, whatever its outcome; null
-   * when none is running.
+   * What a commit that will wait on `durable` waits for first, or null to commit now. While a sync
+   * runs and no commit waits for the next one yet, the next starts only after a commit: one made
+   * now would wait for it all the same. So commits held until that sync ends, or until a commit
+   * does wait for the next sync, share it. Rejects as `durable` would (a failed sync, a closed file).
    */
-  syncing(): Promise<void> | null;
+  holdCommit(): Promise<void> | null;
   /** Closes the file once a sync under way has finished; later calls to `durable` reject. */
   close(): void;
 }
@@ -37,8 +39,12 @@ export function createWalSync(
   let fd: number | undefined;
   let commits = 0;
   let synced = 0;
-  /** The sync under way: resolved when it completes. */
-  let running: { done: Promise<void>; end: () => void } | null = null;
+  /**
+   * The sync under way: the commits it covers, whether a commit waits for the next one, and the
+   * hold on commits (holdCommit) with its release.
+   */
+  let running: { covers: number; next: boolean; hold: Promise<void> | null; release: () => void } | null =
+    null;
   let closed = false;
   // After a failed sync the kernel may have dropped the unsynced pages and a later sync of the
   // same file succeeds without them: nothing is acknowledged again until the process restarts.
@@ -46,9 +52,8 @@ export function createWalSync(
   let waiters: Waiter[] = [];
 
   function start() {
-    let end = () => {};
-    running = { done: new Promise<void>((resolve) => (end = resolve)), end };
     const covers = commits;
+    running = { covers, next: false, hold: null, release: () => {} };
     try {
       // Opened on first use: the WAL file exists once the first transaction has been written.
       fd ??= openSync(walPath, 'r');
@@ -59,7 +64,7 @@ export function createWalSync(
   }
 
   function finish(covers: number, error: unknown) {
-    running?.end();
+    running?.release();
     running = null;
     if (error && !failure) {
       failure = new SenderError(
@@ -79,6 +84,8 @@ export function createWalSync(
     else if (closed) release();
   }
 
+  const closedError = () => new SenderError('storage_failed', 'the store is closed');
+
   function release() {
     if (fd !== undefined) closeSync(fd);
     fd = undefined;
@@ -89,13 +96,30 @@ export function createWalSync(
     durable(seq) {
       if (failure) return Promise.reject(failure);
       if (seq <= synced) return Promise.resolve();
-      if (closed) return Promise.reject(new SenderError('storage_failed', 'the store is closed'));
+      if (closed) return Promise.reject(closedError());
       return new Promise((resolve, reject) => {
         waiters.push({ seq, resolve, reject });
         if (!running) start();
+        else if (seq > running.covers && !running.next) {
+          // The next sync starts as this one ends: what is held commits now, to be in it too.
+          running.next = true;
+          running.release();
+        }
       });
     },
-    syncing: () => running?.done ?? null,
+    holdCommit() {
+      if (failure) return Promise.reject(failure);
+      if (closed) return Promise.reject(closedError());
+      if (!running || running.next) return null;
+      const sync = running;
+      sync.hold ??= new Promise<void>((resolve) => {
+        sync.release = resolve;
+      });
+      return sync.hold.then(() => {
+        if (failure) throw failure;
+        if (closed) throw closedError();
+      });
+    },
     close() {
       closed = true;
       if (!running) release();
