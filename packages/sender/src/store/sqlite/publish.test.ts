@@ -107,6 +107,33 @@ describe('a SQLite publish (design D33)', () => {
     db.raw.close();
   });
 
+  it('refuses a publish held during a sync that fails, without writing it', async () => {
+    const { db, syncs, asked, wal } = withManualSync('publish-held-failed-');
+    const write = publish(
+      db,
+      createWriteQueue(
+        db,
+        () => wal.committed(),
+        () => 0,
+      ),
+      wal,
+    );
+    const first = expect(write(event('evt_1'), () => 'dlv_1')).rejects.toMatchObject({
+      code: 'storage_failed',
+    });
+    await asked.until(() => syncs.length === 1);
+    const held = expect(write(event('evt_2'), () => 'dlv_2')).rejects.toMatchObject({
+      code: 'storage_failed',
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    syncs[0]!(new Error('EIO'));
+    await Promise.all([first, held]);
+    // The first was written before its sync failed; the held one never was.
+    expect(db.raw.prepare('SELECT id FROM events').pluck().all()).toEqual(['evt_1']);
+    wal.close();
+    db.raw.close();
+  });
+
   it('commits the publishes of a batch together, and one that fails fails alone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'publish-batch-'));
     dirs.push(dir);

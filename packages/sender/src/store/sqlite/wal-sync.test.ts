@@ -114,24 +114,29 @@ describe('createWalSync', () => {
   it('a hold ends in the error of a failed sync, or of a close', async () => {
     const sync = manualSync();
     const wal = createWalSync(walFile(), sync.fn);
-    const failed = wal.durable(wal.committed());
-    const held = wal.holdCommit()!;
+    // Their expectations attached before the sync ends: no rejection goes unwatched for a moment.
+    const failed = expect(wal.durable(wal.committed())).rejects.toMatchObject({ code: 'storage_failed' });
+    const held = expect(wal.holdCommit()!).rejects.toMatchObject({
+      code: 'storage_failed',
+      cause: new Error('EIO'),
+    });
     sync.finish(0, new Error('EIO'));
-    await expect(held).rejects.toMatchObject({ code: 'storage_failed', cause: new Error('EIO') });
-    await expect(failed).rejects.toMatchObject({ code: 'storage_failed' });
+    await held;
+    await failed;
     await expect(wal.holdCommit()).rejects.toMatchObject({ code: 'storage_failed' });
 
     const other = manualSync();
     const closing = createWalSync(walFile(), other.fn);
     const first = closing.durable(closing.committed());
-    const heldAtClose = closing.holdCommit()!;
-    closing.close();
-    other.finish(0);
-    await first;
-    await expect(heldAtClose).rejects.toMatchObject({
+    const heldAtClose = expect(closing.holdCommit()!).rejects.toMatchObject({
       code: 'storage_failed',
       message: 'the store is closed',
     });
+    closing.close();
+    other.finish(0);
+    await first;
+    await heldAtClose;
+    await expect(closing.holdCommit()).rejects.toMatchObject({ message: 'the store is closed' });
   });
 
   it('close waits for the sync under way, then refuses new waits', async () => {

@@ -20,7 +20,7 @@ export interface WalSync {
    * does wait for the next sync, share it. Rejects as `durable` would (a failed sync, a closed file).
    */
   holdCommit(): Promise<void> | null;
-  /** Closes the file once a sync under way has finished; later calls to `durable` reject. */
+  /** Closes the file once a sync under way has finished; later calls to `durable` and holds reject. */
   close(): void;
 }
 
@@ -60,10 +60,16 @@ export function createWalSync(
     } catch (error) {
       return finish(covers, error);
     }
-    datasync(fd, (error) => finish(covers, error));
+    try {
+      datasync(fd, (error) => finish(covers, error));
+    } catch (error) {
+      // Thrown at once, it would leave the sync running forever, and every publish waiting with it.
+      finish(covers, error);
+    }
   }
 
   function finish(covers: number, error: unknown) {
+    // The holders resume after this call, so they see the failure set below.
     running?.release();
     running = null;
     if (error && !failure) {
