@@ -238,20 +238,31 @@ const batchRequest = (accountId, click, tag, size, b) => ({
 });
 
 /**
- * An ingest round of `events` events sent by `send`: events/s, the loop delay during it, and the
- * service's CPU per event (all its threads, and of it, its event loop's), as deliveryRound reads them.
+ * Starts reading the service's CPU; the reading it answers takes the count of events or deliveries
+ * done since: the service's CPU per one (all its threads, its ingest requests included), of it its
+ * event loop's (what bounds a service whose loop is the busiest thread), and the loop delay p99
+ * since (the scrape at the start resets it).
  */
+async function cpuReading(service) {
+  const { cpuSeconds } = await scrape(service);
+  const main = mainThreadCpuUs(service.pid);
+  return async (count) => {
+    const after = await scrape(service);
+    return {
+      cpuUs: ((after.cpuSeconds - cpuSeconds) * 1e6) / count,
+      mainUs: (mainThreadCpuUs(service.pid) - main) / count,
+      loopP99: after.loopP99,
+    };
+  };
+}
+
+/** An ingest round of `events` events sent by `send`: events/s, and for the service cpuReading's figures. */
 async function ingestRound(service, events, send) {
-  const before = service.floor ? null : await scrape(service);
-  const mainBefore = service.floor ? 0 : mainThreadCpuUs(service.pid);
+  const read = service.floor ? null : await cpuReading(service);
   const started = monotonicMs();
   await send();
   const rate = events / ((monotonicMs() - started) / 1000);
-  if (!before) return { rate, loopP99: 0 };
-  const after = await scrape(service);
-  const cpuUs = ((after.cpuSeconds - before.cpuSeconds) * 1e6) / events;
-  const mainUs = (mainThreadCpuUs(service.pid) - mainBefore) / events;
-  return { rate, loopP99: after.loopP99, cpuUs, mainUs };
+  return read ? { rate, ...(await read(events)) } : { rate, loopP99: 0 };
 }
 
 /** Single-event ingest, no endpoint subscribed. */
@@ -279,8 +290,7 @@ export const batchIngestRound = (service, click) =>
 export async function deliveryRound(ctx, service, click, { batched = false } = {}) {
   const expected = SERVICE.deliveryEvents * ctx.receiver.origins.length;
   const before = (await ctx.receiver.stats()).requests;
-  const { cpuSeconds: cpuBefore } = await scrape(service);
-  const mainBefore = mainThreadCpuUs(service.pid);
+  const read = await cpuReading(service);
   const started = monotonicMs();
   if (batched) {
     await burst(service, SERVICE.deliveryEvents / SERVICE.deliveryBatch, 1, (b) =>
@@ -301,12 +311,7 @@ export async function deliveryRound(ctx, service, click, { batched = false } = {
   );
   check(rejected === 0, 'the receiver refused a delivery');
   const rate = expected / ((monotonicMs() - started) / 1000);
-  const after = await scrape(service);
-  // The service's CPU (all its threads) per delivery, its ingest requests included.
-  const cpuUs = ((after.cpuSeconds - cpuBefore) * 1e6) / expected;
-  // Of it, its event loop's: what bounds a service whose loop is the busiest thread.
-  const mainUs = (mainThreadCpuUs(service.pid) - mainBefore) / expected;
-  return { rate, deliveries: expected, cpuUs, mainUs, loopP99: after.loopP99 };
+  return { rate, deliveries: expected, ...(await read(expected)) };
 }
 
 /**

@@ -23,12 +23,21 @@ const event = (id: string): EventRecord => ({
   createdAt: 1_700_000_000_000,
 });
 
-/** A migrated database whose WAL syncs the test finishes by hand (`syncs`, in the order asked). */
-function withManualSync(name: string) {
+/** A migrated database in a folder of its own, removed after the test. */
+function migratedDb(name: string) {
   const dir = mkdtempSync(join(tmpdir(), name));
   dirs.push(dir);
   const db = openSqlite(join(dir, 'x.db'));
   migrateSqlite(db)();
+  return db;
+}
+
+/** One turn of the event loop: the write queue flushes what was queued before it. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A migrated database whose WAL syncs the test finishes by hand (`syncs`, in the order asked). */
+function withManualSync(name: string) {
+  const db = migratedDb(name);
   const syncs: ((error: unknown) => void)[] = [];
   const asked = conditions();
   const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => {
@@ -54,7 +63,7 @@ describe('a SQLite publish (design D33)', () => {
     // The commit is made (another connection sees it), but nothing is answered until the sync.
     await asked.until(() => syncs.length === 1);
     expect(db.raw.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(answered).toBe(false);
     syncs[0]!(null);
     await expect(published).resolves.toMatchObject({ eventId: 'evt_1', duplicate: false });
@@ -89,9 +98,9 @@ describe('a SQLite publish (design D33)', () => {
     expect([commits, count()]).toEqual([1, 1]);
     // Two publishes in turns of their own while that sync runs: neither is written yet.
     const second = write(event('evt_2'), () => 'dlv_2');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const third = write(event('evt_3'), () => 'dlv_3');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect([commits, count()]).toEqual([1, 1]);
     syncs[0]!(null);
     await expect(first).resolves.toMatchObject({ eventId: 'evt_1' });
@@ -125,7 +134,7 @@ describe('a SQLite publish (design D33)', () => {
     const held = expect(write(event('evt_2'), () => 'dlv_2')).rejects.toMatchObject({
       code: 'storage_failed',
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     syncs[0]!(new Error('EIO'));
     await Promise.all([first, held]);
     // The first was written before its sync failed; the held one never was.
@@ -135,10 +144,7 @@ describe('a SQLite publish (design D33)', () => {
   });
 
   it('commits the publishes of a batch together, and one that fails fails alone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'publish-batch-'));
-    dirs.push(dir);
-    const db = openSqlite(join(dir, 'x.db'));
-    migrateSqlite(db)();
+    const db = migratedDb('publish-batch-');
     const write = publish(
       db,
       createWriteQueue(

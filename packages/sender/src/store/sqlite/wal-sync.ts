@@ -91,6 +91,8 @@ export function createWalSync(
   }
 
   const closedError = () => new SenderError('storage_failed', 'the store is closed');
+  /** Why nothing more may be committed to wait on a sync: a failed sync, or a closed file. */
+  const refusal = () => failure ?? (closed ? closedError() : null);
 
   function release() {
     if (fd !== undefined) closeSync(fd);
@@ -114,16 +116,16 @@ export function createWalSync(
       });
     },
     holdCommit() {
-      if (failure) return Promise.reject(failure);
-      if (closed) return Promise.reject(closedError());
+      const refused = refusal();
+      if (refused) return Promise.reject(refused);
       if (!running || running.next) return null;
       const sync = running;
       sync.hold ??= new Promise<void>((resolve) => {
         sync.release = resolve;
       });
       return sync.hold.then(() => {
-        if (failure) throw failure;
-        if (closed) throw closedError();
+        const refusedSince = refusal();
+        if (refusedSince) throw refusedSince;
       });
     },
     close() {
