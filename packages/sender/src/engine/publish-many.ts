@@ -37,19 +37,22 @@ export async function publishEach(
   for (let i = 0; i < items.length; i += PUBLISH_SLICE) {
     if (i > 0) await nextTurn();
     for (const item of items.slice(i, i + PUBLISH_SLICE)) {
-      // A malformed item (not even an object) answers in its place too, never throws here.
+      // A malformed item (not even an object) answers in its place too, never throws here. The
+      // outcome's handlers are made outside this loop: made in it, they would share the block's
+      // scope, and hold the item until its commit (design D61).
       const outcome = Promise.resolve()
         .then(() => publish((item as Partial<PublishItem> | null)?.accountId as string, item))
-        .then(
-          (result) => ({ ok: true as const, result }),
-          (error: unknown) => {
-            if (isSenderError(error)) return { ok: false as const, error };
-            throw error; // a broken store is not an item's fault
-          },
-        );
-      outcome.catch(() => undefined); // awaited below; not unhandled while later slices run
+        .then(stored, refused);
+      outcome.catch(ignore); // awaited below; not unhandled while later slices run
       pending.push(outcome);
     }
   }
   return Promise.all(pending);
 }
+
+const ignore = () => undefined;
+const stored = (result: PublishResult) => ({ ok: true as const, result });
+const refused = (error: unknown) => {
+  if (isSenderError(error)) return { ok: false as const, error };
+  throw error; // a broken store is not an item's fault
+};

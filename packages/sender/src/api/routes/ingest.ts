@@ -3,9 +3,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { PublishItem } from '../../engine/sender.js';
-import { isSenderError, type SenderError } from '../../errors.js';
+import { isSenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
-import { errorResponse } from '../error-response.js';
+import { type ErrorResponse, errorResponse } from '../error-response.js';
+import type { Ingest } from '../ingest.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import {
   batchResultSchema,
@@ -77,21 +78,16 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
       const error = `a batch holds at most ${MAX_BATCH} events; this one has ${body.events.length}`;
       return { status: 413, json: { error: { code: 'payload_too_large', message: error } } };
     }
-    // Each item is checked on its own, a slice at a time with the event loop free between slices
-    // (a thousand checks in one go would hold every other request); the valid ones are published
-    // together (one commit).
-    const checked: Checked[] = [];
-    for (let i = 0; i < body.events.length; i += CHECK_SLICE) {
-      if (i > 0) await nextTurn();
-      const slice = body.events.slice(i, i + CHECK_SLICE);
-      checked.push(...(await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)))));
-    }
-    const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
-    const published = await sender.publishMany(valid);
+    // The valid items are published together (one commit). Nothing here holds the parsed events
+    // through it: each publish lets its own go once its event is built (design D61).
+    const checked = await checkEach(ingest, body.events);
+    body.events.length = 0;
+    const published = await sender.publishMany(takeValid(checked));
     let next = 0;
     let retryAfter = 0;
     const results = checked.map((c) => {
-      const outcome = c.ok ? published[next++]! : { ok: false as const, error: c.error };
+      if (!c.ok) return { status: c.answer.status, ...c.answer.body };
+      const outcome = published[next++]!;
       if (outcome.ok)
         return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
       const answer = errorResponse(outcome.error);
@@ -123,10 +119,39 @@ export const ingestBatchRoute = inIngestSpan<z.infer<typeof batchBody>>(ingestBa
 /** Items checked between two turns of the event loop. */
 const CHECK_SLICE = 50;
 
-type Checked = { ok: true; value: PublishItem } | { ok: false; error: SenderError };
+/**
+ * Each item checked on its own, a slice at a time with the event loop free between slices (a
+ * thousand checks in one go would hold every other request). A function of its own: the route's
+ * handler, waiting for the commit, would hold its last slice.
+ */
+async function checkEach(ingest: Ingest, events: unknown[]): Promise<Checked[]> {
+  const checked: Checked[] = [];
+  for (let i = 0; i < events.length; i += CHECK_SLICE) {
+    if (i > 0) await nextTurn();
+    const slice = events.slice(i, i + CHECK_SLICE);
+    checked.push(...(await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)))));
+  }
+  return checked;
+}
+
+/**
+ * An item checked: its publish, until it is taken; or its answer. Not its error: an error's stack
+ * holds the checks' frame, and with it their slice of events, until the commit.
+ */
+type Checked = { ok: true; value: PublishItem | null } | { ok: false; answer: ErrorResponse };
 const ok = (value: PublishItem): Checked => ({ ok: true, value });
+/** The valid items, taken out of `checked`: it keeps only where each one was. */
+function takeValid(checked: Checked[]): PublishItem[] {
+  const valid: PublishItem[] = [];
+  for (const c of checked) {
+    if (!c.ok) continue;
+    valid.push(c.value as PublishItem);
+    c.value = null;
+  }
+  return valid;
+}
 /** An item's own failure; anything else (a broken store) fails the request. */
 const failed = (error: unknown): Checked => {
-  if (isSenderError(error)) return { ok: false, error };
+  if (isSenderError(error)) return { ok: false, answer: errorResponse(error) };
   throw error;
 };

@@ -1,0 +1,124 @@
+/**
+ * A publish lets its input go once its event is built (design D61): while the store is still
+ * writing, the parsed events of a batch are garbage, not copied by every young-generation
+ * collection until the commit. Each event's data is watched with a FinalizationRegistry while the
+ * store holds every write back, through `publishMany` and through the batch ingest route.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { sampleEventData } from '@linkhooks/protocol';
+import { afterEach, expect, it } from 'vitest';
+import { createAccount } from '../src/accounts.js';
+import { createIngest } from '../src/api/ingest.js';
+import type { RouteContext } from '../src/api/route.js';
+import { ingestBatchRoute } from '../src/api/routes/ingest.js';
+import { createSender, type Sender } from '../src/engine/sender.js';
+import { createMemoryStore } from '../src/store/memory-store.js';
+import type { SenderStore } from '../src/store/port.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const EVENTS = 120;
+
+/** A memory store whose publishes wait until `release()`; `publishes` counts those waiting. */
+function heldStore() {
+  const inner = createMemoryStore();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const held = { publishes: 0, release };
+  const store: SenderStore = {
+    ...inner,
+    async publish(...args) {
+      held.publishes++;
+      await released;
+      return inner.publish(...args);
+    },
+  };
+  return { store, held };
+}
+
+/** Watches objects; `collected()` after a full collection says how many are gone. */
+function watcher() {
+  let gone = 0;
+  const registry = new FinalizationRegistry<number>(() => {
+    gone++;
+  });
+  return {
+    watch<T extends object>(value: T): T {
+      registry.register(value, 0);
+      return value;
+    },
+    async collected() {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await nextTurn(); // finalization callbacks run in a later task
+      }
+      return gone;
+    },
+  };
+}
+
+const waitFor = async (done: () => boolean) => {
+  for (let turns = 0; !done(); turns++) {
+    if (turns > 100_000) throw new Error('the publishes never reached the store');
+    await nextTurn();
+  }
+};
+
+let sender: Sender | undefined;
+afterEach(async () => {
+  await sender?.stop(0);
+  sender = undefined;
+});
+
+it('publishMany holds no item’s data while the store writes', async () => {
+  const { store, held } = heldStore();
+  sender = createSender({ store, allowPrivateNetworks: true });
+  const { account } = await createAccount(store, { name: 'Retention', plan: 'business' });
+  const seen = watcher();
+  const outcome = sender.publishMany(
+    Array.from({ length: EVENTS }, (_, i) => ({
+      accountId: account.id,
+      event: 'click' as const,
+      data: seen.watch({ ...sampleEventData('click'), click_id: `keep-${i}` }),
+    })),
+  );
+  await waitFor(() => held.publishes === EVENTS);
+  expect(await seen.collected()).toBe(EVENTS);
+  held.release();
+  const results = await outcome;
+  expect(results.filter((r) => r.ok)).toHaveLength(EVENTS);
+});
+
+it('the batch route holds no event’s data while the store writes, and answers each in order', async () => {
+  const { store, held } = heldStore();
+  sender = createSender({ store, allowPrivateNetworks: true });
+  const { account } = await createAccount(store, { name: 'Retention', plan: 'business' });
+  const seen = watcher();
+  const events: unknown[] = Array.from({ length: EVENTS }, (_, i) =>
+    seen.watch({
+      account_id: account.id,
+      event: 'click',
+      data: seen.watch({ ...sampleEventData('click'), click_id: `route-${i}` }),
+    }),
+  );
+  events.splice(7, 0, { account_id: account.id, event: 'nope', data: {} });
+  const ctx = { sender, ingest: createIngest(sender), body: { events } } as unknown as RouteContext<
+    unknown,
+    unknown
+  >;
+  const answer = ingestBatchRoute.handle(ctx);
+  await waitFor(() => held.publishes === EVENTS);
+  expect(await seen.collected()).toBe(2 * EVENTS);
+  held.release();
+  const result = await answer;
+  expect(result.status).toBe(202);
+  const { results } = (result as { json: { results: { status: number }[] } }).json;
+  expect(results.map((r) => r.status)).toEqual(
+    Array.from({ length: EVENTS + 1 }, (_, i) => (i === 7 ? 400 : 202)),
+  );
+});
