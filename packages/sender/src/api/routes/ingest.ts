@@ -86,11 +86,13 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
     let next = 0;
     let retryAfter = 0;
     const results = checked.map((c) => {
-      if (!c.ok) return { status: c.answer.status, ...c.answer.body };
-      const outcome = published[next++]!;
-      if (outcome.ok)
-        return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
-      const answer = errorResponse(outcome.error);
+      let answer: ErrorResponse;
+      if (c.ok) {
+        const outcome = published[next++]!;
+        if (outcome.ok)
+          return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
+        answer = errorResponse(outcome.error);
+      } else answer = c.answer;
       retryAfter = Math.max(retryAfter, answer.retryAfterSeconds ?? 0);
       return { status: answer.status, ...answer.body };
     });
