@@ -47,41 +47,54 @@ async function fillPostgres(connectionString, schema, n, now) {
   }
 }
 
-async function time(fn, samples = SCALE.samples) {
-  const ms = [];
-  for (let i = 0; i < samples; i++) {
-    const t = monotonicMs();
-    await fn();
-    ms.push(monotonicMs() - t);
+/**
+ * The five reads on two stores, one holding SCALE.small deliveries and one SCALE.large, timed call
+ * by call in turn (small, large, small, …): a minute when the machine is slow weighs on both sides
+ * of the ratio, not on whichever store was measured then. Medians of SCALE.samples calls each.
+ */
+async function timeReads(stores) {
+  const reads = {
+    stats: (store) => store.stats(),
+    first: async (store) => {
+      const page = await store.listDeliveries(ACCOUNT, { limit: 50 });
+      check(page.items.length === 50, 'the first log page is not full');
+    },
+    deep: async (store, n) => {
+      const cursor = `dlv_${String(Math.floor(n / 2)).padStart(9, '0')}`;
+      const page = await store.listDeliveries(ACCOUNT, { limit: 50, cursor });
+      check(page.items.length === 50, 'the deep log page is not full');
+    },
+    failed: async (store) => {
+      const page = await store.listDeliveries(ACCOUNT, {
+        limit: 50,
+        endpointId: 'ep_000001',
+        status: 'failed',
+      });
+      check(page.items.length === 10, `the failed page holds ${page.items.length} deliveries, not 10`);
+    },
+    // No conversion in the log: the page reads its window of each status and comes back empty.
+    event: async (store) => {
+      const page = await store.listDeliveries(ACCOUNT, { limit: 50, event: 'conversion' });
+      check(page.items.length === 0 && page.nextCursor !== null, 'the event page is not empty with a cursor');
+    },
+  };
+  const timed = stores.map(() => ({}));
+  for (const [name, read] of Object.entries(reads)) {
+    const ms = stores.map(() => []);
+    for (let i = 0; i < SCALE.samples; i++) {
+      for (const [k, { store, n }] of stores.entries()) {
+        const t = monotonicMs();
+        await read(store, n);
+        ms[k].push(monotonicMs() - t);
+      }
+    }
+    for (const [k, samples] of ms.entries()) timed[k][name] = median(samples);
   }
-  return median(ms);
+  return timed;
 }
 
-/** The six figures on one store holding `n` deliveries. */
-async function measure(store, n, now) {
-  const stats = await time(() => store.stats());
-  const first = await time(async () => {
-    const page = await store.listDeliveries(ACCOUNT, { limit: 50 });
-    check(page.items.length === 50, 'the first log page is not full');
-  });
-  const cursor = `dlv_${String(Math.floor(n / 2)).padStart(9, '0')}`;
-  const deep = await time(async () => {
-    const page = await store.listDeliveries(ACCOUNT, { limit: 50, cursor });
-    check(page.items.length === 50, 'the deep log page is not full');
-  });
-  const failed = await time(async () => {
-    const page = await store.listDeliveries(ACCOUNT, {
-      limit: 50,
-      endpointId: 'ep_000001',
-      status: 'failed',
-    });
-    check(page.items.length === 10, `the failed page holds ${page.items.length} deliveries, not 10`);
-  });
-  // No conversion in the log: the page reads its window of each status and comes back empty.
-  const event = await time(async () => {
-    const page = await store.listDeliveries(ACCOUNT, { limit: 50, event: 'conversion' });
-    check(page.items.length === 0 && page.nextCursor !== null, 'the event page is not empty with a cursor');
-  });
+/** A prune of the oldest tenth of a store holding `n` deliveries, with the loop's delay meanwhile. */
+async function timePrune(store, n, now) {
   const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loop.enable();
   const t = monotonicMs();
@@ -90,38 +103,49 @@ async function measure(store, n, now) {
   loop.disable();
   check(pruned === n / 10, `the prune deleted ${pruned} deliveries, not ${n / 10}`);
   return {
-    stats,
-    first,
-    deep,
-    failed,
-    event,
     prune,
     prunePerK: prune / (pruned / 1000),
     loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
   };
 }
 
+/** Both sizes of one store: filled (dated from `now`), their reads timed in turn, then each pruned. */
+async function measurePair(label, now, open) {
+  const stores = [];
+  for (const n of [SCALE.small, SCALE.large]) stores.push({ n, store: await open(n) });
+  try {
+    const reads = await timeReads(stores);
+    const results = [];
+    for (const [k, { store, n }] of stores.entries()) {
+      results.push({ label, n, ...reads[k], ...(await timePrune(store, n, now)) });
+    }
+    return results;
+  } finally {
+    for (const { store } of stores) await store.close();
+  }
+}
+
 export async function runScale({ createSqliteStore, createPostgresStore, postgres, pgUrl }) {
   const now = Date.now();
-  const results = [];
   const dir = tempDir('linkhooks-bench-scale-');
-  for (const n of [SCALE.small, SCALE.large]) {
+  const results = await measurePair('SQLite', now, async (n) => {
     const file = join(dir, `log-${n}.db`);
     const store = createSqliteStore({ filename: file });
     await store.migrate();
     await store.close();
     await runChild('./fill-log.mjs', [file, String(n), String(now)]);
-    const filled = createSqliteStore({ filename: file });
-    results.push({ label: 'SQLite', n, ...(await measure(filled, n, now)) });
-    await filled.close();
-    if (postgres && createPostgresStore) {
-      const schema = await postgres.schema(`scale${n}`);
-      const pgStore = createPostgresStore({ connectionString: pgUrl, schema });
-      await pgStore.migrate();
-      await fillPostgres(pgUrl, schema, n, now);
-      results.push({ label: 'PostgreSQL', n, ...(await measure(pgStore, n, now)) });
-      await pgStore.close();
-    }
+    return createSqliteStore({ filename: file });
+  });
+  if (postgres && createPostgresStore) {
+    results.push(
+      ...(await measurePair('PostgreSQL', now, async (n) => {
+        const schema = await postgres.schema(`scale${n}`);
+        const pgStore = createPostgresStore({ connectionString: pgUrl, schema });
+        await pgStore.migrate();
+        await fillPostgres(pgUrl, schema, n, now);
+        return pgStore;
+      })),
+    );
   }
   console.log(
     `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, an endpoint's`,
@@ -130,7 +154,7 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
     `   failed (its oldest ten), a page by an event the log lacks, and a prune of a tenth of the log, with ${fmtInt(SCALE.large)}`,
   );
   console.log(
-    `   deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls (the prune once).`,
+    `   deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls, the two sizes' calls in turn (the prune once).`,
   );
   console.log(
     '                       log   stats ms   first ms   deep ms  failed ms   event ms   prune ms   per 1k ms   loop p99 ms',
