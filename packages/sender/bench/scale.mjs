@@ -112,8 +112,8 @@ async function timePrune(store, n, now) {
 /** Both sizes of one store: filled (dated from `now`), their reads timed in turn, then each pruned. */
 async function measurePair(label, now, open) {
   const stores = [];
-  for (const n of [SCALE.small, SCALE.large]) stores.push({ n, store: await open(n) });
   try {
+    for (const n of [SCALE.small, SCALE.large]) stores.push({ n, store: await open(n) });
     const reads = await timeReads(stores);
     const results = [];
     for (const [k, { store, n }] of stores.entries()) {
