@@ -406,10 +406,13 @@ describe.runIf(pgUp)('postgres', () => {
     // rows it chose as it runs (claim-due.ts): each claimer goes on until every delivery is leased
     // (a bounded number of claims, so a lost delivery fails the count below rather than hanging).
     let taken = 0;
-    const claimAll = async (store: SenderStore) => {
+    const inFlight: { claimer: number; start: number; end: number }[] = [];
+    const claimAll = async (store: SenderStore, claimer: number) => {
       const mine: ClaimedDelivery[] = [];
       for (let claims = 0; taken < 200 && claims < 500; claims++) {
+        const start = performance.now();
         const batch = await store.claimDue({ now: T0, limit: 7, leaseMs: 60_000, perEndpointCap: 1000 });
+        inFlight.push({ claimer, start, end: performance.now() });
         mine.push(...batch);
         taken += batch.length;
       }
@@ -420,12 +423,16 @@ describe.runIf(pgUp)('postgres', () => {
       expect(await c.claimDue({ now: T0 - 1, limit: 7, leaseMs: 60_000, perEndpointCap: 1000 })).toEqual([]);
     }
     const started = performance.now();
-    const perClaimer = await Promise.all(claimers.map(claimAll));
+    const perClaimer = await Promise.all(claimers.map((c, k) => claimAll(c, k)));
     const elapsed = performance.now() - started;
     const all = perClaimer.flat();
 
-    // The claims raced: more than one claimer was handed deliveries while the others claimed.
-    expect(perClaimer.filter((mine) => mine.length > 0).length).toBeGreaterThanOrEqual(2);
+    // The claims raced: claims of different claimers were in the database at the same time. (Which
+    // claimer wins the rows is up to the database: on a loaded machine one can take all 200.)
+    const raced = inFlight.some((a) =>
+      inFlight.some((b) => a.claimer !== b.claimer && a.start < b.end && b.start < a.end),
+    );
+    expect(raced).toBe(true);
     expect(all).toHaveLength(200);
     expect(new Set(all.map((c) => c.delivery.id)).size).toBe(200);
     // The token each claimer was handed is the one the row holds: nobody else's claim overwrote it.
