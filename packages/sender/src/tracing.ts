@@ -47,14 +47,31 @@ export function inSpan<T>(
     try {
       return await fn(span);
     } catch (error) {
-      const code = isSenderError(error) ? error.code : error instanceof Error ? error.name : 'error';
-      span.setAttribute('error.type', code);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      failSpan(span, error);
       throw error;
     } finally {
       span.end();
     }
   });
+}
+
+/**
+ * A new span, the active one's child, left inactive: for work that makes no spans of its own and
+ * settles in a promise it can end on, without the async frame `inSpan` keeps meanwhile.
+ */
+export const startSpan = (name: string, attributes: Attributes): Span =>
+  tracer.startSpan(name, { attributes });
+
+/** Ends `span` as failed with `error`'s code or name only (an error message may quote input). */
+export function endSpanFailed(span: Span, error: unknown): void {
+  failSpan(span, error);
+  span.end();
+}
+
+function failSpan(span: Span, error: unknown) {
+  const code = isSenderError(error) ? error.code : error instanceof Error ? error.name : 'error';
+  span.setAttribute('error.type', code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
 
 /**

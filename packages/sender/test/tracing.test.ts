@@ -15,6 +15,9 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSender } from '../src/engine/sender.js';
+import { createMemoryStore } from '../src/store/memory-store.js';
+import type { SenderStore } from '../src/store/port.js';
 import { SPAN, TRACER_NAME } from '../src/tracing.js';
 import { type Api, SERVICE_TOKEN, startApi } from './helpers/api-service.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
@@ -186,4 +189,51 @@ it('makes one ingest span for a batch, with a publish span per stored event as i
       .map((r: { event_id: string }) => r.event_id)
       .sort(),
   );
+});
+
+it('ends a publish span refused as invalid as failed, with the code only, and marks a repeat', async () => {
+  exporter.reset();
+  const accountId = api.alice.account.id;
+  await expect(
+    api.sender.publish(accountId, { event: 'click', data: { click_id: 'clk_invalid', ip: 42 } } as never),
+  ).rejects.toMatchObject({ code: 'invalid_event' });
+  const data = { ...sampleEventData('click'), click_id: 'clk_repeat' };
+  const first = await api.sender.publish(accountId, { event: 'click', data, eventId: 'evt-trace-repeat' });
+  const repeat = await api.sender.publish(accountId, { event: 'click', data, eventId: 'evt-trace-repeat' });
+  expect(repeat.eventId).toBe(first.eventId);
+  const [refused, stored, repeated] = byName(exporter.getFinishedSpans(), SPAN.publish);
+  expect(refused!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'invalid_event' });
+  expect(refused!.attributes).toEqual({ 'linkhooks.account.id': accountId, 'error.type': 'invalid_event' });
+  expect(JSON.stringify(refused!.events)).not.toContain('clk_invalid');
+  expect(stored!.status.code).not.toBe(SpanStatusCode.ERROR);
+  expect(stored!.attributes['linkhooks.publish.duplicate']).toBe(false);
+  expect(repeated!.attributes).toMatchObject({
+    'linkhooks.event.id': first.eventId,
+    'linkhooks.publish.duplicate': true,
+  });
+});
+
+it('answers a store that throws at once as a rejected publish, its span ended failed', async () => {
+  const memory = createMemoryStore();
+  const broken = () => {
+    throw new Error('the store broke');
+  };
+  const store: SenderStore = { ...memory, publish: broken, publishIdempotent: broken };
+  const sender = createSender({ store });
+  exporter.reset();
+  for (const eventId of [undefined, 'evt-trace-broken']) {
+    const input = { event: 'click' as const, data: sampleEventData('click'), eventId };
+    let published: Promise<unknown> | undefined;
+    expect(() => {
+      published = sender.publish('acct_broken_store', input);
+    }).not.toThrow();
+    await expect(published).rejects.toThrow('the store broke');
+  }
+  const spans = byName(exporter.getFinishedSpans(), SPAN.publish);
+  expect(spans.map((s) => s.status)).toEqual([
+    { code: SpanStatusCode.ERROR, message: 'Error' },
+    { code: SpanStatusCode.ERROR, message: 'Error' },
+  ]);
+  await sender.stop();
+  await memory.close();
 });

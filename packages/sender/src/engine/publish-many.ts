@@ -40,14 +40,24 @@ export async function publishEach(
       // A malformed item (not even an object) answers in its place too, never throws here. The
       // outcome's handlers are made outside this loop: made in it, they would share the block's
       // scope, and hold the item until its commit (design D61).
-      const outcome = Promise.resolve()
-        .then(() => publish((item as Partial<PublishItem> | null)?.accountId as string, item))
-        .then(stored, refused);
+      const outcome = publishSafely(publish, item).then(stored, refused);
       outcome.catch(ignore); // awaited below; not unhandled while later slices run
       pending.push(outcome);
     }
   }
   return Promise.all(pending);
+}
+
+/** `publish` of the item, its throw (a malformed item) made a rejection. */
+function publishSafely(
+  publish: (accountId: string, input: PublishInput) => Promise<PublishResult>,
+  item: PublishItem,
+): Promise<PublishResult> {
+  try {
+    return publish((item as Partial<PublishItem> | null)?.accountId as string, item);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 const ignore = () => undefined;

@@ -16,9 +16,9 @@ import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
-import type { PublishTarget } from '../store/port.js';
+import type { Published, PublishTarget } from '../store/port.js';
 import type { EventRecord } from '../store/records.js';
-import { inSpan, publishedAttributes, SPAN } from '../tracing.js';
+import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
 import { endpointManagement } from './endpoint-management.js';
@@ -145,54 +145,69 @@ export function createSender(options: SenderOptions): Sender {
     return value;
   };
 
-  /**
-   * A publish within the account's event rate; an event refused as invalid, or a repeat that stored
-   * nothing, gives its token back. Not an async function: one would hold `input` until the commit.
-   */
+  /** A publish within the account's event rate (publishTo gives the token back when nothing is stored). */
   function publishCounted(accountId: string, input: PublishInput): Promise<PublishResult> {
     try {
       quota.event(accountId);
     } catch (error) {
       return Promise.reject(error);
     }
-    return publishTo(accountId, input).then(
-      (result) => {
-        if (result.duplicate) quota.refundEvent(accountId);
-        return result;
-      },
-      (error: unknown) => {
-        if (isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
-        throw error;
-      },
-    );
+    return publishTo(accountId, input, {}, true);
   }
 
   /**
    * Every publish, in a span of its own (design D46): the ingest request's child when there is one.
-   * The input is let go once its event is built (the event holds its bytes outside the JS heap):
-   * held until the commit, a batch's parsed events were copied by each young-generation collection
-   * meanwhile (design D61).
+   * `counted`: the publish took a token of the account's event rate, given back when the event is
+   * refused as invalid or is a repeat that stored nothing (a test send takes none).
+   *
+   * Not an async function, and no closure keeps the input: once its event is built, what waits for
+   * the commit is the event and promises with their handlers (design D61, D62). Whatever throws on
+   * the way, a store's call included, answers as a rejection, with the span ended failed.
    */
-  function publishTo(accountId: string, input: PublishInput, target: PublishTarget = {}) {
-    const held: { input?: PublishInput } = { input };
-    return inSpan(SPAN.publish, { 'linkhooks.account.id': accountId }, async (span) => {
-      const event = buildEvent(accountId, held.input as PublishInput, clock.now());
-      held.input = undefined;
-      const result = await storeEvent(event, target);
-      publishedAttributes(span, event.name, result);
-      return result;
-    });
+  function publishTo(
+    accountId: string,
+    input: PublishInput,
+    target: PublishTarget,
+    counted: boolean,
+  ): Promise<PublishResult> {
+    const span = startSpan(SPAN.publish, { 'linkhooks.account.id': accountId });
+    const failed = (error: unknown): Promise<never> => {
+      if (counted && isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
+      endSpanFailed(span, error);
+      return Promise.reject(error);
+    };
+    let stored: Promise<Published>;
+    let name: string;
+    try {
+      const event = buildEvent(accountId, input, clock.now());
+      name = event.name;
+      stored = storeEvent(event, target);
+    } catch (error) {
+      return failed(error);
+    }
+    return stored.then((published) => {
+      try {
+        if (published.duplicate) {
+          if (counted) quota.refundEvent(accountId);
+        } else if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();
+        publishedAttributes(span, name, published);
+      } catch (error) {
+        return failed(error);
+      }
+      span.end();
+      return published.duplicate
+        ? published
+        : { eventId: published.eventId, deliveries: published.deliveries };
+    }, failed);
   }
 
-  async function storeEvent(event: EventRecord, target: PublishTarget): Promise<PublishResult> {
+  function storeEvent(event: EventRecord, target: PublishTarget): Promise<Published> {
     const ids = () => newId('dlv', event.createdAt);
     const { idempotencyKey: key } = event;
-    const published = key
-      ? await store.publishIdempotent({ ...event, idempotencyKey: key }, ids)
-      : { eventId: event.id, deliveries: await store.publish(event, ids, target), duplicate: false };
-    if (published.duplicate) return published;
-    if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();
-    return { eventId: published.eventId, deliveries: published.deliveries };
+    if (key) return store.publishIdempotent({ ...event, idempotencyKey: key }, ids);
+    return store
+      .publish(event, ids, target)
+      .then((deliveries) => ({ eventId: event.id, deliveries, duplicate: false }));
   }
 
   const endpoints = endpointManagement({ store, clock, addressPolicy, resolve: options.resolve, quota });
@@ -224,7 +239,12 @@ export function createSender(options: SenderOptions): Sender {
         );
       }
       quota.testSend(accountId);
-      return publishTo(accountId, { event: name, data: sampleEventData(name) }, { endpointId, test: true });
+      return publishTo(
+        accountId,
+        { event: name, data: sampleEventData(name) },
+        { endpointId, test: true },
+        false,
+      );
     },
 
     createEndpoint: endpoints.createEndpoint,

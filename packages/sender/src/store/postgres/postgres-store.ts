@@ -8,6 +8,7 @@
  * `search_path` set to it, and `migrate()` creates it.
  */
 import type { SenderStore } from '../port.js';
+import { deliveriesOf } from '../rows.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
 import { createClaimer } from './claim-due.js';
@@ -90,7 +91,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return closing;
     },
 
-    publish: async (event, nextId, target) => (await publishEvents(event, nextId, target)).deliveries,
+    publish: (event, nextId, target) => publishEvents(event, nextId, target).then(deliveriesOf),
     publishIdempotent: (event, nextId) => publishEvents(event, nextId),
     claimDue: claim,
     recordAttempt: record,

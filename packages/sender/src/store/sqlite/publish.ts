@@ -8,7 +8,7 @@ import type { SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
 import type { WalSync } from './wal-sync.js';
-import type { TxMemo, WriteQueue } from './write-queue.js';
+import type { TxMemo, WriteQueue, Written } from './write-queue.js';
 
 /** A repeated idempotency key inserts nothing: the account's unique index decides (design D36). */
 const INSERT_EVENT = `
@@ -72,14 +72,17 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     }
     return { eventId: event.id, deliveries, duplicate: false };
   };
-  return async (event: EventRecord, nextId: () => string, target: PublishTarget = {}): Promise<Published> => {
+  // Chained, not async: a suspended async function would wait with each publish (design D62).
+  return (event: EventRecord, nextId: () => string, target: PublishTarget = {}): Promise<Published> => {
+    const queued = () => write((memo) => publishOne(event, nextId, target, memo));
     // Held while a sync runs that no commit waits beyond yet (WalSync.holdCommit): committed now,
     // it would wait for the next sync all the same, so the publishes of one sync's time share one
     // commit after it instead of a commit for each turn's few.
     const hold = wal?.holdCommit();
-    if (hold) await hold;
-    const { value, commit } = await write((memo) => publishOne(event, nextId, target, memo));
-    if (wal) await wal.durable(commit);
-    return value;
+    const written = hold ? hold.then(queued) : queued();
+    if (!wal) return written.then(writtenValue);
+    return written.then(({ value, commit }) => wal.durable(commit).then(() => value));
   };
 }
+
+const writtenValue = <R>(written: Written<R>) => written.value;

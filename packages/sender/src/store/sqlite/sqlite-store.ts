@@ -4,6 +4,7 @@
  * multi-row change runs in one `BEGIN IMMEDIATE` transaction (design I2 to I5).
  */
 import type { SenderStore } from '../port.js';
+import { deliveriesOf } from '../rows.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
 import { claimDue } from './claim-due.js';
@@ -82,7 +83,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       wal?.close();
     },
 
-    publish: async (event, nextId, target) => (await ops.publish(event, nextId, target)).deliveries,
+    publish: (event, nextId, target) => ops.publish(event, nextId, target).then(deliveriesOf),
     publishIdempotent: (event, nextId) => ops.publish(event, nextId),
     claimDue: ops.claimDue,
     recordAttempt: ops.recordAttempt,
