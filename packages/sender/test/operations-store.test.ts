@@ -75,7 +75,7 @@ describe.runIf(pgUp)('postgres', () => {
       });
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          stores[i % 4]!.publishIdempotent(
+          stores[i % 4]!.publish(
             {
               id: newId('evt'),
               accountId,

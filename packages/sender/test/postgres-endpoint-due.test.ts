@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
-import type { SenderStore } from '../src/store/port.js';
+import type { Published, SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import type { EventRecord } from '../src/store/records.js';
 import { storeEndpoint } from './helpers/endpoints.js';
@@ -197,7 +197,7 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
     });
     await endpointOf('acct_x', 'ep_x');
     await publish('acct_x', T0);
-    let published: Promise<unknown[][]> = Promise.resolve([]);
+    let published: Promise<Published[]> = Promise.resolve([]);
     await holding(schema, 'ep_x', 'NO KEY UPDATE', async (settling) => {
       // Both saw the entry early and find it moved on: both write it, one after the other (or, when
       // their locks interleave, one is a deadlock's victim and runs again).
@@ -205,7 +205,7 @@ describe.runIf(up)('each endpoint’s next due time on PostgreSQL', () => {
       await blockedBy(pool, settling, APP, 2);
       await settling.query(MOVE_ON, ['ep_x']);
     });
-    expect((await published).map((d) => d.length)).toEqual([1, 1]);
+    expect((await published).map((p) => p.deliveries.length)).toEqual([1, 1]);
     expect((await entries()).ep_x).toBe(T0 + 10);
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".deliveries`);
     expect(rows[0].n).toBe(3);

@@ -232,8 +232,8 @@ describe.runIf(pgUp)('postgres', () => {
     if (backlogAt >= bDueAt.length) await publishBacklog(store, a);
     return { schema, store, a, b, healthy };
   };
-  const publishClick = (store: SenderStore, accountId: string) =>
-    store.publish(clickEvent(accountId), () => newId('dlv', T0));
+  const publishClick = async (store: SenderStore, accountId: string) =>
+    (await store.publish(clickEvent(accountId), () => newId('dlv', T0))).deliveries;
   /** A claimed delivery's first attempt, answered 200 at `now`. */
   const succeeded = (c: ClaimedDelivery, now: number): AttemptResult => ({
     lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },

@@ -218,7 +218,7 @@ it('answers a store that throws at once as a rejected publish, its span ended fa
   const broken = () => {
     throw new Error('the store broke');
   };
-  const store: SenderStore = { ...memory, publish: broken, publishIdempotent: broken };
+  const store: SenderStore = { ...memory, publish: broken };
   const sender = createSender({ store });
   exporter.reset();
   for (const eventId of [undefined, 'evt-trace-broken']) {

@@ -17,7 +17,6 @@ import { redaction } from '../log-redaction.js';
 import { createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
 import type { Published, PublishTarget } from '../store/port.js';
-import type { EventRecord } from '../store/records.js';
 import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
@@ -181,7 +180,7 @@ export function createSender(options: SenderOptions): Sender {
     try {
       const event = buildEvent(accountId, input, clock.now());
       name = event.name;
-      stored = storeEvent(event, target);
+      stored = store.publish(event, () => newId('dlv', event.createdAt), target);
     } catch (error) {
       return failed(error);
     }
@@ -199,15 +198,6 @@ export function createSender(options: SenderOptions): Sender {
         ? published
         : { eventId: published.eventId, deliveries: published.deliveries };
     }, failed);
-  }
-
-  function storeEvent(event: EventRecord, target: PublishTarget): Promise<Published> {
-    const ids = () => newId('dlv', event.createdAt);
-    const { idempotencyKey: key } = event;
-    if (key) return store.publishIdempotent({ ...event, idempotencyKey: key }, ids);
-    return store
-      .publish(event, ids, target)
-      .then((deliveries) => ({ eventId: event.id, deliveries, duplicate: false }));
   }
 
   const endpoints = endpointManagement({ store, clock, addressPolicy, resolve: options.resolve, quota });

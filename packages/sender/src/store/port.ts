@@ -194,17 +194,12 @@ export interface DeliveryQueue {
    * Publishes that arrive together may be written together (group commit); none resolves before
    * its commit. `deliveryIds` makes ids in the process; a store that writes in one statement may
    * make them in SQL instead, in the same form.
+   *
+   * An event with an `idempotencyKey` (design D36): the account's unique index on the key decides,
+   * in the same transaction, whether this is the first publish of it. A repeat stores nothing and
+   * answers the first one's event id and its deliveries as they are now, with `duplicate` set.
    */
-  publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<DeliveryRecord[]>;
-  /**
-   * `publish` for an event with an `idempotencyKey` (design D36): the account's unique index on the
-   * key decides, in the same transaction, whether this is the first publish of it. A repeat stores
-   * nothing and answers the first one's event id and its deliveries as they are now.
-   */
-  publishIdempotent(
-    event: EventRecord & { idempotencyKey: string },
-    deliveryIds: () => string,
-  ): Promise<Published>;
+  publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<Published>;
   /** Leases up to `limit` due deliveries (design I3, I6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /**

@@ -6,7 +6,6 @@ import {
   QUEUED_STATUSES,
   type QueuedStatus,
 } from '../domain/delivery-state.js';
-import type { Published } from './port.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -194,6 +193,3 @@ export function toKeyHolder(row: Row): { account: AccountRecord; key: ApiKeyReco
   );
   return { account: toAccount(account), key: toApiKey(row) };
 }
-
-/** A publish's deliveries, for `publish` (made once: a closure per call would wait with each publish). */
-export const deliveriesOf = (published: Published): DeliveryRecord[] => published.deliveries;

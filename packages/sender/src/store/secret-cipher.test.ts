@@ -144,7 +144,7 @@ describe('secrets encrypted at rest', () => {
         { id: newId('evt'), accountId: 'acct_a', name: 'click', body: Buffer.from('{}'), createdAt: 1 },
         () => newId('dlv'),
       )
-      .then((ds) => [
+      .then(({ deliveries: ds }) => [
         ds.find((d) => d.endpointId === sealed.id)!,
         ds.find((d) => d.endpointId !== sealed.id)!,
       ]);

@@ -30,9 +30,10 @@ async function setUp(wrap: (store: SenderStore) => SenderStore = (s) => s) {
     now: T0,
   });
   const body = Buffer.from('{"event":"click","timestamp":"2026-11-23T12:00:00Z","data":{}}');
-  const [delivery] = await memory.publish(
-    { id: newId('evt', T0), accountId, name: 'click', body, createdAt: T0 },
-    () => newId('dlv', T0),
+  const {
+    deliveries: [delivery],
+  } = await memory.publish({ id: newId('evt', T0), accountId, name: 'click', body, createdAt: T0 }, () =>
+    newId('dlv', T0),
   );
   const clock = new ManualClock(T0);
   let started: () => void = () => undefined;

@@ -45,7 +45,8 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
       createdAt: at,
       ...(key ? { idempotencyKey: key } : {}),
     });
-    const publish = (e: EventRecord) => store.publish(e, () => newId('dlv', e.createdAt));
+    const publish = async (e: EventRecord) =>
+      (await store.publish(e, () => newId('dlv', e.createdAt))).deliveries;
     const claim = (now = T0) => store.claimDue({ now, limit: 100, leaseMs: LEASE, perEndpointCap: 100 });
     const record = (c: ClaimedDelivery, ok: boolean, now: number, rules = RULES) =>
       store.recordAttempt({
@@ -240,15 +241,13 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
         const [a, b] = [account(), account()];
         await endpoint(a);
         await endpoint(b);
-        const first = await store.publishIdempotent(event(a, T0, 'platform-1') as never, () => newId('dlv'));
+        const first = await store.publish(event(a, T0, 'platform-1'), () => newId('dlv'));
         expect(first).toMatchObject({ duplicate: false });
         expect(first.deliveries).toHaveLength(1);
-        const again = await store.publishIdempotent(event(a, T0 + 5, 'platform-1') as never, () =>
-          newId('dlv'),
-        );
+        const again = await store.publish(event(a, T0 + 5, 'platform-1'), () => newId('dlv'));
         expect(again).toEqual({ eventId: first.eventId, deliveries: first.deliveries, duplicate: true });
         // Another account's key of the same name is its own.
-        const other = await store.publishIdempotent(event(b, T0, 'platform-1') as never, () => newId('dlv'));
+        const other = await store.publish(event(b, T0, 'platform-1'), () => newId('dlv'));
         expect(other.duplicate).toBe(false);
         expect((await store.listDeliveries(a, { limit: 10 })).items).toHaveLength(1);
       });
@@ -258,9 +257,7 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
         await endpoint(a);
         await endpoint(a);
         const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            store.publishIdempotent(event(a, T0 + i, 'burst') as never, () => newId('dlv')),
-          ),
+          Array.from({ length: 20 }, (_, i) => store.publish(event(a, T0 + i, 'burst'), () => newId('dlv'))),
         );
         expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
         expect(results.filter((r) => !r.duplicate)).toHaveLength(1);

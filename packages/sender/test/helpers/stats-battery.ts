@@ -32,7 +32,7 @@ export async function attemptAtIn(
   ok: boolean,
   durationMs: number,
 ) {
-  const deliveries = await store.publish(event(accountId, at), () => newId('dlv', at));
+  const { deliveries } = await store.publish(event(accountId, at), () => newId('dlv', at));
   const claimed = await store.claimDue({ now: at, limit: 100, leaseMs: 45_000, perEndpointCap: 100 });
   expect(claimed.map((c) => c.delivery.id).sort()).toEqual(deliveries.map((d) => d.id).sort());
   for (const c of claimed) {

@@ -219,8 +219,12 @@ export function endpointOptionsBattery(
     it('marks a test delivery, in the log and in the claim (design D42)', async () => {
       const a = newId('acct');
       const ep = await endpoint(store, a);
-      const [test] = await store.publish(event(a), () => newId('dlv'), { endpointId: ep.id, test: true });
-      const [plain] = await store.publish(event(a, T0 + 1), () => newId('dlv'));
+      const {
+        deliveries: [test],
+      } = await store.publish(event(a), () => newId('dlv'), { endpointId: ep.id, test: true });
+      const {
+        deliveries: [plain],
+      } = await store.publish(event(a, T0 + 1), () => newId('dlv'));
       expect(test?.test).toBe(true);
       expect(plain?.test).toBe(false);
       expect((await store.getDelivery(a, test!.id))?.delivery.test).toBe(true);

@@ -61,7 +61,8 @@ export function storeBattery(
       ),
       createdAt: at,
     });
-    const publish = (e: EventRecord) => store.publish(e, () => newId('dlv', e.createdAt));
+    const publish = async (e: EventRecord) =>
+      (await store.publish(e, () => newId('dlv', e.createdAt))).deliveries;
     /** Every page of `accountId`'s log under `filter`, by `limit`, as delivery ids, following the cursors. */
     const pagesOf = async (accountId: string, filter: LogFilter, limit: number, most = 100) => {
       const pages: string[][] = [];
@@ -913,7 +914,7 @@ export function storeBattery(
       expect(old.flat().every((d) => d.status === 'skipped')).toBe(true);
       const lonelyEvents = Array.from({ length: n }, (_, i) => event(a, 'conversion', T0 + i));
       const lonely = await Promise.all(lonelyEvents.map((e) => store.publish(e, () => newId('dlv'))));
-      expect(lonely.flat()).toHaveLength(0); // events no endpoint subscribes to
+      expect(lonely.flatMap((p) => p.deliveries)).toHaveLength(0); // events no endpoint subscribes to
       const fresh = event(a, 'conversion', T0 + 10 ** 9);
       await store.publish(fresh, () => newId('dlv'));
       const [kept] = await publish(event(a, 'click', T0 + 10 ** 9));
@@ -991,13 +992,16 @@ export function storeBattery(
       const sibling = await endpoint(a, ['click']);
       const other = await endpoint(account(), ['click']);
       const only = await store.publish(event(a), () => newId('dlv'), { endpointId: target.id });
-      expect(only.map((d) => d.endpointId)).toEqual([target.id]);
+      expect(only.deliveries.map((d) => d.endpointId)).toEqual([target.id]);
       expect(
         await store.publish(event(a, 'conversion'), () => newId('dlv'), { endpointId: target.id }),
-      ).toEqual([]);
-      expect(await store.publish(event(a), () => newId('dlv'), { endpointId: other.id })).toEqual([]);
+      ).toMatchObject({ deliveries: [], duplicate: false });
+      expect(await store.publish(event(a), () => newId('dlv'), { endpointId: other.id })).toMatchObject({
+        deliveries: [],
+        duplicate: false,
+      });
       const all = await store.publish(event(a), () => newId('dlv'));
-      expect(all.map((d) => d.endpointId).sort()).toEqual([target.id, sibling.id].sort());
+      expect(all.deliveries.map((d) => d.endpointId).sort()).toEqual([target.id, sibling.id].sort());
     });
   });
 }

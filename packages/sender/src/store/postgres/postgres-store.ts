@@ -8,7 +8,6 @@
  * `search_path` set to it, and `migrate()` creates it.
  */
 import type { SenderStore } from '../port.js';
-import { deliveriesOf } from '../rows.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
 import { createClaimer } from './claim-due.js';
@@ -72,7 +71,6 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const settler = createDueSettler(pg);
   const claim = createClaimer(pg, settler);
   const record = recordAttempt(pg, vacuum);
-  const publishEvents = publish(pg);
   let closing: Promise<void> | undefined;
 
   return {
@@ -91,8 +89,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return closing;
     },
 
-    publish: (event, nextId, target) => publishEvents(event, nextId, target).then(deliveriesOf),
-    publishIdempotent: (event, nextId) => publishEvents(event, nextId),
+    publish: publish(pg),
     claimDue: claim,
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),

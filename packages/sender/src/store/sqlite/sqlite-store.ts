@@ -4,7 +4,6 @@
  * multi-row change runs in one `BEGIN IMMEDIATE` transaction (design I2 to I5).
  */
 import type { SenderStore } from '../port.js';
-import { deliveriesOf } from '../rows.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
 import { claimDue } from './claim-due.js';
@@ -83,8 +82,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       wal?.close();
     },
 
-    publish: (event, nextId, target) => ops.publish(event, nextId, target).then(deliveriesOf),
-    publishIdempotent: (event, nextId) => ops.publish(event, nextId),
+    publish: ops.publish,
     claimDue: ops.claimDue,
     recordAttempt: ops.recordAttempt,
     // Beside the claims and records: one transaction a turn, held with them while the WAL catches up (design D58).
