@@ -180,6 +180,9 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
     held: () => hold?.done ?? null,
     async stop() {
       closed = true;
+      // Kept alive until the thread has gone: unreferenced, a process with nothing else to do
+      // would exit here, and whatever its caller does after close would never run.
+      worker?.ref();
       worker?.postMessage('stop');
       await exited;
       worker = null;

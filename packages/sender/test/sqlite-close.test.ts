@@ -1,0 +1,24 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, expect, it } from 'vitest';
+
+const script = fileURLToPath(new URL('./fixtures/close-sqlite-store.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'linkhooks-close-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('keeps a process whose last step is closing a SQLite store alive until the close is done', async () => {
+  // The checkpoints' thread never keeps the process alive on its own. While it was being stopped, a
+  // process with nothing else to do exited mid-close (in most runs: a race with the thread's exit),
+  // and the caller's next line never ran.
+  const file = join(dir, 'store.db');
+  const { stdout } = await promisify(execFile)(process.execPath, [script], {
+    env: { ...process.env, DB: file },
+  });
+  expect(stdout).toBe('closed\n');
+  // Closed whole: the store's connection, closed last, removes the WAL.
+  expect(existsSync(`${file}-wal`)).toBe(false);
+});
