@@ -186,6 +186,20 @@ export function storeBattery(
       expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(Buffer.from(e.body))).toBe(true);
     });
 
+    it('keeps exactly the bytes of a body that is a view into a larger buffer, or not a Buffer at all', async () => {
+      const a = account();
+      await endpoint(a);
+      const bytes = Buffer.from(event(a).body);
+      const around = Buffer.concat([Buffer.from('<before>'), bytes, Buffer.from('<after>')]);
+      const view = around.subarray(8, 8 + bytes.length);
+      const plain = new Uint8Array(bytes);
+      for (const body of [view, plain]) {
+        const e = { ...event(a), body };
+        await publish(e);
+        expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(bytes)).toBe(true);
+      }
+    });
+
     it.skipIf(idsInSql)('writes the event and its deliveries all or nothing (design I2)', async () => {
       const a = account();
       await endpoint(a);

@@ -41,13 +41,14 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     memo: TxMemo,
   ): Published => {
     const key = event.idempotencyKey ?? null;
+    // The body is bound as it is, a view or not: SQLite copies a blob's bytes as it binds them.
     const inserted = db
       .st(INSERT_EVENT)
       .run(
         event.id,
         event.accountId,
         event.name,
-        Buffer.from(event.body),
+        event.body,
         event.createdAt,
         key,
         event.clickId ?? null,
