@@ -1,22 +1,36 @@
-// The PostgreSQL store's own cost per delivery, no request sent: each round publishes 625 clicks to
-// 8 endpoints (5,000 deliveries, concurrently, as group commit takes them), then claims them 32 at a
-// time on two lanes and records each one delivered, as a worker does. Two schemas, rounds
-// alternated in one run: the base, as `migrate` leaves it, and the variant, with the SQL given on
-// the command line applied after `migrate` (a schema change to weigh), or run by another build of
-// the store (LINKHOOKS_BENCH_VARIANT_DIST: a build's dist/ copied aside in this package, as
-// dist-old/; two builds compare). Prints the database server's CPU per delivery (its processes on
-// this machine, bench/cpu-meter.mjs) and each round's time, medians and ranges, and the variant over
-// the base (the median of per-round ratios).
+// A store's own cost per delivery, no request sent: each round publishes 625 clicks to 8 endpoints
+// (5,000 deliveries, concurrently, as group commit takes them), then claims them 32 at a time on two
+// lanes and records each one delivered, as a worker does. Two stores, rounds alternated in one run:
+// the base, as `migrate` leaves it, and the variant, with the SQL given on the command line applied
+// after `migrate` (a schema change to weigh), or run by another build of the store
+// (LINKHOOKS_BENCH_VARIANT_DIST: a build's dist/ copied aside in this package, as dist-old/; two
+// builds compare). Events are created a millisecond apart, as a service ingesting a thousand a
+// second makes them, so ids and due times arrive in the order a service's do.
 //
-//   node bench/store-cycle.mjs "<SQL applied to the variant schema>"
-//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs
+// PostgreSQL (the default): two schemas; prints the database server's CPU per delivery (its
+// processes on this machine, bench/cpu-meter.mjs). SQLite (`--sqlite`): two files; prints this
+// process's CPU per delivery (the store runs in it, its threads included), its write calls per
+// delivery, and at the end the WAL's frames by the table or index whose page each one rewrote
+// (bench/wal-frames.mjs). Both print each round's time, medians and ranges, and the variant over the
+// base (the median of per-round ratios).
+//
+//   node bench/store-cycle.mjs [--sqlite] "<SQL applied to the variant>"
+//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs [--sqlite]
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createPostgresStore, DEFAULT_DISABLE_POLICY, RETRY_DELAYS_MS } from '@linkhooks/sender';
+import {
+  createPostgresStore,
+  createSqliteStore,
+  DEFAULT_DISABLE_POLICY,
+  RETRY_DELAYS_MS,
+} from '@linkhooks/sender';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { startCpuMeter } from './cpu-meter.mjs';
-import { check, cleanup, fmtInt, fmtRange, median, monotonicMs, onCleanup, pairedRatio } from './harness.mjs';
+import { check, cleanup, fmtInt, median, monotonicMs, onCleanup, pairedRatio, tempDir } from './harness.mjs';
+import { walFramesByTree } from './wal-frames.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CYCLE = { events: 625, endpoints: 8, limit: 32, lanes: 2, warmupRounds: 2, rounds: 30 };
@@ -25,15 +39,16 @@ const BODY = Buffer.alloc(1024, 0x20);
 
 /** This package's folder: a variant build's path is read from it, wherever the bench runs from. */
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
-const variantSql = process.argv[2];
+const sqlite = process.argv.includes('--sqlite');
+const variantSql = process.argv.slice(2).find((arg) => arg !== '--sqlite');
 const variantDist = process.env.LINKHOOKS_BENCH_VARIANT_DIST;
 check(
   variantSql || variantDist,
-  'usage: node bench/store-cycle.mjs "<SQL applied to the variant schema>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
+  'usage: node bench/store-cycle.mjs [--sqlite] "<SQL applied to the variant>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
 );
-const createVariantStore = variantDist
-  ? (await import(pathToFileURL(join(resolve(PACKAGE, variantDist), 'index.js')).href)).createPostgresStore
-  : createPostgresStore;
+const build = variantDist
+  ? await import(pathToFileURL(join(resolve(PACKAGE, variantDist), 'index.js')).href)
+  : { createPostgresStore, createSqliteStore };
 
 // Ids in the store's form: a prefix, 10 characters of time, 16 random ones (Crockford base32).
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -47,13 +62,33 @@ const newId = (prefix, now) => {
 // No receiver: startCpuMeter reads one, and here it spends nothing.
 const noReceiver = { stats: async () => ({ cpuUs: 0 }) };
 
-/** A store on a fresh schema, dropped at the end (on error and on Ctrl-C too: harness.mjs). */
+/** A PostgreSQL store on a fresh schema, dropped at the end (on error and on Ctrl-C too: harness.mjs). */
 async function openSchema(admin, schema, sql, create = createPostgresStore) {
   onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
   const store = create({ connectionString: PG_URL, schema, poolSize: 8 });
   onCleanup(() => store.close());
   await store.migrate();
   if (sql) await admin.query(`SET search_path = "${schema}"; ${sql}; RESET search_path`);
+  return withEndpoints(store);
+}
+
+/** A SQLite store on a fresh file, the SQL applied through a connection of its own. */
+async function openFile(file, sql, create = createSqliteStore) {
+  const store = create({ filename: file });
+  onCleanup(() => store.close());
+  await store.migrate();
+  if (sql) {
+    const db = new Database(file);
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+  }
+  return { ...(await withEndpoints(store)), file };
+}
+
+async function withEndpoints(store) {
   const accountId = 'acct_cycle';
   for (let i = 0; i < CYCLE.endpoints; i++) {
     await store.createEndpoint({
@@ -69,14 +104,33 @@ async function openSchema(admin, schema, sql, create = createPostgresStore) {
   return { store, accountId };
 }
 
+/** The first event's time in the next round: a round's events are a millisecond apart. */
+let nextRoundAt = Date.now() - 3_600_000;
+
+/** This process's write calls so far (`syscw` of /proc/self/io): SQLite writes each WAL frame in two. */
+const writeCalls = () => Number(/syscw: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+
+/** What this process spent on the CPU since `start`, in µs: a SQLite store's threads run in it. */
+function startProcessMeter() {
+  const cpu = process.cpuUsage();
+  const writes = writeCalls();
+  return async () => {
+    const spent = process.cpuUsage(cpu);
+    return { cpuUs: spent.user + spent.system, writes: writeCalls() - writes };
+  };
+}
+
 async function round({ store, accountId }) {
-  const now = Date.now();
-  const stop = await startCpuMeter(noReceiver, 'PostgreSQL');
+  const first = nextRoundAt;
+  nextRoundAt += CYCLE.events;
+  const now = first + CYCLE.events;
+  const stop = sqlite ? startProcessMeter() : await startCpuMeter(noReceiver, 'PostgreSQL');
   const started = monotonicMs();
   await Promise.all(
-    Array.from({ length: CYCLE.events }, () =>
-      store.publish({ id: newId('evt', now), accountId, name: 'click', body: BODY, createdAt: now }, () =>
-        newId('dlv', now),
+    Array.from({ length: CYCLE.events }, (_, i) =>
+      store.publish(
+        { id: newId('evt', first + i), accountId, name: 'click', body: BODY, createdAt: first + i },
+        () => newId('dlv', first + i),
       ),
     ),
   );
@@ -114,21 +168,40 @@ async function round({ store, accountId }) {
   };
   await Promise.all(Array.from({ length: CYCLE.lanes }, lane));
   const ms = monotonicMs() - started;
-  const { serverUs } = await stop();
+  const spent = await stop();
   check(delivered === CYCLE.events * CYCLE.endpoints, `a round delivered ${delivered}`);
-  check(Number.isFinite(serverUs), 'no PostgreSQL process on this machine to measure');
-  return { ms, serverUs: serverUs / delivered };
+  if (sqlite) return { ms, cpuUs: spent.cpuUs / delivered, writes: spent.writes / delivered };
+  check(Number.isFinite(spent.serverUs), 'no PostgreSQL process on this machine to measure');
+  return { ms, cpuUs: spent.serverUs / delivered };
 }
 
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-onCleanup(() => admin.end());
-const samples = { base: [], variant: [] };
-try {
-  const sides = {
+/** The two stores: schemas of one PostgreSQL database, or files of a temporary folder. */
+async function openSides() {
+  if (sqlite) {
+    const dir = tempDir('linkhooks-store-cycle-');
+    return {
+      base: await openFile(join(dir, 'base.db')),
+      variant: await openFile(join(dir, 'variant.db'), variantSql, build.createSqliteStore),
+    };
+  }
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  onCleanup(() => admin.end());
+  return {
     base: await openSchema(admin, `bench_cycle_base_${process.pid}`),
-    variant: await openSchema(admin, `bench_cycle_variant_${process.pid}`, variantSql, createVariantStore),
+    variant: await openSchema(
+      admin,
+      `bench_cycle_variant_${process.pid}`,
+      variantSql,
+      build.createPostgresStore,
+    ),
   };
+}
+
+const samples = { base: [], variant: [] };
+const walFrames = {};
+try {
+  const sides = await openSides();
   for (let r = 0; r < CYCLE.warmupRounds + CYCLE.rounds; r++) {
     // Each side first in every other round: neither always runs on the other's leftovers.
     for (const side of r % 2 ? ['base', 'variant'] : ['variant', 'base']) {
@@ -136,21 +209,35 @@ try {
       if (r >= CYCLE.warmupRounds) samples[side].push(result);
     }
   }
+  if (sqlite) for (const side of ['base', 'variant']) walFrames[side] = walFramesByTree(sides[side].file);
 } finally {
   await cleanup();
 }
 
 console.log(
-  `PostgreSQL store, ${fmtInt(CYCLE.events * CYCLE.endpoints)} deliveries a round published, claimed and recorded; median of ${CYCLE.rounds} rounds each, alternated`,
+  `${sqlite ? 'SQLite' : 'PostgreSQL'} store, ${fmtInt(CYCLE.events * CYCLE.endpoints)} deliveries a round published, claimed and recorded; median of ${CYCLE.rounds} rounds each, alternated`,
 );
 const rows = [
-  ['database CPU per delivery', 'µs', (s) => s.serverUs],
+  [sqlite ? 'CPU per delivery (process)' : 'database CPU per delivery', 'µs', (s) => s.cpuUs],
+  ...(sqlite ? [['write calls per delivery', '', (s) => s.writes]] : []),
   ['round', 'ms', (s) => s.ms],
 ];
+const fmt = (n) => (n < 100 ? n.toFixed(1) : fmtInt(n));
 for (const [name, unit, of] of rows) {
   const base = samples.base.map(of);
   const variant = samples.variant.map(of);
+  const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
   console.log(
-    `  ${name.padEnd(28)} base ${fmtInt(median(base))} ${unit} (${fmtRange(base)}), variant ${fmtInt(median(variant))} ${unit} (${fmtRange(variant)}): ${pairedRatio(variant, base).toFixed(2)}× (median of per-round ratios)`,
+    `  ${name.padEnd(28)} base ${fmt(median(base))}${unit && ` ${unit}`} (${range(base)}), variant ${fmt(median(variant))}${unit && ` ${unit}`} (${range(variant)}): ${pairedRatio(variant, base).toFixed(2)}× (median of per-round ratios)`,
   );
+}
+for (const side of Object.keys(walFrames)) {
+  const { frames, trees } = walFrames[side];
+  console.log(
+    `  ${side}: the WAL's last ${fmtInt(frames)} frames (pages written by commits), by table or index`,
+  );
+  for (const tree of trees.slice(0, 12)) {
+    const share = `${((100 * tree.frames) / frames).toFixed(1)}%`;
+    console.log(`    ${share.padStart(6)}  ${tree.name} (${fmtInt(tree.pages)} pages)`);
+  }
 }
