@@ -1,6 +1,6 @@
 // A store's own cost per delivery, no request sent: each round publishes 625 clicks to 8 endpoints
-// (5,000 deliveries, concurrently, as group commit takes them), then claims them 32 at a time on two
-// lanes and records each one delivered, as a worker does. Two stores, rounds alternated in one run:
+// (5,000 deliveries, concurrently, as group commit takes them; `--endpoints=N` spreads them over N),
+// then claims them 32 at a time on two lanes and records each one delivered, as a worker does. Two stores, rounds alternated in one run:
 // the base, as `migrate` leaves it, and the variant, with the SQL given on the command line applied
 // after `migrate` (a schema change to weigh), or run by another build of the store
 // (LINKHOOKS_BENCH_VARIANT_DIST: a build's dist/ copied aside in this package, as dist-old/; two
@@ -14,8 +14,8 @@
 // (bench/wal-frames.mjs). Both print each round's time, medians and ranges, and the variant over the
 // base (the median of per-round ratios).
 //
-//   node bench/store-cycle.mjs [--sqlite] "<SQL applied to the variant>"
-//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs [--sqlite]
+//   node bench/store-cycle.mjs [--sqlite] [--endpoints=N] "<SQL applied to the variant>"
+//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs [--sqlite] [--endpoints=N]
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -33,18 +33,29 @@ import { check, cleanup, fmtInt, median, monotonicMs, onCleanup, pairedRatio, te
 import { walFramesByTree } from './wal-frames.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CYCLE = { events: 625, endpoints: 8, limit: 32, lanes: 2, warmupRounds: 2, rounds: 30 };
+/** `--endpoints=N` (8 unless given): a round's 5,000 deliveries spread over N endpoints, 5,000 / N events each. */
+const endpointsArg = process.argv.find((arg) => arg.startsWith('--endpoints='));
+const endpoints = endpointsArg ? Number(endpointsArg.slice('--endpoints='.length)) : 8;
+check(Number.isInteger(endpoints) && endpoints >= 1 && endpoints <= 5_000, '--endpoints=N takes 1 to 5,000');
+const CYCLE = {
+  events: Math.round(5_000 / endpoints),
+  endpoints,
+  limit: 32,
+  lanes: 2,
+  warmupRounds: 2,
+  rounds: 30,
+};
 const RULES = { schedule: { delaysMs: RETRY_DELAYS_MS }, policy: DEFAULT_DISABLE_POLICY };
 const BODY = Buffer.alloc(1024, 0x20);
 
 /** This package's folder: a variant build's path is read from it, wherever the bench runs from. */
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const sqlite = process.argv.includes('--sqlite');
-const variantSql = process.argv.slice(2).find((arg) => arg !== '--sqlite');
+const variantSql = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const variantDist = process.env.LINKHOOKS_BENCH_VARIANT_DIST;
 check(
   variantSql || variantDist,
-  'usage: node bench/store-cycle.mjs [--sqlite] "<SQL applied to the variant>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
+  'usage: node bench/store-cycle.mjs [--sqlite] [--endpoints=N] "<SQL applied to the variant>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
 );
 const build = variantDist
   ? await import(pathToFileURL(join(resolve(PACKAGE, variantDist), 'index.js')).href)
@@ -221,7 +232,7 @@ try {
 }
 
 console.log(
-  `${sqlite ? 'SQLite' : 'PostgreSQL'} store, ${fmtInt(CYCLE.events * CYCLE.endpoints)} deliveries a round published, claimed and recorded; median of ${CYCLE.rounds} rounds each, alternated`,
+  `${sqlite ? 'SQLite' : 'PostgreSQL'} store, ${fmtInt(CYCLE.events * CYCLE.endpoints)} deliveries to ${fmtInt(CYCLE.endpoints)} endpoints a round published, claimed and recorded; median of ${CYCLE.rounds} rounds each, alternated`,
 );
 const rows = [
   [sqlite ? 'CPU per delivery (process)' : 'database CPU per delivery', 'µs', (s) => s.cpuUs],
