@@ -29,7 +29,7 @@ export const percentile = (xs, p) => {
 export const pairedRatio = (a, b) => median(a.map((x, r) => x / b[r]));
 export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 /** `lowest – highest` of the samples, as whole numbers. */
-export const fmtRange = (xs) => `${fmtInt(Math.min(...xs))} – ${fmtInt(Math.max(...xs))}`;
+export const fmtRange = (xs, fmt = fmtInt) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
 export const fmtMs = (n) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 export const pad = (s, n) => String(s).padEnd(n);
 export const lpad = (s, n) => String(s).padStart(n);

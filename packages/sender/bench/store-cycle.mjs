@@ -29,7 +29,17 @@ import {
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { startCpuMeter } from './cpu-meter.mjs';
-import { check, cleanup, fmtInt, median, monotonicMs, onCleanup, pairedRatio, tempDir } from './harness.mjs';
+import {
+  check,
+  cleanup,
+  fmtInt,
+  fmtRange,
+  median,
+  monotonicMs,
+  onCleanup,
+  pairedRatio,
+  tempDir,
+} from './harness.mjs';
 import { walFramesByTree } from './wal-frames.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -243,9 +253,8 @@ const fmt = (n) => (n < 100 ? n.toFixed(1) : fmtInt(n));
 for (const [name, unit, of] of rows) {
   const base = samples.base.map(of);
   const variant = samples.variant.map(of);
-  const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
   console.log(
-    `  ${name.padEnd(28)} base ${fmt(median(base))}${unit && ` ${unit}`} (${range(base)}), variant ${fmt(median(variant))}${unit && ` ${unit}`} (${range(variant)}): ${pairedRatio(variant, base).toFixed(2)}× (median of per-round ratios)`,
+    `  ${name.padEnd(28)} base ${fmt(median(base))}${unit && ` ${unit}`} (${fmtRange(base, fmt)}), variant ${fmt(median(variant))}${unit && ` ${unit}`} (${fmtRange(variant, fmt)}): ${pairedRatio(variant, base).toFixed(2)}× (median of per-round ratios)`,
   );
 }
 for (const side of Object.keys(walFrames)) {

@@ -25,8 +25,9 @@ export type PublishManyResult = Array<
 >;
 
 /**
- * Publishes every item with `publish`, which answers anything it refuses, a malformed item included,
- * as a rejection and never throws; the stores write those that arrive together in one transaction. Checked and queued a slice at a time, with the event loop free between slices: a
+ * Publishes every item with `publish`, which answers anything it refuses, a malformed item
+ * included, as a rejection and never throws; the stores write those that arrive together in one
+ * transaction. Checked and queued a slice at a time, with the event loop free between slices: a
  * thousand events checked in one go would hold every other request.
  */
 export async function publishEach(
@@ -37,8 +38,9 @@ export async function publishEach(
   for (let i = 0; i < items.length; i += PUBLISH_SLICE) {
     if (i > 0) await nextTurn();
     for (const item of items.slice(i, i + PUBLISH_SLICE)) {
-      // A malformed item (not even an object) answers in its place too. The outcome's handlers are made outside this loop: made in it, they would share the block's
-      // scope, and hold the item until its commit (design D61).
+      // A malformed item (not even an object) answers in its place too. The outcome's handlers are
+      // made outside this loop: made in it, they would share the block's scope, and hold the item
+      // until its commit (design D61).
       const outcome = publish((item as Partial<PublishItem> | null)?.accountId as string, item).then(
         stored,
         refused,
