@@ -56,9 +56,11 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
   auth: 'account' | 'service' | 'metrics' | 'none';
   /**
    * `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413.
-   * `plain`: the schema's plain check, for a hot route (api/parse-body.ts).
+   * `plain`: the schema's plain check, for a hot route (api/parse-body.ts). `arrayMember`: the body
+   * is an object of this one array member, and the direct path parses a large one an item at a
+   * time (api/array-member-body.ts).
    */
-  body?: BodySchema<Body> & { required: boolean; limitBytes?: number };
+  body?: BodySchema<Body> & { required: boolean; limitBytes?: number; arrayMember?: string };
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
   handle(ctx: RouteContext<Body, Query>): Promise<RouteResult>;

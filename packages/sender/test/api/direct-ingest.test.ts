@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHOLE_BODY_MAX_BYTES } from '../../src/api/array-member-body.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
 
@@ -114,6 +115,52 @@ describe('the direct ingest path', () => {
       expect(viaExpress(direct.headers), name).toBe(false);
       expect([direct.status, direct.json], name).toEqual([routed.status, routed.json]);
       expect(direct.status, name).toBeGreaterThanOrEqual(400);
+    }
+  });
+});
+
+describe('a batch body too large to parse whole (design D63)', () => {
+  const long = (n: number) => ({
+    ...click(n),
+    data: {
+      ...click(n).data,
+      destination_url: `https://shop.example.com/summer?utm_content=${'x'.repeat(900)}&n=${n}`,
+    },
+  });
+  /** The same body to both paths: the answers' statuses and errors match, item by item. */
+  async function bothPaths(raw: string) {
+    expect(Buffer.byteLength(raw)).toBeGreaterThan(WHOLE_BODY_MAX_BYTES);
+    const direct = await api.call('POST', BATCH, { key: SERVICE_TOKEN, raw });
+    const routed = await api.call('POST', `${BATCH}?x`, { key: SERVICE_TOKEN, raw });
+    expect([viaExpress(direct.headers), viaExpress(routed.headers)]).toEqual([false, true]);
+    return { direct, routed };
+  }
+  const outcome = (json: { results?: Array<Record<string, unknown>>; error?: unknown }) =>
+    json.results?.map((r) => (r.status === 202 ? 202 : r)) ?? json;
+
+  it('answers every item as the router does, in order', async () => {
+    const events: unknown[] = Array.from({ length: 150 }, (_, n) => long(1_000 + n));
+    events[3] = { ...long(3), event: 'nope' };
+    events[77] = 5;
+    events[149] = { ...long(149), data: { click_id: 1 } };
+    const raw = `{ "events" :\n[${events.map((e) => JSON.stringify(e)).join(',\n ')}]\n}`;
+    const { direct, routed } = await bothPaths(raw);
+    expect(direct.status, direct.text).toBe(202);
+    expect(direct.json.results).toHaveLength(150);
+    expect(outcome(direct.json)).toEqual(outcome(routed.json));
+    expect(direct.json.results.filter((r: { status: number }) => r.status === 202)).toHaveLength(147);
+  });
+
+  it('refuses a large body that is not JSON, or not of that form, as the router does', async () => {
+    const items = Array.from({ length: 140 }, (_, n) => JSON.stringify(long(2_000 + n)));
+    for (const raw of [
+      `{"events":[${items.join(',')},{"a":1,}]}`,
+      `{"events":[${items.join(',')}]} trailing`,
+      `{"events":[${items.join(',')}],"more":1}`,
+    ]) {
+      const { direct, routed } = await bothPaths(raw);
+      expect(direct.status, raw.slice(-20)).toBe(400);
+      expect(direct.json, raw.slice(-20)).toEqual(routed.json);
     }
   });
 });

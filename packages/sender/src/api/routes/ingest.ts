@@ -62,7 +62,7 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
   summary: `Platform ingest of up to ${MAX_BATCH} events at once; each item answers on its own`,
   tag: 'Platform',
   auth: 'service',
-  body: { schema: batchBody, required: true, limitBytes: MAX_BATCH_BYTES },
+  body: { schema: batchBody, required: true, limitBytes: MAX_BATCH_BYTES, arrayMember: 'events' },
   responses: {
     202: {
       description: 'Every item’s own result in order: the stored event, or the error that item answers with',
