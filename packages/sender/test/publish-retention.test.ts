@@ -122,3 +122,50 @@ it('the batch route holds no event’s data while the store writes, and answers 
     Array.from({ length: EVENTS + 1 }, (_, i) => (i === 7 ? 400 : 202)),
   );
 });
+
+it('the batch route lets a slice’s data go once it is published, before later slices are checked', async () => {
+  const { store, held } = heldStore();
+  const running = createSender({ store, allowPrivateNetworks: true });
+  sender = running;
+  const { account } = await createAccount(store, { name: 'Early', plan: 'business' });
+  const { account: late } = await createAccount(store, { name: 'Late', plan: 'business' });
+  // The late account's lookup waits until the test lets it: the batch's last slice is being checked.
+  let lookUp!: () => void;
+  const lookedUp = new Promise<void>((resolve) => {
+    lookUp = resolve;
+  });
+  let lateChecked = false;
+  const ingest = createIngest({
+    getAccount: async (id) => {
+      if (id === late.id) {
+        lateChecked = true;
+        await lookedUp;
+      }
+      return running.getAccount(id);
+    },
+  });
+  const seen = watcher();
+  const early = 100; // two slices of the route's checks
+  const event = (accountId: string, clickId: string) => ({
+    account_id: accountId,
+    event: 'click',
+    data: { ...sampleEventData('click'), click_id: clickId },
+  });
+  const events: unknown[] = [
+    ...Array.from({ length: early }, (_, i) => {
+      const e = event(account.id, `early-${i}`);
+      seen.watch(e.data);
+      return e;
+    }),
+    ...Array.from({ length: 20 }, (_, i) => event(late.id, `late-${i}`)),
+  ];
+  const ctx = { sender, ingest, body: { events } } as unknown as RouteContext<unknown, unknown>;
+  const answer = ingestBatchRoute.handle(ctx);
+  await waitFor(() => lateChecked && held.publishes === early);
+  expect(await seen.collected()).toBe(early);
+  lookUp();
+  held.release();
+  const result = await answer;
+  const { results } = (result as { json: { results: { status: number }[] } }).json;
+  expect(results.map((r) => r.status)).toEqual(Array.from({ length: early + 20 }, () => 202));
+});

@@ -2,7 +2,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
-import type { PublishItem } from '../../engine/sender.js';
+import type { PublishItem, PublishManyResult, PublishResult, Sender } from '../../engine/sender.js';
 import { isSenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
 import { type ErrorResponse, errorResponse } from '../error-response.js';
@@ -78,23 +78,11 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
       const error = `a batch holds at most ${MAX_BATCH} events; this one has ${body.events.length}`;
       return { status: 413, json: { error: { code: 'payload_too_large', message: error } } };
     }
-    // The valid items are published together (one commit). Nothing here holds the parsed events
-    // through it: each publish lets its own go once its event is built (design D61).
-    const checked = await checkEach(ingest, body.events);
-    body.events.length = 0;
-    const published = await sender.publishMany(takeValid(checked));
-    let next = 0;
     let retryAfter = 0;
-    const results = checked.map((c) => {
-      let answer: ErrorResponse;
-      if (c.ok) {
-        const outcome = published[next++]!;
-        if (outcome.ok)
-          return { status: outcome.result.duplicate ? 200 : 202, ...publishResultJson(outcome.result) };
-        answer = errorResponse(outcome.error);
-      } else answer = c.answer;
-      retryAfter = Math.max(retryAfter, answer.retryAfterSeconds ?? 0);
-      return { status: answer.status, ...answer.body };
+    const results = (await checkAndPublish(ingest, sender, body.events)).map((o) => {
+      if ('result' in o) return { status: o.result.duplicate ? 200 : 202, ...publishResultJson(o.result) };
+      retryAfter = Math.max(retryAfter, o.answer.retryAfterSeconds ?? 0);
+      return { status: o.answer.status, ...o.answer.body };
     });
     // Items over the account's rate answer 429 in place; the header says when to send them again.
     const headers = retryAfter > 0 ? { 'retry-after': String(retryAfter) } : undefined;
@@ -118,22 +106,33 @@ export const ingestBatchRoute = inIngestSpan<z.infer<typeof batchBody>>(ingestBa
   'linkhooks.ingest.events': body.events.length,
 }));
 
-/** Items checked between two turns of the event loop. */
+/** Items checked, and the valid ones published, between two turns of the event loop. */
 const CHECK_SLICE = 50;
 
+/** An item's outcome: its publish's result, or the answer it gets instead. */
+type Outcome = { result: PublishResult } | { answer: ErrorResponse };
+
 /**
- * Each item checked on its own, a slice at a time with the event loop free between slices (a
- * thousand checks in one go would hold every other request). A function of its own: the route's
- * handler, waiting for the commit, would hold its last slice.
+ * Each slice of items checked and its valid items published at once, with the event loop free
+ * between slices (a thousand checks in one go would hold every other request). A published item's
+ * parsed form is garbage once its event is built (design D61): a slice after its checks, not once
+ * every item of the batch has been checked. The list given is emptied as it is read. A function of
+ * its own: the route's handler, waiting for the commits, would hold its last slice.
  */
-async function checkEach(ingest: Ingest, events: unknown[]): Promise<Checked[]> {
-  const checked: Checked[] = [];
+async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]): Promise<Outcome[]> {
+  const slices: Promise<Outcome[]>[] = [];
   for (let i = 0; i < events.length; i += CHECK_SLICE) {
     if (i > 0) await nextTurn();
     const slice = events.slice(i, i + CHECK_SLICE);
-    checked.push(...(await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)))));
+    events.fill(undefined, i, i + CHECK_SLICE);
+    const checked = await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
+    slice.length = 0;
+    const published = sender.publishMany(takeValid(checked)).then((outcomes) => inOrder(checked, outcomes));
+    published.catch(ignore); // awaited below; not unhandled while later slices run
+    slices.push(published);
   }
-  return checked;
+  events.length = 0;
+  return (await Promise.all(slices)).flat();
 }
 
 /**
@@ -157,3 +156,13 @@ const failed = (error: unknown): Checked => {
   if (isSenderError(error)) return { ok: false, answer: errorResponse(error) };
   throw error;
 };
+/** The slice's outcomes in its items' order: the published ones' in turn, the answers in place. */
+function inOrder(checked: Checked[], published: PublishManyResult): Outcome[] {
+  let next = 0;
+  return checked.map((c) => {
+    if (!c.ok) return { answer: c.answer };
+    const outcome = published[next++]!;
+    return outcome.ok ? { result: outcome.result } : { answer: errorResponse(outcome.error) };
+  });
+}
+const ignore = () => undefined;
