@@ -2,7 +2,8 @@
  * A publish lets its input go once its event is built (design D61): while the store is still
  * writing, the parsed events of a batch are garbage, not copied by every young-generation
  * collection until the commit. Each event's data is watched with a FinalizationRegistry while the
- * store holds every write back, through `publishMany` and through the batch ingest route.
+ * store holds every write back, through `publishMany` and through the batch ingest route, which
+ * lets each slice go once it is published and answers only once every publish it made has settled.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
@@ -168,4 +169,38 @@ it('the batch route lets a slice’s data go once it is published, before later 
   const result = await answer;
   const { results } = (result as { json: { results: { status: number }[] } }).json;
   expect(results.map((r) => r.status)).toEqual(Array.from({ length: early + 20 }, () => 202));
+});
+
+it('the batch route fails on a check that breaks only once the slices it published have settled', async () => {
+  const { store, held } = heldStore();
+  const running = createSender({ store, allowPrivateNetworks: true });
+  sender = running;
+  const { account } = await createAccount(store, { name: 'Early', plan: 'business' });
+  const ingest = createIngest({
+    getAccount: async (id) => {
+      if (id === 'acct_broken') throw new Error('the lookup broke');
+      return running.getAccount(id);
+    },
+  });
+  const event = (accountId: string, clickId: string) => ({
+    account_id: accountId,
+    event: 'click',
+    data: { ...sampleEventData('click'), click_id: clickId },
+  });
+  const events: unknown[] = [
+    ...Array.from({ length: 100 }, (_, i) => event(account.id, `early-${i}`)),
+    event('acct_broken', 'late'),
+  ];
+  const ctx = { sender, ingest, body: { events } } as unknown as RouteContext<unknown, unknown>;
+  let settled = false;
+  const answer = ingestBatchRoute.handle(ctx).finally(() => {
+    settled = true;
+  });
+  answer.catch(() => undefined);
+  await waitFor(() => held.publishes === 100);
+  // The last slice's check has failed by now; the answer waits for the publishes held in the store.
+  for (let turn = 0; turn < 20; turn++) await nextTurn();
+  expect(settled).toBe(false);
+  held.release();
+  await expect(answer).rejects.toThrow('the lookup broke');
 });

@@ -2,15 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseArrayMemberBody } from './array-member-body.js';
 
-const parse = (text: string) => parseArrayMemberBody(Buffer.from(text), 'events');
-/** What parsing the whole body gives, or `error` where JSON.parse throws. */
+const parse = (text: string, maxItems = 1_000) => parseArrayMemberBody(Buffer.from(text), 'events', maxItems);
+/** What parsing the whole body's bytes gives, or `error` where JSON.parse throws. */
 const whole = (text: string) => {
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(Buffer.from(text).toString('utf8')) as unknown;
   } catch {
     return 'error';
   }
 };
+
+/** JSON values whose strings hold any code point, beyond ASCII. */
+const anyJson = fc.jsonValue({ stringUnit: 'binary' });
 
 describe('parseArrayMemberBody', () => {
   it('gives what JSON.parse gives, items cut only outside strings and nesting', () => {
@@ -50,10 +53,27 @@ describe('parseArrayMemberBody', () => {
     }
   });
 
+  it('keeps invalid UTF-8 as decoding the whole body does', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"events":["a'),
+      Buffer.from([0xff, 0xc3]),
+      Buffer.from('",{"b":"'),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from('"}]}'),
+    ]);
+    expect(parseArrayMemberBody(bytes, 'events', 10)).toEqual(JSON.parse(bytes.toString('utf8')));
+  });
+
+  it('answers null past maxItems items, so the route answers the whole body as it would', () => {
+    expect(parse('{"events":[1,2]}', 2)).toEqual({ events: [1, 2] });
+    expect(parse('{"events":[1,2,3]}', 2)).toBeNull();
+    expect(parse('{"events":[[1,2,3]]}', 1)).toEqual({ events: [[1, 2, 3]] });
+  });
+
   it('gives JSON.parse’s value for any array of JSON values, spaced any way', () => {
     const space = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
     fc.assert(
-      fc.property(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 8 }), space, space, (items, a, b) => {
+      fc.property(fc.array(anyJson, { minLength: 1, maxLength: 8 }), space, space, (items, a, b) => {
         const body = `${a}{${b}"events"${a}:${b}[${items.map((i) => b + JSON.stringify(i) + a).join(',')}]${a}}${b}`;
         expect(parse(body)).toEqual(JSON.parse(body));
       }),
@@ -63,7 +83,7 @@ describe('parseArrayMemberBody', () => {
   it('never gives a value where the whole body is not that value, however a body is broken', () => {
     const pieces = ['"', '\\', ',', '[', ']', '{', '}', ':', ' ', 'a', '1'];
     const valid = fc
-      .array(fc.jsonValue(), { minLength: 1, maxLength: 6 })
+      .array(anyJson, { minLength: 1, maxLength: 6 })
       .map((items) => JSON.stringify({ events: items }));
     fc.assert(
       fc.property(

@@ -1,11 +1,14 @@
 /**
  * A large body of one array member, `{"events": [...]}`, parsed an item at a time (design D63):
- * each item's text becomes a string of its own for JSON.parse, where the whole body as one string
- * would be over V8's largest ordinary object and go to its large-object space, a mapping made and
- * freed for each request (5 times the cost per item of a body just under it).
+ * each item's text becomes a string of its own for JSON.parse. The whole body as one string would
+ * be over V8's largest ordinary object and go to its large-object space, a mapping made and freed
+ * for each request (5 times the cost per item of a body just under it).
  */
 
-/** Bodies at most this long are parsed whole: V8's largest ordinary object, in bytes. */
+/**
+ * Bodies up to this many bytes are parsed whole: V8's largest ordinary object. (A string of the
+ * body is about as large: one byte a character for ASCII text, two for text beyond Latin-1.)
+ */
 export const WHOLE_BODY_MAX_BYTES = 128 * 1024;
 
 const QUOTE = 0x22;
@@ -37,12 +40,16 @@ function stringEnd(bytes: Buffer, open: number): number {
 
 /**
  * The body as JSON.parse would give it, when it is exactly `{"<member>": [items]}` (JSON
- * whitespace anywhere between) and every item parses; null for anything else, which the caller
- * then parses whole, so its answer or its error is JSON.parse's own. Items are cut at the commas
- * outside strings and nesting; an item that parses alone has balanced brackets, so the cuts of a
- * body whose every item parses are the array's own.
+ * whitespace anywhere between), with at most `maxItems` items, each of which parses on its own:
+ * then the whole body is valid JSON and its value is the list of the items' values. Null for
+ * anything else, which the caller parses whole, so its answer or its error is JSON.parse's own.
+ * Items are cut at the commas outside strings and nesting.
  */
-export function parseArrayMemberBody(bytes: Buffer, member: string): Record<string, unknown[]> | null {
+export function parseArrayMemberBody(
+  bytes: Buffer,
+  member: string,
+  maxItems: number,
+): Record<string, unknown[]> | null {
   let at = skipSpace(bytes, 0);
   if (bytes[at] !== OPEN_OBJECT) return null;
   at = skipSpace(bytes, at + 1);
@@ -67,7 +74,11 @@ export function parseArrayMemberBody(bytes: Buffer, member: string): Record<stri
         cuts.push(at);
         break;
       }
-    } else if (c === COMMA && depth === 0) cuts.push(at);
+    } else if (c === COMMA && depth === 0) {
+      // One item more after this comma: past maxItems, the body is parsed whole, as the route expects.
+      if (cuts.length >= maxItems) return null;
+      cuts.push(at);
+    }
   }
   if (at >= bytes.length) return null;
   at = skipSpace(bytes, at + 1);

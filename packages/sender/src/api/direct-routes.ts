@@ -62,10 +62,10 @@ function parseJson(bytes: Buffer): unknown {
 }
 
 /** The body as parseJson gives it; a large one of one array member, an item at a time (design D63). */
-function readJson(route: RouteSpec, bytes: Buffer): unknown {
+export function readJson(route: RouteSpec, bytes: Buffer): unknown {
   const member = route.body?.arrayMember;
   if (member === undefined || bytes.length <= WHOLE_BODY_MAX_BYTES) return parseJson(bytes);
-  return parseArrayMemberBody(bytes, member) ?? parseJson(bytes);
+  return parseArrayMemberBody(bytes, member.name, member.maxItems) ?? parseJson(bytes);
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null) {

@@ -57,10 +57,14 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
   /**
    * `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413.
    * `plain`: the schema's plain check, for a hot route (api/parse-body.ts). `arrayMember`: the body
-   * is an object of this one array member, and the direct path parses a large one an item at a
-   * time (api/array-member-body.ts).
+   * is an object of this one array member of at most `maxItems` items, and the direct path parses
+   * a large one an item at a time (api/array-member-body.ts).
    */
-  body?: BodySchema<Body> & { required: boolean; limitBytes?: number; arrayMember?: string };
+  body?: BodySchema<Body> & {
+    required: boolean;
+    limitBytes?: number;
+    arrayMember?: { name: string; maxItems: number };
+  };
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
   handle(ctx: RouteContext<Body, Query>): Promise<RouteResult>;

@@ -62,7 +62,12 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
   summary: `Platform ingest of up to ${MAX_BATCH} events at once; each item answers on its own`,
   tag: 'Platform',
   auth: 'service',
-  body: { schema: batchBody, required: true, limitBytes: MAX_BATCH_BYTES, arrayMember: 'events' },
+  body: {
+    schema: batchBody,
+    required: true,
+    limitBytes: MAX_BATCH_BYTES,
+    arrayMember: { name: 'events', maxItems: MAX_BATCH },
+  },
   responses: {
     202: {
       description: 'Every item’s own result in order: the stored event, or the error that item answers with',
@@ -113,25 +118,32 @@ const CHECK_SLICE = 50;
 type Outcome = { result: PublishResult } | { answer: ErrorResponse };
 
 /**
- * Each slice of items checked and its valid items published at once, with the event loop free
- * between slices (a thousand checks in one go would hold every other request). A published item's
- * parsed form is garbage once its event is built (design D61): a slice after its checks, not once
- * every item of the batch has been checked. The list given is emptied as it is read. A function of
- * its own: the route's handler, waiting for the commits, would hold its last slice.
+ * Each slice of items checked, then its valid items published at once, the event loop free between
+ * slices (a thousand checks in one go would hold every other request). So a slice's parsed events
+ * are garbage once published (design D61), while later slices are checked. The list given is
+ * emptied as it is read. A check that fails for a reason of its own (not the item's) fails the
+ * request, once the slices already published have settled. A function of its own: the route's
+ * handler, waiting for the commits, would hold its last slice.
  */
 async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]): Promise<Outcome[]> {
   const slices: Promise<Outcome[]>[] = [];
-  for (let i = 0; i < events.length; i += CHECK_SLICE) {
-    if (i > 0) await nextTurn();
-    const slice = events.slice(i, i + CHECK_SLICE);
-    events.fill(undefined, i, i + CHECK_SLICE);
-    const checked = await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
-    slice.length = 0;
-    const published = sender.publishMany(takeValid(checked)).then((outcomes) => inOrder(checked, outcomes));
-    published.catch(ignore); // awaited below; not unhandled while later slices run
-    slices.push(published);
+  try {
+    for (let i = 0; i < events.length; i += CHECK_SLICE) {
+      if (i > 0) await nextTurn();
+      const slice = events.slice(i, i + CHECK_SLICE);
+      events.fill(undefined, i, i + CHECK_SLICE);
+      const checked = await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
+      slice.length = 0;
+      const published = sender.publishMany(takeValid(checked)).then((outcomes) => inOrder(checked, outcomes));
+      published.catch(ignore); // awaited below, after the later slices
+      slices.push(published);
+    }
+  } catch (error) {
+    await Promise.allSettled(slices);
+    throw error;
+  } finally {
+    events.length = 0;
   }
-  events.length = 0;
   return (await Promise.all(slices)).flat();
 }
 
