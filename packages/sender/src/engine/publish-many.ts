@@ -5,7 +5,7 @@ import type { DeliveryRecord } from '../store/records.js';
 import type { PublishInput } from './event-input.js';
 
 /** Events of a publishMany checked between two turns of the event loop. */
-const PUBLISH_SLICE = 50;
+export const PUBLISH_SLICE = 50;
 
 export interface PublishResult {
   eventId: string;

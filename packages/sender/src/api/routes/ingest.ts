@@ -2,6 +2,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
+import { PUBLISH_SLICE } from '../../engine/publish-many.js';
 import type { PublishItem, PublishManyResult, PublishResult, Sender } from '../../engine/sender.js';
 import { isSenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
@@ -111,27 +112,25 @@ export const ingestBatchRoute = inIngestSpan<z.infer<typeof batchBody>>(ingestBa
   'linkhooks.ingest.events': body.events.length,
 }));
 
-/** Items checked, and the valid ones published, between two turns of the event loop. */
-const CHECK_SLICE = 50;
-
 /** An item's outcome: its publish's result, or the answer it gets instead. */
 type Outcome = { result: PublishResult } | { answer: ErrorResponse };
 
 /**
- * Each slice of items checked, then its valid items published at once, the event loop free between
- * slices (a thousand checks in one go would hold every other request). So a slice's parsed events
- * are garbage once published (design D61), while later slices are checked. The list given is
- * emptied as it is read. A check that fails for a reason of its own (not the item's) fails the
+ * Each slice of items checked, then its valid items published at once (one of publishMany's
+ * slices), the event loop free between slices (a thousand checks in one go would hold every other
+ * request). So a slice's parsed events
+ * are garbage once published (design D61), while later slices are checked. Each item of the
+ * list given is dropped from it as it is read. A check that fails for a reason of its own (not the item's) fails the
  * request, once the slices already published have settled. A function of its own: the route's
  * handler, waiting for the commits, would hold its last slice.
  */
 async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]): Promise<Outcome[]> {
   const slices: Promise<Outcome[]>[] = [];
   try {
-    for (let i = 0; i < events.length; i += CHECK_SLICE) {
+    for (let i = 0; i < events.length; i += PUBLISH_SLICE) {
       if (i > 0) await nextTurn();
-      const slice = events.slice(i, i + CHECK_SLICE);
-      events.fill(undefined, i, i + CHECK_SLICE);
+      const slice = events.slice(i, i + PUBLISH_SLICE);
+      events.fill(undefined, i, i + PUBLISH_SLICE);
       const checked = await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
       slice.length = 0;
       const published = sender.publishMany(takeValid(checked)).then((outcomes) => inOrder(checked, outcomes));
@@ -141,8 +140,6 @@ async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]
   } catch (error) {
     await Promise.allSettled(slices);
     throw error;
-  } finally {
-    events.length = 0;
   }
   return (await Promise.all(slices)).flat();
 }
