@@ -4,6 +4,8 @@
  * collection until the commit. Each event's data is watched with a FinalizationRegistry while the
  * store holds every write back, through `publishMany` and through the batch ingest route, which
  * lets each slice go once it is published and answers only once every publish it made has settled.
+ * On a store that commits in this process the route has two slices in flight at most; on one a
+ * network round trip away, every slice.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
@@ -23,8 +25,12 @@ const gc = runInNewContext('gc') as () => void;
 
 const EVENTS = 120;
 
-/** A memory store whose publishes wait until `release()`; `publishes` counts those waiting. */
-function heldStore() {
+/**
+ * A memory store whose publishes wait until `release()`; `publishes` counts those waiting. It
+ * declares its writes network round trips, as PostgreSQL's are, unless `overNetwork` is false: the
+ * batch route then publishes every slice of a batch without waiting for the ones before.
+ */
+function heldStore(overNetwork = true) {
   const inner = createMemoryStore();
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
@@ -33,6 +39,7 @@ function heldStore() {
   const held = { publishes: 0, stored: 0, release };
   const store: SenderStore = {
     ...inner,
+    capabilities: { ...inner.capabilities, recordsOverNetwork: overNetwork },
     async publish(...args) {
       held.publishes++;
       await released;
@@ -203,4 +210,89 @@ it('the batch route fails on a check that breaks only once the slices it publish
   held.release();
   await expect(answer).rejects.toThrow('the lookup broke');
   expect(storedWhenAnswered).toBe(100);
+});
+
+/**
+ * A memory store whose publishes go through one a turn of the event loop, slower than the route
+ * checks a slice: `maxWaiting` is the most publishes waiting at once.
+ */
+function tricklingStore(overNetwork: boolean) {
+  const inner = createMemoryStore();
+  const waiting: (() => void)[] = [];
+  const trickle = { maxWaiting: 0, flowing: true };
+  const store: SenderStore = {
+    ...inner,
+    capabilities: { ...inner.capabilities, recordsOverNetwork: overNetwork },
+    async publish(...args) {
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        trickle.maxWaiting = Math.max(trickle.maxWaiting, waiting.length);
+      });
+      return inner.publish(...args);
+    },
+  };
+  const flow = async () => {
+    while (trickle.flowing) {
+      waiting.shift()?.();
+      await nextTurn();
+    }
+  };
+  return { store, trickle, flow };
+}
+
+/** The batch route's context for `size` clicks to one account. */
+function batchOfClicks(sender: Sender, accountId: string, size: number) {
+  const events = Array.from({ length: size }, (_, i) => ({
+    account_id: accountId,
+    event: 'click',
+    data: { ...sampleEventData('click'), click_id: `batch-${i}` },
+  }));
+  return { sender, ingest: createIngest(sender), body: { events } } as unknown as RouteContext<
+    unknown,
+    unknown
+  >;
+}
+
+async function batchThroughTrickle(overNetwork: boolean, size: number) {
+  const { store, trickle, flow } = tricklingStore(overNetwork);
+  sender = createSender({ store, allowPrivateNetworks: true });
+  const { account } = await createAccount(store, { name: 'Trickle', plan: 'business' });
+  const flowing = flow();
+  const result = await ingestBatchRoute.handle(batchOfClicks(sender, account.id, size)).finally(() => {
+    trickle.flowing = false;
+  });
+  await flowing;
+  const { results } = (result as { json: { results: { status: number }[] } }).json;
+  return { statuses: results.map((r) => r.status), maxWaiting: trickle.maxWaiting };
+}
+
+it('on a store that commits in this process, a batch has at most two slices waiting on it', async () => {
+  const { statuses, maxWaiting } = await batchThroughTrickle(false, 500);
+  expect(statuses).toEqual(Array.from({ length: 500 }, () => 202));
+  expect(maxWaiting).toBeGreaterThan(50); // two slices overlap
+  expect(maxWaiting).toBeLessThanOrEqual(100);
+});
+
+it('on a store a network round trip away, every slice of a batch is published at once', async () => {
+  const { statuses, maxWaiting } = await batchThroughTrickle(true, 500);
+  expect(statuses).toEqual(Array.from({ length: 500 }, () => 202));
+  expect(maxWaiting).toBeGreaterThan(100);
+});
+
+it('on a store that commits in this process, a publish that breaks stops the batch', async () => {
+  const inner = createMemoryStore();
+  let publishes = 0;
+  const store: SenderStore = {
+    ...inner,
+    async publish() {
+      publishes++;
+      throw new Error('the disk broke');
+    },
+  };
+  sender = createSender({ store, allowPrivateNetworks: true });
+  const { account } = await createAccount(store, { name: 'Broken', plan: 'business' });
+  await expect(ingestBatchRoute.handle(batchOfClicks(sender, account.id, 500))).rejects.toThrow(
+    'the disk broke',
+  );
+  expect(publishes).toBe(100); // the first two slices; the third waits for the first, which failed
 });

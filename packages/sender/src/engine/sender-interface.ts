@@ -1,7 +1,7 @@
 /** The engine's interface: what `createSender` answers, and the only door to its store (design C3). */
 import type { Registry } from 'prom-client';
 import type { CreatedAccount } from '../accounts.js';
-import type { DeliveryFilter, KeyHolder, Page, Reenabled } from '../store/port.js';
+import type { DeliveryFilter, KeyHolder, Page, Reenabled, StoreCapabilities } from '../store/port.js';
 import type {
   AccountRecord,
   AttemptRecord,
@@ -34,6 +34,8 @@ export interface Sender
     PortalSessions {
   /** Prometheus registry of this engine's metrics. */
   readonly metrics: Registry;
+  /** What its store can do: the store's own capabilities. */
+  readonly capabilities: StoreCapabilities;
   /**
    * Validates the event, fans it out to the account's subscribed endpoints (design R8) and stores
    * its exact bytes and one delivery per endpoint before it returns (design I2).

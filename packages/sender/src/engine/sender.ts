@@ -211,6 +211,7 @@ export function createSender(options: SenderOptions): Sender {
 
   return {
     metrics: metrics.registry,
+    capabilities: store.capabilities,
     publish: (accountId, input) => publishCounted(accountId, input),
     publishMany: (items) => publishEach(items, publishCounted),
 

@@ -284,8 +284,9 @@ export interface StoreCapabilities {
    */
   sharedAcrossProcesses: boolean;
   /**
-   * Recording an attempt is a network round trip: a worker frees the attempt's slot at the
-   * response and records beside the next request, rather than holding the slot through it.
+   * A write is a network round trip, not a commit on this process's thread: a worker frees an
+   * attempt's slot at the response and records beside the next request, rather than holding the
+   * slot through it; the batch route publishes every slice of a batch at once, not two at a time.
    */
   recordsOverNetwork: boolean;
 }

@@ -116,19 +116,30 @@ export const ingestBatchRoute = inIngestSpan<z.infer<typeof batchBody>>(ingestBa
 type Outcome = { result: PublishResult } | { answer: ErrorResponse };
 
 /**
+ * Slices of a batch published at once on a store that commits on this process's thread (SQLite):
+ * with more, a burst's events wait for their commits in memory, copied by every young-generation
+ * collection (design D61). A store a network round trip away takes every slice at once: its round
+ * trips, not this process, set the pace.
+ */
+const IN_PROCESS_SLICES = 2;
+
+/**
  * Each slice of items checked, then its valid items published at once (one of publishMany's
  * slices), the event loop free between slices (a thousand checks in one go would hold every other
- * request). So a slice's parsed events
- * are garbage once published (design D61), while later slices are checked. Each item of the
- * list given is dropped from it as it is read. A check that fails for a reason of its own (not the item's) fails the
- * request, once the slices already published have settled. A function of its own: the route's
- * handler, waiting for the commits, would hold its last slice.
+ * request). So a slice's parsed events are garbage once published (design D61), while later slices
+ * are checked. Each item of the list given is dropped from it as it is read. A check that fails
+ * for a reason of its own (not the item's), or a publish that fails, fails the request once the
+ * slices already published have settled. A function of its own: the route's handler, waiting for
+ * the commits, would hold its last slice.
  */
 async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]): Promise<Outcome[]> {
   const slices: Promise<Outcome[]>[] = [];
+  const inFlight = sender.capabilities.recordsOverNetwork ? Number.POSITIVE_INFINITY : IN_PROCESS_SLICES;
   try {
     for (let i = 0; i < events.length; i += PUBLISH_SLICE) {
       if (i > 0) await nextTurn();
+      // The slice `inFlight` before this one settles first; a publish that fails stops the batch.
+      if (slices.length >= inFlight) await slices[slices.length - inFlight];
       const slice = events.slice(i, i + PUBLISH_SLICE);
       events.fill(undefined, i, i + PUBLISH_SLICE);
       const checked = await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
