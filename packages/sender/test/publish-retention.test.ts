@@ -26,11 +26,12 @@ const gc = runInNewContext('gc') as () => void;
 const EVENTS = 120;
 
 /**
- * A memory store whose publishes wait until `release()`; `publishes` counts those waiting. It
- * declares its writes network round trips, as PostgreSQL's are, unless `overNetwork` is false: the
- * batch route then publishes every slice of a batch without waiting for the ones before.
+ * A memory store whose publishes wait until `release()`; `publishes` counts those called. By
+ * default it declares its writes network round trips, as PostgreSQL's are, so the batch route
+ * publishes every slice of a batch without waiting for the ones before; with `overNetwork: false`
+ * the route waits as on SQLite. With `breakFirst`, the first publish throws at once.
  */
-function heldStore(overNetwork = true) {
+function heldStore({ overNetwork = true, breakFirst = false } = {}) {
   const inner = createMemoryStore();
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
@@ -42,6 +43,7 @@ function heldStore(overNetwork = true) {
     capabilities: { ...inner.capabilities, recordsOverNetwork: overNetwork },
     async publish(...args) {
       held.publishes++;
+      if (breakFirst && held.publishes === 1) throw new Error('the disk broke');
       await released;
       const published = await inner.publish(...args);
       held.stored++;
@@ -180,37 +182,63 @@ it('the batch route lets a slice’s data go once it is published, before later 
   expect(results.map((r) => r.status)).toEqual(Array.from({ length: early + 20 }, () => 202));
 });
 
-it('the batch route fails on a check that breaks only once the slices it published have settled', async () => {
-  const { store, held } = heldStore();
-  const running = createSender({ store, allowPrivateNetworks: true });
-  sender = running;
-  const { account } = await createAccount(store, { name: 'Early', plan: 'business' });
-  const ingest = createIngest({
-    getAccount: async (id) => {
-      if (id === 'acct_broken') throw new Error('the lookup broke');
-      return running.getAccount(id);
-    },
-  });
-  const event = (accountId: string, clickId: string) => ({
-    account_id: accountId,
-    event: 'click',
-    data: { ...sampleEventData('click'), click_id: clickId },
-  });
-  const events: unknown[] = [
-    ...Array.from({ length: 100 }, (_, i) => event(account.id, `early-${i}`)),
-    event('acct_broken', 'late'),
-  ];
-  const ctx = { sender, ingest, body: { events } } as unknown as RouteContext<unknown, unknown>;
-  // How many of the held publishes had been stored when the request failed.
-  let storedWhenAnswered = -1;
-  const answer = ingestBatchRoute.handle(ctx).finally(() => {
-    storedWhenAnswered = held.stored;
-  });
-  await waitFor(() => held.publishes === 100);
-  held.release();
-  await expect(answer).rejects.toThrow('the lookup broke');
-  expect(storedWhenAnswered).toBe(100);
-});
+it.each([
+  ['over the network', true],
+  ['committing in this process', false],
+])(
+  'the batch route fails on a check that breaks only once the slices it published have settled (a store %s)',
+  async (_, overNetwork) => {
+    const { store, held } = heldStore({ overNetwork });
+    const running = createSender({ store, allowPrivateNetworks: true });
+    sender = running;
+    const { account } = await createAccount(store, { name: 'Early', plan: 'business' });
+    const ingest = createIngest({
+      getAccount: async (id) => {
+        if (id === 'acct_broken') throw new Error('the lookup broke');
+        return running.getAccount(id);
+      },
+    });
+    const event = (accountId: string, clickId: string) => ({
+      account_id: accountId,
+      event: 'click',
+      data: { ...sampleEventData('click'), click_id: clickId },
+    });
+    const events: unknown[] = [
+      ...Array.from({ length: 100 }, (_, i) => event(account.id, `early-${i}`)),
+      event('acct_broken', 'late'),
+    ];
+    const ctx = { sender, ingest, body: { events } } as unknown as RouteContext<unknown, unknown>;
+    // How many of the held publishes had been stored when the request failed.
+    let storedWhenAnswered = -1;
+    const answer = ingestBatchRoute.handle(ctx).finally(() => {
+      storedWhenAnswered = held.stored;
+    });
+    await waitFor(() => held.publishes === 100);
+    held.release();
+    await expect(answer).rejects.toThrow('the lookup broke');
+    expect(storedWhenAnswered).toBe(100);
+  },
+);
+
+it.each([
+  ['over the network', true],
+  ['committing in this process', false],
+])(
+  'a publish that breaks fails the batch only once its other publishes have settled (a store %s)',
+  async (_, overNetwork) => {
+    const { store, held } = heldStore({ overNetwork, breakFirst: true });
+    sender = createSender({ store, allowPrivateNetworks: true });
+    const { account } = await createAccount(store, { name: 'Broken', plan: 'business' });
+    let storedWhenAnswered = -1;
+    const answer = ingestBatchRoute.handle(batchOfClicks(sender, account.id, 50)).finally(() => {
+      storedWhenAnswered = held.stored;
+    });
+    await waitFor(() => held.publishes === 50);
+    held.release();
+    await expect(answer).rejects.toThrow('the disk broke');
+    expect(storedWhenAnswered).toBe(49);
+  },
+);
 
 /**
  * A memory store whose publishes go through one a turn of the event loop, slower than the route

@@ -49,7 +49,12 @@ export async function publishEach(
       pending.push(outcome);
     }
   }
-  return Promise.all(pending);
+  // A broken store rejects the call once every item has settled: none is still being written when
+  // the caller hears of it.
+  return Promise.all(pending).catch(async (error) => {
+    await Promise.allSettled(pending);
+    throw error;
+  });
 }
 
 const ignore = () => undefined;

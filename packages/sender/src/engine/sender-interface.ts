@@ -44,6 +44,7 @@ export interface Sender
   /**
    * Publishes many events at once; they are written together (one transaction, one sync). Each
    * item answers on its own: an invalid one is a `SenderError` in its place, the others are stored.
+   * A broken store rejects the call, once every item's write has settled.
    */
   publishMany(items: readonly PublishItem[]): Promise<PublishManyResult>;
   /**

@@ -286,7 +286,8 @@ export interface StoreCapabilities {
   /**
    * A write is a network round trip, not a commit on this process's thread: a worker frees an
    * attempt's slot at the response and records beside the next request, rather than holding the
-   * slot through it; the batch route publishes every slice of a batch at once, not two at a time.
+   * slot through it; the batch route publishes every slice of a batch at once, not two at a time;
+   * the service sends deliveries from its event loop, not from a thread of their own.
    */
   recordsOverNetwork: boolean;
 }

@@ -138,7 +138,7 @@ async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]
   try {
     for (let i = 0; i < events.length; i += PUBLISH_SLICE) {
       if (i > 0) await nextTurn();
-      // The slice `inFlight` before this one settles first; a publish that fails stops the batch.
+      // The slice `inFlight` before this one settles first; if its publish failed, none is checked.
       if (slices.length >= inFlight) await slices[slices.length - inFlight];
       const slice = events.slice(i, i + PUBLISH_SLICE);
       events.fill(undefined, i, i + PUBLISH_SLICE);
@@ -148,11 +148,11 @@ async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]
       published.catch(ignore); // awaited below, after the later slices
       slices.push(published);
     }
+    return (await Promise.all(slices)).flat();
   } catch (error) {
     await Promise.allSettled(slices);
     throw error;
   }
-  return (await Promise.all(slices)).flat();
 }
 
 /**
