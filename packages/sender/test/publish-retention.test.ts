@@ -29,22 +29,28 @@ const EVENTS = 120;
  * A memory store whose publishes wait until `release()`; `publishes` counts those called. By
  * default it declares its writes network round trips, as PostgreSQL's are, so the batch route
  * publishes every slice of a batch without waiting for the ones before; with `overNetwork: false`
- * the route waits as on SQLite. With `breakFirst`, the first publish throws at once.
+ * the route waits as on SQLite. With `breakFirst`, the first publish throws at once. With
+ * `lateFrom`, publishes after that many wait for `releaseLate()` instead.
  */
-function heldStore({ overNetwork = true, breakFirst = false } = {}) {
+function heldStore({ overNetwork = true, breakFirst = false, lateFrom = Number.POSITIVE_INFINITY } = {}) {
   const inner = createMemoryStore();
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const held = { publishes: 0, stored: 0, release };
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { open, opened };
+  };
+  const early = gate();
+  const late = gate();
+  const held = { publishes: 0, stored: 0, release: early.open, releaseLate: late.open };
   const store: SenderStore = {
     ...inner,
     capabilities: { ...inner.capabilities, recordsOverNetwork: overNetwork },
     async publish(...args) {
       held.publishes++;
       if (breakFirst && held.publishes === 1) throw new Error('the disk broke');
-      await released;
+      await (held.publishes > lateFrom ? late.opened : early.opened);
       const published = await inner.publish(...args);
       held.stored++;
       return published;
@@ -220,25 +226,45 @@ it.each([
   },
 );
 
+/**
+ * A batch of `size` clicks to a held store whose first publish throws; `storedWhenAnswered()` is how
+ * many publishes had been stored when the route answered.
+ */
+async function brokenBatch(size: number, options: { overNetwork?: boolean; lateFrom?: number }) {
+  const { store, held } = heldStore({ ...options, breakFirst: true });
+  sender = createSender({ store, allowPrivateNetworks: true });
+  const { account } = await createAccount(store, { name: 'Broken', plan: 'business' });
+  let stored = -1;
+  const answer = ingestBatchRoute.handle(batchOfClicks(sender, account.id, size)).finally(() => {
+    stored = held.stored;
+  });
+  answer.catch(() => undefined); // awaited by the test, after it releases the store
+  return { held, answer, storedWhenAnswered: () => stored };
+}
+
 it.each([
   ['over the network', true],
   ['committing in this process', false],
 ])(
   'a publish that breaks fails the batch only once its other publishes have settled (a store %s)',
   async (_, overNetwork) => {
-    const { store, held } = heldStore({ overNetwork, breakFirst: true });
-    sender = createSender({ store, allowPrivateNetworks: true });
-    const { account } = await createAccount(store, { name: 'Broken', plan: 'business' });
-    let storedWhenAnswered = -1;
-    const answer = ingestBatchRoute.handle(batchOfClicks(sender, account.id, 50)).finally(() => {
-      storedWhenAnswered = held.stored;
-    });
+    const { held, answer, storedWhenAnswered } = await brokenBatch(50, { overNetwork });
     await waitFor(() => held.publishes === 50);
     held.release();
     await expect(answer).rejects.toThrow('the disk broke');
-    expect(storedWhenAnswered).toBe(49);
+    expect(storedWhenAnswered()).toBe(49);
   },
 );
+
+it('a batch over the network whose first slice breaks fails only once its later slices are stored', async () => {
+  const { held, answer, storedWhenAnswered } = await brokenBatch(100, { lateFrom: 50 });
+  await waitFor(() => held.publishes === 100);
+  held.release(); // the first slice's: it fails once its 49 others are stored
+  await waitFor(() => held.stored === 49);
+  held.releaseLate();
+  await expect(answer).rejects.toThrow('the disk broke');
+  expect(storedWhenAnswered()).toBe(99);
+});
 
 /**
  * A memory store whose publishes go through one a turn of the event loop, slower than the route
