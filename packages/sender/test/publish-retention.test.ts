@@ -87,6 +87,13 @@ const waitFor = async (done: () => boolean) => {
   }
 };
 
+/** An ingest item: a click for the account. */
+const clickEvent = (accountId: string, clickId: string) => ({
+  account_id: accountId,
+  event: 'click',
+  data: { ...sampleEventData('click'), click_id: clickId },
+});
+
 let sender: Sender | undefined;
 afterEach(async () => {
   await sender?.stop(0);
@@ -164,18 +171,13 @@ it('the batch route lets a slice’s data go once it is published, before later 
   });
   const seen = watcher();
   const early = 100; // two slices of the route's checks
-  const event = (accountId: string, clickId: string) => ({
-    account_id: accountId,
-    event: 'click',
-    data: { ...sampleEventData('click'), click_id: clickId },
-  });
   const events: unknown[] = [
     ...Array.from({ length: early }, (_, i) => {
-      const e = event(account.id, `early-${i}`);
+      const e = clickEvent(account.id, `early-${i}`);
       seen.watch(e.data);
       return e;
     }),
-    ...Array.from({ length: 20 }, (_, i) => event(late.id, `late-${i}`)),
+    ...Array.from({ length: 20 }, (_, i) => clickEvent(late.id, `late-${i}`)),
   ];
   const ctx = { sender, ingest, body: { events } } as unknown as RouteContext<unknown, unknown>;
   const answer = ingestBatchRoute.handle(ctx);
@@ -204,14 +206,9 @@ it.each([
         return running.getAccount(id);
       },
     });
-    const event = (accountId: string, clickId: string) => ({
-      account_id: accountId,
-      event: 'click',
-      data: { ...sampleEventData('click'), click_id: clickId },
-    });
     const events: unknown[] = [
-      ...Array.from({ length: 100 }, (_, i) => event(account.id, `early-${i}`)),
-      event('acct_broken', 'late'),
+      ...Array.from({ length: 100 }, (_, i) => clickEvent(account.id, `early-${i}`)),
+      clickEvent('acct_broken', 'late'),
     ];
     const ctx = { sender, ingest, body: { events } } as unknown as RouteContext<unknown, unknown>;
     // How many of the held publishes had been stored when the request failed.
@@ -296,11 +293,7 @@ function tricklingStore(overNetwork: boolean) {
 
 /** The batch route's context for `size` clicks to one account. */
 function batchOfClicks(sender: Sender, accountId: string, size: number) {
-  const events = Array.from({ length: size }, (_, i) => ({
-    account_id: accountId,
-    event: 'click',
-    data: { ...sampleEventData('click'), click_id: `batch-${i}` },
-  }));
+  const events = Array.from({ length: size }, (_, i) => clickEvent(accountId, `batch-${i}`));
   return { sender, ingest: createIngest(sender), body: { events } } as unknown as RouteContext<
     unknown,
     unknown
