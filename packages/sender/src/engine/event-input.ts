@@ -3,6 +3,7 @@ import { EVENT_NAMES, formatTimestamp, isEventName, parseEvent } from '@linkhook
 import { newId } from '../domain/ids.js';
 import { SenderError } from '../errors.js';
 import type { EventRecord } from '../store/records.js';
+import { eventBytes } from './event-bytes.js';
 
 /** What an account id can be: what the stores can keep and the management API can name. */
 const accountIdOk = (id: unknown): id is string =>
@@ -87,7 +88,7 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
     id: newId('evt', now),
     accountId,
     name: input.event,
-    body: Buffer.from(JSON.stringify(envelope)),
+    body: eventBytes(JSON.stringify(envelope)),
     createdAt: now,
     ...(input.eventId !== undefined ? { idempotencyKey: input.eventId } : {}),
     ...searchKeysOf(envelope.data),

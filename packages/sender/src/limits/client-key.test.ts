@@ -24,3 +24,20 @@ describe('clientKey', () => {
     expect(clientKey('unknown')).toBe('unknown');
   });
 });
+
+describe('clientKey, asked again', () => {
+  it('answers the same key for an address asked many times, among more addresses than it remembers', () => {
+    // 3,000 addresses, more than the 1,024 remembered: each is keyed by what it is, asked
+    // before, after and long after the memory was emptied.
+    const addresses = Array.from(
+      { length: 3_000 },
+      (_, i) => `2001:db8:${(i + 1).toString(16)}::${(i % 7) + 1}`,
+    );
+    const first = addresses.map(clientKey);
+    expect(first).toEqual(addresses.map((_, i) => `2001:db8:${(i + 1).toString(16)}::/64`));
+    expect(addresses.map(clientKey)).toEqual(first);
+    expect([...addresses].reverse().map(clientKey)).toEqual([...first].reverse());
+    expect(clientKey('::ffff:198.51.100.9')).toBe('198.51.100.9');
+    expect(clientKey('::ffff:198.51.100.9')).toBe('198.51.100.9');
+  });
+});
