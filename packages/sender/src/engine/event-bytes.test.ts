@@ -11,15 +11,33 @@ describe('eventBytes', () => {
   });
 
   it('keeps every body whole while later ones fill and replace the slabs', () => {
-    // Sizes from a few bytes to past the slab's own-allocation bound, three-byte characters among
-    // them, so that bodies end at every offset and slabs run out mid-way through many.
-    const texts = Array.from(
-      { length: 3_000 },
-      (_, i) => `{"n":${i},"s":"${'é✓a'.repeat((i * 37) % 1_500)}"}`,
+    // Sizes from a few bytes to past the slab's own-allocation bound, mixed and all three-byte
+    // characters among them, so that bodies end at every offset and slabs run out mid-way
+    // through many: a room check of fewer than three bytes a character cuts one short.
+    const texts = Array.from({ length: 3_000 }, (_, i) =>
+      i % 2 === 0 ? `{"n":${i},"s":"${'é✓a'.repeat((i * 37) % 1_500)}"}` : '✓'.repeat((i * 53) % 4_000),
     );
     const bodies = texts.map(eventBytes);
     texts.forEach((text, i) => {
       expect(bodies[i]?.toString('utf8')).toBe(text);
     });
+  });
+
+  it('puts small bodies one after another into a shared 64 KiB slab, and a long text apart', () => {
+    const first = eventBytes('{"a":1}');
+    const second = eventBytes('{"b":2}');
+    // The first may have opened a new slab or been its last fit: of the two, one pair shares.
+    const third = eventBytes('{"c":3}');
+    const shared = [
+      [first, second],
+      [second, third],
+    ].find(([a, b]) => a?.buffer === b?.buffer);
+    expect(shared).toBeDefined();
+    const [a, b] = shared as [Buffer, Buffer];
+    expect(a.buffer.byteLength).toBe(64 * 1024);
+    expect(b.byteOffset).toBe(a.byteOffset + a.byteLength);
+    const long = eventBytes('x'.repeat(5_000));
+    expect(long.buffer).not.toBe(third.buffer);
+    expect(long.byteLength).toBe(5_000);
   });
 });

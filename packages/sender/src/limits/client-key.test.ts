@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import ipaddr from 'ipaddr.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clientKey } from './client-key.js';
 
 describe('clientKey', () => {
@@ -39,5 +40,26 @@ describe('clientKey, asked again', () => {
     expect([...addresses].reverse().map(clientKey)).toEqual([...first].reverse());
     expect(clientKey('::ffff:198.51.100.9')).toBe('198.51.100.9');
     expect(clientKey('::ffff:198.51.100.9')).toBe('198.51.100.9');
+  });
+});
+
+describe('clientKey, remembered', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('parses an address once while it is remembered, a long string every time, and forgets all when full', () => {
+    const parse = vi.spyOn(ipaddr, 'process');
+    const address = '198.51.100.77';
+    clientKey(address);
+    clientKey(address);
+    expect(parse).toHaveBeenCalledTimes(1);
+    const long = `${'x'.repeat(46)}`;
+    clientKey(long);
+    clientKey(long);
+    expect(parse).toHaveBeenCalledTimes(3);
+    // 1,024 other addresses fill the memory and empty it: the first is parsed again.
+    for (let i = 0; i < 1_024; i++) clientKey(`10.${i >> 8}.${i & 255}.9`);
+    parse.mockClear();
+    clientKey(address);
+    expect(parse).toHaveBeenCalledTimes(1);
   });
 });

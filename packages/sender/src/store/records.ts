@@ -45,7 +45,10 @@ export interface EventRecord {
   id: string;
   accountId: string;
   name: string;
-  /** The exact bytes every attempt sends (design I1). */
+  /**
+   * The exact bytes every attempt sends (design I1). At publish, a view of a buffer other events
+   * share (design D64): a store copies the bytes it keeps rather than keeping the view.
+   */
   body: Uint8Array;
   createdAt: number;
   /**
