@@ -24,16 +24,14 @@ describe('eventBytes', () => {
   });
 
   it('puts small bodies one after another into a shared 64 KiB slab, and a long text apart', () => {
-    const first = eventBytes('{"a":1}');
-    const second = eventBytes('{"b":2}');
-    // The first may have opened a new slab or been its last fit: of the two, one pair shares.
-    const third = eventBytes('{"c":3}');
-    const shared = [
-      [first, second],
-      [second, third],
-    ].find(([a, b]) => a?.buffer === b?.buffer);
-    expect(shared).toBeDefined();
-    const [a, b] = shared as [Buffer, Buffer];
+    const [first, second, third] = ['{"a":1}', '{"b":2}', '{"c":3}'].map(eventBytes) as [
+      Buffer,
+      Buffer,
+      Buffer,
+    ];
+    // The first may have opened a new slab or been the last to fit in one: one pair shares.
+    const [a, b] = first.buffer === second.buffer ? [first, second] : [second, third];
+    expect(b.buffer).toBe(a.buffer);
     expect(a.buffer.byteLength).toBe(64 * 1024);
     expect(b.byteOffset).toBe(a.byteOffset + a.byteLength);
     const long = eventBytes('x'.repeat(5_000));

@@ -38,8 +38,6 @@ describe('clientKey, asked again', () => {
     expect(first).toEqual(addresses.map((_, i) => `2001:db8:${(i + 1).toString(16)}::/64`));
     expect(addresses.map(clientKey)).toEqual(first);
     expect([...addresses].reverse().map(clientKey)).toEqual([...first].reverse());
-    expect(clientKey('::ffff:198.51.100.9')).toBe('198.51.100.9');
-    expect(clientKey('::ffff:198.51.100.9')).toBe('198.51.100.9');
   });
 });
 
@@ -52,7 +50,7 @@ describe('clientKey, remembered', () => {
     clientKey(address);
     clientKey(address);
     expect(parse).toHaveBeenCalledTimes(1);
-    const long = `${'x'.repeat(46)}`;
+    const long = 'x'.repeat(46);
     clientKey(long);
     clientKey(long);
     expect(parse).toHaveBeenCalledTimes(3);
