@@ -71,6 +71,7 @@ import {
 import { noisyNeighbour } from './noisy-neighbour.mjs';
 import { runScale } from './scale.mjs';
 import { runServicePart } from './service.mjs';
+import { walRecordCounter } from './wal-records.mjs';
 
 const { createSender, createSqliteStore } = senderPackage;
 const createPostgresStore =
@@ -490,6 +491,7 @@ async function openPostgres() {
     console.log(`PostgreSQL not reachable at ${PG_URL} (${error.message}): PostgreSQL rows skipped.`);
     return null;
   }
+  const walRecords = await walRecordCounter(admin);
   const schemas = [];
   onCleanup(async () => {
     for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -502,17 +504,15 @@ async function openPostgres() {
       schemas.push(name);
       return name;
     },
-    /**
-     * The server's WAL written so far: bytes from its insert position, exact at once; records from
-     * pg_stat_wal, which backends add to about once a second, so a round's last second may count in
-     * the next round. Both are the whole server's: autovacuum's and any other client's count too.
-     */
+    /** The server's WAL insert position now (`lsn`), and as bytes written since its start. */
     async walSoFar() {
       const { rows } = await admin.query(
-        "SELECT wal_records, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS bytes FROM pg_stat_wal",
+        "SELECT lsn, pg_wal_lsn_diff(lsn, '0/0') AS bytes FROM pg_current_wal_insert_lsn() AS lsn",
       );
-      return { records: Number(rows[0].wal_records), bytes: Number(rows[0].bytes) };
+      return { lsn: rows[0].lsn, bytes: Number(rows[0].bytes) };
     },
+    /** The server's WAL records between two `lsn`s of walSoFar, or null (bench/wal-records.mjs). */
+    walRecordsBetween: (from, to) => walRecords.recordsBetween(from, to),
   };
 }
 

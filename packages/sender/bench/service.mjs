@@ -380,7 +380,8 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     const cpu = await stop();
     if (walBefore) {
       const walAfter = await wal();
-      add(`${key} wal records`, (walAfter.records - walBefore.records) / round.deliveries);
+      const records = await ctx.postgres.walRecordsBetween(walBefore.lsn, walAfter.lsn);
+      if (records !== null) add(`${key} wal records`, records / round.deliveries);
       add(`${key} wal bytes`, (walAfter.bytes - walBefore.bytes) / round.deliveries);
     }
     const per = (us) => us / round.deliveries;
@@ -510,7 +511,7 @@ function printCpu(samples, rows) {
   // What a PostgreSQL sender writes per delivery: the durable log's rows and index entries against
   // a job queue's one job (a PostgreSQL row's insert, update or delete and each index entry is a
   // WAL record).
-  const onPostgres = rows.filter(([, key]) => samples.has(`${key} wal records`));
+  const onPostgres = rows.filter(([, key]) => samples.has(`${key} wal bytes`));
   if (onPostgres.length === 0) return;
   console.log(
     `\n   PostgreSQL's WAL per delivery in the same rounds (median; the whole server's, autovacuum's included)`,
