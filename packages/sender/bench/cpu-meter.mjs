@@ -14,34 +14,22 @@ export const SERVERS = { PostgreSQL: 'postgres', Redis: 'redis-server' };
  */
 const schedstatUs = (dir) => Number(readFileSync(`${dir}/schedstat`, 'utf8').split(' ')[0]) / 1000;
 
-/** The pids of this machine's processes named `comm`; null where /proc cannot be read. */
-export function processesNamed(comm) {
+/**
+ * CPU time so far of every process named `comm`, by pid, in µs; null where /proc cannot be read.
+ * A server on another machine has no process here: the map is empty.
+ */
+function processTimes(comm) {
   let pids;
   try {
     pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
     return null;
   }
-  return pids.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm;
-    } catch {
-      return false; // exited meanwhile
-    }
-  });
-}
-
-/**
- * CPU time so far of every process named `comm`, by pid, in µs; null where /proc cannot be read.
- * A server on another machine has no process here: the map is empty.
- */
-function processTimes(comm) {
-  const pids = processesNamed(comm);
-  if (pids === null) return null;
   const times = new Map();
   for (const pid of pids) {
     try {
-      times.set(pid, schedstatUs(`/proc/${pid}`));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm)
+        times.set(pid, schedstatUs(`/proc/${pid}`));
     } catch {
       // exited meanwhile
     }

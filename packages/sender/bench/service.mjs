@@ -381,7 +381,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     if (walBefore) {
       const walAfter = await wal();
       const records = await ctx.postgres.walRecordsBetween(walBefore.lsn, walAfter.lsn);
-      if (records !== null) add(`${key} wal records`, records / round.deliveries);
+      add(`${key} wal records`, records === null ? null : records / round.deliveries);
       add(`${key} wal bytes`, (walAfter.bytes - walBefore.bytes) / round.deliveries);
     }
     const per = (us) => us / round.deliveries;
@@ -498,7 +498,8 @@ const CPU_PARTS = ['sender', 'database', 'receiver', 'all'];
 function printCpu(samples, rows) {
   const cell = (key, digits = 0) => {
     const xs = samples.get(key);
-    const m = xs ? median(xs) : Number.NaN;
+    // A round left uncounted (null: its WAL records) makes the figure n/a, not a median of fewer.
+    const m = xs && !xs.includes(null) ? median(xs) : Number.NaN;
     return (Number.isNaN(m) ? 'n/a' : digits > 0 ? m.toFixed(digits) : fmtInt(m)).padStart(10);
   };
   console.log(

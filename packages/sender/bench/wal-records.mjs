@@ -7,60 +7,61 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { processesNamed, SERVERS } from './cpu-meter.mjs';
 
 const run = promisify(execFile);
 
-/** pg_waldump beside a running server's `postgres` executable on this machine, or null. */
-function findWaldump() {
-  for (const pid of processesNamed(SERVERS.PostgreSQL) ?? []) {
-    try {
-      const waldump = join(dirname(readlinkSync(`/proc/${pid}/exe`)), 'pg_waldump');
-      if (existsSync(waldump)) return waldump;
-    } catch {
-      // another user's process, or exited meanwhile
-    }
-  }
-  return null;
-}
+/** How long a round's WAL may take to reach the files: the WAL writer's worst case is 3 × 200 ms. */
+const WRITTEN_WITHIN_MS = 1_000;
+const POLL_MS = 20;
 
 /**
  * `recordsBetween(from, to)`: the records the server `admin` (a connected pg.Client of a superuser,
  * who may read its data directory) wrote between two of its WAL positions (`pg_lsn` text); null
- * where they cannot be read here (the server on another machine, its WAL files not readable by this
- * user, no pg_waldump). Everything the server wrote counts, autovacuum's and other clients' too.
+ * where they cannot be counted here: the server runs on another machine or as a user whose files
+ * this one cannot read, there is no pg_waldump beside its executable, or the WAL up to `to` is not
+ * in its files within WRITTEN_WITHIN_MS. Everything the server wrote counts, autovacuum's and other
+ * clients' too.
  */
 export async function walRecordCounter(admin) {
-  const waldump = findWaldump();
+  let waldump = null;
   let walDir = null;
   try {
-    const { rows } = await admin.query('SHOW data_directory');
-    walDir = join(rows[0].data_directory, 'pg_wal');
+    // The executable of this connection's own backend: the server's, whatever else runs here.
+    const { rows } = await admin.query('SELECT pg_backend_pid() AS pid, current_setting($1) AS dir', [
+      'data_directory',
+    ]);
+    const candidate = join(dirname(readlinkSync(`/proc/${rows[0].pid}/exe`)), 'pg_waldump');
+    walDir = join(rows[0].dir, 'pg_wal');
     readdirSync(walDir);
+    if (existsSync(candidate)) waldump = candidate;
   } catch {
-    walDir = null;
+    waldump = null; // another machine's server, another user's files, or no data directory shown
   }
   return {
     async recordsBetween(from, to) {
-      if (waldump === null || walDir === null) return null;
-      // Claims and records commit without waiting for their WAL to reach the files: the server's WAL
-      // writer writes it within its delay (200 ms by default). A second at most is waited for.
-      for (let tries = 0; ; tries++) {
-        const { rows } = await admin.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS written', [
-          to,
-        ]);
-        if (rows[0].written) break;
-        if (tries === 50) return null;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      try {
-        const { stdout } = await run(waldump, ['--stats', '-p', walDir, '-s', from, '-e', to], {
-          maxBuffer: 1 << 20,
-        });
-        const total = /^Total\s+(\d+)/m.exec(stdout);
-        return total ? Number(total[1]) : null;
-      } catch {
-        return null; // a file recycled meanwhile, or not readable
+      if (waldump === null) return null;
+      // Claims and records commit without waiting for their WAL to reach the files; the server's
+      // WAL writer writes it within three of its delays.
+      for (let waited = 0; ; waited += POLL_MS) {
+        const { rows } = await admin.query(
+          'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS written, timeline_id FROM pg_control_checkpoint()',
+          [to],
+        );
+        if (rows[0].written) {
+          try {
+            const { stdout } = await run(
+              waldump,
+              ['--stats', '-p', walDir, '-t', String(rows[0].timeline_id), '-s', from, '-e', to],
+              { maxBuffer: 1 << 20 },
+            );
+            const total = /^Total\s+(\d+)/m.exec(stdout);
+            return total ? Number(total[1]) : null;
+          } catch {
+            return null; // a file recycled meanwhile, or not readable
+          }
+        }
+        if (waited >= WRITTEN_WITHIN_MS) return null;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     },
   };
