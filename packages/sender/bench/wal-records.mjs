@@ -5,7 +5,7 @@
 // read 9 records per delivery where pg_waldump counted 27, and 0 for a peer). Used by bench/run.mjs.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -18,22 +18,24 @@ const POLL_MS = 20;
  * `recordsBetween(from, to)`: the records the server `admin` (a connected pg.Client of a superuser,
  * who may read its data directory) wrote between two of its WAL positions (`pg_lsn` text); null
  * where they cannot be counted here: the server runs on another machine or as a user whose files
- * this one cannot read, there is no pg_waldump beside its executable, or the WAL up to `to` is not
- * in its files within WRITTEN_WITHIN_MS. Everything the server wrote counts, autovacuum's and other
- * clients' too.
+ * this one cannot read, there is no pg_waldump beside its executable, the WAL up to `to` is not in
+ * its files within WRITTEN_WITHIN_MS, or pg_waldump fails (a file recycled meanwhile). Everything
+ * the server wrote counts, autovacuum's and other clients' too.
  */
 export async function walRecordCounter(admin) {
   let waldump = null;
   let walDir = null;
   try {
-    // The executable of this connection's own backend: the server's, whatever else runs here.
+    // The executable of this connection's own backend: the server's, whatever else runs here (a
+    // server elsewhere or in a container of its own has another process at that id, or none).
     const { rows } = await admin.query('SELECT pg_backend_pid() AS pid, current_setting($1) AS dir', [
       'data_directory',
     ]);
-    const candidate = join(dirname(readlinkSync(`/proc/${rows[0].pid}/exe`)), 'pg_waldump');
+    const executable = readlinkSync(`/proc/${rows[0].pid}/exe`);
+    const candidate = join(dirname(executable), 'pg_waldump');
     walDir = join(rows[0].dir, 'pg_wal');
     readdirSync(walDir);
-    if (existsSync(candidate)) waldump = candidate;
+    if (basename(executable) === 'postgres' && existsSync(candidate)) waldump = candidate;
   } catch {
     waldump = null; // another machine's server, another user's files, or no data directory shown
   }
@@ -44,14 +46,16 @@ export async function walRecordCounter(admin) {
       // WAL writer writes it within three of its delays.
       for (let waited = 0; ; waited += POLL_MS) {
         const { rows } = await admin.query(
-          'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS written, timeline_id FROM pg_control_checkpoint()',
+          'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS written, pg_walfile_name($1::pg_lsn) AS file',
           [to],
         );
         if (rows[0].written) {
+          // The timeline is the first eight hex digits of the WAL file's name (pg_waldump assumes 1).
+          const timeline = String(Number.parseInt(rows[0].file.slice(0, 8), 16));
           try {
             const { stdout } = await run(
               waldump,
-              ['--stats', '-p', walDir, '-t', String(rows[0].timeline_id), '-s', from, '-e', to],
+              ['--stats', '-p', walDir, '-t', timeline, '-s', from, '-e', to],
               { maxBuffer: 1 << 20 },
             );
             const total = /^Total\s+(\d+)/m.exec(stdout);
