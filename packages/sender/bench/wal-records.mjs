@@ -39,33 +39,35 @@ export async function walRecordCounter(admin) {
   } catch {
     waldump = null; // another machine's server, another user's files, or no data directory shown
   }
+  /**
+   * The name of the WAL file that holds `to` once the server has written its WAL up to there, or
+   * null after WRITTEN_WITHIN_MS: claims and records commit without waiting for their WAL to reach
+   * the files, and the server's WAL writer writes it within three of its delays.
+   */
+  async function writtenFile(to) {
+    for (let waited = 0; waited <= WRITTEN_WITHIN_MS; waited += POLL_MS) {
+      const { rows } = await admin.query(
+        'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS written, pg_walfile_name($1::pg_lsn) AS file',
+        [to],
+      );
+      if (rows[0].written) return rows[0].file;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    return null;
+  }
   return {
     async recordsBetween(from, to) {
-      if (waldump === null) return null;
-      // Claims and records commit without waiting for their WAL to reach the files; the server's
-      // WAL writer writes it within three of its delays.
-      for (let waited = 0; ; waited += POLL_MS) {
-        const { rows } = await admin.query(
-          'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS written, pg_walfile_name($1::pg_lsn) AS file',
-          [to],
-        );
-        if (rows[0].written) {
-          // The timeline is the first eight hex digits of the WAL file's name (pg_waldump assumes 1).
-          const timeline = String(Number.parseInt(rows[0].file.slice(0, 8), 16));
-          try {
-            const { stdout } = await run(
-              waldump,
-              ['--stats', '-p', walDir, '-t', timeline, '-s', from, '-e', to],
-              { maxBuffer: 1 << 20 },
-            );
-            const total = /^Total\s+(\d+)/m.exec(stdout);
-            return total ? Number(total[1]) : null;
-          } catch {
-            return null; // a file recycled meanwhile, or not readable
-          }
-        }
-        if (waited >= WRITTEN_WITHIN_MS) return null;
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      const file = waldump === null ? null : await writtenFile(to);
+      if (file === null) return null;
+      // The timeline is the first eight hex digits of the file's name (pg_waldump assumes 1).
+      const timeline = String(Number.parseInt(file.slice(0, 8), 16));
+      try {
+        const args = ['--stats', '-p', walDir, '-t', timeline, '-s', from, '-e', to];
+        const { stdout } = await run(waldump, args, { maxBuffer: 1 << 20 });
+        const total = /^Total\s+(\d+)/m.exec(stdout);
+        return total ? Number(total[1]) : null;
+      } catch {
+        return null; // a file recycled meanwhile, or not readable
       }
     },
   };

@@ -23,7 +23,7 @@ describe('eventBytes', () => {
     });
   });
 
-  it('puts small bodies one after another into a shared 64 KiB slab, and a long text apart', () => {
+  it('puts small bodies one after another into a shared 64 KiB slab, and a longer text than 4,096 characters apart', () => {
     const [first, second, third] = ['{"a":1}', '{"b":2}', '{"c":3}'].map(eventBytes) as [
       Buffer,
       Buffer,
@@ -34,8 +34,10 @@ describe('eventBytes', () => {
     expect(b.buffer).toBe(a.buffer);
     expect(a.buffer.byteLength).toBe(64 * 1024);
     expect(b.byteOffset).toBe(a.byteOffset + a.byteLength);
-    const long = eventBytes('x'.repeat(5_000));
-    expect(long.buffer).not.toBe(third.buffer);
-    expect(long.byteLength).toBe(5_000);
+    // At the bound, still a slab's; one character past it, a buffer of its own.
+    expect(eventBytes('x'.repeat(4_096)).buffer.byteLength).toBe(64 * 1024);
+    const long = eventBytes('x'.repeat(4_097));
+    expect(long.buffer.byteLength).toBe(4_097);
+    expect(long.toString()).toBe('x'.repeat(4_097));
   });
 });

@@ -16,11 +16,11 @@ const KNOWN_MAX = 1_024;
 const ADDRESS_MAX_CHARS = 45;
 
 export function clientKey(address: string): string {
+  if (address.length > ADDRESS_MAX_CHARS) return keyOf(address);
   let key = known.get(address);
   if (key === undefined) {
-    key = keyOf(address);
-    if (address.length > ADDRESS_MAX_CHARS) return key;
     if (known.size >= KNOWN_MAX) known.clear();
+    key = keyOf(address);
     known.set(address, key);
   }
   return key;
