@@ -122,9 +122,12 @@ for (const { runtime, bin } of RUNS) {
       const work = mkdtempSync(join(tmpdir(), 'linkhooks-platform-page-'));
       works.push(work);
       const tarballs = packed();
-      const [apiPort, receiverPort] = [await freePort(), await freePort()];
+      const apiPort = await freePort();
+      let receiverPort = await freePort();
+      while (receiverPort === apiPort) receiverPort = await freePort();
+      // In one pass, so that a port written in never has the other's number replaced inside it.
       const ports = (code: string) =>
-        code.replaceAll('8080', String(apiPort)).replaceAll('4443', String(receiverPort));
+        code.replace(/\b(8080|4443)\b/g, (port) => String(port === '8080' ? apiPort : receiverPort));
 
       // The reader's terminal: each shell block in turn; receiver.js saved just before the block
       // that runs it, as the page orders them.
@@ -195,12 +198,19 @@ for (const { runtime, bin } of RUNS) {
         const check = () => output.includes(promised!) && resolve();
         child.stdout!.on('data', check);
       });
+      const crashed = new Promise<void>((resolve) => {
+        const check = () => /^Node\.js v\d+\.\d+\.\d+$/m.test(output) && resolve();
+        child.stderr!.on('data', check);
+      });
       // Stopped whatever the outcome: the next run's service must not share the machine with it.
       try {
         let timer: NodeJS.Timeout | undefined;
         const outcome = await Promise.race([
           arrived.then(() => 'delivered' as const),
           exited.then((code) => `the commands stopped (exit ${code})`),
+          // A program the page started in the background died (Node.js ends its report of an
+          // uncaught error with its version): the shell would wait for it to answer until the end.
+          crashed.then(() => 'a program the page started crashed'),
           new Promise<string>((resolve) => {
             timer = setTimeout(() => resolve('no delivery within 6 minutes'), 360_000);
           }),

@@ -4,6 +4,7 @@
  * install brings the runtimes).
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export function hasTool(command: string, versionArg = '--version'): boolean {
@@ -16,14 +17,37 @@ export function hasTool(command: string, versionArg = '--version'): boolean {
   return false;
 }
 
-/** A port free on 127.0.0.1 right now, for a server a test starts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
+/**
+ * A port free on every address right now, for a server a test starts. It is taken below the range the
+ * kernel hands to outgoing connections: a server started seconds later (after an npm install's
+ * hundreds of connections, say) would otherwise find its port held by one of them.
+ */
+export async function freePort(): Promise<number> {
+  const lowest = lowestOutgoingPort();
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 10_000 + Math.floor(Math.random() * (lowest - 10_000));
+    if (await listenable(port)) return port;
+  }
+  throw new Error(`no free port between 10000 and ${lowest} after 100 tries`);
+}
+
+/** The first port of the kernel's range for outgoing connections (Linux's default where unread). */
+function lowestOutgoingPort(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 11_000) return low;
+  } catch {
+    // not Linux: its default is as good a guess as any
+  }
+  return 32_768;
+}
+
+/** Whether a server could listen on `port` on every address, as one started without a host does. */
+function listenable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, () => server.close(() => resolve(true)));
   });
 }
 
