@@ -283,6 +283,15 @@ export const batchIngestRound = (service, click) =>
   );
 
 /**
+ * A peer's round on the workload of the service's single-event ingest: each click's jobs in a call
+ * of their own, from as many concurrent producers as the service has clients (bench/peers).
+ */
+const PER_CLICK = { producers: SERVICE.clients };
+/** The jobs a peer's batched round enqueues a call: a batch request's 125 clicks × 8 endpoints. */
+const PEER_BATCH = SERVICE.deliveryBatch * 8;
+const BATCHED = { batch: PEER_BATCH };
+
+/**
  * Ingest + delivery: SERVICE.deliveryEvents single-event ingests to the account with 8 endpoints,
  * timed from the first request until the receiver has answered every delivery. `batched`: the same
  * clicks as batches of SERVICE.deliveryBatch, posted one after another, as the peers enqueue.
@@ -333,10 +342,13 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     `   ingest + delivery: ${SERVICE.deliveryEvents} clicks to 8 endpoints (${fmtInt(SERVICE.deliveryEvents * 8)} deliveries), timed until the receiver has every one,`,
   );
   console.log(
-    '   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds. Batched ingest + delivery:',
+    "   beside the bare undici loop and job-queue peers (one job per delivery) in the same rounds, each click's 8 jobs",
   );
   console.log(
-    `   the same clicks as ${SERVICE.deliveryEvents / SERVICE.deliveryBatch} batch requests of ${SERVICE.deliveryBatch}, one after another, as the peers enqueue ${fmtInt(SERVICE.deliveryBatch * 8)} jobs at a time.`,
+    `   enqueued in a call of their own by ${SERVICE.clients} concurrent producers. Batched ingest + delivery: the same clicks as`,
+  );
+  console.log(
+    `   ${SERVICE.deliveryEvents / SERVICE.deliveryBatch} batch requests of ${SERVICE.deliveryBatch}, one after another, beside the peers enqueueing ${fmtInt(PEER_BATCH)} jobs a call, one call after another.`,
   );
   console.log(
     `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after ${SERVICE.warmupRounds} warm-up rounds of each kind.`,
@@ -365,7 +377,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     await singleIngestRound(floor, click);
     await batchIngestRound(floor, click);
     await bare();
-    for (const peer of peers) await peer.round();
+    for (const peer of peers) {
+      await peer.round(PER_CLICK);
+      await peer.round(BATCHED);
+    }
   }
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
@@ -417,8 +432,11 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} batched delivery`, batched.rate);
     }
     add('bare', (await metered('bare', null, bare)).rate);
-    for (const peer of peers)
-      add(`peer ${peer.name}`, (await metered(`peer ${peer.name}`, peer.store, peer.round)).rate);
+    for (const peer of peers) {
+      const key = `peer ${peer.name}`;
+      add(key, (await metered(key, peer.store, () => peer.round(PER_CLICK))).rate);
+      add(`${key} batched`, (await metered(`${key} batched`, peer.store, () => peer.round(BATCHED))).rate);
+    }
   }
   const row = (name, key, unit) =>
     console.log(
@@ -428,7 +446,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   row('bare undici loop', 'bare', 'deliveries/s');
   row('ingest floor, one event per request', 'floor single', 'events/s');
   row(`ingest floor, batches of ${SERVICE.batchSize}`, 'floor batch', 'events/s');
-  for (const peer of peers) row(`${peer.name} (${peer.store})`, `peer ${peer.name}`, 'deliveries/s');
+  for (const peer of peers) {
+    row(`${peer.name} (${peer.store}), a click a call`, `peer ${peer.name}`, 'deliveries/s');
+    row(`${peer.name}, ${fmtInt(PEER_BATCH)} jobs a call`, `peer ${peer.name} batched`, 'deliveries/s');
+  }
   for (const { label } of services) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
     row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
@@ -465,7 +486,11 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     };
   }
   for (const peer of peers)
-    results[`peer ${peer.name}`] = { store: peer.store, rate: median(samples.get(`peer ${peer.name}`)) };
+    results[`peer ${peer.name}`] = {
+      store: peer.store,
+      rate: median(samples.get(`peer ${peer.name}`)),
+      batchedRate: median(samples.get(`peer ${peer.name} batched`)),
+    };
   results.floor = { single: median(samples.get('floor single')), batch: median(samples.get('floor batch')) };
   // The services are still running: a SQLite one's WAL is as the rounds left it (design D58 holds it
   // near 64 MiB).
@@ -478,7 +503,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   printCpu(samples, [
     ['bare undici loop', 'bare'],
-    ...peers.map((p) => [`${p.name} (${p.store})`, `peer ${p.name}`]),
+    ...peers.flatMap((p) => [
+      [`${p.name} (${p.store}), a click a call`, `peer ${p.name}`],
+      [`${p.name}, ${fmtInt(PEER_BATCH)} jobs a call`, `peer ${p.name} batched`],
+    ]),
     ...services.flatMap(({ label }) => [
       [`${label} service`, label],
       [`${label} service, batched ingest`, `${label} batched`],

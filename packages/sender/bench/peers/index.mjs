@@ -13,16 +13,16 @@ const START = {
   bullmq: async (o) => (await import('./bullmq.mjs')).startBullMQ(o),
 };
 
-// Jobs per batch add: a producer enqueues in slices, so the workers start on the first slice while
-// the next is being written.
-const ENQUEUE_BATCH = 1_000;
 const ROUND_TIMEOUT_MS = 60_000;
 
 /**
  * Sets up one peer (its own PostgreSQL schema or Redis key prefix, created fresh and removed by `close`).
  * `targets`: [{ url, secret }] — the receiver endpoints (HTTPS on loopback, certificate signed by `ca`).
- * Returns { name, runRound(events), close() }: `events` is an array of Buffers (the exact request
- * bodies, one per event); each event fans out to every target, one job per delivery. runRound
+ * Returns { name, runRound(events, { batch } | { producers }), close() }: `events` is an array of
+ * Buffers (the exact request bodies, one per event); each event fans out to every target, one job
+ * per delivery, enqueued `batch` jobs a call, one call after another (the workers start on the
+ * first slice while the next is written), or one event's jobs a call from `producers` concurrent
+ * producers. runRound
  * resolves with { deliveries, ms } once the receiver has answered every delivery 2xx, `ms` timed
  * from the start of enqueueing to the last 2xx; it rejects (HarnessError) when an attempt fails or
  * the round takes over 60 s.
@@ -52,18 +52,18 @@ export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, r
   let closing;
   return {
     name,
-    async runRound(events) {
+    async runRound(events, { batch, producers }) {
       const fanout = targets.length;
       const deliveries = events.length * fanout;
       const round = rounds.begin(deliveries);
       const started = performance.now();
       const bodies = events.map((body) => body.toString('base64'));
-      for (let from = 0; from < deliveries; from += ENQUEUE_BATCH) {
-        const payloads = [];
-        for (let index = from; index < Math.min(from + ENQUEUE_BATCH, deliveries); index++) {
+      const payloads = (from, to) => {
+        const jobs = [];
+        for (let index = from; index < to; index++) {
           const e = Math.floor(index / fanout);
           const endpoint = index % fanout;
-          payloads.push({
+          jobs.push({
             round: round.id,
             index,
             event: `evt_${round.id}_${e}`,
@@ -72,7 +72,22 @@ export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, r
             body: bodies[e],
           });
         }
-        await queue.enqueue(payloads);
+        return jobs;
+      };
+      if (producers) {
+        // Each click's jobs in a call of their own as it arrives, `producers` clicks at a time: what
+        // a platform's servers enqueue as clicks come in, as the service's ingest clients post them.
+        let next = 0;
+        const producer = async () => {
+          for (let e = next++; e < events.length; e = next++) {
+            await queue.enqueue(payloads(e * fanout, (e + 1) * fanout));
+          }
+        };
+        await Promise.all(Array.from({ length: producers }, producer));
+      } else {
+        for (let from = 0; from < deliveries; from += batch) {
+          await queue.enqueue(payloads(from, Math.min(from + batch, deliveries)));
+        }
       }
       const finished = await withTimeout(round.done, ROUND_TIMEOUT_MS, `a ${name} round`);
       return { deliveries, ms: finished - started };

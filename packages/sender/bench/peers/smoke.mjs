@@ -1,5 +1,5 @@
 // Smoke run of the job-queue peers: the bench receiver (8 HTTPS ports), each peer for 2 rounds of
-// 200 events × 8 endpoints, deliveries/s per round, then every peer closed and checked for
+// 200 events × 8 endpoints (enqueued 1,000 jobs a call, then a click a call), deliveries/s per round, then every peer closed and checked for
 // leftovers (schemas, Redis keys). Exits 1 when a peer fails to deliver everything, leaves
 // something behind, or the whole run takes over 3 minutes.
 //
@@ -105,7 +105,11 @@ async function main() {
       if (p.failed) continue;
       try {
         const before = (await receiver.stats()).requests;
-        const { deliveries, ms } = await p.peer.runRound(events);
+        // The bench's two ways of enqueueing: slices of 1,000 jobs, and a click a call from 32 producers.
+        const { deliveries, ms } = await p.peer.runRound(
+          events,
+          round % 2 ? { producers: 32 } : { batch: 1_000 },
+        );
         const received = (await receiver.stats()).requests - before;
         if (deliveries !== EVENTS * ENDPOINTS || received !== deliveries) {
           throw new HarnessError(`${deliveries} deliveries reported, ${received} received by the receiver`);
