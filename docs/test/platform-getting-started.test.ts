@@ -198,9 +198,12 @@ for (const { runtime, bin } of RUNS) {
         const check = () => output.includes(promised!) && resolve();
         child.stdout!.on('data', check);
       });
+      let errors = '';
       const crashed = new Promise<void>((resolve) => {
-        const check = () => /^Node\.js v\d+\.\d+\.\d+$/m.test(output) && resolve();
-        child.stderr!.on('data', check);
+        child.stderr!.on('data', (c: Buffer) => {
+          errors += c;
+          if (/^Node\.js v\d+\.\d+\.\d+$/m.test(errors)) resolve();
+        });
       });
       // Stopped whatever the outcome: the next run's service must not share the machine with it.
       try {

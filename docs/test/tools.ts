@@ -18,28 +18,41 @@ export function hasTool(command: string, versionArg = '--version'): boolean {
 }
 
 /**
- * A port free on every address right now, for a server a test starts. It is taken below the range the
- * kernel hands to outgoing connections: a server started seconds later (after an npm install's
- * hundreds of connections, say) would otherwise find its port held by one of them.
+ * A port free on every address right now, for a server a test starts. It is taken outside the range
+ * the kernel hands to outgoing connections: a server started seconds later (after an npm install's
+ * hundreds of connections, say) would otherwise find its port held by one of them. Where that range
+ * leaves no room, the kernel picks one.
  */
 export async function freePort(): Promise<number> {
-  const lowest = lowestOutgoingPort();
-  for (let tries = 0; tries < 100; tries++) {
-    const port = 10_000 + Math.floor(Math.random() * (lowest - 10_000));
+  const [from, to] = portsOutsideOutgoing();
+  for (let tries = 0; tries < 100 && from < to; tries++) {
+    const port = from + Math.floor(Math.random() * (to - from));
     if (await listenable(port)) return port;
   }
-  throw new Error(`no free port between 10000 and ${lowest} after 100 tries`);
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
 }
 
-/** The first port of the kernel's range for outgoing connections (Linux's default where unread). */
-function lowestOutgoingPort(): number {
+/**
+ * Ports the kernel never gives an outgoing connection, as [from, to): below its range, or above it
+ * when it starts too low to leave room; Linux's default range where it cannot be read.
+ */
+function portsOutsideOutgoing(): [number, number] {
+  let [low, high] = [32_768, 60_999];
   try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    if (low > 11_000) return low;
+    [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number) as [number, number];
   } catch {
     // not Linux: its default is as good a guess as any
   }
-  return 32_768;
+  return low >= 11_000 ? [10_000, low] : [high + 1, 65_536];
 }
 
 /** Whether a server could listen on `port` on every address, as one started without a host does. */

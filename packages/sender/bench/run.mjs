@@ -800,7 +800,7 @@ async function main() {
       const batched = f.batchedDelivery / p.batchedRate;
       summary.push([`  batched, / ${name} batched`, `${batched.toFixed(2)}×`, '> 1×', batched > 1]);
       const unlike = f.delivery / p.batchedRate;
-      summary.push([`  a click a request, / ${name} batched`, `${unlike.toFixed(2)}×`, '—', 'info']);
+      summary.push([`  single, / ${name} batched`, `${unlike.toFixed(2)}×`, '—', 'info']);
     }
   }
   const s = service.SQLite;

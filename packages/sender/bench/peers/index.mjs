@@ -1,7 +1,7 @@
 // Job-queue peers of the sender benchmark: the same webhook deliveries the engine makes, run as one
 // job per delivery on graphile-worker, pg-boss and BullMQ, so bench/run.mjs can put the engine's
 // throughput beside theirs in the same run. See README.md.
-import { withTimeout } from '../harness.mjs';
+import { HarnessError, withTimeout } from '../harness.mjs';
 import { createDeliverer, createRounds } from './common.mjs';
 
 export const PEERS = ['graphile-worker', 'pg-boss', 'bullmq'];
@@ -52,7 +52,12 @@ export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, r
   let closing;
   return {
     name,
-    async runRound(events, { batch, producers }) {
+    async runRound(events, { batch, producers } = {}) {
+      if (!(batch > 0) === !(producers > 0)) {
+        throw new HarnessError(
+          `${name}: a round enqueues either { batch } or { producers }, a count above 0`,
+        );
+      }
       const fanout = targets.length;
       const deliveries = events.length * fanout;
       const round = rounds.begin(deliveries);
