@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -62,19 +62,6 @@ function nextBuild(): Promise<void> {
   });
 }
 
-/** A port nothing listens on right now, found by letting the OS pick one on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      if (address === null || typeof address === 'string') return reject(new Error('no port assigned'));
-      probe.close(() => resolve(address.port));
-    });
-  });
-}
-
 /** Whether something accepts TCP connections on the loopback port. */
 function accepting(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -90,39 +77,47 @@ function accepting(port: number): Promise<boolean> {
 interface RunningNext {
   child: ChildProcess;
   pid: number;
-  port: number;
-  base: string;
+  /** The port it listens on, and its URL, once waitUntilServing has read them from its output. */
+  port?: number;
+  base?: string;
   logs: string[];
   exited: Promise<void>;
 }
 
-/** `next start` in its own process group, so stopping it can take anything it spawned along. */
-async function nextStart(recordDir: string): Promise<RunningNext> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [nextBin, 'start', '--hostname', '127.0.0.1', '--port', String(port)],
-    {
-      cwd: appDir,
-      env: nextEnv({ LINKHOOKS_SECRET: secret, LINKHOOKS_RECORD_DIR: recordDir }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
+/**
+ * `next start` in its own process group, so stopping it can take anything it spawned along. On a
+ * port the kernel picks as it listens: one picked here first could be taken, meanwhile, by one of
+ * the other tests' outgoing connections.
+ */
+function nextStart(recordDir: string): RunningNext {
+  const child = spawn(process.execPath, [nextBin, 'start', '--hostname', '127.0.0.1', '--port', '0'], {
+    cwd: appDir,
+    env: nextEnv({ LINKHOOKS_SECRET: secret, LINKHOOKS_RECORD_DIR: recordDir }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const logs: string[] = [];
   child.stdout?.on('data', (chunk) => logs.push(String(chunk)));
   child.stderr?.on('data', (chunk) => logs.push(String(chunk)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   if (child.pid === undefined) throw new Error('next start did not spawn');
-  return { child, pid: child.pid, port, base: `http://127.0.0.1:${port}`, logs, exited };
+  return { child, pid: child.pid, logs, exited };
 }
 
 /**
- * Resolves once `next start` says it is ready (it prints "Ready" once it listens), told by its
- * output as it arrives; fails at once if the process exits first, or after `timeoutMs`.
+ * Resolves once `next start` says it is ready (it prints where it listens, then "Ready"), told by
+ * its output as it arrives, with `next.port` and `next.base` set from it; fails at once if the
+ * process exits first, or after `timeoutMs`.
  */
 function waitUntilServing(next: RunningNext, timeoutMs = 60_000): Promise<void> {
-  const ready = () => /\bReady\b/.test(next.logs.join(''));
+  const ready = () => {
+    const printed = next.logs.join('');
+    const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1];
+    if (!/\bReady\b/.test(printed) || port === undefined) return false;
+    next.port = Number(port);
+    next.base = `http://127.0.0.1:${port}`;
+    return true;
+  };
   if (ready()) return Promise.resolve();
   const streams = [next.child.stdout!, next.child.stderr!];
   return new Promise((resolve, reject) => {
@@ -172,7 +167,7 @@ async function stopNext(next: RunningNext): Promise<void> {
     signalGroup('SIGKILL');
     throw new Error(`processes of next start's group ${next.pid} outlived it and had to be killed`);
   }
-  if (await accepting(next.port)) {
+  if (next.port !== undefined && (await accepting(next.port))) {
     throw new Error(`something still listens on port ${next.port} after next start exited`);
   }
 }
@@ -206,7 +201,7 @@ describe('Next.js adapters in a real `next build` + `next start` app', () => {
     }
     recordDir = await mkdtemp(join(tmpdir(), 'linkhooks-next-'));
     await nextBuild();
-    next = await nextStart(recordDir);
+    next = nextStart(recordDir);
     // Should this worker die without running afterAll, do not leave the server behind.
     const pid = next.pid;
     killOnExit = () => {
