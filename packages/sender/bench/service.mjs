@@ -284,10 +284,19 @@ export const batchIngestRound = (service, click) =>
   );
 
 /**
- * A peer's round on the workload of the service's single-event ingest: each click's jobs in a call
- * of their own, from as many concurrent producers as the service has clients (bench/peers).
+ * A peer's two ways of enqueueing (bench/peers), each with the key of its samples and the label of
+ * its rows: the workload of single-event ingest, each click's jobs in a call of their own from as
+ * many concurrent producers as the service has clients; and that of the batch requests, `batch`
+ * jobs a call, one call after another.
  */
-const PER_CLICK = { producers: SERVICE.clients };
+const peerWays = (peer, batch) => [
+  {
+    key: `peer ${peer.name}`,
+    label: `${peer.name} (${peer.store}), a click a call`,
+    way: { producers: SERVICE.clients },
+  },
+  { key: `peer ${peer.name} batched`, label: `${peer.name}, ${fmtInt(batch)} jobs a call`, way: { batch } },
+];
 
 /**
  * Ingest + delivery: SERVICE.deliveryEvents single-event ingests to the account with 8 endpoints,
@@ -332,7 +341,8 @@ export async function deliveryRound(ctx, service, click, { batched = false } = {
  */
 export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   // A peer's batched round enqueues what the batch requests bring: each one's clicks × the endpoints.
-  const batched = { batch: SERVICE.deliveryBatch * ctx.receiver.origins.length };
+  const peerBatch = SERVICE.deliveryBatch * ctx.receiver.origins.length;
+  const ways = peers.flatMap((peer) => peerWays(peer, peerBatch).map((w) => ({ peer, ...w })));
   console.log(
     `\n5. The service as the platform runs it: linkhooks-sender serve (started by its CLI), driven over HTTP by ${SERVICE.clients}`,
   );
@@ -349,7 +359,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     `   enqueued in a call of their own by ${SERVICE.clients} concurrent producers. Batched ingest + delivery: the same clicks as`,
   );
   console.log(
-    `   ${SERVICE.deliveryEvents / SERVICE.deliveryBatch} batch requests of ${SERVICE.deliveryBatch}, one after another, beside the peers enqueueing ${fmtInt(batched.batch)} jobs a call, one call after another.`,
+    `   ${SERVICE.deliveryEvents / SERVICE.deliveryBatch} batch requests of ${SERVICE.deliveryBatch}, one after another, beside the peers enqueueing ${fmtInt(peerBatch)} jobs a call, one call after another.`,
   );
   console.log(
     `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after ${SERVICE.warmupRounds} warm-up rounds of each kind.`,
@@ -378,10 +388,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     await singleIngestRound(floor, click);
     await batchIngestRound(floor, click);
     await bare();
-    for (const peer of peers) {
-      await peer.round(PER_CLICK);
-      await peer.round(batched);
-    }
+    for (const { peer, way } of ways) await peer.round(way);
   }
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
@@ -433,13 +440,10 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} batched delivery`, batched.rate);
     }
     add('bare', (await metered('bare', null, bare)).rate);
-    // A peer's two ways in turn first, so that neither always follows the other's writes.
+    // A peer's two ways take turns at going first, so that neither always follows the other's writes.
     for (const peer of peers) {
-      const ways = [
-        [`peer ${peer.name}`, PER_CLICK],
-        [`peer ${peer.name} batched`, batched],
-      ];
-      for (const [key, way] of round % 2 ? ways.reverse() : ways)
+      const own = peerWays(peer, peerBatch);
+      for (const { key, way } of round % 2 ? own.reverse() : own)
         add(key, (await metered(key, peer.store, () => peer.round(way))).rate);
     }
   }
@@ -451,10 +455,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   row('bare undici loop', 'bare', 'deliveries/s');
   row('ingest floor, one event per request', 'floor single', 'events/s');
   row(`ingest floor, batches of ${SERVICE.batchSize}`, 'floor batch', 'events/s');
-  for (const peer of peers) {
-    row(`${peer.name} (${peer.store}), a click a call`, `peer ${peer.name}`, 'deliveries/s');
-    row(`${peer.name}, ${fmtInt(batched.batch)} jobs a call`, `peer ${peer.name} batched`, 'deliveries/s');
-  }
+  for (const { label, key } of ways) row(label, key, 'deliveries/s');
   for (const { label } of services) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
     row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
@@ -490,12 +491,14 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       batchedDelivery: median(samples.get(`${label} batched delivery`)),
     };
   }
-  for (const peer of peers)
-    results[`peer ${peer.name}`] = {
+  for (const peer of peers) {
+    const [perClick, batch] = peerWays(peer, peerBatch);
+    results[perClick.key] = {
       store: peer.store,
-      rate: median(samples.get(`peer ${peer.name}`)),
-      batchedRate: median(samples.get(`peer ${peer.name} batched`)),
+      rate: median(samples.get(perClick.key)),
+      batchedRate: median(samples.get(batch.key)),
     };
+  }
   results.floor = { single: median(samples.get('floor single')), batch: median(samples.get('floor batch')) };
   // The services are still running: a SQLite one's WAL is as the rounds left it (design D58 holds it
   // near 64 MiB).
@@ -508,10 +511,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   printCpu(samples, [
     ['bare undici loop', 'bare'],
-    ...peers.flatMap((p) => [
-      [`${p.name} (${p.store}), a click a call`, `peer ${p.name}`],
-      [`${p.name}, ${fmtInt(batched.batch)} jobs a call`, `peer ${p.name} batched`],
-    ]),
+    ...ways.map(({ label, key }) => [label, key]),
     ...services.flatMap(({ label }) => [
       [`${label} service`, label],
       [`${label} service, batched ingest`, `${label} batched`],

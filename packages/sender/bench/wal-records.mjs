@@ -37,7 +37,7 @@ export async function walRecordCounter(admin) {
     readdirSync(walDir);
     if (basename(executable) === 'postgres' && existsSync(candidate)) waldump = candidate;
   } catch {
-    waldump = null; // another machine's server, another user's files, or no data directory shown
+    // another machine's server, another user's files, or no data directory shown: none counted
   }
   /**
    * The name of the WAL file that holds `to` once the server has written its WAL up to there, or

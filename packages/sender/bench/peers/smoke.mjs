@@ -1,7 +1,7 @@
 // Smoke run of the job-queue peers: the bench receiver (8 HTTPS ports), each peer for 2 rounds of
 // 200 events × 8 endpoints (one each way of enqueueing), deliveries/s per round, then every peer
-// closed and checked for leftovers (schemas, Redis keys). Exits 1 when a peer fails to deliver everything, leaves
-// something behind, or the whole run takes over 3 minutes.
+// closed and checked for leftovers (schemas, Redis keys). Exits 1 when a peer fails to deliver
+// everything, leaves something behind, or the whole run takes over 3 minutes.
 //
 //   node bench/peers/smoke.mjs
 import { Redis } from 'ioredis';
