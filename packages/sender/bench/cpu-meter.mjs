@@ -63,14 +63,18 @@ export async function startCpuMeter(receiver, server) {
 }
 
 /**
- * CPU time so far of the main thread (the event loop) of process `pid`, in µs; NaN where it cannot
- * be read. A service whose other threads take work off its event loop shows it here, where its
- * process's CPU would not.
+ * Of the main thread (the event loop) of process `pid`, so far, in µs: `cpuUs`, its time on a CPU,
+ * and `waitUs`, its time runnable yet waiting for one (the second field of `schedstat`: on a
+ * machine whose cores are all busy, a timer that fell due waits this long too, so it is part of
+ * the loop's delay that no code of the service's causes). NaN where they cannot be read. A service
+ * whose other threads take work off its event loop shows it in `cpuUs`, where its process's CPU
+ * would not.
  */
-export function mainThreadCpuUs(pid) {
+export function mainThreadTimes(pid) {
   try {
-    return schedstatUs(`/proc/${pid}/task/${pid}`);
+    const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { cpuUs: cpuNs / 1000, waitUs: waitNs / 1000 };
   } catch {
-    return Number.NaN;
+    return { cpuUs: Number.NaN, waitUs: Number.NaN };
   }
 }

@@ -135,6 +135,8 @@ try {
       ];
   // The service's event-loop delay p99 during the round, beyond its sampling interval (service.mjs).
   rows.push(['event-loop delay p99', 'ms', (s) => s.loopP99, ms]);
+  // Of the round, the share its event loop's thread waited for a core (part of any delay above).
+  rows.push(['loop waiting for a core', '%', (s) => 100 * s.loopWaitShare, (x) => x.toFixed(0)]);
   for (const [name, unit, of, fmt] of rows) {
     const a = samples.A.map(of);
     const b = samples.B.map(of);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_LOOP_SAMPLE_MS } from '@linkhooks/sender';
 import { Pool } from 'undici';
-import { mainThreadCpuUs, startCpuMeter } from './cpu-meter.mjs';
+import { mainThreadTimes, startCpuMeter } from './cpu-meter.mjs';
 import {
   check,
   fmtInt,
@@ -241,18 +241,24 @@ const batchRequest = (accountId, click, tag, size, b) => ({
 /**
  * Starts reading the service's CPU; the reading it answers takes the count of events or deliveries
  * done since: the service's CPU per one (all its threads, its ingest requests included), of it its
- * event loop's (what bounds a service whose loop is the busiest thread), and the loop delay p99
- * since (the scrape at the start resets it).
+ * event loop's (what bounds a service whose loop is the busiest thread), the loop delay p99 since
+ * (the scrape at the start resets it), and the share of the time since that the loop's thread was
+ * ready to run but waited for a core.
  */
 async function cpuReading(service) {
   const { cpuSeconds } = await scrape(service);
-  const main = mainThreadCpuUs(service.pid);
+  const main = mainThreadTimes(service.pid);
+  const started = monotonicMs();
   return async (count) => {
+    const mainAfter = mainThreadTimes(service.pid);
+    const wallUs = (monotonicMs() - started) * 1000;
     const after = await scrape(service);
     return {
       cpuUs: ((after.cpuSeconds - cpuSeconds) * 1e6) / count,
-      mainUs: (mainThreadCpuUs(service.pid) - main) / count,
+      mainUs: (mainAfter.cpuUs - main.cpuUs) / count,
       loopP99: after.loopP99,
+      // The share of the round its event loop spent waiting for a core (cpu-meter.mjs).
+      loopWaitShare: (mainAfter.waitUs - main.waitUs) / wallUs,
     };
   };
 }
@@ -424,16 +430,19 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       add(`${label} single`, one.rate);
       add(`${label} loop`, one.loopP99);
       add(`${label} loop single`, one.loopP99);
+      add(`${label} loop wait single`, one.loopWaitShare);
       const many = await batchIngestRound(service, click);
       add(`${label} batch`, many.rate);
       add(`${label} loop`, many.loopP99);
       add(`${label} loop batch`, many.loopP99);
+      add(`${label} loop wait batch`, many.loopWaitShare);
       const flow = await metered(label, server ?? null, () => deliveryRound(ctx, service, click));
       add(`${label} delivery`, flow.rate);
       add(`${label} cpu`, flow.cpuUs);
       add(`${label} cpu main`, flow.mainUs);
       add(`${label} loop`, flow.loopP99);
       add(`${label} loop delivery`, flow.loopP99);
+      add(`${label} loop wait delivery`, flow.loopWaitShare);
       const batched = await metered(`${label} batched`, server ?? null, () =>
         deliveryRound(ctx, service, click, { batched: true }),
       );
@@ -471,6 +480,15 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       `   ${`${label}: event-loop delay p99, worst burst`.padEnd(44)}${p99.padStart(9)} ms          ` +
         `(single ${worst('single')}, batch ${worst('batch')}, delivery ${worst('delivery')})`,
     );
+    // Where /proc says it: on a machine whose cores are all busy, part of any delay is this wait.
+    const waits = ['single', 'batch', 'delivery'].map((k) => samples.get(`${label} loop wait ${k}`));
+    if (waits.flat().every(Number.isFinite)) {
+      const pct = (xs) => `${Math.round(100 * median(xs))}%`;
+      console.log(
+        `   ${`${label}: loop waiting for a core`.padEnd(44)}${pct(waits.flat()).padStart(9)}             ` +
+          `(single ${pct(waits[0])}, batch ${pct(waits[1])}, delivery ${pct(waits[2])}; medians)`,
+      );
+    }
     // Paired by round: the service's round beside the floor's of the same round.
     const ofFloor = (kind) => pairedRatio(samples.get(`${label} ${kind}`), samples.get(`floor ${kind}`));
     const singleOfFloor = ofFloor('single');
