@@ -65,8 +65,9 @@ export async function startCpuMeter(receiver, server) {
 /**
  * Of the main thread (the event loop) of process `pid`, so far, in µs: `cpuUs`, its time on a CPU,
  * and `waitUs`, its time runnable yet waiting for one (the second field of `schedstat`: on a
- * machine whose cores are all busy, a timer that fell due waits this long too, so it is part of
- * the loop's delay that no code of the service's causes). NaN where they cannot be read. A service
+ * machine whose cores are all busy, a timer that fell due may wait for a core too, so part of the
+ * loop's delay comes from sharing the cores, with other processes or the service's own threads,
+ * rather than from how long its code holds the loop). NaN where they cannot be read. A service
  * whose other threads take work off its event loop shows it in `cpuUs`, where its process's CPU
  * would not.
  */

@@ -135,16 +135,19 @@ try {
       ];
   // The service's event-loop delay p99 during the round, beyond its sampling interval (service.mjs).
   rows.push(['event-loop delay p99', 'ms', (s) => s.loopP99, ms]);
-  // Of the round, the share its event loop's thread waited for a core (part of any delay above).
-  rows.push(['loop waiting for a core', '%', (s) => 100 * s.loopWaitShare, (x) => x.toFixed(0)]);
-  for (const [name, unit, of, fmt] of rows) {
+  // Of the round, the share its event loop's thread waited for a core (part of any delay above):
+  // compared as B's points over A's, a ratio of shares that may be 0 saying little.
+  const points = (b, a) => `B-A ${median(b.map((x, i) => x - a[i])).toFixed(0)} points`;
+  rows.push(['loop waiting for a core', '%', (s) => 100 * s.loopWaitShare, (x) => x.toFixed(0), points]);
+  const ratio = (b, a) => `B/A ${pairedRatio(b, a).toFixed(3)}`;
+  for (const [name, unit, of, fmt, compare = ratio] of rows) {
     const a = samples.A.map(of);
     const b = samples.B.map(of);
-    // Its event loop's CPU is read from /proc/<pid>/task, where it can be.
+    // Its event loop's CPU and its wait for a core are read from /proc/<pid>/task, where they can be.
     if (![...a, ...b].every(Number.isFinite)) continue;
     const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
     console.log(
-      `  ${name.padEnd(26)} A ${fmt(median(a))} ${unit} (${range(a)}), B ${fmt(median(b))} ${unit} (${range(b)}): B/A ${pairedRatio(b, a).toFixed(3)}`,
+      `  ${name.padEnd(26)} A ${fmt(median(a))} ${unit} (${range(a)}), B ${fmt(median(b))} ${unit} (${range(b)}): ${compare(b, a)}`,
     );
   }
 } finally {

@@ -368,7 +368,7 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     `   ${SERVICE.deliveryEvents / SERVICE.deliveryBatch} batch requests of ${SERVICE.deliveryBatch}, one after another, beside the peers enqueueing ${fmtInt(peerBatch)} jobs a call, one call after another.`,
   );
   console.log(
-    `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval. Median of ${SERVICE.rounds} rounds, after ${SERVICE.warmupRounds} warm-up rounds of each kind.`,
+    `   Event-loop delay: the service's own p99 during each burst (its /metrics), beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling\n   interval, and the share of each burst its thread waited for a core (/proc).\n   Median of ${SERVICE.rounds} rounds, after ${SERVICE.warmupRounds} warm-up rounds of each kind.`,
   );
   console.log(
     '   Ingest floor: the same clients against a node:http server that only parses each body and answers 202.',
