@@ -77,9 +77,8 @@ function accepting(port: number): Promise<boolean> {
 interface RunningNext {
   child: ChildProcess;
   pid: number;
-  /** The port it listens on, and its URL, once waitUntilServing has read them from its output. */
+  /** The port it listens on, once waitUntilServing has read it from its output. */
   port?: number;
-  base?: string;
   logs: string[];
   exited: Promise<void>;
 }
@@ -106,8 +105,8 @@ function nextStart(recordDir: string): RunningNext {
 
 /**
  * Resolves once `next start` says it is ready (it prints where it listens, then "Ready"), told by
- * its output as it arrives, with `next.port` and `next.base` set from it; fails at once if the
- * process exits first, or after `timeoutMs`.
+ * its output as it arrives, with `next.port` set from it; fails at once if the process exits
+ * first, or after `timeoutMs`.
  */
 function waitUntilServing(next: RunningNext, timeoutMs = 60_000): Promise<void> {
   const ready = () => {
@@ -115,7 +114,6 @@ function waitUntilServing(next: RunningNext, timeoutMs = 60_000): Promise<void> 
     const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1];
     if (!/\bReady\b/.test(printed) || port === undefined) return false;
     next.port = Number(port);
-    next.base = `http://127.0.0.1:${port}`;
     return true;
   };
   if (ready()) return Promise.resolve();
@@ -225,7 +223,7 @@ describe('Next.js adapters in a real `next build` + `next start` app', () => {
   }, 30_000);
 
   async function request(path: string, init: RequestInit = {}): Promise<Answer> {
-    const response = await fetch(`${next!.base}${path}`, init);
+    const response = await fetch(`http://127.0.0.1:${next!.port}${path}`, init);
     const text = await response.text();
     let json: Answer['json'];
     try {

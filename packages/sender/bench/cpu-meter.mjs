@@ -8,11 +8,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 export const SERVERS = { PostgreSQL: 'postgres', Redis: 'redis-server' };
 
 /**
- * Time on the CPU so far of the process or thread whose `/proc` folder is `dir`, in µs: the first
- * field of its `schedstat` (ns; `stat`'s clock ticks are 10 ms, too coarse for a round of a second).
- * Throws where it cannot be read.
+ * Of the process or thread whose `/proc` folder is `dir`, so far, in µs: `cpuUs`, its time on a CPU,
+ * and `waitUs`, its time runnable yet waiting for one, the first two fields of its `schedstat` (ns;
+ * `stat`'s clock ticks are 10 ms, too coarse for a round of a second). Throws where it cannot be read.
  */
-const schedstatUs = (dir) => Number(readFileSync(`${dir}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+function schedstat(dir) {
+  const [cpuNs, waitNs] = readFileSync(`${dir}/schedstat`, 'utf8').split(' ').map(Number);
+  return { cpuUs: cpuNs / 1000, waitUs: waitNs / 1000 };
+}
 
 /**
  * CPU time so far of every process named `comm`, by pid, in µs; null where /proc cannot be read.
@@ -29,7 +32,7 @@ function processTimes(comm) {
   for (const pid of pids) {
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm)
-        times.set(pid, schedstatUs(`/proc/${pid}`));
+        times.set(pid, schedstat(`/proc/${pid}`).cpuUs);
     } catch {
       // exited meanwhile
     }
@@ -63,18 +66,15 @@ export async function startCpuMeter(receiver, server) {
 }
 
 /**
- * Of the main thread (the event loop) of process `pid`, so far, in µs: `cpuUs`, its time on a CPU,
- * and `waitUs`, its time runnable yet waiting for one (the second field of `schedstat`: on a
- * machine whose cores are all busy, a timer that fell due may wait for a core too, so part of the
- * loop's delay comes from sharing the cores, with other processes or the service's own threads,
- * rather than from how long its code holds the loop). NaN where they cannot be read. A service
- * whose other threads take work off its event loop shows it in `cpuUs`, where its process's CPU
- * would not.
+ * schedstat() of the main thread (the event loop) of process `pid`; NaN where it cannot be read. A
+ * service whose other threads take work off its event loop shows it in `cpuUs`, where its
+ * process's CPU would not. On a machine whose cores are all busy, a timer that fell due may wait
+ * for a core too (`waitUs`), so part of the loop's delay comes from sharing the cores, with other
+ * processes or the service's own threads, rather than from how long its code holds the loop.
  */
 export function mainThreadTimes(pid) {
   try {
-    const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-    return { cpuUs: cpuNs / 1000, waitUs: waitNs / 1000 };
+    return schedstat(`/proc/${pid}/task/${pid}`);
   } catch {
     return { cpuUs: Number.NaN, waitUs: Number.NaN };
   }

@@ -289,6 +289,9 @@ export const batchIngestRound = (service, click) =>
     ),
   );
 
+/** The bursts whose event-loop figures part 5 reports, in the order its rows name them. */
+const BURSTS = ['single', 'batch', 'delivery'];
+
 /**
  * A peer's two ways of enqueueing (bench/peers), each with the key of its samples and the label of
  * its rows: the workload of single-event ingest, each click's jobs in a call of their own from as
@@ -348,7 +351,8 @@ export async function deliveryRound(ctx, service, click, { batched = false } = {
 export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   // A peer's batched round enqueues what the batch requests bring: each one's clicks × the endpoints.
   const peerBatch = SERVICE.deliveryBatch * ctx.receiver.origins.length;
-  const ways = peers.flatMap((peer) => peerWays(peer, peerBatch).map((w) => ({ peer, ...w })));
+  const waysOf = new Map(peers.map((peer) => [peer, peerWays(peer, peerBatch).map((w) => ({ peer, ...w }))]));
+  const ways = [...waysOf.values()].flat();
   console.log(
     `\n5. The service as the platform runs it: linkhooks-sender serve (started by its CLI), driven over HTTP by ${SERVICE.clients}`,
   );
@@ -398,6 +402,11 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
+  /** A burst's event-loop figures, kept under `<label> loop <kind>` and `<label> loop wait <kind>` (BURSTS). */
+  const addBurst = (label, kind, { loopP99, loopWaitShare }) => {
+    add(`${label} loop ${kind}`, loopP99);
+    add(`${label} loop wait ${kind}`, loopWaitShare);
+  };
   // A delivery round, its CPU per delivery by part kept under `<key> cpu <part>` (CPU_PARTS).
   // `server`: the database server it runs on (cpu-meter.mjs SERVERS), if one. The sender is this
   // process, with a service's own CPU per delivery (from its /metrics: `round.cpuUs`) beside it.
@@ -428,21 +437,15 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     for (const { label, server, service } of services) {
       const one = await singleIngestRound(service, click);
       add(`${label} single`, one.rate);
-      add(`${label} loop`, one.loopP99);
-      add(`${label} loop single`, one.loopP99);
-      add(`${label} loop wait single`, one.loopWaitShare);
+      addBurst(label, 'single', one);
       const many = await batchIngestRound(service, click);
       add(`${label} batch`, many.rate);
-      add(`${label} loop`, many.loopP99);
-      add(`${label} loop batch`, many.loopP99);
-      add(`${label} loop wait batch`, many.loopWaitShare);
+      addBurst(label, 'batch', many);
       const flow = await metered(label, server ?? null, () => deliveryRound(ctx, service, click));
       add(`${label} delivery`, flow.rate);
       add(`${label} cpu`, flow.cpuUs);
       add(`${label} cpu main`, flow.mainUs);
-      add(`${label} loop`, flow.loopP99);
-      add(`${label} loop delivery`, flow.loopP99);
-      add(`${label} loop wait delivery`, flow.loopWaitShare);
+      addBurst(label, 'delivery', flow);
       const batched = await metered(`${label} batched`, server ?? null, () =>
         deliveryRound(ctx, service, click, { batched: true }),
       );
@@ -450,9 +453,8 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     }
     add('bare', (await metered('bare', null, bare)).rate);
     // A peer's two ways take turns at going first, so that neither always follows the other's writes.
-    for (const peer of peers) {
-      const own = peerWays(peer, peerBatch);
-      for (const { key, way } of round % 2 ? own.reverse() : own)
+    for (const own of waysOf.values()) {
+      for (const { peer, key, way } of round % 2 ? [...own].reverse() : own)
         add(key, (await metered(key, peer.store, () => peer.round(way))).rate);
     }
   }
@@ -473,20 +475,21 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     row(`${label}: service CPU per delivery`, `${label} cpu`, 'µs');
     if (samples.get(`${label} cpu main`).every((x) => !Number.isNaN(x)))
       row(`${label}: of it, its event loop's`, `${label} cpu main`, 'µs');
-    const loop = samples.get(`${label} loop`);
-    const worst = (k) => Math.max(...samples.get(`${label} loop ${k}`)).toFixed(1);
-    const p99 = Math.max(...loop).toFixed(1);
+    // Each burst's figure by kind, as `single 12.3, batch …, delivery …`.
+    const byBurst = (key, show) =>
+      BURSTS.map((k) => `${k} ${show(samples.get(`${label} ${key} ${k}`))}`).join(', ');
+    const worst = Math.max(...BURSTS.flatMap((k) => samples.get(`${label} loop ${k}`)));
     console.log(
-      `   ${`${label}: event-loop delay p99, worst burst`.padEnd(44)}${p99.padStart(9)} ms          ` +
-        `(single ${worst('single')}, batch ${worst('batch')}, delivery ${worst('delivery')})`,
+      `   ${`${label}: event-loop delay p99, worst burst`.padEnd(44)}${worst.toFixed(1).padStart(9)} ms          ` +
+        `(${byBurst('loop', (xs) => Math.max(...xs).toFixed(1))})`,
     );
     // Where /proc says it: on a machine whose cores are all busy, part of any delay is this wait.
-    const waits = ['single', 'batch', 'delivery'].map((k) => samples.get(`${label} loop wait ${k}`));
-    if (waits.flat().every(Number.isFinite)) {
+    const waits = BURSTS.flatMap((k) => samples.get(`${label} loop wait ${k}`));
+    if (waits.every(Number.isFinite)) {
       const pct = (xs) => `${Math.round(100 * median(xs))}%`;
       console.log(
-        `   ${`${label}: loop waiting for a core`.padEnd(44)}${pct(waits.flat()).padStart(9)}             ` +
-          `(single ${pct(waits[0])}, batch ${pct(waits[1])}, delivery ${pct(waits[2])}; medians)`,
+        `   ${`${label}: loop waiting for a core`.padEnd(44)}${pct(waits).padStart(9)}             ` +
+          `(${byBurst('loop wait', pct)}; medians)`,
       );
     }
     // Paired by round: the service's round beside the floor's of the same round.
@@ -504,13 +507,12 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
       single: median(samples.get(`${label} single`)),
       batch: median(samples.get(`${label} batch`)),
       ratio,
-      loopP99: Math.max(...loop),
+      loopP99: worst,
       delivery: median(samples.get(`${label} delivery`)),
       batchedDelivery: median(samples.get(`${label} batched delivery`)),
     };
   }
-  for (const peer of peers) {
-    const [perClick, batch] = peerWays(peer, peerBatch);
+  for (const [peer, [perClick, batch]] of waysOf) {
     results[perClick.key] = {
       store: peer.store,
       rate: median(samples.get(perClick.key)),

@@ -23,8 +23,8 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ENDPOINTS = 8;
 const EVENTS = 200;
-// The bench's two ways of enqueueing, a round each: slices of 1,000 jobs, and a click a call from 32
-// producers.
+// The two ways part 5 enqueues (bench/service.mjs, peerWays), at its sizes, a round each: slices of
+// 1,000 jobs, and a click a call from 32 producers.
 const WAYS = [
   { label: '1,000 jobs a call:', options: { batch: 1_000 } },
   { label: 'a click a call:', options: { producers: 32 } },
