@@ -7,14 +7,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, newApiKey } from '../../src/accounts.js';
 import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
-import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import type { TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
+import { DEFAULT_RULES as RULES, recordOutcome } from './record-outcome.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
-const RULES: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY };
 const ONE_TRY: TransitionRules = { schedule: { delaysMs: [] }, policy: DEFAULT_DISABLE_POLICY };
 
 export function operationsBattery(name: string, open: () => Promise<SenderStore>) {
@@ -49,22 +48,7 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
       (await store.publish(e, () => newId('dlv', e.createdAt))).deliveries;
     const claim = (now = T0) => store.claimDue({ now, limit: 100, leaseMs: LEASE, perEndpointCap: 100 });
     const record = (c: ClaimedDelivery, ok: boolean, now: number, rules = RULES) =>
-      store.recordAttempt({
-        lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-        attempt: {
-          deliveryId: c.delivery.id,
-          number: c.delivery.attempts + 1,
-          startedAt: now,
-          durationMs: 5,
-          statusCode: ok ? 200 : 500,
-          failureKind: ok ? null : 'http_status',
-          errorMessage: ok ? null : 'receiver answered 500',
-          responseSnippet: null,
-          requestHeaders: {},
-        },
-        rules,
-        now,
-      });
+      recordOutcome(store, c, ok, now, rules);
     const statusOf = async (a: string, id: string) => (await store.getDelivery(a, id))!.delivery.status;
 
     describe('pausing (design D34)', () => {

@@ -12,7 +12,7 @@ import type { EndpointRecord } from '../records.js';
 import { attemptParams, type Row, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
-import { dropDue, settleDue } from './endpoint-due.js';
+import { dropDue } from './endpoint-due.js';
 import { insertNotice } from './operator-notices.js';
 import type { TxMemo, WriteQueue } from './write-queue.js';
 
@@ -99,9 +99,10 @@ function recordOne(
     statusCode: attempt.statusCode,
     now,
   });
-  // The endpoint's next due time moves on once nothing of its is due (endpoint-due.ts).
+  // The endpoint's next due time moves on once nothing of its is due (endpoint-due.ts), settled
+  // once the transaction's writes are done.
   if (t.endpoint.disable) dropDue(db, endpointId);
-  else settleDue(db, endpointId, now);
+  else memo.settleDue(endpointId, now);
   return attemptApplied(t, failures, disabledEndpoint, notice !== null);
 }
 
