@@ -58,6 +58,11 @@ describe('with no SDK registered', () => {
       }),
     ).rejects.toBe(boom);
     await expect(inSpan('x', {}, async () => Promise.reject(boom))).rejects.toBe(boom);
+    await expect(
+      traceAttempt(claim, () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
     await expect(traceAttempt(claim, async () => Promise.reject(boom))).rejects.toBe(boom);
   });
 });
@@ -68,12 +73,17 @@ describe('with an SDK that samples every span out', () => {
     const inIngest = await inSpan('x', {}, async () => active());
     expect(inIngest).toEqual({ traceId: expect.stringMatching(/^[0-9a-f]{32}$/), recording: false });
     expect(inIngest!.traceId).not.toBe('0'.repeat(32));
+    // An attempt started under another span is a root all the same: a trace of its own.
     let inAttempt: ReturnType<typeof active>;
-    await traceAttempt(claim, async () => {
-      inAttempt = active();
-      return report as unknown as AttemptReport;
+    const around = await inSpan('around', {}, async () => {
+      await traceAttempt(claim, async () => {
+        inAttempt = active();
+        return report as unknown as AttemptReport;
+      });
+      return active();
     });
     expect(inAttempt!).toEqual({ traceId: expect.stringMatching(/^[0-9a-f]{32}$/), recording: false });
-    expect(inAttempt!.traceId).not.toBe(inIngest!.traceId); // an attempt's span is a root
+    expect(inAttempt!.traceId).not.toBe(around!.traceId);
+    expect(around!.traceId).not.toBe('0'.repeat(32));
   });
 });

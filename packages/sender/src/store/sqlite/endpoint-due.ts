@@ -38,8 +38,8 @@ const DROP_DUE = `DELETE FROM endpoint_due WHERE endpoint_id = @endpointId`;
 /**
  * When nothing of the endpoint's is due at `now` (its deliveries were attempted, held or put off),
  * moves its entry on to its earliest claimable delivery, or drops it when it has none; an endpoint
- * with something due keeps its entry as it is. After each attempt, and by a claim that found
- * nothing to take behind an entry.
+ * with something due keeps its entry as it is. Once per endpoint in each write transaction that
+ * records its attempts (write-queue.ts), and by a claim that found nothing to take behind an entry.
  */
 export function settleDue(db: SqliteDb, endpointId: string, now: number): void {
   const { at } = db.st(EARLIEST_DUE).get({ endpointId }) as { at: number | null };

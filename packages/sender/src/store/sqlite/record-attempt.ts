@@ -42,7 +42,10 @@ UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = 
   updated_at = @now
 WHERE id = @id`;
 
-/** `memo`: what the transaction's publishes have read; a disabling makes its account's endpoints stale. */
+/**
+ * `memo`: what the transaction's publishes have read (a disabling makes its account's endpoints
+ * stale), and the endpoints to settle once its writes are done.
+ */
 function recordOne(
   db: SqliteDb,
   { lease, attempt, rules, now, retryAfter }: AttemptResult,

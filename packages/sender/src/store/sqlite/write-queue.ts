@@ -12,7 +12,10 @@ import type { EndpointRecord } from '../records.js';
 import type { SqliteDb } from './database.js';
 import { settleDue } from './endpoint-due.js';
 
-/** What one transaction's writes share: each account's endpoints, read once by its publishes. */
+/**
+ * What one transaction's writes share: each account's endpoints, read once by its publishes, and
+ * the endpoints whose next due times its attempts leave to settle.
+ */
 export interface TxMemo {
   /** The account's endpoints: `read` the first time in the transaction, the same list after. */
   endpointsOf(accountId: string, read: (accountId: string) => EndpointRecord[]): EndpointRecord[];
@@ -21,8 +24,8 @@ export interface TxMemo {
   /**
    * The endpoint's next due time is to be settled at `now` (endpoint-due.ts): once its writes are
    * all done, once per endpoint however many of its attempts the transaction records, at the
-   * latest `now`. Each settle reads the endpoint's queued deliveries: one per attempt cost 1.02 to
-   * 1.08 times the store's CPU per delivery (bench/store-cycle.mjs --sqlite).
+   * latest `now`. Each settle reads the endpoint's queued deliveries: settling after each attempt
+   * made the store's CPU per delivery 1.02 to 1.08 times what it is (bench/store-cycle.mjs --sqlite).
    */
   settleDue(endpointId: string, now: number): void;
 }
@@ -44,7 +47,10 @@ function createTxMemo(db: SqliteDb) {
       unsettled.set(endpointId, Math.max(now, unsettled.get(endpointId) ?? now));
     },
   };
-  /** Before the commit: an entry stays a lower bound whatever the transaction's later writes lowered. */
+  /**
+   * After the transaction's writes, before its commit: each settle reads what they all left, so an
+   * entry stays a lower bound whatever a later write made due.
+   */
   const settle = () => {
     for (const [endpointId, now] of unsettled) settleDue(db, endpointId, now);
   };
@@ -84,7 +90,8 @@ const MAX_WRITES = 512;
  * A write that throws fails alone: the transaction is rolled back, the writes before it are written
  * again without it, and the ones after it go into the next transaction. No savepoint per write (two
  * statements each) in the usual case where none throws. A failed BEGIN or COMMIT fails every write
- * of the transaction.
+ * of the transaction, as does a failed settle of the next due times (TxMemo.settleDue): those run
+ * with the commit, after the budget's writes, one per endpoint recorded.
  *
  * @example
  * const write = createWriteQueue(db, () => wal?.committed() ?? 0);
