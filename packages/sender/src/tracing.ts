@@ -45,8 +45,18 @@ const tracer = trace.getTracer(TRACER_NAME);
  */
 const isNoop = (span: Span) => !span.isRecording() && !isSpanContextValid(span.spanContext());
 
-/** `fn` run with `span` as the active span, as `startActiveSpan` runs it. */
-const withActive = <T>(span: Span, fn: () => T): T => context.with(trace.setSpan(context.active(), span), fn);
+/**
+ * `traced` run with `span` as the active span, as `startActiveSpan` runs it; under a no-op span,
+ * `work` alone, a throw answered as a rejection as `traced` answers it.
+ */
+function runUnder<T>(span: Span, work: () => Promise<T>, traced: () => Promise<T>): Promise<T> {
+  if (!isNoop(span)) return context.with(trace.setSpan(context.active(), span), traced);
+  try {
+    return work();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /**
  * Runs `fn` in a new span made the active one (so spans started inside are its children), ended
@@ -60,23 +70,20 @@ export function inSpan<T>(
   links: Link[] = [],
 ): Promise<T> {
   const span = tracer.startSpan(name, { attributes, links });
-  if (isNoop(span)) {
-    try {
-      return fn(span);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-  return withActive(span, async () => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      failSpan(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return runUnder(
+    span,
+    () => fn(span),
+    async () => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        failSpan(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /**
@@ -147,14 +154,7 @@ export function traceAttempt(claim: ClaimedDelivery, attempt: () => Promise<Atte
     root: true,
     links: from ? [{ context: from }] : [],
   });
-  if (isNoop(span)) {
-    try {
-      return attempt();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-  return withActive(span, async () => {
+  return runUnder(span, attempt, async () => {
     try {
       const report = await attempt();
       const { statusCode, failureKind, durationMs } = report.attempt;

@@ -14,7 +14,7 @@ import type { ClaimedDelivery } from '../src/store/records.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { storeEndpoint } from './helpers/endpoints.js';
 import { claimPastShare, HELD_UP_BACKLOG } from './helpers/held-up-claim.js';
-import { recordOutcome } from './helpers/record-outcome.js';
+import { recordAnswer } from './helpers/record-answer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-endpoint-due-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,7 +67,8 @@ it('settles the entries of a transaction’s attempts once its writes are done, 
           return [endpoint_id, next_due_at];
         }),
     );
-  const record = (c: ClaimedDelivery, ok: boolean, now: number) => recordOutcome(store, c, ok, now);
+  const record = (c: ClaimedDelivery, ok: boolean, now: number) =>
+    recordAnswer(store, c, ok ? 200 : 500, now);
   // Two of ep_a's three and ep_b's one, recorded together: one transaction, unless a slow turn
   // splits them; the entries are the same either way.
   const first = await store.claimDue({ now: T0 + 10, limit: 10, leaseMs: 45_000, perEndpointCap: 2 });

@@ -10,7 +10,7 @@ import { newId } from '../../src/domain/ids.js';
 import type { TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
-import { DEFAULT_RULES as RULES, recordOutcome } from './record-outcome.js';
+import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
@@ -48,7 +48,7 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
       (await store.publish(e, () => newId('dlv', e.createdAt))).deliveries;
     const claim = (now = T0) => store.claimDue({ now, limit: 100, leaseMs: LEASE, perEndpointCap: 100 });
     const record = (c: ClaimedDelivery, ok: boolean, now: number, rules = RULES) =>
-      recordOutcome(store, c, ok, now, rules);
+      recordAnswer(store, c, ok ? 200 : 500, now, { rules });
     const statusOf = async (a: string, id: string) => (await store.getDelivery(a, id))!.delivery.status;
 
     describe('pausing (design D34)', () => {

@@ -9,6 +9,7 @@ import { newId } from '../../src/domain/ids.js';
 import type { TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { EventRecord } from '../../src/store/records.js';
+import { recordAnswer } from './record-answer.js';
 
 export const T0 = Date.UTC(2026, 10, 22, 12);
 const MIN = 60_000;
@@ -36,21 +37,10 @@ export async function attemptAtIn(
   const claimed = await store.claimDue({ now: at, limit: 100, leaseMs: 45_000, perEndpointCap: 100 });
   expect(claimed.map((c) => c.delivery.id).sort()).toEqual(deliveries.map((d) => d.id).sort());
   for (const c of claimed) {
-    const applied = await store.recordAttempt({
-      lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-      attempt: {
-        deliveryId: c.delivery.id,
-        number: 1,
-        startedAt: at,
-        durationMs,
-        statusCode: ok ? 200 : 500,
-        failureKind: ok ? null : 'http_status',
-        errorMessage: ok ? null : 'receiver answered 500',
-        responseSnippet: null,
-        requestHeaders: {},
-      },
+    const applied = await recordAnswer(store, c, ok ? 200 : 500, at + durationMs, {
       rules: ONE_TRY,
-      now: at + durationMs,
+      startedAt: at,
+      durationMs,
     });
     expect(applied.applied).toBe(true);
   }

@@ -6,18 +6,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
-import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import { withSecretCipher } from '../../src/store/encrypted-secrets.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
 import { createSecretCipher, isEncryptedSecret } from '../../src/store/secret-cipher.js';
+import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const HOUR = 60 * 60_000;
-const RULES: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY };
 const GONE_RULES: TransitionRules = { ...RULES, receiver: { honourRetryAfter: true, disableOnGone: true } };
 
 export function endpointOptionsBattery(
@@ -62,24 +60,7 @@ export function endpointOptionsBattery(
       now: number,
       rules: TransitionRules,
       retryAfter: string | null = null,
-    ) =>
-      store.recordAttempt({
-        lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-        attempt: {
-          deliveryId: c.delivery.id,
-          number: c.delivery.attempts + 1,
-          startedAt: now,
-          durationMs: 5,
-          statusCode,
-          failureKind: 'http_status',
-          errorMessage: `receiver answered ${statusCode}`,
-          responseSnippet: null,
-          requestHeaders: {},
-        },
-        rules,
-        now,
-        retryAfter,
-      });
+    ) => recordAnswer(store, c, statusCode, now, { rules, retryAfter });
 
     it('keeps the Standard Webhooks switch, off by default, and changes it alone', async () => {
       const a = newId('acct');

@@ -13,10 +13,10 @@ import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
 import { claimPastShare, HELD_UP_BACKLOG, sharesOf } from './held-up-claim.js';
+import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const LEASE = 45_000;
-const RULES: TransitionRules = { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY };
 
 /**
  * `idsInSql`: the store makes delivery ids in its publish statement (PostgreSQL, one round trip)
@@ -89,21 +89,12 @@ export function storeBattery(
       number = c.delivery.attempts + 1,
       rules: TransitionRules = RULES,
     ) =>
-      store.recordAttempt({
-        lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-        attempt: {
-          deliveryId: c.delivery.id,
-          number,
-          startedAt: now,
-          durationMs: 12,
-          statusCode: ok ? 200 : 500,
-          failureKind: ok ? null : 'http_status',
-          errorMessage: ok ? null : 'receiver answered 500',
-          responseSnippet: ok ? '{"received":true}' : 'oops',
-          requestHeaders: { 'x-service-attempt': String(number) },
-        },
+      recordAnswer(store, c, ok ? 200 : 500, now, {
         rules,
-        now,
+        number,
+        durationMs: 12,
+        responseSnippet: ok ? '{"received":true}' : 'oops',
+        requestHeaders: { 'x-service-attempt': String(number) },
       });
 
     it('persists what decideTransition decides, attempt by attempt, on every path (design I5)', async () => {
