@@ -380,4 +380,18 @@ describe('the secret from a file or the environment', () => {
     expect(out.stdout).toMatch(/--secret-file <file>/);
     expect(out.stdout).toMatch(/LINKHOOKS_SECRET/);
   });
+
+  it('--help or -h after a command prints the usage and runs nothing', async () => {
+    for (const args of [
+      ['trigger', '--help'],
+      ['trigger', 'click', '--url', 'http://127.0.0.1:9/never', '-h'],
+      ['verify', '--help'],
+      ['verify', '--scheme', 'standard-webhooks', '-h'],
+    ]) {
+      const out = await run(args);
+      expect(out.code, args.join(' ')).toBe(0);
+      expect(out.stdout, args.join(' ')).toMatch(/^linkhooks — try and debug/);
+      expect(out.stderr, args.join(' ')).toBe('');
+    }
+  });
 });

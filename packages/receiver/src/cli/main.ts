@@ -49,12 +49,24 @@ Trust a local receiver's CA with NODE_EXTRA_CA_CERTS.
 
 class UsageError extends Error {}
 
+/** Asked for the usage (`--help` or `-h` after a command): printed instead of running it. */
+class HelpAsked extends Error {}
+
+/** A command's arguments; `--help` and `-h` are every command's. */
 function args(argv: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (parsed.values.help) throw new HelpAsked();
+  return parsed;
 }
 
 function secretOf(values: Record<string, unknown>): string {
@@ -223,6 +235,10 @@ async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
+    if (error instanceof HelpAsked) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`linkhooks: ${error.message}\n\n${USAGE}`);
     return 2;
