@@ -81,15 +81,24 @@ const ENGINE_FLAGS = {
   'operator-failing-share': { type: 'string' },
 } as const;
 
+/** `--help` or `-h` after a command: the usage is printed instead of running it. */
+class HelpAsked extends Error {}
+
+/** A command's flags; `--help` and `-h` are every command's. */
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, command: string) {
+  let values: Record<string, string | boolean | undefined>;
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<
-      string,
-      string | boolean | undefined
-    >;
+    values = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new UsageError(`${command}: ${(error as Error).message}`);
   }
+  if (values.help) throw new HelpAsked();
+  return values;
 }
 
 /** Reads the file named by `--db-file` or `LINKHOOKS_DB_FILE` (db-file.ts); injectable for tests. */
@@ -246,9 +255,21 @@ function portOf(values: Record<string, unknown>, env: Env): number {
 
 /** `argv` without `node` and the script. */
 export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = readDbFile): Command {
+  try {
+    return parseFlags(argv, env, readFile);
+  } catch (error) {
+    if (error instanceof HelpAsked) return { kind: 'help' };
+    throw error;
+  }
+}
+
+const isHelp = (arg: string | undefined) =>
+  arg === undefined || arg === 'help' || arg === '--help' || arg === '-h';
+
+function parseFlags(argv: string[], env: Env, readFile: DbFileReader): Command {
   const [first, second, ...rest] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h')
-    return { kind: 'help' };
+  if (isHelp(first)) return { kind: 'help' };
+  if (first === 'accounts' && (second === '--help' || second === '-h')) return { kind: 'help' };
   if (first === '--version' || first === '-v') return { kind: 'version' };
   switch (first) {
     case 'migrate': {
