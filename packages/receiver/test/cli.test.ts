@@ -380,7 +380,9 @@ describe('the secret from a file or the environment', () => {
     expect(out.stdout).toMatch(/--secret-file <file>/);
     expect(out.stdout).toMatch(/LINKHOOKS_SECRET/);
   });
+});
 
+describe('--help', () => {
   it('--help or -h after a command prints the usage and runs nothing', async () => {
     for (const args of [
       ['trigger', '--help'],

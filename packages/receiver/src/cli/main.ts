@@ -26,6 +26,7 @@ Usage:
       --scheme standard-webhooks  adds webhook-id, webhook-timestamp and webhook-signature, as an
                                   endpoint with Standard Webhooks turned on receives them
       --test                      marks it a test delivery (X-Service-Test: 1)
+      --timeout <seconds>         how long to wait for the answer (default 30)
   linkhooks verify [--secret-file <file>] --signature <hex> [--file <body file>]
       says whether a signature matches a body (from --file, or standard input) and, if not, why
   linkhooks verify --scheme standard-webhooks [--secret-file <file>] --header 'webhook-id: …'

@@ -4,7 +4,7 @@ import { parseCommand, UsageError } from './options.js';
 const env = { LINKHOOKS_DB: 'sqlite:test.db' };
 
 describe('--help and -h after a command', () => {
-  it('ask for the usage, whatever else is given and whatever is missing', () => {
+  it('ask for the usage, whatever required flag is missing', () => {
     for (const argv of [
       ['serve', '--help'],
       ['serve', '--port', '9000', '-h'],
@@ -18,12 +18,13 @@ describe('--help and -h after a command', () => {
       ['accounts', 'list', '-h'],
       ['accounts', 'delete', '--id', 'acct_x', '--help'],
     ]) {
-      // No database is named for most of these, and `accounts create` lacks --name and --plan.
+      // `accounts create` lacks --name and --plan, `accounts delete` lacks --yes.
       expect(parseCommand(argv, {}), argv.join(' ')).toEqual({ kind: 'help' });
     }
   });
 
-  it('leave other flags as they were: an unknown one is still a usage error', () => {
+  it('leave other flags as they were: an unknown one is still a usage error, with --help or not', () => {
+    expect(() => parseCommand(['serve', '--bogus', '--help'], env)).toThrow(UsageError);
     expect(() => parseCommand(['serve', '--hlp'], env)).toThrow(UsageError);
     expect(parseCommand(['migrate'], env)).toEqual({ kind: 'migrate', db: 'sqlite:test.db' });
   });
