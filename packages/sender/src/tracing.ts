@@ -46,17 +46,19 @@ const tracer = trace.getTracer(TRACER_NAME);
 const isNoop = (span: Span) => !span.isRecording() && !isSpanContextValid(span.spanContext());
 
 /**
- * `traced` run with `span` as the active span, as `startActiveSpan` runs it; under a no-op span,
- * `work` alone, a throw answered as a rejection as `traced` answers it.
+ * `work` under a no-op span (isNoop): run as it is, a throw answered as a rejection, as the traced
+ * path answers it. Callers check isNoop first, so the no-op path allocates no traced closure.
  */
-function runUnder<T>(span: Span, work: () => Promise<T>, traced: () => Promise<T>): Promise<T> {
-  if (!isNoop(span)) return context.with(trace.setSpan(context.active(), span), traced);
+function untraced<T>(span: Span, work: (span: Span) => Promise<T>): Promise<T> {
   try {
-    return work();
+    return work(span);
   } catch (error) {
     return Promise.reject(error);
   }
 }
+
+/** `fn` run with `span` as the active span, as `startActiveSpan` runs it. */
+const withActive = <T>(span: Span, fn: () => T): T => context.with(trace.setSpan(context.active(), span), fn);
 
 /**
  * Runs `fn` in a new span made the active one (so spans started inside are its children), ended
@@ -70,20 +72,17 @@ export function inSpan<T>(
   links: Link[] = [],
 ): Promise<T> {
   const span = tracer.startSpan(name, { attributes, links });
-  return runUnder(
-    span,
-    () => fn(span),
-    async () => {
-      try {
-        return await fn(span);
-      } catch (error) {
-        failSpan(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
-  );
+  if (isNoop(span)) return untraced(span, fn);
+  return withActive(span, async () => {
+    try {
+      return await fn(span);
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 /**
@@ -154,7 +153,8 @@ export function traceAttempt(claim: ClaimedDelivery, attempt: () => Promise<Atte
     root: true,
     links: from ? [{ context: from }] : [],
   });
-  return runUnder(span, attempt, async () => {
+  if (isNoop(span)) return untraced(span, attempt);
+  return withActive(span, async () => {
     try {
       const report = await attempt();
       const { statusCode, failureKind, durationMs } = report.attempt;

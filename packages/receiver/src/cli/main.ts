@@ -50,7 +50,7 @@ Trust a local receiver's CA with NODE_EXTRA_CA_CERTS.
 
 class UsageError extends Error {}
 
-/** Asked for the usage (`--help` or `-h` after a command): printed instead of running it. */
+/** Asked for the usage (no command, `help`, or `--help`/`-h` anywhere): printed, and nothing run. */
 class HelpAsked extends Error {}
 
 /** A command's arguments; `--help` and `-h` are every command's. */
@@ -231,8 +231,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'trigger') return await runTrigger(rest);
     if (command === 'verify') return await runVerify(rest);
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      process.stdout.write(USAGE);
-      return 0;
+      throw new HelpAsked();
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {

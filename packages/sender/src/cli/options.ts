@@ -263,13 +263,13 @@ export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = 
   }
 }
 
-const isHelp = (arg: string | undefined) =>
-  arg === undefined || arg === 'help' || arg === '--help' || arg === '-h';
+/** What asks for the usage where a command (or `accounts`' subcommand) would be. */
+const isHelpFlag = (arg: string | undefined) => arg === '--help' || arg === '-h';
 
 function parseFlags(argv: string[], env: Env, readFile: DbFileReader): Command {
   const [first, second, ...rest] = argv;
-  if (isHelp(first)) return { kind: 'help' };
-  if (first === 'accounts' && (second === '--help' || second === '-h')) return { kind: 'help' };
+  if (first === undefined || first === 'help' || isHelpFlag(first)) return { kind: 'help' };
+  if (first === 'accounts' && isHelpFlag(second)) return { kind: 'help' };
   if (first === '--version' || first === '-v') return { kind: 'version' };
   switch (first) {
     case 'migrate': {
