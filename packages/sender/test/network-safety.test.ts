@@ -52,6 +52,41 @@ describe('endpoint URLs', () => {
   });
 });
 
+describe('the refusal of a private address', () => {
+  const refusal = async (url: string) => {
+    const sender = safeSender();
+    const refused = await sender.createEndpoint(ACCOUNT, { url, events: ['click'] }).then(
+      () => null,
+      (error: { code?: string; message: string }) => error,
+    );
+    await sender.stop(0);
+    expect(refused?.code, `${url} was accepted`).toBe('unsafe_url');
+    return refused?.message;
+  };
+
+  // A developer's receiver on their own machine or network: the flag that lets it through.
+  it.each([
+    'https://localhost/hook',
+    'https://127.0.0.1/hook',
+    'https://10.0.0.8/hook',
+    'https://192.168.1.1/hook',
+    'https://[::1]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+  ])('says how development allows %s', async (url) => {
+    expect(await refusal(url)).toMatch(/--allow-private-networks/);
+  });
+
+  // The flag opens none of these: naming it would send the developer the wrong way.
+  it.each([
+    'https://169.254.169.254/latest/meta-data',
+    'https://0.0.0.0/hook',
+    'https://224.0.0.1/hook',
+    'http://example.com/hook',
+  ])('names no flag for %s', async (url) => {
+    expect(await refusal(url)).not.toMatch(/allow-private-networks/);
+  });
+});
+
 describe('DNS rebinding', () => {
   it('refuses at connect time a name that resolved public when the endpoint was created', async () => {
     let calls = 0;

@@ -223,10 +223,12 @@ describe('checkUrl', () => {
     expect(checkUrl('https://0.0.0.0/', DEV)).toEqual({
       ok: false,
       reason: expect.stringContaining('unspecified'),
+      range: 'unspecified',
     });
     expect(checkUrl('https://224.0.0.1/', DEV)).toEqual({
       ok: false,
       reason: expect.stringContaining('multicast'),
+      range: 'multicast',
     });
   });
 });
@@ -387,7 +389,11 @@ describe('the guarded lookup in a real undici connection', () => {
       await direct.body.dump();
       expect(direct.statusCode).toBe(200);
       expect(requests).toBe(2);
-      expect(checkUrl(literal, STRICT)).toEqual({ ok: false, reason: expect.stringContaining('(loopback)') });
+      expect(checkUrl(literal, STRICT)).toEqual({
+        ok: false,
+        reason: expect.stringContaining('(loopback)'),
+        range: 'loopback',
+      });
     } finally {
       await Promise.all([strict.close(), dev.close()]);
     }

@@ -54,6 +54,11 @@ const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 const ALLOWED: AddressVerdict = { allowed: true };
 
+/** Whether a refusal's `reason` names a range `allowPrivateNetworks` opens (a receiver in development). */
+export function opensForPrivateNetworks(reason: string): boolean {
+  return PRIVATE_RANGES.has(reason.replace(/^ipv4Mapped:/, ''));
+}
+
 // Cloud metadata services answer on these, handing out the machine's credentials: refused even
 // with `allowPrivateNetworks`, which opens link-local and private ranges for development
 // (AWS, GCP and Azure's 169.254.169.254 and AWS's IPv6 fd00:ec2::254, the ECS task endpoint, EKS
@@ -217,7 +222,7 @@ export function createGuardedLookup(
 export function checkUrl(
   url: string,
   policy: AddressPolicy,
-): { ok: true; url: URL } | { ok: false; reason: string } {
+): { ok: true; url: URL } | { ok: false; reason: string /** An IP host's refused range. */; range?: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -237,7 +242,13 @@ export function checkUrl(
   if (host === '') return { ok: false, reason: 'the URL has no host' };
   if (isIP(host) !== 0) {
     const verdict = checkAddress(host, policy);
-    if (!verdict.allowed) return { ok: false, reason: `address ${host} is not allowed (${verdict.reason})` };
+    if (!verdict.allowed) {
+      return {
+        ok: false,
+        reason: `address ${host} is not allowed (${verdict.reason})`,
+        range: verdict.reason,
+      };
+    }
   }
   return { ok: true, url: parsed };
 }

@@ -5,6 +5,7 @@ import {
   checkAddress,
   checkUrl,
   type LookupFunction,
+  opensForPrivateNetworks,
 } from '../delivery/address-guard.js';
 import { dnsLookup } from '../delivery/dns.js';
 import { SenderError } from '../errors.js';
@@ -20,7 +21,9 @@ export async function checkEndpointUrl(
 ): Promise<string> {
   if (typeof url !== 'string') throw new SenderError('invalid_endpoint', 'url must be a string');
   const checked = checkUrl(url, policy);
-  if (!checked.ok) throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}`);
+  if (!checked.ok) {
+    throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}${hintFor(checked.range)}`);
+  }
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
   // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
   const addresses = await dnsLookup(host, resolve).catch((cause: unknown) => {
@@ -32,11 +35,21 @@ export async function checkEndpointUrl(
       // Never the address itself: a customer could map the platform's network by probing names.
       throw new SenderError(
         'unsafe_url',
-        `url host ${host} resolves to an address that is not on the public internet, which is not allowed`,
+        `url host ${host} resolves to an address that is not on the public internet, which is not allowed${hintFor(verdict.reason)}`,
       );
     }
   }
   return checked.url.toString();
+}
+
+/**
+ * A developer's receiver on their own machine or network is refused like any private address; the
+ * message says how a service run for development lets it through (design D17).
+ */
+function hintFor(reason: string | undefined): string {
+  return reason !== undefined && opensForPrivateNetworks(reason)
+    ? '. This service does not deliver to private networks; for development, its operator can start it with --allow-private-networks'
+    : '';
 }
 
 export function checkEvents(events: unknown): EventName[] {
