@@ -3,7 +3,7 @@
  * a laptop: the certificate it writes serves a local HTTPS receiver, and `serve --ca-file` trusts
  * it without NODE_EXTRA_CA_CERTS; `serve` says where the API, the dashboard and the metrics are.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleEventData } from '@linkhooks/protocol';
@@ -110,15 +110,18 @@ describe('linkhooks-sender dev-certificate', () => {
   });
 
   it('names a --ca-file it cannot use, before opening anything', async () => {
+    // A first start: the database's folder, its lock and its master-key file would be made.
+    const fresh = join(dir, 'fresh');
     const missing = await runCli([
       'serve',
       '--db',
-      `sqlite:${join(dir, 'x.db')}`,
+      `sqlite:${join(fresh, 'x.db')}`,
       '--ca-file',
       join(dir, 'nope.pem'),
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/--ca-file: cannot read .*nope\.pem \(ENOENT\)/);
+    expect(existsSync(fresh), 'nothing is written before the refusal').toBe(false);
     const notPem = await runCli([
       'worker',
       '--db',

@@ -182,6 +182,11 @@ describe('linkhooks-sender on SQLite', () => {
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    // The message and where the usage is, not the whole usage above or below it.
+    for (const refused of [badPort, unknownFlag, unknown]) {
+      expect(refused.stderr).toMatch(/\nRun linkhooks-sender --help for every command and option\.\n$/);
+      expect(refused.stderr.split('\n')).toHaveLength(3);
+    }
     const badDb = await runCli(['migrate', '--db', 'mysql://x']);
     expect(badDb.code).toBe(2);
     const badSlots = await runCli(['serve', '--db', `sqlite:${join(dir, 'slots.db')}`, '--port', '0'], {

@@ -9,15 +9,17 @@ import { createSender } from '../engine/sender.js';
 import { isSenderError, SenderError } from '../errors.js';
 import { runAccounts } from './accounts-command.js';
 import { withCaFile } from './ca-file.js';
+import { DatabaseError } from './database-error.js';
 import { writeDevCertificate } from './dev-certificate.js';
 import { masterKeysFor, rotationOf, type Say } from './master-keys.js';
-import { DatabaseError, maskDb, openStore } from './open-store.js';
+import { maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, serve, work } from './run-service.js';
 import { holdSqliteProcessLock } from './sqlite-process-lock.js';
 import { sqliteFileOf } from './sqlite-url.js';
 
 const VERSION = '0.0.0';
+const SEE_USAGE = 'Run linkhooks-sender --help for every command and option.\n';
 
 async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
   switch (command.kind) {
@@ -43,13 +45,14 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       return;
     case 'serve':
     case 'worker': {
-      // Before anything else: a second process on a SQLite database stops here.
+      // Read before anything is written (a first start makes the database's folder, lock and key).
+      const engine = withCaFile(command.engine);
+      // Before anything else is opened: a second process on a SQLite database stops here.
       const file = sqliteFileOf(command.db);
       const lock = file === undefined ? null : holdSqliteProcessLock(file);
       try {
         const logger = createLogger(env);
         const keys = masterKeysFor(command.keys, saidBy(logger));
-        const engine = withCaFile(command.engine);
         const store = await openStore(command.db);
         if (command.kind === 'serve') await serve(store, { ...command, engine, keys }, env, logger);
         else await work(store, { ...command, engine, keys }, env, logger);
@@ -106,7 +109,8 @@ async function main(): Promise<number> {
     command = parseCommand(process.argv.slice(2), process.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`linkhooks-sender: ${error.message}\n\n${USAGE}`);
+    // The message alone, with where the usage is: under the usage's hundred lines it scrolled away.
+    process.stderr.write(`linkhooks-sender: ${error.message}\n${SEE_USAGE}`);
     return 2;
   }
   try {

@@ -8,11 +8,9 @@ import type { SenderStore } from '../store/port.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { isSchemaName } from '../store/postgres/schema-name.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { DatabaseError } from './database-error.js';
+import { driverFailure } from './sqlite-driver.js';
 import { sqliteFileOf } from './sqlite-url.js';
-
-export class DatabaseError extends Error {
-  override readonly name = 'DatabaseError';
-}
 
 /** The URL with its password replaced, for messages and logs. */
 export function maskDb(db: string): string {
@@ -58,7 +56,10 @@ export async function openStore(db: string): Promise<SenderStore> {
       file !== undefined ? createSqliteStore({ filename: file }) : createPostgresStore(postgresOptions(db));
   } catch (error) {
     if (error instanceof DatabaseError) throw error;
-    throw new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`);
+    throw (
+      driverFailure(error) ??
+      new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`)
+    );
   }
   try {
     await store.migrate();

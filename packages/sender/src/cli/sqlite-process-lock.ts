@@ -11,7 +11,8 @@ import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { isInMemory } from '../store/sqlite/database.js';
-import { DatabaseError } from './open-store.js';
+import { DatabaseError } from './database-error.js';
+import { driverFailure } from './sqlite-driver.js';
 
 /** How long a start waits for the lock before it says another process holds it. */
 const LOCK_WAIT_MS = 2_000;
@@ -39,7 +40,10 @@ export function holdSqliteProcessLock(file: string): ProcessLock {
     // the exclusive lock waits for the other's shared lock to go.
     lock = new Database(path, { timeout: LOCK_WAIT_MS });
   } catch (error) {
-    throw new DatabaseError(`cannot open the lock file ${path}: ${(error as Error).message}`);
+    throw (
+      driverFailure(error) ??
+      new DatabaseError(`cannot open the lock file ${path}: ${(error as Error).message}`)
+    );
   }
   try {
     // An exclusive transaction never ended holds the file's exclusive lock while the process runs.

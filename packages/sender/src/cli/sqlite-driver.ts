@@ -1,0 +1,25 @@
+/**
+ * better-sqlite3 is a native module, built for one Node.js version at install: run under another,
+ * or installed without its build, it cannot load. Whichever file it was opening then (the lock
+ * file, the database), the message is about the driver and how to build it again.
+ */
+import { DatabaseError } from './database-error.js';
+
+const REBUILD = 'run `npm rebuild better-sqlite3` in the project, then start again';
+
+/** The clear error for a driver that cannot load, or null when `error` is another failure. */
+export function driverFailure(error: unknown): DatabaseError | null {
+  const { code, message = '' } = (error ?? {}) as { code?: unknown; message?: string };
+  const built = /NODE_MODULE_VERSION (\d+)/.exec(message)?.[1];
+  if (built !== undefined) {
+    return new DatabaseError(
+      `the SQLite driver (better-sqlite3) was built for another Node.js version (module version ${built}), not for this one (Node.js ${process.versions.node}, module version ${process.versions.modules}): ${REBUILD}`,
+    );
+  }
+  if (code === 'ERR_DLOPEN_FAILED' || message.startsWith('Could not locate the bindings file')) {
+    return new DatabaseError(
+      `the SQLite driver (better-sqlite3) cannot be loaded (${message.split('\n', 1)[0]}): ${REBUILD}`,
+    );
+  }
+  return null;
+}
