@@ -37,6 +37,14 @@ describe('dashboard sessions', () => {
     expect(list.status).toBe(200);
   });
 
+  it('refuses a sign-in without the CSRF header, saying which header', async () => {
+    const res = await api.call('POST', '/v1/session', { key: null, body: { api_key: api.alice.apiKey } });
+    expect(res.status).toBe(403);
+    expect(res.json.error).toMatchObject({ code: 'csrf_check_failed' });
+    expect(res.json.error.message).toMatch(/"X-Linkhooks-CSRF: 1" with the sign-in/);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
   it('refuses a state change by cookie without the CSRF header, and allows it with', async () => {
     const { cookie } = await signIn(api.alice.apiKey);
     const body = { url: 'https://127.0.0.1:9/hook', events: ['click'] };
