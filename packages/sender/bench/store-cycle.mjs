@@ -11,7 +11,8 @@
 // processes on this machine, bench/cpu-meter.mjs). SQLite (`--sqlite`): two files; prints this
 // process's CPU per delivery (the store runs in it, its threads included), its write calls per
 // delivery, and at the end the WAL's frames by the table or index whose page each one rewrote
-// (bench/wal-frames.mjs). Both print each round's time, medians and ranges, and the variant over the
+// (bench/wal-frames.mjs); on PostgreSQL, the WAL records of each side's last round per delivery, by
+// kind and by table or index (bench/wal-records.mjs). Both print each round's time, medians and ranges, and the variant over the
 // base (the median of per-round ratios).
 //
 //   node bench/store-cycle.mjs [--sqlite] [--endpoints=N] "<SQL applied to the variant>"
@@ -41,6 +42,7 @@ import {
   tempDir,
 } from './harness.mjs';
 import { walFramesByTree } from './wal-frames.mjs';
+import { walRecordCounter } from './wal-records.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** `--endpoints=N` (8 unless given): a round's 5,000 deliveries spread over N endpoints, 5,000 / N events each. */
@@ -83,6 +85,10 @@ const newId = (prefix, now) => {
 // No receiver: startCpuMeter reads one, and here it spends nothing.
 const noReceiver = { stats: async () => ({ cpuUs: 0 }) };
 
+/** The server's WAL position now (`pg_lsn` text). */
+const walPosition = async (admin) =>
+  (await admin.query('SELECT pg_current_wal_insert_lsn() AS at')).rows[0].at;
+
 /** A PostgreSQL store on a fresh schema, dropped at the end (on error and on Ctrl-C too: harness.mjs). */
 async function openSchema(admin, schema, sql, create = createPostgresStore) {
   onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
@@ -90,7 +96,7 @@ async function openSchema(admin, schema, sql, create = createPostgresStore) {
   onCleanup(() => store.close());
   await store.migrate();
   if (sql) await admin.query(`SET search_path = "${schema}"; ${sql}; RESET search_path`);
-  return withEndpoints(store);
+  return { ...(await withEndpoints(store)), admin, schema };
 }
 
 /** A SQLite store on a fresh file, the SQL applied through a connection of its own. */
@@ -141,7 +147,8 @@ function startProcessMeter() {
   };
 }
 
-async function round({ store, accountId }) {
+async function round({ store, accountId, admin }) {
+  const wal = admin ? { from: await walPosition(admin) } : null;
   const first = nextRoundAt;
   nextRoundAt += CYCLE.events;
   const now = first + CYCLE.events;
@@ -193,7 +200,8 @@ async function round({ store, accountId }) {
   check(delivered === CYCLE.events * CYCLE.endpoints, `a round delivered ${delivered}`);
   if (sqlite) return { ms, cpuUs: spent.cpuUs / delivered, writes: spent.writes / delivered };
   check(Number.isFinite(spent.serverUs), 'no PostgreSQL process on this machine to measure');
-  return { ms, cpuUs: spent.serverUs / delivered };
+  wal.to = await walPosition(admin);
+  return { ms, cpuUs: spent.serverUs / delivered, wal, delivered };
 }
 
 /** The two stores: schemas of one PostgreSQL database, or files of a temporary folder. */
@@ -221,6 +229,30 @@ async function openSides() {
 
 const samples = { base: [], variant: [] };
 const walFrames = {};
+const walRecords = {};
+
+/**
+ * The WAL records of `side`'s last round per delivery, by kind and by table or index, largest
+ * first; null where pg_waldump cannot read the server's WAL here (wal-records.mjs).
+ */
+async function walRecordsOf({ admin, schema }, { wal, delivered }) {
+  const counts = await (await walRecordCounter(admin)).recordsByRelation(wal.from, wal.to);
+  if (counts === null) return null;
+  const { rows } = await admin.query(
+    `SELECT pg_relation_filenode(c.oid)::text AS node, c.relname AS name
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1`,
+    [schema],
+  );
+  const names = new Map(rows.map((r) => [r.node, r.name]));
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const kinds = [...counts]
+    .map(([key, n]) => {
+      const [kind, node] = key.split(' ');
+      return { kind, relation: names.get(node) ?? `another schema's or the catalog's (${node})`, n };
+    })
+    .sort((a, b) => b.n - a.n);
+  return { perDelivery: total / delivered, kinds, delivered };
+}
 try {
   const sides = await openSides();
   for (let r = 0; r < CYCLE.warmupRounds + CYCLE.rounds; r++) {
@@ -229,6 +261,9 @@ try {
       const result = await round(sides[side]);
       if (r >= CYCLE.warmupRounds) samples[side].push(result);
     }
+  }
+  for (const side of sqlite ? [] : ['base', 'variant']) {
+    walRecords[side] = await walRecordsOf(sides[side], samples[side].at(-1));
   }
   for (const side of sqlite ? ['base', 'variant'] : []) {
     try {
@@ -265,5 +300,18 @@ for (const side of Object.keys(walFrames)) {
   for (const tree of trees.slice(0, 12)) {
     const share = `${((100 * tree.frames) / frames).toFixed(1)}%`;
     console.log(`    ${share.padStart(6)}  ${tree.name} (${fmtInt(tree.pages)} pages)`);
+  }
+}
+for (const side of Object.keys(walRecords)) {
+  const wal = walRecords[side];
+  if (wal === null) {
+    console.log(`  ${side}: the WAL's records could not be read here (pg_waldump, the server's files)`);
+    continue;
+  }
+  console.log(
+    `  ${side}: ${wal.perDelivery.toFixed(1)} WAL records per delivery in its last round, by kind and by the table or index of their first block`,
+  );
+  for (const { kind, relation, n } of wal.kinds.filter((k) => k.n / wal.delivered >= 0.05)) {
+    console.log(`    ${(n / wal.delivered).toFixed(2).padStart(6)}  ${kind.padEnd(20)} ${relation}`);
   }
 }

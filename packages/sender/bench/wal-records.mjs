@@ -55,15 +55,41 @@ export async function walRecordCounter(admin) {
     }
     return null;
   }
+  /** pg_waldump's arguments for the WAL between `from` and `to` once written, or null (see recordsBetween). */
+  async function dumpArgs(from, to) {
+    const file = waldump === null ? null : await writtenFile(to);
+    if (file === null) return null;
+    // The timeline is the first eight hex digits of the file's name (pg_waldump assumes 1).
+    const timeline = String(Number.parseInt(file.slice(0, 8), 16));
+    return ['-p', walDir, '-t', timeline, '-s', from, '-e', to];
+  }
   return {
-    async recordsBetween(from, to) {
-      const file = waldump === null ? null : await writtenFile(to);
-      if (file === null) return null;
-      // The timeline is the first eight hex digits of the file's name (pg_waldump assumes 1).
-      const timeline = String(Number.parseInt(file.slice(0, 8), 16));
+    /**
+     * The records between two WAL positions by kind and by the relation of their first block
+     * (`Heap/LOCK 16423`: the relation's file node, pg_relation_filenode), or null as recordsBetween.
+     */
+    async recordsByRelation(from, to) {
+      const args = await dumpArgs(from, to);
+      if (args === null) return null;
       try {
-        const args = ['--stats', '-p', walDir, '-t', timeline, '-s', from, '-e', to];
-        const { stdout } = await run(waldump, args, { maxBuffer: 1 << 20 });
+        const { stdout } = await run(waldump, args, { maxBuffer: 1 << 30 });
+        const counts = new Map();
+        for (const line of stdout.split('\n')) {
+          const m = /^rmgr: (\w+)\s.*?desc: (\w+).*?blkref #0: rel \d+\/\d+\/(\d+)/.exec(line);
+          if (!m) continue;
+          const key = `${m[1]}/${m[2]} ${m[3]}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        return counts;
+      } catch {
+        return null; // a file recycled meanwhile, or not readable
+      }
+    },
+    async recordsBetween(from, to) {
+      const args = await dumpArgs(from, to);
+      if (args === null) return null;
+      try {
+        const { stdout } = await run(waldump, ['--stats', ...args], { maxBuffer: 1 << 20 });
         const total = /^Total\s+(\d+)/m.exec(stdout);
         return total ? Number(total[1]) : null;
       } catch {
