@@ -13,7 +13,7 @@ export interface DeliveryContext {
   eventId: string | undefined;
   /** `X-Service-Delivery-Id`: one event to one endpoint (extension header). */
   deliveryId: string | undefined;
-  /** `X-Service-Attempt`: 1 for the first attempt, up to 6 (extension header). */
+  /** `X-Service-Attempt`: 1 for the first attempt, 6 the schedule's last; retries by hand go on (extension header). */
   attempt: number | undefined;
   /** The idempotency key, when idempotency is on. */
   idempotencyKey: string | undefined;

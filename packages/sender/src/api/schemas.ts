@@ -207,7 +207,7 @@ export const deliverySchema = z
 
 export const attemptSchema = z
   .object({
-    number: z.number().int().describe('1..6'),
+    number: z.number().int().describe('1..6 on the retry schedule; retries by hand continue the count'),
     started_at: isoTime,
     duration_ms: z.number().int(),
     status_code: z.number().int().nullable(),

@@ -80,7 +80,7 @@ export interface DeliveryRecord {
 
 export interface AttemptRecord {
   deliveryId: string;
-  /** 1..6 */
+  /** 1..6 on the retry schedule; retries by hand continue the count. */
   number: number;
   startedAt: number;
   durationMs: number;
