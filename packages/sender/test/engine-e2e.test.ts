@@ -111,6 +111,22 @@ describe('delivery end to end over HTTPS', () => {
     expect(attempts[0]!.responseSnippet).toContain('receiver is down');
   });
 
+  it('applies new events to events published from then on: a delivery already made keeps its retries', async () => {
+    const { sender, clock } = setup();
+    const { endpoint, route: name } = await addEndpoint(sender, receiver);
+    receiver.behave(name, 'status500');
+    const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
+    await sender.tick();
+    await sender.updateEndpoint(ACCOUNT, endpoint.id, { events: ['conversion'] });
+    // A click published now is not the endpoint's; the first one's retry still goes.
+    expect((await sender.publish(ACCOUNT, sample('click'))).deliveries).toEqual([]);
+    receiver.behave(name, 'ok');
+    clock.advance(RETRY_DELAYS_MS[0]!);
+    expect(await sender.tick()).toBe(1);
+    const { delivery } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
   it('stops retrying at the first success', async () => {
     const { sender, clock } = setup();
     const { route: name } = await addEndpoint(sender, receiver, { events: ['conversion'] });

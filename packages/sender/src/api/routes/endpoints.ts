@@ -76,7 +76,8 @@ export const endpointRoutes = [
   defineRoute<z.infer<typeof endpointUpdateBody>>({
     method: 'patch',
     path: '/v1/endpoints/:id',
-    summary: 'Change an endpoint’s URL, events, description or Standard Webhooks switch',
+    summary:
+      'Change an endpoint’s URL, events (for events published from then on), description or Standard Webhooks switch',
     tag: 'Endpoints',
     auth: 'account',
     body: { schema: endpointUpdateBody, required: true },
