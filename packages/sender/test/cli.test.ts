@@ -226,12 +226,29 @@ describe('linkhooks-sender on SQLite', () => {
       { LINKHOOKS_MASTER_KEY: MASTER_KEY },
     );
     blocker.close();
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS cli_port_${taken} CASCADE`);
-    await admin.end();
+    await dropSchema(`cli_port_${taken}`);
     expect(inUse.code).toBe(1);
-    expect(inUse.stderr).toMatch(/cannot listen: .*EADDRINUSE/);
+    expect(inUse.stderr).toMatch(/^linkhooks-sender: cannot listen: .*EADDRINUSE.*\n$/);
+    // Nothing else runs into the store it closed: the refusal is the only error.
+    expect(inUse.stdout).not.toMatch(/"level":50/);
+    const badHost = await runCli(
+      [
+        'serve',
+        '--db',
+        `${PG_URL}?schema=cli_port_${taken}`,
+        '--port',
+        '0',
+        '--host',
+        'no-such-host.invalid',
+      ],
+      { LINKHOOKS_MASTER_KEY: MASTER_KEY },
+    );
+    await dropSchema(`cli_port_${taken}`);
+    expect(badHost.code).toBe(1);
+    expect(badHost.stderr).toMatch(
+      /^linkhooks-sender: cannot listen: .*(ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\n$/,
+    );
+    expect(badHost.stdout).not.toMatch(/"level":50/);
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/linkhooks-sender serve/);
@@ -346,3 +363,10 @@ describe.each(['node22', 'node24'] as const)('linkhooks-sender on PostgreSQL, on
     expect(await server.stop()).toBe(0);
   });
 });
+
+async function dropSchema(schema: string) {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+}

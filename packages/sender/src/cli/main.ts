@@ -14,7 +14,7 @@ import { writeDevCertificate } from './dev-certificate.js';
 import { masterKeysFor, rotationOf, type Say } from './master-keys.js';
 import { maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
-import { createLogger, serve, work } from './run-service.js';
+import { createLogger, ListenError, serve, work } from './run-service.js';
 import { holdSqliteProcessLock } from './sqlite-process-lock.js';
 import { sqliteFileOf } from './sqlite-url.js';
 
@@ -61,9 +61,17 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       }
       return;
     }
-    case 'rotate-master-key':
-      await rotateMasterKey(command.db, rotationOf(command.keys, onTerminal));
+    case 'rotate-master-key': {
+      // On SQLite, not beside a running service: it would go on sealing under the replaced key.
+      const file = sqliteFileOf(command.db);
+      const lock = file === undefined ? null : holdSqliteProcessLock(file, 'before rotate-master-key');
+      try {
+        await rotateMasterKey(command.db, rotationOf(command.keys, onTerminal));
+      } finally {
+        lock?.release();
+      }
       return;
+    }
     case 'dev-certificate':
       await writeDevCertificate(command.dir, command.force);
       return;
@@ -92,10 +100,9 @@ async function rotateMasterKey(db: string, rotation: ReturnType<typeof rotationO
         `${unreadable.length} endpoint secrets could not be decrypted with the keys given (endpoints ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}); give the key they were encrypted with as LINKHOOKS_PREVIOUS_MASTER_KEY and run this again. The old key is still needed.`,
       );
     }
-    finish();
+    const next = finish();
     process.stdout.write(
-      `Encrypted ${resealed} endpoint secrets again and ${sealed} unencrypted ones under the new master key. ` +
-        'Restart every linkhooks-sender process with the new key; the previous key is then no longer needed.\n',
+      `Encrypted ${resealed} endpoint secrets again and ${sealed} unencrypted ones under the new master key. ${next}\n`,
     );
   } finally {
     await sender.stop(0);
@@ -117,14 +124,12 @@ async function main(): Promise<number> {
     await run(command, process.env);
     return 0;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const known = error instanceof DatabaseError || error instanceof UsageError || isSenderError(error);
-    const message =
-      code === 'EADDRINUSE' || code === 'EACCES'
-        ? `cannot listen: ${(error as Error).message}`
-        : known
-          ? (error as Error).message
-          : String((error as Error)?.stack ?? error);
+    const known =
+      error instanceof DatabaseError ||
+      error instanceof UsageError ||
+      error instanceof ListenError ||
+      isSenderError(error);
+    const message = known ? (error as Error).message : String((error as Error)?.stack ?? error);
     process.stderr.write(`linkhooks-sender: ${message}\n`);
     return 1;
   }

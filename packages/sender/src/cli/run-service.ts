@@ -17,6 +17,11 @@ import type { EngineSettings, HttpSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
 
+/** `serve` could not listen (a port in use, an address it cannot bind or resolve): exit code 1. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
 export function createLogger(env: Env): Logger {
   return pino({
     level: env.LINKHOOKS_LOG_LEVEL ?? 'info',
@@ -143,7 +148,6 @@ export async function serve(
   logger: Logger,
 ): Promise<void> {
   const sender = await createEngine(store, options.engine, options.keys, env, logger);
-  const stopPruning = pruneRegularly(sender, logger);
   const listener = createServiceListener({
     sender,
     ...(env.LINKHOOKS_SERVICE_TOKEN ? { serviceToken: env.LINKHOOKS_SERVICE_TOKEN } : {}),
@@ -163,11 +167,12 @@ export async function serve(
     });
   } catch (error) {
     // A port in use: close what was opened, or the database pool would keep the process alive.
-    stopPruning();
     await sender.stop(0);
     await store.close();
-    throw error;
+    throw new ListenError(`cannot listen: ${(error as Error).message}`, { cause: error });
   }
+  // Once listening: a start that cannot listen has no prune running into its closed store.
+  const stopPruning = pruneRegularly(sender, logger);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   sender.start();
