@@ -284,12 +284,22 @@ describe('rotating the master key (design D30)', () => {
       events: ['link.deleted'],
     });
     receiver.route('rotate-file', created.json.secret);
-    await first.service.stop();
     const oldKey = readFileSync(`${db}.master-key`, 'utf8').trim();
+    // Beside the running service it would go on sealing under the replaced key: refused, nothing written.
+    const beside = await runCli(['rotate-master-key', '--db', `sqlite:${db}`]);
+    expect(beside.code).toBe(1);
+    expect(beside.stderr).toMatch(
+      `another linkhooks-sender process is serving sqlite:${db}: stop it before rotate-master-key, then start it again.`,
+    );
+    expect(existsSync(`${db}.master-key.next`)).toBe(false);
+    expect(readFileSync(`${db}.master-key`, 'utf8').trim()).toBe(oldKey);
+    await first.service.stop();
 
     const rotated = await runCli(['rotate-master-key', '--db', `sqlite:${db}`]);
     expect(rotated.code, rotated.stderr).toBe(0);
     expect(rotated.stdout).toMatch(/Encrypted 1 endpoint secrets again/);
+    // What next names the file the old key is kept in, to delete once every process runs on the new one.
+    expect(rotated.stdout).toContain(`The old key is kept in ${db}.master-key.previous; delete that file`);
     const newKey = readFileSync(`${db}.master-key`, 'utf8').trim();
     expect(newKey).not.toBe(oldKey);
     expect(existsSync(`${db}.master-key.next`)).toBe(false);

@@ -69,16 +69,23 @@ export function masterKeysFor(settings: MasterKeySettings, say: Say): MasterKeys
   return { masterKey: key, previousMasterKeys };
 }
 
+/** What to do once every secret is under a key the operator gave. */
+const GIVEN_KEY_NEXT =
+  'Restart every linkhooks-sender process with the new key; the previous key is then no longer needed.';
+
 /**
  * The keys `rotate-master-key` seals with, and what to do once every secret is sealed. With a key
  * given, the operator made the new key: seal under it. With the SQLite key file, make a new key
  * beside it (reused if an interrupted rotation left one), seal under it, then move it into place.
  */
-export function rotationOf(settings: MasterKeySettings, say: Say): MasterKeys & { finish(): void } {
+export function rotationOf(
+  settings: MasterKeySettings,
+  say: Say,
+): MasterKeys & { /** Puts the new key in place; says what to do next. */ finish(): string } {
   if (settings.current || !settings.keyFile) {
     if (!settings.current)
       throw new UsageError('rotate-master-key: an in-memory database keeps no secrets at rest');
-    return { ...masterKeysFor(settings, say), finish: () => {} };
+    return { ...masterKeysFor(settings, say), finish: () => GIVEN_KEY_NEXT };
   }
   const keyFile = settings.keyFile;
   const old = keyFileOf(keyFile, say.warn).key;
@@ -90,9 +97,11 @@ export function rotationOf(settings: MasterKeySettings, say: Say): MasterKeys & 
     // The replaced key is kept, never destroyed: a process still running on it may seal a secret
     // under it after this rotation (design D30).
     finish: () => {
-      keepKeyFile(keyFile, previousKeyFileOf(keyFile));
+      const previous = previousKeyFileOf(keyFile);
+      keepKeyFile(keyFile, previous);
       renameSync(next, keyFile);
       syncFolder(keyFile);
+      return `Start the service again: it reads the new key from ${keyFile}. The old key is kept in ${previous}; delete that file once every process has restarted on the new key.`;
     },
   };
 }

@@ -21,8 +21,11 @@ export interface ProcessLock {
   release(): void;
 }
 
-/** Holds the lock for the database `file` until released; refuses when another process holds it. */
-export function holdSqliteProcessLock(file: string): ProcessLock {
+/**
+ * Holds the lock for the database `file` until released; refuses when another process holds it.
+ * `before`: the command that must wait for that process to stop (rather than run beside it).
+ */
+export function holdSqliteProcessLock(file: string, before?: string): ProcessLock {
   if (isInMemory(file)) return { release() {} };
   const path = `${file}.lock`;
   let lock: Database.Database;
@@ -54,8 +57,10 @@ export function holdSqliteProcessLock(file: string): ProcessLock {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {
       throw new DatabaseError(
-        `another linkhooks-sender process is serving sqlite:${file}: on SQLite one process serves and ` +
-          'delivers. Stop that one first, or use PostgreSQL to run several.',
+        before
+          ? `another linkhooks-sender process is serving sqlite:${file}: stop it ${before}, then start it again.`
+          : `another linkhooks-sender process is serving sqlite:${file}: on SQLite one process serves and ` +
+              'delivers. Stop that one first, or use PostgreSQL to run several.',
       );
     }
     throw new DatabaseError(`cannot lock ${path}: ${(error as Error).message}`);
