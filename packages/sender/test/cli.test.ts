@@ -22,6 +22,7 @@ import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 
 const TOKEN = 'svc_cli_token_abcdefghijklmnop';
+const METRICS_TOKEN = 'metrics_cli_token_abcdefghijklmnop';
 const MASTER_KEY = randomBytes(32).toString('base64');
 let dir: string;
 let receiver: HttpsReceiver;
@@ -307,11 +308,22 @@ describe('linkhooks-sender on PostgreSQL', async () => {
   it.runIf(up)('shares the work between one serve and one worker process', async () => {
     const account = await migratedAccount(db, 'PgCo', 'enterprise');
     const server = serve(['serve', '--db', db, '--port', '0', '--allow-private-networks']);
-    const worker = serve(['worker', '--db', db, '--allow-private-networks']);
+    const worker = serve(['worker', '--db', db, '--allow-private-networks', '--port', '0'], undefined, {
+      LINKHOOKS_METRICS_TOKEN: METRICS_TOKEN,
+    });
     const base = await listening(server);
     const started = await worker.logged((l) => /worker delivering/.test(l.msg), 'worker start');
     // On PostgreSQL the requests stay on the event loop (design D59).
     expect(started.deliveryThread).toBe(false);
+    // Given a port, the worker answers its health and its own metrics there, and nothing else.
+    const workerBase = started.url as string;
+    expect(started.metrics).toBe(`${workerBase}/metrics`);
+    const health = await fetch(`${workerBase}/healthz`);
+    expect([health.status, await health.json()]).toEqual([200, { ok: true }]);
+    const unscraped = await fetch(`${workerBase}/metrics`);
+    expect([unscraped.status, (await unscraped.json()).error.code]).toEqual([401, 'unauthorized']);
+    const api = await fetch(`${workerBase}/v1/endpoints`);
+    expect([api.status, (await api.json()).error.code]).toEqual([404, 'route_not_found']);
 
     const routes = ['pg0', 'pg1', 'pg2', 'pg3'];
     await subscribe(base, account.api_key, routes);
@@ -336,6 +348,13 @@ describe('linkhooks-sender on PostgreSQL', async () => {
     expect(delivered(server) + delivered(worker)).toBeGreaterThanOrEqual(total);
     expect(delivered(worker)).toBeGreaterThan(0);
     expect(delivered(server)).toBeGreaterThan(0);
+    // Each process counts the attempts it made: the worker's are scraped from the worker.
+    const scrape = await fetch(`${workerBase}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    expect(scrape.status).toBe(200);
+    const counted = /^linkhooks_deliveries_total\{outcome="delivered"\} (\d+)$/m.exec(await scrape.text());
+    expect(Number(counted?.[1])).toBe(delivered(worker));
     expect(await worker.stop()).toBe(0);
     expect(await server.stop()).toBe(0);
   });

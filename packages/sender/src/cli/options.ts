@@ -37,7 +37,14 @@ export type Command =
       http: HttpSettings;
       keys: MasterKeySettings;
     }
-  | { kind: 'worker'; db: string; engine: EngineSettings; keys: MasterKeySettings }
+  | {
+      kind: 'worker';
+      db: string;
+      engine: EngineSettings;
+      keys: MasterKeySettings;
+      /** Where it answers /healthz and /metrics; none unless a port is given. */
+      listen?: { port: number; host: string };
+    }
   | { kind: 'rotate-master-key'; db: string; keys: MasterKeySettings }
   | { kind: 'dev-certificate'; dir: string; force: boolean };
 
@@ -129,7 +136,8 @@ function dbOf(values: Record<string, unknown>, env: Env, readFile: DbFileReader)
   }
   // The message never repeats the URL: it may hold a password.
   if (!/^sqlite:.+/.test(db) && !/^postgres(ql)?:\/\/./.test(db)) {
-    const what = path === undefined ? '--db' : `the URL in ${source} ${path}`;
+    const named = flag === undefined && env.LINKHOOKS_DB !== undefined ? 'LINKHOOKS_DB' : '--db';
+    const what = path === undefined ? named : `the URL in ${source} ${path}`;
     throw new UsageError(`${what} must be sqlite:<file> or postgres://user@host:port/database`);
   }
   return db;
@@ -245,13 +253,23 @@ function httpOf(values: Record<string, unknown>, env: Env): HttpSettings {
   };
 }
 
-function portOf(values: Record<string, unknown>, env: Env): number {
-  const { value: raw = String(DEFAULT_PORT), source } = setting(values, env, 'port', 'LINKHOOKS_PORT');
+function portOf(values: Record<string, unknown>, env: Env, variable = 'LINKHOOKS_PORT'): number | undefined {
+  const { value: raw, source } = setting(values, env, 'port', variable);
+  if (raw === undefined) return undefined;
   const port = Number(raw);
   if (!/^\d{1,5}$/.test(raw) || port > 65535)
     throw new UsageError(`${source} must be a whole number from 0 to 65535`);
   return port;
 }
+
+/** The flags of a process that delivers, `serve` or `worker`. */
+const PROCESS_FLAGS = {
+  ...DB_FLAG,
+  ...ENGINE_FLAGS,
+  ...MASTER_KEY_FLAGS,
+  port: { type: 'string' },
+  host: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
 
 /** `argv` without `node` and the script. */
 export function parseCommand(argv: string[], env: Env, readFile: DbFileReader = readDbFile): Command {
@@ -289,11 +307,7 @@ function parseFlags(argv: string[], env: Env, readFile: DbFileReader): Command {
       const values = parse(
         argv.slice(1),
         {
-          ...DB_FLAG,
-          ...ENGINE_FLAGS,
-          ...MASTER_KEY_FLAGS,
-          port: { type: 'string' },
-          host: { type: 'string' },
+          ...PROCESS_FLAGS,
           'trust-proxy': { type: 'boolean' },
           hsts: { type: 'boolean' },
           'public-url': { type: 'string' },
@@ -305,7 +319,7 @@ function parseFlags(argv: string[], env: Env, readFile: DbFileReader): Command {
       return {
         kind: 'serve',
         db,
-        port: portOf(values, env),
+        port: portOf(values, env) ?? DEFAULT_PORT,
         host: (values.host as string | undefined) ?? env.LINKHOOKS_HOST ?? DEFAULT_HOST,
         engine: engineOf(values, env),
         http: httpOf(values, env),
@@ -313,9 +327,23 @@ function parseFlags(argv: string[], env: Env, readFile: DbFileReader): Command {
       };
     }
     case 'worker': {
-      const values = parse(argv.slice(1), { ...DB_FLAG, ...ENGINE_FLAGS, ...MASTER_KEY_FLAGS }, 'worker');
+      const values = parse(argv.slice(1), PROCESS_FLAGS, 'worker');
       const db = dbOf(values, env, readFile);
-      return { kind: 'worker', db, engine: engineOf(values, env), keys: masterKeysOf(values, env, db) };
+      // Its own variables, not serve's: a worker started with serve's environment must not try its port.
+      const port = portOf(values, env, 'LINKHOOKS_WORKER_PORT');
+      const host = (values.host as string | undefined) ?? env.LINKHOOKS_WORKER_HOST;
+      if (port === undefined && host !== undefined) {
+        throw new UsageError(
+          `${values.host ? '--host' : 'LINKHOOKS_WORKER_HOST'} needs a port: --port or LINKHOOKS_WORKER_PORT`,
+        );
+      }
+      return {
+        kind: 'worker',
+        db,
+        engine: engineOf(values, env),
+        keys: masterKeysOf(values, env, db),
+        ...(port === undefined ? {} : { listen: { port, host: host ?? DEFAULT_HOST } }),
+      };
     }
     case 'rotate-master-key': {
       const values = parse(argv.slice(1), { ...DB_FLAG, ...MASTER_KEY_FLAGS }, 'rotate-master-key');
@@ -357,7 +385,8 @@ Usage:
                             [--allow-private-networks] [--ca-file F] [--time-scale F] [--disable-on-gone]
                             [--operator-url URL] [--operator-failing-share N]
                             [--master-key-file F] [--previous-master-key-file F]
-  linkhooks-sender worker   [--db URL | --db-file F] [--allow-private-networks] [--ca-file F] [--time-scale F]
+  linkhooks-sender worker   [--db URL | --db-file F] [--port P] [--host H]
+                            [--allow-private-networks] [--ca-file F] [--time-scale F]
                             [--disable-on-gone] [--operator-url URL] [--operator-failing-share N]
                             [--master-key-file F] [--previous-master-key-file F]
   linkhooks-sender rotate-master-key [--db URL | --db-file F] [--master-key-file F]
@@ -375,7 +404,9 @@ Options:
                             (in ps): leave it out and set PGPASSWORD, or use --db-file
   --db-file F               read the URL, password included, from the file F; make F readable only
                             by its owner (chmod 600 F): a warning says when others can read it
-  --port P, --host H        where serve listens (default ${DEFAULT_HOST}:${DEFAULT_PORT}; --port 0 picks a free port)
+  --port P, --host H        where serve listens (default ${DEFAULT_HOST}:${DEFAULT_PORT}; --port 0 picks a free port);
+                            a worker given a port answers GET /healthz and GET /metrics there (host
+                            default ${DEFAULT_HOST}), and nothing else; without one it listens nowhere
   --trust-proxy             serve sits behind a TLS proxy: "X-Forwarded-Proto: https" from it means the
                             request came over TLS (the session cookie gets Secure, answers get HSTS) and
                             the client's address is the last one it forwarded; without this flag
@@ -414,7 +445,8 @@ Environment:
   LINKHOOKS_DB, LINKHOOKS_DB_FILE, LINKHOOKS_PORT, LINKHOOKS_HOST, LINKHOOKS_TRUST_PROXY, LINKHOOKS_HSTS,
   LINKHOOKS_PUBLIC_URL, LINKHOOKS_FRAME_ANCESTORS,
   LINKHOOKS_ALLOW_PRIVATE_NETWORKS, LINKHOOKS_CA_FILE, LINKHOOKS_TIME_SCALE, LINKHOOKS_DISABLE_ON_GONE,
-  LINKHOOKS_OPERATOR_URL, LINKHOOKS_OPERATOR_FAILING_SHARE
+  LINKHOOKS_OPERATOR_URL, LINKHOOKS_OPERATOR_FAILING_SHARE,
+  LINKHOOKS_WORKER_PORT, LINKHOOKS_WORKER_HOST (a worker's --port and --host)
                             the same settings; a flag wins over its variable
   LINKHOOKS_OPERATOR_SECRET the key operator notices are signed with (required with --operator-url)
   PGPASSWORD                the PostgreSQL password, when the URL has none
@@ -433,5 +465,12 @@ Environment:
                             60,000; 60 test events, 120 retries, 10 recoveries and 1,200 API requests a
                             minute) and failed sign-ins per address (IPv6: per /64) a minute
                             (default 10); past one, the API answers 429 with Retry-After
+  LINKHOOKS_CONCURRENCY     attempts in flight per process (default 64)
+  LINKHOOKS_PER_ENDPOINT_CAP
+                            requests open to one endpoint across every process (default 8; set the
+                            same on each)
+  LINKHOOKS_PER_ACCOUNT_CAP, LINKHOOKS_PER_ORIGIN_CAP
+                            of a process's slots, the most one account, or one receiving origin, may
+                            hold (default: all but a reserve for the others, 56 of 64)
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -3,10 +3,11 @@
  * gracefully on SIGTERM or SIGINT — stop accepting, stop claiming, finish or release the attempts
  * in flight, close the database — then exit 0.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { PORTAL_PATH } from '../api/portal.js';
 import { createServiceListener } from '../api/service-app.js';
+import { createWorkerListener } from '../api/worker-listener.js';
 import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
@@ -156,25 +157,10 @@ export async function serve(
     ...options.http,
     logger,
   });
-  let server: Server;
-  try {
-    // node:http directly: Express 5's app.listen hands a bind error to its callback, where it is
-    // easy to mistake for success.
-    server = await new Promise((resolve, reject) => {
-      const s = createServer(listener);
-      s.once('error', reject);
-      s.listen(options.port, options.host, () => resolve(s));
-    });
-  } catch (error) {
-    // A port in use: close what was opened, or the database pool would keep the process alive.
-    await sender.stop(0);
-    await store.close();
-    throw new ListenError(`cannot listen: ${(error as Error).message}`, { cause: error });
-  }
+  const server = await listenOrClose(listener, options, sender, store);
   // Once listening: a start that cannot listen has no prune running into its closed store.
   const stopPruning = pruneRegularly(sender, logger);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
+  const port = portOf(server, options.port);
   sender.start();
   const base = `http://${displayHost(options.host)}:${port}`;
   logger.info(
@@ -207,23 +193,71 @@ export async function serve(
 
 export async function work(
   store: SenderStore,
-  options: { engine: EngineSettings; keys: MasterKeys },
+  options: { engine: EngineSettings; keys: MasterKeys; listen?: { port: number; host: string } },
   env: Env,
   logger: Logger,
 ): Promise<void> {
   const sender = await createEngine(store, options.engine, options.keys, env, logger);
+  let server: Server | null = null;
+  if (options.listen) {
+    const listener = createWorkerListener({
+      sender,
+      ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
+      onError: (err) => logger.error({ err }, 'answering a metrics scrape failed'),
+    });
+    server = await listenOrClose(listener, options.listen, sender, store);
+  }
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
+  const base =
+    server && `http://${displayHost(options.listen!.host)}:${portOf(server, options.listen!.port)}`;
   logger.info(
-    { ...loggedSettings(options.engine, store), slots: workerSlotsOf(env) },
+    {
+      ...(base ? { url: base, health: `${base}/healthz`, metrics: `${base}/metrics` } : {}),
+      ...loggedSettings(options.engine, store),
+      slots: workerSlotsOf(env),
+    },
     'linkhooks-sender worker delivering',
   );
   await untilStopped(logger, async () => {
     stopPruning();
+    const closed = server && new Promise<void>((resolve) => server.close(() => resolve()));
+    server?.closeIdleConnections();
     await sender.stop();
+    await closed;
     await store.close();
     logger.info('stopped');
   });
+}
+
+/**
+ * Listens with node:http directly (Express 5's app.listen hands a bind error to its callback, where
+ * it is easy to mistake for success). One that cannot listen closes what was opened, or the
+ * database pool would keep the process alive.
+ */
+async function listenOrClose(
+  listener: RequestListener,
+  { port, host }: { port: number; host: string },
+  sender: Sender,
+  store: SenderStore,
+): Promise<Server> {
+  try {
+    return await new Promise((resolve, reject) => {
+      const s = createServer(listener);
+      s.once('error', reject);
+      s.listen(port, host, () => resolve(s));
+    });
+  } catch (error) {
+    await sender.stop(0);
+    await store.close();
+    throw new ListenError(`cannot listen: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The port a server listens on (the one the system picked for port 0). */
+function portOf(server: Server, asked: number): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : asked;
 }
 
 /** A wildcard address is not one a browser can open: show localhost instead. */
