@@ -172,6 +172,26 @@ describe('a default SQLite set-up (design D29)', () => {
   });
 });
 
+describe('a master-key file that cannot be read', () => {
+  it('stops the start before anything is written: no database folder, lock or key file', async () => {
+    for (const flag of ['--master-key-file', '--previous-master-key-file']) {
+      const fresh = join(dir, `fresh${flag}`);
+      const out = await runCli([
+        'serve',
+        '--db',
+        `sqlite:${join(fresh, 'x.db')}`,
+        '--port',
+        '0',
+        flag,
+        join(dir, 'nope.key'),
+      ]);
+      expect(out.code, flag).toBe(1);
+      expect(out.stderr).toContain(`${flag}: cannot read the master key file ${join(dir, 'nope.key')}`);
+      expect(existsSync(fresh), `${flag}: nothing is written before the refusal`).toBe(false);
+    }
+  });
+});
+
 describe('secrets written without a key (design D29)', () => {
   it('are encrypted at start, counted in the log, and still sign; plaintext slipped in later is refused', async () => {
     const db = join(dir, 'plaintext.db');

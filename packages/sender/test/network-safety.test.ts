@@ -76,6 +76,30 @@ describe('the refusal of a private address', () => {
     expect(await refusal(url)).toMatch(/--allow-private-networks/);
   });
 
+  // A name is judged by every address it resolves to: the flag is named only if it lifts them all.
+  it.each([
+    [['10.0.0.1'], true],
+    [['10.0.0.1', '192.168.1.1'], true],
+    [['10.0.0.1', '169.254.169.254'], false],
+    [['8.8.8.8', '224.0.0.1'], false],
+  ])('names the flag for a name resolving to %j: %s', async (answers, named) => {
+    const sender = safeSender((_host, _options, callback) =>
+      callback(
+        null,
+        answers.map((address) => ({ address, family: 4 })),
+      ),
+    );
+    const refused = await sender
+      .createEndpoint(ACCOUNT, { url: 'https://hooks.internal.test/hook', events: ['click'] })
+      .then(
+        () => null,
+        (error: { code?: string; message: string }) => error,
+      );
+    await sender.stop(0);
+    expect(refused?.code).toBe('unsafe_url');
+    expect(refused?.message.includes('--allow-private-networks')).toBe(named);
+  });
+
   // The flag opens none of these: naming it would send the developer the wrong way.
   it.each([
     'https://169.254.169.254/latest/meta-data',

@@ -34,7 +34,7 @@ export function checkCsrf(request: {
   if (request.csrfHeader !== '1') {
     throw new SenderError(
       'csrf_check_failed',
-      'send the header "X-Linkhooks-CSRF: 1" with the sign-in (POST /v1/session) and with every change made by the session cookie',
+      'send the header "X-Linkhooks-CSRF: 1" with the sign-in (POST /v1/session) and with every change made with the session cookie',
     );
   }
 }

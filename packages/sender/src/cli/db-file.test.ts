@@ -93,3 +93,19 @@ describe('where the database URL comes from', () => {
     }
   });
 });
+
+describe('a database URL of another kind', () => {
+  it('is refused naming where it came from, the flag or its variable', () => {
+    const refusal = (argv: string[], env: Record<string, string>) => {
+      try {
+        parseCommand(argv, env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    const kinds = 'must be sqlite:<file> or postgres://user@host:port/database';
+    expect(refusal(['migrate', '--db', 'mysql://x'], {})).toBe(`--db ${kinds}`);
+    expect(refusal(['migrate'], { LINKHOOKS_DB: 'mysql://x' })).toBe(`LINKHOOKS_DB ${kinds}`);
+  });
+});

@@ -11,7 +11,7 @@ import { runAccounts } from './accounts-command.js';
 import { withCaFile } from './ca-file.js';
 import { DatabaseError } from './database-error.js';
 import { writeDevCertificate } from './dev-certificate.js';
-import { masterKeysFor, rotationOf, type Say } from './master-keys.js';
+import { masterKeysFor, rotationOf, type Say, withNamedKeysRead } from './master-keys.js';
 import { maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, ListenError, serve, work } from './run-service.js';
@@ -45,14 +45,16 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       return;
     case 'serve':
     case 'worker': {
-      // Read before anything is written (a first start makes the database's folder, lock and key).
+      // The files named are read before anything is written (a first start makes the database's
+      // folder, lock and key file), so a wrong path leaves nothing behind.
       const engine = withCaFile(command.engine);
+      const logger = createLogger(env);
+      const named = withNamedKeysRead(command.keys, saidBy(logger));
       // Before anything else is opened: a second process on a SQLite database stops here.
       const file = sqliteFileOf(command.db);
       const lock = file === undefined ? null : holdSqliteProcessLock(file);
       try {
-        const logger = createLogger(env);
-        const keys = masterKeysFor(command.keys, saidBy(logger));
+        const keys = masterKeysFor(named, saidBy(logger));
         const store = await openStore(command.db);
         if (command.kind === 'serve') await serve(store, { ...command, engine, keys }, env, logger);
         else await work(store, { ...command, engine, keys }, env, logger);
@@ -62,11 +64,12 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       return;
     }
     case 'rotate-master-key': {
+      const named = withNamedKeysRead(command.keys, onTerminal);
       // On SQLite, not beside a running service: it would go on sealing under the replaced key.
       const file = sqliteFileOf(command.db);
       const lock = file === undefined ? null : holdSqliteProcessLock(file, 'before rotate-master-key');
       try {
-        await rotateMasterKey(command.db, rotationOf(command.keys, onTerminal));
+        await rotateMasterKey(command.db, rotationOf(named, onTerminal));
       } finally {
         lock?.release();
       }

@@ -21,6 +21,21 @@ export interface Say {
 const textOf = (ref: KeyRef, say: Say) =>
   ref.kind === 'value' ? ref.text : readKeyFile(ref.path, ref.source, say.warn);
 
+/**
+ * The settings with every key file the operator named read now, as the keys they hold (or a
+ * refusal naming the file): done before anything is written, so a wrong path leaves no database
+ * folder or lock behind. Only the key file made beside the database waits for the process lock.
+ */
+export function withNamedKeysRead(settings: MasterKeySettings, say: Say): MasterKeySettings {
+  const read = (ref: KeyRef): KeyRef =>
+    ref.kind === 'value' ? ref : { kind: 'value', source: ref.source, text: textOf(ref, say) };
+  return {
+    ...settings,
+    ...(settings.current ? { current: read(settings.current) } : {}),
+    previous: settings.previous.map(read),
+  };
+}
+
 /** Where an interrupted key-file rotation leaves the new key (see `rotationOf`). */
 export const nextKeyFileOf = (keyFile: string) => `${keyFile}.next`;
 /** Where a key-file rotation keeps the key it replaced (see `rotationOf`). */

@@ -50,14 +50,14 @@ export function postgresOptions(db: string) {
 /** Opens the store and applies pending migrations (safe from several processes at once). */
 export async function openStore(db: string): Promise<SenderStore> {
   let store: SenderStore;
+  const file = sqliteFileOf(db);
   try {
-    const file = sqliteFileOf(db);
     store =
       file !== undefined ? createSqliteStore({ filename: file }) : createPostgresStore(postgresOptions(db));
   } catch (error) {
     if (error instanceof DatabaseError) throw error;
     throw (
-      driverFailure(error) ??
+      (file !== undefined ? driverFailure(error) : null) ??
       new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`)
     );
   }

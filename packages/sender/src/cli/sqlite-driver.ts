@@ -9,16 +9,21 @@ const REBUILD = 'run `npm rebuild better-sqlite3` in the project, then start aga
 
 /** The clear error for a driver that cannot load, or null when `error` is another failure. */
 export function driverFailure(error: unknown): DatabaseError | null {
-  const { code, message = '' } = (error ?? {}) as { code?: unknown; message?: string };
-  const built = /NODE_MODULE_VERSION (\d+)/.exec(message)?.[1];
+  const { code, message = '' } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  const built = /NODE_MODULE_VERSION (\d+)/.exec(text)?.[1];
   if (built !== undefined) {
     return new DatabaseError(
       `the SQLite driver (better-sqlite3) was built for another Node.js version (module version ${built}), not for this one (Node.js ${process.versions.node}, module version ${process.versions.modules}): ${REBUILD}`,
     );
   }
-  if (code === 'ERR_DLOPEN_FAILED' || message.startsWith('Could not locate the bindings file')) {
+  // The bindings package's own words when no build is there (an install that skipped its scripts).
+  if (text.startsWith('Could not locate the bindings file')) {
+    return new DatabaseError(`the SQLite driver (better-sqlite3) is not built: ${REBUILD}`);
+  }
+  if (code === 'ERR_DLOPEN_FAILED') {
     return new DatabaseError(
-      `the SQLite driver (better-sqlite3) cannot be loaded (${message.split('\n', 1)[0]}): ${REBUILD}`,
+      `the SQLite driver (better-sqlite3) cannot be loaded (${text.split('\n', 1)[0]}): ${REBUILD}`,
     );
   }
   return null;

@@ -217,12 +217,14 @@ export function createGuardedLookup(
  * @example
  * checkUrl('https://hooks.example.com/in', { allowPrivateNetworks: false }); // { ok: true, url }
  * checkUrl('http://hooks.example.com/in', { allowPrivateNetworks: false });  // { ok: false, reason: 'scheme http: …' }
- * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: '… (loopback)' }
+ * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: '… (loopback)', range: 'loopback' }
+ *
+ * A refused IP host's `range` is checkAddress's reason for it (a range name, `metadata`, …).
  */
 export function checkUrl(
   url: string,
   policy: AddressPolicy,
-): { ok: true; url: URL } | { ok: false; reason: string /** An IP host's refused range. */; range?: string } {
+): { ok: true; url: URL } | { ok: false; reason: string; range?: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -29,15 +29,18 @@ export async function checkEndpointUrl(
   const addresses = await dnsLookup(host, resolve).catch((cause: unknown) => {
     throw new SenderError('invalid_endpoint', `url host ${host} does not resolve`, { cause });
   });
-  for (const address of addresses) {
+  const refused = addresses.flatMap((address) => {
     const verdict = checkAddress(address, policy);
-    if (!verdict.allowed) {
-      // Never the address itself: a customer could map the platform's network by probing names.
-      throw new SenderError(
-        'unsafe_url',
-        `url host ${host} resolves to an address that is not on the public internet, which is not allowed${hintFor(verdict.reason)}`,
-      );
-    }
+    return verdict.allowed ? [] : [verdict.reason];
+  });
+  if (refused.length > 0) {
+    // Never the address itself: a customer could map the platform's network by probing names. The
+    // hint says no more than that the flag lifts every refusal here, and only when it does.
+    const hint = refused.every((reason) => opensForPrivateNetworks(reason)) ? hintFor(refused[0]) : '';
+    throw new SenderError(
+      'unsafe_url',
+      `url host ${host} resolves to an address that is not on the public internet, which is not allowed${hint}`,
+    );
   }
   return checked.url.toString();
 }
@@ -48,7 +51,7 @@ export async function checkEndpointUrl(
  */
 function hintFor(reason: string | undefined): string {
   return reason !== undefined && opensForPrivateNetworks(reason)
-    ? '. This service does not deliver to private networks; for development, its operator can start it with --allow-private-networks'
+    ? '. This service does not deliver to private networks (a service run for development allows them with --allow-private-networks)'
     : '';
 }
 
