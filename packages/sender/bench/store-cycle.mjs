@@ -309,7 +309,7 @@ for (const side of Object.keys(walRecords)) {
     continue;
   }
   console.log(
-    `  ${side}: ${wal.perDelivery.toFixed(1)} WAL records per delivery in its last round, by kind and by the table or index of their first block`,
+    `  ${side}: ${wal.perDelivery.toFixed(1)} WAL records touching a table or index per delivery in its last round, by kind and by the table or index of their first block`,
   );
   for (const { kind, relation, n } of wal.kinds.filter((k) => k.n / wal.delivered >= 0.05)) {
     console.log(`    ${(n / wal.delivered).toFixed(2).padStart(6)}  ${kind.padEnd(20)} ${relation}`);

@@ -2,7 +2,8 @@
 // pg_waldump in the server's own WAL files. pg_stat_wal's `wal_records` cannot say it for a round
 // of a second: each backend adds its count to it about once a second while busy and ten seconds
 // after it goes idle, so a round's records were counted in later rounds, or none (a round's median
-// read 9 records per delivery where pg_waldump counted 27, and 0 for a peer). Used by bench/run.mjs.
+// read 9 records per delivery where pg_waldump counted 27, and 0 for a peer). Used by bench/run.mjs
+// (recordsBetween) and bench/store-cycle.mjs (recordsByRelation).
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -65,8 +66,11 @@ export async function walRecordCounter(admin) {
   }
   return {
     /**
-     * The records between two WAL positions by kind and by the relation of their first block
-     * (`Heap/LOCK 16423`: the relation's file node, pg_relation_filenode), or null as recordsBetween.
+     * The records between two WAL positions that touch a relation's block, by kind and by the
+     * relation of their first block (`Heap/LOCK 16423`: the relation's file node,
+     * pg_relation_filenode), or null as recordsBetween. Records of no block (a commit, a
+     * snapshot of running transactions) are not in it, so it sums to a little less than
+     * recordsBetween's total.
      */
     async recordsByRelation(from, to) {
       const args = await dumpArgs(from, to);
