@@ -11,7 +11,7 @@ export function handleDelivery(rawBody: Buffer, signature: string | undefined): 
     return 200;
   } catch (error) {
     if (isWebhookError(error)) {
-      console.warn(error.code, error.hint); // e.g. invalid_signature, "the body looks re-serialised"
+      console.warn(error.code, error.hint); // e.g. invalid_signature, "The body looks re-formatted …"
       return error.status;
     }
     throw error;
