@@ -16,6 +16,7 @@ import { requireRuntime, runtimeVersion } from '@linkhooks/runtimes';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maskDb } from '../src/cli/open-store.js';
 import { type CliService, runCli, startCli } from './helpers/cli-process.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
@@ -106,6 +107,10 @@ describe('linkhooks-sender on SQLite', () => {
     expect(account.api_key).toMatch(/^lhk_/);
     const human = await runCli(['accounts', 'create', '--name', 'Beta', '--plan', 'enterprise', '--db', db]);
     expect(human.stdout).toMatch(/shown once/);
+    // It says which database it wrote to: a forgotten --db is seen at once.
+    expect(human.stdout).toMatch(
+      new RegExp(`^Created account acct_\\w+ \\(Beta, plan enterprise\\) in ${db}\\.\n`),
+    );
 
     const service = serve(
       ['serve', '--db', db, '--port', '0', '--allow-private-networks', '--time-scale', '0.0001'],
@@ -116,6 +121,7 @@ describe('linkhooks-sender on SQLite', () => {
     const started = await service.logged((l) => typeof l.url === 'string', 'listening');
     // On SQLite the requests go out from a thread of their own (design D59).
     expect(started.deliveryThread).toBe(true);
+    expect(started.database).toBe(db);
     // The worker's slots: the one set, the defaults for the others.
     expect(started.slots).toEqual({
       concurrency: 64,
@@ -315,6 +321,7 @@ describe('linkhooks-sender on PostgreSQL', async () => {
     const started = await worker.logged((l) => /worker delivering/.test(l.msg), 'worker start');
     // On PostgreSQL the requests stay on the event loop (design D59).
     expect(started.deliveryThread).toBe(false);
+    expect(started.database).toBe(maskDb(db));
     // Given a port, the worker answers its health and its own metrics there, and nothing else.
     const workerBase = started.url as string;
     expect(started.metrics).toBe(`${workerBase}/metrics`);

@@ -2,7 +2,7 @@
 import type { ApiKey } from '../engine/account-admin.js';
 import { createSender, type Sender } from '../engine/sender.js';
 import type { AccountsCommand } from './accounts-options.js';
-import { openStore } from './open-store.js';
+import { maskDb, openStore } from './open-store.js';
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -30,7 +30,7 @@ async function run(command: AccountsCommand, sender: Sender): Promise<string> {
       const { account, apiKey } = await sender.createAccount({ name: command.name, plan: command.plan });
       return out(
         { id: account.id, api_key: apiKey },
-        `Created account ${account.id} (${account.name}, plan ${account.plan}).\n` +
+        `Created account ${account.id} (${account.name}, plan ${account.plan}) in ${maskDb(command.db)}.\n` +
           `API key — shown once, store it now:\n  ${apiKey}\n`,
       );
     }

@@ -14,6 +14,7 @@ import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
 import { apiLimitsOf, quotasOf, workerLimitsOf, workerSlotsOf } from './limits-env.js';
 import type { MasterKeys } from './master-keys.js';
+import { maskDb } from './open-store.js';
 import type { EngineSettings, HttpSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
@@ -144,7 +145,14 @@ function untilStopped(logger: Logger, stop: () => Promise<void>): Promise<void> 
 
 export async function serve(
   store: SenderStore,
-  options: { port: number; host: string; engine: EngineSettings; http: HttpSettings; keys: MasterKeys },
+  options: {
+    db: string;
+    port: number;
+    host: string;
+    engine: EngineSettings;
+    http: HttpSettings;
+    keys: MasterKeys;
+  },
   env: Env,
   logger: Logger,
 ): Promise<void> {
@@ -173,7 +181,7 @@ export async function serve(
       metrics: `${base}/metrics`,
       ingestEnabled: Boolean(env.LINKHOOKS_SERVICE_TOKEN),
       ...options.http,
-      ...loggedSettings(options.engine, store),
+      ...loggedSettings(options.engine, store, options.db),
       slots: workerSlotsOf(env),
     },
     'linkhooks-sender serving the management API and delivering',
@@ -193,7 +201,12 @@ export async function serve(
 
 export async function work(
   store: SenderStore,
-  options: { engine: EngineSettings; keys: MasterKeys; listen?: { port: number; host: string } },
+  options: {
+    db: string;
+    engine: EngineSettings;
+    keys: MasterKeys;
+    listen?: { port: number; host: string };
+  },
   env: Env,
   logger: Logger,
 ): Promise<void> {
@@ -214,7 +227,7 @@ export async function work(
   logger.info(
     {
       ...(base ? { url: base, health: `${base}/healthz`, metrics: `${base}/metrics` } : {}),
-      ...loggedSettings(options.engine, store),
+      ...loggedSettings(options.engine, store, options.db),
       slots: workerSlotsOf(env),
     },
     'linkhooks-sender worker delivering',
@@ -273,9 +286,13 @@ function displayHost(host: string): string {
  */
 const deliveryThreadFor = (store: SenderStore) => !store.capabilities.recordsOverNetwork;
 
-/** The settings worth a log line: the CA file's name, not its contents; the engine's delivery thread. */
-function loggedSettings({ ca: _ca, caFile, ...settings }: EngineSettings, store: SenderStore) {
+/**
+ * The settings worth a log line: the database (its password masked), the CA file's name, not its
+ * contents; the engine's delivery thread.
+ */
+function loggedSettings({ ca: _ca, caFile, ...settings }: EngineSettings, store: SenderStore, db: string) {
   return {
+    database: maskDb(db),
     ...settings,
     ...(caFile ? { caFile: caFile.path } : {}),
     deliveryThread: deliveryThreadFor(store),
