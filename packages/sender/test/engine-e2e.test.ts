@@ -324,6 +324,29 @@ describe('retry now', () => {
   });
 });
 
+describe('retry now after the schedule', () => {
+  it('sends a failed delivery as its 7th attempt: the count goes on past the schedule', async () => {
+    const { sender, clock } = setup();
+    const { route: name } = await addEndpoint(sender, receiver);
+    receiver.behave(name, 'status500');
+    const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
+    await sender.tick();
+    for (const delay of RETRY_DELAYS_MS) {
+      clock.advance(delay);
+      await sender.tick();
+    }
+    expect((await sender.getDelivery(ACCOUNT, deliveries[0]!.id)).delivery.status).toBe('failed');
+    receiver.behave(name, 'ok');
+    await sender.retryDelivery(ACCOUNT, deliveries[0]!.id);
+    expect(await sender.tick()).toBe(1);
+    const hits = receiver.hits.filter((h) => h.route === name);
+    expect(hits.map((h) => h.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    const { delivery, attempts } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
+    expect(delivery.status).toBe('delivered');
+    expect(attempts.at(-1)).toMatchObject({ number: 7, statusCode: 200 });
+  });
+});
+
 describe('publish', () => {
   it('refuses an invalid event with a clear error, and stores nothing', async () => {
     const { sender } = setup();
