@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { afterAttempt, type BreakerState, COOL_DOWN_MS, capOf, MAX_COOL_DOWN_MS } from './breaker.js';
+import {
+  afterAttempt,
+  type BreakerState,
+  COOL_DOWN_MS,
+  capOf,
+  HELD_SLOT_MS,
+  MAX_COOL_DOWN_MS,
+} from './breaker.js';
 
-const run = (kinds: Parameters<typeof afterAttempt>[1][], threshold = 3, now = 0) => {
+/** Attempts that held their slot (a time-out's 30 s, a connection that hung). */
+const HELD = 30_000;
+
+const run = (kinds: Parameters<typeof afterAttempt>[1][], threshold = 3, now = 0, durationMs = HELD) => {
   let state: BreakerState | null = null;
-  for (const kind of kinds) state = afterAttempt(state, kind, now, threshold);
+  for (const kind of kinds) state = afterAttempt(state, kind, durationMs, now, threshold);
   return state;
 };
 
@@ -33,12 +43,21 @@ describe('circuit breaker', () => {
     for (let i = 0; i < 8; i++) {
       now = state!.openUntil;
       expect(capOf(state, now, 8)).toBe(1);
-      state = afterAttempt(state, 'timeout', now, 3);
+      state = afterAttempt(state, 'timeout', HELD, now, 3);
       coolDowns.push(state!.openUntil - now);
     }
     expect(coolDowns.slice(0, 4)).toEqual([2, 4, 8, 16].map((k) => k * COOL_DOWN_MS));
     expect(Math.max(...coolDowns)).toBe(MAX_COOL_DOWN_MS);
-    expect(afterAttempt(state, null, now, 3)).toBeNull();
+    expect(afterAttempt(state, null, 5, now, 3)).toBeNull();
+  });
+
+  it('leaves out unanswered attempts refused at once: they held no slot worth guarding', () => {
+    // A closed port, a name that does not exist: refused within milliseconds.
+    expect(run(['connect', 'dns', 'connect', 'connect'], 3, 0, HELD_SLOT_MS - 1)).toBeNull();
+    // Neither do they close an open breaker: only an answer does.
+    const open = run(['timeout', 'timeout', 'timeout']);
+    expect(afterAttempt(open, 'connect', 3, open!.openUntil, 3)).toBe(open);
+    expect(run(['connect', 'connect', 'connect'], 3, 0, HELD_SLOT_MS)).toMatchObject({ trips: 1 });
   });
 
   it('never raises a cap above the normal one', () => {

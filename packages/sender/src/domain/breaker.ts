@@ -6,6 +6,12 @@
  * (half-open) until one is answered, which closes it. Any answer, a 5xx included, counts as
  * answered: the receiver is there, and the retry schedule deals with what it says. Pure: the
  * worker keeps the states and asks `capOf` before each claim.
+ *
+ * It guards the slots an unanswered attempt holds, up to the 30 s deadline. An attempt refused
+ * within HELD_SLOT_MS (a closed port, a name that does not exist) held its slot for next to nothing,
+ * so it neither opens nor closes a breaker: such an endpoint keeps its retry schedule and is
+ * disabled on it (design D1). Backed off, its retries waited behind its new deliveries, one probe per
+ * cool-down, and an endpoint gone for good that kept getting events was never disabled.
  */
 import type { FailureKind } from './delivery-state.js';
 
@@ -24,16 +30,24 @@ export const ENDPOINT_THRESHOLD = 3;
 export const ORIGIN_THRESHOLD = 5;
 export const MAX_COOL_DOWN_MS = 10 * 60_000;
 
+/** An unanswered attempt that ended sooner held its slot too briefly to count (above). */
+export const HELD_SLOT_MS = 1_000;
+
 const UNANSWERED: ReadonlySet<FailureKind> = new Set(['timeout', 'connect', 'dns']);
 
-/** The state after an attempt ended with `failureKind` (null: answered 2xx) at `now`; null is closed. */
+/**
+ * The state after an attempt that ended with `failureKind` (null: answered 2xx) after `durationMs`,
+ * at `now`; null is closed.
+ */
 export function afterAttempt(
   state: BreakerState | null,
   failureKind: FailureKind | null,
+  durationMs: number,
   now: number,
   threshold: number,
 ): BreakerState | null {
   if (failureKind === null || !UNANSWERED.has(failureKind)) return null;
+  if (durationMs < HELD_SLOT_MS) return state;
   const unanswered = (state?.unanswered ?? 0) + 1;
   if (unanswered < threshold) return { unanswered, trips: state?.trips ?? 0, openUntil: 0 };
   const trips = (state?.trips ?? 0) + 1;

@@ -18,10 +18,10 @@ export function createBreakers(clock: Clock) {
   const step = (
     map: Map<string, BreakerState>,
     key: string,
-    kind: AttemptReport['attempt']['failureKind'],
+    { failureKind, durationMs }: AttemptReport['attempt'],
     threshold: number,
   ) => {
-    const next = afterAttempt(map.get(key) ?? null, kind, clock.now(), threshold);
+    const next = afterAttempt(map.get(key) ?? null, failureKind, durationMs, clock.now(), threshold);
     if (next) map.set(key, next);
     else map.delete(key); // closed: nothing to keep
   };
@@ -36,8 +36,8 @@ export function createBreakers(clock: Clock) {
   };
   return {
     observe(report: AttemptReport) {
-      step(endpoints, report.claim.delivery.endpointId, report.attempt.failureKind, ENDPOINT_THRESHOLD);
-      step(origins, report.claim.origin, report.attempt.failureKind, ORIGIN_THRESHOLD);
+      step(endpoints, report.claim.delivery.endpointId, report.attempt, ENDPOINT_THRESHOLD);
+      step(origins, report.claim.origin, report.attempt, ORIGIN_THRESHOLD);
     },
     caps(perEndpoint: number, perOrigin: number) {
       return { endpoints: capped(endpoints, perEndpoint), origins: capped(origins, perOrigin) };
