@@ -21,12 +21,13 @@ describe.runIf(bin !== null)('a SQLite driver built for another Node.js', () => 
     ['serve', ['serve', '--port', '0']],
     ['accounts create', ['accounts', 'create', '--name', 'Acme', '--plan', 'business']],
   ])('%s names the driver and the rebuild', async (_name, args) => {
-    const db = join(dir, `${args[0]}.db`);
+    const db = join(dir, args[0]!, 'linkhooks.db');
     const out = await runCli([...args, '--db', `sqlite:${db}`], env, join(bin!, 'node'));
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(
       /^linkhooks-sender: the SQLite driver \(better-sqlite3\) was built for another Node\.js version \(module version \d+\), not for this one \(Node\.js 22\.[\d.]+, module version \d+\): run `npm rebuild better-sqlite3` in the project, then start again\n$/,
     );
-    expect(existsSync(db)).toBe(false);
+    // Nothing written: not the database, its folder or its lock.
+    expect(existsSync(join(dir, args[0]!))).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { isSchemaName } from '../store/postgres/schema-name.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { DatabaseError } from './database-error.js';
-import { driverFailure } from './sqlite-driver.js';
+import { loadDriver } from './sqlite-driver.js';
 import { sqliteFileOf } from './sqlite-url.js';
 
 /** The URL with its password replaced, for messages and logs. */
@@ -51,15 +51,13 @@ export function postgresOptions(db: string) {
 export async function openStore(db: string): Promise<SenderStore> {
   let store: SenderStore;
   const file = sqliteFileOf(db);
+  if (file !== undefined) loadDriver();
   try {
     store =
       file !== undefined ? createSqliteStore({ filename: file }) : createPostgresStore(postgresOptions(db));
   } catch (error) {
     if (error instanceof DatabaseError) throw error;
-    throw (
-      (file !== undefined ? driverFailure(error) : null) ??
-      new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`)
-    );
+    throw new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`);
   }
   try {
     await store.migrate();

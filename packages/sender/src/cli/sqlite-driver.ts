@@ -3,6 +3,7 @@
  * or installed without its build, it cannot load. Whichever file it was opening then (the lock
  * file, the database), the message is about the driver and how to build it again.
  */
+import Database from 'better-sqlite3';
 import { DatabaseError } from './database-error.js';
 
 const REBUILD = 'run `npm rebuild better-sqlite3` in the project, then start again';
@@ -27,4 +28,16 @@ export function driverFailure(error: unknown): DatabaseError | null {
     );
   }
   return null;
+}
+
+/**
+ * Loads the driver, or throws the clear error: done before a file or folder is made, so a driver
+ * that cannot load leaves nothing behind.
+ */
+export function loadDriver(): void {
+  try {
+    new Database(':memory:').close();
+  } catch (error) {
+    throw driverFailure(error) ?? error;
+  }
 }

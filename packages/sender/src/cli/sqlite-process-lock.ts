@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { isInMemory } from '../store/sqlite/database.js';
 import { DatabaseError } from './database-error.js';
-import { driverFailure } from './sqlite-driver.js';
+import { loadDriver } from './sqlite-driver.js';
 
 /** How long a start waits for the lock before it says another process holds it. */
 const LOCK_WAIT_MS = 2_000;
@@ -29,6 +29,7 @@ export function holdSqliteProcessLock(file: string, before?: string): ProcessLoc
   if (isInMemory(file)) return { release() {} };
   const path = `${file}.lock`;
   let lock: Database.Database;
+  loadDriver();
   try {
     // The database's folder is made here as the store would make it (a first start), and the lock
     // file is the owner's alone: another user who could read it could hold it and stop the service.
@@ -43,10 +44,7 @@ export function holdSqliteProcessLock(file: string, before?: string): ProcessLoc
     // the exclusive lock waits for the other's shared lock to go.
     lock = new Database(path, { timeout: LOCK_WAIT_MS });
   } catch (error) {
-    throw (
-      driverFailure(error) ??
-      new DatabaseError(`cannot open the lock file ${path}: ${(error as Error).message}`)
-    );
+    throw new DatabaseError(`cannot open the lock file ${path}: ${(error as Error).message}`);
   }
   try {
     // An exclusive transaction never ended holds the file's exclusive lock while the process runs.
