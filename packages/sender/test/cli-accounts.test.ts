@@ -89,6 +89,11 @@ describe('linkhooks-sender accounts', () => {
       [['accounts', 'revoke-key', '--id', 'acct_x'], /--key KEY_ID is required/],
       [['accounts', 'rotate-key', '--id', 'acct_x', '--grace', 'soon'], /--grace must be a whole number/],
       [['accounts', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
+      [
+        ['accounts', 'create', '--name', 'X', '--plan', 'gold'],
+        /--plan must be one of free, pro, business, enterprise/,
+      ],
+      [['accounts', 'create', '--name', 'X'], /--plan is required: one of free, pro, business, enterprise/],
     ];
     for (const [args, message] of cases) {
       const done = await cli(...args);

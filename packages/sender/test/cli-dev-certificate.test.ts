@@ -120,7 +120,7 @@ describe('linkhooks-sender dev-certificate', () => {
       join(dir, 'nope.pem'),
     ]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/--ca-file: cannot read .*nope\.pem \(ENOENT\)/);
+    expect(missing.stderr).toMatch(/--ca-file: cannot read .*nope\.pem \(no such file\)/);
     expect(existsSync(fresh), 'nothing is written before the refusal').toBe(false);
     const notPem = await runCli([
       'worker',

@@ -196,6 +196,13 @@ describe('linkhooks-sender on SQLite', () => {
     }
     const badDb = await runCli(['migrate', '--db', 'mysql://x']);
     expect(badDb.code).toBe(2);
+    const badLevel = await runCli(['serve', '--db', `sqlite:${join(dir, 'level.db')}`, '--port', '0'], {
+      LINKHOOKS_LOG_LEVEL: 'chatty',
+    });
+    expect([badLevel.code, badLevel.stderr]).toEqual([
+      1,
+      'linkhooks-sender: LINKHOOKS_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent\n',
+    ]);
     const badSlots = await runCli(['serve', '--db', `sqlite:${join(dir, 'slots.db')}`, '--port', '0'], {
       LINKHOOKS_CONCURRENCY: 'lots',
     });
@@ -211,8 +218,9 @@ describe('linkhooks-sender on SQLite', () => {
       '--db',
       `sqlite:${join(dir, 'p.db')}`,
     ]);
-    expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/plan must be one of: free, pro, business, enterprise/);
+    // Refused as the command line is read, naming the flag: a usage error.
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toMatch(/--plan must be one of free, pro, business, enterprise/);
     const down = await runCli(['migrate', '--db', 'postgres://postgres:hunter2@127.0.0.1:1/test']);
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(

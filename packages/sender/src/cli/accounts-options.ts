@@ -3,6 +3,7 @@
  * a pure function like the rest of options.ts.
  */
 import type { ParseArgsConfig } from 'node:util';
+import { PLANS } from '../store/records.js';
 
 export type AccountsCommand =
   | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
@@ -37,8 +38,10 @@ export function parseAccounts(
     case 'create': {
       const values = flags({ name: { type: 'string' }, plan: { type: 'string' } });
       if (typeof values.name !== 'string') throw usageError('accounts create: --name is required');
-      if (typeof values.plan !== 'string') {
-        throw usageError('accounts create: --plan is required (free, pro, business or enterprise)');
+      if (typeof values.plan !== 'string' || !(PLANS as readonly string[]).includes(values.plan)) {
+        throw usageError(
+          `accounts create: --plan ${typeof values.plan === 'string' ? 'must be' : 'is required:'} one of ${PLANS.join(', ')}`,
+        );
       }
       return {
         kind: 'accounts-create',

@@ -3,6 +3,7 @@
  * stops nothing half-open; a refusal names the one it came from.
  */
 import { readFileSync } from 'node:fs';
+import { unreadable } from './file-error.js';
 import { type EngineSettings, UsageError } from './options.js';
 
 export function withCaFile(settings: EngineSettings): EngineSettings {
@@ -12,8 +13,7 @@ export function withCaFile(settings: EngineSettings): EngineSettings {
   try {
     pem = readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`${source}: cannot read ${path} (${code})`);
+    throw new UsageError(`${source}: cannot read ${path} (${unreadable(error)})`);
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new UsageError(`${source}: ${path} holds no PEM certificate`);

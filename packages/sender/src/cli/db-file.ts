@@ -3,6 +3,7 @@
  * out of `ps` and shell history. Never echoes the URL: errors and warnings name the file only.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { unreadable } from './file-error.js';
 
 /** A file that gives no URL; options.ts turns it into a usage error. */
 export class DbFileError extends Error {
@@ -29,10 +30,7 @@ export function readDbFile(path: string, source: string, warn: Warn = toStderr):
     text = readFileSync(path, 'utf8');
     mode = statSync(path).mode;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? 'unreadable');
-    throw new DbFileError(`${source}: cannot read ${path} (${why})`);
+    throw new DbFileError(`${source}: cannot read ${path} (${unreadable(error)})`);
   }
   const db = text.trim();
   if (db === '') throw new DbFileError(`${source}: ${path} is empty`);

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseMasterKey } from '../store/secret-cipher.js';
+import { unreadable } from './file-error.js';
 import { UsageError } from './usage-error.js';
 
 export type Warn = (message: string) => void;
@@ -34,10 +35,7 @@ export function readKeyFile(path: string, source: string, warn: Warn): string {
     text = readFileSync(path, 'utf8');
     mode = statSync(path).mode;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? 'unreadable');
-    throw new UsageError(`${source}: cannot read the master key file ${path} (${why})`);
+    throw new UsageError(`${source}: cannot read the master key file ${path} (${unreadable(error)})`);
   }
   try {
     parseMasterKey(text, `the master key in ${path}`);

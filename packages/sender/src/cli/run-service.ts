@@ -24,9 +24,15 @@ export class ListenError extends Error {
   override readonly name = 'ListenError';
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 export function createLogger(env: Env): Logger {
+  const level = env.LINKHOOKS_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(level)) {
+    throw new SenderError('invalid_option', `LINKHOOKS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
   return pino({
-    level: env.LINKHOOKS_LOG_LEVEL ?? 'info',
+    level,
     base: { service: 'linkhooks-sender' },
     // Secrets and request headers never reach a log line, even if a caller logs a record whole.
     redact: redaction,

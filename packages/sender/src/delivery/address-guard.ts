@@ -234,7 +234,7 @@ export function checkUrl(
   if (parsed.protocol !== 'https:') {
     return {
       ok: false,
-      reason: `scheme ${parsed.protocol} is not allowed: endpoints must use https`,
+      reason: `scheme ${parsed.protocol} is not allowed: the URL must use https`,
     };
   }
   if (parsed.username !== '' || parsed.password !== '') {
