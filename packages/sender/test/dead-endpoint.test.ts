@@ -1,9 +1,9 @@
 /**
- * An endpoint gone for good, still getting events: it is disabled on the retry schedule (design D1)
- * however its receiver refuses, at once or after holding the connection, in virtual time. Refused
- * at once (a closed port), its attempts are left out of the circuit breaker (design D27): backed off
- * behind it, its retries waited behind its new deliveries, one probe per cool-down, and with a click
- * every ten minutes it was still enabled after 72 hours.
+ * An endpoint gone for good that refuses every connection at once (a closed port), still getting
+ * events: it is disabled on the retry schedule (design D1), in virtual time. Its attempts are left
+ * out of the circuit breaker (design D27): backed off behind it, its retries waited behind its new
+ * deliveries, one probe per cool-down, and with a click every ten minutes it was still enabled after
+ * 72 hours. An endpoint that holds each connection a second or more is still backed off (D27).
  */
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { describe, expect, it } from 'vitest';
