@@ -37,6 +37,15 @@ const sample = (name: EventName) => {
   return { event, data };
 };
 
+/** A click to a new endpoint that answers 500, after its first attempt. */
+async function clickFailedOnce() {
+  const made = setup();
+  const { endpoint, route } = await addEndpoint(made.sender, receiver, { behaviour: 'status500' });
+  const { deliveries } = await made.sender.publish(ACCOUNT, sample('click'));
+  await made.sender.tick();
+  return { ...made, endpoint, route, deliveryId: deliveries[0]!.id };
+}
+
 describe('delivery end to end over HTTPS', () => {
   it('delivers each of the 6 events to exactly the endpoints subscribed to it, signed and schema-valid', async () => {
     const { sender } = setup();
@@ -112,18 +121,14 @@ describe('delivery end to end over HTTPS', () => {
   });
 
   it('applies new events to events published from then on: a delivery already made keeps its retries', async () => {
-    const { sender, clock } = setup();
-    const { endpoint, route: name } = await addEndpoint(sender, receiver);
-    receiver.behave(name, 'status500');
-    const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
-    await sender.tick();
+    const { sender, clock, endpoint, route: name, deliveryId } = await clickFailedOnce();
     await sender.updateEndpoint(ACCOUNT, endpoint.id, { events: ['conversion'] });
     // A click published now is not the endpoint's; the first one's retry still goes.
     expect((await sender.publish(ACCOUNT, sample('click'))).deliveries).toEqual([]);
     receiver.behave(name, 'ok');
     clock.advance(RETRY_DELAYS_MS[0]!);
     expect(await sender.tick()).toBe(1);
-    const { delivery } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
+    const { delivery } = await sender.getDelivery(ACCOUNT, deliveryId);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
@@ -307,41 +312,31 @@ describe('disabling (design D1–D3)', () => {
 
 describe('retry now', () => {
   it('sends a failed delivery again at once', async () => {
-    const { sender, clock } = setup();
-    const { route: name } = await addEndpoint(sender, receiver);
-    receiver.behave(name, 'status500');
-    const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
-    await sender.tick();
+    const { sender, clock, route: name, deliveryId } = await clickFailedOnce();
     receiver.behave(name, 'ok');
-    await sender.retryDelivery(ACCOUNT, deliveries[0]!.id);
+    await sender.retryDelivery(ACCOUNT, deliveryId);
     expect(await sender.tick()).toBe(1);
-    expect((await sender.getDelivery(ACCOUNT, deliveries[0]!.id)).delivery.status).toBe('delivered');
+    expect((await sender.getDelivery(ACCOUNT, deliveryId)).delivery.status).toBe('delivered');
     clock.advance(RETRY_DELAYS_MS[0]!);
     expect(await sender.tick()).toBe(0);
-    await expect(sender.retryDelivery('acct_other', deliveries[0]!.id)).rejects.toMatchObject({
+    await expect(sender.retryDelivery('acct_other', deliveryId)).rejects.toMatchObject({
       code: 'not_found',
     });
   });
-});
 
-describe('retry now after the schedule', () => {
   it('sends a failed delivery as its 7th attempt: the count goes on past the schedule', async () => {
-    const { sender, clock } = setup();
-    const { route: name } = await addEndpoint(sender, receiver);
-    receiver.behave(name, 'status500');
-    const { deliveries } = await sender.publish(ACCOUNT, sample('click'));
-    await sender.tick();
+    const { sender, clock, route: name, deliveryId } = await clickFailedOnce();
     for (const delay of RETRY_DELAYS_MS) {
       clock.advance(delay);
       await sender.tick();
     }
-    expect((await sender.getDelivery(ACCOUNT, deliveries[0]!.id)).delivery.status).toBe('failed');
+    expect((await sender.getDelivery(ACCOUNT, deliveryId)).delivery.status).toBe('failed');
     receiver.behave(name, 'ok');
-    await sender.retryDelivery(ACCOUNT, deliveries[0]!.id);
+    await sender.retryDelivery(ACCOUNT, deliveryId);
     expect(await sender.tick()).toBe(1);
     const hits = receiver.hits.filter((h) => h.route === name);
     expect(hits.map((h) => h.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7']);
-    const { delivery, attempts } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
+    const { delivery, attempts } = await sender.getDelivery(ACCOUNT, deliveryId);
     expect(delivery.status).toBe('delivered');
     expect(attempts.at(-1)).toMatchObject({ number: 7, statusCode: 200 });
   });

@@ -11,6 +11,7 @@ import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import { checkMetricsToken } from './auth.js';
 import { errorResponse } from './error-response.js';
+import { securityHeaderList } from './response-headers.js';
 
 export interface WorkerListenerOptions {
   sender: Pick<Sender, 'metrics'>;
@@ -18,6 +19,9 @@ export interface WorkerListenerOptions {
   metricsToken?: string;
   onError?: (error: unknown) => void;
 }
+
+/** serve's headers for a plain-HTTP answer (`nosniff`); a worker has no TLS or proxy settings. */
+const HEADERS = securityHeaderList({}, false, { noStore: false });
 
 export function createWorkerListener(options: WorkerListenerOptions): RequestListener {
   const metricsToken = options.metricsToken ? tokenMatcher(options.metricsToken) : undefined;
@@ -36,7 +40,7 @@ export function createWorkerListener(options: WorkerListenerOptions): RequestLis
     );
   };
   return (req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('x-content-type-options', 'nosniff');
+    for (const [name, value] of HEADERS) res.setHeader(name, value);
     answer(req).then(
       ({ type, body }) => {
         res.writeHead(200, { 'content-type': type });

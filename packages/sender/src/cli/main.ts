@@ -15,8 +15,7 @@ import { masterKeysFor, rotationOf, type Say, withNamedKeysRead } from './master
 import { maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, ListenError, serve, work } from './run-service.js';
-import { holdSqliteProcessLock } from './sqlite-process-lock.js';
-import { sqliteFileOf } from './sqlite-url.js';
+import { holdProcessLock } from './sqlite-process-lock.js';
 
 const VERSION = '0.0.0';
 const SEE_USAGE = 'Run linkhooks-sender --help for every command and option.\n';
@@ -49,29 +48,28 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       // folder, lock and key file), so a wrong path leaves nothing behind.
       const engine = withCaFile(command.engine);
       const logger = createLogger(env);
-      const named = withNamedKeysRead(command.keys, saidBy(logger));
+      const say = saidBy(logger);
+      const named = withNamedKeysRead(command.keys, say);
       // Before anything else is opened: a second process on a SQLite database stops here.
-      const file = sqliteFileOf(command.db);
-      const lock = file === undefined ? null : holdSqliteProcessLock(file);
+      const lock = holdProcessLock(command.db);
       try {
-        const keys = masterKeysFor(named, saidBy(logger));
+        const keys = masterKeysFor(named, say);
         const store = await openStore(command.db);
         if (command.kind === 'serve') await serve(store, { ...command, engine, keys }, env, logger);
         else await work(store, { ...command, engine, keys }, env, logger);
       } finally {
-        lock?.release();
+        lock.release();
       }
       return;
     }
     case 'rotate-master-key': {
       const named = withNamedKeysRead(command.keys, onTerminal);
       // On SQLite, not beside a running service: it would go on sealing under the replaced key.
-      const file = sqliteFileOf(command.db);
-      const lock = file === undefined ? null : holdSqliteProcessLock(file, 'before rotate-master-key');
+      const lock = holdProcessLock(command.db, 'before rotate-master-key');
       try {
         await rotateMasterKey(command.db, rotationOf(named, onTerminal));
       } finally {
-        lock?.release();
+        lock.release();
       }
       return;
     }

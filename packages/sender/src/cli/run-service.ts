@@ -24,7 +24,13 @@ export class ListenError extends Error {
   override readonly name = 'ListenError';
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** pino's levels, the most severe first, and `silent`. */
+const LOG_LEVELS = [
+  ...Object.entries(pino.levels.values)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name]) => name),
+  'silent',
+];
 
 export function createLogger(env: Env): Logger {
   const level = env.LINKHOOKS_LOG_LEVEL || 'info';
@@ -218,6 +224,7 @@ export async function work(
 ): Promise<void> {
   const sender = await createEngine(store, options.engine, options.keys, env, logger);
   let server: Server | null = null;
+  let where = {};
   if (options.listen) {
     const listener = createWorkerListener({
       sender,
@@ -225,14 +232,14 @@ export async function work(
       onError: (err) => logger.error({ err }, 'answering a metrics scrape failed'),
     });
     server = await listenOrClose(listener, options.listen, sender, store);
+    const base = `http://${displayHost(options.listen.host)}:${portOf(server, options.listen.port)}`;
+    where = { url: base, health: `${base}/healthz`, metrics: `${base}/metrics` };
   }
   const stopPruning = pruneRegularly(sender, logger);
   sender.start();
-  const base =
-    server && `http://${displayHost(options.listen!.host)}:${portOf(server, options.listen!.port)}`;
   logger.info(
     {
-      ...(base ? { url: base, health: `${base}/healthz`, metrics: `${base}/metrics` } : {}),
+      ...where,
       ...loggedSettings(options.engine, store, options.db),
       slots: workerSlotsOf(env),
     },

@@ -35,9 +35,12 @@ export function driverFailure(error: unknown): DatabaseError | null {
  * that cannot load leaves nothing behind.
  */
 export function loadDriver(): void {
+  if (loaded) return; // the lock and the store both ask; the driver loads once per process
   try {
     new Database(':memory:').close();
   } catch (error) {
     throw driverFailure(error) ?? error;
   }
+  loaded = true;
 }
+let loaded = false;

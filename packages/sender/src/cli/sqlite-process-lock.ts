@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { isInMemory } from '../store/sqlite/database.js';
 import { DatabaseError } from './database-error.js';
 import { loadDriver } from './sqlite-driver.js';
+import { sqliteFileOf } from './sqlite-url.js';
 
 /** How long a start waits for the lock before it says another process holds it. */
 const LOCK_WAIT_MS = 2_000;
@@ -21,12 +22,16 @@ export interface ProcessLock {
   release(): void;
 }
 
+const NO_LOCK: ProcessLock = { release() {} };
+
 /**
- * Holds the lock for the database `file` until released; refuses when another process holds it.
+ * Holds the lock for the database `db` (a `--db` URL) until released; refuses when another process
+ * holds it. Only a SQLite file has one: PostgreSQL and an in-memory database need none.
  * `before`: the command that must wait for that process to stop (rather than run beside it).
  */
-export function holdSqliteProcessLock(file: string, before?: string): ProcessLock {
-  if (isInMemory(file)) return { release() {} };
+export function holdProcessLock(db: string, before?: string): ProcessLock {
+  const file = sqliteFileOf(db);
+  if (file === undefined || isInMemory(file)) return NO_LOCK;
   const path = `${file}.lock`;
   let lock: Database.Database;
   loadDriver();

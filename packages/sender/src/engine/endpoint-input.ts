@@ -22,7 +22,8 @@ export async function checkEndpointUrl(
   if (typeof url !== 'string') throw new SenderError('invalid_endpoint', 'url must be a string');
   const checked = checkUrl(url, policy);
   if (!checked.ok) {
-    throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}${hintFor(checked.range)}`);
+    const ranges = checked.range === undefined ? [] : [checked.range];
+    throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}${hintFor(ranges)}`);
   }
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
   // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
@@ -36,10 +37,9 @@ export async function checkEndpointUrl(
   if (refused.length > 0) {
     // Never the address itself: a customer could map the platform's network by probing names. The
     // hint says no more than that the flag lifts every refusal here, and only when it does.
-    const hint = refused.every((reason) => opensForPrivateNetworks(reason)) ? hintFor(refused[0]) : '';
     throw new SenderError(
       'unsafe_url',
-      `url host ${host} resolves to an address that is not on the public internet, which is not allowed${hint}`,
+      `url host ${host} resolves to an address that is not on the public internet, which is not allowed${hintFor(refused)}`,
     );
   }
   return checked.url.toString();
@@ -47,10 +47,11 @@ export async function checkEndpointUrl(
 
 /**
  * A developer's receiver on their own machine or network is refused like any private address; the
- * message says how a service run for development lets it through (design D17).
+ * message says how a service run for development lets it through (design D17), when the flag would
+ * lift every refusal in `reasons` (checkAddress's).
  */
-function hintFor(reason: string | undefined): string {
-  return reason !== undefined && opensForPrivateNetworks(reason)
+function hintFor(reasons: readonly string[]): string {
+  return reasons.length > 0 && reasons.every(opensForPrivateNetworks)
     ? '. This service does not deliver to private networks (a service run for development allows them with --allow-private-networks)'
     : '';
 }
