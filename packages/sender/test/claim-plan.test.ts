@@ -11,10 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROBE_ORDER } from '../src/domain/breaker.js';
 import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
 import { newId } from '../src/domain/ids.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
 import { CLAIM_DUE, CLAIM_WALK, claimParams, WALK_PARAMS } from '../src/store/postgres/claim-due.js';
+import { CLAIM_PROBES } from '../src/store/postgres/claim-probes.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import {
   DUE_ENDPOINTS,
@@ -26,6 +28,7 @@ import {
   SELECT_HEADS,
   SELECT_PICKED,
 } from '../src/store/sqlite/claim-due.js';
+import { SELECT_PROBE } from '../src/store/sqlite/claim-probes.js';
 import { EARLIEST_DUE } from '../src/store/sqlite/endpoint-due.js';
 import { atShare } from './helpers/held-up-claim.js';
 import { indexRead, indexScans, rowsRead, withPlans } from './helpers/pg-plans.js';
@@ -125,6 +128,14 @@ describe('the SQLite claim on a platform’s database', () => {
         });
         expect(heads).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(heads).not.toMatch(/SCAN (d|h|e)\b|AUTOMATIC/);
+        // A breaker's probe (design D27): a seek into the endpoint's own index for the status, and
+        // its live leases from theirs, however long its backlog.
+        const probe = plan(SELECT_PROBE, { now: 0, endpoint: 'ep_1', status: 'awaiting_retry' });
+        expect(probe).toMatch(
+          /SEARCH d USING (COVERING )?INDEX deliveries_queued_by_endpoint \(endpoint_id=\? AND status=\? AND next_attempt_at<\?\)/,
+        );
+        expect(probe).toMatch(/SEARCH l USING COVERING INDEX deliveries_leased \(lease_expires_at>\?\)/);
+        expect(probe).not.toMatch(/SCAN (d|l|e)\b|AUTOMATIC|TEMP B-TREE/);
       },
       stats,
     );
@@ -356,5 +367,32 @@ describe('the PostgreSQL claim', async () => {
         });
       }),
     60_000,
+  );
+
+  it.runIf(up)('probes an endpoint behind its own backlog with a seek per status, reading a row each', () =>
+    withStore(async (schema, store) => {
+      // A hanging endpoint's backlog (design D27): 3,000 new deliveries due, 200 retries due after them.
+      const q = (sql: string) => schemas.admin.query(sql, [T0]);
+      await q(`INSERT INTO "${schema}".endpoints (id, account_id, url, events, secret, created_at, updated_at)
+               VALUES ('ep_hanging', 'acct_a', 'https://hanging.example.com/hook', '["click"]', 'whsec_plan',
+                       $1::bigint, $1::bigint)`);
+      await q(`INSERT INTO "${schema}".events (id, account_id, name, body, created_at)
+               VALUES ('evt_probe', 'acct_a', 'click', '\\x7b7d', $1::bigint)`);
+      await q(`INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status,
+                                                   attempts, next_attempt_at, created_at, updated_at)
+               SELECT 'dlv_' || lpad(i::text, 5, '0'), 'evt_probe', 'ep_hanging', 'acct_a', 'click',
+                      CASE WHEN i < 3000 THEN 'pending' ELSE 'awaiting_retry' END,
+                      CASE WHEN i < 3000 THEN 0 ELSE 1 END, $1::bigint + i, $1::bigint, $1::bigint
+               FROM generate_series(0, 3199) AS i`);
+      await store.migrate();
+      await schemas.admin.query(`ANALYZE "${schema}".deliveries, "${schema}".leases`);
+      await withPlans(schemas.admin, schema, async (plan) => {
+        const probe = await plan(CLAIM_PROBES, [T0 + 10_000, ['ep_hanging'], PROBE_ORDER, 60_000]);
+        expect(probe['Actual Rows']).toBe(1);
+        expect(indexRead(probe, 'deliveries_queued_by_endpoint')).toBe(1);
+        expect(indexRead(probe, 'deliveries_due')).toBe(0);
+        expect(rowsRead(probe, 'deliveries')).toBeLessThanOrEqual(2);
+      });
+    }),
   );
 });

@@ -1,14 +1,17 @@
 /**
- * An endpoint gone for good that refuses every connection at once (a closed port), still getting
- * events: it is disabled on the retry schedule (design D1), in virtual time. Its attempts are left
- * out of the circuit breaker (design D27): backed off behind it, its retries waited behind its new
- * deliveries, one probe per cool-down, and with a click every ten minutes it was still enabled after
- * 72 hours. An endpoint that holds each connection a second or more is still backed off (D27).
+ * An endpoint gone for good, still getting events, is disabled (design D1), in virtual time.
+ * - Refusing every connection at once (a closed port), its attempts are left out of the circuit
+ *   breaker (design D27): it is disabled on the retry schedule.
+ * - Holding every connection until the deadline, it is backed off, one probe per cool-down, and
+ *   each probe is a due retry before a new delivery. In due order, each retry waited behind every
+ *   delivery published before it fell due, and with a click every ten minutes the endpoint was still
+ *   enabled after 72 hours.
  */
 import { createServer } from 'node:net';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
+import type { DeliveryClient } from '../src/delivery/http-client.js';
 import { RETRY_DELAYS_MS } from '../src/domain/schedule.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
@@ -25,17 +28,50 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Minutes until the endpoint is disabled, a click published every `everyMinutes`; null if never within `hours`. */
-async function minutesUntilDisabled(url: string, everyMinutes: number, hours: number) {
+const DEADLINE_MS = 30_000;
+
+/** An endpoint that holds every connection until the attempt's deadline: each attempt takes 30 s. */
+const hanging = (clock: ManualClock): DeliveryClient => ({
+  async send() {
+    clock.advance(DEADLINE_MS);
+    const outcome = {
+      ok: false as const,
+      kind: 'timeout' as const,
+      message: `no answer within ${DEADLINE_MS} ms`,
+    };
+    return { outcome, durationMs: DEADLINE_MS, responseSnippet: null };
+  },
+  close: async () => {},
+  destroy: async () => {},
+});
+
+/**
+ * Minutes until the endpoint is disabled, a click published every `everyMinutes` (by the clock,
+ * which a hanging attempt moves on too); null if never within `hours`.
+ */
+async function minutesUntilDisabled(
+  url: string,
+  everyMinutes: number,
+  hours: number,
+  client?: (clock: ManualClock) => DeliveryClient,
+) {
   const clock = new ManualClock();
-  const sender = createSender({ store: createMemoryStore(), clock, allowPrivateNetworks: true });
+  const start = clock.now();
+  const sender = createSender({
+    store: createMemoryStore(),
+    clock,
+    allowPrivateNetworks: true,
+    ...(client ? { client: client(clock) } : {}),
+  });
   try {
     const { account } = await sender.createAccount({ name: 'Gone', plan: 'business' });
     const endpoint = await sender.createEndpoint(account.id, { url, events: ['click'] });
-    for (let minute = 0; minute < hours * 60; minute++) {
-      if (minute % everyMinutes === 0) await sender.publish(account.id, buildEvent('click'));
+    let published = 0;
+    for (let minute = 0; minute < hours * 60; minute = Math.floor((clock.now() - start) / MINUTE)) {
+      for (; published * everyMinutes <= minute; published++)
+        await sender.publish(account.id, buildEvent('click'));
       await sender.tick();
-      if (!(await sender.getEndpoint(account.id, endpoint.id)).enabled) return minute;
+      if (!(await sender.getEndpoint(account.id, endpoint.id)).enabled) return (clock.now() - start) / MINUTE;
       clock.advance(MINUTE);
     }
     return null;
@@ -44,13 +80,29 @@ async function minutesUntilDisabled(url: string, everyMinutes: number, hours: nu
   }
 }
 
-describe('an endpoint that never answers, still getting a click every 10 minutes', () => {
-  it('refusing at once, is disabled when its 10th delivery has failed its 6th attempt', async () => {
+describe('an endpoint that never answers, still getting clicks', () => {
+  it('refusing at once with a click every 10 minutes, is disabled when its 10th delivery has failed its 6th attempt', async () => {
     const minutes = await minutesUntilDisabled(`https://127.0.0.1:${await closedPort()}/hook`, 10, 24);
     // The 10th click is published at minute 90; its schedule ends 10 h 36 min later.
     const due = 90 + SCHEDULE_MS / MINUTE;
     expect(minutes).not.toBeNull();
     expect(minutes!).toBeGreaterThanOrEqual(due);
     expect(minutes!).toBeLessThanOrEqual(due + 10);
+  });
+
+  it('holding every connection, is disabled within a day, its probes taking due retries first', async () => {
+    const minutes = await minutesUntilDisabled('https://127.0.0.1:9/hook', 10, 72, hanging);
+    // One probe per cool-down (10 min at most) runs six attempts of each delivery: at best it ends
+    // with the 10th click's schedule. In due order it was still enabled after 72 hours.
+    expect(minutes).not.toBeNull();
+    expect(minutes!).toBeGreaterThanOrEqual(90 + SCHEDULE_MS / MINUTE);
+    expect(minutes!).toBeLessThanOrEqual(24 * 60);
+  });
+
+  it('holding every connection and getting a click a minute, is disabled within a day too', async () => {
+    const minutes = await minutesUntilDisabled('https://127.0.0.1:9/hook', 1, 72, hanging);
+    expect(minutes).not.toBeNull();
+    expect(minutes!).toBeGreaterThanOrEqual(9 + SCHEDULE_MS / MINUTE);
+    expect(minutes!).toBeLessThanOrEqual(24 * 60);
   });
 });

@@ -7,13 +7,18 @@
  * answered: the receiver is there, and the retry schedule deals with what it says. Pure: the
  * worker keeps the states and asks `capOf` before each claim.
  *
+ * An endpoint's probe is its earliest due retry, before its earliest new delivery (PROBE_ORDER).
+ * In due order, an endpoint that held every connection and got events more often than its cool-down
+ * fell ever further behind, each retry waiting behind every delivery published before it fell due:
+ * no delivery ended its schedule, and the endpoint was never disabled (design D1).
+ *
  * It guards the slots an unanswered attempt holds, up to the 30 s deadline. An attempt refused
  * within HELD_SLOT_MS (a closed port, a name that does not exist) held its slot for next to nothing,
  * so it neither opens nor closes a breaker: such an endpoint keeps its retry schedule and is
  * disabled on it (design D1). Backed off, its retries waited behind its new deliveries, one probe per
  * cool-down, and an endpoint gone for good that kept getting events was never disabled.
  */
-import type { FailureKind } from './delivery-state.js';
+import type { DeliveryStatus, FailureKind } from './delivery-state.js';
 
 export interface BreakerState {
   /** Unanswered attempts in a row. */
@@ -54,6 +59,13 @@ export function afterAttempt(
   const coolDown = Math.min(COOL_DOWN_MS * 2 ** (trips - 1), MAX_COOL_DOWN_MS);
   return { unanswered, trips, openUntil: now + coolDown };
 }
+
+/** The statuses an endpoint's probe is taken from, in this order (above). */
+export const PROBE_ORDER = ['awaiting_retry', 'pending'] as const satisfies readonly DeliveryStatus[];
+
+/** Half-open: tripped, its cool-down over; the next request is a probe. */
+export const isHalfOpen = (state: BreakerState | null, now: number): boolean =>
+  state !== null && state.trips > 0 && now >= state.openUntil;
 
 /** The most requests the key may have open now: `normal` when closed, 0 when open, 1 half-open. */
 export function capOf(state: BreakerState | null, now: number, normal: number): number {

@@ -28,6 +28,23 @@ export function withSecretCipher(
     previousSecret: openOrNullSecret(e.previousSecret, e.id),
   });
   const openOrNull = (e: EndpointRecord | null) => (e ? open(e) : null);
+  // A secret the keys cannot open holds back its own delivery only: its lease is left to expire
+  // (tried again then, by this or another process) and the rest of the batch goes out.
+  const openClaims = (claims: ClaimedDelivery[]) => {
+    const opened: ClaimedDelivery[] = [];
+    for (const c of claims) {
+      try {
+        opened.push({
+          ...c,
+          secret: cipher.decrypt(c.secret, c.delivery.endpointId),
+          previousSecret: openOrNullSecret(c.previousSecret, c.delivery.endpointId),
+        });
+      } catch (error) {
+        onUnreadable(c.delivery.id, error);
+      }
+    }
+    return opened;
+  };
   return {
     ...store,
     async createEndpoint(input) {
@@ -61,22 +78,7 @@ export function withSecretCipher(
         ? { ...applied, disabledEndpoint: open(applied.disabledEndpoint) }
         : applied;
     },
-    async claimDue(request) {
-      // A secret the keys cannot open holds back its own delivery only: its lease is left to
-      // expire (tried again then, by this or another process) and the rest of the batch goes out.
-      const opened: ClaimedDelivery[] = [];
-      for (const c of await store.claimDue(request)) {
-        try {
-          opened.push({
-            ...c,
-            secret: cipher.decrypt(c.secret, c.delivery.endpointId),
-            previousSecret: openOrNullSecret(c.previousSecret, c.delivery.endpointId),
-          });
-        } catch (error) {
-          onUnreadable(c.delivery.id, error);
-        }
-      }
-      return opened;
-    },
+    claimDue: async (request) => openClaims(await store.claimDue(request)),
+    claimProbes: async (request) => openClaims(await store.claimProbes(request)),
   };
 }

@@ -67,6 +67,13 @@ export interface ClaimRequest {
   shares?: ClaimShares;
 }
 
+/** A claim of the probes of endpoints whose circuit breaker is half-open (design D27). */
+export interface ProbeRequest {
+  now: number;
+  leaseMs: number;
+  endpointIds: readonly string[];
+}
+
 /**
  * What one claimer lets one account and one origin hold of its slots (design D25), and the
  * requests it has open now by account and by origin. Deliveries of an account or an origin at its
@@ -79,7 +86,8 @@ export interface ClaimShares {
   openByOrigin: ReadonlyMap<string, number>;
   /**
    * Tighter caps the circuit breaker sets (design D27), by endpoint id and by origin: 0 while open
-   * (none claimed), 1 while half-open (one probe at a time).
+   * (none claimed), 1 while half-open (one probe at a time). The worker gives an endpoint half-open
+   * 0 here and claims its probe apart (claimProbes).
    */
   capped?: { endpoints: ReadonlyMap<string, number>; origins: ReadonlyMap<string, number> };
 }
@@ -202,6 +210,12 @@ export interface DeliveryQueue {
   publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<Published>;
   /** Leases up to `limit` due deliveries (design I3, I6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /**
+   * Leases the probe of each endpoint named that is enabled and has no delivery in flight: its
+   * earliest due retry, or else its earliest due new delivery (PROBE_ORDER, design D27). An
+   * endpoint with neither gives nothing.
+   */
+  claimProbes(request: ProbeRequest): Promise<ClaimedDelivery[]>;
   /**
    * Records an attempt and what decideTransition makes of it, if the lease token still matches
    * (design I3, I4, I5). A lease that expired but was not claimed by another worker still

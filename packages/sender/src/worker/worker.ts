@@ -7,7 +7,7 @@ import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
-import { createBreakers } from './breakers.js';
+import { chooseProbes, createBreakers } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
 
 /** At most this long between a wake and a claim while fewer slots are free than a refill. */
@@ -136,25 +136,49 @@ export function createWorker(options: WorkerOptions): Worker {
     return { openByAccount, openByOrigin };
   };
 
-  const claim = (limit: number) => {
-    const request: ClaimRequest = {
-      now: options.clock.now(),
-      limit,
-      leaseMs: options.leaseMs,
-      perEndpointCap: options.perEndpointCap,
-      // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
-      finishing: [...inFlight]
-        .filter((r) => r.sent)
-        .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
-      shares: {
+  /**
+   * Up to `limit` deliveries: first a probe of each endpoint whose breaker is half-open (design
+   * D27, chooseProbes), then the rest in due order, the probes counted in the shares.
+   */
+  const claim = (limit: number) =>
+    traceClaim(limit, async () => {
+      const now = options.clock.now();
+      const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
+      const { openByAccount, openByOrigin } = open();
+      const shares = {
         perAccount: options.perAccountCap,
         perOrigin: options.perOriginCap,
-        ...open(),
-        capped: breakers.caps(options.perEndpointCap, options.perOriginCap),
-      },
-    };
-    return traceClaim(limit, () => options.queue.claimDue(request));
-  };
+        openByAccount,
+        openByOrigin,
+      };
+      let probes: ClaimedDelivery[] = [];
+      if (breaking.probing.length > 0) {
+        const busy = new Set([...inFlight].map((r) => r.claim.delivery.endpointId));
+        const endpointIds = chooseProbes(breaking, shares, busy, limit);
+        if (endpointIds.length > 0) {
+          probes = await options.queue.claimProbes({ now, leaseMs: options.leaseMs, endpointIds });
+          const taken = new Set(probes.map((p) => p.delivery.endpointId));
+          breakers.missed(endpointIds.filter((id) => !taken.has(id)));
+          for (const { delivery, origin } of probes) {
+            openByAccount.set(delivery.accountId, (openByAccount.get(delivery.accountId) ?? 0) + 1);
+            openByOrigin.set(origin, (openByOrigin.get(origin) ?? 0) + 1);
+          }
+        }
+      }
+      if (probes.length >= limit) return probes;
+      const request: ClaimRequest = {
+        now,
+        limit: limit - probes.length,
+        leaseMs: options.leaseMs,
+        perEndpointCap: options.perEndpointCap,
+        // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
+        finishing: [...inFlight]
+          .filter((r) => r.sent)
+          .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
+        shares: { ...shares, capped: breaking.capped },
+      };
+      return [...probes, ...(await options.queue.claimDue(request))];
+    });
 
   const heartbeat = createHeartbeat(options, () => [...inFlight]);
 

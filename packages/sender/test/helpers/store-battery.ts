@@ -461,6 +461,50 @@ export function storeBattery(
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
+    it('probes a half-open endpoint with its earliest due retry, before new deliveries due earlier (design D27)', async () => {
+      // An account each: a publish goes to every endpoint of its account.
+      const at = (host: string) => endpointAt(account(), `https://${host}.example.com/hook`);
+      const [probing, fresh, busy, idle] = [
+        await at('probing'),
+        await at('fresh'),
+        await at('busy'),
+        await at('idle'),
+      ];
+      const only = (ep: { id: string }, now = T0) => ({ now, leaseMs: LEASE, endpointIds: [ep.id] });
+      // One failed attempt each of probing and idle: a retry due a minute later.
+      const first = new Map<string, string>();
+      for (const ep of [probing, idle]) {
+        await publish(event(ep.accountId, 'click', T0));
+        const [c] = await store.claimProbes(only(ep));
+        first.set(ep.id, c!.delivery.id);
+        await attempt(c!, false, T0);
+      }
+      // New deliveries due before those retries; one of busy's out.
+      for (const ep of [probing, fresh, busy])
+        for (let i = 1; i <= 2; i++) await publish(event(ep.accountId, 'click', T0 + i * 1_000));
+      const now = T0 + 2 * 60_000;
+      const [out] = await store.claimProbes(only(busy, now - 1_000));
+      expect(out!.delivery.attempts).toBe(0);
+      const probes = await store.claimProbes({
+        now,
+        leaseMs: LEASE,
+        endpointIds: [probing.id, fresh.id, busy.id, probing.id],
+      });
+      const byEndpoint = new Map(probes.map((c) => [c.delivery.endpointId, c]));
+      expect(probes).toHaveLength(2);
+      expect(byEndpoint.get(probing.id)!.delivery).toMatchObject({ id: first.get(probing.id), attempts: 1 });
+      expect(byEndpoint.get(fresh.id)!.delivery).toMatchObject({ status: 'pending', createdAt: T0 + 1_000 });
+      // Each probe is out now: none more of those endpoints. Idle's retry is due a minute after its failure.
+      expect(await store.claimProbes({ now, leaseMs: LEASE, endpointIds: [probing.id, fresh.id] })).toEqual(
+        [],
+      );
+      expect(await store.claimProbes(only(idle, T0 + 59_999))).toEqual([]);
+      const [retry] = await store.claimProbes(only(idle, now));
+      expect(retry!.delivery.id).toBe(first.get(idle.id));
+      // Leased as a claim is: the attempt is recorded under its token.
+      expect((await attempt(byEndpoint.get(fresh.id)!, true, now + 1)).status).toBe('delivered');
+    });
+
     it("takes another tenant's delivery from behind more deliveries it may not take than a claim walks (design D25)", async () => {
       const [a, b] = [account(), account()];
       const held = await endpointAt(a, 'https://stalled.example.com/hook');

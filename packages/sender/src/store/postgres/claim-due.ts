@@ -15,7 +15,7 @@ import type { DueSettler } from './endpoint-due.js';
  * The delivery's columns a claim answers with, of the row named `d`: `locked` reads them from the
  * table, `claimed` from `picked` (each names its source `d` for them).
  */
-const CLAIMED_COLUMNS = [
+export const CLAIMED_COLUMNS = [
   'id',
   'event_id',
   'endpoint_id',
@@ -163,6 +163,30 @@ stale AS (
      OR (q.id NOT IN (SELECT endpoint_id FROM heads) AND q.id NOT IN (SELECT endpoint_id FROM live))
 )
 `;
+/**
+ * The leases of `picked` (its rows' columns and a `token` each), `$1` now and `$4` the lease's
+ * length, and the rows an attempt needs of those leased (`claimed`).
+ */
+export const LEASE_PICKED = `
+leased AS (
+  INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
+  SELECT id, endpoint_id, token, $1::bigint + $4::bigint FROM picked
+  ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+  WHERE leases.expires_at <= $1::bigint
+  RETURNING delivery_id
+),
+claimed AS (
+  SELECT ${CLAIMED_COLUMNS}, d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at,
+         ${attemptColumnsSql('$1::bigint')}
+  FROM picked d
+  JOIN events ev ON ev.id = d.event_id
+  JOIN endpoints e ON e.id = d.endpoint_id
+  -- The leased ids as an array read once: joined, the generic plan read every lease again for each
+  -- picked row.
+  WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased))
+)
+`;
+
 /** From the due rows to the leases: per-endpoint caps, locks, shares, the leases, the answer's rows. */
 const LEASE_DUE = `
 candidates AS (
@@ -211,23 +235,7 @@ picked AS MATERIALIZED (
   ORDER BY r.next_attempt_at, r.id
   LIMIT $2::int
 ),
-leased AS (
-  INSERT INTO leases (delivery_id, endpoint_id, token, expires_at)
-  SELECT id, endpoint_id, token, $1::bigint + $4::bigint FROM picked
-  ON CONFLICT (delivery_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
-  WHERE leases.expires_at <= $1::bigint
-  RETURNING delivery_id
-),
-claimed AS (
-  SELECT ${CLAIMED_COLUMNS}, d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at,
-         ${attemptColumnsSql('$1::bigint')}
-  FROM picked d
-  JOIN events ev ON ev.id = d.event_id
-  JOIN endpoints e ON e.id = d.endpoint_id
-  -- The leased ids as an array read once: joined, the generic plan read every lease again for each
-  -- picked row.
-  WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM leased))
-)
+${LEASE_PICKED}
 `;
 
 /**

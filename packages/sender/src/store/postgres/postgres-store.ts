@@ -11,6 +11,7 @@ import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
 import { createClaimer } from './claim-due.js';
+import { claimProbes } from './claim-probes.js';
 import { connect } from './connection.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
@@ -91,6 +92,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
 
     publish: publish(pg),
     claimDue: claim,
+    claimProbes: (request) => claimProbes(pg, request),
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),
     renewLeases: (leases, expiresAt) => renewLeases(pg, leases, expiresAt),

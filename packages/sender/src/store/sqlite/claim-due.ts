@@ -178,7 +178,7 @@ function headsOf(db: SqliteDb, params: Record<string, unknown>): Row[] {
 }
 
 /** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
-const LEASE_DELIVERIES = `
+export const LEASE_DELIVERIES = `
 UPDATE deliveries SET lease_token = @token, lease_expires_at = @expiresAt
 WHERE id IN (SELECT value FROM json_each(@ids))`;
 

@@ -7,6 +7,7 @@ import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
 import { claimDue } from './claim-due.js';
+import { claimProbes } from './claim-probes.js';
 import { openSqlite } from './database.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
 import * as log from './delivery-log.js';
@@ -58,6 +59,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     migrate: migrateSqlite(db),
     publish: publish(db, write, wal),
     claimDue: claimDue(db, write),
+    claimProbes: claimProbes(db, write),
     recordAttempt: recordAttempt(db, write),
     updateEndpoint: endpoints.updateEndpoint(db),
     reenableEndpoint: reenableEndpoint(db),
@@ -84,6 +86,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
 
     publish: ops.publish,
     claimDue: ops.claimDue,
+    claimProbes: ops.claimProbes,
     recordAttempt: ops.recordAttempt,
     // Beside the claims and records: one transaction a turn, held with them while the WAL catches up (design D58).
     releaseLease: async (deliveryId, token) => (await write(() => releaseLease(db, deliveryId, token))).value,

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
+import { COOL_DOWN_MS, ENDPOINT_THRESHOLD } from '../domain/breaker.js';
+import type { AttemptReport } from './attempt.js';
+import { type BreakerCaps, chooseProbes, createBreakers, PROBE_MISS_MS } from './breakers.js';
+
+const hung = (endpointId: string, accountId = 'acct_a', origin = `https://${endpointId}.example.com`) =>
+  ({
+    claim: { delivery: { endpointId, accountId }, origin },
+    attempt: { failureKind: 'timeout', durationMs: 30_000 },
+  }) as unknown as AttemptReport;
+
+describe("a worker's breakers", () => {
+  it('leaves an endpoint out while open, and probes it apart once half-open', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_1'));
+    expect(breakers.caps(8, 16)).toEqual({
+      capped: { endpoints: new Map([['ep_1', 0]]), origins: new Map() },
+      probing: [],
+    });
+    clock.advance(COOL_DOWN_MS);
+    const { capped, probing } = breakers.caps(8, 16);
+    expect(capped.endpoints).toEqual(new Map([['ep_1', 0]]));
+    expect(probing).toEqual([
+      { endpointId: 'ep_1', accountId: 'acct_a', origin: 'https://ep_1.example.com' },
+    ]);
+    // A probe that found nothing due is asked for again a second later, or after its next attempt.
+    breakers.missed(['ep_1']);
+    expect(breakers.caps(8, 16).probing).toEqual([]);
+    clock.advance(PROBE_MISS_MS);
+    expect(breakers.caps(8, 16).probing).toHaveLength(1);
+    breakers.missed(['ep_1']);
+    breakers.observe({ ...hung('ep_1'), attempt: { failureKind: null, durationMs: 5 } } as AttemptReport);
+    expect(breakers.caps(8, 16)).toEqual({
+      capped: { endpoints: new Map(), origins: new Map() },
+      probing: [],
+    });
+  });
+
+  it('chooses the probes with none of their own out, within the shares and the origin breaker', () => {
+    const probe = (endpointId: string, accountId: string, origin: string) => ({
+      endpointId,
+      accountId,
+      origin,
+    });
+    const caps: BreakerCaps = {
+      capped: { endpoints: new Map(), origins: new Map([['https://shut.example.com', 0]]) },
+      probing: [
+        probe('ep_out', 'acct_a', 'https://a.example.com'),
+        probe('ep_shut', 'acct_a', 'https://shut.example.com'),
+        probe('ep_full', 'acct_full', 'https://b.example.com'),
+        probe('ep_1', 'acct_a', 'https://c.example.com'),
+        probe('ep_2', 'acct_a', 'https://c.example.com'),
+        probe('ep_3', 'acct_a', 'https://d.example.com'),
+        probe('ep_4', 'acct_a', 'https://e.example.com'),
+      ],
+    };
+    const shares = {
+      perAccount: 3,
+      perOrigin: 1,
+      openByAccount: new Map([
+        ['acct_full', 3],
+        ['acct_a', 1],
+      ]),
+      openByOrigin: new Map<string, number>(),
+    };
+    // ep_2 shares ep_1's origin (one each); acct_a has one out, so two more, ep_4 left for the next claim.
+    expect(chooseProbes(caps, shares, new Set(['ep_out']), 10)).toEqual(['ep_1', 'ep_3']);
+    expect(chooseProbes(caps, shares, new Set(['ep_out']), 1)).toEqual(['ep_1']);
+    expect(shares.openByAccount.get('acct_a')).toBe(1);
+  });
+});
