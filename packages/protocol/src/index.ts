@@ -14,7 +14,13 @@ export { isKnownEvent, type ParseEventResult, parseEvent } from './parse-event.j
 export { compilePlainCheck, type PlainCheck } from './plain-check.js';
 export { sampleEventData, sampleId } from './sample-data.js';
 export * from './schemas.js';
-export { generateSecret, isSecretForm, isStandardWebhooksSecret, SECRET_PREFIX } from './secret.js';
+export {
+  generateSecret,
+  isSecretForm,
+  isStandardWebhooksSecret,
+  SECRET_PREFIX,
+  unusableSecret,
+} from './secret.js';
 export {
   mismatchHint,
   type RawBody,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateSecret, isSecretForm, SECRET_PREFIX } from './secret.js';
+import { generateSecret, isSecretForm, SECRET_PREFIX, unusableSecret } from './secret.js';
 import { sign, verifySignature } from './signature.js';
 
 describe('generateSecret', () => {
@@ -72,5 +72,23 @@ describe('isSecretForm', () => {
     ['boxed string', new String(`whsec_${'A'.repeat(43)}`)],
   ])('rejects a non-string: %s', (_, value) => {
     expect(isSecretForm(value)).toBe(false);
+  });
+});
+
+describe('unusableSecret', () => {
+  it('takes any other string, a test secret included', () => {
+    expect(unusableSecret(generateSecret())).toBeNull();
+    expect(unusableSecret('whsec_test')).toBeNull();
+    expect(unusableSecret('undefined-but-longer')).toBeNull();
+  });
+
+  it('refuses what is no secret, saying why', () => {
+    expect(unusableSecret(undefined)).toMatch(/non-empty string/);
+    expect(unusableSecret('')).toMatch(/non-empty string/);
+    expect(unusableSecret(' \n')).toMatch(/blank/);
+    expect(unusableSecret(`${process.env.LINKHOOKS_NO_SUCH_VARIABLE}`)).toMatch(
+      /"undefined": the variable it was read from is not set/,
+    );
+    expect(unusableSecret('null\n')).toMatch(/"null"/);
   });
 });

@@ -23,7 +23,7 @@ const LEGACY_SECRET_FORM = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 /**
  * Whether `value` has the form of a generated secret, today's or the earlier base64url one.
- * Verification accepts any non-empty string.
+ * Verification accepts any string unusableSecret does not refuse.
  */
 export function isSecretForm(value: unknown): value is string {
   return typeof value === 'string' && (SECRET_FORM.test(value) || LEGACY_SECRET_FORM.test(value));
@@ -38,4 +38,24 @@ export function isSecretForm(value: unknown): value is string {
  */
 export function isStandardWebhooksSecret(value: unknown): value is string {
   return typeof value === 'string' && SECRET_FORM.test(value);
+}
+
+/** What an unset variable becomes in a template or `String()`: read as a secret, anyone can sign with it. */
+const UNSET_TEXTS: ReadonlySet<string> = new Set(['undefined', 'null']);
+
+/**
+ * Why `value` cannot be a secret, or null when it can. Any other string is verified with, a test
+ * secret included; a blank one, or the text an unset variable becomes ("undefined", "null"), is
+ * refused, since anyone could sign with it.
+ *
+ * @example
+ * const problem = unusableSecret(process.env.LINKHOOKS_SECRET);
+ * if (problem) throw new Error(problem);
+ */
+export function unusableSecret(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length === 0) return 'The secret must be a non-empty string.';
+  if (value.trim().length === 0) return 'The secret is blank.';
+  if (UNSET_TEXTS.has(value.trim()))
+    return `The secret is the text "${value.trim()}": the variable it was read from is not set.`;
+  return null;
 }

@@ -3,7 +3,13 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hasSyncCrypto } from './hmac.js';
+import { unusableSecret } from './secret.js';
 import { sign, signAsync, type VerifyResult, verifySignature, verifySignatureAsync } from './signature.js';
+
+// Any string a secret may be (unusableSecret refuses blank ones and an unset variable's text).
+const secretArb = fc
+  .string({ unit: 'binary', minLength: 1, maxLength: 80 })
+  .filter((s) => unusableSecret(s) === null);
 
 // GitHub's published example for X-Hub-Signature-256 (the digest, without its `sha256=` prefix).
 const GITHUB_SECRET = "It's a Secret to Everybody";
@@ -230,7 +236,7 @@ describe('Web Crypto path agrees with node:crypto', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 200 })),
-        fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }),
+        secretArb,
         async (body, secret) => {
           const digest = await web.signAsync(body, secret);
           expect(digest).toBe(nodeHmacHex(secret, body));
@@ -383,6 +389,10 @@ describe('secrets', () => {
     ['object', { secret: SECRET }],
     ['array holding a number', [SECRET, 1]],
     ['Uint8Array', new TextEncoder().encode(SECRET)],
+    ['blank', '  '],
+    ['the text an unset variable becomes', 'undefined'],
+    ['the text null', 'null'],
+    ['array holding the text undefined', [SECRET, 'undefined']],
   ])('invalid_secret: %s', async (_, secret) => {
     expect(() => verifySignature(BODY, sig, secret as never)).not.toThrow();
     expectReason(verifySignature(BODY, sig, secret as never), 'invalid_secret');
@@ -391,6 +401,7 @@ describe('secrets', () => {
 
   it('sign refuses an empty or non-string secret', async () => {
     expect(() => sign(BODY, '')).toThrow(TypeError);
+    expect(() => sign(BODY, `${undefined}`)).toThrow(/"undefined": the variable it was read from is not set/);
     expect(() => sign(BODY, 1 as never)).toThrow(TypeError);
     await expect(signAsync(BODY, '')).rejects.toThrow(TypeError);
   });
@@ -471,7 +482,6 @@ describe('properties', () => {
     // UTF-16 code units, lone surrogates included: they are encoded as U+FFFD on every path.
     fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength: 64 }),
   );
-  const secretArb = fc.string({ unit: 'binary', minLength: 1, maxLength: 80 });
   const hexChars = [...'0123456789abcdefABCDEF'];
   const REAL = Symbol('real signature');
   const signatureArb = fc.oneof(

@@ -8,6 +8,7 @@
  */
 import { fromHex, toHex } from './encoding.js';
 import { constantTimeEqual, hmacSha256, hmacSha256Sync } from './hmac.js';
+import { unusableSecret } from './secret.js';
 
 /** The header that carries the signature (design R9). */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
@@ -62,9 +63,8 @@ export async function signAsync(rawBody: RawBody, secret: string): Promise<strin
 }
 
 function assertSignInput(rawBody: RawBody, secret: string): void {
-  if (typeof secret !== 'string' || secret.length === 0) {
-    throw new TypeError('sign: secret must be a non-empty string');
-  }
+  const problem = unusableSecret(secret);
+  if (problem) throw new TypeError(`sign: ${problem}`);
   if (bodyBytes(rawBody) === undefined) {
     throw new TypeError('sign: rawBody must be a string, Uint8Array, Buffer or ArrayBuffer');
   }
@@ -88,8 +88,12 @@ function fail(reason: VerifyFailureReason, hint: string): Failure {
 /** Validates every input before any digest is computed. Pure; shared by both verify variants. */
 function check(rawBody: unknown, signature: unknown, secret: unknown): Checked {
   const secrets = Array.isArray(secret) ? secret : [secret];
-  if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0)) {
+  if (secrets.length === 0) {
     return fail('invalid_secret', 'Pass the endpoint secret as a non-empty string, or an array of them.');
+  }
+  for (const s of secrets) {
+    const problem = unusableSecret(s);
+    if (problem) return fail('invalid_secret', problem);
   }
   const body = bodyBytes(rawBody);
   if (body === undefined) {

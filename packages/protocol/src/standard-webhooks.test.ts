@@ -221,6 +221,8 @@ describe('verification', () => {
   it('refuses unusable secrets and parsed bodies without throwing', () => {
     expect(verifyStandardWebhook(body, good, 'whsec_***', { now: at(ts) }).reason).toBe('invalid_secret');
     expect(verifyStandardWebhook(body, good, [], { now: at(ts) }).reason).toBe('invalid_secret');
+    // "null" decodes as base64; an unset variable's text is refused all the same.
+    expect(verifyStandardWebhook(body, good, 'null', { now: at(ts) }).reason).toBe('invalid_secret');
     expect(verifyStandardWebhook(JSON.parse(body), good, secret, { now: at(ts) }).reason).toBe(
       'body_already_parsed',
     );

@@ -6,7 +6,7 @@
  */
 import { concatBytes, fromBase64, toBase64, toBytes } from './encoding.js';
 import { constantTimeEqual, hmacSha256, hmacSha256PartsSync } from './hmac.js';
-import { SECRET_PREFIX } from './secret.js';
+import { SECRET_PREFIX, unusableSecret } from './secret.js';
 import type { RawBody, SignatureHeader } from './signature.js';
 
 /** The three headers, lowercase as HTTP/2 and fetch give them. */
@@ -102,7 +102,7 @@ const KEY_CACHE_LIMIT = 16;
 const decodedKeys = new Map<string, Uint8Array | null>();
 
 function keyOf(secret: unknown): Uint8Array | null {
-  if (typeof secret !== 'string') return null;
+  if (typeof secret !== 'string' || unusableSecret(secret)) return null;
   let key = decodedKeys.get(secret);
   if (key === undefined) {
     key = standardWebhookKey(secret);

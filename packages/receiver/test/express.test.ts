@@ -106,6 +106,11 @@ describe('express with a body parser mounted app-wide', () => {
   it('fails at start-up, not per request, when the secret is missing or a handler name is wrong', () => {
     expect(() => webhookMiddleware({ secret: '' })).toThrow(/secret/);
     expect(() => webhookMiddleware({ secret: undefined as unknown as string })).toThrow(/secret/);
+    // What `LINKHOOKS_SECRET="${value}"` writes when value was never set: anyone could sign with it.
+    expect(() => webhookMiddleware({ secret: 'undefined' })).toThrow(
+      'linkhooks: The secret is the text "undefined": the variable it was read from is not set.',
+    );
+    expect(() => webhookMiddleware({ secret: [secret, ' '] })).toThrow(/blank/);
     expect(() => webhookMiddleware({ secret, on: { clicks: () => {} } as never })).toThrow(
       /no event is named "clicks"/,
     );

@@ -9,6 +9,7 @@ import {
   isKnownEvent,
   readStandardWebhookHeaders,
   SIGNATURE_HEADER,
+  unusableSecret,
   type VerifyResult,
   verifySignature,
   verifySignatureAsync,
@@ -83,15 +84,16 @@ function defaultOnError(error: WebhookError): void {
 function checkOptions(options: WebhookOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('linkhooks: options are required');
   const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
+  const refuse = (message: string) =>
+    new WebhookError('invalid_secret', `linkhooks: ${message}`, {
+      hint: 'Pass the endpoint secret shown when the endpoint was created, e.g. process.env.LINKHOOKS_SECRET.',
+    });
   if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0)) {
-    throw new WebhookError(
-      'invalid_secret',
-      'linkhooks: `secret` must be a non-empty string or array of strings.',
-      {
-        hint: 'Pass the endpoint secret shown when the endpoint was created, e.g. process.env.LINKHOOKS_SECRET.',
-      },
-    );
+    throw refuse('`secret` must be a non-empty string or array of strings.');
   }
+  // A blank secret, or the text of an unset variable, would let anyone sign.
+  const problem = secrets.map(unusableSecret).find((p) => p !== null);
+  if (problem) throw refuse(problem);
   for (const name of Object.keys(options.on ?? {})) {
     if (!HANDLER_NAMES.has(name)) {
       throw new TypeError(
