@@ -101,6 +101,7 @@ export type {
   NewPortalToken,
   Page,
   PortalTokens,
+  ProbeRequest,
   Published,
   RecoverRequest,
   RecoverResult,

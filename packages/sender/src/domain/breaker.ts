@@ -7,16 +7,14 @@
  * answered: the receiver is there, and the retry schedule deals with what it says. Pure: the
  * worker keeps the states and asks `capOf` before each claim.
  *
- * An endpoint's probe is its earliest due retry, before its earliest new delivery (PROBE_ORDER).
- * In due order, an endpoint that held every connection and got events more often than its cool-down
- * fell ever further behind, each retry waiting behind every delivery published before it fell due:
- * no delivery ended its schedule, and the endpoint was never disabled (design D1).
+ * An endpoint's probe is its earliest due retry, before its earliest new delivery (PROBE_ORDER):
+ * so each delivery's schedule runs however often new ones come, and an endpoint that never answers
+ * reaches the disabling of design D1.
  *
  * It guards the slots an unanswered attempt holds, up to the 30 s deadline. An attempt refused
  * within HELD_SLOT_MS (a closed port, a name that does not exist) held its slot for next to nothing,
- * so it neither opens nor closes a breaker: such an endpoint keeps its retry schedule and is
- * disabled on it (design D1). Backed off, its retries waited behind its new deliveries, one probe per
- * cool-down, and an endpoint gone for good that kept getting events was never disabled.
+ * so it neither opens nor closes a breaker: such an endpoint keeps its retry schedule at full pace
+ * rather than one probe per cool-down, and is disabled on it (design D1).
  */
 import type { DeliveryStatus, FailureKind } from './delivery-state.js';
 

@@ -88,6 +88,9 @@ describe('secrets encrypted at rest', () => {
     );
     const [claim] = await store.claimDue({ now: 10, limit: 10, leaseMs: 60_000, perEndpointCap: 8 });
     expect(claim!.secret).toBe('whsec_second');
+    // A breaker's probe (its lease run out) is opened as a claim is.
+    const [probe] = await store.claimProbes({ now: 60_010, leaseMs: 60_000, endpointIds: [created.id] });
+    expect(probe!.secret).toBe('whsec_second');
     await raw.close();
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { COOL_DOWN_MS, ENDPOINT_THRESHOLD } from '../domain/breaker.js';
+import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
 import type { AttemptReport } from './attempt.js';
 import { type BreakerCaps, chooseProbes, createBreakers, PROBE_MISS_MS } from './breakers.js';
 
@@ -25,17 +25,43 @@ describe("a worker's breakers", () => {
     expect(probing).toEqual([
       { endpointId: 'ep_1', accountId: 'acct_a', origin: 'https://ep_1.example.com' },
     ]);
-    // A probe that found nothing due is asked for again a second later, or after its next attempt.
+    // A probe that found nothing due is asked for again a second later, then two, four…
     breakers.missed(['ep_1']);
     expect(breakers.caps(8, 16).probing).toEqual([]);
     clock.advance(PROBE_MISS_MS);
     expect(breakers.caps(8, 16).probing).toHaveLength(1);
     breakers.missed(['ep_1']);
+    clock.advance(2 * PROBE_MISS_MS - 1);
+    expect(breakers.caps(8, 16).probing).toEqual([]);
+    clock.advance(1);
+    expect(breakers.caps(8, 16).probing).toHaveLength(1);
+    // …at most the longest cool-down apart.
+    for (let i = 0; i < 20; i++) breakers.missed(['ep_1']);
+    clock.advance(MAX_COOL_DOWN_MS - 1);
+    expect(breakers.caps(8, 16).probing).toEqual([]);
+    clock.advance(1);
+    expect(breakers.caps(8, 16).probing).toHaveLength(1);
+    // Its next attempt starts again: an unanswered one trips it, an answer closes it.
+    breakers.missed(['ep_1']);
+    breakers.observe(hung('ep_1'));
+    expect(breakers.caps(8, 16).probing).toEqual([]);
+    clock.advance(2 * COOL_DOWN_MS); // its second trip's cool-down, not the misses' 10 minutes
+    expect(breakers.caps(8, 16).probing).toHaveLength(1);
     breakers.observe({ ...hung('ep_1'), attempt: { failureKind: null, durationMs: 5 } } as AttemptReport);
     expect(breakers.caps(8, 16)).toEqual({
       capped: { endpoints: new Map(), origins: new Map() },
       probing: [],
     });
+  });
+
+  it('probes an endpoint apart with a per-endpoint cap of 1 too', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_1'));
+    clock.advance(COOL_DOWN_MS);
+    const { capped, probing } = breakers.caps(1, 1);
+    expect(capped.endpoints).toEqual(new Map([['ep_1', 0]]));
+    expect(probing.map((p) => p.endpointId)).toEqual(['ep_1']);
   });
 
   it('chooses the probes with none of their own out, within the shares and the origin breaker', () => {

@@ -10,16 +10,23 @@ import {
   capOf,
   ENDPOINT_THRESHOLD,
   isHalfOpen,
+  MAX_COOL_DOWN_MS,
   ORIGIN_THRESHOLD,
 } from '../domain/breaker.js';
 import type { ClaimShares } from '../store/port.js';
 import type { AttemptReport } from './attempt.js';
 
 /**
- * A probe that found nothing due is not asked for again sooner: a half-open endpoint with nothing
- * due would otherwise cost a query at every claim, and its next delivery waits at most this long.
+ * A probe that found nothing due is asked for again this long after, doubling with each miss in a
+ * row up to the longest cool-down: a half-open endpoint with nothing due (quiet, disabled, paused or
+ * deleted) would otherwise cost a store call at every claim. A delivery of its that falls due
+ * meanwhile waits as long (and for the worker's next claim), as it would behind an open breaker.
  */
 export const PROBE_MISS_MS = 1_000;
+
+/** When a probe that missed `misses` times in a row is asked for again, missing at `at`. */
+const nextProbeAt = (at: number, misses: number) =>
+  at + Math.min(PROBE_MISS_MS * 2 ** (misses - 1), MAX_COOL_DOWN_MS);
 
 interface EndpointBreaker {
   state: BreakerState;
@@ -37,7 +44,7 @@ export interface BreakerCaps {
 export function createBreakers(clock: Clock) {
   const endpoints = new Map<string, EndpointBreaker>();
   const origins = new Map<string, BreakerState>();
-  const missedAt = new Map<string, number>();
+  const missed = new Map<string, { misses: number; askAt: number }>();
   const next = (
     state: BreakerState | null,
     { failureKind, durationMs }: AttemptReport['attempt'],
@@ -53,20 +60,21 @@ export function createBreakers(clock: Clock) {
       const byOrigin = next(origins.get(origin) ?? null, report.attempt, ORIGIN_THRESHOLD);
       if (byOrigin) origins.set(origin, byOrigin);
       else origins.delete(origin);
-      missedAt.delete(endpointId);
+      missed.delete(endpointId);
     },
     caps(perEndpoint: number, perOrigin: number): BreakerCaps {
       const now = clock.now();
       const capped = { endpoints: new Map<string, number>(), origins: new Map<string, number>() };
       const probing: BreakerCaps['probing'] = [];
       for (const [endpointId, { state, accountId, origin }] of endpoints) {
-        const cap = capOf(state, now, perEndpoint);
-        if (cap >= perEndpoint) continue;
-        if (isHalfOpen(state, now) && cap > 0) {
+        // Half-open first: with a cap of 1, its probe's cap is the endpoint's own.
+        if (isHalfOpen(state, now)) {
           capped.endpoints.set(endpointId, 0);
-          if (now - (missedAt.get(endpointId) ?? Number.NEGATIVE_INFINITY) >= PROBE_MISS_MS)
-            probing.push({ endpointId, accountId, origin });
-        } else capped.endpoints.set(endpointId, cap);
+          if (now >= (missed.get(endpointId)?.askAt ?? now)) probing.push({ endpointId, accountId, origin });
+          continue;
+        }
+        const cap = capOf(state, now, perEndpoint);
+        if (cap < perEndpoint) capped.endpoints.set(endpointId, cap);
       }
       for (const [origin, state] of origins) {
         const cap = capOf(state, now, perOrigin);
@@ -77,7 +85,10 @@ export function createBreakers(clock: Clock) {
     /** Probes asked for that found nothing due (PROBE_MISS_MS). */
     missed(endpointIds: Iterable<string>) {
       const now = clock.now();
-      for (const id of endpointIds) missedAt.set(id, now);
+      for (const id of endpointIds) {
+        const misses = (missed.get(id)?.misses ?? 0) + 1;
+        missed.set(id, { misses, askAt: nextProbeAt(now, misses) });
+      }
     },
   };
 }

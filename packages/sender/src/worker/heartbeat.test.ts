@@ -3,12 +3,12 @@
  * whose lease was taken over, or would lapse because the store cannot be reached, is abandoned
  * and nothing of it is recorded. The request here only ends when it is abandoned.
  */
+
 import { describe, expect, it } from 'vitest';
+import { workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
 import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
-import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
 import { newId } from '../domain/ids.js';
-import { DEFAULT_SCHEDULE } from '../domain/schedule.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { SenderStore } from '../store/port.js';
 import type { AttemptReport } from './attempt.js';
@@ -61,24 +61,17 @@ async function setUp(wrap: (store: SenderStore) => SenderStore = (s) => s) {
     reported = resolve;
   });
   const store = wrap(memory);
-  const worker = createWorker({
-    queue: store,
-    client,
-    clock,
-    rules: { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
-    userAgent: 'linkhooks-test',
-    concurrency: 1,
-    perEndpointCap: 1,
-    perAccountCap: 1,
-    perOriginCap: 1,
-    batchSize: 1,
-    leaseMs: LEASE,
-    renewEveryMs: 5,
-    pollIntervalMs: 60_000,
-    freeSlotOnResponse: false,
-    onAttempt: reported,
-    onError: () => undefined,
-  });
+  const worker = createWorker(
+    workerOptions(1, {
+      queue: store,
+      client,
+      clock,
+      leaseMs: LEASE,
+      renewEveryMs: 5,
+      onAttempt: reported,
+      onError: () => undefined,
+    }),
+  );
   return { memory, store, endpoint, delivery: delivery!, clock, worker, sending, report };
 }
 

@@ -177,7 +177,14 @@ export function createWorker(options: WorkerOptions): Worker {
           .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
         shares: { ...shares, capped: breaking.capped },
       };
-      return [...probes, ...(await options.queue.claimDue(request))];
+      try {
+        return [...probes, ...(await options.queue.claimDue(request))];
+      } catch (error) {
+        if (probes.length === 0) throw error;
+        // The probes are leased: sent now, not left to their leases' expiry.
+        options.onError(error);
+        return probes;
+      }
     });
 
   const heartbeat = createHeartbeat(options, () => [...inFlight]);

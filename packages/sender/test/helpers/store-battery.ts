@@ -503,6 +503,9 @@ export function storeBattery(
       expect(retry!.delivery.id).toBe(first.get(idle.id));
       // Leased as a claim is: the attempt is recorded under its token.
       expect((await attempt(byEndpoint.get(fresh.id)!, true, now + 1)).status).toBe('delivered');
+      // A paused endpoint gives none: its deliveries are held.
+      await store.pauseEndpoint(fresh.accountId, fresh.id, now + 2);
+      expect(await store.claimProbes(only(fresh, now + 3))).toEqual([]);
     });
 
     it("takes another tenant's delivery from behind more deliveries it may not take than a claim walks (design D25)", async () => {

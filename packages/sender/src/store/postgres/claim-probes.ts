@@ -18,7 +18,8 @@ import type { Pg } from './connection.js';
  * CLAIM_DUE's `heads`, so only that index can be proven to hold the rows. An endpoint with a live
  * lease is passed over (`leases` holds only what is in flight). The rows are locked as CLAIM_DUE's
  * are, SKIP LOCKED, and a lease another claimer committed meanwhile is taken over only once it has
- * expired: two workers probing one endpoint at once lease its probe once.
+ * expired, so no delivery is leased twice; claimers racing on one endpoint can each lease one of its
+ * deliveries, as CLAIM_DUE's can exceed a cap briefly.
  */
 export const CLAIM_PROBES = `
 WITH live AS MATERIALIZED (SELECT endpoint_id FROM leases WHERE expires_at > $1::bigint),

@@ -1,0 +1,124 @@
+/**
+ * A half-open endpoint's probe (design D27) through the worker: claimed before the rest, its due
+ * retry first, counted in its account's share, and sent even when the rest of the claim fails.
+ */
+import { describe, expect, it } from 'vitest';
+import { workerOptions } from '../../test/helpers/worker-options.js';
+import { ManualClock } from '../clock.js';
+import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
+import { ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
+import { newId } from '../domain/ids.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import type { ClaimRequest, ProbeRequest, SenderStore } from '../store/port.js';
+import { createWorker } from './worker.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+const HANGING = 'https://hanging.example.com/hook';
+
+async function setUp() {
+  const memory = createMemoryStore();
+  const endpoint = (accountId: string, url: string, events: string[]) =>
+    memory.createEndpoint({
+      id: newId('ep'),
+      accountId,
+      url,
+      events: events as never,
+      secret: 'whsec_test',
+      description: null,
+      now: T0,
+    });
+  const hanging = await endpoint('acct_a', HANGING, ['click']);
+  const other = await endpoint('acct_a', 'https://other.example.com/hook', ['conversion']);
+  const elsewhere = await endpoint('acct_b', 'https://b.example.com/hook', ['click']);
+  const publish = (accountId: string, name: string, at: number) =>
+    memory.publish(
+      { id: newId('evt', at), accountId, name, body: Buffer.from(`{"event":"${name}"}`), createdAt: at },
+      () => newId('dlv', at),
+    );
+
+  const calls: (['probes', ProbeRequest] | ['due', ClaimRequest])[] = [];
+  let failNextClaim = false;
+  const store: SenderStore = {
+    ...memory,
+    claimProbes(request) {
+      calls.push(['probes', request]);
+      return memory.claimProbes(request);
+    },
+    claimDue(request) {
+      calls.push(['due', request]);
+      if (failNextClaim) {
+        failNextClaim = false;
+        return Promise.reject(new Error('the database is away'));
+      }
+      return memory.claimDue(request);
+    },
+  };
+  const sends: { url: string; attempt: string }[] = [];
+  const client: DeliveryClient = {
+    async send(request: SendRequest) {
+      sends.push({ url: request.url, attempt: request.headers['x-service-attempt']! });
+      if (request.url === HANGING) {
+        const outcome = {
+          ok: false as const,
+          kind: 'timeout' as const,
+          message: 'no answer within 30000 ms',
+        };
+        return { outcome, durationMs: 30_000, responseSnippet: null };
+      }
+      return { outcome: { ok: true, statusCode: 200 }, durationMs: 5, responseSnippet: null };
+    },
+    close: async () => undefined,
+    destroy: async () => undefined,
+  };
+  const clock = new ManualClock(T0);
+  const errors: unknown[] = [];
+  const worker = createWorker(
+    workerOptions(8, {
+      queue: store,
+      client,
+      clock,
+      perAccountCap: 1,
+      onError: (error) => errors.push(error),
+    }),
+  );
+  // Three unanswered attempts, one at a time (the account's share is 1): the breaker opens.
+  for (let i = 0; i < ENDPOINT_THRESHOLD; i++) await publish('acct_a', 'click', T0);
+  await worker.tick();
+  expect(sends.map((s) => s.url)).toEqual(Array(ENDPOINT_THRESHOLD).fill(HANGING));
+  sends.length = 0;
+  calls.length = 0;
+  // Past the cool-down, each retry due: a new delivery of the account's and another account's too.
+  clock.advance(MAX_COOL_DOWN_MS);
+  await publish('acct_a', 'conversion', clock.now());
+  await publish('acct_b', 'click', clock.now());
+  return { worker, calls, sends, errors, hanging, other, elsewhere, fail: () => (failNextClaim = true) };
+}
+
+describe("a half-open endpoint's probe, through the worker", () => {
+  it('is claimed first, a retry, and holds its account’s share in the claim that follows', async () => {
+    const { worker, calls, sends, hanging } = await setUp();
+    await worker.tick();
+    const [probes, due] = calls;
+    expect(probes).toEqual(['probes', expect.objectContaining({ endpointIds: [hanging.id] })]);
+    expect(due![0]).toBe('due');
+    const request = due![1] as ClaimRequest;
+    expect(request.limit).toBe(7);
+    expect(request.shares!.openByAccount.get('acct_a')).toBe(1);
+    expect(request.shares!.capped!.endpoints.get(hanging.id)).toBe(0);
+    // The probe, attempt 2 of a retry, beside the other account's click; the account's own
+    // conversion waits for the probe's slot.
+    expect(sends.slice(0, 2)).toEqual([
+      { url: HANGING, attempt: '2' },
+      { url: 'https://b.example.com/hook', attempt: '1' },
+    ]);
+    expect(sends.slice(2)).toEqual([{ url: 'https://other.example.com/hook', attempt: '1' }]);
+  });
+
+  it('is sent when the rest of the claim fails, the failure reported', async () => {
+    const { worker, sends, errors, fail } = await setUp();
+    fail();
+    await worker.tick();
+    expect(sends[0]).toEqual({ url: HANGING, attempt: '2' });
+    expect(errors).toEqual([new Error('the database is away')]);
+  });
+});
