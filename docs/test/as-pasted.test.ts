@@ -36,6 +36,7 @@ const PAGES = [
   'guide/fastify.md',
   'guide/hono.md',
   'guide/node-http.md',
+  'guide/idempotency.md',
   'guide/next-app-router.md',
   'guide/next-pages-router.md',
   'guide/edge.md',

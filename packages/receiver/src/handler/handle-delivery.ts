@@ -89,7 +89,10 @@ function checkOptions(options: WebhookOptions): void {
       hint: 'Pass the endpoint secret shown when the endpoint was created, e.g. process.env.LINKHOOKS_SECRET.',
     });
   if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0)) {
-    throw refuse('`secret` must be a non-empty string or array of strings.');
+    // The hint is not printed everywhere (Deno shows the message alone): the message names the fix.
+    throw refuse(
+      "`secret` must be a non-empty string or array of strings: the endpoint's signing secret (whsec_…), for example from LINKHOOKS_SECRET.",
+    );
   }
   // A blank secret, or the text of an unset variable, would let anyone sign.
   const problem = secrets.map(unusableSecret).find((p) => p !== null);
