@@ -2,6 +2,7 @@
 // Usage: node verify-node.mjs <body file> <secret> <X-Service-Signature value>
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 export function verify(rawBody, secret, signature) {
   const expected = createHmac('sha256', secret).update(rawBody).digest();
@@ -10,7 +11,13 @@ export function verify(rawBody, secret, signature) {
   return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
 }
 
-if (process.argv[2]) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (process.argv.length !== 5) {
+    console.error('usage: node verify-node.mjs <body file> <secret> <X-Service-Signature value>');
+    process.exit(2);
+  }
   const [file, secret, signature] = process.argv.slice(2);
-  console.log(verify(readFileSync(file), secret, signature) ? 'valid' : 'invalid');
+  const valid = verify(readFileSync(file), secret, signature);
+  console.log(valid ? 'valid' : 'invalid');
+  process.exitCode = valid ? 0 : 1;
 }

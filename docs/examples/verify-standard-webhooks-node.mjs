@@ -3,6 +3,7 @@
 //                                               <webhook-signature> [now, Unix seconds]
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const TOLERANCE = 300; // seconds either way, as the SDK's default
 
@@ -22,8 +23,16 @@ export function verify(rawBody, secret, id, timestamp, signature, now = Date.now
   });
 }
 
-if (process.argv[2]) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (process.argv.length < 7 || process.argv.length > 8) {
+    console.error(
+      'usage: node verify-standard-webhooks-node.mjs <body file> <secret> <webhook-id> <webhook-timestamp> <webhook-signature> [now]',
+    );
+    process.exit(2);
+  }
   const [file, secret, id, timestamp, signature, now] = process.argv.slice(2);
   const at = now === undefined ? undefined : Number(now);
-  console.log(verify(readFileSync(file), secret, id, timestamp, signature, at) ? 'valid' : 'invalid');
+  const valid = verify(readFileSync(file), secret, id, timestamp, signature, at);
+  console.log(valid ? 'valid' : 'invalid');
+  process.exitCode = valid ? 0 : 1;
 }

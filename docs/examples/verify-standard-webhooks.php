@@ -37,8 +37,13 @@ function linkhooks_verify_standard(
 }
 
 if (PHP_SAPI === 'cli' && realpath($argv[0]) === __FILE__) {
+    if ($argc !== 6 && $argc !== 7) {
+        fwrite(STDERR, "usage: php verify-standard-webhooks.php <body file> <secret> <webhook-id> <webhook-timestamp> <webhook-signature> [now]\n");
+        exit(2);
+    }
     [, $bodyFile, $secret, $id, $timestamp, $signature] = $argv;
     $now = isset($argv[6]) ? (int) $argv[6] : null;
     $valid = linkhooks_verify_standard(file_get_contents($bodyFile), $secret, $id, $timestamp, $signature, $now);
     echo $valid ? "valid\n" : "invalid\n";
+    exit($valid ? 0 : 1);
 }

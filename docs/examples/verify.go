@@ -23,13 +23,19 @@ func Verify(rawBody []byte, secret, signature string) bool {
 }
 
 func main() {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: go run verify.go <body file> <secret> <X-Service-Signature value>")
+		os.Exit(2)
+	}
 	body, err := os.ReadFile(os.Args[1])
 	if err != nil {
-		panic(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	if Verify(body, os.Args[2], os.Args[3]) {
 		fmt.Println("valid")
 	} else {
 		fmt.Println("invalid")
+		os.Exit(1)
 	}
 }

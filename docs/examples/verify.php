@@ -13,6 +13,12 @@ function linkhooks_verify(string $rawBody, string $secret, string $signature): b
 }
 
 if (PHP_SAPI === 'cli' && realpath($argv[0]) === __FILE__) {
+    if ($argc !== 4) {
+        fwrite(STDERR, "usage: php verify.php <body file> <secret> <X-Service-Signature value>\n");
+        exit(2);
+    }
     [, $bodyFile, $secret, $signature] = $argv;
-    echo linkhooks_verify(file_get_contents($bodyFile), $secret, $signature) ? "valid\n" : "invalid\n";
+    $valid = linkhooks_verify(file_get_contents($bodyFile), $secret, $signature);
+    echo $valid ? "valid\n" : "invalid\n";
+    exit($valid ? 0 : 1);
 }

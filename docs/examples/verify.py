@@ -17,6 +17,10 @@ def verify(raw_body: bytes, secret: str, signature: str) -> bool:
 # In Flask: verify(request.get_data(), os.environ["LINKHOOKS_SECRET"],
 #                  request.headers.get("X-Service-Signature", ""))
 if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit("usage: python3 verify.py <body file> <secret> <X-Service-Signature value>")
     body_file, secret, signature = sys.argv[1:4]
     with open(body_file, "rb") as f:
-        print("valid" if verify(f.read(), secret, signature) else "invalid")
+        valid = verify(f.read(), secret, signature)
+    print("valid" if valid else "invalid")
+    sys.exit(0 if valid else 1)

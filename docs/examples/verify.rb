@@ -10,6 +10,9 @@ def verify(raw_body, secret, signature)
 end
 
 if $PROGRAM_NAME == __FILE__
+  abort "usage: ruby verify.rb <body file> <secret> <X-Service-Signature value>" unless ARGV.length == 3
   body_file, secret, signature = ARGV
-  puts verify(File.binread(body_file), secret, signature) ? "valid" : "invalid"
+  valid = verify(File.binread(body_file), secret, signature)
+  puts valid ? "valid" : "invalid"
+  exit(valid ? 0 : 1)
 end

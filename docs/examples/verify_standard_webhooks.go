@@ -56,9 +56,14 @@ func VerifyStandard(rawBody []byte, secret, id, timestamp, signature string, now
 }
 
 func main() {
+	if len(os.Args) != 6 && len(os.Args) != 7 {
+		fmt.Fprintln(os.Stderr, "usage: go run verify_standard_webhooks.go <body file> <secret> <webhook-id> <webhook-timestamp> <webhook-signature> [now]")
+		os.Exit(2)
+	}
 	body, err := os.ReadFile(os.Args[1])
 	if err != nil {
-		panic(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	now := time.Now()
 	if len(os.Args) > 6 {
@@ -72,5 +77,6 @@ func main() {
 		fmt.Println("valid")
 	} else {
 		fmt.Println("invalid")
+		os.Exit(1)
 	}
 }

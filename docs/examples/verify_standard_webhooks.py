@@ -37,7 +37,11 @@ def verify(raw_body: bytes, secret: str, msg_id: str, timestamp: str, signature:
 # In Flask: verify(request.get_data(), os.environ["LINKHOOKS_SECRET"], request.headers.get("webhook-id", ""),
 #                  request.headers.get("webhook-timestamp", ""), request.headers.get("webhook-signature", ""))
 if __name__ == "__main__":
+    if len(sys.argv) not in (6, 7):
+        sys.exit("usage: python3 verify_standard_webhooks.py <body file> <secret> <webhook-id> <webhook-timestamp> <webhook-signature> [now]")
     body_file, secret, msg_id, timestamp, signature = sys.argv[1:6]
     now = int(sys.argv[6]) if len(sys.argv) > 6 else None
     with open(body_file, "rb") as f:
-        print("valid" if verify(f.read(), secret, msg_id, timestamp, signature, now) else "invalid")
+        valid = verify(f.read(), secret, msg_id, timestamp, signature, now)
+    print("valid" if valid else "invalid")
+    sys.exit(0 if valid else 1)

@@ -24,8 +24,11 @@ rescue ArgumentError
 end
 
 if $PROGRAM_NAME == __FILE__
+  abort "usage: ruby verify_standard_webhooks.rb <body file> <secret> <webhook-id> <webhook-timestamp> <webhook-signature> [now]" unless [5, 6].include?(ARGV.length)
   body_file, secret, id, timestamp, signature, now = ARGV
   args = [File.binread(body_file), secret, id, timestamp, signature]
   args << Integer(now) if now
-  puts verify_standard(*args) ? "valid" : "invalid"
+  valid = verify_standard(*args)
+  puts valid ? "valid" : "invalid"
+  exit(valid ? 0 : 1)
 end

@@ -6,6 +6,8 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { expect } from 'vitest';
 
 export function hasTool(command: string, versionArg = '--version'): boolean {
   const found = spawnSync(command, [versionArg], { stdio: 'ignore' });
@@ -97,4 +99,31 @@ export function printedUntil(
     for (const stream of streams) stream.on('data', check);
     child.once('close', closed);
   });
+}
+
+/** Runs an example program (`command` with its file) on `args`, Go building in `dir`. */
+export function runProgram(command: string[], args: string[], dir: string) {
+  const [cmd, ...rest] = command;
+  return spawnSync(cmd!, [...rest, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, GOCACHE: join(dir, 'gocache'), GOPATH: join(dir, 'gopath'), GOFLAGS: '-mod=mod' },
+    timeout: 120_000,
+  });
+}
+
+/**
+ * What a program that printed `expected` must have done: nothing on stderr (but `go run`'s line
+ * saying how its program exited), and exit 0 for `valid`, 1 for `invalid`.
+ */
+export function expectVerdict(run: ReturnType<typeof runProgram>, expected: 'valid' | 'invalid') {
+  expect(run.stderr.replace(/^exit status \d+\n$/, '')).toBe('');
+  expect(run.stdout.trim()).toBe(expected);
+  expect(run.status).toBe(expected === 'valid' ? 0 : 1);
+}
+
+/** A program run with an argument missing: it says how to run it, prints nothing else, and fails. */
+export function expectUsage(run: ReturnType<typeof runProgram>) {
+  expect(run.stderr).toMatch(/^usage: /);
+  expect(run.stdout).toBe('');
+  expect(run.status).not.toBe(0);
 }

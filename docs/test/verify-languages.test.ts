@@ -4,7 +4,6 @@
  * test vector. Python and Node always run; Go, Ruby and PHP run wherever Debian's packages are
  * installed (.ci/run installs them).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { sign } from '@linkhooks/protocol';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasTool } from './tools.js';
+import { expectUsage, expectVerdict, hasTool, runProgram } from './tools.js';
 
 const example = (file: string) => fileURLToPath(new URL(`../examples/${file}`, import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-docs-verify-'));
@@ -59,20 +58,13 @@ const files: Record<string, string> = {
 for (const language of languages) {
   describe(`${language.name}: verify${files[language.name]!.slice(files[language.name]!.indexOf('.'))}`, () => {
     const available = hasTool(language.tool, language.versionArg);
+    const command = language.command(example(files[language.name]!));
     it.runIf(available).each(cases)('%s', (_label, file, key, header, expected) => {
-      const [cmd, ...args] = language.command(example(files[language.name]!));
-      const run = spawnSync(cmd!, [...args, file, key, header], {
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          GOCACHE: join(dir, 'gocache'),
-          GOPATH: join(dir, 'gopath'),
-          GOFLAGS: '-mod=mod',
-        },
-        timeout: 120_000,
-      });
-      expect(run.stderr).toBe('');
-      expect(run.stdout.trim()).toBe(expected);
+      expectVerdict(runProgram(command, [file, key, header], dir), expected);
+    });
+    it.runIf(available)('says how to run it when an argument is missing, and fails', () => {
+      // An unset shell variable for the signature: two arguments instead of three.
+      expectUsage(runProgram(command, [cases[0]![1], cases[0]![2]], dir));
     });
   });
 }

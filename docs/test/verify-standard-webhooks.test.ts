@@ -5,7 +5,6 @@
  * stale or future timestamp, a forged signature, a re-serialised body, a missing header, a
  * body-only signature. Python and Node always run; Go, Ruby and PHP wherever they are installed.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { readStandardWebhookHeaders, sign, verifyStandardWebhook } from '@linkho
 import { buildEvent, generateSecret } from '@linkhooks/receiver/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasTool } from './tools.js';
+import { expectUsage, expectVerdict, hasTool, runProgram } from './tools.js';
 
 const example = (file: string) => fileURLToPath(new URL(`../examples/${file}`, import.meta.url));
 const vector = JSON.parse(
@@ -167,24 +166,21 @@ const languages: {
 for (const language of languages) {
   describe(`${language.name}: ${language.file}`, () => {
     const available = hasTool(language.tool, language.versionArg);
+    const command = language.command(example(language.file));
     it.runIf(available).each(cases)(
       '%s',
       (_label, file, key, webhookId, timestamp, signature, now, expected) => {
-        const [cmd, ...args] = language.command(example(language.file));
-        const run = spawnSync(cmd!, [...args, file, key, webhookId, timestamp, signature, String(now)], {
-          encoding: 'utf8',
-          env: {
-            ...process.env,
-            GOCACHE: join(dir, 'gocache'),
-            GOPATH: join(dir, 'gopath'),
-            GOFLAGS: '-mod=mod',
-          },
-          timeout: 120_000,
-        });
-        expect(run.stderr).toBe('');
-        expect(run.stdout.trim()).toBe(expected);
+        expectVerdict(
+          runProgram(command, [file, key, webhookId, timestamp, signature, String(now)], dir),
+          expected,
+        );
       },
     );
+    it.runIf(available)('says how to run it when an argument is missing, and fails', () => {
+      const [, file, key, webhookId, timestamp] = cases[0]!;
+      // An unset shell variable for the signature: four arguments instead of five.
+      expectUsage(runProgram(command, [file, key, webhookId, timestamp], dir));
+    });
   });
 }
 
