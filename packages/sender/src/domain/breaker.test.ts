@@ -32,6 +32,20 @@ describe('circuit breaker', () => {
     expect(capOf(state, 1_000 + COOL_DOWN_MS, 8)).toBe(1);
   });
 
+  it('opens once for the attempts already out when it opened, and trips again on a failed probe', () => {
+    // Three held their slots until 31 s; two more, out since 2 s, end just after.
+    let state = run(['timeout', 'timeout', 'timeout'], 3, 31_000);
+    state = afterAttempt(state, 'timeout', 30_000, 32_000, 3);
+    state = afterAttempt(state, 'timeout', 30_000, 32_001, 3);
+    expect(state).toMatchObject({ trips: 1, openUntil: 31_000 + COOL_DOWN_MS, openedAt: 31_000 });
+    // The probe, sent once it is half-open, fails: the second trip.
+    const probeEnd = 31_000 + COOL_DOWN_MS + 30_000;
+    expect(afterAttempt(state, 'timeout', 30_000, probeEnd, 3)).toMatchObject({
+      trips: 2,
+      openUntil: probeEnd + 2 * COOL_DOWN_MS,
+    });
+  });
+
   it('does not count TLS, blocked or 5xx failures: the receiver is there', () => {
     expect(run(['tls', 'tls', 'tls', 'blocked_address', 'http_status', 'response_too_large'])).toBeNull();
   });

@@ -25,6 +25,8 @@ export interface BreakerState {
   trips: number;
   /** Open until then; half-open after. */
   openUntil: number;
+  /** When it last opened (0: never). */
+  openedAt: number;
 }
 
 export const COOL_DOWN_MS = 30_000;
@@ -52,10 +54,14 @@ export function afterAttempt(
   if (failureKind === null || !UNANSWERED.has(failureKind)) return null;
   if (durationMs < HELD_SLOT_MS) return state;
   const unanswered = (state?.unanswered ?? 0) + 1;
-  if (unanswered < threshold) return { unanswered, trips: state?.trips ?? 0, openUntil: 0 };
+  if (unanswered < threshold) return { unanswered, trips: state?.trips ?? 0, openUntil: 0, openedAt: 0 };
+  // Begun before the breaker last opened, it was in flight then, not a probe: it says nothing the
+  // trip did not. Counted as a trip each, a worker's requests out when it opened doubled the first
+  // cool-down as many times (two: 2 min, not 30 s).
+  if (state !== null && state.trips > 0 && now - durationMs < state.openedAt) return { ...state, unanswered };
   const trips = (state?.trips ?? 0) + 1;
   const coolDown = Math.min(COOL_DOWN_MS * 2 ** (trips - 1), MAX_COOL_DOWN_MS);
-  return { unanswered, trips, openUntil: now + coolDown };
+  return { unanswered, trips, openUntil: now + coolDown, openedAt: now };
 }
 
 /** The statuses an endpoint's probe is taken from, in this order (above). */
