@@ -11,6 +11,7 @@ export interface SenderMetrics {
   attempts: Counter<'outcome' | 'kind'>;
   deliveries: Counter<'outcome'>;
   duration: Histogram<'outcome'>;
+  breakerTrips: Counter<'kind'>;
 }
 
 /** How old the store's counts in a scrape may be: scrapes in a burst share one count. */
@@ -91,5 +92,11 @@ export function createMetrics(
       this.set((await stats()).disabledEndpoints);
     },
   });
-  return { registry, attempts, deliveries, duration };
+  const breakerTrips = new Counter({
+    name: 'linkhooks_breaker_trips_total',
+    help: 'Circuit breakers that opened, by kind (endpoint or origin): a first trip, or a failed probe.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  return { registry, attempts, deliveries, duration, breakerTrips };
 }

@@ -7,7 +7,9 @@
  *   new ones come.
  */
 import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
 import { buildEvent } from '@linkhooks/receiver/testing';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
 import type { DeliveryClient } from '../src/delivery/http-client.js';
@@ -103,5 +105,72 @@ describe('an endpoint that never answers, still getting clicks', () => {
     expect(minutes).not.toBeNull();
     expect(minutes!).toBeGreaterThanOrEqual(9 + SCHEDULE_MS / MINUTE);
     expect(minutes!).toBeLessThanOrEqual(24 * 60);
+  });
+});
+
+describe("what an operator sees of an endpoint's breaker", () => {
+  it('logs it opening, with the endpoint and its account, and closing; counts the trips', async () => {
+    const clock = new ManualClock();
+    let answering = false;
+    const hangingUntilAnswered = hanging(clock);
+    let logs = '';
+    const logger = pino(
+      new Writable({
+        write(chunk, _encoding, done) {
+          logs += chunk.toString();
+          done();
+        },
+      }),
+    );
+    const sender = createSender({
+      store: createMemoryStore(),
+      clock,
+      logger,
+      allowPrivateNetworks: true,
+      client: {
+        ...hangingUntilAnswered,
+        send: async (request) =>
+          answering
+            ? { outcome: { ok: true, statusCode: 200 }, durationMs: 5, responseSnippet: null }
+            : hangingUntilAnswered.send(request),
+      },
+    });
+    try {
+      const { account } = await sender.createAccount({ name: 'Hanging', plan: 'business' });
+      const endpoint = await sender.createEndpoint(account.id, {
+        url: 'https://127.0.0.1:9/hook',
+        events: ['click'],
+      });
+      for (let i = 0; i < 3; i++) await sender.publish(account.id, buildEvent('click'));
+      await sender.tick();
+      // Past the cool-down and the first retries' minute, the probe is answered.
+      clock.advance(2 * MINUTE);
+      answering = true;
+      await sender.tick();
+      const lines = logs
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((l) => String(l.msg).startsWith('circuit breaker'));
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: 'circuit breaker opened',
+          endpoint: endpoint.id,
+          account: account.id,
+          trips: 1,
+          coolDownMs: 30_000,
+        }),
+        expect.objectContaining({
+          level: 30,
+          msg: 'circuit breaker closed',
+          endpoint: endpoint.id,
+          trips: 1,
+        }),
+      ]);
+      expect(await sender.metrics.metrics()).toContain('linkhooks_breaker_trips_total{kind="endpoint"} 1');
+    } finally {
+      await sender.stop(0);
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SenderMetrics } from '../metrics.js';
 import type { EndpointRecord } from '../store/records.js';
 import type { AttemptReport } from '../worker/attempt.js';
+import type { BreakerChange } from '../worker/breakers.js';
 
 export interface Observers {
   metrics: SenderMetrics;
@@ -40,5 +41,20 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
       );
     }
     onAttempt?.(report);
+  };
+}
+
+/**
+ * What the engine does with a breaker that opened or closed (design D27): a log line naming the
+ * endpoint or origin and its account, and a count of trips. Nothing else says an endpoint is being
+ * backed off: its deliveries wait as pending, unattempted.
+ */
+export function observeBreakers({ metrics, logger }: Pick<Observers, 'metrics' | 'logger'>) {
+  return ({ kind, key, accountId, change, trips, coolDownMs }: BreakerChange): void => {
+    const fields = { [kind]: key, account: accountId, trips };
+    if (change === 'opened') {
+      metrics.breakerTrips.inc({ kind });
+      logger.warn({ ...fields, coolDownMs }, 'circuit breaker opened');
+    } else logger.info(fields, 'circuit breaker closed');
   };
 }

@@ -24,7 +24,7 @@ import { endpointManagement } from './endpoint-management.js';
 import { endpointOperations } from './endpoint-operations.js';
 import { endpointStatsOperations } from './endpoint-stats.js';
 import { buildEvent, type PublishInput } from './event-input.js';
-import { observeAttempts } from './observe-attempts.js';
+import { observeAttempts, observeBreakers } from './observe-attempts.js';
 import { createOperatorNotifier } from './operator-notifier.js';
 import { type SenderOptions, settingsOf } from './options.js';
 import { portalSessions } from './portal-sessions.js';
@@ -134,6 +134,7 @@ export function createSender(options: SenderOptions): Sender {
         options.onAttempt?.(report);
       },
     }),
+    onBreaker: observeBreakers({ metrics, logger }),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
   const unsubscribe = store.subscribe?.(() => worker.wake());

@@ -64,6 +64,29 @@ describe("a worker's breakers", () => {
     expect(probing.map((p) => p.endpointId)).toEqual(['ep_1']);
   });
 
+  it('answers the breakers that opened or closed', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    const changes = Array.from({ length: ENDPOINT_THRESHOLD }, () => breakers.observe(hung('ep_1')));
+    expect(changes.slice(0, -1).flat()).toEqual([]);
+    expect(changes.at(-1)).toEqual([
+      {
+        kind: 'endpoint',
+        key: 'ep_1',
+        accountId: 'acct_a',
+        change: 'opened',
+        trips: 1,
+        coolDownMs: COOL_DOWN_MS,
+      },
+    ]);
+    // An attempt out when it opened is no news; an answer closes it.
+    expect(breakers.observe(hung('ep_1'))).toEqual([]);
+    const answered = { ...hung('ep_1'), attempt: { failureKind: null, durationMs: 5 } } as AttemptReport;
+    expect(breakers.observe(answered)).toEqual([
+      { kind: 'endpoint', key: 'ep_1', accountId: 'acct_a', change: 'closed', trips: 1, coolDownMs: 0 },
+    ]);
+  });
+
   it('chooses the probes with none of their own out, within the shares and the origin breaker', () => {
     const probe = (endpointId: string, accountId: string, origin: string) => ({
       endpointId,

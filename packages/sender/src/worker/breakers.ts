@@ -34,6 +34,38 @@ interface EndpointBreaker {
   origin: string;
 }
 
+/**
+ * A breaker that opened (a first trip, or a failed probe: `coolDownMs` until it is half-open) or
+ * closed (an answer), for the operator's log and metrics.
+ */
+export interface BreakerChange {
+  kind: 'endpoint' | 'origin';
+  /** The endpoint's id, or the origin. */
+  key: string;
+  accountId: string;
+  change: 'opened' | 'closed';
+  trips: number;
+  coolDownMs: number;
+}
+
+/** `key`'s change from `before` to `after` at `now`, if it opened or closed. */
+function changeOf(
+  kind: BreakerChange['kind'],
+  key: string,
+  accountId: string,
+  before: BreakerState | null,
+  after: BreakerState | null,
+  now: number,
+): BreakerChange | null {
+  const tripsBefore = before?.trips ?? 0;
+  if (after && after.trips > tripsBefore) {
+    return { kind, key, accountId, change: 'opened', trips: after.trips, coolDownMs: after.openUntil - now };
+  }
+  if (!after && tripsBefore > 0)
+    return { kind, key, accountId, change: 'closed', trips: tripsBefore, coolDownMs: 0 };
+  return null;
+}
+
 /** What one claim passes the store: the caps, and the half-open endpoints it may probe. */
 export interface BreakerCaps {
   capped: NonNullable<ClaimShares['capped']>;
@@ -51,16 +83,24 @@ export function createBreakers(clock: Clock) {
     threshold: number,
   ) => afterAttempt(state, failureKind, durationMs, clock.now(), threshold);
   return {
-    observe(report: AttemptReport) {
+    /** Takes the attempt into its endpoint's and origin's breakers; answers the ones that opened or closed. */
+    observe(report: AttemptReport): BreakerChange[] {
       const { endpointId, accountId } = report.claim.delivery;
       const { origin } = report.claim;
-      const endpoint = next(endpoints.get(endpointId)?.state ?? null, report.attempt, ENDPOINT_THRESHOLD);
+      const now = clock.now();
+      const before = endpoints.get(endpointId)?.state ?? null;
+      const endpoint = next(before, report.attempt, ENDPOINT_THRESHOLD);
       if (endpoint) endpoints.set(endpointId, { state: endpoint, accountId, origin });
       else endpoints.delete(endpointId); // closed: nothing to keep
-      const byOrigin = next(origins.get(origin) ?? null, report.attempt, ORIGIN_THRESHOLD);
+      const originBefore = origins.get(origin) ?? null;
+      const byOrigin = next(originBefore, report.attempt, ORIGIN_THRESHOLD);
       if (byOrigin) origins.set(origin, byOrigin);
       else origins.delete(origin);
       missed.delete(endpointId);
+      return [
+        changeOf('endpoint', endpointId, accountId, before, endpoint, now),
+        changeOf('origin', origin, accountId, originBefore, byOrigin, now),
+      ].filter((c) => c !== null);
     },
     caps(perEndpoint: number, perOrigin: number): BreakerCaps {
       const now = clock.now();

@@ -7,7 +7,7 @@ import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
-import { chooseProbes, createBreakers } from './breakers.js';
+import { type BreakerChange, chooseProbes, createBreakers } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
 
 /** At most this long between a wake and a claim while fewer slots are free than a refill. */
@@ -39,6 +39,8 @@ export interface WorkerOptions extends AttemptDeps {
    */
   freeSlotOnResponse: boolean;
   onAttempt(report: AttemptReport): void;
+  /** A circuit breaker of this worker opened or closed (design D27). */
+  onBreaker?(change: BreakerChange): void;
   onError(error: unknown): void;
 }
 
@@ -108,7 +110,8 @@ export function createWorker(options: WorkerOptions): Worker {
         if (report.applied.status === 'awaiting_retry')
           knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
         // An abandoned attempt says nothing of the receiver: the worker cut it short.
-        if (!running.abandon.signal.aborted) breakers.observe(report);
+        if (!running.abandon.signal.aborted)
+          for (const change of breakers.observe(report)) options.onBreaker?.(change);
         options.onAttempt(report);
       }, options.onError)
       .finally(() => {
