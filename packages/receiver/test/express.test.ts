@@ -108,7 +108,7 @@ describe('express with a body parser mounted app-wide', () => {
     expect(() => webhookMiddleware({ secret: undefined as unknown as string })).toThrow(/secret/);
     // What `LINKHOOKS_SECRET="${value}"` writes when value was never set: anyone could sign with it.
     expect(() => webhookMiddleware({ secret: 'undefined' })).toThrow(
-      'linkhooks: The secret is the text "undefined": the variable it was read from is not set.',
+      'linkhooks: The secret is the text "undefined": the variable it was read from is not set. Pass the endpoint\'s signing secret (whsec_…), for example from LINKHOOKS_SECRET.',
     );
     expect(() => webhookMiddleware({ secret: [secret, ' '] })).toThrow(/blank/);
     expect(() => webhookMiddleware({ secret, on: { clicks: () => {} } as never })).toThrow(

@@ -12,7 +12,7 @@ import { buildEvent } from '@linkhooks/receiver/testing';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import type { DeliveryClient } from '../src/delivery/http-client.js';
+import { type DeliveryClient, noAnswerWithin, timedOut } from '../src/delivery/http-client.js';
 import { RETRY_DELAYS_MS } from '../src/domain/schedule.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
@@ -35,12 +35,7 @@ const DEADLINE_MS = 30_000;
 const hanging = (clock: ManualClock): DeliveryClient => ({
   async send() {
     clock.advance(DEADLINE_MS);
-    const outcome = {
-      ok: false as const,
-      kind: 'timeout' as const,
-      message: `no answer within ${DEADLINE_MS} ms`,
-    };
-    return { outcome, durationMs: DEADLINE_MS, responseSnippet: null };
+    return { ...timedOut(noAnswerWithin(DEADLINE_MS)), durationMs: DEADLINE_MS };
   },
   close: async () => {},
   destroy: async () => {},

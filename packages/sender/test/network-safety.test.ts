@@ -53,8 +53,8 @@ describe('endpoint URLs', () => {
 });
 
 describe('the refusal of a private address', () => {
-  const refusal = async (url: string) => {
-    const sender = safeSender();
+  const refusal = async (url: string, resolve?: Parameters<typeof safeSender>[0]) => {
+    const sender = safeSender(resolve);
     const refused = await sender.createEndpoint(ACCOUNT, { url, events: ['click'] }).then(
       () => null,
       (error: { code?: string; message: string }) => error,
@@ -83,21 +83,13 @@ describe('the refusal of a private address', () => {
     [['10.0.0.1', '169.254.169.254'], false],
     [['8.8.8.8', '224.0.0.1'], false],
   ])('names the flag for a name resolving to %j: %s', async (answers, named) => {
-    const sender = safeSender((_host, _options, callback) =>
+    const message = await refusal('https://hooks.internal.test/hook', (_host, _options, callback) =>
       callback(
         null,
         answers.map((address) => ({ address, family: 4 })),
       ),
     );
-    const refused = await sender
-      .createEndpoint(ACCOUNT, { url: 'https://hooks.internal.test/hook', events: ['click'] })
-      .then(
-        () => null,
-        (error: { code?: string; message: string }) => error,
-      );
-    await sender.stop(0);
-    expect(refused?.code).toBe('unsafe_url');
-    expect(refused?.message.includes('--allow-private-networks')).toBe(named);
+    expect(message?.includes('--allow-private-networks')).toBe(named);
   });
 
   // The flag opens none of these: naming it would send the developer the wrong way.

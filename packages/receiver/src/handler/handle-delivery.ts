@@ -84,19 +84,19 @@ function defaultOnError(error: WebhookError): void {
 function checkOptions(options: WebhookOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('linkhooks: options are required');
   const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
-  const refuse = (message: string) =>
-    new WebhookError('invalid_secret', `linkhooks: ${message}`, {
-      hint: 'Pass the endpoint secret shown when the endpoint was created, e.g. process.env.LINKHOOKS_SECRET.',
-    });
-  if (secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0)) {
-    // The hint is not printed everywhere (Deno shows the message alone): the message names the fix.
-    throw refuse(
-      "`secret` must be a non-empty string or array of strings: the endpoint's signing secret (whsec_…), for example from LINKHOOKS_SECRET.",
+  // Not a string, blank, or the text of an unset variable (which anyone could sign with).
+  const problem =
+    secrets.length === 0 ? 'The secret list is empty.' : secrets.map(unusableSecret).find((p) => p !== null);
+  if (problem) {
+    // The hint is not printed everywhere (Deno shows the message alone): the message names the fix too.
+    throw new WebhookError(
+      'invalid_secret',
+      `linkhooks: ${problem} Pass the endpoint's signing secret (whsec_…), for example from LINKHOOKS_SECRET.`,
+      {
+        hint: 'Pass the endpoint secret shown when the endpoint was created, e.g. process.env.LINKHOOKS_SECRET.',
+      },
     );
   }
-  // A blank secret, or the text of an unset variable, would let anyone sign.
-  const problem = secrets.map(unusableSecret).find((p) => p !== null);
-  if (problem) throw refuse(problem);
   for (const name of Object.keys(options.on ?? {})) {
     if (!HANDLER_NAMES.has(name)) {
       throw new TypeError(

@@ -3,10 +3,11 @@
  * a pure function like the rest of options.ts.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { PLANS } from '../store/records.js';
+import { isPlan } from '../accounts.js';
+import { PLANS, type Plan } from '../store/records.js';
 
 export type AccountsCommand =
-  | { kind: 'accounts-create'; db: string; name: string; plan: string; json: boolean }
+  | { kind: 'accounts-create'; db: string; name: string; plan: Plan; json: boolean }
   | { kind: 'accounts-list'; db: string; json: boolean; limit: number; cursor?: string }
   | { kind: 'accounts-keys'; db: string; id: string; json: boolean }
   | { kind: 'accounts-rotate-key'; db: string; id: string; graceSeconds?: number; json: boolean }
@@ -38,7 +39,7 @@ export function parseAccounts(
     case 'create': {
       const values = flags({ name: { type: 'string' }, plan: { type: 'string' } });
       if (typeof values.name !== 'string') throw usageError('accounts create: --name is required');
-      if (typeof values.plan !== 'string' || !(PLANS as readonly string[]).includes(values.plan)) {
+      if (!isPlan(values.plan)) {
         throw usageError(
           `accounts create: --plan ${typeof values.plan === 'string' ? 'must be' : 'is required:'} one of ${PLANS.join(', ')}`,
         );

@@ -121,12 +121,14 @@ function dbOf(values: Record<string, unknown>, env: Env, readFile: DbFileReader)
   if (fromEnv && env.LINKHOOKS_DB !== undefined && env.LINKHOOKS_DB_FILE !== undefined) {
     throw new UsageError('set LINKHOOKS_DB or LINKHOOKS_DB_FILE, not both');
   }
+  // Where the database's URL comes from: a file named by a flag or a variable, or a URL (the flag's,
+  // the variable's, or the default).
   const [source, path] =
     file !== undefined
       ? ['--db-file', file]
       : fromEnv && env.LINKHOOKS_DB === undefined && env.LINKHOOKS_DB_FILE !== undefined
         ? ['LINKHOOKS_DB_FILE', env.LINKHOOKS_DB_FILE]
-        : ['--db', undefined];
+        : [flag === undefined && env.LINKHOOKS_DB !== undefined ? 'LINKHOOKS_DB' : '--db', undefined];
   let db: string;
   try {
     db = path !== undefined ? readFile(path, source) : (flag ?? env.LINKHOOKS_DB ?? DEFAULT_DB);
@@ -136,8 +138,7 @@ function dbOf(values: Record<string, unknown>, env: Env, readFile: DbFileReader)
   }
   // The message never repeats the URL: it may hold a password.
   if (!/^sqlite:.+/.test(db) && !/^postgres(ql)?:\/\/./.test(db)) {
-    const named = flag === undefined && env.LINKHOOKS_DB !== undefined ? 'LINKHOOKS_DB' : '--db';
-    const what = path === undefined ? named : `the URL in ${source} ${path}`;
+    const what = path === undefined ? source : `the URL in ${source} ${path}`;
     throw new UsageError(`${what} must be sqlite:<file> or postgres://user@host:port/database`);
   }
   return db;
@@ -331,11 +332,9 @@ function parseFlags(argv: string[], env: Env, readFile: DbFileReader): Command {
       const db = dbOf(values, env, readFile);
       // Its own variables, not serve's: a worker started with serve's environment must not try its port.
       const port = portOf(values, env, 'LINKHOOKS_WORKER_PORT');
-      const host = (values.host as string | undefined) ?? env.LINKHOOKS_WORKER_HOST;
+      const { value: host, source } = setting(values, env, 'host', 'LINKHOOKS_WORKER_HOST');
       if (port === undefined && host !== undefined) {
-        throw new UsageError(
-          `${values.host ? '--host' : 'LINKHOOKS_WORKER_HOST'} needs a port: --port or LINKHOOKS_WORKER_PORT`,
-        );
+        throw new UsageError(`${source} needs a port: --port or LINKHOOKS_WORKER_PORT`);
       }
       return {
         kind: 'worker',

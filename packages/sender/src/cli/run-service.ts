@@ -19,7 +19,7 @@ import type { EngineSettings, HttpSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
 
-/** `serve` could not listen (a port in use, an address it cannot bind or resolve): exit code 1. */
+/** `serve` or `worker --port` could not listen (a port in use, an address it cannot bind or resolve): exit code 1. */
 export class ListenError extends Error {
   override readonly name = 'ListenError';
 }
@@ -177,12 +177,10 @@ export async function serve(
     ...options.http,
     logger,
   });
-  const server = await listenOrClose(listener, options, sender, store);
+  const { server, base } = await listenOrClose(listener, options, sender, store);
   // Once listening: a start that cannot listen has no prune running into its closed store.
   const stopPruning = pruneRegularly(sender, logger);
-  const port = portOf(server, options.port);
   sender.start();
-  const base = `http://${displayHost(options.host)}:${port}`;
   logger.info(
     {
       url: base,
@@ -200,15 +198,7 @@ export async function serve(
   );
   if (!env.LINKHOOKS_SERVICE_TOKEN)
     logger.warn('LINKHOOKS_SERVICE_TOKEN is not set: POST /internal/v1/events answers 503');
-  await untilStopped(logger, async () => {
-    stopPruning();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    await sender.stop();
-    await closed;
-    await store.close();
-    logger.info('stopped');
-  });
+  await untilStopped(logger, () => stopService(stopPruning, server, sender, store, logger));
 }
 
 export async function work(
@@ -231,8 +221,9 @@ export async function work(
       ...(env.LINKHOOKS_METRICS_TOKEN ? { metricsToken: env.LINKHOOKS_METRICS_TOKEN } : {}),
       onError: (err) => logger.error({ err }, 'answering a metrics scrape failed'),
     });
-    server = await listenOrClose(listener, options.listen, sender, store);
-    const base = `http://${displayHost(options.listen.host)}:${portOf(server, options.listen.port)}`;
+    const listening = await listenOrClose(listener, options.listen, sender, store);
+    server = listening.server;
+    const { base } = listening;
     where = { url: base, health: `${base}/healthz`, metrics: `${base}/metrics` };
   }
   const stopPruning = pruneRegularly(sender, logger);
@@ -245,15 +236,24 @@ export async function work(
     },
     'linkhooks-sender worker delivering',
   );
-  await untilStopped(logger, async () => {
-    stopPruning();
-    const closed = server && new Promise<void>((resolve) => server.close(() => resolve()));
-    server?.closeIdleConnections();
-    await sender.stop();
-    await closed;
-    await store.close();
-    logger.info('stopped');
-  });
+  await untilStopped(logger, () => stopService(stopPruning, server, sender, store, logger));
+}
+
+/** A stop: no more requests (the open ones end), the engine's attempts, then the store. */
+async function stopService(
+  stopPruning: () => void,
+  server: Server | null,
+  sender: Sender,
+  store: SenderStore,
+  logger: Logger,
+): Promise<void> {
+  stopPruning();
+  const closed = server && new Promise<void>((resolve) => server.close(() => resolve()));
+  server?.closeIdleConnections();
+  await sender.stop();
+  await closed;
+  await store.close();
+  logger.info('stopped');
 }
 
 /**
@@ -266,13 +266,14 @@ async function listenOrClose(
   { port, host }: { port: number; host: string },
   sender: Sender,
   store: SenderStore,
-): Promise<Server> {
+): Promise<{ server: Server; base: string }> {
   try {
-    return await new Promise((resolve, reject) => {
+    const server = await new Promise<Server>((resolve, reject) => {
       const s = createServer(listener);
       s.once('error', reject);
       s.listen(port, host, () => resolve(s));
     });
+    return { server, base: `http://${displayHost(host)}:${portOf(server, port)}` };
   } catch (error) {
     await sender.stop(0);
     await store.close();

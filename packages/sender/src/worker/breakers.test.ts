@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
 import type { AttemptReport } from './attempt.js';
-import { type BreakerCaps, chooseProbes, createBreakers, PROBE_MISS_MS } from './breakers.js';
+import {
+  type BreakerCaps,
+  type BreakerChange,
+  chooseProbes,
+  createBreakers,
+  PROBE_MISS_MS,
+} from './breakers.js';
 
 const hung = (endpointId: string, accountId = 'acct_a', origin = `https://${endpointId}.example.com`) =>
   ({
@@ -64,10 +70,16 @@ describe("a worker's breakers", () => {
     expect(probing.map((p) => p.endpointId)).toEqual(['ep_1']);
   });
 
-  it('answers the breakers that opened or closed', () => {
+  it('tells of the breakers that opened or closed', () => {
     const clock = new ManualClock();
     const breakers = createBreakers(clock);
-    const changes = Array.from({ length: ENDPOINT_THRESHOLD }, () => breakers.observe(hung('ep_1')));
+    /** The changes one attempt's report makes. */
+    const changesOf = (report: AttemptReport) => {
+      const changes: BreakerChange[] = [];
+      breakers.observe(report, (change) => changes.push(change));
+      return changes;
+    };
+    const changes = Array.from({ length: ENDPOINT_THRESHOLD }, () => changesOf(hung('ep_1')));
     expect(changes.slice(0, -1).flat()).toEqual([]);
     expect(changes.at(-1)).toEqual([
       {
@@ -80,9 +92,9 @@ describe("a worker's breakers", () => {
       },
     ]);
     // An attempt out when it opened is no news; an answer closes it.
-    expect(breakers.observe(hung('ep_1'))).toEqual([]);
+    expect(changesOf(hung('ep_1'))).toEqual([]);
     const answered = { ...hung('ep_1'), attempt: { failureKind: null, durationMs: 5 } } as AttemptReport;
-    expect(breakers.observe(answered)).toEqual([
+    expect(changesOf(answered)).toEqual([
       { kind: 'endpoint', key: 'ep_1', accountId: 'acct_a', change: 'closed', trips: 1, coolDownMs: 0 },
     ]);
   });

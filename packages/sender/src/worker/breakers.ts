@@ -83,8 +83,8 @@ export function createBreakers(clock: Clock) {
     threshold: number,
   ) => afterAttempt(state, failureKind, durationMs, clock.now(), threshold);
   return {
-    /** Takes the attempt into its endpoint's and origin's breakers; answers the ones that opened or closed. */
-    observe(report: AttemptReport): BreakerChange[] {
+    /** Takes the attempt into its endpoint's and origin's breakers; tells `onChange` of each that opened or closed. */
+    observe(report: AttemptReport, onChange?: (change: BreakerChange) => void) {
       const { endpointId, accountId } = report.claim.delivery;
       const { origin } = report.claim;
       const now = clock.now();
@@ -97,10 +97,11 @@ export function createBreakers(clock: Clock) {
       if (byOrigin) origins.set(origin, byOrigin);
       else origins.delete(origin);
       missed.delete(endpointId);
-      return [
-        changeOf('endpoint', endpointId, accountId, before, endpoint, now),
-        changeOf('origin', origin, accountId, originBefore, byOrigin, now),
-      ].filter((c) => c !== null);
+      if (!onChange) return;
+      const ofEndpoint = changeOf('endpoint', endpointId, accountId, before, endpoint, now);
+      if (ofEndpoint) onChange(ofEndpoint);
+      const ofOrigin = changeOf('origin', origin, accountId, originBefore, byOrigin, now);
+      if (ofOrigin) onChange(ofOrigin);
     },
     caps(perEndpoint: number, perOrigin: number): BreakerCaps {
       const now = clock.now();

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
-import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
+import { type DeliveryClient, noAnswerWithin, type SendRequest, timedOut } from '../delivery/http-client.js';
 import { ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
 import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
@@ -57,14 +57,7 @@ async function setUp() {
   const client: DeliveryClient = {
     async send(request: SendRequest) {
       sends.push({ url: request.url, attempt: request.headers['x-service-attempt']! });
-      if (request.url === HANGING) {
-        const outcome = {
-          ok: false as const,
-          kind: 'timeout' as const,
-          message: 'no answer within 30000 ms',
-        };
-        return { outcome, durationMs: 30_000, responseSnippet: null };
-      }
+      if (request.url === HANGING) return { ...timedOut(noAnswerWithin(30_000)), durationMs: 30_000 };
       return { outcome: { ok: true, statusCode: 200 }, durationMs: 5, responseSnippet: null };
     },
     close: async () => undefined,

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { conditions } from '../../test/helpers/conditions.js';
+import { workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
 import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
 import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
 import { newId } from '../domain/ids.js';
-import { DEFAULT_SCHEDULE } from '../domain/schedule.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { LeaseRef, SenderStore } from '../store/port.js';
 import { createWorker, type WorkerOptions } from './worker.js';
@@ -79,30 +79,19 @@ async function setUp(freeSlotOnResponse: boolean) {
 
   let delivered = 0;
   const allDelivered = new Promise<void>((resolve) => {
-    const worker = createWorker({
-      queue: store,
-      client,
-      clock: new ManualClock(T0),
-      rules: { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
-      userAgent: 'linkhooks-test',
-      concurrency: 1,
-      perEndpointCap: 1,
-      perAccountCap: 1,
-      perOriginCap: 1,
-      batchSize: 1,
-      leaseMs: 60_000,
-      renewEveryMs: 20_000,
-      pollIntervalMs: 60_000,
-      freeSlotOnResponse,
-      onAttempt: (report) => {
-        if (report.applied.status === 'delivered' && ++delivered === 3) {
-          void worker.stop().then(resolve);
-        }
-      },
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const worker = createWorker(
+      workerOptions(1, {
+        queue: store,
+        client,
+        clock: new ManualClock(T0),
+        freeSlotOnResponse,
+        onAttempt: (report) => {
+          if (report.applied.status === 'delivered' && ++delivered === 3) {
+            void worker.stop().then(resolve);
+          }
+        },
+      }),
+    );
     worker.start();
   });
   return { sends, finishing, until, open, allDelivered };
@@ -161,25 +150,8 @@ function heldClient() {
 }
 
 describe('worker bookkeeping', () => {
-  const options = (store: SenderStore, client: DeliveryClient, clock: ManualClock) => ({
-    queue: store,
-    client,
-    clock,
-    rules: { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
-    userAgent: 'linkhooks-test',
-    concurrency: 2,
-    perEndpointCap: 2,
-    perAccountCap: 2,
-    perOriginCap: 2,
-    batchSize: 2,
-    leaseMs: 60_000,
-    renewEveryMs: 20_000,
-    pollIntervalMs: 60_000,
-    freeSlotOnResponse: true,
-    onError: (error: unknown) => {
-      throw error;
-    },
-  });
+  const options = (store: SenderStore, client: DeliveryClient, clock: ManualClock) =>
+    workerOptions(2, { queue: store, client, clock, freeSlotOnResponse: true });
 
   it('tracks both attempts when its own lease ran out and it claimed the delivery again', async () => {
     const store = await seed(1);

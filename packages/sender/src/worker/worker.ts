@@ -110,8 +110,7 @@ export function createWorker(options: WorkerOptions): Worker {
         if (report.applied.status === 'awaiting_retry')
           knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
         // An abandoned attempt says nothing of the receiver: the worker cut it short.
-        if (!running.abandon.signal.aborted)
-          for (const change of breakers.observe(report)) options.onBreaker?.(change);
+        if (!running.abandon.signal.aborted) breakers.observe(report, options.onBreaker);
         options.onAttempt(report);
       }, options.onError)
       .finally(() => {
@@ -126,18 +125,19 @@ export function createWorker(options: WorkerOptions): Worker {
 
   const breakers = createBreakers(options.clock);
 
-  /** This worker's requests still open, per account and per origin (design D25). */
-  const open = () => {
-    const openByAccount = new Map<string, number>();
-    const openByOrigin = new Map<string, number>();
-    for (const r of inFlight) {
-      if (r.sent) continue;
-      const { accountId } = r.claim.delivery;
-      openByAccount.set(accountId, (openByAccount.get(accountId) ?? 0) + 1);
-      openByOrigin.set(r.claim.origin, (openByOrigin.get(r.claim.origin) ?? 0) + 1);
+  /** This worker's requests open, per account and per origin (design D25): `claims` added to `into`. */
+  const countOpen = (
+    claims: Iterable<ClaimedDelivery>,
+    into = { openByAccount: new Map<string, number>(), openByOrigin: new Map<string, number>() },
+  ) => {
+    for (const { delivery, origin } of claims) {
+      into.openByAccount.set(delivery.accountId, (into.openByAccount.get(delivery.accountId) ?? 0) + 1);
+      into.openByOrigin.set(origin, (into.openByOrigin.get(origin) ?? 0) + 1);
     }
-    return { openByAccount, openByOrigin };
+    return into;
   };
+  /** Those still sending. */
+  const open = () => countOpen([...inFlight].filter((r) => !r.sent).map((r) => r.claim));
 
   /**
    * Up to `limit` deliveries: first a probe of each endpoint whose breaker is half-open (design
@@ -147,13 +147,8 @@ export function createWorker(options: WorkerOptions): Worker {
     traceClaim(limit, async () => {
       const now = options.clock.now();
       const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
-      const { openByAccount, openByOrigin } = open();
-      const shares = {
-        perAccount: options.perAccountCap,
-        perOrigin: options.perOriginCap,
-        openByAccount,
-        openByOrigin,
-      };
+      const opened = open();
+      const shares = { perAccount: options.perAccountCap, perOrigin: options.perOriginCap, ...opened };
       let probes: ClaimedDelivery[] = [];
       if (breaking.probing.length > 0) {
         const busy = new Set([...inFlight].map((r) => r.claim.delivery.endpointId));
@@ -162,10 +157,7 @@ export function createWorker(options: WorkerOptions): Worker {
           probes = await options.queue.claimProbes({ now, leaseMs: options.leaseMs, endpointIds });
           const taken = new Set(probes.map((p) => p.delivery.endpointId));
           breakers.missed(endpointIds.filter((id) => !taken.has(id)));
-          for (const { delivery, origin } of probes) {
-            openByAccount.set(delivery.accountId, (openByAccount.get(delivery.accountId) ?? 0) + 1);
-            openByOrigin.set(origin, (openByOrigin.get(origin) ?? 0) + 1);
-          }
+          countOpen(probes, opened); // the claim that follows counts them in the shares
         }
       }
       if (probes.length >= limit) return probes;

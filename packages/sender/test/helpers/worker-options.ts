@@ -8,7 +8,7 @@ import type { WorkerOptions } from '../../src/worker/worker.js';
 
 type Given = Pick<WorkerOptions, 'queue' | 'client' | 'clock'> & Partial<WorkerOptions>;
 
-export function workerOptions(slots: number, given: Given): WorkerOptions {
+export function workerOptions<G extends Given>(slots: number, given: G): WorkerOptions & G {
   return {
     rules: { schedule: DEFAULT_SCHEDULE, policy: DEFAULT_DISABLE_POLICY },
     userAgent: 'linkhooks-test',
