@@ -88,6 +88,7 @@ export {
 export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from './errors.js';
 export { EVENT_LOOP_SAMPLE_MS } from './metrics.js';
 export { createMemoryStore } from './store/memory-store.js';
+export type { Migration, MigrationReport } from './store/migration-plan.js';
 export type {
   AccountCatalogue,
   AttemptApplied,

@@ -7,11 +7,13 @@ import type { Logger } from 'pino';
  */
 import { createSender } from '../engine/sender.js';
 import { isSenderError, SenderError } from '../errors.js';
+import type { MigrationReport } from '../store/migration-plan.js';
 import { runAccounts } from './accounts-command.js';
 import { withCaFile } from './ca-file.js';
 import { DatabaseError } from './database-error.js';
 import { writeDevCertificate } from './dev-certificate.js';
 import { masterKeysFor, rotationOf, type Say, withNamedKeysRead } from './master-keys.js';
+import { migrationSummary, newerSchemaWarning } from './migration-summary.js';
 import { maskDb, openStore } from './open-store.js';
 import { type Command, parseCommand, USAGE, UsageError } from './options.js';
 import { createLogger, ListenError, serve, work } from './run-service.js';
@@ -29,9 +31,14 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       process.stdout.write(`linkhooks-sender ${VERSION}\n`);
       return;
     case 'migrate': {
-      const store = await openStore(command.db);
+      const db = maskDb(command.db);
+      let report: MigrationReport | undefined;
+      const store = await openStore(command.db, (r) => {
+        report = r;
+      });
       await store.close();
-      process.stdout.write(`Migrated ${maskDb(command.db)}: the schema is up to date.\n`);
+      process.stdout.write(migrationSummary(db, report));
+      warnOfNewerSchema(db, report, onTerminal);
       return;
     }
     case 'accounts-create':
@@ -54,7 +61,9 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       const lock = holdProcessLock(command.db);
       try {
         const keys = masterKeysFor(named, say);
-        const store = await openStore(command.db);
+        const store = await openStore(command.db, (report) =>
+          warnOfNewerSchema(maskDb(command.db), report, say),
+        );
         if (command.kind === 'serve') await serve(store, { ...command, engine, keys }, env, logger);
         else await work(store, { ...command, engine, keys }, env, logger);
       } finally {
@@ -77,6 +86,11 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       await writeDevCertificate(command.dir, command.force);
       return;
   }
+}
+
+function warnOfNewerSchema(db: string, report: MigrationReport | undefined, say: Say) {
+  const warning = newerSchemaWarning(db, report);
+  if (warning) say.warn(warning);
 }
 
 const saidBy = (logger: Logger): Say => ({

@@ -4,6 +4,7 @@
  * is a clear error naming it — with any password masked — never a stack trace.
  */
 import { SenderError } from '../errors.js';
+import type { MigrationReport } from '../store/migration-plan.js';
 import type { SenderStore } from '../store/port.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { isSchemaName } from '../store/postgres/schema-name.js';
@@ -47,8 +48,14 @@ export function postgresOptions(db: string) {
   return { connectionString: url.toString(), ...(schema ? { schema } : {}) };
 }
 
-/** Opens the store and applies pending migrations (safe from several processes at once). */
-export async function openStore(db: string): Promise<SenderStore> {
+/**
+ * Opens the store and applies pending migrations (safe from several processes at once);
+ * `onMigrated` is told what the run did.
+ */
+export async function openStore(
+  db: string,
+  onMigrated?: (report: MigrationReport | undefined) => void,
+): Promise<SenderStore> {
   let store: SenderStore;
   const file = sqliteFileOf(db);
   if (file !== undefined) loadDriver();
@@ -59,8 +66,9 @@ export async function openStore(db: string): Promise<SenderStore> {
     if (error instanceof DatabaseError) throw error;
     throw new DatabaseError(`cannot open the database ${maskDb(db)}: ${(error as Error).message}`);
   }
+  let report: MigrationReport | undefined;
   try {
-    await store.migrate();
+    report = (await store.migrate()) ?? undefined;
   } catch (error) {
     await store.close().catch(() => undefined);
     const e = error as NodeJS.ErrnoException & AggregateError;
@@ -68,5 +76,6 @@ export async function openStore(db: string): Promise<SenderStore> {
     if (error instanceof SenderError) throw error;
     throw new DatabaseError(`cannot reach the database ${maskDb(db)}: ${reason}`);
   }
+  onMigrated?.(report);
   return store;
 }

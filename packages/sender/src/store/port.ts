@@ -7,6 +7,7 @@ import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
 import type { NoticeRules } from '../domain/operator-notice.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AccountCatalogue } from './account-port.js';
+import type { MigrationReport } from './migration-plan.js';
 import type { NoticeOutbox } from './notice-port.js';
 import type { PortalTokens } from './portal-token-port.js';
 import type {
@@ -315,6 +316,11 @@ export interface SenderStore
     NoticeOutbox,
     PortalTokens {
   readonly capabilities: StoreCapabilities;
-  migrate(): Promise<void>;
+  /**
+   * Applies the migrations the database lacks (safe from several processes at once). The built-in
+   * stores tell what they applied and what the database holds; a store of one's own may tell nothing.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a store of one's own whose migrate returns nothing still fits
+  migrate(): Promise<MigrationReport | undefined | void>;
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@
  * keys. Ids are `COLLATE "C"` so the log and its cursors sort by bytes, as in SQLite and JavaScript.
  */
 import type pg from 'pg';
+import { type MigrationReport, planMigrations } from '../migration-plan.js';
 import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
 import m002 from './migrations/002-accounts.sql';
 import m003 from './migrations/003-leases.sql';
@@ -68,7 +69,7 @@ const SELECT_APPLIED = `SELECT version FROM schema_migrations`;
 const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`;
 
 /** Run inside one transaction: a second process waits for the lock, then finds every version recorded. */
-export async function applyMigrations(client: pg.ClientBase, schema: string): Promise<void> {
+export async function applyMigrations(client: pg.ClientBase, schema: string): Promise<MigrationReport> {
   const quoted = quoteSchema(schema);
   await client.query(LOCK_MIGRATIONS, [MIGRATION_LOCK]);
   // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database even
@@ -78,14 +79,11 @@ export async function applyMigrations(client: pg.ClientBase, schema: string): Pr
   }
   await client.query(USE_SCHEMA, [quoted]);
   await client.query(CREATE_MIGRATIONS_TABLE);
-  const applied = new Set(
-    (await client.query<{ version: number }>(SELECT_APPLIED)).rows.map((r) => r.version),
-  );
-  // By number, each recorded on its own: numbers may have gaps, and a database may have a later
-  // one applied before an earlier one is added.
-  for (const m of [...PG_MIGRATIONS].sort((a, b) => a.version - b.version)) {
-    if (applied.has(m.version)) continue;
+  const recorded = (await client.query<{ version: number }>(SELECT_APPLIED)).rows.map((r) => r.version);
+  const { pending, report } = planMigrations(PG_MIGRATIONS, recorded);
+  for (const m of pending) {
     await client.query(m.sql);
     await client.query(RECORD_MIGRATION, [m.version, m.name, Date.now()]);
   }
+  return report;
 }

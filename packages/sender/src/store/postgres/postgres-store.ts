@@ -77,8 +77,9 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   return {
     capabilities: { sharedAcrossProcesses: true, recordsOverNetwork: true },
     migrate: async () => {
-      await pg.tx((client) => applyMigrations(client, pg.schema));
+      const report = await pg.tx((client) => applyMigrations(client, pg.schema));
       await pg.rows(REPAIR_DUE, []);
+      return report;
     },
     close() {
       closing ??= (async () => {

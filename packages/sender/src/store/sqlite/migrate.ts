@@ -4,6 +4,7 @@
  * which takes SQLite's write lock first: two processes migrating at once apply each version once.
  * Then each endpoint's next due time is computed afresh (endpoint-due.ts).
  */
+import { type MigrationReport, planMigrations } from '../migration-plan.js';
 import type { SqliteDb } from './database.js';
 import { rebuildDue } from './endpoint-due.js';
 import m001 from './migrations/001-endpoints-events-deliveries-attempts.sql';
@@ -47,19 +48,16 @@ CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name 
 const SELECT_APPLIED = `SELECT version FROM schema_migrations`;
 const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`;
 
-export function migrateSqlite(db: SqliteDb): () => void {
+export function migrateSqlite(db: SqliteDb): () => MigrationReport {
   return db.immediate(() => {
     db.raw.exec(CREATE_MIGRATIONS_TABLE);
-    const applied = new Set(
-      (db.raw.prepare(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version),
-    );
-    // By number, each recorded on its own: numbers may have gaps, and a database may have a later
-    // one applied before an earlier one is added.
-    for (const m of [...SQLITE_MIGRATIONS].sort((a, b) => a.version - b.version)) {
-      if (applied.has(m.version)) continue;
+    const recorded = (db.raw.prepare(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version);
+    const { pending, report } = planMigrations(SQLITE_MIGRATIONS, recorded);
+    for (const m of pending) {
       db.raw.exec(m.sql);
       db.raw.prepare(RECORD_MIGRATION).run(m.version, m.name, Date.now());
     }
     rebuildDue(db);
+    return report;
   });
 }
