@@ -78,11 +78,26 @@ export interface RouteInput {
 
 export type RouteRunner = ReturnType<typeof createRouteRunner>;
 
-/** A request that tries an API key: a Bearer token, or the dashboard's sign-in. */
+/** A request that tries a credential: a Bearer token, or the dashboard's sign-in. */
 function presentsCredentials(route: RouteSpec | null, req: RouteRequest): boolean {
   if (hasBearer(req.headers.authorization)) return true;
   const signIn = route ? route.tag === 'Session' : req.path === '/v1/session';
   return signIn && req.method === 'POST';
+}
+
+/**
+ * The allowance of failed sign-ins a request counts against, with its client's address: one per
+ * kind of credential (design D26). A customer's script failing with its API key, from an address
+ * the platform's ingest shares (a proxy, a NAT), then never refuses the service token, nor the
+ * metrics token a scraper presents.
+ */
+function signInKey(req: RouteRequest): string {
+  const kind = req.path.startsWith('/internal/')
+    ? 'service'
+    : req.path === '/metrics'
+      ? 'metrics'
+      : 'account';
+  return `${kind} ${clientKey(req.client)}`;
 }
 
 /** The management API requests an account may make per minute unless set (ManagementRouterOptions). */
@@ -118,8 +133,15 @@ export function createRouteRunner(options: ManagementRouterOptions) {
   return {
     /** Checks the request's credentials for the route; throws the SenderError it answers with. */
     async admit(route: RouteSpec, req: RouteRequest): Promise<Admitted> {
-      if (presentsCredentials(route, req)) {
-        const allowed = signIns.peek(clientKey(req.client));
+      // Only where a credential is checked: an open route (the metrics without a token, the event
+      // types) answers whatever the address failed elsewhere.
+      const checks =
+        route.auth === 'account' ||
+        route.auth === 'service' ||
+        route.tag === 'Session' ||
+        (route.auth === 'metrics' && metricsToken !== undefined);
+      if (checks && presentsCredentials(route, req)) {
+        const allowed = signIns.peek(signInKey(req));
         if (!allowed.ok) throw rateLimited('failed sign-ins from this address', allowed.retryAfterMs);
       }
       const sessionId = sessionIdOf(req.headers.cookie);
@@ -163,7 +185,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     /** The answer to an error; a refused credential counts against the client's sign-ins. */
     answer(error: unknown, req: RouteRequest): ErrorAnswer {
       const answer = errorResponse(error);
-      if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(clientKey(req.client));
+      if (answer.status === 401 && presentsCredentials(null, req)) signIns.take(signInKey(req));
       if (answer.logged) options.logger?.error({ err: error, route: req.path }, 'management API error');
       const headers: Record<string, string> =
         answer.retryAfterSeconds === undefined ? {} : { 'retry-after': String(answer.retryAfterSeconds) };

@@ -130,6 +130,46 @@ describe('limits', () => {
     expect((await api.call('GET', '/healthz', { key: null })).status).toBe(200);
   });
 
+  it('keeps one allowance per kind of credential: a customer’s wrong keys never hold back ingest or a scrape', async () => {
+    api = await startApi(certs, {}, { signInFailuresPerMinute: 2 });
+    for (const wrong of ['lh_wrong_1', 'lh_wrong_2']) {
+      expect((await api.call('GET', '/v1/endpoints', { key: wrong })).status).toBe(401);
+    }
+    expectLimited(await api.call('GET', '/v1/endpoints'), 'rate_limited');
+    // The same address ingests with the service token, and scrapes the metrics (open here)
+    // whatever it sends.
+    const event = { account_id: api.alice.account.id, event: 'click', data: click(1) };
+    const single = await api.call('POST', '/internal/v1/events', { key: SERVICE_TOKEN, body: event });
+    expect(single.status).toBe(202);
+    const batch = await api.call('POST', '/internal/v1/events/batch', {
+      key: SERVICE_TOKEN,
+      body: { events: [{ ...event, data: click(2) }] },
+    });
+    expect(batch.status).toBe(202);
+    expect((await api.call('GET', '/metrics', { key: 'lh_wrong_3' })).status).toBe(200);
+    // Wrong service tokens fill the service's own allowance, and leave the account's as it was.
+    for (const wrong of ['svc_wrong_1', 'svc_wrong_2']) {
+      expect((await api.call('GET', '/internal/v1/accounts', { key: wrong })).status).toBe(401);
+    }
+    expectLimited(await api.call('GET', '/internal/v1/accounts', { key: SERVICE_TOKEN }), 'rate_limited');
+    expectLimited(await api.call('GET', '/v1/endpoints'), 'rate_limited');
+    expect((await api.call('GET', '/v1/endpoints', { key: api.bob.apiKey })).status).toBe(429);
+  });
+
+  it('counts a wrong metrics token against the metrics’ own allowance', async () => {
+    api = await startApi(
+      certs,
+      {},
+      { signInFailuresPerMinute: 1, metricsToken: 'metrics_token_0123456789abcdef' },
+    );
+    expect((await api.call('GET', '/metrics', { key: 'wrong' })).status).toBe(401);
+    expectLimited(
+      await api.call('GET', '/metrics', { key: 'metrics_token_0123456789abcdef' }),
+      'rate_limited',
+    );
+    expect((await api.call('GET', '/v1/endpoints')).status).toBe(200);
+  });
+
   it('counts a Bearer key in any case as a sign-in', async () => {
     api = await startApi(certs, {}, { signInFailuresPerMinute: 2 });
     for (const scheme of ['bearer', 'BEARER']) {
