@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ApiKey, RotatedKey } from '../engine/account-admin.js';
 import { MAX_KEY_GRACE_SECONDS } from '../engine/account-admin.js';
 import type { AccountRecord } from '../store/records.js';
+import { pageCursor } from './page-cursor.js';
 
 const isoTime = z.iso.datetime().describe('ISO 8601 UTC');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -17,7 +18,7 @@ export const accountPageSchema = z
   .meta({ id: 'AccountPage' });
 
 export const accountsQuery = z.strictObject({
-  cursor: z.string().min(1).max(100).optional().describe('next_cursor of the previous page'),
+  cursor: pageCursor('acct'),
   limit: z
     .string()
     .regex(/^\d{1,4}$/, 'limit must be a whole number from 1 to 1000')

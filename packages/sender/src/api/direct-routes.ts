@@ -7,8 +7,8 @@
  * same runner, so credentials, limits, checks and error answers are the same.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SenderError } from '../errors.js';
 import { parseArrayMemberBody, WHOLE_BODY_MAX_BYTES } from './array-member-body.js';
+import { notJson } from './error-response.js';
 import { readBody } from './read-body.js';
 import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
@@ -32,8 +32,6 @@ function plainJsonLength(req: IncomingMessage, limit: number): number | null {
   return Number.isInteger(length) && length > 0 && length <= limit ? length : null;
 }
 
-const notJson = (message: string) =>
-  new SenderError('invalid_request', `the request body is not valid JSON: ${message}`);
 const SYNTAX_MARK = '#';
 
 /**
@@ -51,13 +49,16 @@ function parseJson(bytes: Buffer): unknown {
       JSON.parse(at === -1 ? '' : text.slice(0, at) + SYNTAX_MARK.repeat(text.length - at));
     } catch (error) {
       const message = (error as Error).message;
-      throw notJson(message.replace(/#+/g, (mark) => text.slice(at, at + mark.length)));
+      throw notJson(
+        text,
+        message.replace(/#+/g, (mark) => text.slice(at, at + mark.length)),
+      );
     }
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw notJson((error as Error).message);
+    throw notJson(text, (error as Error).message);
   }
 }
 

@@ -25,17 +25,33 @@ export function invalidRequest(where: 'body' | 'query', error: z.ZodError): Send
   return new SenderError('invalid_request', `${at}: ${first?.message ?? 'invalid'}`, { details: issues });
 }
 
+/**
+ * A body refused as JSON, on either path (the router's parser, or the direct one): when the text is
+ * JSON all the same, a scalar (`null`, `5`, `"x"`), it says the body must be an object, which is
+ * what was wrong, rather than the parser's words about an unexpected token.
+ */
+export function notJson(text: unknown, parserMessage: string): SenderError {
+  if (typeof text === 'string') {
+    try {
+      const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      const kind = value === null ? 'null' : typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+      return new SenderError('invalid_request', `the request body must be a JSON object, not ${kind}`);
+    } catch {
+      // not JSON at all: the parser's own words say where
+    }
+  }
+  return new SenderError('invalid_request', `the request body is not valid JSON: ${parserMessage}`);
+}
+
 /** body-parser (express.json) marks its errors with a `type`. */
 function bodyParserError(error: unknown): SenderError | null {
-  const e = error as { type?: unknown; status?: unknown; message?: unknown; limit?: unknown };
+  const e = error as { type?: unknown; status?: unknown; message?: unknown; limit?: unknown; body?: unknown };
   if (typeof e?.type !== 'string' || typeof e.status !== 'number') return null;
   if (e.type === 'entity.too.large') {
     const limit = typeof e.limit === 'number' ? `${Math.round(e.limit / 1024)} KiB` : 'this route reads';
     return new SenderError('payload_too_large', `the request body is larger than ${limit}`);
   }
-  if (e.type === 'entity.parse.failed') {
-    return new SenderError('invalid_request', `the request body is not valid JSON: ${String(e.message)}`);
-  }
+  if (e.type === 'entity.parse.failed') return notJson(e.body, String(e.message));
   if (e.status >= 400 && e.status < 500) {
     return new SenderError('invalid_request', `the request body could not be read: ${String(e.message)}`);
   }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { USER_AGENT } from '../engine/sender.js';
-import type { RouteSpec } from './route.js';
+import { DEFAULT_BODY_BYTES, type RouteSpec } from './route.js';
 
 type Json = Record<string, unknown>;
 type Described = Pick<
@@ -60,6 +60,14 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
         : {}),
     };
   }
+  // What any route of its kind may answer, beside its own answer of that status if any.
+  const also = (status: string, text: string) => {
+    const own = responses[status] as { description: string } | undefined;
+    responses[status] = own
+      ? { ...own, description: `${own.description}; or ${text}` }
+      : { description: text[0]!.toUpperCase() + text.slice(1), content: errorContent };
+  };
+  const signIn = route.tag === 'Session' && route.method === 'post';
   if (route.auth !== 'none' && route.auth !== 'metrics') {
     responses['401'] ??= { description: 'Missing or wrong credentials', content: errorContent };
   }
@@ -71,17 +79,36 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
     };
   }
   if (route.auth === 'account') {
-    // Every account route may answer the account's API request limit, beside its own 429 if any.
-    const spent =
-      'account’s API requests this minute are spent (`rate_limited`): send it again after `Retry-After`';
-    const own = responses['429'] as { description: string } | undefined;
-    responses['429'] = own
-      ? { ...own, description: `${own.description}; or the ${spent}` }
-      : { description: `The ${spent}`, content: errorContent };
+    also(
+      '429',
+      'the account’s API requests this minute are spent (`rate_limited`): send it again after `Retry-After`',
+    );
     responses['403'] ??= {
       description: 'The account’s plan has no webhooks',
       content: errorContent,
     };
+  }
+  // design D26: failed sign-ins per client address, apart for each kind of credential.
+  if (route.auth !== 'none' || signIn) {
+    const token =
+      route.auth === 'service' ? 'service token' : route.auth === 'metrics' ? 'metrics token' : 'API key';
+    also(
+      '429',
+      `this address (an IPv6 one by its /64) failed too many sign-ins with a${token === 'API key' ? 'n' : ''} ${token} this minute (\`rate_limited\`): send it again after \`Retry-After\``,
+    );
+  }
+  if (
+    (route.auth === 'account' && route.method !== 'get') ||
+    (route.tag === 'Session' && route.method !== 'get')
+  ) {
+    also(
+      '403',
+      `made with the session cookie, it lacks the header \`X-Linkhooks-CSRF: 1\` (\`csrf_check_failed\`)`,
+    );
+  }
+  if (route.body) {
+    const kib = (route.body.limitBytes ?? DEFAULT_BODY_BYTES) / 1024;
+    also('413', `the body is larger than ${kib.toLocaleString('en-US')} KiB (\`payload_too_large\`)`);
   }
   return {
     summary: route.summary,

@@ -43,6 +43,9 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
+/** The largest body a route reads unless it says otherwise (`body.limitBytes`). */
+export const DEFAULT_BODY_BYTES = 256 * 1024;
+
 export interface RouteSpec<Body = unknown, Query = unknown> {
   method: Method;
   /** Express form: `/v1/endpoints/:id`. */

@@ -11,7 +11,7 @@ import { createDirectRoutes, type DirectRoutes } from './direct-routes.js';
 import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rejectMalformedUrl, securityHeaders, type TransportOptions } from './response-headers.js';
-import type { RouteSpec } from './route.js';
+import { DEFAULT_BODY_BYTES, type RouteSpec } from './route.js';
 import { checkBody, createRouteRunner, type RouteRequest, routeRequestOf } from './route-runner.js';
 import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
@@ -79,7 +79,6 @@ export const API_ROUTES: readonly RouteSpec[] = [
 const DIRECT_ROUTES: readonly RouteSpec[] = [ingestRoute, ingestBatchRoute];
 
 /** The largest body a route reads unless it says otherwise. */
-const DEFAULT_BODY_BYTES = 256 * 1024;
 
 let openApiDocument: Record<string, unknown> | undefined;
 

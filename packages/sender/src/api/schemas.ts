@@ -10,6 +10,7 @@ import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
 import { EVENT_ID_FORM } from '../engine/event-input.js';
 import { EVENT_SCAN } from '../store/log-page-sql.js';
+import { pageCursor } from './page-cursor.js';
 import type { BodySchema } from './parse-body.js';
 
 const eventName = z.enum(EVENT_NAMES);
@@ -90,7 +91,7 @@ export const deliveriesQuery = z.strictObject({
     .describe(
       'Only the deliveries of the events this names, exactly: an event id (ours, evt_…, or the event_id you published with), a click_id or a conversion_id',
     ),
-  cursor: z.string().min(1).max(100).optional().describe('next_cursor of the previous page'),
+  cursor: pageCursor('dlv'),
   limit: z
     .string()
     .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')

@@ -62,6 +62,12 @@ describe('the account routes', () => {
       expect(res.status).toBe(400);
       expect(res.json.error.message).toMatch(/limit/);
     }
+    // A cursor that no page gave is refused, not read as the first page or as the end.
+    for (const cursor of ['garbage', 'dlv_01JD8X3K9Q2W5E7R9T1Y3V5Z7P']) {
+      const res = await platform('GET', `/internal/v1/accounts?cursor=${cursor}`);
+      expect(res.status).toBe(400);
+      expect(res.json.error.message).toContain('cursor must be the next_cursor of a page before');
+    }
   });
 
   it('list an account’s keys by id and first characters, never the key', async () => {

@@ -96,13 +96,19 @@ describe('the direct ingest path', () => {
     expect([broken.status, broken.json]).toEqual([brokenViaRouter.status, brokenViaRouter.json]);
     expect(broken.json.error.code).toBe('invalid_request');
 
-    // Not an object or an array: the router's JSON parser refuses it, in its own words.
-    for (const raw of ['null', '5', ' "x"', '\n ', 'nul']) {
+    // Not an object or an array: refused alike on both paths, JSON or not.
+    for (const [raw, message] of [
+      ['null', 'the request body must be a JSON object, not null'],
+      ['5', 'the request body must be a JSON object, not a number'],
+      [' "x"', 'the request body must be a JSON object, not a string'],
+      ['\n ', /^the request body is not valid JSON: /],
+      ['nul', /^the request body is not valid JSON: /],
+    ] as const) {
       const direct = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, raw });
       const routed = await api.call('POST', `${SINGLE}?x`, { key: SERVICE_TOKEN, raw });
       expect(viaExpress(direct.headers), raw).toBe(false);
       expect([direct.status, direct.json], raw).toEqual([routed.status, routed.json]);
-      expect(direct.json.error.message, raw).toMatch(/^the request body is not valid JSON: /);
+      expect(direct.json.error.message, raw).toMatch(message);
     }
 
     for (const [name, options] of [

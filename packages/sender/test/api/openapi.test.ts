@@ -91,6 +91,39 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
+  it('declares the answers every route of a kind may give: 413 to a body, 403 to a change by cookie, 429 to sign-ins', () => {
+    type Op = {
+      requestBody?: unknown;
+      security?: unknown[];
+      responses: Record<string, { description: string }>;
+    };
+    const paths = openApi().paths as Record<string, Record<string, Op>>;
+    const ops = Object.entries(paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([method, op]) => ({ route: `${method} ${path}`, op })),
+    );
+    const said = (op: Op, status: string) => op.responses[status]?.description ?? '';
+    const withBody = ops.filter(({ op }) => op.requestBody);
+    expect(withBody.length).toBeGreaterThanOrEqual(11);
+    for (const { route, op } of withBody) expect(said(op, '413'), route).toMatch(/payload_too_large/);
+    const byCookie = ops.filter(
+      ({ route, op }) =>
+        !route.startsWith('get ') &&
+        (route.includes(' /v1/session') || JSON.stringify(op.security).includes('session')),
+    );
+    expect(byCookie.map((o) => o.route)).toEqual(
+      expect.arrayContaining(['post /v1/session', 'delete /v1/session']),
+    );
+    for (const { route, op } of byCookie) expect(said(op, '403'), route).toMatch(/X-Linkhooks-CSRF: 1/);
+    for (const route of ['post /internal/v1/events', 'post /internal/v1/events/batch', 'get /metrics']) {
+      const op = ops.find((o) => o.route === route)!.op;
+      expect(said(op, '429'), route).toMatch(/failed too many sign-ins with an? (service|metrics) token/);
+    }
+    expect(said(ops.find((o) => o.route === 'get /v1/endpoints')!.op, '429')).toMatch(
+      /sign-ins with an API key/,
+    );
+    expect(said(ops.find((o) => o.route === 'get /v1/openapi.json')!.op, '429')).toBe('');
+  });
+
   it('is served at /v1/openapi.json without credentials', async () => {
     const app = express();
     app.use(createManagementRouter({ sender: createSender({ store: createMemoryStore() }) }));

@@ -340,6 +340,9 @@ describe('the delivery log', () => {
       'limit=ten',
       'colour=red',
       'limit=1&limit=2',
+      'cursor=garbage',
+      'cursor=acct_01JD8X3K9Q2W5E7R9T1Y3V5Z7P',
+      'cursor=dlv_01JD8X3K9Q2W5E7R9T1Y3V5Z7P%27--',
     ]) {
       const res = await api.call('GET', `/v1/endpoints/${endpoint.id}/deliveries?${query}`);
       expect(res.status, query).toBe(400);

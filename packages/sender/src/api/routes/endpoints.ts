@@ -43,7 +43,9 @@ export const endpointRoutes = [
     responses: {
       201: { description: 'Created', schema: endpointWithSecretSchema },
       400: badRequest,
-      429: err('The account has as many endpoints as it may have'),
+      429: err(
+        'The account has as many endpoints as it may have (`quota_exceeded`): delete one to add another',
+      ),
     },
     async handle({ sender, account, body }) {
       const endpoint = await sender.createEndpoint(account.id, endpointInput(body));

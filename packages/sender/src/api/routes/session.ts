@@ -31,10 +31,6 @@ export const sessionRoutes = [
       400: { description: 'No API key given', schema: errorSchema },
       401: { description: 'The API key is not valid', schema: errorSchema },
       403: { description: 'The account’s plan has no webhooks', schema: errorSchema },
-      429: {
-        description: 'Too many failed sign-ins from this address (an IPv6 address counts by its /64)',
-        schema: errorSchema,
-      },
     },
     async handle({ sender, sessions, request, body }) {
       const holder = await sender.authenticateKey(body.api_key);
