@@ -45,7 +45,11 @@ export interface Credentials {
   sessionAccountId?: string | null;
   /** The key the session signed in with: the session stands while the key works (design D37). */
   sessionKeyId?: string | null;
+  /** A session cookie came with the request, whether or not it names a session. */
+  sessionCookie?: boolean;
 }
+
+const SESSION_ENDED = 'the session has ended; sign in again';
 
 /** The caller's account, or a SenderError: `unauthorized` (401) or `plan_required` (403). */
 export async function accountOf(
@@ -61,7 +65,10 @@ export async function accountOf(
     account = credentials.sessionKeyId
       ? await sender.authenticateSession(credentials.sessionAccountId, credentials.sessionKeyId)
       : await sender.getAccount(credentials.sessionAccountId);
-    if (!account) throw new SenderError('unauthorized', 'the session has ended; sign in again');
+    if (!account) throw new SenderError('unauthorized', SESSION_ENDED);
+  } else if (credentials.sessionCookie) {
+    // A cookie this process does not know: it ended, or the service restarted since (sessions live in its memory, design D22).
+    throw new SenderError('unauthorized', SESSION_ENDED);
   } else {
     throw new SenderError('unauthorized', 'send your API key as "Authorization: Bearer lhk_…"');
   }

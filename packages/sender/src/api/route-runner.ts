@@ -157,6 +157,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
           authorization: req.headers.authorization,
           sessionAccountId: sessionId ? sessions.accountOf(sessionId) : null,
           sessionKeyId: sessionId ? (sessions.keyOf?.(sessionId) ?? null) : null,
+          sessionCookie: sessionId !== null,
         });
         const taken = apiRequests.take(admitted.account.id);
         if (!taken.ok) throw rateLimited('API requests for this account', taken.retryAfterMs);

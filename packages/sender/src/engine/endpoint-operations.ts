@@ -103,8 +103,9 @@ export function endpointOperations(deps: {
       const since = timeOf(input?.since, 'since');
       // `until` is exclusive: by default, everything created up to this millisecond.
       const until = input.until === undefined ? now + 1 : timeOf(input.until, 'until');
-      if (since >= until) throw new SenderError('invalid_request', 'since must be before until');
+      // The future first: without an until, the one it would break is the caller's own since.
       if (since > now) throw new SenderError('invalid_request', 'since must not be in the future');
+      if (since >= until) throw new SenderError('invalid_request', 'since must be before until');
       // A call refused for the endpoint's state uses none of the account's recoveries.
       const endpoint = await store.getEndpoint(accountId, id);
       if (!endpoint) throw notFound(id);

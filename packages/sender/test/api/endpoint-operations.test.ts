@@ -145,6 +145,8 @@ describe('recover', () => {
         { since: new Date(now + 60_000).toISOString(), until: new Date(now + 120_000).toISOString() },
         /future/,
       ],
+      // No until given: the message names the since the caller sent, not an until they did not.
+      [{ since: new Date(now + 60_000).toISOString() }, /^since must not be in the future$/],
       [{ since: new Date(now).toISOString(), limit: 5 }, /limit/],
     ];
     for (const [body, message] of cases) {

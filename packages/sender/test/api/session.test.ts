@@ -93,6 +93,17 @@ describe('dashboard sessions', () => {
     expect(noHeader.status).toBe(403);
   });
 
+  it('says a session cookie it does not know has ended, rather than asking for a key', async () => {
+    const res = await api.call('GET', '/v1/endpoints', {
+      key: null,
+      headers: { cookie: `linkhooks_session=${'x'.repeat(43)}` },
+    });
+    expect(res.status).toBe(401);
+    expect(res.json.error.message).toBe('the session has ended; sign in again');
+    const none = await api.call('GET', '/v1/endpoints', { key: null });
+    expect(none.json.error.message).toMatch(/^send your API key as/);
+  });
+
   it('signs out: the cookie is cleared and the session no longer works', async () => {
     const { cookie } = await signIn(api.bob.apiKey);
     const out = await api.call('DELETE', '/v1/session', { key: null, headers: { cookie, ...CSRF } });
