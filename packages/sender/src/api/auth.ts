@@ -109,7 +109,10 @@ export function checkServiceToken(
   authorization: string | undefined,
 ): void {
   if (!matches) {
-    throw new SenderError('ingest_disabled', 'ingest is off: set LINKHOOKS_SERVICE_TOKEN on the service');
+    throw new SenderError(
+      'ingest_disabled',
+      'the platform routes (/internal/…) are off until a service token is set: set LINKHOOKS_SERVICE_TOKEN on the service',
+    );
   }
   checkBearer(matches, authorization, 'service');
 }

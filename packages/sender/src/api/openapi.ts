@@ -72,12 +72,12 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
     responses['401'] ??= { description: 'Missing or wrong credentials', content: errorContent };
   }
   if (route.auth === 'account' || route.auth === 'service') {
-    responses['503'] ??= {
-      description:
-        'The database cannot be reached right now (`store_unavailable`): send it again after `Retry-After`',
-      content: errorContent,
-    };
+    also(
+      '503',
+      'the database cannot be reached right now (`store_unavailable`): send it again after `Retry-After`',
+    );
   }
+  if (route.auth === 'service') also('503', 'no service token is set on the service (`ingest_disabled`)');
   if (route.auth === 'account') {
     also(
       '429',

@@ -90,7 +90,9 @@ export const deliveryRoutes = [
     responses: {
       202: { description: 'Scheduled for now', schema: deliverySchema },
       404: err('No such delivery in this account'),
-      409: err('The endpoint is disabled, or an attempt is in flight'),
+      409: err(
+        'The endpoint is disabled (`endpoint_disabled`) or paused (`endpoint_paused`), or an attempt is in flight',
+      ),
       429: err('Too many retries this minute; Retry-After says when to retry again'),
     },
     async handle({ sender, account, params }) {

@@ -170,7 +170,7 @@ export const endpointRoutes = [
       202: { description: 'Queued for delivery', schema: publishResultSchema },
       400: badRequest,
       404: notFound,
-      409: err('The endpoint is disabled'),
+      409: err('The endpoint is disabled (`endpoint_disabled`) or paused (`endpoint_paused`)'),
       429: err('Too many test events this minute; Retry-After says when to send again'),
     },
     async handle({ sender, account, params, body }) {

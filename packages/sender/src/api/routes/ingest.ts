@@ -42,7 +42,6 @@ const ingestOne = defineRoute<IngestBody>({
     403: err('The account’s plan has no webhooks'),
     404: err('No such account'),
     429: err('The account is over its events per second; Retry-After says when to send again'),
-    503: err('No service token is configured'),
   },
   async handle({ sender, ingest, body }) {
     const item = await ingest.item(body);
@@ -77,7 +76,6 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
     400: err('The body is not a list of events'),
     401: err('Missing or wrong service token'),
     413: err(`More than ${MAX_BATCH} events, or a body over ${MAX_BATCH_BYTES / 1024 / 1024} MiB`),
-    503: err('No service token is configured'),
   },
   async handle({ sender, ingest, body }) {
     if (body.events.length > MAX_BATCH) {
