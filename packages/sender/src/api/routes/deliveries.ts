@@ -91,7 +91,7 @@ export const deliveryRoutes = [
       202: { description: 'Scheduled for now', schema: deliverySchema },
       404: err('No such delivery in this account'),
       409: err(
-        'The endpoint is disabled (`endpoint_disabled`) or paused (`endpoint_paused`), or an attempt is in flight',
+        'The endpoint is disabled (`endpoint_disabled`) or paused (`endpoint_paused`), or an attempt is in flight (`delivery_in_flight`)',
       ),
       429: err('Too many retries this minute; Retry-After says when to retry again'),
     },
