@@ -100,3 +100,19 @@ export function createMetrics(
   });
   return { registry, attempts, deliveries, duration, breakerTrips };
 }
+
+/**
+ * The attempts this process's workers have out, read at each scrape from `read` (the engine's
+ * worker, made after the metrics): each worker's own, as its breakers are, so a supervisor sums
+ * them across processes; a delivery leased by a process that died is in none of them.
+ */
+export function countInFlight(metrics: Pick<SenderMetrics, 'registry'>, read: () => number): void {
+  new Gauge({
+    name: 'linkhooks_attempts_in_flight',
+    help: "Attempts this process's workers have out: requests sent and not yet answered, or answered and not yet recorded.",
+    registers: [metrics.registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}

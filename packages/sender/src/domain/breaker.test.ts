@@ -4,6 +4,7 @@ import {
   type BreakerState,
   COOL_DOWN_MS,
   capOf,
+  endpointCapOf,
   HELD_SLOT_MS,
   MAX_COOL_DOWN_MS,
 } from './breaker.js';
@@ -22,6 +23,19 @@ describe('circuit breaker', () => {
     expect(capOf(run(['timeout', 'timeout']), 0, 8)).toBe(8);
     expect(run(['timeout', 'timeout', null])).toBeNull();
     expect(run(['timeout', 'timeout', 'http_status', 'timeout', 'timeout'])).toMatchObject({ trips: 0 });
+  });
+
+  it('holds an endpoint to one request from its first unanswered attempt until an answer', () => {
+    expect(endpointCapOf(null, 0, 8)).toBe(8);
+    expect(endpointCapOf(run(['timeout']), 0, 8)).toBe(1);
+    expect(endpointCapOf(run(['timeout', 'timeout']), 0, 8)).toBe(1);
+    expect(endpointCapOf(run(['timeout', 'timeout', null]), 0, 8)).toBe(8);
+    // A refusal within HELD_SLOT_MS leaves it as it was; open and half-open are capOf's.
+    expect(endpointCapOf(run(['connect'], 3, 0, HELD_SLOT_MS - 1), 0, 8)).toBe(8);
+    const open = run(['timeout', 'timeout', 'timeout'], 3, 1_000);
+    expect(endpointCapOf(open, 1_000, 8)).toBe(0);
+    expect(endpointCapOf(open, 1_000 + COOL_DOWN_MS, 8)).toBe(1);
+    expect(endpointCapOf(run(['timeout']), 0, 0)).toBe(0);
   });
 
   it('opens at the threshold of unanswered attempts (time-outs, connections, names) for the cool-down', () => {

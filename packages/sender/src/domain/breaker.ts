@@ -76,3 +76,16 @@ export function capOf(state: BreakerState | null, now: number, normal: number): 
   if (state === null || state.trips === 0) return normal;
   return now < state.openUntil ? 0 : Math.min(1, normal);
 }
+
+/**
+ * An endpoint's cap: capOf's, and 1 from its first unanswered attempt until an answer or the
+ * breaker opens. Its other requests out began with that one and will likely end as it did; a slot
+ * each frees went to the endpoint again before the third opened the breaker, and a second wave
+ * of requests hung for 30 s more (seen: 15 a hanging endpoint, where 8 were out). A healthy endpoint
+ * whose one request timed out is back at its cap at its next answer. An origin keeps capOf's:
+ * one of its endpoints' time-outs says little of the others'.
+ */
+export function endpointCapOf(state: BreakerState | null, now: number, normal: number): number {
+  if (state !== null && state.trips === 0 && state.unanswered > 0) return Math.min(1, normal);
+  return capOf(state, now, normal);
+}

@@ -14,7 +14,7 @@ import { createThreadedDeliveryClient } from '../delivery/threaded-client.js';
 import { newId } from '../domain/ids.js';
 import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
-import { createMetrics } from '../metrics.js';
+import { countInFlight, createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
 import type { Published, PublishTarget } from '../store/port.js';
 import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.js';
@@ -137,6 +137,7 @@ export function createSender(options: SenderOptions): Sender {
     onBreaker: observeBreakers({ metrics, logger }),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
+  countInFlight(metrics, () => worker.inFlight);
   const unsubscribe = store.subscribe?.(() => worker.wake());
 
   const notFound = (what: string, id: string) => new SenderError('not_found', `no ${what} ${id}`);

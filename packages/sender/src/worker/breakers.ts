@@ -9,6 +9,7 @@ import {
   type BreakerState,
   capOf,
   ENDPOINT_THRESHOLD,
+  endpointCapOf,
   isHalfOpen,
   MAX_COOL_DOWN_MS,
   ORIGIN_THRESHOLD,
@@ -114,7 +115,7 @@ export function createBreakers(clock: Clock) {
           if (now >= (missed.get(endpointId)?.askAt ?? now)) probing.push({ endpointId, accountId, origin });
           continue;
         }
-        const cap = capOf(state, now, perEndpoint);
+        const cap = endpointCapOf(state, now, perEndpoint);
         if (cap < perEndpoint) capped.endpoints.set(endpointId, cap);
       }
       for (const [origin, state] of origins) {

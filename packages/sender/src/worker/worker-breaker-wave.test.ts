@@ -1,0 +1,69 @@
+/**
+ * Requests out together to an endpoint that hangs end together: the slots the first time-outs free
+ * go to no new request of that endpoint before its breaker opens (design D27, endpointCapOf). Seen
+ * without it: a second wave, as many again, hanging 30 s more.
+ */
+import { describe, expect, it } from 'vitest';
+import { workerOptions } from '../../test/helpers/worker-options.js';
+import { ManualClock } from '../clock.js';
+import { type DeliveryClient, noAnswerWithin, type SendResult, timedOut } from '../delivery/http-client.js';
+import { newId } from '../domain/ids.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { createWorker } from './worker.js';
+
+const T0 = Date.UTC(2026, 11, 3, 12);
+const CAP = 8;
+
+/** Turns of the event loop until `done()`, at most `turns` (the worker's own steps, not a time). */
+async function until(done: () => boolean, turns = 1_000) {
+  for (let i = 0; i < turns && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}
+
+describe('an endpoint whose requests out together all hang', () => {
+  it('gets no new request as the first of them time out, and none once its breaker opens', async () => {
+    const memory = createMemoryStore();
+    const endpoint = await memory.createEndpoint({
+      id: newId('ep'),
+      accountId: 'acct_a',
+      url: 'https://hanging.example.com/hook',
+      events: ['click'] as never,
+      secret: 'whsec_test',
+      description: null,
+      now: T0,
+    });
+    for (let i = 0; i < 3 * CAP; i++) {
+      await memory.publish(
+        { id: newId('evt', T0), accountId: 'acct_a', name: 'click', body: Buffer.from('{}'), createdAt: T0 },
+        () => newId('dlv', T0),
+      );
+    }
+    const clock = new ManualClock(T0);
+    const out: ((result: SendResult) => void)[] = [];
+    let sent = 0;
+    const client: DeliveryClient = {
+      send: () => {
+        sent++;
+        return new Promise((resolve) => out.push(resolve));
+      },
+      close: async () => undefined,
+      destroy: async () => undefined,
+    };
+    const worker = createWorker(
+      workerOptions(2 * CAP, { queue: memory, client, clock, perEndpointCap: CAP }),
+    );
+    const ticking = worker.tick();
+    await until(() => sent === CAP);
+    clock.advance(30_000);
+    // They time out one by one, each given the worker's turn to claim what it may.
+    for (let ended = 0; ended < CAP; ended++) {
+      out.shift()!({ ...timedOut(noAnswerWithin(30_000)), durationMs: 30_000 });
+      // Settled: the one ended, or a new request sent in its slot.
+      await until(() => worker.inFlight === CAP - ended - 1 || sent > CAP);
+      expect(sent, `after ${ended + 1} time-outs`).toBe(CAP);
+    }
+    await ticking;
+    expect(sent).toBe(CAP);
+    expect(await memory.getEndpoint('acct_a', endpoint.id)).toMatchObject({ enabled: true });
+  });
+});
