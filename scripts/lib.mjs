@@ -1,6 +1,7 @@
 // Shared by scripts/start.mjs and scripts/test.mjs: run pnpm the way the user invoked it, so the
 // two Quick start commands work on a machine with only Node and npm (`npx pnpm@10 ...`).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +28,27 @@ export function run(cmd, args, options = {}) {
     process.exit(result.status ?? 1);
   }
   return result.status;
+}
+
+/**
+ * Runs a long-lived command, passing on the signals that stop it (SIGINT, SIGTERM, SIGHUP): a process
+ * manager or `kill` stops the wrapper, not the whole group as Ctrl-C does, and with spawnSync the
+ * command went on running, its ports and lock held. Resolves with its exit code (128 + the signal's
+ * number if a signal ended it).
+ */
+export function runUntilStopped(cmd, args, options = {}) {
+  console.log(`\n▶ ${options.label ?? [cmd, ...args].join(' ')}`);
+  const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...options });
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const pass = (signal) => child.kill(signal);
+  for (const signal of signals) process.on(signal, pass);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      for (const s of signals) process.off(s, pass);
+      resolve(code ?? 128 + (constants.signals[signal] ?? 0));
+    });
+  });
 }
 
 /** Installs exactly what the lockfile says (the first step of both Quick start commands). */

@@ -2,15 +2,14 @@
 // its dashboard, a sample HTTPS receiver built on @linkhooks/receiver, and generated traffic.
 // Flags after `--` go to the app: `pnpm start -- --rate 5 --time-scale 0.001 --port 3000`.
 import { join } from 'node:path';
-import { install, pnpm, root, run } from './lib.mjs';
+import { install, pnpm, root, runUntilStopped } from './lib.mjs';
 
 install();
 pnpm(['build'], { label: 'pnpm build' });
 const args = process.argv.slice(2).filter((a) => a !== '--');
 // node itself rather than `pnpm exec`, so a start the app refuses ends with its one sentence only.
-const status = run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+const status = await runUntilStopped(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
   label: 'reference app (Ctrl-C to stop)',
   cwd: join(root, 'apps', 'reference'),
-  allowFailure: true,
 });
-process.exit(status ?? 1);
+process.exit(status);

@@ -29,12 +29,18 @@ function options() {
     if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number of at least ${min}`);
     return n;
   };
+  const port = (name: string, value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65_535)
+      throw new Error(`--${name} must be a whole number from 0 to 65535`);
+    return n;
+  };
   const mode = values['receiver-mode'] as ReceiverMode;
   if (!RECEIVER_MODES.includes(mode))
     throw new Error(`--receiver-mode must be one of: ${RECEIVER_MODES.join(', ')}`);
   return {
-    port: number('port', values.port, 0),
-    receiverPort: number('receiver-port', values['receiver-port'], 0),
+    port: port('port', values.port),
+    receiverPort: port('receiver-port', values['receiver-port']),
     timeScale: number('time-scale', values['time-scale'], 0.00001),
     rate: number('rate', values.rate, 0),
     receiverMode: mode,
@@ -80,9 +86,11 @@ async function main() {
     await started?.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGHUP', stop);
+  // `on`, not `once`: Ctrl-C reaches both this process and `pnpm start`'s, which passes it on, and
+  // the second one must not end the process by default halfway through stopping.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
   let app: Awaited<typeof starting>;
   try {
     app = await starting;

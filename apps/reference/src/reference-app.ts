@@ -130,7 +130,15 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
       events: [...EVENT_NAMES],
       description: 'the sample receiver',
     });
-    receiver.useSecrets(async () => (await sender.listEndpoints(account.id)).map((e) => e.secret));
+    // Each endpoint's secret, and its previous one through a rotation's grace: the sender signs
+    // X-Service-Signature with the previous one until the grace ends, as a receiver must expect.
+    receiver.useSecrets(async () =>
+      (await sender.listEndpoints(account.id)).flatMap((e) =>
+        e.previousSecret !== null && (e.previousSecretExpiresAt ?? 0) > Date.now()
+          ? [e.secret, e.previousSecret]
+          : [e.secret],
+      ),
+    );
 
     const setReceiverMode = (mode: ReceiverMode) => {
       sampleReceiver.setMode(mode);

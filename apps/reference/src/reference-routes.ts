@@ -23,7 +23,14 @@ export function createReferenceRoutes(options: {
       received: receiver.received.length,
     });
   });
-  app.post('/reference/receiver', express.json(), (req, res) => {
+  // A body that is not JSON answers as the service's routes do, not with Express's page and stack.
+  const json = (req: express.Request, res: express.Response, next: express.NextFunction) =>
+    express.json()(req, res, (error?: unknown) => {
+      if (error === undefined) return next();
+      const message = `the request body is not valid JSON: ${(error as Error).message}`;
+      res.status(400).json({ error: { code: 'invalid_request', message } });
+    });
+  app.post('/reference/receiver', json, (req, res) => {
     const mode = (req.body as { mode?: unknown } | undefined)?.mode;
     if (!RECEIVER_MODES.includes(mode as ReceiverMode)) {
       const message = `mode must be one of: ${RECEIVER_MODES.join(', ')}`;

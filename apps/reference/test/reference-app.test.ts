@@ -132,6 +132,28 @@ describe('the reference app', () => {
     expect(refused.attempts[0].response_snippet).toMatch(/invalid_signature/);
   });
 
+  it('keeps verifying through a rotation of the secret: signed with the previous one until the grace ends', async () => {
+    await api('POST', '/reference/receiver', { mode: 'ok' });
+    const [endpoint] = (await api('GET', '/v1/endpoints')).json.data;
+    const rotated = await api('POST', `/v1/endpoints/${endpoint.id}/secret/rotate`, {});
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.previous_secret_expires_at).not.toBeNull();
+    const id = (await ingest('click')).json.deliveries[0].id;
+    const detail = await eventually(async () => {
+      const d = await deliveryOf(id);
+      return d.attempts.length > 0 ? d : undefined;
+    }, 'the first attempt after the rotation');
+    expect(detail.attempts[0].status_code).toBe(200);
+    // The grace ended at once: the new secret signs, and verifies.
+    await api('POST', `/v1/endpoints/${endpoint.id}/secret/rotate`, { grace_period_seconds: 0 });
+    const after = (await ingest('click')).json.deliveries[0].id;
+    const next = await eventually(async () => {
+      const d = await deliveryOf(after);
+      return d.attempts.length > 0 ? d : undefined;
+    }, 'the first attempt after the grace');
+    expect(next.attempts[0].status_code).toBe(200);
+  });
+
   it('disables the endpoint after 10 failed deliveries; re-enabling replays what was skipped', async () => {
     await api('POST', '/reference/receiver', { mode: 'fail' });
     for (let i = 0; i < 10; i++) await ingest('click');
@@ -153,6 +175,19 @@ describe('the reference app', () => {
         app.receiver.received.slice(before).some((r) => r.event.event === 'link.created') ? true : undefined,
       'the skipped event to be replayed',
     );
+  });
+
+  it('answers a body that is not JSON with a JSON 400, not a page with a stack', async () => {
+    const res = await fetch(`${app.serviceUrl}/reference/receiver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{bad',
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toMatch(/^the request body is not valid JSON: /);
+    expect(body.error.message).not.toMatch(/node_modules|\n\s+at /);
   });
 
   it('refuses an unknown receiver mode', async () => {

@@ -48,6 +48,22 @@ function busyPort(): Promise<Server> {
   });
 }
 
+describe('a flag out of range', () => {
+  it('is a usage error in one line (exit 2), a port above 65535 included', async () => {
+    for (const [flag, value] of [
+      ['--port', '70000'],
+      ['--receiver-port', '1.5'],
+      ['--rate', 'fast'],
+    ] as const) {
+      const run = runCli(['--db', join(dir, 'never.db'), ...FREE_PORTS, flag, value]);
+      expect((await run.exited).code, flag).toBe(2);
+      expect(run.stderr().trim().split('\n'), run.stderr()).toHaveLength(1);
+      expect(run.stderr()).toMatch(new RegExp(`^reference: ${flag} must be `));
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe('a second start', () => {
   it('against a running app is refused, and the running one keeps its database', async () => {
     const db = join(dir, 'reference.db');
