@@ -195,17 +195,21 @@ export async function startIngestFloor() {
  */
 async function scrape(service) {
   const { text } = await service.call('GET', '/metrics');
-  const gauge = (name) => {
-    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  // The name, or the one builds before the metrics' rename gave it (bench/service-ab.mjs runs them).
+  const gauge = (name, older) => {
+    const m = new RegExp(`^(?:${name}|${older}) (\\S+)$`, 'm').exec(text);
     check(m, `the service reported no ${name}`);
     return Number(m[1]);
   };
   return {
     loopP99: loopDelayMs(
-      gauge('linkhooks_process_nodejs_eventloop_lag_p99_seconds') * 1000,
+      gauge(
+        'linkhooks_nodejs_eventloop_lag_p99_seconds',
+        'linkhooks_process_nodejs_eventloop_lag_p99_seconds',
+      ) * 1000,
       EVENT_LOOP_SAMPLE_MS,
     ),
-    cpuSeconds: gauge('linkhooks_process_process_cpu_seconds_total'),
+    cpuSeconds: gauge('linkhooks_process_cpu_seconds_total', 'linkhooks_process_process_cpu_seconds_total'),
   };
 }
 

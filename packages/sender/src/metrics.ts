@@ -53,7 +53,8 @@ export function createMetrics(
   const stats = cachedStats(store, now);
   collectDefaultMetrics({
     register: registry,
-    prefix: 'linkhooks_process_',
+    // prom-client's names start with process_ and nodejs_ already: linkhooks_process_cpu_seconds_total.
+    prefix: 'linkhooks_',
     eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
   });
   const attempts = new Counter({

@@ -35,6 +35,8 @@ describe('GET /metrics with a metrics token', () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('linkhooks_queue_depth');
-    expect(text).toContain('linkhooks_process_nodejs_eventloop_lag_p99_seconds');
+    expect(text).toContain('linkhooks_nodejs_eventloop_lag_p99_seconds');
+    expect(text).toMatch(/^linkhooks_process_cpu_seconds_total \d/m);
+    expect(text).not.toContain('linkhooks_process_process_');
   });
 });
