@@ -15,6 +15,7 @@ import {
   ORIGIN_THRESHOLD,
 } from '../domain/breaker.js';
 import type { ClaimShares } from '../store/port.js';
+import type { ClaimedDelivery } from '../store/records.js';
 import type { AttemptReport } from './attempt.js';
 
 /**
@@ -161,4 +162,37 @@ export function chooseProbes(
     chosen.push(endpointId);
   }
   return chosen;
+}
+
+/**
+ * Of the deliveries a claim brought, those the breakers no longer let out (`capped`, read once the
+ * claim is back), counting the worker's own requests still out (`out`) and the ones let out before
+ * them: a claim is a round trip, tens of milliseconds under load, and an endpoint's breaker that
+ * opened meanwhile (its requests out timing out together) would see its deliveries sent at once,
+ * each to hang for the deadline. Pure; the worker gives these back rather than send them.
+ */
+export function heldBack(
+  claims: readonly ClaimedDelivery[],
+  { capped }: Pick<BreakerCaps, 'capped'>,
+  out: Iterable<ClaimedDelivery>,
+): ClaimedDelivery[] {
+  if (capped.endpoints.size === 0 && capped.origins.size === 0) return [];
+  const byEndpoint = new Map<string, number>();
+  const byOrigin = new Map<string, number>();
+  const add = ({ delivery, origin }: ClaimedDelivery) => {
+    byEndpoint.set(delivery.endpointId, (byEndpoint.get(delivery.endpointId) ?? 0) + 1);
+    byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + 1);
+  };
+  for (const c of out) add(c);
+  const back: ClaimedDelivery[] = [];
+  for (const c of claims) {
+    const endpointCap = capped.endpoints.get(c.delivery.endpointId);
+    const originCap = capped.origins.get(c.origin);
+    const full =
+      (endpointCap !== undefined && (byEndpoint.get(c.delivery.endpointId) ?? 0) >= endpointCap) ||
+      (originCap !== undefined && (byOrigin.get(c.origin) ?? 0) >= originCap);
+    if (full) back.push(c);
+    else add(c);
+  }
+  return back;
 }

@@ -1,7 +1,8 @@
 /**
  * Requests out together to an endpoint that hangs end together: the slots the first time-outs free
- * go to no new request of that endpoint before its breaker opens (design D27, endpointCapOf). Seen
- * without it: a second wave, as many again, hanging 30 s more.
+ * go to no new request of that endpoint before its breaker opens (design D27, endpointCapOf), and a
+ * claim that was out while it opened gives back what it brought of it (heldBack). Seen without
+ * them: a second wave, as many again, hanging 30 s more.
  */
 import { describe, expect, it } from 'vitest';
 import { workerOptions } from '../../test/helpers/worker-options.js';
@@ -9,6 +10,7 @@ import { ManualClock } from '../clock.js';
 import { type DeliveryClient, noAnswerWithin, type SendResult, timedOut } from '../delivery/http-client.js';
 import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import type { SenderStore } from '../store/port.js';
 import { createWorker } from './worker.js';
 
 const T0 = Date.UTC(2026, 11, 3, 12);
@@ -65,5 +67,85 @@ describe('an endpoint whose requests out together all hang', () => {
     await ticking;
     expect(sent).toBe(CAP);
     expect(await memory.getEndpoint('acct_a', endpoint.id)).toMatchObject({ enabled: true });
+  });
+});
+
+describe('a claim out while an endpoint’s breaker opens', () => {
+  it('gives back what it brought of that endpoint instead of sending it', async () => {
+    const memory = createMemoryStore();
+    const endpoint = (url: string, events: string[]) =>
+      memory.createEndpoint({
+        id: newId('ep'),
+        accountId: 'acct_a',
+        url,
+        events: events as never,
+        secret: 'whsec_test',
+        description: null,
+        now: T0,
+      });
+    const hanging = await endpoint('https://hanging.example.com/hook', ['click']);
+    await endpoint('https://answering.example.com/hook', ['conversion']);
+    const publish = (name: string) =>
+      memory.publish(
+        { id: newId('evt', T0), accountId: 'acct_a', name, body: Buffer.from('{}'), createdAt: T0 },
+        () => newId('dlv', T0),
+      );
+    for (let i = 0; i < 3; i++) await publish('click');
+    await publish('conversion');
+    // The second claim waits at the store until the hanging endpoint's three have timed out.
+    let claims = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const store: SenderStore = {
+      ...memory,
+      async claimDue(request) {
+        if (++claims === 2) await gate;
+        return memory.claimDue(request);
+      },
+    };
+    const clock = new ManualClock(T0);
+    const out: ((result: SendResult) => void)[] = [];
+    const sent: string[] = [];
+    const client: DeliveryClient = {
+      send: (request) => {
+        sent.push(request.url);
+        if (request.url.includes('answering'))
+          return Promise.resolve({
+            outcome: { ok: true, statusCode: 200 },
+            durationMs: 5,
+            responseSnippet: null,
+          });
+        return new Promise((resolve) => out.push(resolve));
+      },
+      close: async () => undefined,
+      destroy: async () => undefined,
+    };
+    const worker = createWorker(workerOptions(2 * CAP, { queue: store, client, clock, perEndpointCap: CAP }));
+    const ticking = worker.tick();
+    await until(() => claims === 2 && out.length === 3);
+    // While the claim is out: more clicks, and the three out time out together.
+    for (let i = 0; i < 5; i++) await publish('click');
+    clock.advance(30_000);
+    for (const answer of out.splice(0)) answer({ ...timedOut(noAnswerWithin(30_000)), durationMs: 30_000 });
+    await until(() => worker.inFlight === 0);
+    let done = false;
+    void ticking.then(() => {
+      done = true;
+    });
+    const toHanging = () => sent.filter((url) => url.includes('hanging')).length;
+    open();
+    await until(() => done || toHanging() > 3);
+    expect(toHanging()).toBe(3);
+    await ticking;
+    // Given back, not held until their leases run out: claimable at once, past the breaker.
+    const again = await memory.claimDue({
+      now: clock.now(),
+      limit: 10,
+      leaseMs: 60_000,
+      perEndpointCap: CAP,
+    });
+    expect(again.filter((c) => c.delivery.endpointId === hanging.id)).toHaveLength(5);
   });
 });

@@ -7,7 +7,7 @@ import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
-import { type BreakerChange, chooseProbes, createBreakers } from './breakers.js';
+import { type BreakerChange, chooseProbes, createBreakers, heldBack } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
 
 /** At most this long between a wake and a claim while fewer slots are free than a refill. */
@@ -173,7 +173,7 @@ export function createWorker(options: WorkerOptions): Worker {
         shares: { ...shares, capped: breaking.capped },
       };
       try {
-        return [...probes, ...(await options.queue.claimDue(request))];
+        return [...probes, ...launchable(await options.queue.claimDue(request))];
       } catch (error) {
         if (probes.length === 0) throw error;
         // The probes are leased: sent now, not left to their leases' expiry.
@@ -181,6 +181,19 @@ export function createWorker(options: WorkerOptions): Worker {
         return probes;
       }
     });
+
+  /** A claim's deliveries its breakers still let out; the rest given back at once (heldBack). */
+  const launchable = (claims: ClaimedDelivery[]): ClaimedDelivery[] => {
+    const sending = [...inFlight].filter((r) => !r.sent).map((r) => r.claim);
+    const back = new Set(
+      heldBack(claims, breakers.caps(options.perEndpointCap, options.perOriginCap), sending),
+    );
+    for (const c of back) {
+      // Released, it is claimable again at once: a later claim finds it behind the breaker's cap.
+      options.queue.releaseLease(c.delivery.id, c.leaseToken).catch(options.onError);
+    }
+    return back.size === 0 ? claims : claims.filter((c) => !back.has(c));
+  };
 
   const heartbeat = createHeartbeat(options, () => [...inFlight]);
 
