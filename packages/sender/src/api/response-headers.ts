@@ -88,6 +88,8 @@ export function rejectMalformedUrl(req: Request, res: Response, next: NextFuncti
     decodeURIComponent(path);
   } catch {
     const answer = errorResponse(new SenderError('invalid_request', 'the URL has a malformed "%" escape'));
+    // Answered before the routes that set it: an API answer is never kept by a cache, this one neither.
+    res.setHeader('cache-control', 'no-store');
     res.status(answer.status).json(answer.body);
     return;
   }

@@ -118,6 +118,7 @@ describe('a malformed URL', () => {
         message: 'the URL has a malformed "%" escape',
       });
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cache-control')).toBe('no-store');
     },
   );
 });
