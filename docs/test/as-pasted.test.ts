@@ -37,6 +37,8 @@ const PAGES = [
   'guide/hono.md',
   'guide/node-http.md',
   'guide/idempotency.md',
+  'guide/secret-rotation.md',
+  'guide/standard-webhooks.md',
   'guide/next-app-router.md',
   'guide/next-pages-router.md',
   'guide/edge.md',

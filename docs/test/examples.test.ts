@@ -32,6 +32,18 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/**
+ * Starts a whole server example, as the page has the reader save and run it (JavaScript: typed
+ * here), on a free port; its route's URL.
+ */
+async function startServer(file: string): Promise<string> {
+  process.env.PORT = String(await freePort());
+  const { server } = (await import(`../examples/${file}`)) as { server: Server };
+  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${process.env.PORT}/webhooks/linkhooks`;
+}
+
 async function post(
   url: string,
   secret = SECRET,
@@ -92,13 +104,7 @@ describe('guide examples', () => {
   });
 
   it('idempotency-server.mjs runs the handler once for a delivery sent twice', async () => {
-    process.env.PORT = String(await freePort());
-    // A whole server, as the page has the reader save it (JavaScript: typed here).
-    const example = '../examples/idempotency-server.mjs';
-    const { server } = (await import(example)) as { server: Server };
-    if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
-    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-    const url = `http://127.0.0.1:${process.env.PORT}/webhooks/linkhooks`;
+    const url = await startServer('idempotency-server.mjs');
     const event = buildEvent('click');
     const first = await post(url, SECRET, event);
     const again = await post(url, SECRET, event);
@@ -110,18 +116,22 @@ describe('guide examples', () => {
     ]);
   });
 
-  it('rotation.ts accepts the new and the old secret, and nothing else', async () => {
-    const { app } = await import('../examples/rotation.js');
-    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
-    expect((await post(url, SECRET)).status).toBe(200);
-    expect((await post(url, OLD_SECRET)).status).toBe(200);
+  it('rotation-server.mjs accepts the new and the old secret, says which, and nothing else', async () => {
+    const url = await startServer('rotation-server.mjs');
+    const [byNew, byOld] = [buildEvent('click'), buildEvent('click')];
+    expect((await post(url, SECRET, byNew)).status).toBe(200);
+    expect((await post(url, OLD_SECRET, byOld)).status).toBe(200);
     expect((await post(url, generateSecret())).status).toBe(401);
-    expect(handled('click')).toHaveLength(2);
+    expect(logged.mock.calls).toEqual([
+      [`Listening on http://localhost:${process.env.PORT}/webhooks/linkhooks`],
+      [`click ${byNew.data.click_id}`],
+      ['delivery signed with the old secret'],
+      [`click ${byOld.data.click_id}`],
+    ]);
   });
 
-  it('standard-webhooks.ts takes the Standard Webhooks form, once per webhook-id, and refuses the rest', async () => {
-    const { app } = await import('../examples/standard-webhooks.js');
-    const url = `${await listen(createServer(app))}/webhooks/linkhooks`;
+  it('standard-webhooks-server.mjs takes the Standard Webhooks form, once per webhook-id, and refuses the rest', async () => {
+    const url = await startServer('standard-webhooks-server.mjs');
     const send = async (delivery: { body: string; headers: Record<string, string> }) => {
       const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
       return { status: response.status, json: await response.json() };
@@ -134,9 +144,8 @@ describe('guide examples', () => {
       eventId: 'evt_sw_1',
     });
     expect(await send(delivery)).toEqual({ status: 200, json: { received: true } });
-    expect(logged.mock.calls.filter((call) => call[0] === 'click')).toEqual([
-      ['click', event.data.click_id, 'evt_sw_1'],
-    ]);
+    const clicks = () => logged.mock.calls.filter((call) => String(call[0]).startsWith('click '));
+    expect(clicks()).toEqual([[`click ${event.data.click_id} (webhook-id evt_sw_1)`]]);
     expect((await send(delivery)).json).toEqual({
       received: true,
       duplicate: true,
@@ -156,7 +165,7 @@ describe('guide examples', () => {
       test: true,
     });
     expect((await send(test)).status).toBe(200);
-    expect(handled('click')).toHaveLength(1);
+    expect(clicks()).toHaveLength(1);
   });
 
   it('construct-event.ts verifies by hand', async () => {
