@@ -110,7 +110,16 @@ describe('express with a body parser mounted app-wide', () => {
     expect(() => webhookMiddleware({ secret: 'undefined' })).toThrow(
       'linkhooks: The secret is the text "undefined": the variable it was read from is not set. Pass the endpoint\'s signing secret (whsec_…), for example from LINKHOOKS_SECRET.',
     );
-    expect(() => webhookMiddleware({ secret: [secret, ' '] })).toThrow(/blank/);
+    expect(() => webhookMiddleware({ secret: [secret, ' '] })).toThrow(
+      /^linkhooks: In the secret list, entry 1 \(the second\): The secret is blank\./,
+    );
+    // A rotation's old secret from a variable that is not set: which entry, by name.
+    expect(() =>
+      webhookMiddleware({ secret: [secret, process.env.LINKHOOKS_NEVER_SET as unknown as string] }),
+    ).toThrow(
+      /^linkhooks: In the secret list, entry 1 \(the second\): The secret must be a non-empty string\./,
+    );
+    expect(() => webhookMiddleware({ secret: [] })).toThrow(/^linkhooks: The secret list is empty\./);
     expect(() => webhookMiddleware({ secret, on: { clicks: () => {} } as never })).toThrow(
       /no event is named "clicks"/,
     );

@@ -83,10 +83,17 @@ function defaultOnError(error: WebhookError): void {
 /** Checks options when the adapter is created, so a misconfigured app fails at start-up, not per request. */
 function checkOptions(options: WebhookOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('linkhooks: options are required');
-  const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
-  // Not a string, blank, or the text of an unset variable (which anyone could sign with).
+  const list = Array.isArray(options.secret);
+  const secrets: readonly unknown[] = Array.isArray(options.secret) ? options.secret : [options.secret];
+  // Not a string, blank, or the text of an unset variable (which anyone could sign with). In a list
+  // (a rotation's [new, old]), which one: the old one's variable is the one forgotten.
+  const at = secrets.findIndex((s) => unusableSecret(s) !== null);
   const problem =
-    secrets.length === 0 ? 'The secret list is empty.' : secrets.map(unusableSecret).find((p) => p !== null);
+    secrets.length === 0
+      ? 'The secret list is empty.'
+      : at < 0
+        ? null
+        : `${list ? `In the secret list, entry ${at} (${at === 0 ? 'the first' : at === 1 ? 'the second' : `number ${at + 1}`}): ` : ''}${unusableSecret(secrets[at])}`;
   if (problem) {
     // The hint is not printed everywhere (Deno shows the message alone): the message names the fix too.
     throw new WebhookError(
