@@ -69,5 +69,11 @@ export function sampleEventData<N extends EventName>(name: N): DataOf<N> {
       link_slug: 'summer-sale',
     }),
   };
+  // An event name from JavaScript is not checked by the types: a typo says so, not "is not a function".
+  if (!Object.hasOwn(samples, name)) {
+    throw new TypeError(
+      `no event is named ${JSON.stringify(name)}. Events: ${Object.keys(samples).join(', ')}.`,
+    );
+  }
   return samples[name]() as DataOf<N>;
 }

@@ -123,6 +123,13 @@ function standardParts(input: SignedDeliveryInput, eventId: string): StandardPar
     return undefined;
   }
   const at = input.timestamp ?? new Date();
+  // Seconds past the year 5000 are milliseconds (Date.now()): signed as given, the delivery would be
+  // refused as malformed, and a test of a stale timestamp would pass for the wrong reason.
+  if (typeof at === 'number' && at > 1e11) {
+    throw new TypeError(
+      `signed delivery: timestamp ${at} looks like milliseconds; pass Unix seconds (Math.floor(Date.now() / 1000)) or a Date`,
+    );
+  }
   return {
     id: input.webhookId ?? eventId,
     timestamp: at instanceof Date ? Math.floor(at.getTime() / 1000) : at,

@@ -87,6 +87,42 @@ describe('testing kit', () => {
     expect(new SvixWebhook(secret).verify(svix.body, svix.headers)).toEqual(event);
   });
 
+  it('says a misspelt event name, and a timestamp in milliseconds, plainly', () => {
+    expect(() => buildEvent('clicks' as never)).toThrow(
+      /^no event is named "clicks"\. Events: click, conversion, /,
+    );
+    expect(() => sampleData('clicks' as never)).toThrow(/^no event is named "clicks"/);
+    const input = {
+      secret: generateSecret(),
+      event: buildEvent('click'),
+      scheme: 'standard-webhooks',
+    } as const;
+    expect(() => signedDelivery({ ...input, timestamp: Date.now() })).toThrow(/looks like milliseconds/);
+    const seconds = Math.floor(Date.now() / 1000);
+    expect(signedDelivery({ ...input, timestamp: seconds }).headers['webhook-timestamp']).toBe(
+      String(seconds),
+    );
+  });
+
+  it('makes a retry of the same delivery with the first one’s event id, a replay of its webhook-id', async () => {
+    const secret = generateSecret();
+    const event = buildEvent('click');
+    const handle = webhookHandler({
+      secret,
+      scheme: 'standard-webhooks',
+      idempotency: { store: (await import('@linkhooks/receiver')).createMemoryStore() },
+      on: { click: () => {} },
+    });
+    const send = async (delivery: ReturnType<typeof signedDelivery>) =>
+      (await handle(new Request('https://receiver.test/', { method: 'POST', ...delivery }))).json();
+    const first = signedDelivery({ secret, event, scheme: 'standard-webhooks' });
+    const eventId = first.headers['x-service-event-id'];
+    expect(await send(first)).toEqual({ received: true });
+    const retry = signedDelivery({ secret, event, scheme: 'standard-webhooks', eventId, attempt: 2 });
+    expect(retry.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(await send(retry)).toEqual({ received: true, duplicate: true, code: 'replayed_webhook_id' });
+  });
+
   it('marks test deliveries, and refuses Standard Webhooks fields without the scheme', () => {
     const secret = generateSecret();
     expect(signedDelivery({ secret, body: '{}', test: true }).headers['x-service-test']).toBe('1');
