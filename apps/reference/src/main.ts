@@ -77,10 +77,12 @@ async function main() {
   // Signals are handled from the first moment: one that arrives while the app is still starting
   // waits for the start, then closes what it made (its lock and database included).
   const starting = startReferenceApp({ ...settings, serviceToken, log: (line) => console.log(line) });
-  let stopping = false;
+  let signals = 0;
   const stop = async () => {
-    if (stopping) return;
-    stopping = true;
+    // Ctrl-C under `pnpm start` arrives twice (from the terminal and passed on); a third says
+    // stop now, should the close hang.
+    if (++signals >= 3) process.exit(1);
+    if (signals > 1) return;
     console.log('stopping…');
     const started = await starting.catch(() => null);
     await started?.close();

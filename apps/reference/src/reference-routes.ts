@@ -23,12 +23,25 @@ export function createReferenceRoutes(options: {
       received: receiver.received.length,
     });
   });
-  // A body that is not JSON answers as the service's routes do, not with Express's page and stack.
+  // A body the parser refuses answers as the service's routes do, not with Express's page and stack.
+  const parse = express.json();
   const json = (req: express.Request, res: express.Response, next: express.NextFunction) =>
-    express.json()(req, res, (error?: unknown) => {
+    parse(req, res, (error?: unknown) => {
       if (error === undefined) return next();
-      const message = `the request body is not valid JSON: ${(error as Error).message}`;
-      res.status(400).json({ error: { code: 'invalid_request', message } });
+      const { type, status, message } = error as { type?: string; status?: number; message: string };
+      if (type === 'entity.too.large') {
+        res
+          .status(413)
+          .json({ error: { code: 'payload_too_large', message: 'the request body is too large' } });
+        return;
+      }
+      const text =
+        type === 'entity.parse.failed'
+          ? `the request body is not valid JSON: ${message}`
+          : `the request body could not be read: ${message}`;
+      res.status(status && status >= 400 && status < 500 ? status : 400).json({
+        error: { code: 'invalid_request', message: text },
+      });
     });
   app.post('/reference/receiver', json, (req, res) => {
     const mode = (req.body as { mode?: unknown } | undefined)?.mode;

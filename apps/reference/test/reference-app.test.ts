@@ -188,6 +188,13 @@ describe('the reference app', () => {
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.message).toMatch(/^the request body is not valid JSON: /);
     expect(body.error.message).not.toMatch(/node_modules|\n\s+at /);
+    const large = await fetch(`${app.serviceUrl}/reference/receiver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'ok', pad: 'x'.repeat(200_000) }),
+    });
+    expect(large.status).toBe(413);
+    expect((await large.json()).error.code).toBe('payload_too_large');
   });
 
   it('refuses an unknown receiver mode', async () => {

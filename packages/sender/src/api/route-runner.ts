@@ -133,8 +133,8 @@ export function createRouteRunner(options: ManagementRouterOptions) {
   return {
     /** Checks the request's credentials for the route; throws the SenderError it answers with. */
     async admit(route: RouteSpec, req: RouteRequest): Promise<Admitted> {
-      // Only where a credential is checked: an open route (the metrics without a token, the event
-      // types) answers whatever the address failed elsewhere.
+      // Only where a credential is checked: an open route (the metrics without a token, the
+      // OpenAPI document) answers whatever the address failed elsewhere.
       const checks =
         route.auth === 'account' ||
         route.auth === 'service' ||

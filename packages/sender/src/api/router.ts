@@ -78,8 +78,6 @@ export const API_ROUTES: readonly RouteSpec[] = [
 /** The routes the direct path may answer (design D56): the platform's ingest, at click-stream rates. */
 const DIRECT_ROUTES: readonly RouteSpec[] = [ingestRoute, ingestBatchRoute];
 
-/** The largest body a route reads unless it says otherwise. */
-
 let openApiDocument: Record<string, unknown> | undefined;
 
 /** The OpenAPI 3.1 document of every route (`GET /v1/openapi.json`). */
@@ -119,7 +117,9 @@ export function createManagementApi(options: ManagementRouterOptions): {
   direct: DirectRoutes;
 } {
   const runner = createRouteRunner(options);
-  const router = express.Router();
+  // Paths as written, to the letter and slash: Express's default also matched `/INTERNAL/v1/…` and
+  // `/metrics/`, whose failed sign-ins then went uncounted (the answer path compares as written).
+  const router = express.Router({ caseSensitive: true, strict: true });
   const parsers = new Map<number, ReturnType<typeof express.json>>();
   const json = (limit = DEFAULT_BODY_BYTES) => {
     const parser = parsers.get(limit) ?? express.json({ limit });

@@ -7,8 +7,13 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { tokenMatcher } from '../accounts.js';
+import { systemClock } from '../clock.js';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
+import { clientKey } from '../limits/client-key.js';
+import { createLimiter } from '../limits/limiter.js';
+import { rateLimited } from '../limits/rate-limited.js';
+import { perMinute } from '../limits/token-bucket.js';
 import { checkMetricsToken } from './auth.js';
 import { errorResponse } from './error-response.js';
 import { securityHeaderList } from './response-headers.js';
@@ -17,6 +22,8 @@ export interface WorkerListenerOptions {
   sender: Pick<Sender, 'metrics'>;
   /** When set, `GET /metrics` needs it as a Bearer token; open otherwise. */
   metricsToken?: string;
+  /** Wrong metrics tokens an address may send a minute before it is answered 429 (default 10, as `serve`). */
+  signInFailuresPerMinute?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -25,12 +32,27 @@ const HEADERS = securityHeaderList({}, false, { noStore: false });
 
 export function createWorkerListener(options: WorkerListenerOptions): RequestListener {
   const metricsToken = options.metricsToken ? tokenMatcher(options.metricsToken) : undefined;
+  // As serve's (design D26): a token guessed here is as good as one guessed there. The worker's
+  // port is its own address's, with no proxy before it to trust.
+  const failures = createLimiter(perMinute(options.signInFailuresPerMinute ?? 10), systemClock);
+  const checkToken = (req: IncomingMessage) => {
+    if (!metricsToken) return;
+    const key = clientKey(req.socket.remoteAddress ?? 'unknown');
+    const allowed = failures.peek(key);
+    if (!allowed.ok) throw rateLimited('failed sign-ins from this address', allowed.retryAfterMs);
+    try {
+      checkMetricsToken(metricsToken, req.headers.authorization);
+    } catch (error) {
+      failures.take(key);
+      throw error;
+    }
+  };
   const answer = async (req: IncomingMessage): Promise<{ type: string; body: string }> => {
     const path = (req.url ?? '/').split('?', 1)[0];
     const read = req.method === 'GET' || req.method === 'HEAD';
     if (read && path === '/healthz') return { type: 'application/json', body: '{"ok":true}' };
     if (read && path === '/metrics') {
-      checkMetricsToken(metricsToken, req.headers.authorization);
+      checkToken(req);
       const { metrics } = options.sender;
       return { type: metrics.contentType, body: await metrics.metrics() };
     }
@@ -47,9 +69,12 @@ export function createWorkerListener(options: WorkerListenerOptions): RequestLis
         res.end(req.method === 'HEAD' ? undefined : body);
       },
       (error: unknown) => {
-        const { status, body, logged } = errorResponse(error);
+        const { status, body, logged, retryAfterSeconds } = errorResponse(error);
         if (logged) options.onError?.(error);
-        res.writeHead(status, { 'content-type': 'application/json' });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
+        });
         res.end(JSON.stringify(body));
       },
     );

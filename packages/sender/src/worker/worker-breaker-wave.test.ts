@@ -98,11 +98,22 @@ describe('a claim out while an endpoint’s breaker opens', () => {
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
+    // The releases wait too, until the test lets them go: the worker's stop must wait for them.
+    let releases = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const store: SenderStore = {
       ...memory,
       async claimDue(request) {
         if (++claims === 2) await gate;
         return memory.claimDue(request);
+      },
+      async releaseLease(deliveryId, token) {
+        releases++;
+        await released;
+        return memory.releaseLease(deliveryId, token);
       },
     };
     const clock = new ManualClock(T0);
@@ -139,6 +150,15 @@ describe('a claim out while an endpoint’s breaker opens', () => {
     await until(() => done || toHanging() > 3);
     expect(toHanging()).toBe(3);
     await ticking;
+    expect(releases).toBe(5);
+    let stopped = false;
+    const stopping = worker.stop(0).then(() => {
+      stopped = true;
+    });
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
     // Given back, not held until their leases run out: claimable at once, past the breaker.
     const again = await memory.claimDue({
       now: clock.now(),

@@ -182,15 +182,21 @@ export function createWorker(options: WorkerOptions): Worker {
       }
     });
 
+  /** Leases given back by launchable, still being released: stop() waits for them. */
+  const releasing = new Set<Promise<void>>();
   /** A claim's deliveries its breakers still let out; the rest given back at once (heldBack). */
   const launchable = (claims: ClaimedDelivery[]): ClaimedDelivery[] => {
-    const sending = [...inFlight].filter((r) => !r.sent).map((r) => r.claim);
-    const back = new Set(
-      heldBack(claims, breakers.caps(options.perEndpointCap, options.perOriginCap), sending),
-    );
+    const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
+    if (breaking.capped.endpoints.size === 0 && breaking.capped.origins.size === 0) return claims;
+    const out = [...inFlight].filter((r) => !r.sent).map((r) => r.claim);
+    const back = new Set(heldBack(claims, breaking, out));
     for (const c of back) {
       // Released, it is claimable again at once: a later claim finds it behind the breaker's cap.
-      options.queue.releaseLease(c.delivery.id, c.leaseToken).catch(options.onError);
+      const release = options.queue
+        .releaseLease(c.delivery.id, c.leaseToken)
+        .catch(options.onError)
+        .finally(() => releasing.delete(release));
+      releasing.add(release);
     }
     return back.size === 0 ? claims : claims.filter((c) => !back.has(c));
   };
@@ -325,6 +331,8 @@ export function createWorker(options: WorkerOptions): Worker {
       } finally {
         heartbeat.stop();
       }
+      // Leases given back as the loop claimed: released before the store may close.
+      await Promise.all(releasing);
     },
     wake,
   };

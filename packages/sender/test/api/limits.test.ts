@@ -156,6 +156,28 @@ describe('limits', () => {
     expect((await api.call('GET', '/v1/endpoints', { key: api.bob.apiKey })).status).toBe(429);
   });
 
+  it('checks no credential at a path spelt otherwise, so no guess there goes uncounted', async () => {
+    api = await startApi(
+      certs,
+      {},
+      { signInFailuresPerMinute: 1, metricsToken: 'metrics_token_0123456789abcdef' },
+    );
+    for (const [path, key] of [
+      ['/INTERNAL/v1/accounts', 'svc_guess'],
+      ['/internal/v1/accounts/', 'svc_guess'],
+      ['/metrics/', 'guess'],
+      ['/Metrics', 'guess'],
+      ['/V1/endpoints', 'lh_guess'],
+    ] as const) {
+      const res = await api.call('GET', path, { key });
+      expect(res.status, path).toBe(404);
+    }
+    // The one allowance of each kind is untouched: the right credentials still answer.
+    expect((await api.call('GET', '/internal/v1/accounts', { key: SERVICE_TOKEN })).status).toBe(200);
+    expect((await api.call('GET', '/metrics', { key: 'metrics_token_0123456789abcdef' })).status).toBe(200);
+    expect((await api.call('GET', '/v1/endpoints')).status).toBe(200);
+  });
+
   it('counts a wrong metrics token against the metrics’ own allowance', async () => {
     api = await startApi(
       certs,
