@@ -35,6 +35,22 @@ describe('messages', () => {
       expect(attemptFailureMessage(attempt(kind, null, 500))).toMatch(/^Your /);
   });
 
+  it('says which of a code’s causes it was, where the service names several', () => {
+    const detail = (message: string) => apiErrorMessage('unsafe_url', undefined, message);
+    expect(detail('url is not allowed: scheme http: is not allowed: the URL must use https')).toBe(
+      'This URL cannot receive webhooks: it must start with https://.',
+    );
+    expect(detail('url host x resolves to an address that is not on the public internet')).toMatch(
+      /public internet/,
+    );
+    expect(apiErrorMessage('invalid_request', undefined, 'since must not be in the future')).toBe(
+      'The start date is in the future: choose one in the past.',
+    );
+    expect(apiErrorMessage('invalid_request', undefined, 'since must be before until')).toBe(
+      'The start date must be before the end date.',
+    );
+  });
+
   it('never shows the validator’s text: a field at fault is named in words', () => {
     const details = [{ path: 'events', message: 'Too small: expected array to have >=1 items' }];
     expect(apiErrorMessage('invalid_request', details)).toBe('Check the events (choose at least one).');

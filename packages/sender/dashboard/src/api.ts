@@ -97,7 +97,7 @@ export class ApiError extends Error {
     readonly detail: string,
     details?: unknown,
   ) {
-    super(apiErrorMessage(code, details));
+    super(apiErrorMessage(code, details, detail));
   }
 }
 

@@ -147,7 +147,7 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       {page && page.data.length === 0 && (
         <p>
           {q
-            ? `No delivery of an event named “${q}”.`
+            ? `No delivery of an event with the id, click_id or conversion_id “${q}”.`
             : page.next_cursor
               ? 'None among the deliveries read so far: Older reads further back.'
               : 'No delivery matches.'}

@@ -10,8 +10,7 @@ import type { Attempt } from './api.js';
 export const API_ERROR_MESSAGES: Readonly<Record<SenderErrorCode, string>> = {
   invalid_event: 'This event is not in a form the service accepts.',
   invalid_endpoint: 'This endpoint cannot be saved: check its URL and that it listens to at least one event.',
-  unsafe_url:
-    'This URL cannot receive webhooks: it must use https and point to a public address, not a private network.',
+  unsafe_url: 'This URL cannot receive webhooks: it must point to an address on the public internet.',
   not_found: 'This was not found. It may have been deleted, or belong to another account.',
   endpoint_disabled: 'This endpoint is disabled. Re-enable it first.',
   endpoint_paused: 'This endpoint is paused. Resume it first.',
@@ -47,8 +46,23 @@ const FIELDS: Record<string, string> = {
   q: 'the search (an event id, click_id or conversion_id)',
 };
 
-/** A plain message for an API error: its code's message, naming the field at fault when known. */
-export function apiErrorMessage(code: string, details?: unknown): string {
+/** An http:// URL, refused for its scheme whatever the service allows of private networks. */
+const NOT_HTTPS = 'This URL cannot receive webhooks: it must start with https://.';
+
+/** The refusals of a recovery's dates, by the words of the service's message. */
+const RECOVERY_DATES: ReadonlyArray<[RegExp, string]> = [
+  [/^since must not be in the future/, 'The start date is in the future: choose one in the past.'],
+  [/^since must be before until/, 'The start date must be before the end date.'],
+];
+
+/**
+ * A plain message for an API error: its code's message, naming the field at fault when known.
+ * `detail`: the service's own message, read where one code has more than one cause.
+ */
+export function apiErrorMessage(code: string, details?: unknown, detail = ''): string {
+  if (code === 'unsafe_url' && /must use https/.test(detail)) return NOT_HTTPS;
+  const dates = RECOVERY_DATES.find(([pattern]) => pattern.test(detail));
+  if (code === 'invalid_request' && dates) return dates[1];
   const base = API_ERROR_MESSAGES[code as SenderErrorCode] ?? API_ERROR_MESSAGES.internal;
   if (code !== 'invalid_request' || !Array.isArray(details)) return base;
   const path = String((details[0] as { path?: unknown })?.path ?? '').split('.')[0] ?? '';

@@ -50,6 +50,8 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
       {stats && (
         <>
           <dl class="facts stats-values">
+            <dt>Deliveries</dt>
+            <dd data-stat="deliveries">{deliveriesByStatus(stats.deliveries)}</dd>
             <dt>Attempts</dt>
             <dd data-stat="attempts">
               {stats.attempts.total} ({stats.attempts.succeeded} succeeded, {stats.attempts.failed} failed)
@@ -74,6 +76,15 @@ export function StatsPanel({ endpointId }: { endpointId: string }) {
       )}
     </section>
   );
+}
+
+/** The window's deliveries by status, most first: "12 delivered, 3 failed"; "none" for none. */
+function deliveriesByStatus(counts: Record<string, number>): string {
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([status, n]) => `${n} ${status.replace('_', ' ')}`);
+  return parts.length === 0 ? 'none in the window' : parts.join(', ');
 }
 
 type Built = { options: Omit<uPlot.Options, 'width' | 'height'>; data: uPlot.AlignedData };
