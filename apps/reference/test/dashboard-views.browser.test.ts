@@ -155,6 +155,13 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
       await expect.poll(() => pixels(1, 'blue')).toBeGreaterThan(5);
       expect(await page.getByText('Time to answer per hour').count()).toBe(1);
       await shot(page, 'endpoint-stats');
+      // The last hour in five-minute bars: the app's traffic of the last minutes draws there.
+      await page.getByLabel('Window').selectOption('1h');
+      await page.getByText('Attempts per five minutes, by outcome').waitFor();
+      await expect.poll(() => pixels(0, 'green')).toBeGreaterThan(20);
+      await shot(page, 'endpoint-stats-1h');
+      await page.getByLabel('Window').selectOption('24h');
+      await page.getByText('Time to answer per hour').waitFor();
 
       await page.getByRole('button', { name: 'Pause' }).click();
       await expect.poll(() => page.locator('li.endpoint .status').textContent()).toBe('Paused');

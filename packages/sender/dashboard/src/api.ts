@@ -55,7 +55,7 @@ export interface EndpointStats {
   window: string;
   since: string;
   until: string;
-  bucket: 'hour' | 'day';
+  bucket: 'five minutes' | 'hour' | 'day';
   deliveries: Record<string, number>;
   attempts: { total: number; succeeded: number; failed: number };
   success_rate: number | null;

@@ -5,6 +5,11 @@ import { formatMoment, formatSpan } from './timeline.js';
 import { usePolling } from './use-polling.js';
 
 const WINDOWS = ['1h', '24h', '7d', '30d'];
+const BUCKET_SECONDS: Record<EndpointStats['bucket'], number> = {
+  'five minutes': 300,
+  hour: 3600,
+  day: 86_400,
+};
 const OK = '#1a7f37';
 const FAILED = '#cf222e';
 const MEAN = '#0969da';
@@ -130,7 +135,7 @@ function draw(UPlot: typeof uPlot, el: HTMLElement, { options, data }: Built) {
 
 /** Each bucket's middle on the time axis, and the window's range, in Unix seconds. */
 function timeAxis(stats: EndpointStats) {
-  const bucketS = stats.bucket === 'hour' ? 3600 : 86_400;
+  const bucketS = BUCKET_SECONDS[stats.bucket];
   const starts = stats.buckets.map((b) => Date.parse(b.start) / 1000);
   const range: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
   return { middles: starts.map((s) => s + bucketS / 2), range };

@@ -1,7 +1,13 @@
 /** The request and response schemas of an endpoint's statistics (design D45). */
 import { z } from 'zod';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
-import { DEFAULT_STATS_WINDOW, STATS_WINDOWS, type StatsWindowName } from '../engine/endpoint-stats.js';
+import {
+  DEFAULT_STATS_WINDOW,
+  STATS_BUCKETS,
+  STATS_WINDOWS,
+  type StatsBucketName,
+  type StatsWindowName,
+} from '../engine/endpoint-stats.js';
 
 const WINDOWS = Object.keys(STATS_WINDOWS) as [StatsWindowName, ...StatsWindowName[]];
 
@@ -20,7 +26,9 @@ export const endpointStatsSchema = z
     window: z.enum(WINDOWS),
     since: time.describe('Start of the window (inclusive)'),
     until: time.describe('End of the window (exclusive): now'),
-    bucket: z.enum(['hour', 'day']).describe('The size of each bucket: an hour up to 24h, a day beyond'),
+    bucket: z
+      .enum(STATS_BUCKETS.map((b) => b.name) as [StatsBucketName, ...StatsBucketName[]])
+      .describe('The size of each bucket: five minutes in the 1h window, an hour up to 24h, a day beyond'),
     deliveries: z
       .object(Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, count])) as Record<string, typeof count>)
       .describe('Deliveries created in the window, by their status now'),

@@ -9,11 +9,26 @@ import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /** The windows one can ask for, and their length. */
 export const STATS_WINDOWS = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const;
+
+/**
+ * A window's buckets: five minutes over the last hour (an hour's one bucket showed nothing of when
+ * within it), an hour up to a day, a day beyond. The size and its name, as the API gives it.
+ */
+export const STATS_BUCKETS = [
+  { upTo: HOUR, ms: 5 * MINUTE, name: 'five minutes' },
+  { upTo: DAY, ms: HOUR, name: 'hour' },
+  { upTo: Number.POSITIVE_INFINITY, ms: DAY, name: 'day' },
+] as const;
+export type StatsBucketName = (typeof STATS_BUCKETS)[number]['name'];
+
+/** The bucket of a window `length` ms long. */
+export const statsBucketOf = (length: number) => STATS_BUCKETS.find((b) => length <= b.upTo)!;
 export type StatsWindowName = keyof typeof STATS_WINDOWS;
 export const DEFAULT_STATS_WINDOW: StatsWindowName = '24h';
 
@@ -74,7 +89,7 @@ export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock
     async endpointStats(accountId, id, options = {}) {
       const window = statsWindowOf(options.window);
       const length = STATS_WINDOWS[window];
-      const bucketMs = length <= DAY ? HOUR : DAY;
+      const bucketMs = statsBucketOf(length).ms;
       const until = deps.clock.now();
       const since = until - length;
       const found = await deps.store.endpointStats(accountId, id, { since, until, bucketMs });
