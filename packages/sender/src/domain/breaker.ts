@@ -40,6 +40,10 @@ export const HELD_SLOT_MS = 1_000;
 
 const UNANSWERED: ReadonlySet<FailureKind> = new Set(['timeout', 'connect', 'dns']);
 
+/** An attempt that went unanswered and held its slot: what counts toward a breaker. */
+export const heldUnanswered = (failureKind: FailureKind | null, durationMs: number): boolean =>
+  failureKind !== null && UNANSWERED.has(failureKind) && durationMs >= HELD_SLOT_MS;
+
 /**
  * The state after an attempt that ended with `failureKind` (null: answered 2xx) after `durationMs`,
  * at `now`; null is closed.

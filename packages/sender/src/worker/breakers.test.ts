@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
+import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS, ORIGIN_THRESHOLD } from '../domain/breaker.js';
 import type { AttemptReport } from './attempt.js';
 import {
   type BreakerCaps,
@@ -97,6 +97,22 @@ describe("a worker's breakers", () => {
     expect(changesOf(answered)).toEqual([
       { kind: 'endpoint', key: 'ep_1', accountId: 'acct_a', change: 'closed', trips: 1, coolDownMs: 0 },
     ]);
+  });
+
+  it('trips an origin on its endpoints’ unanswered attempts, not on one endpoint its own breaker holds', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    const opened: string[] = [];
+    const note = (change: BreakerChange) => void (change.change === 'opened' && opened.push(change.kind));
+    // One receiver, one endpoint: eight requests out hang; its breaker opens at the third.
+    for (let i = 0; i < 8; i++) breakers.observe(hung('ep_1'), note);
+    expect(opened).toEqual(['endpoint']);
+    expect(breakers.caps(8, 16).capped.origins).toEqual(new Map());
+    // One origin, five endpoints each with one hanging request: the origin's breaker opens.
+    const shared = 'https://shared.example.com';
+    for (let i = 0; i < ORIGIN_THRESHOLD; i++) breakers.observe(hung(`ep_s${i}`, 'acct_a', shared), note);
+    expect(opened).toEqual(['endpoint', 'origin']);
+    expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[shared, 0]]));
   });
 
   it('chooses the probes with none of their own out, within the shares and the origin breaker', () => {

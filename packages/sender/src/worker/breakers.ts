@@ -10,6 +10,7 @@ import {
   capOf,
   ENDPOINT_THRESHOLD,
   endpointCapOf,
+  heldUnanswered,
   isHalfOpen,
   MAX_COOL_DOWN_MS,
   ORIGIN_THRESHOLD,
@@ -95,7 +96,13 @@ export function createBreakers(clock: Clock) {
       if (endpoint) endpoints.set(endpointId, { state: endpoint, accountId, origin });
       else endpoints.delete(endpointId); // closed: nothing to keep
       const originBefore = origins.get(origin) ?? null;
-      const byOrigin = next(originBefore, report.attempt, ORIGIN_THRESHOLD);
+      // An endpoint its own breaker already backs off says nothing new of its origin: its requests
+      // out when it opened tripped the origin's too (two warnings for one receiver). Answers count.
+      const contained =
+        before !== null &&
+        before.trips > 0 &&
+        heldUnanswered(report.attempt.failureKind, report.attempt.durationMs);
+      const byOrigin = contained ? originBefore : next(originBefore, report.attempt, ORIGIN_THRESHOLD);
       if (byOrigin) origins.set(origin, byOrigin);
       else origins.delete(origin);
       missed.delete(endpointId);
