@@ -47,7 +47,7 @@ export interface EndpointStats {
   /** The window: [since, until), epoch milliseconds; until is now. */
   since: number;
   until: number;
-  /** An hour for windows up to 24 h, a day beyond. */
+  /** The bucket size: five minutes for 1 h, an hour up to 24 h, a day beyond (STATS_BUCKETS). */
   bucketMs: number;
   /** Deliveries created in the window, by their status now; every status is listed. */
   deliveries: Record<DeliveryStatus, number>;
