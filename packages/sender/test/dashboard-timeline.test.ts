@@ -95,6 +95,14 @@ describe('timelineOf', () => {
     expect(t.rows.every((r) => r.kind === 'failed')).toBe(true);
     expect(t.laterAttempts).toBe(0);
     expect(t.note).toMatch(/all 6 attempts failed/);
+    // A retry by hand that failed too: the note counts it, rather than speak of six.
+    const again = timelineOf(
+      delivery('failed', null),
+      attempts([...made, 6], [1, 2, 3, 4, 5, null, null]),
+      ACTIVE,
+      NOW,
+    );
+    expect(again.note).toMatch(/^Failed: its 6 scheduled attempts and a retry by hand failed/);
   });
 
   it('lists no attempt for a skipped delivery, and explains skipping', () => {

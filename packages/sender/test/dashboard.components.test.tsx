@@ -449,6 +449,19 @@ describe('components', () => {
     const rotate = seen.find((r) => r.url.endsWith('/secret/rotate'))!;
     expect(await rotate.json()).toEqual({ grace_period_seconds: 604800 });
     expect(rotate.headers.get('x-linkhooks-csrf')).toBe('1');
+    // With no grace the old secret stops at once: asked first, and nothing sent when declined.
+    const rotations = () => seen.filter((r) => r.url.endsWith('/secret/rotate')).length;
+    fireEvent.change(screen.getByLabelText('Grace period'), { target: { value: '0' } });
+    const asked = vi.fn(() => false);
+    vi.stubGlobal('confirm', asked);
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
+    expect(asked).toHaveBeenCalledWith(expect.stringMatching(/^Rotate with no grace\?/));
+    expect(rotations()).toBe(1);
+    asked.mockReturnValue(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
+    await waitFor(() => expect(note()).toMatch(/the next attempt is signed with the new one/));
+    expect(rotations()).toBe(2);
+    vi.unstubAllGlobals();
   });
 
   it('turns Standard Webhooks on from the edit form and shows a refusal as it comes', async () => {

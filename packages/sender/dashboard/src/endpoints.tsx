@@ -29,6 +29,13 @@ function EndpointForm({
     setError(null);
     try {
       await onSave({ url, events, description, standard_webhooks: standard });
+      if (!initial) {
+        // Created: the form starts again, so a second click does not make the same endpoint twice.
+        setUrl('');
+        setDescription('');
+        setEvents(['click', 'conversion']);
+        setStandard(false);
+      }
     } catch (err) {
       setError((err as Error).message);
     }

@@ -43,7 +43,15 @@ export function SecretActions({
       </select>
       <button
         type="button"
-        onClick={() =>
+        onClick={() => {
+          // With no grace the old secret stops verifying at once, as Delete ends the log: asked first.
+          if (
+            grace === 0 &&
+            !confirm(
+              'Rotate with no grace? Deliveries stop verifying until your receiver has the new secret.',
+            )
+          )
+            return;
           act(async () => {
             const rotated = await api.rotateSecret(endpointId, grace);
             setSecret(rotated.secret);
@@ -52,8 +60,8 @@ export function SecretActions({
                   rotated.previous_secret_expires_at,
                 ).toLocaleString()}: give your receiver both secrets now, and remove the old one after that.`
               : 'Secret rotated: the next attempt is signed with the new one.';
-          })
-        }
+          });
+        }}
       >
         Rotate secret
       </button>

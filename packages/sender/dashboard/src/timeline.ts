@@ -82,10 +82,14 @@ function waitingNote(endpoint: EndpointState | null): string {
 function finalNote(delivery: Delivery, attemptsMade: number): string | null {
   if (delivery.status === 'skipped')
     return 'Skipped: the endpoint was disabled when this event happened, so it was never sent. Re-enable the endpoint with “Replay skipped events” to send it.';
-  if (delivery.status === 'failed')
-    return attemptsMade >= ATTEMPTS_IN_ALL
+  if (delivery.status === 'failed') {
+    const byHand = attemptsMade - ATTEMPTS_IN_ALL;
+    if (byHand > 0)
+      return `Failed: its ${ATTEMPTS_IN_ALL} scheduled attempts and ${byHand === 1 ? 'a retry' : `${byHand} retries`} by hand failed, and no more are made. “Retry now” tries once more.`;
+    return attemptsMade === ATTEMPTS_IN_ALL
       ? `Failed: all ${ATTEMPTS_IN_ALL} attempts failed, and no more are made. “Retry now” tries once more.`
       : 'Failed: no more attempts are made. “Retry now” tries once more.';
+  }
   return null;
 }
 
