@@ -256,6 +256,34 @@ describe('polling', () => {
 });
 
 describe('components', () => {
+  it('shows the sign-in again when a request says the session has ended (its key revoked)', async () => {
+    let revoked = false;
+    server.use(
+      http.get('*/v1/session', () =>
+        revoked
+          ? HttpResponse.json(
+              { error: { code: 'unauthorized', message: 'the session has ended' } },
+              { status: 401 },
+            )
+          : HttpResponse.json({ account: { id: 'acct_1', name: 'Acme' } }),
+      ),
+      http.get('*/v1/endpoints', () =>
+        revoked
+          ? HttpResponse.json(
+              { error: { code: 'unauthorized', message: 'the session has ended' } },
+              { status: 401 },
+            )
+          : HttpResponse.json({ data: [endpoint] }),
+      ),
+    );
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Endpoints' });
+    revoked = true;
+    // The endpoints' next poll answers 401: the page gives way to the sign-in.
+    expect(await screen.findByLabelText('API key', {}, { timeout: 5_000 })).toBeTruthy();
+    expect(screen.queryByRole('heading', { name: 'Endpoints' })).toBeNull();
+  });
+
   it('signs in with the key, then shows the endpoints with their disabled state', async () => {
     render(<App />);
     const input = await screen.findByLabelText('API key');

@@ -101,6 +101,13 @@ export class ApiError extends Error {
   }
 }
 
+/** Told when a request answers 401 outside the sign-in: the session ended (its key was revoked). */
+const signedOutListeners = new Set<() => void>();
+export function onSignedOut(listener: () => void): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
@@ -117,6 +124,9 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     error?: { code: string; message: string; details?: unknown };
   };
   if (!response.ok) {
+    // A wrong key at the sign-in is the form's to say; anywhere else the session is over.
+    if (response.status === 401 && path !== '/v1/session')
+      for (const listener of signedOutListeners) listener();
     throw new ApiError(
       response.status,
       json.error?.code ?? 'internal',

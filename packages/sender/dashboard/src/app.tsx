@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, onSignedOut } from './api.js';
 import { Deliveries } from './deliveries.js';
 import { DeliveryDetailView } from './delivery-detail.js';
 import { EndpointPage } from './endpoint-page.js';
@@ -16,6 +16,8 @@ export function App() {
       (s) => setAccount(s.account),
       () => setAccount(null),
     );
+    // The session can end under an open page (its key revoked): the sign-in takes its place.
+    return onSignedOut(() => setAccount(null));
   }, []);
   if (account === undefined) return <p>Loading…</p>;
   if (account === null) return <SignIn onSignedIn={setAccount} />;
