@@ -62,6 +62,15 @@ beforeAll(async () => {
         );
         res.writeHead(200, { 'content-length': 10_000 });
         res.write('t'.repeat(5000));
+      } else if (req.url === '/stalled-200' || req.url === '/stalled-500') {
+        // The status and a tenth of the body, then nothing until the deadline.
+        parked.push(res);
+        res.writeHead(req.url === '/stalled-200' ? 200 : 500, { 'content-length': 100 });
+        res.write('s'.repeat(10));
+      } else if (req.url === '/broken-200') {
+        // The status and part of the body, then the connection goes.
+        res.writeHead(200, { 'content-length': 100 });
+        res.write('p'.repeat(10), () => res.socket?.destroy());
       } else if (req.url === '/nul') res.end('before\u0000after');
       else if (req.url === '/busy') res.writeHead(503, { 'retry-after': '120' }).end('busy');
       else if (req.url === '/ok-with-retry-after') res.writeHead(200, { 'retry-after': '120' }).end();
@@ -126,6 +135,19 @@ describe('the delivery client', () => {
     expect(result.responseSnippet).toBe('t'.repeat(RESPONSE_SNIPPET_BYTES));
     expect(await trickled.at(-1)).toBe('dropped');
     expect(performance.now() - started).toBeGreaterThanOrEqual(450); // cut by the 500 ms deadline
+  }, 10_000);
+
+  it('takes the status as the answer: a 2xx whose body stalls or breaks off is delivered', async () => {
+    const stalled = await send('/stalled-200');
+    expect(stalled.outcome).toEqual({ ok: true, statusCode: 200 });
+    expect(stalled.responseSnippet).toBe('s'.repeat(10));
+    expect(stalled.durationMs).toBeGreaterThanOrEqual(450); // read until the deadline
+    const broken = await send('/broken-200');
+    expect(broken.outcome).toEqual({ ok: true, statusCode: 200 });
+    expect(broken.responseSnippet).toBe('p'.repeat(10));
+    // A refusal stays a refusal, by its status, not a time-out.
+    const refused = await send('/stalled-500');
+    expect(refused.outcome).toMatchObject({ ok: false, kind: 'http_status', statusCode: 500 });
   }, 10_000);
 
   it('shows a NUL in the answer as U+FFFD, and keeps a short answer whole', async () => {

@@ -144,8 +144,12 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // The deadline answers for the attempt whatever undici is doing: a request waiting for a
         // socket, or a connection stuck in its handshake, notices a cut only when it gets one
         // (measured: 1.5 to 6 times the deadline with 50 requests to one stalled origin).
+        // Once the status line is in, the status decides the attempt (a 2xx is delivered, the body
+        // is not used): a body that stalls or breaks off after it only shortens the snippet. Before
+        // it, the deadline is a time-out. A lost lease is always an abandonment.
         const end = (message: string) => {
-          settle(timedOut(message));
+          if (statusCode !== 0 && message !== ABANDONED) answered();
+          else settle(timedOut(message));
           cut(new Error(message));
         };
         const abandoned = () => end(ABANDONED);
@@ -219,6 +223,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
             onResponseError(_c, error) {
               over();
               // After the deadline or a lost lease this changes nothing: those answered already.
+              // With the status in, the body broke off: the status stands (above).
+              if (statusCode !== 0) return answered();
               settle({
                 outcome: { ok: false, kind: classifyError(error), message: describeError(error) },
                 responseSnippet: null,
