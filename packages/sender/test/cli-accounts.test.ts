@@ -89,6 +89,7 @@ describe('linkhooks-sender accounts', () => {
       [['accounts', 'revoke-key', '--id', 'acct_x'], /--key KEY_ID is required/],
       [['accounts', 'rotate-key', '--id', 'acct_x', '--grace', 'soon'], /--grace must be a whole number/],
       [['accounts', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
+      [['accounts', 'list', '--cursor', 'garbage'], /--cursor must be the next_cursor of a page before/],
       [
         ['accounts', 'create', '--name', 'X', '--plan', 'gold'],
         /--plan must be one of free, pro, business, enterprise/,

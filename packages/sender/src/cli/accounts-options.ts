@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { isPlan } from '../accounts.js';
+import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { PLANS, type Plan } from '../store/records.js';
 
 export type AccountsCommand =
@@ -57,6 +58,9 @@ export function parseAccounts(
       const raw = (values.limit as string | undefined) ?? '100';
       if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
         throw usageError('accounts list: --limit must be a whole number from 1 to 1000');
+      }
+      if (typeof values.cursor === 'string' && !isPageCursor('acct', values.cursor)) {
+        throw usageError(`accounts list: --${pageCursorProblem('acct')}`);
       }
       return {
         kind: 'accounts-list',

@@ -7,6 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { newApiKey } from '../accounts.js';
 import type { Clock } from '../clock.js';
+import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { SenderError } from '../errors.js';
 import type { Page, SenderStore } from '../store/port.js';
 import type { AccountRecord, ApiKeyRecord } from '../store/records.js';
@@ -77,6 +78,9 @@ export function accountAdministration(deps: { store: SenderStore; clock: Clock }
       const limit = page.limit ?? 100;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) {
         throw new SenderError('invalid_request', 'limit must be a whole number from 1 to 1000');
+      }
+      if (page.cursor !== undefined && !isPageCursor('acct', page.cursor)) {
+        throw new SenderError('invalid_request', pageCursorProblem('acct'));
       }
       return store.listAccounts({ limit, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
     },
