@@ -31,21 +31,21 @@ export function run(cmd, args, options = {}) {
 }
 
 /**
- * Runs a long-lived command, passing on the signals that stop it (SIGINT, SIGTERM, SIGHUP): a process
- * manager or `kill` stops the wrapper, not the whole group as Ctrl-C does, and with spawnSync the
- * command went on running, its ports and lock held. Resolves with its exit code (128 + the signal's
- * number if a signal ended it).
+ * Runs a long-lived command, passing on the signals that stop it: a process manager or `kill`
+ * stops the wrapper (SIGTERM, SIGHUP), not the whole group, and with spawnSync the command went on
+ * running, its ports and lock held. Ctrl-C reaches the whole group already: the wrapper only waits
+ * for the command then. Resolves with its exit code (128 + the signal's number if a signal ended it).
  */
 export function runUntilStopped(cmd, args, options = {}) {
   console.log(`\n▶ ${options.label ?? [cmd, ...args].join(' ')}`);
   const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...options });
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   const pass = (signal) => child.kill(signal);
-  for (const signal of signals) process.on(signal, pass);
+  const wait = () => {};
+  process.on('SIGTERM', pass).on('SIGHUP', pass).on('SIGINT', wait);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
-      for (const s of signals) process.off(s, pass);
+      process.off('SIGTERM', pass).off('SIGHUP', pass).off('SIGINT', wait);
       resolve(code ?? 128 + (constants.signals[signal] ?? 0));
     });
   });

@@ -77,19 +77,16 @@ async function main() {
   // Signals are handled from the first moment: one that arrives while the app is still starting
   // waits for the start, then closes what it made (its lock and database included).
   const starting = startReferenceApp({ ...settings, serviceToken, log: (line) => console.log(line) });
-  let signals = 0;
+  let stopping = false;
   const stop = async () => {
-    // Ctrl-C under `pnpm start` arrives twice (from the terminal and passed on); a third says
-    // stop now, should the close hang.
-    if (++signals >= 3) process.exit(1);
-    if (signals > 1) return;
+    // A second signal while stopping says stop now, should the close hang.
+    if (stopping) process.exit(1);
+    stopping = true;
     console.log('stopping…');
     const started = await starting.catch(() => null);
     await started?.close();
     process.exit(0);
   };
-  // `on`, not `once`: Ctrl-C reaches both this process and `pnpm start`'s, which passes it on, and
-  // the second one must not end the process by default halfway through stopping.
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.on('SIGHUP', stop);

@@ -138,20 +138,19 @@ describe('the reference app', () => {
     const rotated = await api('POST', `/v1/endpoints/${endpoint.id}/secret/rotate`, {});
     expect(rotated.status).toBe(200);
     expect(rotated.json.previous_secret_expires_at).not.toBeNull();
-    const id = (await ingest('click')).json.deliveries[0].id;
-    const detail = await eventually(async () => {
-      const d = await deliveryOf(id);
-      return d.attempts.length > 0 ? d : undefined;
-    }, 'the first attempt after the rotation');
-    expect(detail.attempts[0].status_code).toBe(200);
+    /** The status the receiver answered a new click's first attempt with. */
+    const firstAnswer = async (when: string) => {
+      const id = (await ingest('click')).json.deliveries[0].id;
+      const detail = await eventually(async () => {
+        const d = await deliveryOf(id);
+        return d.attempts.length > 0 ? d : undefined;
+      }, `the first attempt ${when}`);
+      return detail.attempts[0].status_code;
+    };
+    expect(await firstAnswer('after the rotation')).toBe(200);
     // The grace ended at once: the new secret signs, and verifies.
     await api('POST', `/v1/endpoints/${endpoint.id}/secret/rotate`, { grace_period_seconds: 0 });
-    const after = (await ingest('click')).json.deliveries[0].id;
-    const next = await eventually(async () => {
-      const d = await deliveryOf(after);
-      return d.attempts.length > 0 ? d : undefined;
-    }, 'the first attempt after the grace');
-    expect(next.attempts[0].status_code).toBe(200);
+    expect(await firstAnswer('after the grace')).toBe(200);
   });
 
   it('disables the endpoint after 10 failed deliveries; re-enabling replays what was skipped', async () => {

@@ -9,6 +9,7 @@ import { ManualClock } from '../src/clock.js';
 import type { DeliveryClient, SendResult } from '../src/delivery/http-client.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import { conditions } from './helpers/conditions.js';
 
 const gauge = async (sender: ReturnType<typeof createSender>) =>
   /^linkhooks_attempts_in_flight (\d+)$/m.exec(await sender.metrics.metrics())?.[1];
@@ -16,8 +17,13 @@ const gauge = async (sender: ReturnType<typeof createSender>) =>
 describe('the attempts in flight gauge', () => {
   it('counts the requests out, and none once they are answered and recorded', async () => {
     const out: ((result: SendResult) => void)[] = [];
+    const sent = conditions();
     const client: DeliveryClient = {
-      send: () => new Promise((resolve) => out.push(resolve)),
+      send: () =>
+        new Promise((resolve) => {
+          out.push(resolve);
+          sent.changed();
+        }),
       close: async () => undefined,
       destroy: async () => undefined,
     };
@@ -33,7 +39,7 @@ describe('the attempts in flight gauge', () => {
       expect(await gauge(sender)).toBe('0');
       for (let i = 0; i < 3; i++) await sender.publish(account.id, buildEvent('click'));
       const ticking = sender.tick();
-      for (let i = 0; i < 1_000 && out.length < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      await sent.until(() => out.length === 3);
       expect(await gauge(sender)).toBe('3');
       for (const answer of out)
         answer({ outcome: { ok: true, statusCode: 200 }, durationMs: 5, responseSnippet: null });

@@ -276,12 +276,18 @@ describe('components', () => {
           : HttpResponse.json({ data: [endpoint] }),
       ),
     );
-    render(<App />);
-    await screen.findByRole('heading', { name: 'Endpoints' });
-    revoked = true;
-    // The endpoints' next poll answers 401: the page gives way to the sign-in.
-    expect(await screen.findByLabelText('API key', {}, { timeout: 5_000 })).toBeTruthy();
-    expect(screen.queryByRole('heading', { name: 'Endpoints' })).toBeNull();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      render(<App />);
+      await screen.findByRole('heading', { name: 'Endpoints' });
+      revoked = true;
+      // The endpoints' next poll answers 401: the page gives way to the sign-in.
+      vi.advanceTimersByTime(2_000);
+      expect(await screen.findByLabelText('API key')).toBeTruthy();
+      expect(screen.queryByRole('heading', { name: 'Endpoints' })).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('signs in with the key, then shows the endpoints with their disabled state', async () => {
@@ -482,14 +488,17 @@ describe('components', () => {
     fireEvent.change(screen.getByLabelText('Grace period'), { target: { value: '0' } });
     const asked = vi.fn(() => false);
     vi.stubGlobal('confirm', asked);
-    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
-    expect(asked).toHaveBeenCalledWith(expect.stringMatching(/^Rotate with no grace\?/));
-    expect(rotations()).toBe(1);
-    asked.mockReturnValue(true);
-    fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
-    await waitFor(() => expect(note()).toMatch(/the next attempt is signed with the new one/));
-    expect(rotations()).toBe(2);
-    vi.unstubAllGlobals();
+    try {
+      fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
+      expect(asked).toHaveBeenCalledWith(expect.stringMatching(/^Rotate with no grace\?/));
+      expect(rotations()).toBe(1);
+      asked.mockReturnValue(true);
+      fireEvent.click(screen.getByRole('button', { name: 'Rotate secret' }));
+      await waitFor(() => expect(note()).toMatch(/the next attempt is signed with the new one/));
+      expect(rotations()).toBe(2);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('turns Standard Webhooks on from the edit form and shows a refusal as it comes', async () => {

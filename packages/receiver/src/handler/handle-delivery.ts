@@ -80,20 +80,27 @@ function defaultOnError(error: WebhookError): void {
   }
 }
 
+const ORDINALS = ['the first', 'the second'];
+
+/**
+ * Why the secret option cannot verify, or null: not a string, blank, or the text of an unset
+ * variable (which anyone could sign with). In a list (a rotation's [new, old]), which entry: the
+ * old one's variable is the one forgotten.
+ */
+function secretProblem(secret: unknown): string | null {
+  if (!Array.isArray(secret)) return unusableSecret(secret);
+  if (secret.length === 0) return 'The secret list is empty.';
+  for (const [at, entry] of secret.entries()) {
+    const problem = unusableSecret(entry);
+    if (problem) return `In the secret list, entry ${at} (${ORDINALS[at] ?? `number ${at + 1}`}): ${problem}`;
+  }
+  return null;
+}
+
 /** Checks options when the adapter is created, so a misconfigured app fails at start-up, not per request. */
 function checkOptions(options: WebhookOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('linkhooks: options are required');
-  const list = Array.isArray(options.secret);
-  const secrets: readonly unknown[] = Array.isArray(options.secret) ? options.secret : [options.secret];
-  // Not a string, blank, or the text of an unset variable (which anyone could sign with). In a list
-  // (a rotation's [new, old]), which one: the old one's variable is the one forgotten.
-  const at = secrets.findIndex((s) => unusableSecret(s) !== null);
-  const problem =
-    secrets.length === 0
-      ? 'The secret list is empty.'
-      : at < 0
-        ? null
-        : `${list ? `In the secret list, entry ${at} (${at === 0 ? 'the first' : at === 1 ? 'the second' : `number ${at + 1}`}): ` : ''}${unusableSecret(secrets[at])}`;
+  const problem = secretProblem(options.secret);
   if (problem) {
     // The hint is not printed everywhere (Deno shows the message alone): the message names the fix too.
     throw new WebhookError(

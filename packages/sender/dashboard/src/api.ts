@@ -1,4 +1,5 @@
 import { DELIVERY_STATUSES, FINAL_STATUSES as FINAL } from '../../src/domain/delivery-state.js';
+import type { StatsBucketName } from '../../src/domain/stats-buckets.js';
 import { apiErrorMessage } from './messages.js';
 
 /**
@@ -55,7 +56,7 @@ export interface EndpointStats {
   window: string;
   since: string;
   until: string;
-  bucket: 'five minutes' | 'hour' | 'day';
+  bucket: StatsBucketName;
   deliveries: Record<string, number>;
   attempts: { total: number; succeeded: number; failed: number };
   success_rate: number | null;

@@ -1,15 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
+import { statsBucketNamed } from '../../src/domain/stats-buckets.js';
 import { api, type EndpointStats } from './api.js';
 import { formatMoment, formatSpan } from './timeline.js';
 import { usePolling } from './use-polling.js';
 
 const WINDOWS = ['1h', '24h', '7d', '30d'];
-const BUCKET_SECONDS: Record<EndpointStats['bucket'], number> = {
-  'five minutes': 300,
-  hour: 3600,
-  day: 86_400,
-};
 const OK = '#1a7f37';
 const FAILED = '#cf222e';
 const MEAN = '#0969da';
@@ -135,7 +131,7 @@ function draw(UPlot: typeof uPlot, el: HTMLElement, { options, data }: Built) {
 
 /** Each bucket's middle on the time axis, and the window's range, in Unix seconds. */
 function timeAxis(stats: EndpointStats) {
-  const bucketS = BUCKET_SECONDS[stats.bucket];
+  const bucketS = statsBucketNamed(stats.bucket).ms / 1000;
   const starts = stats.buckets.map((b) => Date.parse(b.start) / 1000);
   const range: uPlot.Range.MinMax = [starts[0] ?? 0, (starts.at(-1) ?? 0) + bucketS];
   return { middles: starts.map((s) => s + bucketS / 2), range };

@@ -1,13 +1,8 @@
 /** The request and response schemas of an endpoint's statistics (design D45). */
 import { z } from 'zod';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
-import {
-  DEFAULT_STATS_WINDOW,
-  STATS_BUCKETS,
-  STATS_WINDOWS,
-  type StatsBucketName,
-  type StatsWindowName,
-} from '../engine/endpoint-stats.js';
+import { STATS_BUCKETS, type StatsBucketName } from '../domain/stats-buckets.js';
+import { DEFAULT_STATS_WINDOW, STATS_WINDOWS, type StatsWindowName } from '../engine/endpoint-stats.js';
 
 const WINDOWS = Object.keys(STATS_WINDOWS) as [StatsWindowName, ...StatsWindowName[]];
 

@@ -4,17 +4,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Sender } from '../engine/sender.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createSender } from '../engine/sender.js';
+import { createMemoryStore } from '../store/memory-store.js';
 import { createWorkerListener } from './worker-listener.js';
 
 const TOKEN = 'metrics_token_0123456789abcdef';
-const sender = {
-  metrics: {
-    contentType: 'text/plain; version=0.0.4',
-    metrics: async () => 'linkhooks_attempts_in_flight 0\n',
-  },
-} as unknown as Pick<Sender, 'metrics'>;
+// A real engine's metrics, as a worker serves them.
+const sender = createSender({ store: createMemoryStore() });
+afterAll(() => sender.stop(0));
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -35,7 +33,9 @@ describe("a worker's port", () => {
     expect(await (await get('/healthz')).json()).toEqual({ ok: true });
     const metrics = await get('/metrics');
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain('linkhooks_attempts_in_flight 0');
+    const text = await metrics.text();
+    expect(text).toMatch(/^linkhooks_attempts_in_flight 0$/m);
+    expect(text).toMatch(/^linkhooks_process_cpu_seconds_total \d/m);
     const other = await get('/v1/endpoints');
     expect(other.status).toBe(404);
     expect((await other.json()).error.code).toBe('route_not_found');

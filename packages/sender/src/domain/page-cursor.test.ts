@@ -14,13 +14,21 @@ describe('a page cursor', () => {
       expect(isPageCursor('dlv', value), value).toBe(false);
   });
 
-  it('is checked by the library’s account list too, not only by the API', async () => {
+  it('is checked by the library’s lists too, not only by the API', async () => {
     const sender = createSender({ store: createMemoryStore() });
     try {
       await expect(sender.listAccounts({ cursor: 'garbage' })).rejects.toThrow(
         'cursor must be the next_cursor of a page before, as it came (acct_…)',
       );
       await expect(sender.listAccounts({ cursor: newId('acct') })).resolves.toMatchObject({ items: [] });
+      await expect(sender.listDeliveries('acct_a', { cursor: 'garbage', limit: 20 })).rejects.toThrow(
+        'cursor must be the next_cursor of a page before, as it came (dlv_…)',
+      );
+      await expect(
+        sender.listDeliveries('acct_a', { cursor: newId('dlv'), limit: 20 }),
+      ).resolves.toMatchObject({
+        items: [],
+      });
     } finally {
       await sender.stop(0);
     }

@@ -7,9 +7,13 @@
 /** The kinds of pages read by cursor, by the prefix of their items' ids. */
 export type CursorPrefix = 'dlv' | 'acct';
 
+const CURSORS: Readonly<Record<CursorPrefix, RegExp>> = {
+  dlv: /^dlv_[0-9A-Za-z]{1,96}$/,
+  acct: /^acct_[0-9A-Za-z]{1,96}$/,
+};
+
 /** Whether `value` can be a cursor of pages of `prefix` ids. */
-export const isPageCursor = (prefix: CursorPrefix, value: string): boolean =>
-  new RegExp(`^${prefix}_[0-9A-Za-z]{1,96}$`).test(value);
+export const isPageCursor = (prefix: CursorPrefix, value: string): boolean => CURSORS[prefix].test(value);
 
 /** What a refused cursor is told. */
 export const pageCursorProblem = (prefix: CursorPrefix): string =>

@@ -6,29 +6,16 @@
 import type { Clock } from '../clock.js';
 import type { DeliveryStatus } from '../domain/delivery-state.js';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
+import { type StatsBucketName, statsBucketOf } from '../domain/stats-buckets.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
+const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** The windows one can ask for, and their length. */
 export const STATS_WINDOWS = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const;
 
-/**
- * A window's buckets: five minutes over the last hour (an hour's one bucket showed nothing of when
- * within it), an hour up to a day, a day beyond. The size and its name, as the API gives it.
- */
-export const STATS_BUCKETS = [
-  { upTo: HOUR, ms: 5 * MINUTE, name: 'five minutes' },
-  { upTo: DAY, ms: HOUR, name: 'hour' },
-  { upTo: Number.POSITIVE_INFINITY, ms: DAY, name: 'day' },
-] as const;
-export type StatsBucketName = (typeof STATS_BUCKETS)[number]['name'];
-
-/** The bucket of a window `length` ms long. */
-export const statsBucketOf = (length: number) => STATS_BUCKETS.find((b) => length <= b.upTo)!;
 export type StatsWindowName = keyof typeof STATS_WINDOWS;
 export const DEFAULT_STATS_WINDOW: StatsWindowName = '24h';
 
@@ -47,7 +34,8 @@ export interface EndpointStats {
   /** The window: [since, until), epoch milliseconds; until is now. */
   since: number;
   until: number;
-  /** The bucket size: five minutes for 1 h, an hour up to 24 h, a day beyond (STATS_BUCKETS). */
+  /** The bucket: five minutes for 1 h, an hour up to 24 h, a day beyond (STATS_BUCKETS). */
+  bucket: StatsBucketName;
   bucketMs: number;
   /** Deliveries created in the window, by their status now; every status is listed. */
   deliveries: Record<DeliveryStatus, number>;
@@ -89,7 +77,8 @@ export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock
     async endpointStats(accountId, id, options = {}) {
       const window = statsWindowOf(options.window);
       const length = STATS_WINDOWS[window];
-      const bucketMs = statsBucketOf(length).ms;
+      const bucket = statsBucketOf(length);
+      const bucketMs = bucket.ms;
       const until = deps.clock.now();
       const since = until - length;
       const found = await deps.store.endpointStats(accountId, id, { since, until, bucketMs });
@@ -115,6 +104,7 @@ export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock
         window,
         since,
         until,
+        bucket: bucket.name,
         bucketMs,
         deliveries,
         attempts: { total, succeeded, failed },

@@ -12,6 +12,7 @@ import type { AddressPolicy } from '../delivery/address-guard.js';
 import { createDeliveryClient } from '../delivery/http-client.js';
 import { createThreadedDeliveryClient } from '../delivery/threaded-client.js';
 import { newId } from '../domain/ids.js';
+import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { countInFlight, createMetrics } from '../metrics.js';
@@ -279,7 +280,12 @@ export function createSender(options: SenderOptions): Sender {
       return result.delivery;
     },
 
-    listDeliveries: (accountId, filter) => store.listDeliveries(accountId, filter),
+    listDeliveries: async (accountId, filter) => {
+      if (filter.cursor !== undefined && !isPageCursor('dlv', filter.cursor)) {
+        throw new SenderError('invalid_request', pageCursorProblem('dlv'));
+      }
+      return store.listDeliveries(accountId, filter);
+    },
     getDelivery: async (accountId, id) => found(await store.getDelivery(accountId, id), 'delivery', id),
     getEvent: async (accountId, id) => found(await store.getEvent(accountId, id), 'event', id),
 

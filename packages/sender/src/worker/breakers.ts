@@ -183,7 +183,6 @@ export function heldBack(
   { capped }: Pick<BreakerCaps, 'capped'>,
   out: Iterable<ClaimedDelivery>,
 ): ClaimedDelivery[] {
-  if (capped.endpoints.size === 0 && capped.origins.size === 0) return [];
   const byEndpoint = new Map<string, number>();
   const byOrigin = new Map<string, number>();
   const add = ({ delivery, origin }: ClaimedDelivery) => {

@@ -136,8 +136,12 @@ export function createWorker(options: WorkerOptions): Worker {
     }
     return into;
   };
+  /** The claims of the requests still sending (not yet answered). */
+  function* sendingClaims() {
+    for (const r of inFlight) if (!r.sent) yield r.claim;
+  }
   /** Those still sending. */
-  const open = () => countOpen([...inFlight].filter((r) => !r.sent).map((r) => r.claim));
+  const open = () => countOpen(sendingClaims());
 
   /**
    * Up to `limit` deliveries: first a probe of each endpoint whose breaker is half-open (design
@@ -188,8 +192,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const launchable = (claims: ClaimedDelivery[]): ClaimedDelivery[] => {
     const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
     if (breaking.capped.endpoints.size === 0 && breaking.capped.origins.size === 0) return claims;
-    const out = [...inFlight].filter((r) => !r.sent).map((r) => r.claim);
-    const back = new Set(heldBack(claims, breaking, out));
+    const back = new Set(heldBack(claims, breaking, sendingClaims()));
     for (const c of back) {
       // Released, it is claimable again at once: a later claim finds it behind the breaker's cap.
       const release = options.queue

@@ -1,6 +1,6 @@
 /** An endpoint's statistics over a window, for charts (design D45). */
 import type { z } from 'zod';
-import { type EndpointStats, STATS_BUCKETS } from '../../engine/endpoint-stats.js';
+import type { EndpointStats } from '../../engine/endpoint-stats.js';
 import { defineRoute } from '../route.js';
 import { errorSchema } from '../schemas.js';
 import { endpointStatsSchema, statsQuery } from '../stats-schemas.js';
@@ -13,7 +13,7 @@ export function endpointStatsJson(s: EndpointStats): z.infer<typeof endpointStat
     window: s.window,
     since: iso(s.since),
     until: iso(s.until),
-    bucket: STATS_BUCKETS.find((b) => b.ms === s.bucketMs)?.name ?? 'day',
+    bucket: s.bucket,
     deliveries: s.deliveries,
     attempts: s.attempts,
     success_rate: s.successRate,
