@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterAttempt,
+  afterOriginAttempt,
   type BreakerState,
   COOL_DOWN_MS,
   capOf,
   endpointCapOf,
   HELD_SLOT_MS,
   MAX_COOL_DOWN_MS,
+  ORIGIN_THRESHOLD,
+  type OriginBreakerState,
 } from './breaker.js';
 
 /** Attempts that held their slot (a time-out's 30 s, a connection that hung). */
@@ -44,6 +47,31 @@ describe('circuit breaker', () => {
     expect(capOf(state, 1_000 + COOL_DOWN_MS - 1, 8)).toBe(0);
     // Half-open after: one probe at a time.
     expect(capOf(state, 1_000 + COOL_DOWN_MS, 8)).toBe(1);
+  });
+
+  it('opens an origin only on unanswered attempts of two accounts or more, and any answer ends the run', () => {
+    const origin = (accounts: string[], state: OriginBreakerState | null = null, now = 1_000) => {
+      for (const account of accounts) state = afterOriginAttempt(state, account, 'timeout', HELD, now);
+      return state;
+    };
+    const oneAccount = origin(Array(ORIGIN_THRESHOLD * 3).fill('acct_a'));
+    expect(oneAccount).toMatchObject({ unanswered: ORIGIN_THRESHOLD * 3, trips: 0, soleAccount: 'acct_a' });
+    expect(capOf(oneAccount, 1_000, 16)).toBe(16);
+    // A second account's unanswered attempt in the same run opens it.
+    const opened = origin(['acct_b'], oneAccount);
+    expect(opened).toMatchObject({ trips: 1, openUntil: 1_000 + COOL_DOWN_MS, soleAccount: null });
+    expect(capOf(opened, 1_000, 16)).toBe(0);
+    // Once open, a failed probe of either account trips it again.
+    const probeEnd = 1_000 + COOL_DOWN_MS + HELD;
+    expect(afterOriginAttempt(opened, 'acct_a', 'timeout', HELD, probeEnd)).toMatchObject({ trips: 2 });
+    // Mixed from the start: the threshold opens it, as afterAttempt does.
+    const mixed = ['acct_a', 'acct_b', 'acct_a', 'acct_a'];
+    expect(origin(mixed)).toMatchObject({ trips: 0, soleAccount: null });
+    expect(origin([...mixed, 'acct_a'])).toMatchObject({ trips: 1 });
+    // An answer closes it and forgets whose attempts the run held.
+    expect(afterOriginAttempt(oneAccount, 'acct_a', null, 5, 1_000)).toBeNull();
+    // A refusal that held no slot changes nothing.
+    expect(afterOriginAttempt(oneAccount, 'acct_b', 'connect', HELD_SLOT_MS - 1, 1_000)).toBe(oneAccount);
   });
 
   it('opens once for the attempts already out when it opened, and trips again on a failed probe', () => {

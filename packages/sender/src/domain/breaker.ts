@@ -68,6 +68,35 @@ export function afterAttempt(
   return { unanswered, trips, openUntil: now + coolDown, openedAt: now };
 }
 
+/** An origin's breaker: a BreakerState, and whose attempts its run of unanswered ones were. */
+export interface OriginBreakerState extends BreakerState {
+  /** The one account all of them were of; null once they were of two or more. */
+  soleAccount: string | null;
+}
+
+/**
+ * An origin's state after an attempt of `accountId`'s: afterAttempt's, but it opens only on a run of
+ * unanswered attempts of two accounts or more. One customer's endpoints that hang at a relay many
+ * customers share (a broken integration) are backed off by their own breakers, within their
+ * account's share of the slots; opened by them, the origin held every other customer's
+ * deliveries there for each cool-down, their answers never asked for.
+ */
+export function afterOriginAttempt(
+  state: OriginBreakerState | null,
+  accountId: string,
+  failureKind: FailureKind | null,
+  durationMs: number,
+  now: number,
+): OriginBreakerState | null {
+  const after = afterAttempt(state, failureKind, durationMs, now, ORIGIN_THRESHOLD);
+  if (after === null || after === state) return after as OriginBreakerState | null;
+  const soleAccount = state === null || state.soleAccount === accountId ? accountId : null;
+  // Withheld: the run so far is one account's (a tripped origin's run has two already).
+  if (soleAccount !== null && after.trips > 0)
+    return { unanswered: after.unanswered, trips: 0, openUntil: 0, openedAt: 0, soleAccount };
+  return { ...after, soleAccount };
+}
+
 /** The statuses an endpoint's probe is taken from, in this order (above). */
 export const PROBE_ORDER = ['awaiting_retry', 'pending'] as const satisfies readonly DeliveryStatus[];
 

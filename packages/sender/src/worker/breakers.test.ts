@@ -108,11 +108,32 @@ describe("a worker's breakers", () => {
     for (let i = 0; i < 8; i++) breakers.observe(hung('ep_1'), note);
     expect(opened).toEqual(['endpoint']);
     expect(breakers.caps(8, 16).capped.origins).toEqual(new Map());
-    // One origin, five endpoints each with one hanging request: the origin's breaker opens.
+    // One origin, five endpoints of two accounts each with one hanging request: the origin's opens.
     const shared = 'https://shared.example.com';
-    for (let i = 0; i < ORIGIN_THRESHOLD; i++) breakers.observe(hung(`ep_s${i}`, 'acct_a', shared), note);
+    for (let i = 0; i < ORIGIN_THRESHOLD; i++) {
+      breakers.observe(hung(`ep_s${i}`, i === 0 ? 'acct_b' : 'acct_a', shared), note);
+    }
     expect(opened).toEqual(['endpoint', 'origin']);
     expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[shared, 0]]));
+  });
+
+  it('leaves an origin open to every account while only one account’s endpoints there hang', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    const opened: string[] = [];
+    const note = (change: BreakerChange) => void opened.push(`${change.change} ${change.kind} ${change.key}`);
+    const relay = 'https://relay.example.com';
+    // One customer's broken integration: twenty endpoints at a relay, each request hanging.
+    for (let i = 0; i < 20; i++) breakers.observe(hung(`ep_a${i}`, 'acct_a', relay), note);
+    expect(opened).toEqual([]);
+    const { capped } = breakers.caps(8, 16);
+    expect(capped.origins).toEqual(new Map());
+    // Its endpoints are held (one request each) by their own breakers, not anyone else's.
+    expect(capped.endpoints).toEqual(new Map(Array.from({ length: 20 }, (_, i) => [`ep_a${i}`, 1])));
+    // Another customer's endpoint there hangs too: the relay itself is in trouble.
+    breakers.observe(hung('ep_b', 'acct_b', relay), note);
+    expect(opened).toEqual([`opened origin ${relay}`]);
+    expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[relay, 0]]));
   });
 
   it('chooses the probes with none of their own out, within the shares and the origin breaker', () => {

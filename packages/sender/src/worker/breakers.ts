@@ -6,6 +6,7 @@
 import type { Clock } from '../clock.js';
 import {
   afterAttempt,
+  afterOriginAttempt,
   type BreakerState,
   capOf,
   ENDPOINT_THRESHOLD,
@@ -13,7 +14,7 @@ import {
   heldUnanswered,
   isHalfOpen,
   MAX_COOL_DOWN_MS,
-  ORIGIN_THRESHOLD,
+  type OriginBreakerState,
 } from '../domain/breaker.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
@@ -78,13 +79,10 @@ export interface BreakerCaps {
 
 export function createBreakers(clock: Clock) {
   const endpoints = new Map<string, EndpointBreaker>();
-  const origins = new Map<string, BreakerState>();
+  const origins = new Map<string, OriginBreakerState>();
   const missed = new Map<string, { misses: number; askAt: number }>();
-  const next = (
-    state: BreakerState | null,
-    { failureKind, durationMs }: AttemptReport['attempt'],
-    threshold: number,
-  ) => afterAttempt(state, failureKind, durationMs, clock.now(), threshold);
+  const next = (state: BreakerState | null, { failureKind, durationMs }: AttemptReport['attempt']) =>
+    afterAttempt(state, failureKind, durationMs, clock.now(), ENDPOINT_THRESHOLD);
   return {
     /** Takes the attempt into its endpoint's and origin's breakers; tells `onChange` of each that opened or closed. */
     observe(report: AttemptReport, onChange?: (change: BreakerChange) => void) {
@@ -92,7 +90,7 @@ export function createBreakers(clock: Clock) {
       const { origin } = report.claim;
       const now = clock.now();
       const before = endpoints.get(endpointId)?.state ?? null;
-      const endpoint = next(before, report.attempt, ENDPOINT_THRESHOLD);
+      const endpoint = next(before, report.attempt);
       if (endpoint) endpoints.set(endpointId, { state: endpoint, accountId, origin });
       else endpoints.delete(endpointId); // closed: nothing to keep
       const originBefore = origins.get(origin) ?? null;
@@ -102,7 +100,10 @@ export function createBreakers(clock: Clock) {
         before !== null &&
         before.trips > 0 &&
         heldUnanswered(report.attempt.failureKind, report.attempt.durationMs);
-      const byOrigin = contained ? originBefore : next(originBefore, report.attempt, ORIGIN_THRESHOLD);
+      const { failureKind, durationMs } = report.attempt;
+      const byOrigin = contained
+        ? originBefore
+        : afterOriginAttempt(originBefore, accountId, failureKind, durationMs, now);
       if (byOrigin) origins.set(origin, byOrigin);
       else origins.delete(origin);
       missed.delete(endpointId);
