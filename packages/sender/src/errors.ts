@@ -15,6 +15,7 @@ export type SenderErrorCode =
   | 'unauthorized'
   | 'plan_required'
   | 'route_not_found'
+  | 'method_not_allowed'
   | 'payload_too_large'
   | 'ingest_disabled'
   | 'csrf_check_failed'
@@ -41,6 +42,7 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   unauthorized: 401,
   plan_required: 403,
   route_not_found: 404,
+  method_not_allowed: 405,
   payload_too_large: 413,
   ingest_disabled: 503,
   csrf_check_failed: 403,

@@ -20,6 +20,7 @@ export const API_ERROR_MESSAGES: Readonly<Record<SenderErrorCode, string>> = {
   unauthorized: 'You are signed out, or this API key is not valid. Sign in again.',
   plan_required: 'Your plan does not include this.',
   route_not_found: 'This page or action does not exist.',
+  method_not_allowed: 'This page or action does not exist.',
   payload_too_large: 'This is too large to send.',
   ingest_disabled: 'Publishing is switched off on this service.',
   csrf_check_failed: 'The page is out of date. Reload it and try again.',

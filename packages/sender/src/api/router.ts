@@ -12,6 +12,7 @@ import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rejectMalformedUrl, securityHeaders, type TransportOptions } from './response-headers.js';
 import { DEFAULT_BODY_BYTES, type RouteSpec } from './route.js';
+import { routeMethods } from './route-methods.js';
 import { checkBody, createRouteRunner, type RouteRequest, routeRequestOf } from './route-runner.js';
 import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
@@ -86,6 +87,9 @@ export function openApi(): Record<string, unknown> {
   return openApiDocument;
 }
 
+/** The paths the API answers for, known or not: the rest are the platform's own app's. */
+const API_PATH = /^\/(v1|internal)(\/|$)|^\/metrics$/;
+
 /** True when the request carried a body, whether or not a parser understood it. */
 const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
@@ -117,6 +121,7 @@ export function createManagementApi(options: ManagementRouterOptions): {
   direct: DirectRoutes;
 } {
   const runner = createRouteRunner(options);
+  const methodsAt = routeMethods([...API_ROUTES, openApiRouteSpec]);
   // Paths as written, to the letter and slash: Express's default also matched `/INTERNAL/v1/…` and
   // `/metrics/`, whose failed sign-ins then went uncounted (the answer path compares as written).
   const router = express.Router({ caseSensitive: true, strict: true });
@@ -158,9 +163,18 @@ export function createManagementApi(options: ManagementRouterOptions): {
   }
 
   // Unknown routes under the API's prefixes answer JSON, not Express's HTML page; other paths fall
-  // through to the platform's own app.
-  router.use(['/v1', '/internal'], (req) => {
-    throw new SenderError('route_not_found', `no route ${req.method} ${req.originalUrl.split('?')[0]}`);
+  // through to the platform's own app. A known path asked with another method says which it takes.
+  router.use((req, res, next) => {
+    if (!API_PATH.test(req.path)) return next();
+    const path = req.originalUrl.split('?')[0] ?? '';
+    const allowed = methodsAt(req.path);
+    if (allowed.length === 0) throw new SenderError('route_not_found', `no route ${req.method} ${path}`);
+    res.setHeader('allow', allowed.join(', '));
+    if (req.method === 'OPTIONS') return void res.status(204).end();
+    throw new SenderError(
+      'method_not_allowed',
+      `${path} takes ${new Intl.ListFormat('en', { type: 'disjunction' }).format(allowed.filter((m) => m !== 'HEAD'))}, not ${req.method}`,
+    );
   });
 
   router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {

@@ -414,8 +414,27 @@ describe('event types, ingest, metrics and unknown routes', () => {
       code: 'route_not_found',
       message: 'no route GET /v1/nothing-here',
     });
+    // A known path asked with a method it does not take says which it takes.
     const put = await api.call('PUT', '/v1/endpoints', { body: {} });
-    expect(put.status).toBe(404);
+    expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD, POST']);
+    expect(put.json.error).toEqual({
+      code: 'method_not_allowed',
+      message: '/v1/endpoints takes GET or POST, not PUT',
+    });
+    const post = await api.call('POST', '/v1/endpoints/ep_123', { body: {} });
+    expect(post.json.error.message).toBe('/v1/endpoints/ep_123 takes GET, PATCH, or DELETE, not POST');
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD, PATCH, DELETE']);
+    const ingest = await api.call('GET', '/internal/v1/events', { key: null });
+    expect([ingest.status, ingest.json.error.message]).toEqual([
+      405,
+      '/internal/v1/events takes POST, not GET',
+    ]);
+    const scrape = await api.call('POST', '/metrics', { key: null, body: {} });
+    expect([scrape.status, scrape.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    const options = await api.call('OPTIONS', '/v1/endpoints/ep_123', { key: null });
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'GET, HEAD, PATCH, DELETE']);
+    // One segment stands for an id: a path one deeper is still unknown.
+    expect((await api.call('PUT', '/v1/endpoints/ep_123/nothing')).status).toBe(404);
   });
 });
 
