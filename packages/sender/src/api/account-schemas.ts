@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ApiKey, RotatedKey } from '../engine/account-admin.js';
 import { MAX_KEY_GRACE_SECONDS } from '../engine/account-admin.js';
 import type { AccountRecord } from '../store/records.js';
-import { pageCursor } from './page-cursor.js';
+import { pageCursor, pageLimit } from './page-cursor.js';
 
 const isoTime = z.iso.datetime().describe('ISO 8601 UTC');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -19,13 +19,7 @@ export const accountPageSchema = z
 
 export const accountsQuery = z.strictObject({
   cursor: pageCursor('acct'),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, 'limit must be a whole number from 1 to 1000')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000'))
-    .optional()
-    .describe('1 to 1000, default 100'),
+  limit: pageLimit(1000, 100),
 });
 
 export const apiKeySchema = z

@@ -19,7 +19,15 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1
 function collector() {
   const components: Record<string, Json> = {};
   const convert = (schema: z.ZodType, io: 'input' | 'output'): Json => {
-    const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    const converted = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      // A number in a query string is sent as its digits: its schema gives the number (pageLimit).
+      override: ({ jsonSchema }) => {
+        if (jsonSchema.type === 'integer') delete jsonSchema.pattern;
+      },
+    }) as Json;
     const text = JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/');
     const { $schema: _ignored, $defs, ...rest } = JSON.parse(text) as Json & { $defs?: Record<string, Json> };
     Object.assign(components, $defs ?? {});

@@ -10,7 +10,7 @@ import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
 import { EVENT_ID_FORM } from '../engine/event-input.js';
 import { EVENT_SCAN } from '../store/log-page-sql.js';
-import { pageCursor } from './page-cursor.js';
+import { pageCursor, pageLimit } from './page-cursor.js';
 import type { BodySchema } from './parse-body.js';
 
 const eventName = z.enum(EVENT_NAMES);
@@ -92,13 +92,7 @@ export const deliveriesQuery = z.strictObject({
       'Only the deliveries of the events this names, exactly: an event id (ours, evt_…, or the event_id you published with), a click_id or a conversion_id',
     ),
   cursor: pageCursor('dlv'),
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
-    .optional()
-    .describe('1 to 100, default 20'),
+  limit: pageLimit(100, 20),
 });
 
 export const ingestBody = z

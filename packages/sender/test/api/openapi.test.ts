@@ -72,7 +72,7 @@ describe('the OpenAPI document', () => {
   it('is generated from the zod schemas: request bodies and responses carry their fields', () => {
     const doc = openApi() as {
       components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
-      paths: Record<string, Record<string, { parameters: { name: string; in: string }[] }>>;
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
     };
     const { schemas } = doc.components;
     expect(schemas.EndpointCreate?.required).toEqual(['url', 'events']);
@@ -81,7 +81,7 @@ describe('the OpenAPI document', () => {
     );
     expect(schemas.EndpointWithSecret?.required).toContain('secret');
     const log = doc.paths['/v1/endpoints/{id}/deliveries']!.get!.parameters;
-    expect(log.map((p) => `${p.in}:${p.name}`)).toEqual([
+    expect(log?.map((p) => `${p.in}:${p.name}`)).toEqual([
       'path:id',
       'query:status',
       'query:event',
@@ -89,6 +89,15 @@ describe('the OpenAPI document', () => {
       'query:cursor',
       'query:limit',
     ]);
+    // A page's size is a number to a generated client, as the API reads it.
+    const limits = Object.values(doc.paths).flatMap((byMethod) =>
+      Object.values(byMethod).flatMap((op) => (op.parameters ?? []).filter((p) => p.name === 'limit')),
+    );
+    expect(limits.length).toBeGreaterThanOrEqual(3);
+    for (const limit of limits) {
+      expect(limit).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1 } });
+      expect(limit).not.toHaveProperty('schema.pattern');
+    }
   });
 
   it('declares the answers every route of a kind may give: 413 to a body, 403 to a change by cookie, 429 to sign-ins', () => {
