@@ -25,6 +25,13 @@ export async function checkEndpointUrl(
     const ranges = checked.range === undefined ? [] : [checked.range];
     throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}${hintFor(ranges)}`);
   }
+  // A fragment never leaves the client: a receiver told apart by one would get another's events.
+  if (checked.url.hash !== '') {
+    throw new SenderError(
+      'invalid_endpoint',
+      `url must not have a #fragment: it is never sent to the receiver (${checked.url.hash})`,
+    );
+  }
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
   // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
   const addresses = await dnsLookup(host, resolve).catch((cause: unknown) => {

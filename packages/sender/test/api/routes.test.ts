@@ -141,6 +141,7 @@ describe('endpoints', () => {
       [{ url: 'http://example.com/hook', events: ['click'] }, /https/i],
       [{ url: 'not a url', events: ['click'] }, /url/i],
       [{ url: 'https://user:pw@example.com/hook', events: ['click'] }, /credential|user/i],
+      [{ url: `${receiver.origin}/x#tenant-2`, events: ['click'] }, /#fragment: it is never sent.*#tenant-2/],
       [{ url: `${receiver.origin}/x`, events: ['click'], colour: 'red' }, /colour/],
       [{ url: 42, events: ['click'] }, /url/],
       [['an', 'array'], /body/],
