@@ -1,11 +1,11 @@
-// `pnpm start`: installs, builds, and runs the reference app — the sender service on SQLite with
+// `pnpm start`: installs, builds what changed since its last build, and runs the reference app — the sender service on SQLite with
 // its dashboard, a sample HTTPS receiver built on @linkhooks/receiver, and generated traffic.
 // Flags after `--` go to the app: `pnpm start -- --rate 5 --time-scale 0.001 --port 3000`.
 import { join } from 'node:path';
-import { install, pnpm, root, runUntilStopped } from './lib.mjs';
+import { buildIfChanged, install, root, runUntilStopped } from './lib.mjs';
 
 install();
-pnpm(['build'], { label: 'pnpm build' });
+buildIfChanged();
 const args = process.argv.slice(2).filter((a) => a !== '--');
 // node itself rather than `pnpm exec`, so a start the app refuses ends with its one sentence only.
 const status = await runUntilStopped(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {

@@ -1,11 +1,15 @@
 /**
  * `pnpm start`'s wrapper (scripts/start.mjs) passes on the signals that stop the app: a SIGTERM to
  * the wrapper alone, as a process manager or `kill` sends it, stops the app and ends with its code.
- * With the app run by spawnSync, the app went on running, its ports and database lock held.
+ * With the app run by spawnSync, the app went on running, its ports and database lock held. And it
+ * builds the packages only when they changed since its last build.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const LIB = fileURLToPath(new URL('../../../scripts/lib.mjs', import.meta.url));
 
@@ -43,5 +47,46 @@ describe("pnpm start's wrapper", () => {
     expect(await exited).toBe(0);
     expect(out).toContain(`stopping ${pid}`);
     expect(() => process.kill(Number(pid), 0)).toThrow(); // the app is gone
+  });
+});
+
+describe("pnpm start's build", async () => {
+  const { buildIfChanged } = (await import(LIB)) as {
+    buildIfChanged: (packagesDir: string, stamp: string, build: () => void) => boolean;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'linkhooks-start-build-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const packages = join(dir, 'packages');
+  const stamp = join(dir, 'built');
+  const write = (path: string, text: string) => {
+    mkdirSync(join(packages, path, '..'), { recursive: true });
+    writeFileSync(join(packages, path), text);
+  };
+  let builds = 0;
+  /** Stands in for `pnpm build`: writes each package's output, and a file beside it as the protocol's build does. */
+  const build = () => {
+    builds++;
+    write('a/dist/index.js', `built ${builds}`);
+    write('b/dist/index.js', `built ${builds}`);
+    write('a/schemas/event.json', '{"same":"every build"}');
+  };
+  const start = () => buildIfChanged(packages, stamp, build);
+
+  it('builds the first time, then only after a package’s file changed or an output went', () => {
+    write('a/package.json', '{}');
+    write('a/src/index.ts', 'export const a = 1;');
+    write('b/package.json', '{}');
+    write('b/src/index.ts', 'export const b = 1;');
+    expect([start(), builds]).toEqual([true, 1]);
+    // Nothing changed: the files the build wrote again, the same, change nothing.
+    expect([start(), builds]).toEqual([false, 1]);
+    write('b/src/index.ts', 'export const b = 2;');
+    expect([start(), builds]).toEqual([true, 2]);
+    expect([start(), builds]).toEqual([false, 2]);
+    write('a/src/new.ts', 'export {};');
+    expect([start(), builds]).toEqual([true, 3]);
+    rmSync(join(packages, 'b', 'dist'), { recursive: true });
+    expect([start(), builds]).toEqual([true, 4]);
+    expect([start(), builds]).toEqual([false, 4]);
   });
 });
