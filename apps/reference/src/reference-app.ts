@@ -7,10 +7,8 @@
  * start that cannot go ahead leaves everything as it found it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
 import { EVENT_NAMES } from '@linkhooks/protocol';
 import {
   type AttemptReport,
@@ -26,7 +24,7 @@ import { createCertificates } from './certificates.js';
 import { lockDatabase } from './data-lock.js';
 import { listen } from './listen.js';
 import { createReferenceRoutes } from './reference-routes.js';
-import { checkDatabase, keepLeftover, removeDatabase } from './run-database.js';
+import { checkDatabase, keepLeftover, makeFolderOf, removeDatabase } from './run-database.js';
 import { type ReceiverMode, type SampleReceiver, startSampleReceiver } from './sample-receiver.js';
 import { generateTraffic, type Traffic } from './traffic.js';
 
@@ -71,13 +69,14 @@ export async function startReferenceApp(options: ReferenceOptions): Promise<Refe
   const log = options.log ?? (() => {});
   const { dbFile } = options;
   const timeScale = options.timeScale ?? 1;
-  mkdirSync(dirname(dbFile), { recursive: true });
+  const removeFolder = makeFolderOf(dbFile);
   const lock = lockDatabase(dbFile);
   let made = false;
   // Also on a crash or process.exit: the next run then finds the database free and nothing left.
   const release = () => {
     if (made) removeDatabase(dbFile);
     lock.release();
+    removeFolder();
   };
   process.once('exit', release);
 

@@ -4,8 +4,8 @@
  * (its lock names a pid no longer alive) is kept under a new name; a file no run of the app claims
  * (made by something else, or by a version that did not lock) makes the app refuse to start.
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
-import { join, parse } from 'node:path';
+import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join, parse } from 'node:path';
 import type { DatabaseLock } from './data-lock.js';
 import { StartError } from './start-error.js';
 
@@ -48,4 +48,25 @@ export function removeDatabase(dbFile: string): void {
       // A platform that cannot unlink an open file keeps it; the next start asks for it to be moved.
     }
   }
+}
+
+/**
+ * Makes the database's folder where there is none; the function it returns removes the folders it
+ * made, from the deepest up, while they are empty: a start refused, or a run that ended, leaves no
+ * empty folders of `--db new/folder/file.db` behind.
+ */
+export function makeFolderOf(dbFile: string): () => void {
+  const folder = dirname(dbFile);
+  const first = mkdirSync(folder, { recursive: true });
+  return () => {
+    if (first === undefined) return;
+    for (let dir = folder; ; dir = dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        return; // not empty (a kept database, the user's own files): kept, with the folders above it
+      }
+      if (dir === first) return;
+    }
+  };
 }

@@ -66,7 +66,7 @@ describe('a flag out of range', () => {
 
 describe('a second start', () => {
   it('against a running app is refused, and the running one keeps its database', async () => {
-    const db = join(dir, 'reference.db');
+    const db = join(dir, 'runs', 'reference.db'); // in a folder the first run makes
     const first = runCli(['--db', db, ...FREE_PORTS]);
     const { serviceUrl, apiKey, endpointId } = await started(first);
 
@@ -86,7 +86,7 @@ describe('a second start', () => {
     expect(endpoint.status).toBe(200);
 
     await stop(first);
-    expect(readdirSync(dir), 'the run removes the database it made, and its lock').toEqual([]);
+    expect(readdirSync(dir), 'the run removes the database it made, its lock and folder').toEqual([]);
   });
 
   it('on a busy service port names the port and the flag, and leaves nothing behind', async () => {
@@ -97,6 +97,10 @@ describe('a second start', () => {
       expect(await refusal(run)).toBe(
         `reference: port ${port} is in use by another program; stop it, or pass --port with a free port.`,
       );
+      expect(readdirSync(dir)).toEqual([]);
+      // Nor the folders it made for a database in a new one.
+      const nested = runCli(['--db', join(dir, 'new', 'folder', 'reference.db'), '--port', String(port)]);
+      expect(await refusal(nested)).toMatch(`port ${port} is in use`);
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       server.close();
