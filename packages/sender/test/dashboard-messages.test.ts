@@ -49,6 +49,16 @@ describe('messages', () => {
     expect(apiErrorMessage('invalid_request', undefined, 'since must be before until')).toBe(
       'The start date must be before the end date.',
     );
+    const endpoint = (message: string) => apiErrorMessage('invalid_endpoint', undefined, message);
+    expect(endpoint('url host hooks.exmaple.com does not resolve')).toMatch(/domain name could not be found/);
+    expect(endpoint('url must not have a #fragment: it is never sent to the receiver (#a)')).toMatch(
+      /^Remove the part of the URL from #/,
+    );
+    expect(endpoint('events must be a non-empty array of: click')).toBe(API_ERROR_MESSAGES.invalid_endpoint);
+    // A cause is read only under its own code.
+    expect(apiErrorMessage('invalid_request', undefined, 'url must use https')).toBe(
+      API_ERROR_MESSAGES.invalid_request,
+    );
   });
 
   it('never shows the validator’s text: a field at fault is named in words', () => {

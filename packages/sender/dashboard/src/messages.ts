@@ -47,13 +47,29 @@ const FIELDS: Record<string, string> = {
   q: 'the search (an event id, click_id or conversion_id)',
 };
 
-/** An http:// URL, refused for its scheme whatever the service allows of private networks. */
-const NOT_HTTPS = 'This URL cannot receive webhooks: it must start with https://.';
-
-/** The refusals of a recovery's dates, by the words of the service's message. */
-const RECOVERY_DATES: ReadonlyArray<[RegExp, string]> = [
-  [/^since must not be in the future/, 'The start date is in the future: choose one in the past.'],
-  [/^since must be before until/, 'The start date must be before the end date.'],
+/**
+ * The causes one code has several of, by the words of the service's message: an http:// URL
+ * (refused for its scheme whatever the service allows of private networks), an endpoint URL's other
+ * faults, a recovery's dates.
+ */
+const CAUSES: ReadonlyArray<[SenderErrorCode, RegExp, string]> = [
+  ['unsafe_url', /must use https/, 'This URL cannot receive webhooks: it must start with https://.'],
+  [
+    'invalid_endpoint',
+    /^url host .* does not resolve/,
+    'This URL’s domain name could not be found. Check its spelling.',
+  ],
+  [
+    'invalid_endpoint',
+    /^url must not have a #fragment/,
+    'Remove the part of the URL from # on: it is never sent to your server.',
+  ],
+  [
+    'invalid_request',
+    /^since must not be in the future/,
+    'The start date is in the future: choose one in the past.',
+  ],
+  ['invalid_request', /^since must be before until/, 'The start date must be before the end date.'],
 ];
 
 /**
@@ -61,9 +77,8 @@ const RECOVERY_DATES: ReadonlyArray<[RegExp, string]> = [
  * `detail`: the service's own message, read where one code has more than one cause.
  */
 export function apiErrorMessage(code: string, details?: unknown, detail = ''): string {
-  if (code === 'unsafe_url' && /must use https/.test(detail)) return NOT_HTTPS;
-  const dates = RECOVERY_DATES.find(([pattern]) => pattern.test(detail));
-  if (code === 'invalid_request' && dates) return dates[1];
+  const cause = CAUSES.find(([of, pattern]) => of === code && pattern.test(detail));
+  if (cause) return cause[2];
   const base = API_ERROR_MESSAGES[code as SenderErrorCode] ?? API_ERROR_MESSAGES.internal;
   if (code !== 'invalid_request' || !Array.isArray(details)) return base;
   const path = String((details[0] as { path?: unknown })?.path ?? '').split('.')[0] ?? '';
