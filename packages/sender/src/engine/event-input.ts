@@ -40,6 +40,27 @@ export function timestampOf(now: number): string {
   return formatted.text;
 }
 
+/**
+ * How deep an event's data may nest: its own fields are one level, and extra fields of the
+ * platform's own rarely go far. Tens of thousands of levels (under the body limit) overflowed the
+ * stack where the event is written out, and a batch holding one answered 500 for all its items.
+ */
+export const MAX_DATA_DEPTH = 32;
+
+/** Whether `value` nests objects or arrays more than `limit` deep; walked without recursion. */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** The event's record, with the exact bytes every attempt will send (design I1), or a SenderError. */
 export function buildEvent(accountId: string, input: PublishInput, now: number): EventRecord {
   if (!accountIdOk(accountId)) {
@@ -53,6 +74,9 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
   }
   if (!isEventName(input?.event)) {
     throw new SenderError('invalid_event', `event must be one of: ${EVENT_NAMES.join(', ')}`);
+  }
+  if (deeperThan(input.data, MAX_DATA_DEPTH)) {
+    throw new SenderError('invalid_event', `data must not be nested more than ${MAX_DATA_DEPTH} levels deep`);
   }
   const envelope = {
     event: input.event,

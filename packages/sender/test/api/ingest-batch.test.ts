@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts.js';
 import { MAX_BATCH, MAX_BATCH_BYTES } from '../../src/api/routes/ingest.js';
+import { MAX_DATA_DEPTH } from '../../src/engine/event-input.js';
 import { type Api, type ApiResponse, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
 
@@ -210,6 +211,32 @@ describe('a batch mixing valid and invalid events', () => {
     for (const [i, r] of results.entries()) if (!isValid(i)) expect(r.error?.code).toBe('invalid_event');
     const log = await deliveriesOf(endpoint, api.alice.apiKey);
     expect(log.map((d) => d.event_id).sort()).toEqual(validIndices.map((i) => results[i]!.event_id!).sort());
+  });
+
+  it('answers an item whose data nests too deep as its own 400, the rest stored, as on the single route', async () => {
+    const alice = api.alice.account.id;
+    // Tens of thousands of levels fit under the body limit: writing one out overflowed the stack
+    // (here too, so the body is written by hand).
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const withExtra = (clickId: string, levels: number) =>
+      `${JSON.stringify(item(alice, clickId)).slice(0, -2)},"extra":${nested(levels)}}}`;
+    const deep = withExtra('too-deep', 40_000);
+    const raw = `{"events":[${JSON.stringify(item(alice, 'before-deep'))},${deep},${withExtra('deep-enough', MAX_DATA_DEPTH - 1)}]}`;
+    const res = await api.call('POST', BATCH, { key: SERVICE_TOKEN, raw });
+    expect(res.status).toBe(202);
+    const results = res.json.results as Array<{
+      status: number;
+      event_id?: string;
+      error?: { message: string };
+    }>;
+    expect(results.map((r) => r.status)).toEqual([202, 400, 202]);
+    expect(results[1]?.error?.message).toBe(
+      `data must not be nested more than ${MAX_DATA_DEPTH} levels deep`,
+    );
+    expect(await storedClickId(alice, results[0]!.event_id!)).toBe('before-deep');
+    expect(await storedClickId(alice, results[2]!.event_id!)).toBe('deep-enough');
+    const single = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, raw: deep });
+    expect([single.status, single.json.error.code]).toEqual([400, 'invalid_event']);
   });
 
   it('answers a batch of invalid items only, storing nothing', async () => {
