@@ -4,7 +4,6 @@
  * response kept (and at most 64 KiB read), redirects never followed, and every connection's address
  * checked at connect time (design D17).
  */
-import { lookup as dnsLookup } from 'node:dns';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type { AttemptOutcome } from '../domain/delivery-state.js';
@@ -13,6 +12,7 @@ import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
 import { createBoundedLookup } from './bounded-lookup.js';
 import { classifyError, describeError } from './failure-kind.js';
+import { createResolverLookup } from './resolver-lookup.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
 /**
@@ -31,7 +31,7 @@ export interface DeliveryClientOptions extends Partial<AddressPolicy> {
   timeoutMs?: number;
   /** CA certificates to trust besides Node's roots (a test CA, a private CA). */
   ca?: string | Buffer | Array<string | Buffer>;
-  /** Name resolution, for tests of rebinding; defaults to dns.lookup. */
+  /** Name resolution, for tests of rebinding; defaults to the DNS, asked directly (resolver-lookup.ts). */
   resolve?: LookupFunction;
   /** Keep-alive sockets per origin. Default 16. */
   connectionsPerOrigin?: number;
@@ -94,7 +94,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
   const policy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const secureContext = trustedContext(options.ca);
-  const lookup = createBoundedLookup(options.resolve ?? (dnsLookup as LookupFunction));
+  // The DNS asked directly by default, so no tenant's names hold up another's (resolver-lookup.ts).
+  const lookup = options.resolve ? createBoundedLookup(options.resolve) : createResolverLookup();
   const agent = new Agent({
     connect: {
       lookup: createGuardedLookup(policy, lookup),

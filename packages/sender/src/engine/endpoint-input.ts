@@ -34,8 +34,10 @@ export async function checkEndpointUrl(
   }
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
   // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
-  const addresses = await dnsLookup(host, resolve).catch((cause: unknown) => {
-    throw new SenderError('invalid_endpoint', `url host ${host} does not resolve`, { cause });
+  const addresses = await dnsLookup(host, resolve).catch((cause: NodeJS.ErrnoException) => {
+    const problem =
+      cause?.code === 'ETIMEOUT' ? 'could not be looked up in time; try again' : 'does not resolve';
+    throw new SenderError('invalid_endpoint', `url host ${host} ${problem}`, { cause });
   });
   const refused = addresses.flatMap((address) => {
     const verdict = checkAddress(address, policy);

@@ -5,6 +5,7 @@
 import { generateSecret } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
 import type { AddressPolicy, LookupFunction } from '../delivery/address-guard.js';
+import { createResolverLookup } from '../delivery/resolver-lookup.js';
 import { newId } from '../domain/ids.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
@@ -31,7 +32,9 @@ type EndpointManagement = Pick<
 };
 
 export function endpointManagement(deps: EndpointManagementDeps): EndpointManagement {
-  const { store, clock, addressPolicy, resolve, quota } = deps;
+  const { store, clock, addressPolicy, quota } = deps;
+  // As deliveries look names up: a tenant's names whose server never answers hold no one else's.
+  const resolve = deps.resolve ?? createResolverLookup();
   const live = (endpoint: EndpointRecord) => endpointAt(endpoint, clock.now());
   const liveFound = (endpoint: EndpointRecord | null, id: string) => {
     if (endpoint === null) throw new SenderError('not_found', `no endpoint ${id}`);
@@ -46,9 +49,10 @@ export function endpointManagement(deps: EndpointManagementDeps): EndpointManage
     listEndpoints: async (accountId) => (await store.listEndpoints(accountId)).map(live),
 
     async createEndpoint(accountId, input) {
-      const url = await checkEndpointUrl(input?.url, addressPolicy, resolve);
-      const events = checkEvents(input.events);
+      const events = checkEvents(input?.events);
+      // The quota before the URL's lookup: an account at its quota looks nothing up.
       quota.endpoint((await store.listEndpoints(accountId)).length);
+      const url = await checkEndpointUrl(input?.url, addressPolicy, resolve);
       const secret = generateSecret();
       const standardWebhooks = checkStandardWebhooks(input.standardWebhooks, secret) ?? false;
       const now = clock.now();
