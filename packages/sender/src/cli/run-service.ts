@@ -3,10 +3,11 @@
  * gracefully on SIGTERM or SIGINT — stop accepting, stop claiming, finish or release the attempts
  * in flight, close the database — then exit 0.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { PORTAL_PATH } from '../api/portal.js';
 import { createServiceListener } from '../api/service-app.js';
+import { createServiceServer } from '../api/service-server.js';
 import { createWorkerListener } from '../api/worker-listener.js';
 import { createSender, type Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
@@ -269,7 +270,7 @@ async function listenOrClose(
 ): Promise<{ server: Server; base: string }> {
   try {
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = createServer(listener);
+      const s = createServiceServer(listener);
       s.once('error', reject);
       s.listen(port, host, () => resolve(s));
     });
