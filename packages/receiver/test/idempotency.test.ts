@@ -81,6 +81,58 @@ describe('runOnce with a store that is down', () => {
   });
 });
 
+describe('runOnce with a store that does not answer', () => {
+  it('fails with idempotency_unavailable once its time is up, and lets go of a claim that lands late', async () => {
+    let land: (result: 'claimed') => void = () => {};
+    const released: string[] = [];
+    const slow: IdempotencyStore = {
+      claim: () => new Promise((resolve) => (land = resolve)),
+      complete: () => Promise.resolve(),
+      release: async (key) => void released.push(key),
+    };
+    let ran = false;
+    const error = await runOnce({ store: slow, storeTimeoutMs: 50 }, 'k', () => {
+      ran = true;
+    }).catch((e: unknown) => e);
+    expect(isWebhookError(error) && [error.code, error.status]).toEqual(['idempotency_unavailable', 503]);
+    expect(isWebhookError(error) && error.hint).toMatch(/did not answer within 50 ms.*maxRetriesPerRequest/);
+    expect(ran).toBe(false);
+    land('claimed');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(released).toEqual(['k']);
+  });
+
+  it('acknowledges a run whose completion the store does not record in time, and says so', async () => {
+    const told: unknown[] = [];
+    const hanging: IdempotencyStore = {
+      claim: async () => 'claimed',
+      complete: () => new Promise(() => {}),
+      release: async () => {},
+    };
+    const result = await runOnce(
+      { store: hanging, storeTimeoutMs: 50, onStoreError: (e) => told.push(e) },
+      'k',
+      () => 7,
+    );
+    expect(result).toEqual({ status: 'ran', value: 7 });
+    expect(String(told[0])).toMatch(/did not answer within 50 ms/);
+  });
+
+  it('answers 503 in time with an ioredis client left at its defaults whose Redis is gone', async () => {
+    // Nothing listens there: ioredis queues the command and reconnects, twenty times, by default.
+    const gone = new IORedis('redis://127.0.0.1:9', { lazyConnect: true });
+    gone.on('error', () => {});
+    try {
+      const error = await runOnce({ store: createRedisStore(gone), storeTimeoutMs: 300 }, 'k', () => 1).catch(
+        (e: unknown) => e,
+      );
+      expect(isWebhookError(error) && error.code).toBe('idempotency_unavailable');
+    } finally {
+      gone.disconnect();
+    }
+  });
+});
+
 describe('idempotency keys (design D11)', () => {
   it('keys clicks on click_id and conversions on conversion_id', async () => {
     const click = buildEvent('click');

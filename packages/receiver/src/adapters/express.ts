@@ -12,7 +12,7 @@ import { createNodeHandler } from './node-handler.js';
 export type { DeliveryContext, WebhookHandlers, WebhookOptions } from '../handler/options.js';
 
 const MOUNT_ORDER_HINT =
-  "express.json() (or another body parser) ran before webhookMiddleware and consumed the body. Mount the webhook route before app.use(express.json()), or keep the raw bytes: app.use(express.json({ verify: captureRawBody })) with captureRawBody from '@linkhooks/receiver/express'.";
+  "express.json() (or another body parser) ran before webhookMiddleware and consumed the body. Mount the webhook route before app.use(express.json()), or keep the raw bytes: app.use(express.json({ verify: captureRawBody, limit: '1mb' })) with captureRawBody from '@linkhooks/receiver/express'.";
 
 /**
  * Express middleware that verifies and handles deliveries, answering 200 / 401 / 400 / 5xx itself.
@@ -40,7 +40,7 @@ export function webhookMiddleware(
  * `req.rawBody`, so `webhookMiddleware` can verify even after a global JSON parser.
  *
  * @example
- * app.use(express.json({ verify: captureRawBody }));
+ * app.use(express.json({ verify: captureRawBody, limit: '1mb' })); // 1 MiB, as the middleware
  * app.post('/webhooks', webhookMiddleware({ secret, on }));
  */
 export function captureRawBody(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {

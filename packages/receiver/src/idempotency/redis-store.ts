@@ -55,7 +55,7 @@ function commander(client: RedisClientLike): (args: string[]) => Promise<unknown
  * @example
  * import Redis from 'ioredis';
  * import { createRedisStore } from '@linkhooks/receiver/redis';
- * const store = createRedisStore(new Redis(process.env.REDIS_URL!));
+ * const store = createRedisStore(new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 }));
  */
 export function createRedisStore(client: RedisClientLike, options: RedisStoreOptions = {}): IdempotencyStore {
   const send = commander(client);

@@ -9,6 +9,30 @@ export interface IdempotencyOptions {
   completedTtlMs?: number;
   /** Told when a completed run could not be recorded (the delivery is still acknowledged). */
   onStoreError?: (error: unknown) => void;
+  /**
+   * How long each call to the store may take. Default 5 s: past it, a claim answers
+   * `idempotency_unavailable` (503, retried) well inside the service's 30 s, where a client that
+   * queues its commands while Redis is down (ioredis by default) held the delivery past them.
+   */
+  storeTimeoutMs?: number;
+}
+
+export const DEFAULT_STORE_TIMEOUT_MS = 5_000;
+
+class StoreTimeout extends Error {
+  constructor(ms: number) {
+    super(`the idempotency store did not answer within ${ms} ms`);
+    this.name = 'StoreTimeout';
+  }
+}
+
+/** `call`'s result, or a StoreTimeout after `ms`. */
+function within<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeout(ms)), ms);
+  });
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
 }
 
 export type RunOnceResult<T> = { status: 'ran'; value: T } | { status: 'duplicate' };
@@ -34,13 +58,25 @@ export async function runOnce<T>(
   fn: () => T | Promise<T>,
 ): Promise<RunOnceResult<T>> {
   const { store } = options;
+  const ms = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const token = newToken();
   let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
+  const claiming = store.claim(key, token, options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS);
   try {
-    claim = await store.claim(key, token, options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS);
+    claim = await within(claiming, ms);
   } catch (cause) {
+    if (cause instanceof StoreTimeout) {
+      // A claim that lands later is let go, so the service's retry is not told it is in flight.
+      claiming
+        .then((late) => (late === 'claimed' ? store.release(key, token) : undefined))
+        .catch(() => undefined);
+    }
     throw new WebhookError('idempotency_unavailable', 'The idempotency store could not be reached.', {
       cause,
+      hint:
+        cause instanceof StoreTimeout
+          ? `${cause.message}. A Redis client that queues commands while it reconnects waits for Redis to come back: with ioredis, new Redis(url, { maxRetriesPerRequest: 1 }) fails at once instead.`
+          : 'The service retries the delivery; nothing is lost.',
     });
   }
   if (claim === 'completed') return { status: 'duplicate' };
@@ -54,11 +90,11 @@ export async function runOnce<T>(
   try {
     value = await fn();
   } catch (error) {
-    await store.release(key, token).catch(() => undefined);
+    await within(store.release(key, token), ms).catch(() => undefined);
     throw error;
   }
   try {
-    await store.complete(key, token, options.completedTtlMs ?? DEFAULT_COMPLETED_TTL_MS);
+    await within(store.complete(key, token, options.completedTtlMs ?? DEFAULT_COMPLETED_TTL_MS), ms);
   } catch (cause) {
     // The work is done, so the delivery is still acknowledged; at worst a later duplicate runs
     // again once the claim lapses, which at-least-once delivery already allows.
