@@ -50,7 +50,9 @@ describe('messages', () => {
       'The start date must be before the end date.',
     );
     const endpoint = (message: string) => apiErrorMessage('invalid_endpoint', undefined, message);
-    expect(endpoint('url host hooks.exmaple.com does not resolve')).toMatch(/domain name could not be found/);
+    expect(
+      endpoint('url host hooks.exmaple.com does not resolve to an address on the public internet'),
+    ).toMatch(/domain name does not lead to an address on the public internet/);
     expect(endpoint('url must not have a #fragment: it is never sent to the receiver (#a)')).toMatch(
       /^Remove the part of the URL from #/,
     );

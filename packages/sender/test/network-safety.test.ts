@@ -76,11 +76,14 @@ describe('the refusal of a private address', () => {
     expect(await refusal(url)).toMatch(/--allow-private-networks/);
   });
 
-  // A name is judged by every address it resolves to: the flag is named only if it lifts them all.
+  // A name is judged by every address it resolves to: the flag is named only for the machine's own
+  // (loopback), which tells a customer nothing of the platform's network.
   it.each([
-    [['10.0.0.1'], true],
-    [['10.0.0.1', '192.168.1.1'], true],
-    [['10.0.0.1', '169.254.169.254'], false],
+    [['127.0.0.1'], true],
+    [['127.0.0.1', '::1'], true],
+    [['10.0.0.1'], false],
+    [['10.0.0.1', '192.168.1.1'], false],
+    [['127.0.0.1', '169.254.169.254'], false],
     [['8.8.8.8', '224.0.0.1'], false],
   ])('names the flag for a name resolving to %j: %s', async (answers, named) => {
     const message = await refusal('https://hooks.internal.test/hook', (_host, _options, callback) =>
@@ -90,6 +93,21 @@ describe('the refusal of a private address', () => {
       ),
     );
     expect(message?.includes('--allow-private-networks')).toBe(named);
+  });
+
+  it('refuses a name that does not exist and one inside the network in the same words', async () => {
+    const missing = safeSender((host, _options, callback) =>
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), ''),
+    );
+    const notFound = await missing
+      .createEndpoint(ACCOUNT, { url: 'https://db.internal.test/hook', events: ['click'] })
+      .catch((error: Error) => error.message);
+    await missing.stop(0);
+    const internal = await refusal('https://db.internal.test/hook', (_host, _options, callback) =>
+      callback(null, [{ address: '10.1.2.3', family: 4 }]),
+    );
+    expect(internal).toBe(notFound);
+    expect(internal).toBe('url host db.internal.test does not resolve to an address on the public internet');
   });
 
   // The flag opens none of these: naming it would send the developer the wrong way.

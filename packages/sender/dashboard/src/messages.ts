@@ -57,7 +57,7 @@ const CAUSES: ReadonlyArray<[SenderErrorCode, RegExp, string]> = [
   [
     'invalid_endpoint',
     /^url host .* does not resolve/,
-    'This URL’s domain name could not be found. Check its spelling.',
+    'This URL’s domain name does not lead to an address on the public internet. Check its spelling.',
   ],
   [
     'invalid_endpoint',

@@ -34,22 +34,24 @@ export async function checkEndpointUrl(
   }
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
   // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
+  // A name that does not exist and one that leads into a private network are refused in the same
+  // words: told apart, a customer could learn which of the platform's internal names exist.
+  const notPublic = `url host ${host} does not resolve to an address on the public internet`;
   const addresses = await dnsLookup(host, resolve).catch((cause: NodeJS.ErrnoException) => {
-    const problem =
-      cause?.code === 'ETIMEOUT' ? 'could not be looked up in time; try again' : 'does not resolve';
-    throw new SenderError('invalid_endpoint', `url host ${host} ${problem}`, { cause });
+    if (cause?.code !== 'ETIMEOUT') throw new SenderError('invalid_endpoint', notPublic, { cause });
+    throw new SenderError('invalid_endpoint', `url host ${host} could not be looked up in time; try again`, {
+      cause,
+    });
   });
   const refused = addresses.flatMap((address) => {
     const verdict = checkAddress(address, policy);
     return verdict.allowed ? [] : [verdict.reason];
   });
   if (refused.length > 0) {
-    // Never the address itself: a customer could map the platform's network by probing names. The
-    // hint says no more than that the flag lifts every refusal here, and only when it does.
-    throw new SenderError(
-      'unsafe_url',
-      `url host ${host} resolves to an address that is not on the public internet, which is not allowed${hintFor(refused)}`,
-    );
+    // Never the address, nor that the name exists (above): the development hint only for a name of
+    // the machine's own (loopback), which every machine has.
+    const own = refused.every((reason) => reason.replace(/^ipv4Mapped:/, '') === 'loopback');
+    throw new SenderError('unsafe_url', `${notPublic}${own ? hintFor(refused) : ''}`);
   }
   return checked.url.toString();
 }
