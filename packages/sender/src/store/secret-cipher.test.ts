@@ -180,6 +180,19 @@ describe('master key rotation (design D30)', () => {
     );
   });
 
+  it('opens secrets sealed under a key it only accepts, newer or older: the rotation without an outage', () => {
+    // Step 1 of the runbook's rotation: every process accepts the new key, still sealing with the old.
+    const learning = createSecretCipher({ current: oldKey, previous: [newKey] });
+    // Step 2: a process restarted on the new key seals under it; step-1 processes open those.
+    const moved = createSecretCipher({ current: newKey, previous: [oldKey] });
+    expect(learning.decrypt(moved.encrypt('whsec_moved', 'ep_1'), 'ep_1')).toBe('whsec_moved');
+    expect(moved.decrypt(learning.encrypt('whsec_kept', 'ep_2'), 'ep_2')).toBe('whsec_kept');
+    // A process on the old key alone, as the rotation once ran, could not.
+    expect(() => createSecretCipher(oldKey).decrypt(moved.encrypt('whsec_x', 'ep_3'), 'ep_3')).toThrow(
+      /another master key/,
+    );
+  });
+
   it('still reads lhenc:v1: secrets, written before key ids, with whichever key opens them', () => {
     const v2 = createSecretCipher(oldKey).encrypt('whsec_v1', 'ep_1');
     const v1 = `lhenc:v1:${v2.slice(`lhenc:v2:${keyId(oldKey)}:`.length)}`;
