@@ -78,4 +78,25 @@ describe('linkhooks-sender migrate on PostgreSQL', async () => {
   it.runIf(up)('lists the migrations it applies, then applies none', () =>
     migrateTwice(`${PG_URL}?schema=${schemas.fresh()}`, PG_MIGRATIONS),
   );
+
+  it.runIf(up)('says in the server’s words, and what to do, when the database refuses', async () => {
+    const url = new URL(PG_URL);
+    url.pathname = `/lh_no_such_database_${process.pid}`;
+    const missing = await runCli(['migrate', '--db', url.toString()]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      `refused: database "lh_no_such_database_${process.pid}" does not exist (3D000); create it (createdb)`,
+    );
+    url.pathname = new URL(PG_URL).pathname;
+    url.username = `lh_no_such_role_${process.pid}`;
+    const role = await runCli(['migrate', '--db', url.toString()]);
+    expect(role.code).toBe(1);
+    expect(role.stderr).toMatch(/refused: .*lh_no_such_role_\d+.* \(28000\); name a role that exists/);
+  });
+
+  it('refuses a ?schema= that is not an identifier as a usage error, before connecting', async () => {
+    const bad = await runCli(['migrate', '--db', 'postgres://postgres@127.0.0.1:1/test?schema=Bad-Name']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^linkhooks-sender: --db has a \?schema= that is not a lowercase identifier/);
+  });
 });

@@ -7,9 +7,9 @@ import { SenderError } from '../errors.js';
 import type { MigrationReport } from '../store/migration-plan.js';
 import type { SenderStore } from '../store/port.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
-import { isSchemaName } from '../store/postgres/schema-name.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { DatabaseError } from './database-error.js';
+import { postgresUrlProblem } from './postgres-url.js';
 import { loadDriver } from './sqlite-driver.js';
 import { sqliteFileOf } from './sqlite-url.js';
 
@@ -34,18 +34,35 @@ export function maskDb(db: string): string {
  * // { connectionString: 'postgres://linkhooks@db:5432/linkhooks', schema: 'acme' }
  */
 export function postgresOptions(db: string) {
-  let url: URL;
-  try {
-    url = new URL(db);
-  } catch {
-    throw new DatabaseError(`--db is not a valid PostgreSQL URL: ${maskDb(db)}`);
-  }
+  const problem = postgresUrlProblem(db);
+  if (problem !== null) throw new DatabaseError(`--db ${problem}: ${maskDb(db)}`);
+  const url = new URL(db);
   const schema = url.searchParams.get('schema');
   url.searchParams.delete('schema');
-  if (schema !== null && !isSchemaName(schema)) {
-    throw new DatabaseError('?schema= must be a lowercase identifier ([a-z_][a-z0-9_]*)');
-  }
   return { connectionString: url.toString(), ...(schema ? { schema } : {}) };
+}
+
+/** What to do about the errors PostgreSQL answers a start with most often, by SQLSTATE. */
+const SERVER_HINTS: Record<string, string> = {
+  '3D000': 'create it (createdb), or name one that exists in the URL',
+  '28000': 'name a role that exists in the URL, or create it',
+  '28P01': 'check the password (in the URL, PGPASSWORD or ~/.pgpass)',
+  '42501': 'the role needs the right to create the schema and its tables (GRANT CREATE ON DATABASE …)',
+};
+
+/**
+ * A failed start's message: the server's own words and what to do when the database answered
+ * (its bare SQLSTATE, worded "cannot reach", left the operator to look it up), the network's code
+ * when it did not.
+ */
+function databaseProblem(error: unknown, db: string): string {
+  const e = error as NodeJS.ErrnoException & AggregateError & { severity?: unknown };
+  if (typeof e.severity === 'string') {
+    const hint = SERVER_HINTS[e.code ?? ''];
+    return `the database ${db} refused: ${e.message} (${e.code})${hint ? `; ${hint}` : ''}`;
+  }
+  const reason = e.code ?? (e.errors?.[0] as Error | undefined)?.message ?? e.message;
+  return `cannot reach the database ${db}: ${reason}`;
 }
 
 /**
@@ -71,10 +88,8 @@ export async function openStore(
     report = (await store.migrate()) ?? undefined;
   } catch (error) {
     await store.close().catch(() => undefined);
-    const e = error as NodeJS.ErrnoException & AggregateError;
-    const reason = e.code ?? (e.errors?.[0] as Error | undefined)?.message ?? e.message;
     if (error instanceof SenderError) throw error;
-    throw new DatabaseError(`cannot reach the database ${maskDb(db)}: ${reason}`);
+    throw new DatabaseError(databaseProblem(error, maskDb(db)));
   }
   onMigrated?.(report);
   return store;

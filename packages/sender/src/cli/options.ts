@@ -15,6 +15,7 @@ import { isSenderError, type SenderError } from '../errors.js';
 import { type AccountsCommand, parseAccounts } from './accounts-options.js';
 import { DbFileError, readDbFile } from './db-file.js';
 import { MASTER_KEY_FLAGS, type MasterKeySettings, masterKeysOf } from './master-key-options.js';
+import { postgresUrlProblem } from './postgres-url.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_DB = 'sqlite:./data/linkhooks.db';
@@ -141,6 +142,9 @@ function dbOf(values: Record<string, unknown>, env: Env, readFile: DbFileReader)
     const what = path === undefined ? source : `the URL in ${source} ${path}`;
     throw new UsageError(`${what} must be sqlite:<file> or postgres://user@host:port/database`);
   }
+  const problem = db.startsWith('postgres') ? postgresUrlProblem(db) : null;
+  if (problem !== null)
+    throw new UsageError(`${path === undefined ? source : `the URL in ${source} ${path}`} ${problem}`);
   return db;
 }
 
