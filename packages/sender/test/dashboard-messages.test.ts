@@ -86,6 +86,18 @@ describe('messages', () => {
       /expired/,
     );
     expect(attemptFailureMessage(attempt('http_status', 'receiver answered 410', 410))).toMatch(/410 Gone/);
+    // A 410 ends the deliveries only where the service disables on it: the record says which.
+    const gone = { ...attempt('http_status', 'receiver answered 410', 410) };
+    expect(attemptFailureMessage({ ...gone, next_attempt_at: null })).toMatch(/no more attempts/);
+    expect(attemptFailureMessage({ ...gone, next_attempt_at: '2026-12-03T15:00:00Z' })).toMatch(
+      /tried again on the schedule/,
+    );
+    // The connection's own limit, as the client words it.
+    const connect =
+      'UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error (attempted address: x:443, timeout: 10000ms)';
+    expect(attemptFailureMessage(attempt('timeout', connect))).toBe(
+      'No connection to your server could be made within 10 seconds.',
+    );
     expect(attemptFailureMessage(attempt('http_status', null, 503))).toMatch(/^Your server answered 503/);
     expect(attemptFailureMessage(attempt(null, null, 200))).toBeNull();
   });

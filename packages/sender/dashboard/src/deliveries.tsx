@@ -223,6 +223,7 @@ const lastAnswerTitle = (d: Delivery) =>
     failure_kind: d.last_failure_kind,
     status_code: d.last_status_code,
     error_message: null,
+    next_attempt_at: d.next_attempt_at,
   }) ?? '';
 
 /** When the next attempt is due, or when the delivery ended; never a time past for one that waits. */

@@ -128,29 +128,43 @@ const CODE_MESSAGES: ReadonlyArray<[RegExp, (seconds: string) => string]> = [
   ],
 ];
 
-/** The deadline of an attempt, as the service wrote it in the error; 30 s is the default. */
+/**
+ * The time limit an error names, in seconds: the attempt's deadline as the service writes it
+ * (`within 30000 ms`), or the connection's as the client does (`timeout: 10000ms`); else 30.
+ */
 const secondsIn = (message: string) => {
-  const ms = /within (\d+) ms/.exec(message)?.[1];
-  return ms ? String(Math.round(Number(ms) / 1000)) : '30';
+  const ms = /within (\d+) ms|timeout: (\d+) ?ms/.exec(message);
+  const limit = ms?.[1] ?? ms?.[2];
+  return limit ? String(Math.round(Number(limit) / 1000)) : '30';
 };
 
 /** A plain explanation of why an attempt failed, or null when it succeeded. */
 export function attemptFailureMessage(
-  attempt: Pick<Attempt, 'failure_kind' | 'status_code' | 'error_message'>,
+  attempt: Pick<Attempt, 'failure_kind' | 'status_code' | 'error_message'> &
+    Partial<Pick<Attempt, 'next_attempt_at'>>,
 ): string | null {
   const kind = attempt.failure_kind as FailureKind | null;
   if (!kind) return null;
-  if (kind === 'http_status') return statusMessage(attempt.status_code);
+  if (kind === 'http_status') return statusMessage(attempt.status_code, attempt.next_attempt_at);
   const message = attempt.error_message ?? '';
   for (const [code, text] of CODE_MESSAGES) if (code.test(message)) return text(secondsIn(message));
   if (kind === 'timeout') return `Your server sent no answer within ${secondsIn(message)} seconds.`;
   return FAILURE_MESSAGES[kind] ?? FAILURE_MESSAGES.connect;
 }
 
-function statusMessage(status: number | null): string {
+/**
+ * `next`: when the attempt after this one is due, null when none is (unknown: undefined). A 410
+ * disables the endpoint only where the service is set to (`--disable-on-gone`); elsewhere it is
+ * retried as any failure, so the message says what the record shows, not what a setting might do.
+ */
+function statusMessage(status: number | null, next?: string | null): string {
   if (status === null) return FAILURE_MESSAGES.http_status;
-  if (status === 410)
-    return 'Your server answered 410 Gone: the endpoint is disabled and no more attempts are made.';
+  if (status === 410) {
+    if (next === undefined) return 'Your server answered 410 Gone: it says this URL is gone for good.';
+    return next === null
+      ? 'Your server answered 410 Gone: no more attempts of this delivery are made.'
+      : 'Your server answered 410 Gone: this delivery is tried again on the schedule, as after any failure.';
+  }
   if (status === 401 || status === 403)
     return `Your server refused the request (${status}): check that it verifies signatures with this endpoint’s current secret.`;
   if (status === 404) return 'Your server answered 404 Not Found: check the endpoint’s URL path.';
