@@ -169,3 +169,58 @@ describe("what an operator sees of an endpoint's breaker", () => {
     }
   });
 });
+
+describe("what an operator sees of an endpoint's disabling", () => {
+  it('logs it once, with its account and why: a 410 Gone where the service disables on it', async () => {
+    let logs = '';
+    const logger = pino(
+      new Writable({
+        write(chunk, _encoding, done) {
+          logs += chunk.toString();
+          done();
+        },
+      }),
+    );
+    const sender = createSender({
+      store: createMemoryStore(),
+      clock: new ManualClock(),
+      logger,
+      allowPrivateNetworks: true,
+      disableOnGone: true,
+      client: {
+        send: async () => ({
+          outcome: { ok: false, kind: 'http_status', statusCode: 410, message: 'receiver answered 410' },
+          durationMs: 5,
+          responseSnippet: 'gone',
+        }),
+        close: async () => {},
+        destroy: async () => {},
+      },
+    });
+    try {
+      const { account } = await sender.createAccount({ name: 'Gone', plan: 'business' });
+      const endpoint = await sender.createEndpoint(account.id, {
+        url: 'https://127.0.0.1:9/hook',
+        events: ['click'],
+      });
+      await sender.publish(account.id, buildEvent('click'));
+      await sender.tick();
+      const disabled = logs
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((l) => String(l.msg).startsWith('endpoint disabled'));
+      expect(disabled).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: 'endpoint disabled: its receiver answered 410 Gone',
+          endpoint: endpoint.id,
+          account: account.id,
+          reason: 'gone',
+        }),
+      ]);
+    } finally {
+      await sender.stop(0);
+    }
+  });
+});

@@ -127,18 +127,6 @@ function makeEngine(
     ...(settings.ca ? { ca: settings.ca } : {}),
     deliveryThread: deliveryThreadFor(store),
     ...(settings.operatorNotifications ? { operatorNotifications: settings.operatorNotifications } : {}),
-    onEndpointDisabled: (endpoint) =>
-      logger.warn(
-        {
-          endpoint: endpoint.id,
-          account: endpoint.accountId,
-          failures: endpoint.consecutiveFailures,
-          reason: endpoint.disabledReason,
-        },
-        endpoint.disabledReason === 'gone'
-          ? 'endpoint disabled: its receiver answered 410 Gone'
-          : 'endpoint disabled after consecutive failed deliveries',
-      ),
   });
 }
 

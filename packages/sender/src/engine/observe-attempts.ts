@@ -35,7 +35,17 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
     );
     if (applied.disabledEndpoint) {
       const endpoint = applied.disabledEndpoint;
-      logger.warn({ endpoint: endpoint.id, failures: endpoint.consecutiveFailures }, 'endpoint disabled');
+      logger.warn(
+        {
+          endpoint: endpoint.id,
+          account: endpoint.accountId,
+          failures: endpoint.consecutiveFailures,
+          reason: endpoint.disabledReason,
+        },
+        endpoint.disabledReason === 'gone'
+          ? 'endpoint disabled: its receiver answered 410 Gone'
+          : 'endpoint disabled after consecutive failed deliveries',
+      );
       Promise.resolve(onEndpointDisabled?.(endpoint)).catch((error) =>
         logger.error({ err: error }, 'onEndpointDisabled hook failed'),
       );
