@@ -103,20 +103,32 @@ describe('an endpoint that never answers, still getting clicks', () => {
   });
 });
 
+/** A logger whose lines are kept, and those whose message starts with a prefix. */
+function capturedLog() {
+  let logs = '';
+  const logger = pino(
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    }),
+  );
+  const linesStarting = (prefix: string) =>
+    logs
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => String(l.msg).startsWith(prefix));
+  return { logger, linesStarting };
+}
+
 describe("what an operator sees of an endpoint's breaker", () => {
   it('logs it opening, with the endpoint and its account, and closing; counts the trips', async () => {
     const clock = new ManualClock();
     let answering = false;
     const hangingUntilAnswered = hanging(clock);
-    let logs = '';
-    const logger = pino(
-      new Writable({
-        write(chunk, _encoding, done) {
-          logs += chunk.toString();
-          done();
-        },
-      }),
-    );
+    const { logger, linesStarting } = capturedLog();
     const sender = createSender({
       store: createMemoryStore(),
       clock,
@@ -142,11 +154,7 @@ describe("what an operator sees of an endpoint's breaker", () => {
       clock.advance(2 * MINUTE);
       answering = true;
       await sender.tick();
-      const lines = logs
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-        .filter((l) => String(l.msg).startsWith('circuit breaker'));
+      const lines = linesStarting('circuit breaker');
       expect(lines).toEqual([
         expect.objectContaining({
           level: 40,
@@ -172,15 +180,7 @@ describe("what an operator sees of an endpoint's breaker", () => {
 
 describe("what an operator sees of an endpoint's disabling", () => {
   it('logs it once, with its account and why: a 410 Gone where the service disables on it', async () => {
-    let logs = '';
-    const logger = pino(
-      new Writable({
-        write(chunk, _encoding, done) {
-          logs += chunk.toString();
-          done();
-        },
-      }),
-    );
+    const { logger, linesStarting } = capturedLog();
     const sender = createSender({
       store: createMemoryStore(),
       clock: new ManualClock(),
@@ -205,11 +205,7 @@ describe("what an operator sees of an endpoint's disabling", () => {
       });
       await sender.publish(account.id, buildEvent('click'));
       await sender.tick();
-      const disabled = logs
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-        .filter((l) => String(l.msg).startsWith('endpoint disabled'));
+      const disabled = linesStarting('endpoint disabled');
       expect(disabled).toEqual([
         expect.objectContaining({
           level: 40,
