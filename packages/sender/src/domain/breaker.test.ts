@@ -49,25 +49,30 @@ describe('circuit breaker', () => {
     expect(capOf(state, 1_000 + COOL_DOWN_MS, 8)).toBe(1);
   });
 
-  it('opens an origin only on unanswered attempts of two accounts or more, and any answer ends the run', () => {
+  it('opens an origin only when its run of unanswered attempts is not one account’s, and any answer ends the run', () => {
     const origin = (accounts: string[], state: OriginBreakerState | null = null, now = 1_000) => {
       for (const account of accounts) state = afterOriginAttempt(state, account, 'timeout', HELD, now);
       return state;
     };
-    const oneAccount = origin(Array(ORIGIN_THRESHOLD * 3).fill('acct_a'));
-    expect(oneAccount).toMatchObject({ unanswered: ORIGIN_THRESHOLD * 3, trips: 0, soleAccount: 'acct_a' });
+    const oneAccount = origin(Array(ORIGIN_THRESHOLD * 8).fill('acct_a'));
+    expect(oneAccount).toMatchObject({ unanswered: ORIGIN_THRESHOLD * 8, trips: 0 });
     expect(capOf(oneAccount, 1_000, 16)).toBe(16);
-    // A second account's unanswered attempt in the same run opens it.
-    const opened = origin(['acct_b'], oneAccount);
-    expect(opened).toMatchObject({ trips: 1, openUntil: 1_000 + COOL_DOWN_MS, soleAccount: null });
+    // One other customer's slow request among them is not an outage: still closed.
+    const oneStray = origin(['acct_b'], oneAccount);
+    expect(oneStray).toMatchObject({ trips: 0 });
+    // Nor is a stray first, the hanging customer's run after it.
+    expect(origin(['acct_b', ...Array(ORIGIN_THRESHOLD * 2).fill('acct_a')])).toMatchObject({ trips: 0 });
+    // A second one of another customer's: it opens.
+    const opened = origin(['acct_c'], oneStray);
+    expect(opened).toMatchObject({ trips: 1, openUntil: 1_000 + COOL_DOWN_MS });
     expect(capOf(opened, 1_000, 16)).toBe(0);
-    // Once open, a failed probe of either account trips it again.
+    // Once open, a failed probe of any account trips it again.
     const probeEnd = 1_000 + COOL_DOWN_MS + HELD;
     expect(afterOriginAttempt(opened, 'acct_a', 'timeout', HELD, probeEnd)).toMatchObject({ trips: 2 });
-    // Mixed from the start: the threshold opens it, as afterAttempt does.
-    const mixed = ['acct_a', 'acct_b', 'acct_a', 'acct_a'];
-    expect(origin(mixed)).toMatchObject({ trips: 0, soleAccount: null });
-    expect(origin([...mixed, 'acct_a'])).toMatchObject({ trips: 1 });
+    // Several customers from the start (a relay that is down): the threshold opens it.
+    const mixed = ['acct_a', 'acct_b', 'acct_c', 'acct_a'];
+    expect(origin(mixed)).toMatchObject({ trips: 0 });
+    expect(origin([...mixed, 'acct_d'])).toMatchObject({ trips: 1 });
     // An answer closes it and forgets whose attempts the run held.
     expect(afterOriginAttempt(oneAccount, 'acct_a', null, 5, 1_000)).toBeNull();
     // A refusal that held no slot changes nothing.

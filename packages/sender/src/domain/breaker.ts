@@ -70,16 +70,21 @@ export function afterAttempt(
 
 /** An origin's breaker: a BreakerState, and whose attempts its run of unanswered ones were. */
 export interface OriginBreakerState extends BreakerState {
-  /** The one account all of them were of; null once they were of two or more. */
-  soleAccount: string | null;
+  /** The run's unanswered attempts by account (until it opens; cleared by an answer). */
+  byAccount: ReadonlyMap<string, number>;
 }
 
+/** Unanswered attempts of accounts other than the run's most frequent one that an origin needs to open. */
+export const ORIGIN_OTHER_ACCOUNTS = 2;
+
 /**
- * An origin's state after an attempt of `accountId`'s: afterAttempt's, but it opens only on a run of
- * unanswered attempts of two accounts or more. One customer's endpoints that hang at a relay many
+ * An origin's state after an attempt of `accountId`'s: afterAttempt's, but it first opens only when
+ * the run of unanswered attempts is not one account's: at least ORIGIN_OTHER_ACCOUNTS of them are of
+ * accounts other than the one with most. One customer's endpoints that hang at a relay many
  * customers share (a broken integration) are backed off by their own breakers, within their
- * account's share of the slots; opened by them, the origin held every other customer's
- * deliveries there for each cool-down, their answers never asked for.
+ * account's share of the slots; opened by them, the origin held every other customer's deliveries
+ * there for each cool-down, their answers never asked for. One other customer's slow request
+ * among them is not an outage's sign either; several customers' time-outs are.
  */
 export function afterOriginAttempt(
   state: OriginBreakerState | null,
@@ -90,11 +95,16 @@ export function afterOriginAttempt(
 ): OriginBreakerState | null {
   const after = afterAttempt(state, failureKind, durationMs, now, ORIGIN_THRESHOLD);
   if (after === null || after === state) return after as OriginBreakerState | null;
-  const soleAccount = state === null || state.soleAccount === accountId ? accountId : null;
-  // Withheld: the run so far is one account's (a tripped origin's run has two already).
-  if (soleAccount !== null && after.trips > 0)
-    return { unanswered: after.unanswered, trips: 0, openUntil: 0, openedAt: 0, soleAccount };
-  return { ...after, soleAccount };
+  const byAccount = new Map(state?.byAccount);
+  byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
+  // Opened already (its run was several accounts'): probes trip it again as afterAttempt says.
+  if (state !== null && state.trips > 0) return { ...after, byAccount };
+  const top = Math.max(...byAccount.values());
+  const others = after.unanswered - top;
+  if (after.trips > 0 && others < ORIGIN_OTHER_ACCOUNTS) {
+    return { unanswered: after.unanswered, trips: 0, openUntil: 0, openedAt: 0, byAccount };
+  }
+  return { ...after, byAccount };
 }
 
 /** The statuses an endpoint's probe is taken from, in this order (above). */

@@ -108,10 +108,11 @@ describe("a worker's breakers", () => {
     for (let i = 0; i < 8; i++) breakers.observe(hung('ep_1'), note);
     expect(opened).toEqual(['endpoint']);
     expect(breakers.caps(8, 16).capped.origins).toEqual(new Map());
-    // One origin, five endpoints of two accounts each with one hanging request: the origin's opens.
+    // One origin, five endpoints of two accounts (two of one, three of the other) each with one
+    // hanging request: the origin's opens.
     const shared = 'https://shared.example.com';
     for (let i = 0; i < ORIGIN_THRESHOLD; i++) {
-      breakers.observe(hung(`ep_s${i}`, i === 0 ? 'acct_b' : 'acct_a', shared), note);
+      breakers.observe(hung(`ep_s${i}`, i < 2 ? 'acct_b' : 'acct_a', shared), note);
     }
     expect(opened).toEqual(['endpoint', 'origin']);
     expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[shared, 0]]));
@@ -130,8 +131,11 @@ describe("a worker's breakers", () => {
     expect(capped.origins).toEqual(new Map());
     // Its endpoints are held (one request each) by their own breakers, not anyone else's.
     expect(capped.endpoints).toEqual(new Map(Array.from({ length: 20 }, (_, i) => [`ep_a${i}`, 1])));
-    // Another customer's endpoint there hangs too: the relay itself is in trouble.
+    // Another customer's request there hangs: one slow request is not an outage.
     breakers.observe(hung('ep_b', 'acct_b', relay), note);
+    expect(opened).toEqual([]);
+    // A third customer's too: the relay itself is in trouble.
+    breakers.observe(hung('ep_c', 'acct_c', relay), note);
     expect(opened).toEqual([`opened origin ${relay}`]);
     expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[relay, 0]]));
   });
