@@ -51,8 +51,13 @@ describe('messages', () => {
     );
     const endpoint = (message: string) => apiErrorMessage('invalid_endpoint', undefined, message);
     expect(
-      endpoint('url host hooks.exmaple.com does not resolve to an address on the public internet'),
+      apiErrorMessage(
+        'unsafe_url',
+        undefined,
+        'url host hooks.exmaple.com does not resolve to an address on the public internet',
+      ),
     ).toMatch(/domain name does not lead to an address on the public internet/);
+    expect(endpoint('url host slow.example could not be looked up in time; try again')).toMatch(/in time/);
     expect(endpoint('url must not have a #fragment: it is never sent to the receiver (#a)')).toMatch(
       /^Remove the part of the URL from #/,
     );

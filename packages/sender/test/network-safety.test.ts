@@ -101,12 +101,13 @@ describe('the refusal of a private address', () => {
     );
     const notFound = await missing
       .createEndpoint(ACCOUNT, { url: 'https://db.internal.test/hook', events: ['click'] })
-      .catch((error: Error) => error.message);
+      .catch((error: { code: string; message: string }) => error);
     await missing.stop(0);
     const internal = await refusal('https://db.internal.test/hook', (_host, _options, callback) =>
       callback(null, [{ address: '10.1.2.3', family: 4 }]),
     );
-    expect(internal).toBe(notFound);
+    // The same code (refusal() checks it is unsafe_url) and the same words.
+    expect(notFound).toMatchObject({ code: 'unsafe_url', message: internal });
     expect(internal).toBe('url host db.internal.test does not resolve to an address on the public internet');
   });
 

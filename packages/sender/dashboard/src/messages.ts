@@ -55,9 +55,14 @@ const FIELDS: Record<string, string> = {
 const CAUSES: ReadonlyArray<[SenderErrorCode, RegExp, string]> = [
   ['unsafe_url', /must use https/, 'This URL cannot receive webhooks: it must start with https://.'],
   [
-    'invalid_endpoint',
+    'unsafe_url',
     /^url host .* does not resolve/,
     'This URL’s domain name does not lead to an address on the public internet. Check its spelling.',
+  ],
+  [
+    'invalid_endpoint',
+    /^url host .* could not be looked up in time/,
+    'This URL’s domain name could not be looked up in time. Try again in a moment.',
   ],
   [
     'invalid_endpoint',

@@ -12,7 +12,7 @@ import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
 import { createBoundedLookup } from './bounded-lookup.js';
 import { classifyError, describeError } from './failure-kind.js';
-import { createResolverLookup } from './resolver-lookup.js';
+import { createResolverLookup, systemFallback } from './resolver-lookup.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
 /**
@@ -95,7 +95,9 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const secureContext = trustedContext(options.ca);
   // The DNS asked directly by default, so no tenant's names hold up another's (resolver-lookup.ts).
-  const lookup = options.resolve ? createBoundedLookup(options.resolve) : createResolverLookup();
+  const lookup = options.resolve
+    ? createBoundedLookup(options.resolve)
+    : createResolverLookup(policy.allowPrivateNetworks ? { fallback: systemFallback() } : {});
   const agent = new Agent({
     connect: {
       lookup: createGuardedLookup(policy, lookup),

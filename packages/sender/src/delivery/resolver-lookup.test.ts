@@ -28,15 +28,17 @@ async function nameServer() {
     const question = query.subarray(12, at + 5);
     asked.push(`${name} ${type === 1 ? 'A' : 'AAAA'}`);
     if (name.endsWith('hole.test')) return;
+    if (name === 'noaaaa.test' && type === 28) return; // a server that drops AAAA questions
     const rdata =
-      type === 1 && (name === 'good.test' || name === 'both.test')
+      type === 1 && (name === 'good.test' || name === 'both.test' || name === 'noaaaa.test')
         ? Buffer.from([203, 0, 113, 5])
         : type === 28 && name === 'both.test'
           ? Buffer.from('20010db8000000000000000000000005', 'hex')
           : null;
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2); // its id
-    header.writeUInt16BE(name === 'nx.test' ? 0x8183 : 0x8180, 2); // an answer; NXDOMAIN for nx.test
+    // An answer; NXDOMAIN for nx.test, SERVFAIL for fail.test.
+    header.writeUInt16BE(name === 'nx.test' ? 0x8183 : name === 'fail.test' ? 0x8182 : 0x8180, 2);
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(rdata ? 1 : 0, 6);
     const answer = rdata
@@ -137,6 +139,44 @@ describe('createResolverLookup', () => {
     const hole = await lookUp(lookup, 'x.hole.test'); // unanswered: a time-out, no fallback
     expect(hole.error?.code).toBe('ETIMEOUT');
     expect(asked).toEqual(['nx.test']);
+  });
+
+  it('answers ENOTFOUND for a name the DNS says does not exist, with no fallback (no private networks)', async () => {
+    const lookup = createResolverLookup({ servers: [dns.server], hostsFile, timeoutMs: 2_000 });
+    const { error } = await lookUp(lookup, 'nx.test');
+    expect([error?.code, classifyError(error)]).toEqual(['ENOTFOUND', 'dns']);
+  });
+
+  it('fails a name its server refuses or fails as a look-up, never as a connection', async () => {
+    const lookup = createResolverLookup({ servers: [dns.server], hostsFile, timeoutMs: 2_000 });
+    const { error } = await lookUp(lookup, 'fail.test');
+    expect([error?.code, classifyError(error)]).toEqual(['EAI_AGAIN', 'dns']);
+    // A name server that cannot be reached at all (nothing listens there): c-ares says ECONNREFUSED.
+    const unreachable = createResolverLookup({ servers: ['127.0.0.1:9'], hostsFile, timeoutMs: 2_000 });
+    const refused = await lookUp(unreachable, 'good.test');
+    expect(classifyError(refused.error)).toBe('dns');
+    expect(refused.error?.message).not.toMatch(/ECONNREFUSED/);
+  });
+
+  it('answers with one family’s addresses when the other’s question goes unanswered', async () => {
+    const lookup = createResolverLookup({ servers: [dns.server], hostsFile, timeoutMs: 2_000 });
+    const settled: string[] = [];
+    const noAaaa = lookUp(lookup, 'noaaaa.test').then((r) => {
+      settled.push('noaaaa');
+      return r;
+    });
+    const hole = lookUp(lookup, 'y.hole.test').then(() => settled.push('hole'));
+    expect((await noAaaa).addresses).toEqual([{ address: '203.0.113.5', family: 4 }]);
+    await hole;
+    expect(settled).toEqual(['noaaaa', 'hole']); // answered well before the deadline
+  });
+
+  it('reads a name with a trailing dot from the hosts file too', async () => {
+    const lookup = createResolverLookup({ servers: [dns.server], hostsFile, timeoutMs: 2_000 });
+    expect((await lookUp(lookup, 'localhost.')).addresses).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
   });
 
   it('answers an IP address as itself', async () => {

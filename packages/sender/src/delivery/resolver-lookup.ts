@@ -8,9 +8,9 @@
  *
  * Here names are asked of the DNS directly (c-ares, Node's `dns.Resolver`): no thread is held, any
  * number of lookups wait at once, and each has its own deadline. The hosts file answers first, as
- * the system's resolver would; a name the DNS says does not exist is then asked of the system's
- * resolver (`fallback`, bounded: search domains, mDNS, container names), which answers such names
- * at once in the common case.
+ * the system's resolver would. A name the DNS says does not exist cannot be a receiver on the public
+ * internet; where private networks are allowed (development), it is then asked of the system's
+ * resolver (`fallback`: search domains, mDNS, container names).
  */
 import { type LookupAddress, promises, lookup as systemLookup } from 'node:dns';
 import { readFile, stat } from 'node:fs/promises';
@@ -25,15 +25,22 @@ export interface ResolverLookupOptions {
   servers?: string[];
   /** The hosts file. Default `/etc/hosts`. */
   hostsFile?: string;
-  /** Asked when the DNS says a name does not exist. Default: `dns.lookup`, two at a time. */
+  /** Asked when the DNS says a name does not exist (systemFallback); none by default. */
   fallback?: LookupFunction;
 }
+
+/** The system's resolver, two lookups at a time: the fallback where private networks are allowed. */
+export const systemFallback = (timeoutMs = LOOKUP_TIMEOUT_MS): LookupFunction =>
+  createBoundedLookup(systemLookup as unknown as LookupFunction, { timeoutMs });
 
 /** The DNS's answers that a name has no address (of that family), not that it could not be asked. */
 const ABSENT = new Set(['ENOTFOUND', 'ENODATA']);
 
 /** How long the hosts file is taken as read before its modification time is looked at again. */
 const HOSTS_RECHECK_MS = 5_000;
+
+/** Once one family has answered, how long the other is waited for. */
+const OTHER_FAMILY_GRACE_MS = 250;
 
 /** name → its addresses, from a hosts file's text (names are case-insensitive). */
 export function parseHosts(text: string): Map<string, LookupAddress[]> {
@@ -80,41 +87,86 @@ function hostsReader(file: string) {
 const errorWithCode = (code: string, message: string) =>
   Object.assign(new Error(message), { code }) as NodeJS.ErrnoException;
 
+/**
+ * The addresses of one family, or the error: a name server's refusal, failure or silence is a
+ * failed look-up (`EAI_AGAIN`, a `dns` failure, as the system's resolver words it), never a
+ * connection's (c-ares words an unreachable name server ECONNREFUSED).
+ */
+const asked = (query: Promise<string[]>, family: 4 | 6, hostname: string) =>
+  query.then(
+    (addresses) => addresses.map((address) => ({ address, family })),
+    (error: NodeJS.ErrnoException) => {
+      const kept = ABSENT.has(error.code ?? '') || error.code === 'ETIMEOUT'; // both dns failures already
+      throw kept ? error : errorWithCode('EAI_AGAIN', `getaddrinfo EAI_AGAIN ${hostname}`);
+    },
+  );
+
+/**
+ * Both families' answers, IPv4 first; once one has addresses, the other gets OTHER_FAMILY_GRACE_MS
+ * more (a name server that drops AAAA questions left names with an A record unresolved).
+ */
+function bothFamilies(v4: Promise<LookupAddress[]>, v6: Promise<LookupAddress[]>): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    const got: (LookupAddress[] | NodeJS.ErrnoException | undefined)[] = [undefined, undefined];
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const finish = () => {
+      clearTimeout(grace);
+      const found = got.flatMap((g) => (Array.isArray(g) ? g : []));
+      if (found.length > 0) return resolve(found);
+      const errors = got.filter((g): g is NodeJS.ErrnoException => g instanceof Error);
+      reject(errors.find((e) => !ABSENT.has(e.code ?? '')) ?? errors[0]);
+    };
+    const settle = (i: number, value: LookupAddress[] | NodeJS.ErrnoException) => {
+      got[i] = value;
+      if (got.every((g) => g !== undefined)) return finish();
+      if (Array.isArray(value) && value.length > 0) grace ??= setTimeout(finish, OTHER_FAMILY_GRACE_MS);
+    };
+    for (const [i, query] of [v4, v6].entries()) {
+      query.then(
+        (a) => settle(i, a),
+        (e) => settle(i, e),
+      );
+    }
+  });
+}
+
 export function createResolverLookup(options: ResolverLookupOptions = {}): LookupFunction {
   const timeoutMs = options.timeoutMs ?? LOOKUP_TIMEOUT_MS;
   // c-ares retries each server on its own deadline; the lookup's own deadline is below.
-  const resolver = new promises.Resolver({ timeout: Math.max(250, Math.floor(timeoutMs / 2)), tries: 2 });
+  const resolver = new promises.Resolver({ timeout: Math.max(250, Math.floor(timeoutMs / 3)), tries: 2 });
   if (options.servers) resolver.setServers(options.servers);
   const fromHosts = hostsReader(options.hostsFile ?? '/etc/hosts');
-  const fallback =
-    options.fallback ?? createBoundedLookup(systemLookup as unknown as LookupFunction, { timeoutMs });
+  const { fallback } = options;
 
   const askFallback = (hostname: string, family: number) =>
     new Promise<LookupAddress[]>((resolve, reject) =>
-      fallback(hostname, { all: true, family }, (error, addresses) => {
+      fallback!(hostname, { all: true, family }, (error, addresses) => {
         if (error) reject(error);
         else
           resolve(Array.isArray(addresses) ? addresses : [{ address: addresses, family: isIP(addresses) }]);
       }),
     );
 
-  /** Every address of `hostname` of `family` (0: both), IPv4 first. */
-  async function addressesOf(hostname: string, family: number): Promise<LookupAddress[]> {
+  /** Every address of `hostname` of `family` (0: both), IPv4 first; `late()`: the caller gave up. */
+  async function addressesOf(
+    hostname: string,
+    family: number,
+    late: () => boolean,
+  ): Promise<LookupAddress[]> {
     if (isIP(hostname) !== 0) return [{ address: hostname, family: isIP(hostname) }];
-    const listed = (await fromHosts(hostname))?.filter((a) => family === 0 || a.family === family);
-    if (listed && listed.length > 0) return listed;
-    const asked = await Promise.allSettled([
-      family === 6 ? Promise.resolve([]) : resolver.resolve4(hostname),
-      family === 4 ? Promise.resolve([]) : resolver.resolve6(hostname),
-    ]);
-    const found = asked.flatMap((a, i) =>
-      a.status === 'fulfilled' ? a.value.map((address) => ({ address, family: i === 0 ? 4 : 6 })) : [],
+    const listed = (await fromHosts(hostname.replace(/\.$/, '')))?.filter(
+      (a) => family === 0 || a.family === family,
     );
-    if (found.length > 0) return found;
-    const failed = asked.flatMap((a) => (a.status === 'rejected' ? [a.reason as NodeJS.ErrnoException] : []));
-    const unasked = failed.find((e) => !ABSENT.has(e.code ?? ''));
-    if (unasked) throw unasked;
-    return askFallback(hostname, family);
+    if (listed && listed.length > 0) return listed;
+    const v4 = () => asked(resolver.resolve4(hostname), 4, hostname);
+    const v6 = () => asked(resolver.resolve6(hostname), 6, hostname);
+    try {
+      return await (family === 4 ? v4() : family === 6 ? v6() : bothFamilies(v4(), v6()));
+    } catch (error) {
+      const absent = ABSENT.has((error as NodeJS.ErrnoException).code ?? '');
+      if (!absent || !fallback || late()) throw error;
+      return askFallback(hostname, family);
+    }
   }
 
   return (hostname, lookupOptions, callback) => {
@@ -124,26 +176,19 @@ export function createResolverLookup(options: ResolverLookupOptions = {}): Looku
         : lookupOptions.family === 'IPv6'
           ? 6
           : Number(lookupOptions.family ?? 0);
+    const none = lookupOptions.all ? [] : '';
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
-      callback(
-        new LookupTimeoutError(hostname, timeoutMs) as NodeJS.ErrnoException,
-        lookupOptions.all ? [] : '',
-        4,
-      );
+      callback(new LookupTimeoutError(hostname, timeoutMs) as NodeJS.ErrnoException, none, 4);
     }, timeoutMs);
-    addressesOf(hostname, family).then(
+    addressesOf(hostname, family, () => settled).then(
       (addresses) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         if (addresses.length === 0) {
-          return callback(
-            errorWithCode('ENOTFOUND', `getaddrinfo ENOTFOUND ${hostname}`),
-            lookupOptions.all ? [] : '',
-            4,
-          );
+          return callback(errorWithCode('ENOTFOUND', `getaddrinfo ENOTFOUND ${hostname}`), none, 4);
         }
         if (lookupOptions.all) callback(null, addresses);
         else callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -152,7 +197,9 @@ export function createResolverLookup(options: ResolverLookupOptions = {}): Looku
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        callback(error, lookupOptions.all ? [] : '', 4);
+        // The DNS's "no such name" in the system resolver's words, which the failure kinds know.
+        const absent = ABSENT.has(error.code ?? '');
+        callback(absent ? errorWithCode('ENOTFOUND', `getaddrinfo ENOTFOUND ${hostname}`) : error, none, 4);
       },
     );
   };

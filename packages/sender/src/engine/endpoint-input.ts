@@ -38,7 +38,8 @@ export async function checkEndpointUrl(
   // words: told apart, a customer could learn which of the platform's internal names exist.
   const notPublic = `url host ${host} does not resolve to an address on the public internet`;
   const addresses = await dnsLookup(host, resolve).catch((cause: NodeJS.ErrnoException) => {
-    if (cause?.code !== 'ETIMEOUT') throw new SenderError('invalid_endpoint', notPublic, { cause });
+    // Also in the same code: the code is in the answer's body.
+    if (cause?.code !== 'ETIMEOUT') throw new SenderError('unsafe_url', notPublic, { cause });
     throw new SenderError('invalid_endpoint', `url host ${host} could not be looked up in time; try again`, {
       cause,
     });

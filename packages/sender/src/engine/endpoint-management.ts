@@ -5,7 +5,7 @@
 import { generateSecret } from '@linkhooks/protocol';
 import type { Clock } from '../clock.js';
 import type { AddressPolicy, LookupFunction } from '../delivery/address-guard.js';
-import { createResolverLookup } from '../delivery/resolver-lookup.js';
+import { createResolverLookup, systemFallback } from '../delivery/resolver-lookup.js';
 import { newId } from '../domain/ids.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
@@ -34,7 +34,9 @@ type EndpointManagement = Pick<
 export function endpointManagement(deps: EndpointManagementDeps): EndpointManagement {
   const { store, clock, addressPolicy, quota } = deps;
   // As deliveries look names up: a tenant's names whose server never answers hold no one else's.
-  const resolve = deps.resolve ?? createResolverLookup();
+  const resolve =
+    deps.resolve ??
+    createResolverLookup(addressPolicy.allowPrivateNetworks ? { fallback: systemFallback() } : {});
   const live = (endpoint: EndpointRecord) => endpointAt(endpoint, clock.now());
   const liveFound = (endpoint: EndpointRecord | null, id: string) => {
     if (endpoint === null) throw new SenderError('not_found', `no endpoint ${id}`);
