@@ -6,6 +6,7 @@ import {
   isWebhookError,
   runOnce,
 } from '@linkhooks/receiver';
+import { webhookHandler } from '@linkhooks/receiver/fetch';
 import { createRedisStore } from '@linkhooks/receiver/redis';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import IORedis from 'ioredis';
@@ -116,6 +117,29 @@ describe('runOnce with a store that does not answer', () => {
     );
     expect(result).toEqual({ status: 'ran', value: 7 });
     expect(String(told[0])).toMatch(/did not answer within 50 ms/);
+  });
+
+  it('takes a store that throws rather than reject as unreachable, and refuses a time limit that is no number of ms', async () => {
+    const throwing: IdempotencyStore = {
+      claim: () => {
+        throw new Error('not connected');
+      },
+      complete: async () => {},
+      release: async () => {},
+    };
+    const error = await runOnce({ store: throwing }, 'k', () => 1).catch((e: unknown) => e);
+    expect(isWebhookError(error) && error.code).toBe('idempotency_unavailable');
+    for (const storeTimeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(runOnce({ store: throwing, storeTimeoutMs }, 'k', () => 1)).rejects.toThrow(
+        /storeTimeoutMs/,
+      );
+      expect(() =>
+        webhookHandler({
+          secret: 'whsec_test_secret_for_options',
+          idempotency: { store: throwing, storeTimeoutMs },
+        }),
+      ).toThrow(/storeTimeoutMs must be a number of milliseconds above 0/);
+    }
   });
 
   it('answers 503 in time with an ioredis client left at its defaults whose Redis is gone', async () => {

@@ -19,6 +19,20 @@ export interface IdempotencyOptions {
 
 export const DEFAULT_STORE_TIMEOUT_MS = 5_000;
 
+/**
+ * The option, checked (also when an adapter is created): a time-out that is not a positive number of
+ * ms would refuse every delivery.
+ */
+export function storeTimeoutOf(ms: number | undefined): number {
+  if (ms === undefined) return DEFAULT_STORE_TIMEOUT_MS;
+  if (!Number.isFinite(ms) || ms <= 0 || ms > 2_147_483_647) {
+    throw new TypeError(
+      `linkhooks: idempotency.storeTimeoutMs must be a number of milliseconds above 0, got ${ms}`,
+    );
+  }
+  return ms;
+}
+
 class StoreTimeout extends Error {
   constructor(ms: number) {
     super(`the idempotency store did not answer within ${ms} ms`);
@@ -58,10 +72,13 @@ export async function runOnce<T>(
   fn: () => T | Promise<T>,
 ): Promise<RunOnceResult<T>> {
   const { store } = options;
-  const ms = options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  const ms = storeTimeoutOf(options.storeTimeoutMs);
   const token = newToken();
   let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
-  const claiming = store.claim(key, token, options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS);
+  // A store that throws rather than reject is unreachable all the same.
+  const claiming = Promise.resolve().then(() =>
+    store.claim(key, token, options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS),
+  );
   try {
     claim = await within(claiming, ms);
   } catch (cause) {
@@ -90,11 +107,15 @@ export async function runOnce<T>(
   try {
     value = await fn();
   } catch (error) {
-    await within(store.release(key, token), ms).catch(() => undefined);
+    await within(
+      Promise.resolve().then(() => store.release(key, token)),
+      ms,
+    ).catch(() => undefined);
     throw error;
   }
   try {
-    await within(store.complete(key, token, options.completedTtlMs ?? DEFAULT_COMPLETED_TTL_MS), ms);
+    const completing = () => store.complete(key, token, options.completedTtlMs ?? DEFAULT_COMPLETED_TTL_MS);
+    await within(Promise.resolve().then(completing), ms);
   } catch (cause) {
     // The work is done, so the delivery is still acknowledged; at worst a later duplicate runs
     // again once the claim lapses, which at-least-once delivery already allows.
