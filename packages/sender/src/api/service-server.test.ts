@@ -11,8 +11,11 @@ afterEach(async () => {
   servers = [];
 });
 
-async function start(limits: Parameters<typeof createServiceServer>[1]) {
-  const server = createServiceServer((_req, res) => res.end('ok'), limits);
+async function start(
+  limits: Parameters<typeof createServiceServer>[1],
+  listener: Parameters<typeof createServiceServer>[0] = (_req, res) => res.end('ok'),
+) {
+  const server = createServiceServer(listener, limits);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
@@ -59,5 +62,14 @@ describe('the service’s server', () => {
     let answer = '';
     while (!answer) answer = await open(port, GET).closed;
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it('closes a connection with nothing sent either way for its idle time', async () => {
+    // An answer begun and never finished stands for a client that stopped reading: nothing moves.
+    const port = await start({ idleTimeoutMs: 200 }, (_req, res) => {
+      res.writeHead(200, { 'content-length': '10' });
+      res.write('12345');
+    });
+    expect(await open(port, GET).closed).toMatch(/^HTTP\/1\.1 200[\s\S]*12345$/);
   });
 });

@@ -16,6 +16,11 @@ export interface ServerLimits {
   checkEveryMs?: number;
   /** Connections open at once; past it a new one is closed at once. Default 10,000. */
   maxConnections?: number;
+  /**
+   * A connection with no bytes either way this long is closed: a client that asks and never reads
+   * the answer held its connection for good. Default 2 min (an answer's time included).
+   */
+  idleTimeoutMs?: number;
 }
 
 export const SERVER_LIMITS: Required<ServerLimits> = {
@@ -23,6 +28,7 @@ export const SERVER_LIMITS: Required<ServerLimits> = {
   requestTimeoutMs: 60_000,
   checkEveryMs: 1_000,
   maxConnections: 10_000,
+  idleTimeoutMs: 120_000,
 };
 
 export function createServiceServer(listener: RequestListener, limits: ServerLimits = {}): Server {
@@ -36,5 +42,6 @@ export function createServiceServer(listener: RequestListener, limits: ServerLim
     listener,
   );
   server.maxConnections = l.maxConnections;
+  server.timeout = l.idleTimeoutMs;
   return server;
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { maskDb, postgresOptions } from './open-store.js';
+import { databaseProblem, maskDb, postgresOptions } from './open-store.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -34,5 +34,36 @@ describe('maskDb', () => {
       'postgres://linkhooks:****@db:5432/linkhooks',
     );
     expect(maskDb('postgres://linkhooks@db:5432/linkhooks')).toBe('postgres://linkhooks@db:5432/linkhooks');
+  });
+});
+
+/** An error as `pg` gives one the server sent. */
+const fromServer = (code: string, message: string) =>
+  Object.assign(new Error(message), { code, severity: 'FATAL' });
+
+describe('a failed start’s message', () => {
+  it('gives the server’s words, its code and what to do', () => {
+    expect(databaseProblem(fromServer('3D000', 'database "x" does not exist'), 'postgres://db/x')).toBe(
+      'the database postgres://db/x refused: database "x" does not exist (3D000); create it (createdb), or name one that exists in the URL',
+    );
+    expect(databaseProblem(fromServer('28000', 'role "nobody" does not exist'), 'D')).toMatch(
+      /; name a role that exists in the URL, or create it$/,
+    );
+    // The same code for the server's host rules: another fix.
+    const hba = fromServer(
+      '28000',
+      'no pg_hba.conf entry for host "10.0.0.7", user "lh", database "lh", no encryption',
+    );
+    expect(databaseProblem(hba, 'D')).toMatch(
+      /; allow this host in pg_hba\.conf, or connect with TLS \(\?sslmode=require\)$/,
+    );
+    expect(databaseProblem(fromServer('XX000', 'something else'), 'D')).toBe(
+      'the database D refused: something else (XX000)',
+    );
+  });
+
+  it('names the network’s code when the database did not answer', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    expect(databaseProblem(refused, 'D')).toBe('cannot reach the database D: ECONNREFUSED');
   });
 });

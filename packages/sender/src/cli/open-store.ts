@@ -55,10 +55,13 @@ const SERVER_HINTS: Record<string, string> = {
  * (its bare SQLSTATE, worded "cannot reach", left the operator to look it up), the network's code
  * when it did not.
  */
-function databaseProblem(error: unknown, db: string): string {
+export function databaseProblem(error: unknown, db: string): string {
   const e = error as NodeJS.ErrnoException & AggregateError & { severity?: unknown };
   if (typeof e.severity === 'string') {
-    const hint = SERVER_HINTS[e.code ?? ''];
+    // 28000 is also the server's pg_hba.conf refusing this host or a connection without TLS.
+    const hint = /pg_hba/.test(e.message)
+      ? 'allow this host in pg_hba.conf, or connect with TLS (?sslmode=require)'
+      : SERVER_HINTS[e.code ?? ''];
     return `the database ${db} refused: ${e.message} (${e.code})${hint ? `; ${hint}` : ''}`;
   }
   const reason = e.code ?? (e.errors?.[0] as Error | undefined)?.message ?? e.message;

@@ -70,8 +70,9 @@ export async function createEngine(
         'endpoint secrets no configured master key opens: their deliveries wait until the key they were encrypted with is given',
       );
     } else if (keys.previousMasterKeys.length > 0) {
+      // Neutral on which key is newer: mid-rotation the accepted key may be the new one (runbook).
       logger.info(
-        'every endpoint secret is under the current master key: once every process runs with it, the previous key can be removed',
+        'every endpoint secret is under this process’s master key (LINKHOOKS_MASTER_KEY); LINKHOOKS_PREVIOUS_MASTER_KEY can be removed only once every process seals with this same key',
       );
     }
     return sender;
