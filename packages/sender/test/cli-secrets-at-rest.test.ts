@@ -279,7 +279,13 @@ describe('rotating the master key (design D30)', () => {
     expect(during.service.logs.find((l) => /encrypted under the current/.test(l.msg))).toMatchObject({
       resealed: 1,
     });
-    expect(during.service.logs.some((l) => /LINKHOOKS_PREVIOUS_MASTER_KEY can be removed only once every process seals with this same key/.test(l.msg))).toBe(true);
+    expect(
+      during.service.logs.some((l) =>
+        /LINKHOOKS_PREVIOUS_MASTER_KEY can be removed only once every process seals with this same key/.test(
+          l.msg,
+        ),
+      ),
+    ).toBe(true);
     await deliveredTo(during.base, acct.id, 'rotate');
     expect(storedSecret(db, created.json.id)).toMatch(new RegExp(`^lhenc:v2:${keyId(newKey)}:`));
     await during.service.stop();
