@@ -61,55 +61,69 @@ export function install() {
 /** What a package's build never reads: its output and what installs put beside it. */
 const NOT_SOURCES = new Set(['dist', 'node_modules', '.turbo', 'coverage']);
 
-function addFiles(hash, dir, base) {
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of entries) {
-    if (NOT_SOURCES.has(entry.name)) continue;
+/** Every file under `dir`, but NOT_SOURCES: where git cannot say which files are sources. */
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (NOT_SOURCES.has(entry.name)) return [];
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) addFiles(hash, path, base);
-    else
-      hash
-        .update(`${relative(base, path)}\0`)
-        .update(readFileSync(path))
-        .update('\0');
-  }
+    return entry.isDirectory() ? walk(path) : [path];
+  });
 }
 
 /**
- * What the packages under `packagesDir` are built from, their files and `inputs` (the lockfile), as
- * one digest: by content, so a file written again the same (the protocol's JSON Schemas, which its
- * build writes beside its output) changes nothing.
+ * The source files under `dir`: those git tracks or would (its ignore rules leave out the builds'
+ * output, the protocol's generated JSON Schemas among them), else every file but NOT_SOURCES.
  */
+function sourcesOf(dir) {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  if (listed.status !== 0 || listed.error) return walk(dir);
+  return listed.stdout
+    .split('\0')
+    .filter((f) => f !== '')
+    .map((f) => join(dir, f))
+    .filter((f) => existsSync(f));
+}
+
+/** What the packages under `packagesDir` are built from, their sources and `inputs` (the lockfile), as one digest. */
 export function buildInputs(packagesDir = join(root, 'packages'), inputs = [join(root, 'pnpm-lock.yaml')]) {
   const hash = createHash('sha256');
-  addFiles(hash, packagesDir, packagesDir);
+  for (const file of sourcesOf(packagesDir).sort()) {
+    hash
+      .update(`${relative(packagesDir, file)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
+  }
   for (const file of inputs) if (existsSync(file)) hash.update(readFileSync(file));
   return hash.digest('hex');
 }
 
-/** Where `pnpm start` keeps the digest of what it last built. */
-export const BUILT_STAMP = join(root, 'node_modules', '.linkhooks-built');
+/** Where a package's build says what it was built from: in its output, which every build replaces. */
+const STAMP = '.linkhooks-built-from';
 
 /**
- * `pnpm start` builds only when the packages changed since its last build, or one has no output:
- * every start built everything (half a minute) though nothing had changed.
+ * `pnpm start` builds only when a package's output was not built by it from the packages as they
+ * are now (every build, `pnpm build` or `pnpm test`'s, replaces the output and so the stamp): every
+ * start built everything (half a minute) though nothing had changed. The digest is taken before the
+ * build, so a file changed while it runs is built at the next start.
  */
 export function buildIfChanged(
   packagesDir = join(root, 'packages'),
-  stamp = BUILT_STAMP,
   build = () => pnpm(['build'], { label: 'pnpm build' }),
 ) {
   const digest = buildInputs(packagesDir);
-  const unbuilt = readdirSync(packagesDir).some(
-    (name) =>
-      existsSync(join(packagesDir, name, 'package.json')) && !existsSync(join(packagesDir, name, 'dist')),
-  );
-  if (!unbuilt && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) {
+  const packages = readdirSync(packagesDir)
+    .map((name) => join(packagesDir, name))
+    .filter((dir) => existsSync(join(dir, 'package.json')));
+  const stampOf = (dir) => join(dir, 'dist', STAMP);
+  const built = (dir) => existsSync(stampOf(dir)) && readFileSync(stampOf(dir), 'utf8') === digest;
+  if (packages.every(built)) {
     console.log('\n▶ pnpm build: skipped, nothing changed since the last build');
     return false;
   }
   build();
-  // Read again: a build that writes beside its output (the JSON Schemas) adds to what it reads.
-  writeFileSync(stamp, buildInputs(packagesDir));
+  for (const dir of packages) if (existsSync(join(dir, 'dist'))) writeFileSync(stampOf(dir), digest);
   return true;
 }

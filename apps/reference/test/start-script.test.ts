@@ -4,7 +4,7 @@
  * With the app run by spawnSync, the app went on running, its ports and database lock held. And it
  * builds the packages only when they changed since its last build.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,41 +52,53 @@ describe("pnpm start's wrapper", () => {
 
 describe("pnpm start's build", async () => {
   const { buildIfChanged } = (await import(LIB)) as {
-    buildIfChanged: (packagesDir: string, stamp: string, build: () => void) => boolean;
+    buildIfChanged: (packagesDir: string, build: () => void) => boolean;
   };
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-start-build-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const packages = join(dir, 'packages');
-  const stamp = join(dir, 'built');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
   const write = (path: string, text: string) => {
     mkdirSync(join(packages, path, '..'), { recursive: true });
     writeFileSync(join(packages, path), text);
   };
   let builds = 0;
-  /** Stands in for `pnpm build`: writes each package's output, and a file beside it as the protocol's build does. */
+  /** Stands in for a build: each package's output anew, and files beside it as the protocol's build writes. */
   const build = () => {
     builds++;
-    write('a/dist/index.js', `built ${builds}`);
-    write('b/dist/index.js', `built ${builds}`);
-    write('a/schemas/event.json', '{"same":"every build"}');
+    for (const pkg of ['a', 'b']) {
+      rmSync(join(packages, pkg, 'dist'), { recursive: true, force: true });
+      write(`${pkg}/dist/index.js`, `built ${builds}`);
+    }
+    write('a/schemas/event.json', `{"written":${builds}}`);
   };
-  const start = () => buildIfChanged(packages, stamp, build);
+  const start = () => buildIfChanged(packages, build);
 
-  it('builds the first time, then only after a package’s file changed or an output went', () => {
+  it('builds the first time, then only when a source changed, or another build replaced an output', () => {
+    writeFileSync(join(dir, '.gitignore'), 'dist/\nschemas/\n');
     write('a/package.json', '{}');
     write('a/src/index.ts', 'export const a = 1;');
     write('b/package.json', '{}');
     write('b/src/index.ts', 'export const b = 1;');
+    git('init', '-q');
+    git('add', '.');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'sources');
     expect([start(), builds]).toEqual([true, 1]);
-    // Nothing changed: the files the build wrote again, the same, change nothing.
+    // Nothing changed: the files a build writes beside its output change nothing.
     expect([start(), builds]).toEqual([false, 1]);
     write('b/src/index.ts', 'export const b = 2;');
     expect([start(), builds]).toEqual([true, 2]);
     expect([start(), builds]).toEqual([false, 2]);
-    write('a/src/new.ts', 'export {};');
+    write('a/src/new.ts', 'export {};'); // a new file, not yet in git
     expect([start(), builds]).toEqual([true, 3]);
+    // Another build (pnpm build, pnpm test) of changed sources, then the change undone: the output
+    // is not what this start would build, so it builds again.
+    write('b/src/index.ts', 'export const b = 3;');
+    build();
+    write('b/src/index.ts', 'export const b = 2;');
+    expect([start(), builds]).toEqual([true, 5]);
     rmSync(join(packages, 'b', 'dist'), { recursive: true });
-    expect([start(), builds]).toEqual([true, 4]);
-    expect([start(), builds]).toEqual([false, 4]);
+    expect([start(), builds]).toEqual([true, 6]);
+    expect([start(), builds]).toEqual([false, 6]);
   });
 });
