@@ -10,4 +10,5 @@ export { PORTAL_PATH, portalLink } from './portal.js';
 export type { RouteSpec } from './route.js';
 export { API_ROUTES, createManagementRouter, type ManagementRouterOptions, openApi } from './router.js';
 export { createServiceApp, createServiceListener, type ServiceOptions } from './service-app.js';
+export { createServiceServer, SERVER_LIMITS, type ServerLimits } from './service-server.js';
 export { CSRF_HEADER, createSessionStore, SESSION_COOKIE, type SessionStore } from './sessions.js';

@@ -28,7 +28,7 @@ export function createServiceApp(options: ServiceOptions): Express {
  * directly, the rest by the app `createServiceApp` builds.
  *
  * @example
- * http.createServer(createServiceListener({ sender, serviceToken })).listen(8080, '127.0.0.1');
+ * createServiceServer(createServiceListener({ sender, serviceToken })).listen(8080, '127.0.0.1');
  */
 export function createServiceListener(options: ServiceOptions): RequestListener {
   const { app, direct } = buildService(options);
