@@ -202,7 +202,12 @@ export const deliverySchema = z
 
 export const attemptSchema = z
   .object({
-    number: z.number().int().describe('1..6 on the retry schedule; retries by hand continue the count'),
+    number: z
+      .number()
+      .int()
+      .describe(
+        'Every attempt of the delivery counted: 1..6 on the retry schedule (a retry by hand while it waits takes one of them), then on for retries by hand after it failed',
+      ),
     started_at: isoTime,
     duration_ms: z.number().int(),
     status_code: z.number().int().nullable(),

@@ -6,6 +6,7 @@ import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import {
   createDeliveryClient,
   type DeliveryClient,
+  RESPONSE_HEADER_BYTES,
   RESPONSE_READ_BYTES,
   RESPONSE_SNIPPET_BYTES,
 } from './http-client.js';
@@ -74,7 +75,9 @@ beforeAll(async () => {
       } else if (req.url === '/nul') res.end('before\u0000after');
       else if (req.url === '/busy') res.writeHead(503, { 'retry-after': '120' }).end('busy');
       else if (req.url === '/ok-with-retry-after') res.writeHead(200, { 'retry-after': '120' }).end();
-      else if (req.url === '/hang') {
+      else if (req.url?.startsWith('/headers/')) {
+        res.writeHead(200, { 'x-large': 'h'.repeat(Number(req.url.slice('/headers/'.length))) }).end('ok');
+      } else if (req.url === '/hang') {
         parked.push(res);
         onParked?.();
       } else res.end('ok');
@@ -153,6 +156,16 @@ describe('the delivery client', () => {
   it('shows a NUL in the answer as U+FFFD, and keeps a short answer whole', async () => {
     expect((await send('/nul')).responseSnippet).toBe('before\uFFFDafter');
     expect((await send('/short')).responseSnippet).toBe('ok');
+  });
+
+  it('takes a 2xx with large headers as delivered, and only headers past its limit as too large', async () => {
+    const send = (bytes: number) =>
+      client.send({ url: `${origin}/headers/${bytes}`, body: new Uint8Array(), headers: {} });
+    expect((await send(40 * 1024)).outcome).toEqual({ ok: true, statusCode: 200 });
+    expect((await send(RESPONSE_HEADER_BYTES + 1024)).outcome).toMatchObject({
+      ok: false,
+      kind: 'response_too_large',
+    });
   });
 
   it('passes on Retry-After with a refusal only', async () => {

@@ -21,6 +21,12 @@ export const RESPONSE_SNIPPET_BYTES = 4096;
  * be discarded), so the connection is kept for the next attempt.
  */
 export const RESPONSE_READ_BYTES = 64 * 1024;
+/**
+ * How much of an answer's headers is read: past it the answer is `response_too_large`, a failure
+ * even with a 2xx, as its status is known only once its headers are read. Node's 16 KiB turned
+ * answers of receivers behind proxies that add large cookies or policies into failures.
+ */
+export const RESPONSE_HEADER_BYTES = 64 * 1024;
 /** Connecting (TCP and TLS) gets at most this long, well inside the attempt's 30 s. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** Keep-alive sockets per origin: the claim holds an origin's requests in flight to this many. */
@@ -108,7 +114,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
     keepAliveTimeout: 30_000,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    maxHeaderSize: 16 * 1024,
+    maxHeaderSize: RESPONSE_HEADER_BYTES,
   });
 
   return {
