@@ -1,5 +1,5 @@
 // The receiver quick start: a real Express server verifies and handles signed deliveries.
-// Run from the repository root with `pnpm start` (it installs and builds first).
+// Run from the repository root with `node packages/receiver/examples/quickstart.mjs`, after `pnpm build`.
 import { createServer } from 'node:http';
 import { webhookMiddleware } from '@linkhooks/receiver/express';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
