@@ -16,6 +16,8 @@ import { type DeliveryClient, noAnswerWithin, timedOut } from '../src/delivery/h
 import { RETRY_DELAYS_MS } from '../src/domain/schedule.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import { addEndpoint } from './helpers/endpoints.js';
+import { startHttpsReceiver } from './helpers/https-receiver.js';
 
 const MINUTE = 60_000;
 const SCHEDULE_MS = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
@@ -180,33 +182,22 @@ describe("what an operator sees of an endpoint's breaker", () => {
 
 describe("what an operator sees of an endpoint's disabling", () => {
   it('logs it once, with its account and why: a 410 Gone where the service disables on it', async () => {
+    const receiver = await startHttpsReceiver();
     const { logger, linesStarting } = capturedLog();
     const sender = createSender({
       store: createMemoryStore(),
       clock: new ManualClock(),
       logger,
       allowPrivateNetworks: true,
+      ca: receiver.certs.ca,
       disableOnGone: true,
-      client: {
-        send: async () => ({
-          outcome: { ok: false, kind: 'http_status', statusCode: 410, message: 'receiver answered 410' },
-          durationMs: 5,
-          responseSnippet: 'gone',
-        }),
-        close: async () => {},
-        destroy: async () => {},
-      },
     });
     try {
       const { account } = await sender.createAccount({ name: 'Gone', plan: 'business' });
-      const endpoint = await sender.createEndpoint(account.id, {
-        url: 'https://127.0.0.1:9/hook',
-        events: ['click'],
-      });
+      const { endpoint } = await addEndpoint(sender, receiver, { account: account.id, behaviour: 'gone' });
       await sender.publish(account.id, buildEvent('click'));
       await sender.tick();
-      const disabled = linesStarting('endpoint disabled');
-      expect(disabled).toEqual([
+      expect(linesStarting('endpoint disabled')).toEqual([
         expect.objectContaining({
           level: 40,
           msg: 'endpoint disabled: its receiver answered 410 Gone',
@@ -217,6 +208,7 @@ describe("what an operator sees of an endpoint's disabling", () => {
       ]);
     } finally {
       await sender.stop(0);
+      await receiver.close();
     }
   });
 });

@@ -1,31 +1,27 @@
 /**
- * A relay many customers' endpoints share (an automation platform's hooks host), in virtual time:
- * one customer's endpoints there that never answer back off on their own breakers (design D27),
- * and the relay stays open to everyone else's; a second customer's unanswered request there opens
- * the relay's breaker, as for an outage.
+ * A relay many customers' endpoints share (an automation platform's hooks host), through the
+ * engine with real HTTPS requests to one loopback origin, in virtual time for the cool-downs: one
+ * customer's endpoints there that never answer back off on their own breakers (design D27), and
+ * the relay stays open to everyone else's; two customers' unanswered requests there open the
+ * relay's breaker, as for an outage.
  */
 import { buildEvent } from '@linkhooks/receiver/testing';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import { type DeliveryClient, noAnswerWithin, timedOut } from '../src/delivery/http-client.js';
-import { ORIGIN_THRESHOLD } from '../src/domain/breaker.js';
+import { COOL_DOWN_MS, HELD_SLOT_MS, ORIGIN_THRESHOLD } from '../src/domain/breaker.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import { addEndpoint } from './helpers/endpoints.js';
+import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 
-const RELAY = 'https://127.0.0.1:9'; // never connected to: the client below answers
-const DEADLINE_MS = 30_000;
+/** Long enough for an unanswered attempt to count toward a breaker, short enough for a test. */
+const DEADLINE_MS = HELD_SLOT_MS + 200;
 
-/** Requests to a path under `/hang/` end unanswered at the deadline; the rest are answered 200. */
-const relayClient: DeliveryClient = {
-  async send({ url }) {
-    if (new URL(url).pathname.startsWith('/hang/')) {
-      return { ...timedOut(noAnswerWithin(DEADLINE_MS)), durationMs: DEADLINE_MS };
-    }
-    return { outcome: { ok: true, statusCode: 200 }, durationMs: 5, responseSnippet: null };
-  },
-  close: async () => {},
-  destroy: async () => {},
-};
+let relay: HttpsReceiver;
+beforeAll(async () => {
+  relay = await startHttpsReceiver();
+});
+afterAll(() => relay.close());
 
 async function relayWith(hangingAccounts: number) {
   const clock = new ManualClock();
@@ -34,7 +30,8 @@ async function relayWith(hangingAccounts: number) {
     store: createMemoryStore(),
     clock,
     allowPrivateNetworks: true,
-    client: relayClient,
+    ca: relay.certs.ca,
+    attemptTimeoutMs: DEADLINE_MS,
     onAttempt: ({ claim, attempt }) => {
       const key = claim.delivery.accountId;
       outcomes.set(key, [...(outcomes.get(key) ?? []), attempt.failureKind]);
@@ -45,12 +42,12 @@ async function relayWith(hangingAccounts: number) {
     const { account } = await sender.createAccount({ name: `Broken ${a}`, plan: 'business' });
     broken.push(account.id);
     // More endpoints than the relay's breaker counts, each with one request that hangs.
-    for (let i = 0; i < ORIGIN_THRESHOLD + 1; i++) {
-      await sender.createEndpoint(account.id, { url: `${RELAY}/hang/${a}/${i}`, events: ['click'] });
+    for (let i = 0; i <= ORIGIN_THRESHOLD; i++) {
+      await addEndpoint(sender, relay, { account: account.id, behaviour: 'hang' });
     }
   }
   const { account: healthy } = await sender.createAccount({ name: 'Healthy', plan: 'business' });
-  await sender.createEndpoint(healthy.id, { url: `${RELAY}/ok`, events: ['click'] });
+  await addEndpoint(sender, relay, { account: healthy.id });
   return { clock, sender, outcomes, broken, healthy: healthy.id };
 }
 
@@ -75,13 +72,12 @@ describe('a relay many customers share', () => {
     try {
       for (const account of broken) await sender.publish(account, buildEvent('click'));
       await sender.tick();
-      const unanswered = broken.flatMap((a) => outcomes.get(a) ?? []);
-      expect(unanswered.length).toBeGreaterThanOrEqual(ORIGIN_THRESHOLD);
+      for (const account of broken) expect(outcomes.get(account)?.length).toBeGreaterThanOrEqual(2);
       await sender.publish(healthy, buildEvent('click'));
       await sender.tick();
       expect(outcomes.get(healthy)).toBeUndefined();
       // Half-open after the cool-down: the healthy customer's delivery probes it, and is answered.
-      clock.advance(DEADLINE_MS);
+      clock.advance(COOL_DOWN_MS);
       await sender.tick();
       expect(outcomes.get(healthy)).toEqual([null]);
     } finally {

@@ -16,7 +16,7 @@ import { type LookupAddress, promises, lookup as systemLookup } from 'node:dns';
 import { readFile, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { LookupFunction } from './address-guard.js';
-import { createBoundedLookup, LOOKUP_TIMEOUT_MS, LookupTimeoutError } from './bounded-lookup.js';
+import { createBoundedLookup, LOOKUP_TIMEOUT_MS } from './bounded-lookup.js';
 
 export interface ResolverLookupOptions {
   /** Each lookup's deadline, DNS and fallback together. Default 5 s. */
@@ -130,6 +130,12 @@ function bothFamilies(v4: Promise<LookupAddress[]>, v6: Promise<LookupAddress[]>
   });
 }
 
+/** The family a lookup asks for: 0 for both. */
+const familyOf = (family: unknown): number =>
+  family === 'IPv4' ? 4 : family === 'IPv6' ? 6 : Number(family ?? 0);
+
+const notFound = (hostname: string) => errorWithCode('ENOTFOUND', `getaddrinfo ENOTFOUND ${hostname}`);
+
 export function createResolverLookup(options: ResolverLookupOptions = {}): LookupFunction {
   const timeoutMs = options.timeoutMs ?? LOOKUP_TIMEOUT_MS;
   // c-ares retries each server on its own deadline; the lookup's own deadline is below.
@@ -147,12 +153,8 @@ export function createResolverLookup(options: ResolverLookupOptions = {}): Looku
       }),
     );
 
-  /** Every address of `hostname` of `family` (0: both), IPv4 first; `late()`: the caller gave up. */
-  async function addressesOf(
-    hostname: string,
-    family: number,
-    late: () => boolean,
-  ): Promise<LookupAddress[]> {
+  /** Every address of `hostname` of `family` (0: both), IPv4 first; never none. */
+  async function addressesOf(hostname: string, family: number, started: number): Promise<LookupAddress[]> {
     if (isIP(hostname) !== 0) return [{ address: hostname, family: isIP(hostname) }];
     const listed = (await fromHosts(hostname.replace(/\.$/, '')))?.filter(
       (a) => family === 0 || a.family === family,
@@ -160,47 +162,31 @@ export function createResolverLookup(options: ResolverLookupOptions = {}): Looku
     if (listed && listed.length > 0) return listed;
     const v4 = () => asked(resolver.resolve4(hostname), 4, hostname);
     const v6 = () => asked(resolver.resolve6(hostname), 6, hostname);
+    let found: LookupAddress[];
     try {
-      return await (family === 4 ? v4() : family === 6 ? v6() : bothFamilies(v4(), v6()));
+      found = await (family === 4 ? v4() : family === 6 ? v6() : bothFamilies(v4(), v6()));
     } catch (error) {
-      const absent = ABSENT.has((error as NodeJS.ErrnoException).code ?? '');
-      if (!absent || !fallback || late()) throw error;
-      return askFallback(hostname, family);
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (!ABSENT.has(code)) throw error;
+      // Not once the caller has given up: a fallback slot then serves no one.
+      if (!fallback || performance.now() - started >= timeoutMs) throw notFound(hostname);
+      found = await askFallback(hostname, family);
     }
+    if (found.length === 0) throw notFound(hostname);
+    return found;
   }
 
-  return (hostname, lookupOptions, callback) => {
-    const family =
-      lookupOptions.family === 'IPv4'
-        ? 4
-        : lookupOptions.family === 'IPv6'
-          ? 6
-          : Number(lookupOptions.family ?? 0);
-    const none = lookupOptions.all ? [] : '';
-    let settled = false;
-    const timer = setTimeout(() => {
-      settled = true;
-      callback(new LookupTimeoutError(hostname, timeoutMs) as NodeJS.ErrnoException, none, 4);
-    }, timeoutMs);
-    addressesOf(hostname, family, () => settled).then(
-      (addresses) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (addresses.length === 0) {
-          return callback(errorWithCode('ENOTFOUND', `getaddrinfo ENOTFOUND ${hostname}`), none, 4);
-        }
-        if (lookupOptions.all) callback(null, addresses);
-        else callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (error: NodeJS.ErrnoException) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        // The DNS's "no such name" in the system resolver's words, which the failure kinds know.
-        const absent = ABSENT.has(error.code ?? '');
-        callback(absent ? errorWithCode('ENOTFOUND', `getaddrinfo ENOTFOUND ${hostname}`) : error, none, 4);
-      },
+  const lookupOnce: LookupFunction = (hostname, lookupOptions, callback) => {
+    addressesOf(hostname, familyOf(lookupOptions.family), performance.now()).then(
+      (addresses) =>
+        lookupOptions.all
+          ? callback(null, addresses)
+          : callback(null, addresses[0]!.address, addresses[0]!.family),
+      // The DNS's "no such name" in the system resolver's words, which the failure kinds know.
+      (error: NodeJS.ErrnoException) =>
+        callback(ABSENT.has(error.code ?? '') ? notFound(hostname) : error, lookupOptions.all ? [] : '', 4),
     );
   };
+  // No thread is held, so every lookup may wait at once; the bounded lookup gives each its deadline.
+  return createBoundedLookup(lookupOnce, { timeoutMs, concurrency: Number.POSITIVE_INFINITY });
 }

@@ -12,7 +12,16 @@ import { webhookMiddleware } from '@linkhooks/receiver/express';
 import express from 'express';
 import { createTestCertificates, type TestCertificates } from './test-ca.mjs';
 
-export type Behaviour = 'ok' | 'slow' | 'status500' | 'redirect' | 'hang' | 'hold' | 'reset' | 'wrong-secret';
+export type Behaviour =
+  | 'ok'
+  | 'slow'
+  | 'status500'
+  | 'gone'
+  | 'redirect'
+  | 'hang'
+  | 'hold'
+  | 'reset'
+  | 'wrong-secret';
 
 export interface Received {
   route: string;
@@ -76,6 +85,7 @@ export async function startHttpsReceiver(
     for (const check of waiters) check();
     const behaviour = behaviours.get(name) ?? 'ok';
     if (behaviour === 'status500') return void res.status(500).json({ error: 'receiver is down' });
+    if (behaviour === 'gone') return void res.status(410).json({ error: 'this hook is gone' });
     if (behaviour === 'redirect') return void res.redirect(307, '/redirected');
     if (behaviour === 'hang') return; // never answers
     if (behaviour === 'hold') {
