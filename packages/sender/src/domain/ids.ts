@@ -22,14 +22,15 @@ function randomDigits(): number[] {
   return digits;
 }
 
-/** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; monotonic within a process. */
-export function newId(
-  prefix: 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key' | 'ntc',
-  now: number = Date.now(),
-): string {
+export type IdPrefix = 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key' | 'ntc';
+
+/** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; in the order made within a process's millisecond. */
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   let random: number[];
-  if (now <= lastTime) {
-    // Same millisecond (or a clock step back): increment the random part so order still holds.
+  if (now === lastTime) {
+    // Same millisecond: increment the random part so order still holds. After a clock step back
+    // the id carries the earlier time, as the record made with it does: an id's time is when it
+    // was made, and windows of time are read as ranges of ids (idsFrom).
     random = lastRandom.slice();
     for (let i = random.length - 1; i >= 0; i--) {
       if (random[i]! < 31) {
@@ -38,17 +39,25 @@ export function newId(
       }
       random[i] = 0;
     }
-    now = lastTime;
   } else {
     random = randomDigits();
     lastTime = now;
   }
   lastRandom = random;
+  return `${idsFrom(prefix, now)}${random.map((d) => ALPHABET[d]).join('')}`;
+}
+
+/**
+ * The least id of `prefix` made at `ms` or later: every id made before `ms` sorts below it, every
+ * id made at or after it at or above. A window of ids by creation time is `[idsFrom(since),
+ * idsFrom(until))`, read from any index that ends in the id.
+ */
+export function idsFrom(prefix: IdPrefix, ms: number): string {
   let time = '';
-  let t = now;
+  let t = ms;
   for (let i = 0; i < 10; i++) {
     time = ALPHABET[t % 32]! + time;
     t = Math.floor(t / 32);
   }
-  return `${prefix}_${time}${random.map((d) => ALPHABET[d]).join('')}`;
+  return `${prefix}_${time}`;
 }

@@ -1,9 +1,11 @@
 /**
  * An endpoint's statistics over a window of time (design D45): one part of the store port
  * (port.ts), kept in a file of its own. Every count is read from the window's rows through an
- * index on (endpoint, time), never from the endpoint's whole history.
+ * index on (endpoint, time), or (endpoint, status, id) for deliveries, never from the endpoint's
+ * whole history.
  */
 import type { DeliveryStatus } from '../domain/delivery-state.js';
+import { idsFrom } from '../domain/ids.js';
 
 /** [since, until) in epoch milliseconds, cut into buckets of `bucketMs` counted from `since`. */
 export interface StatsWindow {
@@ -38,6 +40,14 @@ export interface WindowStats {
 export interface EndpointStatistics {
   /** Scoped: another account's endpoint is `null`, as if it did not exist (tenant isolation). */
   endpointStats(accountId: string, endpointId: string, window: StatsWindow): Promise<WindowStats | null>;
+}
+
+/**
+ * The delivery ids made in the window, `[fromId, untilId)`: a delivery's id starts with the time it
+ * was created (its event's), so its deliveries are counted by id from the index that ends in it.
+ */
+export function deliveryIdsOf(w: StatsWindow): { fromId: string; untilId: string } {
+  return { fromId: idsFrom('dlv', w.since), untilId: idsFrom('dlv', w.until) };
 }
 
 /** The rank (1-based) of the nearest-rank percentile `p` of `n` values. */

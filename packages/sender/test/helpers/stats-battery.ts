@@ -79,7 +79,8 @@ export function statsBattery(name: string, open: () => Promise<SenderStore>) {
       await attemptAt(accountId, T0 + 130 * MIN, false, 400);
       await attemptAt(accountId, T0 + 131 * MIN, true, 50);
       await attemptAt(accountId, T0 + 3 * HOUR, false, 9_999); // the window's end is excluded
-      // Created in the window and never attempted.
+      // Created in the window and never attempted, published after the clock has been later: an
+      // id carries the time it was made at, by which deliveries are counted.
       await store.publish(event(accountId, T0 + 150 * MIN), () => newId('dlv', T0 + 150 * MIN));
 
       const stats = await store.endpointStats(accountId, ep.id, WINDOW);

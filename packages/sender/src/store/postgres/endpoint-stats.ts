@@ -1,10 +1,11 @@
 /**
  * An endpoint's statistics over a window (design D45), each statement bounded by the window on an
- * index of (endpoint, time) that includes the columns it reads. The percentiles are computed in
+ * index of (endpoint, time) that includes the columns it reads, or (endpoint, status, id) for the
+ * deliveries. The percentiles are computed in
  * SQL over the window's durations.
  */
-import type { DeliveryStatus } from '../../domain/delivery-state.js';
-import { bucketsOf, type StatsWindow, type WindowStats } from '../stats-port.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery-state.js';
+import { bucketsOf, deliveryIdsOf, type StatsWindow, type WindowStats } from '../stats-port.js';
 import type { Pg } from './connection.js';
 
 const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = $1 AND account_id = $2`;
@@ -25,10 +26,15 @@ SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
        percentile_disc(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
 FROM attempts
 WHERE endpoint_id = $1 AND started_at >= $2 AND started_at < $3`;
+/**
+ * The deliveries made in the window by status: `$2` to `$3` the window's ids (an id starts with its
+ * creation time), `$4` the statuses, each counted from its own range of the index.
+ */
 export const DELIVERIES_BY_STATUS = `
-SELECT status, count(*)::int AS n FROM deliveries
-WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3
-GROUP BY status`;
+SELECT s.status,
+       (SELECT count(*)::int FROM deliveries d
+        WHERE d.endpoint_id = $1 AND d.status = s.status AND d.id >= $2 AND d.id < $3) AS n
+FROM unnest($4::text[]) AS s (status)`;
 
 export async function endpointStats(
   pg: Pg,
@@ -44,9 +50,9 @@ export async function endpointStats(
     const buckets = await client.query(ATTEMPT_BUCKETS, [...range, w.bucketMs]);
     const [latency] = (await client.query(DURATION_PERCENTILES, range)).rows;
     const deliveries: WindowStats['deliveries'] = {};
-    for (const r of (await client.query(DELIVERIES_BY_STATUS, range)).rows) {
-      deliveries[r.status as DeliveryStatus] = r.n as number;
-    }
+    const { fromId, untilId } = deliveryIdsOf(w);
+    const counts = await client.query(DELIVERIES_BY_STATUS, [endpointId, fromId, untilId, DELIVERY_STATUSES]);
+    for (const r of counts.rows) if (r.n > 0) deliveries[r.status as DeliveryStatus] = r.n as number;
     return {
       ...bucketsOf(buckets.rows),
       deliveries,

@@ -27,6 +27,7 @@ import m017 from './migrations/017-queued-deliveries-by-due-time.sql';
 import m018 from './migrations/018-log-pages-by-status.sql';
 import m019 from './migrations/019-endpoint-due.sql';
 import m020 from './migrations/020-hot-tables-without-foreign-keys.sql';
+import m021 from './migrations/021-deliveries-counted-by-id.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -50,6 +51,7 @@ export const PG_MIGRATIONS = [
   { version: 18, name: 'log pages by status', sql: m018 },
   { version: 19, name: 'endpoint due times', sql: m019 },
   { version: 20, name: 'hot tables without foreign keys', sql: m020 },
+  { version: 21, name: 'deliveries counted by id', sql: m021 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -2,9 +2,9 @@
  * An endpoint's statistics over a window (design D45). Every statement names its index and
  * bounds it by the window: the cost is the window's rows, whatever the endpoint's history.
  */
-import type { DeliveryStatus } from '../../domain/delivery-state.js';
+import { DELIVERY_STATUSES } from '../../domain/delivery-state.js';
 import type { Row } from '../rows.js';
-import { bucketsOf, nearestRank, type StatsWindow, type WindowStats } from '../stats-port.js';
+import { bucketsOf, deliveryIdsOf, nearestRank, type StatsWindow, type WindowStats } from '../stats-port.js';
 import type { SqliteDb } from './database.js';
 
 const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = @endpointId AND account_id = @accountId`;
@@ -26,10 +26,10 @@ export const DURATION_AT_RANK = `
 SELECT duration_ms FROM attempts INDEXED BY attempts_by_endpoint
 WHERE endpoint_id = @endpointId AND started_at >= @since AND started_at < @until
 ORDER BY duration_ms LIMIT 1 OFFSET @offset`;
-export const DELIVERIES_BY_STATUS = `
-SELECT status, count(*) AS n FROM deliveries INDEXED BY deliveries_by_endpoint_created
-WHERE endpoint_id = @endpointId AND created_at >= @since AND created_at < @until
-GROUP BY status`;
+/** The deliveries of one status made in the window: their ids, which start with their creation time. */
+export const DELIVERIES_OF_STATUS = `
+SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_by_endpoint
+WHERE endpoint_id = @endpointId AND status = @status AND id >= @fromId AND id < @untilId`;
 
 export function endpointStats(db: SqliteDb) {
   const read = db.raw.transaction(
@@ -44,8 +44,10 @@ export function endpointStats(db: SqliteDb) {
         return row.duration_ms as number;
       };
       const deliveries: WindowStats['deliveries'] = {};
-      for (const r of db.st(DELIVERIES_BY_STATUS).all(range) as Row[]) {
-        deliveries[r.status as DeliveryStatus] = r.n as number;
+      const ids = { endpointId, ...deliveryIdsOf(w) };
+      for (const status of DELIVERY_STATUSES) {
+        const { n } = db.st(DELIVERIES_OF_STATUS).get({ ...ids, status }) as { n: number };
+        if (n > 0) deliveries[status] = n;
       }
       return { ...folded, deliveries, p50Ms: at(0.5), p95Ms: at(0.95) };
     },

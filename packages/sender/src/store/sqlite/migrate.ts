@@ -23,6 +23,7 @@ import m013 from './migrations/013-queued-deliveries-by-due-time.sql';
 import m014 from './migrations/014-log-pages-by-status.sql';
 import m015 from './migrations/015-endpoint-next-due.sql';
 import m016 from './migrations/016-due-index-holds-leases.sql';
+import m017 from './migrations/017-deliveries-counted-by-id.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -41,6 +42,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 14, name: 'log pages by status', sql: m014 },
   { version: 15, name: 'endpoint next due', sql: m015 },
   { version: 16, name: 'due index holds leases', sql: m016 },
+  { version: 17, name: 'deliveries counted by id', sql: m017 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `
