@@ -141,7 +141,7 @@ describe.runIf(pgUp)('postgres', () => {
       const minutes = Array.from({ length: 43_200 }, (_, g) => T0 - (g + 1) * 60_000);
       await client.query(
         `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts, created_at, updated_at)
-         SELECT m.id || e, 'evt', e, 'acct', 'click', 'delivered', 1, m.at, m.at
+         SELECT m.id || e, 'evt', e, 'acct', 'click', CASE WHEN (m.at / 60000) % 3 = 0 THEN 'failed' ELSE 'delivered' END, 1, m.at, m.at
          FROM unnest($1::text[], $2::bigint[]) AS m (id, at), unnest(ARRAY['ep', 'ep2']) e`,
         [minutes.map((at) => newId('dlv', at)), minutes],
       );
@@ -150,6 +150,8 @@ describe.runIf(pgUp)('postgres', () => {
          SELECT id, endpoint_id, 1, created_at, 10 + (created_at / 60000) % 90, 200, NULL, '{}' FROM deliveries`,
       );
       await client.query('ANALYZE attempts');
+      // The store's connections plan their prepared statements generically (connection.ts).
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
       await client.query('ANALYZE deliveries');
       const since = T0 - HOUR;
       const analyze = async (sql: string, values: unknown[]) => {
@@ -159,9 +161,9 @@ describe.runIf(pgUp)('postgres', () => {
       const scans = (plan: string) =>
         [
           ...plan.matchAll(
-            /"Node Type":"([^"]+)"[^{}]*?"Index Name":"([^"]+)"[^{}]*?"Actual Rows":(\d+),"Actual Loops":(\d+)/g,
+            /"Node Type":"([^"]+)"[^{}]*?"Index Name":"([^"]+)"[^{}]*?"Actual Rows":([\d.]+),"Actual Loops":(\d+)/g,
           ),
-        ].map((m) => ({ node: m[1], index: m[2], rows: Number(m[3]) * Number(m[4]) })); // rows per loop
+        ].map((m) => ({ node: m[1], index: m[2], rows: Math.round(Number(m[3]) * Number(m[4])) })); // rows a loop
       const range = ['ep', since, T0];
       // The last hour holds 60 of the endpoint's 43,200 attempts (T0 - 60 min … T0 - 1 min).
       for (const plan of [
@@ -172,19 +174,24 @@ describe.runIf(pgUp)('postgres', () => {
         expect(scans(plan)).toEqual([{ node: 'Index Only Scan', index: 'attempts_by_endpoint', rows: 60 }]);
       }
       const { fromId, untilId } = deliveryIdsOf({ since, until: T0, bucketMs: HOUR });
-      const deliveries = await analyze(pgStats.DELIVERIES_BY_STATUS, [
-        'ep',
-        fromId,
-        untilId,
-        DELIVERY_STATUSES,
-      ]);
+      // Prepared and run as the store's connections run it: planned once for any parameters.
+      await client.query(`PREPARE by_status (text, text, text, text[]) AS ${pgStats.DELIVERIES_BY_STATUS}`);
+      const statuses = DELIVERY_STATUSES.map((s) => `'${s}'`).join(', ');
+      const [row] = (
+        await client.query(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE by_status ('ep', '${fromId}', '${untilId}', ARRAY[${statuses}])`,
+        )
+      ).rows;
+      const deliveries = JSON.stringify(row['QUERY PLAN']);
       expect(deliveries).not.toMatch(/Seq Scan/);
-      // A range of the index for each status; the window's 60 rows are all delivered.
+      expect(deliveries).toMatch(/"Index Cond":"[^"]*\$2/); // the generic plan: its bounds are parameters
+      // A range of the index for each status: the window's 60 rows, delivered and failed, and no other.
       expect(scans(deliveries)).toEqual([
         { node: 'Index Only Scan', index: 'deliveries_by_endpoint', rows: 60 },
       ]);
     } finally {
       await client.query('ROLLBACK');
+      await client.query('DEALLOCATE ALL');
       client.release();
     }
   });

@@ -16,13 +16,28 @@ describe('newId', () => {
 
   it('falls in the window of ids by creation time that holds its time, and in no other', () => {
     const at = 1_700_000_123_456;
-    // The ids of the last millisecond before `at` are made first: newId never goes back in time.
-    const before = newId('dlv', at - 1);
     const first = newId('dlv', at);
     const last = newId('dlv', at + 999);
     const after = newId('dlv', at + 1000);
+    // Made after the others, with an earlier time (a clock stepped back): it carries that time.
+    const before = newId('dlv', at - 1);
     const inWindow = (id: string) => id >= idsFrom('dlv', at) && id < idsFrom('dlv', at + 1000);
     expect([before, first, last, after].map(inWindow)).toEqual([false, true, true, false]);
     expect(idsFrom('dlv', at)).toBe(first.slice(0, 14));
+  });
+
+  it('keeps each kind in the order made within a millisecond, whatever other kinds are made between', () => {
+    const at = 1_700_000_200_000;
+    const events = [newId('evt', at)];
+    newId('dlv', at - 5); // another kind's id, of an earlier time, between two events
+    events.push(newId('evt', at), newId('evt', at));
+    expect([...events].sort()).toEqual(events);
+  });
+
+  it('keeps operator notices in the order made even when the time given goes back', () => {
+    const at = 1_700_000_300_000;
+    const warning = newId('ntc', at + 10);
+    const disabling = newId('ntc', at); // made after, for an attempt that finished earlier
+    expect(disabling > warning).toBe(true);
   });
 });

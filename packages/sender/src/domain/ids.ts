@@ -4,9 +4,6 @@
  */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-let lastTime = -1;
-let lastRandom: number[] = [];
-
 // Random bytes are drawn 4 KiB at a time: a call to the system's generator per id cost more than
 // the rest of making it, at an id per event and one per delivery.
 const pool = new Uint8Array(4096);
@@ -24,14 +21,26 @@ function randomDigits(): number[] {
 
 export type IdPrefix = 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key' | 'ntc';
 
-/** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; in the order made within a process's millisecond. */
+/**
+ * The kinds whose ids keep the order they were made in even when the time given goes back: an
+ * operator notice is sent in id order, and a warning must not sort after the disabling made after
+ * it (design D50). Every other id carries the time it is given, the time of the record made with
+ * it: windows of time are read as ranges of ids (idsFrom).
+ */
+const KEPT_IN_ORDER: ReadonlySet<IdPrefix> = new Set(['ntc']);
+
+/** Each kind's last id: its time and random part. Kept per kind, so one kind's ids never move another's. */
+const last = new Map<IdPrefix, { time: number; random: number[] }>();
+
+/** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; a kind's ids of one millisecond sort in the order made. */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  const before = last.get(prefix);
+  let time = now;
   let random: number[];
-  if (now === lastTime) {
-    // Same millisecond: increment the random part so order still holds. After a clock step back
-    // the id carries the earlier time, as the record made with it does: an id's time is when it
-    // was made, and windows of time are read as ranges of ids (idsFrom).
-    random = lastRandom.slice();
+  if (before && (now === before.time || (now < before.time && KEPT_IN_ORDER.has(prefix)))) {
+    // The same millisecond (or, for a kind kept in order, an earlier one): the random part goes up by one.
+    time = before.time;
+    random = before.random.slice();
     for (let i = random.length - 1; i >= 0; i--) {
       if (random[i]! < 31) {
         random[i]! += 1;
@@ -41,10 +50,9 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
     }
   } else {
     random = randomDigits();
-    lastTime = now;
   }
-  lastRandom = random;
-  return `${idsFrom(prefix, now)}${random.map((d) => ALPHABET[d]).join('')}`;
+  last.set(prefix, { time, random });
+  return `${idsFrom(prefix, time)}${random.map((d) => ALPHABET[d]).join('')}`;
 }
 
 /**

@@ -202,7 +202,8 @@ export interface DeliveryQueue {
    * With `endpointId` (a test event), only that endpoint of the event's account, if it subscribes.
    * Publishes that arrive together may be written together (group commit); none resolves before
    * its commit. `deliveryIds` makes ids in the process; a store that writes in one statement may
-   * make them in SQL instead, in the same form.
+   * make them in SQL instead, in the same form. Either way a delivery's id starts with its event's
+   * creation time (`idsFrom('dlv', event.createdAt)`): statistics count deliveries by it (design D45).
    *
    * An event with an `idempotencyKey` (design D36): the account's unique index on the key decides,
    * in the same transaction, whether this is the first publish of it. A repeat stores nothing and
