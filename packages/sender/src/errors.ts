@@ -27,6 +27,7 @@ export type SenderErrorCode =
   | 'master_key_missing'
   | 'storage_failed'
   | 'store_unavailable'
+  | 'overloaded'
   | 'internal';
 
 export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
@@ -58,6 +59,8 @@ export const SENDER_ERROR_STATUS: Readonly<Record<SenderErrorCode, number>> = {
   // The database refused or dropped a connection, or is starting, stopping or full
   // (store/unavailable.ts): the request may be sent again.
   store_unavailable: 503,
+  // More ingest in flight than the service holds at once (api/ingest-admission.ts): send it again.
+  overloaded: 503,
   internal: 500,
 };
 
@@ -67,7 +70,7 @@ export class SenderError extends Error {
   override readonly name = 'SenderError' as const;
   readonly code: SenderErrorCode;
   readonly details: unknown;
-  /** For `rate_limited`, `quota_exceeded` and `store_unavailable`: when to try again (`Retry-After`). */
+  /** For `rate_limited`, `quota_exceeded`, `store_unavailable` and `overloaded`: when to try again (`Retry-After`). */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(

@@ -32,6 +32,7 @@ export const API_ERROR_MESSAGES: Readonly<Record<SenderErrorCode, string>> = {
   master_key_missing: 'The service cannot read this endpoint’s secret. Contact support.',
   storage_failed: 'The service cannot save anything right now. Try again in a few minutes.',
   store_unavailable: 'The service cannot reach its database right now. Try again in a moment.',
+  overloaded: 'The service is busy right now. Try again in a moment.',
   internal: 'Something went wrong on our side. Try again; if it keeps happening, contact support.',
 };
 

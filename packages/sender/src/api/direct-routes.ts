@@ -90,6 +90,7 @@ export function createDirectRoutes(
   async function answer(route: RouteSpec, req: IncomingMessage, res: ServerResponse) {
     const request = routeRequestOf(
       req,
+      res,
       route.path,
       clientAddressOf(req, options.trustProxy),
       options.trustProxy,

@@ -60,9 +60,13 @@ function bodyParserError(error: unknown): SenderError | null {
 
 export function errorResponse(error: unknown): ErrorResponse {
   const known = isSenderError(error) ? error : (bodyParserError(error) ?? storeUnavailable(error));
-  // The 503s a caller can act on: ingest switched off, a database to try again.
+  // The 503s a caller can act on: ingest switched off, a database or a full service to try again.
   const answered =
-    known && (known.status < 500 || known.code === 'ingest_disabled' || known.code === 'store_unavailable');
+    known &&
+    (known.status < 500 ||
+      known.code === 'ingest_disabled' ||
+      known.code === 'store_unavailable' ||
+      known.code === 'overloaded');
   if (known && answered) {
     const details = known.details === undefined ? {} : { details: known.details };
     return {

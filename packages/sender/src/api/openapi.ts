@@ -85,7 +85,15 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
       'the database cannot be reached right now (`store_unavailable`): send it again after `Retry-After`',
     );
   }
-  if (route.auth === 'service') also('503', 'no service token is set on the service (`ingest_disabled`)');
+  if (route.auth === 'service') {
+    also('503', 'no service token is set on the service (`ingest_disabled`)');
+    if (route.body) {
+      also(
+        '503',
+        'the service holds as many requests’ bodies as it can at once (`overloaded`): send it again after `Retry-After`',
+      );
+    }
+  }
   if (route.auth === 'account') {
     also(
       '429',

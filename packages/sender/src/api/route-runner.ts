@@ -4,7 +4,7 @@
  * from a 400; the body's schema; the handler; and the error answer with its sign-in count. One
  * home, so that both answer alike.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { tokenMatcher } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
@@ -16,10 +16,11 @@ import type { AccountRecord } from '../store/records.js';
 import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
 import { errorResponse } from './error-response.js';
 import { createIngest } from './ingest.js';
+import { createIngestAdmission, defaultIngestBytesInFlight } from './ingest-admission.js';
 import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
 import { parseBody } from './parse-body.js';
 import { cameOverTls } from './response-headers.js';
-import type { RouteResult, RouteSpec } from './route.js';
+import { DEFAULT_BODY_BYTES, type RouteResult, type RouteSpec } from './route.js';
 import type { ManagementRouterOptions } from './router.js';
 import { CSRF_HEADER, createSessionStore, sessionIdOf } from './sessions.js';
 
@@ -35,6 +36,8 @@ export interface RouteRequest {
   secure: boolean;
   /** Where the request came to: its Host header, else the local address. */
   host: string;
+  /** Calls `fn` once the request is answered or its connection has gone. */
+  whenAnswered(fn: () => void): void;
 }
 
 /**
@@ -43,6 +46,7 @@ export interface RouteRequest {
  */
 export function routeRequestOf(
   req: IncomingMessage & { secure?: boolean },
+  res: ServerResponse,
   path: string,
   client: string,
   trustProxy: boolean | undefined,
@@ -54,6 +58,7 @@ export function routeRequestOf(
     client,
     secure: cameOverTls(req, trustProxy),
     host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
+    whenAnswered: (fn) => res.once('close', fn),
   };
 }
 
@@ -100,6 +105,17 @@ function signInKey(req: RouteRequest): string {
   return `${kind} ${clientKey(req.client)}`;
 }
 
+/**
+ * The most of the body the route will hold: its declared length, or the route's limit when it
+ * declares none or more (a body over the limit is refused before more of it is read).
+ */
+function declaredLength(req: RouteRequest, limit = DEFAULT_BODY_BYTES): number {
+  const length = Number(req.headers['content-length']);
+  return Number.isSafeInteger(length) && length >= 0 && req.headers['transfer-encoding'] === undefined
+    ? Math.min(length, limit)
+    : limit;
+}
+
 /** The management API requests an account may make per minute unless set (ManagementRouterOptions). */
 const DEFAULT_API_REQUESTS_PER_MINUTE = 1_200;
 
@@ -127,6 +143,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     systemClock,
   );
   const ingest = createIngest(sender);
+  const admission = createIngestAdmission(options.ingestBytesInFlight ?? defaultIngestBytesInFlight());
   const serviceToken = options.serviceToken ? tokenMatcher(options.serviceToken) : undefined;
   const metricsToken = options.metricsToken ? tokenMatcher(options.metricsToken) : undefined;
 
@@ -162,7 +179,12 @@ export function createRouteRunner(options: ManagementRouterOptions) {
         const taken = apiRequests.take(admitted.account.id);
         if (!taken.ok) throw rateLimited('API requests for this account', taken.retryAfterMs);
       }
-      if (route.auth === 'service') checkServiceToken(serviceToken, req.headers.authorization);
+      if (route.auth === 'service') {
+        checkServiceToken(serviceToken, req.headers.authorization);
+        // Held from before the body is read until the answer: a body without a length counts as
+        // the largest the route takes.
+        if (route.body) req.whenAnswered(admission.take(declaredLength(req, route.body.limitBytes)));
+      }
       if (route.auth === 'metrics') checkMetricsToken(metricsToken, req.headers.authorization);
       return admitted;
     },

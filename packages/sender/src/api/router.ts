@@ -50,6 +50,12 @@ export interface ManagementRouterOptions extends TransportOptions {
    */
   apiRequestsPerMinute?: number;
   /**
+   * Bytes of ingest request bodies the service holds at once (read, parsed, being stored); past
+   * them an ingest request answers `503 overloaded` with `Retry-After: 1` before its body is read.
+   * Default 256 MiB, or a sixteenth of the heap's limit where that is less.
+   */
+  ingestBytesInFlight?: number;
+  /**
    * Where browsers reach the service (an https origin), for the portal links it hands out (design
    * D54); by default the address the platform's request came to.
    */
@@ -131,8 +137,8 @@ export function createManagementApi(options: ManagementRouterOptions): {
     parsers.set(limit, parser);
     return parser;
   };
-  const requestOf = (req: Request): RouteRequest =>
-    routeRequestOf(req, req.path, req.ip ?? req.socket.remoteAddress ?? 'unknown', options.trustProxy);
+  const requestOf = (req: Request, res: Response): RouteRequest =>
+    routeRequestOf(req, res, req.path, req.ip ?? req.socket.remoteAddress ?? 'unknown', options.trustProxy);
 
   // Every /v1 and /internal answer is no-store: most carry a secret, a session or an account's data.
   router.use(['/v1', '/internal'], securityHeaders(options, { noStore: true }), rejectMalformedUrl);
@@ -144,12 +150,12 @@ export function createManagementApi(options: ManagementRouterOptions): {
 
   for (const route of API_ROUTES) {
     const authenticate = async (req: Request, res: Response, next: NextFunction) => {
-      res.locals.admitted = await runner.admit(route, requestOf(req));
+      res.locals.admitted = await runner.admit(route, requestOf(req, res));
       next();
     };
     const parse = route.body ? [json(route.body.limitBytes)] : [];
     router[route.method](route.path, authenticate, ...parse, async (req: Request, res: Response) => {
-      const result = await runner.run(route, requestOf(req), res.locals.admitted, {
+      const result = await runner.run(route, requestOf(req, res), res.locals.admitted, {
         params: req.params as Record<string, string>,
         body: checkBody(route, req.body, hasBody(req)),
         query: readQuery(route, req),
@@ -182,7 +188,7 @@ export function createManagementApi(options: ManagementRouterOptions): {
       next(error);
       return;
     }
-    const answer = runner.answer(error, requestOf(req));
+    const answer = runner.answer(error, requestOf(req, res));
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
 
