@@ -12,7 +12,7 @@ import { notJson } from './error-response.js';
 import { readBody } from './read-body.js';
 import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
-import { checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
+import { type Admitted, checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
 
 /** Answers the request if it is one of its routes in plain form (true), or leaves it untouched (false). */
 export type DirectRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -90,7 +90,6 @@ export function createDirectRoutes(
   async function answer(route: RouteSpec, req: IncomingMessage, res: ServerResponse) {
     const request = routeRequestOf(
       req,
-      res,
       route.path,
       clientAddressOf(req, options.trustProxy),
       options.trustProxy,
@@ -98,8 +97,9 @@ export function createDirectRoutes(
     const headers: Record<string, string> = Object.fromEntries(
       securityHeaderList(options, request.secure, { noStore: true }),
     );
+    let admitted: Admitted | undefined;
     try {
-      const admitted = await runner.admit(route, request);
+      admitted = await runner.admit(route, request);
       const body = checkBody(route, readJson(route, await readBody(req)), true);
       const result: RouteResult = await runner.run(route, request, admitted, { params: {}, body, query: {} });
       Object.assign(headers, result.headers);
@@ -111,6 +111,9 @@ export function createDirectRoutes(
       const failed = runner.answer(error, request);
       if (!res.headersSent && !res.destroyed)
         send(res, failed.status, { ...headers, ...failed.headers }, JSON.stringify(failed.body));
+    } finally {
+      // The body and its events are garbage now, whether the client waited for the answer or not.
+      admitted?.release();
     }
   }
 

@@ -2,9 +2,12 @@
  * How much ingest the service holds at once. A request's body is read, parsed and kept until its
  * events are stored: a platform retrying a backlog with hundreds of full batches at once would
  * hold gigabytes and take the process, and every account's deliveries with it. Past the budget an
- * ingest request is answered `503 overloaded` with `Retry-After` before its body is read.
+ * ingest request is answered `503 overloaded` with `Retry-After` before its body is read. A
+ * request holds its share until its work is over, not only until its client goes: a client that
+ * gives up mid-request leaves its events being stored, in memory, all the same.
  */
 import { getHeapStatistics } from 'node:v8';
+import { Counter, type Registry } from 'prom-client';
 import { SenderError } from '../errors.js';
 
 /**
@@ -31,13 +34,17 @@ export interface IngestAdmission {
  * @example
  * const admission = createIngestAdmission(defaultIngestBytesInFlight());
  * const release = admission.take(Number(req.headers['content-length']));
- * res.once('close', release);
+ * try { await handle(req) } finally { release() }
  */
-export function createIngestAdmission(budget: number): IngestAdmission {
+export function createIngestAdmission(
+  budget: number,
+  refused: () => void = () => undefined,
+): IngestAdmission {
   let inFlight = 0;
   return {
     take(bytes) {
       if (inFlight > 0 && inFlight + bytes > budget) {
+        refused();
         throw new SenderError(
           'overloaded',
           'the service is taking in as many events as it can hold right now; send this again after Retry-After',
@@ -53,4 +60,19 @@ export function createIngestAdmission(budget: number): IngestAdmission {
       };
     },
   };
+}
+
+const OVERLOADED_METRIC = 'linkhooks_ingest_overloaded_total';
+
+/** Counts the refusals in the engine's registry (`/metrics`), one counter however many routers share it. */
+export function overloadedCounter(registry: Registry | undefined): () => void {
+  if (!registry) return () => undefined;
+  const counter =
+    (registry.getSingleMetric(OVERLOADED_METRIC) as Counter | undefined) ??
+    new Counter({
+      name: OVERLOADED_METRIC,
+      help: 'Ingest requests answered 503 overloaded: more ingest in flight than the service holds at once.',
+      registers: [registry],
+    });
+  return () => counter.inc();
 }

@@ -87,10 +87,10 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
   }
   if (route.auth === 'service') {
     also('503', 'no service token is set on the service (`ingest_disabled`)');
-    if (route.body) {
+    if (route.body?.ingest) {
       also(
         '503',
-        'the service holds as many requests’ bodies as it can at once (`overloaded`): send it again after `Retry-After`',
+        'the service holds as much ingest as it can at once (`overloaded`): send it again after `Retry-After`',
       );
     }
   }

@@ -4,7 +4,7 @@
  * from a 400; the body's schema; the handler; and the error answer with its sign-in count. One
  * home, so that both answer alike.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { tokenMatcher } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
@@ -16,7 +16,7 @@ import type { AccountRecord } from '../store/records.js';
 import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
 import { errorResponse } from './error-response.js';
 import { createIngest } from './ingest.js';
-import { createIngestAdmission, defaultIngestBytesInFlight } from './ingest-admission.js';
+import { createIngestAdmission, defaultIngestBytesInFlight, overloadedCounter } from './ingest-admission.js';
 import { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
 import { parseBody } from './parse-body.js';
 import { cameOverTls } from './response-headers.js';
@@ -36,8 +36,6 @@ export interface RouteRequest {
   secure: boolean;
   /** Where the request came to: its Host header, else the local address. */
   host: string;
-  /** Calls `fn` once the request is answered or its connection has gone. */
-  whenAnswered(fn: () => void): void;
 }
 
 /**
@@ -46,7 +44,6 @@ export interface RouteRequest {
  */
 export function routeRequestOf(
   req: IncomingMessage & { secure?: boolean },
-  res: ServerResponse,
   path: string,
   client: string,
   trustProxy: boolean | undefined,
@@ -58,7 +55,6 @@ export function routeRequestOf(
     client,
     secure: cameOverTls(req, trustProxy),
     host: req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`,
-    whenAnswered: (fn) => res.once('close', fn),
   };
 }
 
@@ -73,7 +69,15 @@ export interface ErrorAnswer {
 export interface Admitted {
   sessionId: string | null;
   account?: AccountRecord;
+  /**
+   * Gives back what the request holds of the ingest budget: called by whoever ran the request
+   * once its work is over (answered, refused or abandoned), however it ended. Calling it again
+   * does nothing.
+   */
+  release(): void;
 }
+
+const nothingHeld = () => undefined;
 
 export interface RouteInput {
   params: Record<string, string>;
@@ -143,7 +147,10 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     systemClock,
   );
   const ingest = createIngest(sender);
-  const admission = createIngestAdmission(options.ingestBytesInFlight ?? defaultIngestBytesInFlight());
+  const admission = createIngestAdmission(
+    options.ingestBytesInFlight ?? defaultIngestBytesInFlight(),
+    overloadedCounter(sender.metrics),
+  );
   const serviceToken = options.serviceToken ? tokenMatcher(options.serviceToken) : undefined;
   const metricsToken = options.metricsToken ? tokenMatcher(options.metricsToken) : undefined;
 
@@ -168,7 +175,7 @@ export function createRouteRunner(options: ManagementRouterOptions) {
         csrfHeader: req.headers[CSRF_HEADER],
         cookieOrSignIn: sessionId !== null || route.tag === 'Session',
       });
-      const admitted: Admitted = { sessionId };
+      const admitted: Admitted = { sessionId, release: nothingHeld };
       if (route.auth === 'account') {
         admitted.account = await accountOf(sender, {
           authorization: req.headers.authorization,
@@ -179,12 +186,10 @@ export function createRouteRunner(options: ManagementRouterOptions) {
         const taken = apiRequests.take(admitted.account.id);
         if (!taken.ok) throw rateLimited('API requests for this account', taken.retryAfterMs);
       }
-      if (route.auth === 'service') {
-        checkServiceToken(serviceToken, req.headers.authorization);
-        // Held from before the body is read until the answer: a body without a length counts as
-        // the largest the route takes.
-        if (route.body) req.whenAnswered(admission.take(declaredLength(req, route.body.limitBytes)));
-      }
+      if (route.auth === 'service') checkServiceToken(serviceToken, req.headers.authorization);
+      // After the credentials: only the platform's own requests take the budget, and only they
+      // learn how busy the service is. Held from before the body is read until the work is over.
+      if (route.body?.ingest) admitted.release = admission.take(declaredLength(req, route.body.limitBytes));
       if (route.auth === 'metrics') checkMetricsToken(metricsToken, req.headers.authorization);
       return admitted;
     },

@@ -61,12 +61,14 @@ export interface RouteSpec<Body = unknown, Query = unknown> {
    * `limitBytes`: the largest body the route reads (default 256 KiB); a larger one answers 413.
    * `plain`: the schema's plain check, for a hot route (api/parse-body.ts). `arrayMember`: the body
    * is an object of this one array member of at most `maxItems` items, and the direct path parses
-   * a large one an item at a time (api/array-member-body.ts).
+   * a large one an item at a time (api/array-member-body.ts). `ingest`: the body counts against
+   * the ingest the service holds at once (api/ingest-admission.ts).
    */
   body?: BodySchema<Body> & {
     required: boolean;
     limitBytes?: number;
     arrayMember?: { name: string; maxItems: number };
+    ingest?: true;
   };
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;

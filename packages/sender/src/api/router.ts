@@ -13,7 +13,13 @@ import { buildOpenApiDocument } from './openapi.js';
 import { rejectMalformedUrl, securityHeaders, type TransportOptions } from './response-headers.js';
 import { DEFAULT_BODY_BYTES, type RouteSpec } from './route.js';
 import { routeMethods } from './route-methods.js';
-import { checkBody, createRouteRunner, type RouteRequest, routeRequestOf } from './route-runner.js';
+import {
+  type Admitted,
+  checkBody,
+  createRouteRunner,
+  type RouteRequest,
+  routeRequestOf,
+} from './route-runner.js';
 import { accountRoutes } from './routes/accounts.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { endpointOperationRoutes } from './routes/endpoint-operations.js';
@@ -137,8 +143,8 @@ export function createManagementApi(options: ManagementRouterOptions): {
     parsers.set(limit, parser);
     return parser;
   };
-  const requestOf = (req: Request, res: Response): RouteRequest =>
-    routeRequestOf(req, res, req.path, req.ip ?? req.socket.remoteAddress ?? 'unknown', options.trustProxy);
+  const requestOf = (req: Request): RouteRequest =>
+    routeRequestOf(req, req.path, req.ip ?? req.socket.remoteAddress ?? 'unknown', options.trustProxy);
 
   // Every /v1 and /internal answer is no-store: most carry a secret, a session or an account's data.
   router.use(['/v1', '/internal'], securityHeaders(options, { noStore: true }), rejectMalformedUrl);
@@ -150,21 +156,25 @@ export function createManagementApi(options: ManagementRouterOptions): {
 
   for (const route of API_ROUTES) {
     const authenticate = async (req: Request, res: Response, next: NextFunction) => {
-      res.locals.admitted = await runner.admit(route, requestOf(req, res));
+      res.locals.admitted = await runner.admit(route, requestOf(req));
       next();
     };
     const parse = route.body ? [json(route.body.limitBytes)] : [];
     router[route.method](route.path, authenticate, ...parse, async (req: Request, res: Response) => {
-      const result = await runner.run(route, requestOf(req, res), res.locals.admitted, {
-        params: req.params as Record<string, string>,
-        body: checkBody(route, req.body, hasBody(req)),
-        query: readQuery(route, req),
-      });
-      res.status(result.status);
-      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-      if ('json' in result) res.json(result.json);
-      else if ('text' in result) res.type(result.contentType).send(result.text);
-      else res.end();
+      try {
+        const result = await runner.run(route, requestOf(req), res.locals.admitted, {
+          params: req.params as Record<string, string>,
+          body: checkBody(route, req.body, hasBody(req)),
+          query: readQuery(route, req),
+        });
+        res.status(result.status);
+        for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+        if ('json' in result) res.json(result.json);
+        else if ('text' in result) res.type(result.contentType).send(result.text);
+        else res.end();
+      } finally {
+        (res.locals.admitted as Admitted).release();
+      }
     });
   }
 
@@ -188,7 +198,9 @@ export function createManagementApi(options: ManagementRouterOptions): {
       next(error);
       return;
     }
-    const answer = runner.answer(error, requestOf(req, res));
+    // A body the parser refused, or a client gone mid-body: the request's work ends here.
+    (res.locals.admitted as Admitted | undefined)?.release();
+    const answer = runner.answer(error, requestOf(req));
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
 

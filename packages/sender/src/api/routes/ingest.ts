@@ -30,7 +30,7 @@ const ingestOne = defineRoute<IngestBody>({
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
   tag: 'Platform',
   auth: 'service',
-  body: { ...ingestBodySchema, required: true },
+  body: { ...ingestBodySchema, required: true, ingest: true },
   responses: {
     200: {
       description: 'The event_id was ingested before: nothing stored; the first event and its deliveries',
@@ -66,6 +66,7 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
     schema: batchBody,
     required: true,
     limitBytes: MAX_BATCH_BYTES,
+    ingest: true,
     arrayMember: { name: 'events', maxItems: MAX_BATCH },
   },
   responses: {
