@@ -1,5 +1,5 @@
 /**
- * How much ingest the service holds at once. A request's body is read, parsed and kept until its
+ * How much ingest the service holds at once (design D65). A request's body is read, parsed and kept until its
  * events are stored: a platform retrying a backlog with hundreds of full batches at once would
  * hold gigabytes and take the process, and every account's deliveries with it. Past the budget an
  * ingest request is answered `503 overloaded` with `Retry-After` before its body is read. A
