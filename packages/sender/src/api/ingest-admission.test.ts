@@ -32,7 +32,8 @@ describe('createIngestAdmission', () => {
   });
 
   it('defaults to 256 MiB, or a sixteenth of the heap where that is less', () => {
-    expect(defaultIngestBytesInFlight()).toBeGreaterThan(0);
-    expect(defaultIngestBytesInFlight()).toBeLessThanOrEqual(256 * 1024 * 1024);
+    const MiB = 1024 * 1024;
+    expect(defaultIngestBytesInFlight(8192 * MiB)).toBe(256 * MiB);
+    expect(defaultIngestBytesInFlight(1024 * MiB)).toBe(64 * MiB);
   });
 });

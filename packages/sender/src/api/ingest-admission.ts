@@ -12,10 +12,10 @@ import { SenderError } from '../errors.js';
 
 /**
  * The default budget of request bytes in flight: 256 MiB (32 batches at their largest), or a
- * sixteenth of the heap where the heap is smaller. Parsed, a body takes several times its bytes.
+ * sixteenth of the heap's limit where the heap is smaller. Parsed, a body takes several times its bytes.
  */
-export function defaultIngestBytesInFlight(): number {
-  return Math.min(256 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
+export function defaultIngestBytesInFlight(heapLimit = getHeapStatistics().heap_size_limit): number {
+  return Math.min(256 * 1024 * 1024, Math.floor(heapLimit / 16));
 }
 
 /** When a request refused for the budget may be sent again: the requests ahead take about that. */
@@ -65,8 +65,7 @@ export function createIngestAdmission(
 const OVERLOADED_METRIC = 'linkhooks_ingest_overloaded_total';
 
 /** Counts the refusals in the engine's registry (`/metrics`), one counter however many routers share it. */
-export function overloadedCounter(registry: Registry | undefined): () => void {
-  if (!registry) return () => undefined;
+export function overloadedCounter(registry: Registry): () => void {
   const counter =
     (registry.getSingleMetric(OVERLOADED_METRIC) as Counter | undefined) ??
     new Counter({

@@ -60,7 +60,9 @@ describe('the service’s server', () => {
     expect(await open(port, GET).closed).toBe('');
     expect(held.every((h) => !h.socket.destroyed)).toBe(true);
     // The server counts a connection out when its side closes: then it takes a new one.
-    const serverSide = new Promise((resolve) => accepted[0]!.once('close', resolve));
+    const held0 = accepted.find((s) => s.remotePort === held[0]!.socket.localPort);
+    expect(held0).toBeDefined();
+    const serverSide = new Promise((resolve) => held0!.once('close', resolve));
     held[0]!.socket.destroy();
     await serverSide;
     expect(await open(port, GET).closed).toMatch(/^HTTP\/1\.1 200/);

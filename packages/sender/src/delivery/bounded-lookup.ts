@@ -35,7 +35,11 @@ export function createBoundedLookup(
       if (settled) return;
       settled = true;
       if (!started) waiting.splice(waiting.indexOf(run), 1);
-      callback(new LookupTimeoutError(hostname, timeoutMs) as NodeJS.ErrnoException, '', 4);
+      callback(
+        new LookupTimeoutError(hostname, timeoutMs) as NodeJS.ErrnoException,
+        options.all ? [] : '',
+        4,
+      );
     }, timeoutMs);
     function run() {
       started = true;

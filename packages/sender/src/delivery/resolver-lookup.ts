@@ -167,9 +167,10 @@ export function createResolverLookup(options: ResolverLookupOptions = {}): Looku
       found = await (family === 4 ? v4() : family === 6 ? v6() : bothFamilies(v4(), v6()));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
-      if (!ABSENT.has(code)) throw error;
-      // Not once the caller has given up: a fallback slot then serves no one.
-      if (!fallback || performance.now() - started >= timeoutMs) throw notFound(hostname);
+      // Not once the caller has given up: a fallback slot then serves no one. Measured from the
+      // lookup's start, which is the bounded lookup's own while no lookup waits in its queue
+      // (concurrency unbounded, below). "No such name" is put in the system's words by lookupOnce.
+      if (!ABSENT.has(code) || !fallback || performance.now() - started >= timeoutMs) throw error;
       found = await askFallback(hostname, family);
     }
     if (found.length === 0) throw notFound(hostname);

@@ -29,18 +29,22 @@ export type IdPrefix = 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key' | 'ntc';
  */
 const KEPT_IN_ORDER: ReadonlySet<IdPrefix> = new Set(['ntc']);
 
-/** Each kind's last id: its time and random part. Kept per kind, so one kind's ids never move another's. */
+/**
+ * Each kind's last id: its time and random part, moved on in place. Kept per kind, so one kind's
+ * ids never move another's. A kind's first id finds `NaN`, equal to no time.
+ */
 const last = new Map<IdPrefix, { time: number; random: number[] }>();
 
 /** A new id such as `dlv_01JD8X3K9Q2W5E7R9T1Y3U5I7O`; a kind's ids of one millisecond sort in the order made. */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
-  const before = last.get(prefix);
-  let time = now;
-  let random: number[];
-  if (before && (now === before.time || (now < before.time && KEPT_IN_ORDER.has(prefix)))) {
+  let state = last.get(prefix);
+  if (!state) {
+    state = { time: Number.NaN, random: [] };
+    last.set(prefix, state);
+  }
+  if (now === state.time || (now < state.time && KEPT_IN_ORDER.has(prefix))) {
     // The same millisecond (or, for a kind kept in order, an earlier one): the random part goes up by one.
-    time = before.time;
-    random = before.random.slice();
+    const { random } = state;
     for (let i = random.length - 1; i >= 0; i--) {
       if (random[i]! < 31) {
         random[i]! += 1;
@@ -49,10 +53,10 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
       random[i] = 0;
     }
   } else {
-    random = randomDigits();
+    state.time = now;
+    state.random = randomDigits();
   }
-  last.set(prefix, { time, random });
-  return `${idsFrom(prefix, time)}${random.map((d) => ALPHABET[d]).join('')}`;
+  return `${idsFrom(prefix, state.time)}${state.random.map((d) => ALPHABET[d]).join('')}`;
 }
 
 /**
