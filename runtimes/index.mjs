@@ -1,7 +1,18 @@
 // Each runtime's command inside its package. The packages are built for Linux on x64 only and are
 // optional: elsewhere they are not installed, and runtimeBin says so.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -43,6 +54,57 @@ export const runtimeCommand = (name) => COMMANDS[name].path.at(-1);
 export function runtimeVersion(name) {
   const home = runtimeHome(name);
   return home && JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')).version;
+}
+
+/**
+ * The folder where the native part of npm package `pkg` at `version`, built for Node.js runtime
+ * `name`, is kept between runs, as npm keeps its downloads: in the user's cache folder, by the
+ * package's version and the runtime's exact one (better-sqlite3's compile is 90 s of one core).
+ */
+export function nativeCacheDir(name, pkg, version) {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cache, 'linkhooks', 'native', `${pkg}-${version}-node-${runtimeVersion(name)}`);
+}
+
+/**
+ * The native part `file` (say `better_sqlite3.node`) of the package installed at `packageDir`,
+ * built for Node.js runtime `name`: from the cache (nativeCacheDir), or compiled once there by npm
+ * as a project on that runtime would (`npm rebuild`, from source, against the runtime's own headers)
+ * in a copy of the package. Kept whole or not at all: a build cut short is never found next time.
+ */
+export function nativeBuild(name, packageDir, file) {
+  const bin = runtimeBin(name);
+  if (!bin) throw new Error(`${name} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`);
+  const { name: pkg, version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  const dir = nativeCacheDir(name, pkg, version);
+  const kept = join(dir, file);
+  if (existsSync(kept)) return kept;
+  const work = mkdtempSync(join(tmpdir(), 'linkhooks-native-'));
+  try {
+    const copy = join(work, 'node_modules', pkg);
+    const build = join(packageDir, 'build');
+    cpSync(packageDir, copy, {
+      recursive: true,
+      filter: (from) => from !== build && !from.startsWith(`${build}/`),
+    });
+    execFileSync('npm', ['rebuild', pkg], {
+      cwd: work,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        npm_config_build_from_source: 'true',
+        npm_config_nodedir: runtimeHome(name),
+      },
+    });
+    mkdirSync(dir, { recursive: true });
+    const partial = `${kept}.${process.pid}`;
+    cpSync(join(copy, 'build', 'Release', file), partial);
+    renameSync(partial, kept);
+    return kept;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 /**

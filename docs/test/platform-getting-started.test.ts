@@ -15,10 +15,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Runtime, requireRuntime, runtimeHome, runtimeVersion } from '@linkhooks/runtimes';
+import { nativeCacheDir, requireRuntime, runtimeHome, runtimeVersion } from '@linkhooks/runtimes';
 import { afterAll, expect, it } from 'vitest';
 import { freePort } from './tools.js';
 
@@ -58,18 +58,7 @@ afterAll(() => {
   for (const work of works) rmSync(work, { recursive: true, force: true });
 });
 
-/**
- * Where better-sqlite3's native part built for `runtime` is kept between runs, as npm keeps its
- * downloads: in the user's cache folder, by the driver's version and the runtime's exact one (a
- * compile is 90 s of one core). A machine without it builds it once.
- */
-function nativeCache(runtime: Runtime, version: string): string {
-  const node = runtimeVersion(runtime);
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(cache, 'linkhooks', 'native', `better-sqlite3-${version}-node-${node}`);
-}
-
-const RUNS: { runtime?: Runtime; bin?: string | null }[] = [
+const RUNS: { runtime?: 'node22' | 'node24'; bin?: string | null }[] = [
   {},
   ...(['node22', 'node24'] as const).map((runtime) => ({
     runtime,
@@ -134,7 +123,9 @@ for (const { runtime, bin } of RUNS) {
       // On another Node.js, the build kept for it is copied, or npm builds one against that version's
       // own headers (its package holds them), which is then kept: only a build of the workspace's
       // version, the one the cache is named for.
-      const built = runtime ? nativeCache(runtime, sqliteVersion) : join(sqlite, 'build/Release');
+      const built = runtime
+        ? nativeCacheDir(runtime, 'better-sqlite3', sqliteVersion)
+        : join(sqlite, 'build/Release');
       if (runtime) mkdirSync(built, { recursive: true });
       const binary = JSON.stringify(join(built, 'better_sqlite3.node'));
       const installed = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';

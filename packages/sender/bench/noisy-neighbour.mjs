@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { sampleEventData } from '@linkhooks/protocol';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { runtimeEnv } from './runtime.mjs';
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
@@ -162,6 +163,7 @@ export async function noisyNeighbour({
   writeFileSync(caFile, certs.ca);
   const env = {
     PATH: process.env.PATH,
+    ...runtimeEnv(), // a run on another Node.js (bench/runtime.mjs)
     LINKHOOKS_SERVICE_TOKEN: TOKEN,
     // PostgreSQL needs a master key; a SQLite service makes its own beside the database.
     LINKHOOKS_MASTER_KEY: MASTER_KEY,

@@ -69,6 +69,7 @@ import {
   withTimeout,
 } from './harness.mjs';
 import { noisyNeighbour } from './noisy-neighbour.mjs';
+import { onRuntime } from './runtime.mjs';
 import { runScale } from './scale.mjs';
 import { runServicePart } from './service.mjs';
 import { walRecordCounter } from './wal-records.mjs';
@@ -76,9 +77,11 @@ import { walRecordCounter } from './wal-records.mjs';
 const { createSender, createSqliteStore } = senderPackage;
 const createPostgresStore =
   typeof senderPackage.createPostgresStore === 'function' ? senderPackage.createPostgresStore : null;
-// `node bench/run.mjs throughput latency` runs only those parts; no argument runs all three.
+// `node bench/run.mjs throughput latency` runs only those parts; no part named runs them all.
+// `--runtime node24` runs the bench on that Node.js (bench/runtime.mjs).
 const PART_NAMES = ['throughput', 'latency', 'claims', 'service', 'scale', 'noisy'];
-const PARTS = new Set(process.argv.slice(2).length ? process.argv.slice(2) : PART_NAMES);
+const ARGS = await onRuntime(import.meta.url);
+const PARTS = new Set(ARGS.length ? ARGS : PART_NAMES);
 for (const part of PARTS) {
   if (!PART_NAMES.includes(part)) {
     console.error(`unknown part "${part}": choose from ${PART_NAMES.join(', ')}`);

@@ -10,7 +10,7 @@
 // second, the service's CPU per event and its event loop's, and the loop's delay p99.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
-//                             [--rounds N]
+//                             [--rounds N] [--runtime node22|node24]
 //
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
@@ -34,10 +34,12 @@ import {
   startReceiver,
   tempDir,
 } from './harness.mjs';
+import { onRuntime } from './runtime.mjs';
 import { batchIngestRound, deliveryRound, SERVICE, singleIngestRound, startService } from './service.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const { values, positionals } = parseArgs({
+  args: await onRuntime(import.meta.url),
   allowPositionals: true,
   options: {
     postgres: { type: 'boolean', default: false },
@@ -53,7 +55,7 @@ check(
     Number.isInteger(rounds) &&
     rounds > 0 &&
     (values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched)),
-  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N]",
+  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--runtime node22|node24]",
 );
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');

@@ -27,6 +27,7 @@ import {
   tempDir,
   withTimeout,
 } from './harness.mjs';
+import { runtimeEnv } from './runtime.mjs';
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
@@ -93,6 +94,7 @@ export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS } 
   writeFileSync(caFile, ctx.certs.ca);
   const env = {
     PATH: process.env.PATH,
+    ...runtimeEnv(), // a run on another Node.js (bench/runtime.mjs)
     LINKHOOKS_SERVICE_TOKEN: TOKEN,
     // PostgreSQL needs a master key; a SQLite service makes its own beside the database.
     LINKHOOKS_MASTER_KEY: MASTER_KEY,
