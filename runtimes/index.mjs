@@ -56,14 +56,19 @@ export function runtimeVersion(name) {
   return home && JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')).version;
 }
 
+const notInstalled = (name) => `${name} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`;
+
 /**
  * The folder where the native part of npm package `pkg` at `version`, built for Node.js runtime
  * `name`, is kept between runs, as npm keeps its downloads: in the user's cache folder, by the
- * package's version and the runtime's exact one (better-sqlite3's compile is 90 s of one core).
+ * package's version and the runtime's exact one (better-sqlite3's compile is about a minute of one
+ * core).
  */
 export function nativeCacheDir(name, pkg, version) {
+  const node = runtimeVersion(name);
+  if (!node) throw new Error(notInstalled(name));
   const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(cache, 'linkhooks', 'native', `${pkg}-${version}-node-${runtimeVersion(name)}`);
+  return join(cache, 'linkhooks', 'native', `${pkg}-${version}-node-${node}`);
 }
 
 /**
@@ -74,7 +79,7 @@ export function nativeCacheDir(name, pkg, version) {
  */
 export function nativeBuild(name, packageDir, file) {
   const bin = runtimeBin(name);
-  if (!bin) throw new Error(`${name} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`);
+  if (!bin) throw new Error(notInstalled(name));
   const { name: pkg, version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
   const dir = nativeCacheDir(name, pkg, version);
   const kept = join(dir, file);
@@ -82,24 +87,39 @@ export function nativeBuild(name, packageDir, file) {
   const work = mkdtempSync(join(tmpdir(), 'linkhooks-native-'));
   try {
     const copy = join(work, 'node_modules', pkg);
-    const build = join(packageDir, 'build');
+    // Its sources, not what was built or installed for the workspace's Node.js.
+    const skipped = ['build', 'node_modules'].map((d) => join(packageDir, d));
     cpSync(packageDir, copy, {
       recursive: true,
-      filter: (from) => from !== build && !from.startsWith(`${build}/`),
+      filter: (from) => !skipped.some((d) => from === d || from.startsWith(`${d}/`)),
     });
-    execFileSync('npm', ['rebuild', pkg], {
-      cwd: work,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-        npm_config_build_from_source: 'true',
-        npm_config_nodedir: runtimeHome(name),
-      },
-    });
+    // npm as a reader's shell runs it: none of the settings of a package manager running this one.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    const built = join(copy, 'build', 'Release', file);
+    try {
+      execFileSync('npm', ['rebuild', pkg], {
+        cwd: work,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: {
+          ...env,
+          PATH: `${bin}:${process.env.PATH ?? ''}`,
+          npm_config_build_from_source: 'true',
+          npm_config_ignore_scripts: 'false',
+          npm_config_nodedir: runtimeHome(name),
+        },
+      });
+    } catch (error) {
+      const said = String(error.stderr ?? '')
+        .trim()
+        .split('\n')
+        .slice(-20)
+        .join('\n');
+      throw new Error(`building ${pkg} ${version} for ${name} failed (npm rebuild):\n${said}`);
+    }
+    if (!existsSync(built)) throw new Error(`npm rebuild ${pkg} for ${name} left no ${built}`);
     mkdirSync(dir, { recursive: true });
     const partial = `${kept}.${process.pid}`;
-    cpSync(join(copy, 'build', 'Release', file), partial);
+    cpSync(built, partial);
     renameSync(partial, kept);
     return kept;
   } finally {

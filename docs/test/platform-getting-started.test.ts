@@ -18,7 +18,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nativeCacheDir, requireRuntime, runtimeHome, runtimeVersion } from '@linkhooks/runtimes';
+import {
+  type NodeRuntime,
+  nativeCacheDir,
+  requireRuntime,
+  runtimeHome,
+  runtimeVersion,
+} from '@linkhooks/runtimes';
 import { afterAll, expect, it } from 'vitest';
 import { freePort } from './tools.js';
 
@@ -58,7 +64,7 @@ afterAll(() => {
   for (const work of works) rmSync(work, { recursive: true, force: true });
 });
 
-const RUNS: { runtime?: 'node22' | 'node24'; bin?: string | null }[] = [
+const RUNS: { runtime?: NodeRuntime; bin?: string | null }[] = [
   {},
   ...(['node22', 'node24'] as const).map((runtime) => ({
     runtime,
@@ -67,7 +73,7 @@ const RUNS: { runtime?: 'node22' | 'node24'; bin?: string | null }[] = [
 ];
 
 // better-sqlite3's native part: the workspace's build of the same version is copied in rather than
-// compiled again (90 s of one core that tests nothing of the page); another version is built as
+// compiled again (about a minute of one core that tests nothing of the page); another version is built as
 // npm would.
 const sqlite = dirname(
   require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),

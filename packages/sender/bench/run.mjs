@@ -80,14 +80,16 @@ const createPostgresStore =
 // `node bench/run.mjs throughput latency` runs only those parts; no part named runs them all.
 // `--runtime node24` runs the bench on that Node.js (bench/runtime.mjs).
 const PART_NAMES = ['throughput', 'latency', 'claims', 'service', 'scale', 'noisy'];
-const ARGS = await onRuntime(import.meta.url);
-const PARTS = new Set(ARGS.length ? ARGS : PART_NAMES);
-for (const part of PARTS) {
-  if (!PART_NAMES.includes(part)) {
-    console.error(`unknown part "${part}": choose from ${PART_NAMES.join(', ')}`);
-    process.exit(2);
+const checkParts = (names) => {
+  for (const part of names) {
+    if (!PART_NAMES.includes(part)) {
+      console.error(`unknown part "${part}": choose from ${PART_NAMES.join(', ')}`);
+      process.exit(2);
+    }
   }
-}
+};
+const ARGS = await onRuntime(import.meta.url, checkParts);
+const PARTS = new Set(ARGS.length ? ARGS : PART_NAMES);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const FLOW = {

@@ -1,8 +1,9 @@
 // `--runtime node22|node24`: a bench script run whole on another Node.js, the one platforms run the
-// service on, from @linkhooks/runtimes. Everything it starts runs there too (the service, the
-// receiver, the floor and the peers take the runtime's own execPath). better-sqlite3's native part
-// is built for that Node.js once, as npm would build it there, and kept in the user's cache folder;
-// sqlite-binding.cjs loads it in place of the workspace's in every process and thread of the run.
+// service on, from @linkhooks/runtimes. Everything it starts runs there too: the service, the
+// receiver and the ingest floor take the runtime's own execPath, and the bare loop and the peers run
+// in the script itself. better-sqlite3's native part is built for that Node.js once, as npm would
+// build it there, and kept in the user's cache folder; sqlite-binding.cjs loads it in place of the
+// workspace's in every process and thread of the run.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,43 +15,59 @@ const PRELOAD = fileURLToPath(new URL('./sqlite-binding.cjs', import.meta.url));
 const SQLITE = dirname(fileURLToPath(import.meta.resolve('better-sqlite3/package.json')));
 const ADDON = 'better_sqlite3.node';
 
+const refuse = (message) => {
+  console.error(message);
+  process.exit(2);
+};
+
+/** The runtime `argv` names (`--runtime X` or `--runtime=X`, once at most), and the rest of it. */
+function runtimeOf(argv) {
+  let runtime;
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = arg === '--runtime' ? argv[++i] : arg.startsWith('--runtime=') ? arg.slice(10) : undefined;
+    if (value === undefined) {
+      rest.push(arg);
+      continue;
+    }
+    if (runtime !== undefined) refuse('--runtime is given once');
+    if (!RUNTIMES.includes(value)) refuse(`--runtime takes one of ${RUNTIMES.join(', ')}`);
+    runtime = value;
+  }
+  return { runtime, rest };
+}
+
 /**
- * The script's arguments (`argv`) when they name no runtime. When they do, runs `script` (a file
- * URL) again on that runtime with the rest of them, and ends this process with its exit code.
+ * The script's arguments (`argv`) without `--runtime`, once `check` (which exits on arguments the
+ * script refuses) has taken them. When they name a runtime, runs `script` (a file URL) again on it
+ * with the rest of them instead, and ends this process with its exit code.
  */
-export async function onRuntime(script, argv = process.argv.slice(2)) {
-  const at = argv.indexOf('--runtime');
-  if (at === -1) return argv;
-  const runtime = argv[at + 1];
-  if (!RUNTIMES.includes(runtime)) {
-    console.error(`--runtime takes one of ${RUNTIMES.join(', ')}`);
-    process.exit(2);
-  }
+export async function onRuntime(script, check, argv = process.argv.slice(2)) {
+  const { runtime, rest } = runtimeOf(argv);
+  check(rest);
+  if (runtime === undefined) return rest;
   const bin = runtimeBin(runtime);
-  if (!bin) {
-    console.error(`${runtime} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`);
-    process.exit(2);
-  }
+  if (!bin) refuse(`${runtime} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`);
   const { version } = JSON.parse(readFileSync(join(SQLITE, 'package.json'), 'utf8'));
   const cached = join(nativeCacheDir(runtime, 'better-sqlite3', version), ADDON);
   const building = existsSync(cached) ? '' : ', building it now (about a minute of one core, once)';
   console.log(`Running on Node.js ${runtimeVersion(runtime)}; better-sqlite3 for it: ${cached}${building}`);
   const binding = nativeBuild(runtime, SQLITE, ADDON);
-  const child = spawn(
-    join(bin, 'node'),
-    [fileURLToPath(script), ...argv.slice(0, at), ...argv.slice(at + 2)],
-    {
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${PRELOAD}`.trim(),
-        LINKHOOKS_BENCH_SQLITE_BINDING: binding,
-      },
+  // A process group of its own: a signal reaches it once, passed on from here, and this process
+  // waits for its cleanup (its processes, files and schemas) rather than the harness's handlers
+  // ending this one first.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeAllListeners(signal);
+  const child = spawn(join(bin, 'node'), [fileURLToPath(script), ...rest], {
+    stdio: 'inherit',
+    detached: true,
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(PRELOAD)}`.trim(),
+      LINKHOOKS_BENCH_SQLITE_BINDING: binding,
     },
-  );
-  // Ctrl-C reaches the child too (one process group); a kill of this process is passed on.
-  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  process.on('SIGINT', () => {});
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   const code = await new Promise((resolve) =>
     child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
   );

@@ -38,25 +38,36 @@ import { onRuntime } from './runtime.mjs';
 import { batchIngestRound, deliveryRound, SERVICE, singleIngestRound, startService } from './service.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const { values, positionals } = parseArgs({
-  args: await onRuntime(import.meta.url),
-  allowPositionals: true,
-  options: {
-    postgres: { type: 'boolean', default: false },
-    batched: { type: 'boolean', default: false },
-    ingest: { type: 'string' },
-    rounds: { type: 'string', default: '12' },
-  },
-});
-const rounds = Number(values.rounds);
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
-check(
-  positionals.length === 2 &&
-    Number.isInteger(rounds) &&
-    rounds > 0 &&
-    (values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched)),
-  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--runtime node22|node24]",
-);
+const USAGE =
+  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--runtime node22|node24]";
+
+/** The options `args` give, or the usage and exit 2 where they are not a comparison's. */
+function optionsOf(args) {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        postgres: { type: 'boolean', default: false },
+        batched: { type: 'boolean', default: false },
+        ingest: { type: 'string' },
+        rounds: { type: 'string', default: '12' },
+      },
+    });
+    const rounds = Number(values.rounds);
+    const ingest =
+      values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched);
+    if (positionals.length === 2 && Number.isInteger(rounds) && rounds > 0 && ingest)
+      return { values, positionals, rounds };
+  } catch {
+    // an option it does not know, or one without its value: the usage says
+  }
+  console.error(USAGE);
+  process.exit(2);
+}
+
+const { values, positionals, rounds } = optionsOf(await onRuntime(import.meta.url, optionsOf));
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
