@@ -54,9 +54,10 @@ export async function onRuntime(script, check, argv = process.argv.slice(2)) {
   const building = existsSync(cached) ? '' : ', building it now (about a minute of one core, once)';
   console.log(`Running on Node.js ${runtimeVersion(runtime)}; better-sqlite3 for it: ${cached}${building}`);
   const binding = nativeBuild(runtime, SQLITE, ADDON);
-  // A process group of its own: a signal reaches it once, passed on from here, and this process
-  // waits for its cleanup (its processes, files and schemas) rather than the harness's handlers
-  // ending this one first.
+  // A process group of its own: a signal reaches the group once, passed on from here as a terminal
+  // would pass it (the CLI commands the run has started included), and this process waits for the
+  // run's cleanup (its processes, files and schemas) rather than the harness's handlers ending this
+  // one first.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeAllListeners(signal);
   const child = spawn(join(bin, 'node'), [fileURLToPath(script), ...rest], {
     stdio: 'inherit',
@@ -67,7 +68,14 @@ export async function onRuntime(script, check, argv = process.argv.slice(2)) {
       LINKHOOKS_BENCH_SQLITE_BINDING: binding,
     },
   });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  const pass = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // the group has ended
+    }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, pass);
   const code = await new Promise((resolve) =>
     child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
   );
