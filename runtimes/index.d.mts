@@ -11,8 +11,13 @@ export declare function runtimeCommand(name: Runtime): string;
 export declare function runtimeVersion(name: Runtime): string | null;
 /** The folder where the native part of npm package `pkg` at `version`, built for Node.js runtime `name`, is kept between runs (in the user's cache folder); an error where `name` is not installed. */
 export declare function nativeCacheDir(name: NodeRuntime, pkg: string, version: string): string;
-/** The native part `file` of the package at `packageDir` built for Node.js runtime `name`: kept in nativeCacheDir, compiled there once by `npm rebuild` when missing. */
-export declare function nativeBuild(name: NodeRuntime, packageDir: string, file: string): string;
+/** The native part `file` of the package at `packageDir` built for Node.js runtime `name`: kept in nativeCacheDir, compiled there once by `npm rebuild` when missing (told first to `building`, with the file's path); an error where `name` is not installed or the build fails. */
+export declare function nativeBuild(
+  name: NodeRuntime,
+  packageDir: string,
+  file: string,
+  building?: (path: string) => void,
+): string;
 /** runtimeBin for a test that needs the runtime: where it is missing, a loud skip notice for `what` (null), or under CI=true an error. */
 export declare function requireRuntime(name: Runtime, what: string): string | null;
 /** Whether a process of group `pgid` still runs, zombies not counted (where /proc tells them). */

@@ -75,15 +75,17 @@ export function nativeCacheDir(name, pkg, version) {
  * The native part `file` (say `better_sqlite3.node`) of the package installed at `packageDir`,
  * built for Node.js runtime `name`: from the cache (nativeCacheDir), or compiled once there by npm
  * as a project on that runtime would (`npm rebuild`, from source, against the runtime's own headers)
- * in a copy of the package. Kept whole or not at all: a build cut short is never found next time.
+ * in a copy of the package, told first to `building` (the file's path). Kept whole or not at all:
+ * a build cut short is never found next time.
  */
-export function nativeBuild(name, packageDir, file) {
+export function nativeBuild(name, packageDir, file, building = () => {}) {
   const bin = runtimeBin(name);
   if (!bin) throw new Error(notInstalled(name));
   const { name: pkg, version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
   const dir = nativeCacheDir(name, pkg, version);
   const kept = join(dir, file);
   if (existsSync(kept)) return kept;
+  building(kept);
   const work = mkdtempSync(join(tmpdir(), 'linkhooks-native-'));
   try {
     const copy = join(work, 'node_modules', pkg);
@@ -134,7 +136,7 @@ export function nativeBuild(name, packageDir, file) {
 export function requireRuntime(name, what) {
   const bin = runtimeBin(name);
   if (bin) return bin;
-  const message = `${name} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`;
+  const message = notInstalled(name);
   if (process.env.CI === 'true') throw new Error(`${message}: CI needs it.`);
   console.warn(`\n!!! SKIPPING ${what} on ${name}: ${message}.\n`);
   return null;

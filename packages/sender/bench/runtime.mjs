@@ -5,10 +5,9 @@
 // build it there, and kept in the user's cache folder; sqlite-binding.cjs loads it in place of the
 // workspace's in every process and thread of the run.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nativeBuild, nativeCacheDir, runtimeBin, runtimeVersion } from '@linkhooks/runtimes';
+import { nativeBuild, runtimeBin, runtimeVersion } from '@linkhooks/runtimes';
 
 const RUNTIMES = ['node22', 'node24'];
 const PRELOAD = fileURLToPath(new URL('./sqlite-binding.cjs', import.meta.url));
@@ -47,19 +46,21 @@ export async function onRuntime(script, check, argv = process.argv.slice(2)) {
   const { runtime, rest } = runtimeOf(argv);
   check(rest);
   if (runtime === undefined) return rest;
-  const bin = runtimeBin(runtime);
-  if (!bin) refuse(`${runtime} is not installed (@linkhooks/runtimes installs it on Linux x64 only)`);
-  const { version } = JSON.parse(readFileSync(join(SQLITE, 'package.json'), 'utf8'));
-  const cached = join(nativeCacheDir(runtime, 'better-sqlite3', version), ADDON);
-  const building = existsSync(cached) ? '' : ', building it now (about a minute of one core, once)';
-  console.log(`Running on Node.js ${runtimeVersion(runtime)}; better-sqlite3 for it: ${cached}${building}`);
-  const binding = nativeBuild(runtime, SQLITE, ADDON);
+  let binding;
+  try {
+    binding = nativeBuild(runtime, SQLITE, ADDON, (path) =>
+      console.log(`Building better-sqlite3 for ${runtime} into ${path} (about a minute of one core, once)`),
+    );
+  } catch (error) {
+    refuse(error.message); // not installed here, or the build failed: npm's words
+  }
+  console.log(`Running on Node.js ${runtimeVersion(runtime)}; better-sqlite3 for it: ${binding}`);
   // A process group of its own: a signal reaches the group once, passed on from here as a terminal
   // would pass it (the CLI commands the run has started included), and this process waits for the
   // run's cleanup (its processes, files and schemas) rather than the harness's handlers ending this
   // one first.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeAllListeners(signal);
-  const child = spawn(join(bin, 'node'), [fileURLToPath(script), ...rest], {
+  const child = spawn(join(runtimeBin(runtime), 'node'), [fileURLToPath(script), ...rest], {
     stdio: 'inherit',
     detached: true,
     env: {

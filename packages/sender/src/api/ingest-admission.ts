@@ -1,9 +1,9 @@
 /**
- * How much ingest the service holds at once (design D65). A request's body is read, parsed and kept until its
- * events are stored: a platform retrying a backlog with hundreds of full batches at once would
- * hold gigabytes and take the process, and every account's deliveries with it. Past the budget an
- * ingest request is answered `503 overloaded` with `Retry-After` before its body is read. A
- * request holds its share until its work is over, not only until its client goes: a client that
+ * How much ingest the service holds at once (design D65). A request's body is read, parsed and
+ * kept until its events are stored: a platform retrying a backlog with hundreds of full batches at
+ * once would hold gigabytes and take the process, and every account's deliveries with it. Past the
+ * budget an ingest request is answered `503 overloaded` with `Retry-After` before its body is read.
+ * A request holds its share until its work is over, not only until its client goes: a client that
  * gives up mid-request leaves its events being stored, in memory, all the same.
  */
 import { getHeapStatistics } from 'node:v8';
@@ -12,7 +12,8 @@ import { SenderError } from '../errors.js';
 
 /**
  * The default budget of request bytes in flight: 256 MiB (32 batches at their largest), or a
- * sixteenth of the heap's limit where the heap is smaller. Parsed, a body takes several times its bytes.
+ * sixteenth of the heap's limit where the heap is smaller. Parsed, a body takes several times its
+ * bytes.
  */
 export function defaultIngestBytesInFlight(heapLimit = getHeapStatistics().heap_size_limit): number {
   return Math.min(256 * 1024 * 1024, Math.floor(heapLimit / 16));
