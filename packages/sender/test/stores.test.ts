@@ -1,11 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { watchDriverObjects } from './helpers/driver-objects.js';
 import { storeBattery } from './helpers/store-battery.js';
 import { endpointOptionsBattery } from './helpers/store-battery-endpoint-options.js';
+
+const driver = watchDriverObjects();
+afterAll(() => driver.restore());
 
 storeBattery('memory', async () => createMemoryStore());
 
@@ -17,3 +21,10 @@ storeBattery('sqlite', async () => createSqliteStore({ filename: join(dir, `stor
 let m = 0;
 endpointOptionsBattery('memory', async () => createMemoryStore());
 endpointOptionsBattery('sqlite', async () => createSqliteStore({ filename: join(dir, `options-${m++}.db`) }));
+
+// Last in the file: every SQLite battery above has run through the watched driver.
+describe('the SQLite store and the garbage collector', () => {
+  it("leaves none of the driver's objects to it: no iterator, no pragma's statement, no statement prepared twice", () => {
+    expect(driver.seen).toEqual([]);
+  });
+});

@@ -37,10 +37,13 @@ export function driverFailure(error: unknown): DatabaseError | null {
 export function loadDriver(): void {
   if (loaded) return; // the lock and the store both ask; the driver loads once per process
   try {
-    new Database(':memory:').close();
+    // Kept, not left to the collector (store/sqlite/database.ts).
+    probe = new Database(':memory:');
+    probe.close();
   } catch (error) {
     throw driverFailure(error) ?? error;
   }
   loaded = true;
 }
 let loaded = false;
+let probe: Database.Database | undefined;

@@ -35,14 +35,19 @@ const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.filename, { fileMustExist: true });
-if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error('not a WAL database');
+// Prepared once and kept while the thread runs: no statement is left to the collector (database.ts).
+const statements = {
+  mode: db.prepare('PRAGMA journal_mode').pluck(),
+  passive: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'),
+};
+if (statements.mode.get() !== 'wal') throw new Error('not a WAL database');
 const limit = workerData.limitFrames;
 let threshold = limit;
 let last = 0;
 let asked = false;
 const checkpoint = () => {
   try {
-    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+    return statements.passive.get();
   } catch (error) {
     clearInterval(timer);
     db.close();
@@ -152,12 +157,12 @@ export function createCheckpointer(raw: Database.Database, events: CheckpointEve
         return hold?.release();
       }
       // The store's connection stops checkpointing only once the thread's connection is open.
-      if (raw.open && !closed) raw.pragma('wal_autocheckpoint = 0');
+      if (raw.open && !closed) raw.exec('PRAGMA wal_autocheckpoint = 0');
       events.started?.();
     });
     exited = new Promise((resolve) => {
       thread.once('exit', () => {
-        if (raw.open) raw.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        if (raw.open) raw.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
         hold?.release();
         resolve();
       });

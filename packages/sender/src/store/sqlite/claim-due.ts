@@ -1,6 +1,6 @@
 /**
  * The claim (design I3, I6): leases a batch of due deliveries. It picks in the process (pickDue)
- * from a cursor over the due rows' keys, then reads what an attempt needs of the picked ones:
+ * from a page of the due rows' keys, then reads what an attempt needs of the picked ones:
  * ranking per endpoint in SQL (a window function over the whole window, then a second sort) cost
  * twice as much per delivery.
  */
@@ -144,14 +144,6 @@ JOIN endpoints e ON e.id = d.endpoint_id
 JOIN events ev ON ev.id = d.event_id
 ORDER BY picked.key`;
 
-/** `rows`, counted into `seen.n` as they are read. */
-function* counting(rows: Iterable<Row>, seen: { n: number }): Generator<Row> {
-  for (const row of rows) {
-    seen.n++;
-    yield row;
-  }
-}
-
 /**
  * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
  * id). An entry read as due whose endpoint has nothing to take now is settled (endpoint-due.ts),
@@ -228,23 +220,24 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       full: JSON.stringify(endpoints),
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
-      window,
+      window: limit,
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
     };
-    const due = db.st(SELECT_DUE).iterate(params) as IterableIterator<Row>;
-    const walked = { n: 0 };
-    let rows: Row[];
-    try {
-      rows = pickDue(counting(due, walked), limits, limit);
-    } finally {
-      due.return?.(); // an open cursor keeps the connection busy; picking may stop before the end
+    // Read as whole pages, never through a cursor (database.ts): first as many rows as the claim
+    // takes, which is all it reads when picking passes none over; only then its whole window. The
+    // same transaction reads the same rows first both times.
+    let walked = db.st(SELECT_DUE).all(params) as Row[];
+    let rows = pickDue(walked, limits, limit);
+    if (rows.length < limit && walked.length === limit) {
+      walked = db.st(SELECT_DUE).all({ ...params, window }) as Row[];
+      rows = pickDue(walked, limits, limit);
     }
     // Short, with the walk out of rows before its window and due rows past it: what it walked is
     // held by deliveries this claim may not take. Each endpoint that may take more
     // gives its own first ones instead, among them every one the walk found that picking could take,
     // so the walk's picks are made again from them.
-    if (rows.length < limit && walked.n < window && db.st(DUE_PAST_WALK).get(params)) {
+    if (rows.length < limit && walked.length < window && db.st(DUE_PAST_WALK).get(params)) {
       const leased = JSON.stringify([...inFlight.keys()]);
       const perEndpoint = headsPerEndpoint(limit, cap);
       rows = pickDue(headsOf(db, { ...params, leased, perEndpoint, scan: params.walk }), limits, limit);

@@ -1,6 +1,14 @@
 /**
  * One SQLite connection (better-sqlite3, WAL) with a statement cache and `BEGIN IMMEDIATE`
  * transactions: what every SQLite store operation runs on.
+ *
+ * No object of the driver's is left to the garbage collector while the process runs: statements
+ * are prepared once per connection and kept (`st`), settings are made with `exec` (no statement
+ * object), and rows are read whole (`all`, `get`), never through an iterator. On Node.js 24.19 and
+ * later, each better-sqlite3 12 object the collector frees outside JavaScript aborts the process (a
+ * runtime check on the object's cleanup hook fails): a claim's cursor freed so stopped a service
+ * in its first burst on Node 24 under `--single-threaded-gc`. better-sqlite3 13 is free of it but
+ * needs Node 22 or later.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -43,18 +51,18 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
   const file = inMemory ? filename : resolve(filename);
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
   const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  raw.exec('PRAGMA journal_mode = WAL');
+  raw.exec('PRAGMA synchronous = NORMAL');
+  raw.exec('PRAGMA foreign_keys = ON');
+  raw.exec('PRAGMA busy_timeout = 5000');
   // Deleted rows are overwritten with zeros, not left in free pages: a deleted endpoint's secret
   // or a pruned event's body is gone from the file, not just unlinked.
-  raw.pragma('secure_delete = ON');
+  raw.exec('PRAGMA secure_delete = ON');
   // A delivery's rows touch some ten indexes: with SQLite's default 2 MiB of cache their pages were
   // evicted and read back from the file at each turn, a tenth more of the service's CPU per delivery.
-  raw.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  raw.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   // A WAL that grew past its limit (design D58) is cut back to it when it starts over.
-  raw.pragma(`journal_size_limit = ${WAL_LIMIT_FRAMES * 4096}`);
+  raw.exec(`PRAGMA journal_size_limit = ${WAL_LIMIT_FRAMES * 4096}`);
   const cache = new Map<string, Database.Statement>();
   const checkpointer = createCheckpointer(raw, checkpoints);
   return {

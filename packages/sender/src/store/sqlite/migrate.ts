@@ -53,11 +53,11 @@ const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_
 export function migrateSqlite(db: SqliteDb): () => MigrationReport {
   return db.immediate(() => {
     db.raw.exec(CREATE_MIGRATIONS_TABLE);
-    const recorded = (db.raw.prepare(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version);
+    const recorded = (db.st(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version);
     const { pending, report } = planMigrations(SQLITE_MIGRATIONS, recorded);
     for (const m of pending) {
       db.raw.exec(m.sql);
-      db.raw.prepare(RECORD_MIGRATION).run(m.version, m.name, Date.now());
+      db.st(RECORD_MIGRATION).run(m.version, m.name, Date.now());
     }
     rebuildDue(db);
     return report;
