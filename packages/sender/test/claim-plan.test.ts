@@ -45,7 +45,7 @@ describe('the SQLite claim', () => {
   it('walks the due index without the events, then reads the picked rows by key', async () => {
     await withSqlitePlans(dir, (plan) => {
       // The index alone decides which rows are due and not in flight; only those are read, by rowid.
-      const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
+      const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, skip: 0, walk: 512 });
       expect(walk).toMatch(/SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/);
       expect(walk).toMatch(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
       expect(walk).not.toMatch(/TEMP B-TREE|\bev\b|events/);
@@ -81,7 +81,7 @@ describe('the SQLite claim on a platform’s database', () => {
       dir,
       (plan) => {
         // The walk too looks its rows' endpoints up by key.
-        const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, walk: 512 });
+        const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, skip: 0, walk: 512 });
         expect(walk).toMatch(/SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/);
         expect(walk).toMatch(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
         expect(walk).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);

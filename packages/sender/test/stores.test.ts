@@ -24,7 +24,7 @@ endpointOptionsBattery('sqlite', async () => createSqliteStore({ filename: join(
 
 // Last in the file: every SQLite battery above has run through the watched driver.
 describe('the SQLite store and the garbage collector', () => {
-  it("leaves none of the driver's objects to it: no iterator, no pragma's statement, no statement prepared twice", () => {
+  it("leaves none of the driver's objects to it: no iterator, no pragma's statement, each statement prepared once by the connection's cache", () => {
     expect(driver.seen).toEqual([]);
   });
 });

@@ -69,7 +69,7 @@ WHERE d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
   AND d.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
   AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
 ORDER BY w.next_attempt_at
-LIMIT @window`;
+LIMIT @window OFFSET @skip`;
 
 /** A due delivery past the walk's `@walk` rows: the walk was cut short, not out of due rows. */
 export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
@@ -221,16 +221,19 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
       window: limit,
+      skip: 0,
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
     };
-    // Read as whole pages, never through a cursor (database.ts): first as many rows as the claim
-    // takes, which is all it reads when picking passes none over; only then its whole window. The
-    // same transaction reads the same rows first both times.
+    // Read as pages, never through a cursor (database.ts): first as many rows as the claim takes,
+    // all it reads when picking passes none over; only then the rest of its window, picked from
+    // again with the first page before it.
     let walked = db.st(SELECT_DUE).all(params) as Row[];
     let rows = pickDue(walked, limits, limit);
     if (rows.length < limit && walked.length === limit) {
-      walked = db.st(SELECT_DUE).all({ ...params, window }) as Row[];
+      walked = walked.concat(
+        db.st(SELECT_DUE).all({ ...params, window: window - limit, skip: limit }) as Row[],
+      );
       rows = pickDue(walked, limits, limit);
     }
     // Short, with the walk out of rows before its window and due rows past it: what it walked is

@@ -2,13 +2,13 @@
  * One SQLite connection (better-sqlite3, WAL) with a statement cache and `BEGIN IMMEDIATE`
  * transactions: what every SQLite store operation runs on.
  *
- * No object of the driver's is left to the garbage collector while the process runs: statements
- * are prepared once per connection and kept (`st`), settings are made with `exec` (no statement
- * object), and rows are read whole (`all`, `get`), never through an iterator. On Node.js 24.19 and
- * later, each better-sqlite3 12 object the collector frees outside JavaScript aborts the process (a
- * runtime check on the object's cleanup hook fails): a claim's cursor freed so stopped a service
- * in its first burst on Node 24 under `--single-threaded-gc`. better-sqlite3 13 is free of it but
- * needs Node 22 or later.
+ * No object of the driver's is left to the garbage collector while the connection is open:
+ * statements are prepared once per connection and kept (`st`), settings are made with `exec` (no
+ * statement object), and rows are read whole (`all`, `get`), never through an iterator. On Node.js
+ * 24.19 and later, a better-sqlite3 12 object that the collector frees outside JavaScript can abort
+ * the process (Node's object wrapper removes its cleanup hook and finds no environment): a claim's
+ * cursor freed so stopped a service in its first burst on Node 24 under `--single-threaded-gc`.
+ * better-sqlite3 13 wraps its objects with Node-API instead, but needs Node 22 or later.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
