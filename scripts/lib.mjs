@@ -9,15 +9,57 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export function pnpm(args, options = {}) {
+/** The command and arguments that run pnpm with `args` the way the user invoked it. */
+function pnpmCommand(args) {
   const execPath = process.env.npm_execpath;
   const viaPnpm = execPath && /pnpm/.test(execPath);
-  const [cmd, argv] = viaPnpm
+  return viaPnpm
     ? /\.(c?js|mjs)$/.test(execPath)
       ? [process.execPath, [execPath, ...args]]
       : [execPath, args]
     : ['npx', ['--yes', 'pnpm@10', ...args]];
+}
+
+export function pnpm(args, options = {}) {
+  const [cmd, argv] = pnpmCommand(args);
   return run(cmd, argv, options);
+}
+
+/**
+ * Runs several pnpm commands at once (`jobs`: `{ args, label }`), each one's output printed whole
+ * under its label once it ends, in the order given; exits with the first failure's code once all
+ * have ended. For checks that mostly wait (packing, reading files): one after another they took
+ * four times as long.
+ */
+export async function pnpmTogether(jobs) {
+  const ended = jobs.map(({ args }) => {
+    const [cmd, argv] = pnpmCommand(args);
+    const child = spawn(cmd, argv, { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => {
+      output += c;
+    });
+    child.stderr.on('data', (c) => {
+      output += c;
+    });
+    return new Promise((resolve) => {
+      child.once('error', (error) => resolve({ status: 1, output: `${output}${error.message}\n` }));
+      child.once('close', (code, signal) =>
+        resolve({ status: code ?? 128 + (constants.signals[signal] ?? 0), output }),
+      );
+    });
+  });
+  let failed = 0;
+  for (const [i, { label }] of jobs.entries()) {
+    const { status, output } = await ended[i];
+    console.log(`\n▶ ${label}`);
+    process.stdout.write(output);
+    if (status !== 0) {
+      console.error(`\n✖ ${label} failed with exit code ${status}`);
+      failed ||= status;
+    }
+  }
+  if (failed) process.exit(failed);
 }
 
 export function run(cmd, args, options = {}) {

@@ -4,7 +4,7 @@
 // a loud notice off CI and fail under CI=true (.ci/run installs the Debian packages).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { install, pnpm, root } from './lib.mjs';
+import { install, pnpm, pnpmTogether, root } from './lib.mjs';
 
 const started = Date.now();
 install();
@@ -25,14 +25,20 @@ const status = pnpm(
   },
 );
 
-for (const dir of readdirSync(join(root, 'packages'))) {
-  const pkg = join(root, 'packages', dir);
-  if (!existsSync(join(pkg, 'package.json'))) continue;
-  pnpm(['exec', 'publint', '--strict', pkg], { label: `publint packages/${dir}` });
-  pnpm(['exec', 'attw', '--pack', pkg, '--profile', 'node16', '--format', 'table-flipped'], {
-    label: `attw packages/${dir}`,
-  });
-}
+await pnpmTogether(
+  readdirSync(join(root, 'packages'))
+    .filter((dir) => existsSync(join(root, 'packages', dir, 'package.json')))
+    .flatMap((dir) => {
+      const pkg = join(root, 'packages', dir);
+      return [
+        { args: ['exec', 'publint', '--strict', pkg], label: `publint packages/${dir}` },
+        {
+          args: ['exec', 'attw', '--pack', pkg, '--profile', 'node16', '--format', 'table-flipped'],
+          label: `attw packages/${dir}`,
+        },
+      ];
+    }),
+);
 
 let summary = 'vitest wrote no report';
 if (existsSync(report)) {

@@ -1,19 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { shared } from './vitest.shared.js';
 
+// The integration tests (test/): real servers, stores and processes, each file in a fresh module
+// graph. The unit tests beside the code run as the project `sender-unit` (vitest.unit.config.ts).
 export default defineConfig({
-  // The stores' migrations are .sql files, imported as text (tsup's `text` loader in the build).
-  plugins: [
-    {
-      name: 'sql-as-text',
-      transform(code, id) {
-        return id.endsWith('.sql') ? { code: `export default ${JSON.stringify(code)};`, map: null } : null;
-      },
-    },
-  ],
+  ...shared,
   test: {
+    ...shared.test,
     name: 'sender',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'test/**/*.test.tsx'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
   },
 });
