@@ -220,21 +220,19 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       full: JSON.stringify(endpoints),
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
-      window: limit,
-      skip: 0,
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
     };
     // Read as pages, never through a cursor (database.ts): first as many rows as the claim takes,
-    // all it reads when picking passes none over; only then the rest of its window, picked from
-    // again with the first page before it.
-    let walked = db.st(SELECT_DUE).all(params) as Row[];
-    let rows = pickDue(walked, limits, limit);
-    if (rows.length < limit && walked.length === limit) {
-      walked = walked.concat(
-        db.st(SELECT_DUE).all({ ...params, window: window - limit, skip: limit }) as Row[],
-      );
+    // all it reads when picking passes none over; then as many again, enough when it passes a few
+    // over; then the rest of its window. Each page is picked from again with those before it.
+    let walked: Row[] = [];
+    let rows: Row[] = [];
+    for (const size of [limit, limit, window - 2 * limit]) {
+      const page = db.st(SELECT_DUE).all({ ...params, window: size, skip: walked.length }) as Row[];
+      walked = walked.concat(page);
       rows = pickDue(walked, limits, limit);
+      if (rows.length === limit || page.length < size) break;
     }
     // Short, with the walk out of rows before its window and due rows past it: what it walked is
     // held by deliveries this claim may not take. Each endpoint that may take more
