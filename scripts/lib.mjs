@@ -27,8 +27,8 @@ export function pnpm(args, options = {}) {
 
 /**
  * Runs several pnpm commands at once (`jobs`: `{ args, label }`), each one's output printed whole
- * under its label once it ends, in the order given; exits with the first failure's code once all
- * have ended. For checks that mostly wait (packing, reading files): one after another they took
+ * under its label once it ends, in the order given; resolves, once all have ended, with the first
+ * failure's exit code, or 0. For checks that mostly wait (packing, reading files): one after another they took
  * four times as long.
  */
 export async function pnpmTogether(jobs) {
@@ -36,6 +36,8 @@ export async function pnpmTogether(jobs) {
     const [cmd, argv] = pnpmCommand(args);
     const child = spawn(cmd, argv, { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
     child.stdout.on('data', (c) => {
       output += c;
     });
@@ -59,7 +61,7 @@ export async function pnpmTogether(jobs) {
       failed ||= status;
     }
   }
-  if (failed) process.exit(failed);
+  return failed;
 }
 
 export function run(cmd, args, options = {}) {

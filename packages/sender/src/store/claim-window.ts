@@ -1,6 +1,6 @@
 /**
- * How many due rows a claim reads per call (SQLite SELECT_DUE, PostgreSQL CLAIM_WALK and
- * CLAIM_DUE): enough for a full batch when several endpoints share the front of the queue, few
+ * How many due rows a claim reads per call (SQLite SELECT_DUE, over up to three pages; PostgreSQL
+ * CLAIM_WALK and CLAIM_DUE): enough for a full batch when several endpoints share the front of the queue, few
  * enough that a claim stays cheap however long the backlog. Fewer than `limit` may come back; the
  * next claim continues. The endpoints' cap plays no part: sized by it once it passed half the
  * batch (eight caps), a cap of 1,000 made every claim read and lock 8,000 rows to take at most 32

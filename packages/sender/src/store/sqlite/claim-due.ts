@@ -1,6 +1,6 @@
 /**
  * The claim (design I3, I6): leases a batch of due deliveries. It picks in the process (pickDue)
- * from a page of the due rows' keys, then reads what an attempt needs of the picked ones:
+ * from pages (up to three) of the due rows' keys, then reads what an attempt needs of the picked ones:
  * ranking per endpoint in SQL (a window function over the whole window, then a second sort) cost
  * twice as much per delivery.
  */
@@ -54,8 +54,8 @@ ORDER BY next_attempt_at`;
  * Endpoints at their cap (`@full`), and accounts and origins at the claimer's share
  * (`@fullAccounts`, `@fullOrigins`; JSON arrays) are left out here, so the window holds what may
  * be taken. The rows passed over still cost a step of the walk each, so the walk follows the
- * due-time index for at most `@walk` rows not in flight (claimWalk), and stops after `@window`
- * rows it may take: a claim is bounded by what is due and in flight, never by the table, nor by a
+ * due-time index for at most `@walk` rows not in flight (claimWalk), and stops after `@skip` and
+ * `@window` more rows it may take (a page of the claim's window, claimWindow): a claim is bounded by what is due and in flight, never by the table, nor by a
  * backlog it cannot take now (SELECT_HEADS reads past that). Only the rows the walk reaches are
  * read from the table, by rowid. Ties in due time come in index order: those not leased first, then
  * by lease expiry, then by status, then in insertion (rowid) order; no invariant depends on it.
