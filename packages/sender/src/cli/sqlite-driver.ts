@@ -35,7 +35,7 @@ export function driverFailure(error: unknown): DatabaseError | null {
  * that cannot load leaves nothing behind.
  */
 export function loadDriver(): void {
-  if (loaded) return; // the lock and the store both ask; the driver loads once per process
+  if (probe) return; // the lock and the store both ask; the driver loads once per process
   try {
     // Kept, not left to the collector (store/sqlite/database.ts).
     probe = new Database(':memory:');
@@ -43,7 +43,5 @@ export function loadDriver(): void {
   } catch (error) {
     throw driverFailure(error) ?? error;
   }
-  loaded = true;
 }
-let loaded = false;
 let probe: Database.Database | undefined;

@@ -16,8 +16,8 @@ const capFor = <T>(l: PickLimit<T>, key: string) => l.caps?.get(key) ?? l.cap;
  * PostgreSQL ranks in its claim statement to save round trips): in due order, at most `limit` in
  * all, and within every limit given (design I6: per endpoint; design D25: per account and per
  * origin, this worker's share). A delivery over any limit is passed over, never waited on, so a
- * hanging endpoint, origin or account cannot hold up the others. It stops at `limit`, and rows
- * after a page of `due` never change what it picks from the page: a store can read a page, then more.
+ * hanging endpoint, origin or account cannot hold up the others. It reads `due` lazily and stops
+ * at `limit`, so a store can hand it rows it reads only as they are needed.
  */
 export function pickDue<T>(due: Iterable<T>, limits: readonly PickLimit<T>[], limit: number): T[] {
   const picked: T[] = [];

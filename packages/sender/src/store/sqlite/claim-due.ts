@@ -145,6 +145,27 @@ JOIN events ev ON ev.id = d.event_id
 ORDER BY picked.key`;
 
 /**
+ * SELECT_DUE's rows in pages, each read only once picking has used up those before it, never
+ * through a cursor (database.ts): as many as the claim takes, all it reads when picking passes none
+ * over; as many again, enough when it passes a few over; then the rest of its `window`. `read.n`
+ * counts the rows read.
+ */
+function* duePages(
+  db: SqliteDb,
+  params: Record<string, unknown>,
+  limit: number,
+  window: number,
+  read: { n: number },
+): Generator<Row> {
+  for (const size of [limit, limit, window - 2 * limit]) {
+    const page = db.st(SELECT_DUE).all({ ...params, window: size, skip: read.n }) as Row[];
+    read.n += page.length;
+    yield* page;
+    if (page.length < size) return;
+  }
+}
+
+/**
  * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
  * id). An entry read as due whose endpoint has nothing to take now is settled (endpoint-due.ts),
  * and dropped when the endpoint is disabled or paused (re-enabling and resuming lower it again).
@@ -223,22 +244,13 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
     };
-    // Read as pages, never through a cursor (database.ts): first as many rows as the claim takes,
-    // all it reads when picking passes none over; then as many again, enough when it passes a few
-    // over; then the rest of its window. Each page is picked from again with those before it.
-    let walked: Row[] = [];
-    let rows: Row[] = [];
-    for (const size of [limit, limit, window - 2 * limit]) {
-      const page = db.st(SELECT_DUE).all({ ...params, window: size, skip: walked.length }) as Row[];
-      walked = walked.concat(page);
-      rows = pickDue(walked, limits, limit);
-      if (rows.length === limit || page.length < size) break;
-    }
+    const read = { n: 0 };
+    let rows = pickDue(duePages(db, params, limit, window, read), limits, limit);
     // Short, with the walk out of rows before its window and due rows past it: what it walked is
     // held by deliveries this claim may not take. Each endpoint that may take more
     // gives its own first ones instead, among them every one the walk found that picking could take,
     // so the walk's picks are made again from them.
-    if (rows.length < limit && walked.length < window && db.st(DUE_PAST_WALK).get(params)) {
+    if (rows.length < limit && read.n < window && db.st(DUE_PAST_WALK).get(params)) {
       const leased = JSON.stringify([...inFlight.keys()]);
       const perEndpoint = headsPerEndpoint(limit, cap);
       rows = pickDue(headsOf(db, { ...params, leased, perEndpoint, scan: params.walk }), limits, limit);
