@@ -1,6 +1,8 @@
 export type Runtime = 'node22' | 'node24' | 'bun' | 'deno' | 'workerd';
 /** The runtimes of the registry's Node.js builds. */
 export type NodeRuntime = 'node22' | 'node24';
+/** The same, as a list: each test or bench that runs on every Node.js build takes them from here. */
+export declare const NODE_RUNTIMES: readonly NodeRuntime[];
 /** The package folder of runtime `name` (a Node.js one holds its headers under include/), or null where it is not installed. */
 export declare function runtimeHome(name: Runtime): string | null;
 /** The folder holding runtime `name`'s command (`node`, `bun`, `deno` or `workerd`), to put first on a PATH; null where this machine does not have it. */

@@ -25,6 +25,9 @@ const COMMANDS = {
   workerd: { pkg: '@cloudflare/workerd-linux-64', path: ['bin', 'workerd'] },
 };
 
+/** The registry's Node.js builds, those platforms run the service on: Node.js runtimes by name. */
+export const NODE_RUNTIMES = Object.freeze(Object.keys(COMMANDS).filter((name) => name.startsWith('node')));
+
 /** The package folder of runtime `name`, or null where it is not installed. */
 export function runtimeHome(name) {
   const command = COMMANDS[name];

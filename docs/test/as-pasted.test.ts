@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   groupRunning,
+  NODE_RUNTIMES,
   type Runtime,
   requireRuntime,
   runtimeCommand,
@@ -53,7 +54,6 @@ interface Run {
 const runnerOf = ({ runtime }: Run) => (runtime ? runtimeCommand(runtime) : 'node') as Runner;
 /** A page whose server runs on another runtime: the command its parts are read with. */
 const READ_WITH: Record<string, Runner> = { 'guide/edge.md': 'deno' };
-const ON_NODE = ['node22', 'node24'] as const;
 const label = (each: Run) =>
   each.runtime === undefined
     ? each.page
@@ -164,7 +164,7 @@ describe.skipIf(!online)('the guides, followed as pasted', () => {
   const pages = new Map(PAGES.map((page) => [page, parse(page, READ_WITH[page] ?? 'node')]));
   const runs: Run[] = [
     ...PAGES.filter((page) => !READ_WITH[page]).map((page) => ({ page })),
-    ...ON_NODE.flatMap((runtime) =>
+    ...NODE_RUNTIMES.flatMap((runtime) =>
       PAGES.filter((page) => {
         const parsed = pages.get(page)!;
         return !READ_WITH[page] && !(parsed instanceof Error);

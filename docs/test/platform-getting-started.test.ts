@@ -13,19 +13,20 @@
  * for that version as npm does.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  NODE_RUNTIMES,
   type NodeRuntime,
-  nativeCacheDir,
+  nativeBuild,
   requireRuntime,
   runtimeHome,
   runtimeVersion,
 } from '@linkhooks/runtimes';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, it } from 'vitest';
 import { freePort } from './tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,7 +67,7 @@ afterAll(() => {
 
 const RUNS: { runtime?: NodeRuntime; bin?: string | null }[] = [
   {},
-  ...(['node22', 'node24'] as const).map((runtime) => ({
+  ...NODE_RUNTIMES.map((runtime) => ({
     runtime,
     bin: requireRuntime(runtime, 'the platform page'),
   })),
@@ -75,6 +76,7 @@ const RUNS: { runtime?: NodeRuntime; bin?: string | null }[] = [
 // better-sqlite3's native part: the workspace's build of the same version is copied in rather than
 // compiled again (about a minute of one core that tests nothing of the page); another version is built as
 // npm would.
+const ADDON = 'better_sqlite3.node';
 const sqlite = dirname(
   require.resolve('better-sqlite3/package.json', { paths: [join(ROOT, 'packages/sender')] }),
 );
@@ -100,9 +102,10 @@ function packed(): string[] {
 
 for (const { runtime, bin } of RUNS) {
   const on = runtime ? ` on Node ${runtime.slice(4)}` : '';
-  it.skipIf(bin === null)(
+  // The runs at once: each waits on npm and on its programs far more than it computes.
+  it.concurrent.skipIf(bin === null)(
     `delivers a click to a local HTTPS receiver with only the commands on the page${on}`,
-    async () => {
+    async ({ expect }) => {
       const blocks = blocksOf(readFileSync(PAGE, 'utf8'));
       const shell = blocks.filter((b) => b.lang === 'sh');
       const receiver = blocks.find((b) => b.file === 'receiver.js');
@@ -126,27 +129,17 @@ for (const { runtime, bin } of RUNS) {
 
       // The reader's terminal: each shell block in turn; receiver.js saved just before the block
       // that runs it, as the page orders them.
-      // On another Node.js, the build kept for it is copied, or npm builds one against that version's
-      // own headers (its package holds them), which is then kept: only a build of the workspace's
-      // version, the one the cache is named for.
-      const built = runtime
-        ? nativeCacheDir(runtime, 'better-sqlite3', sqliteVersion)
-        : join(sqlite, 'build/Release');
-      if (runtime) mkdirSync(built, { recursive: true });
-      const binary = JSON.stringify(join(built, 'better_sqlite3.node'));
-      const installed = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+      // On another Node.js, the build kept for it (nativeBuild compiles it once, as npm would on
+      // that version) is copied in too. npm builds one in the folder only when the packed sender
+      // asks for another version of the driver than the workspace's.
+      const built = runtime ? nativeBuild(runtime, sqlite, ADDON) : join(sqlite, 'build/Release', ADDON);
       const install = [
         `npm_config_ignore_scripts=true npm install ${tarballs.join(' ')}`,
-        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ]; then same=1; else same=0; fi`,
-        `if [ $same = 1 ] && [ -f ${binary} ]; then`,
+        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ]; then`,
         '  mkdir -p node_modules/better-sqlite3/build/Release',
-        `  cp ${binary} ${installed}`,
+        `  cp ${JSON.stringify(built)} node_modules/better-sqlite3/build/Release/${ADDON}`,
         'else',
         '  npm rebuild better-sqlite3',
-        // Kept whole or not at all: a copy cut short must not be found next time.
-        ...(runtime
-          ? [`  if [ $same = 1 ]; then cp ${installed} ${binary}.$$ && mv ${binary}.$$ ${binary}; fi`]
-          : []),
         'fi',
       ].join('\n');
       let script = 'set -e\n';

@@ -7,9 +7,8 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nativeBuild, runtimeBin, runtimeVersion } from '@linkhooks/runtimes';
+import { NODE_RUNTIMES, nativeBuild, runtimeBin, runtimeVersion } from '@linkhooks/runtimes';
 
-const RUNTIMES = ['node22', 'node24'];
 const PRELOAD = fileURLToPath(new URL('./sqlite-binding.cjs', import.meta.url));
 const SQLITE = dirname(fileURLToPath(import.meta.resolve('better-sqlite3/package.json')));
 const ADDON = 'better_sqlite3.node';
@@ -31,7 +30,7 @@ function runtimeOf(argv) {
       continue;
     }
     if (runtime !== undefined) refuse('--runtime is given once');
-    if (!RUNTIMES.includes(value)) refuse(`--runtime takes one of ${RUNTIMES.join(', ')}`);
+    if (!NODE_RUNTIMES.includes(value)) refuse(`--runtime takes one of ${NODE_RUNTIMES.join(', ')}`);
     runtime = value;
   }
   return { runtime, rest };

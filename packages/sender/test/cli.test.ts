@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireRuntime, runtimeVersion } from '@linkhooks/runtimes';
+import { NODE_RUNTIMES, requireRuntime, runtimeVersion } from '@linkhooks/runtimes';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -375,7 +375,7 @@ describe('linkhooks-sender on PostgreSQL', async () => {
   });
 });
 
-describe.each(['node22', 'node24'] as const)('linkhooks-sender on PostgreSQL, on %s', async (runtime) => {
+describe.each(NODE_RUNTIMES)('linkhooks-sender on PostgreSQL, on %s', async (runtime) => {
   const bin = requireRuntime(runtime, 'the service on PostgreSQL');
   const node = bin && join(bin, 'node');
   const { up, db } = await pgDatabase(`cli_${runtime}`, node !== null);

@@ -40,7 +40,7 @@ function openFile(): {
     checkpointed: checkpoints.changed,
     everyMs: EVERY_MS,
   });
-  db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
   return { db, file, started, checkpointed: checkpoints.until };
 }
 
@@ -48,10 +48,9 @@ describe('WAL checkpoints off the event loop (design D57)', () => {
   it('move to a thread after enough commits: the connection stops checkpointing, the thread does it', async () => {
     const { db, file, started, checkpointed } = openFile();
     const insert = db.immediate((n: number) => {
-      for (let i = 0; i < n; i++)
-        db.raw.prepare('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
+      for (let i = 0; i < n; i++) db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
     });
-    const autocheckpoint = () => db.raw.pragma('wal_autocheckpoint', { simple: true });
+    const autocheckpoint = () => db.st('PRAGMA wal_autocheckpoint').pluck().get();
     for (let i = 1; i < CHECKPOINTER_AFTER_COMMITS; i++) insert(1);
     expect(autocheckpoint()).toBe(1000);
     insert(1);
@@ -73,15 +72,15 @@ describe('WAL checkpoints off the event loop (design D57)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
     dirs.push(dir);
     const db = openSqlite(relative(process.cwd(), join(dir, 'y.db')));
-    expect(isAbsolute(db.raw.name)).toBe(true);
-    expect(db.raw.name).toBe(join(dir, 'y.db'));
+    expect(isAbsolute(db.file)).toBe(true);
+    expect(db.file).toBe(join(dir, 'y.db'));
     await db.close();
   });
 
   it('stays off for a store that closes before it has written much', async () => {
     const { db, file } = openFile();
-    db.immediate(() => db.raw.prepare('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(10)))();
-    expect(db.raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    db.immediate(() => db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(10)))();
+    expect(db.st('PRAGMA wal_autocheckpoint').pluck().get()).toBe(1000);
     await db.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
@@ -177,7 +176,7 @@ async function walLimited() {
       signals.changed();
     },
   });
-  db.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
   const write = createWriteQueue(db, () => 0);
   const insert = (rows: number) => () => {
     for (let i = 0; i < rows; i++) db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));

@@ -11,7 +11,7 @@ it('keeps the store’s pages in a cache of its own size, not SQLite’s 2 MiB d
   const db = openSqlite(join(dir, 'store.db'));
   try {
     // A negative cache_size is in KiB.
-    expect(db.raw.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+    expect(db.st('PRAGMA cache_size').pluck().get()).toBe(-PAGE_CACHE_KIB);
     expect(PAGE_CACHE_KIB).toBeGreaterThan(2048);
   } finally {
     await db.close();

@@ -15,15 +15,26 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { type CheckpointEvents, createCheckpointer, WAL_LIMIT_FRAMES } from './checkpointer.js';
 
+/**
+ * The connection as the store's code sees it: the driver's own connection stays inside, so nothing
+ * outside this file can prepare a statement for one use, iterate or call `pragma()`.
+ */
 export interface SqliteDb {
-  readonly raw: Database.Database;
+  /** The database's file, an absolute path, or `:memory:`. */
+  readonly file: string;
+  /** Whether SQLite keeps the database in memory, with no file. */
+  readonly inMemory: boolean;
   /** The prepared statement for `sql`, prepared once per connection. */
   st(sql: string): Database.Statement;
+  /** Runs `sql`, one statement or several, with no statement object made (migrations, settings). */
+  exec(sql: string): void;
   /**
    * `fn` as a `BEGIN IMMEDIATE` transaction: the write lock is taken first, so two processes on one
    * file never both read and then write.
    */
   immediate<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /** `fn` as a read transaction (a deferred `BEGIN`): its reads see one snapshot of the file. */
+  reading<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   /**
    * While the checkpoints' thread catches up with a WAL past its limit (design D58), a promise that
    * resolves when it has: the delivery path's writes (write-queue.ts) wait for it. Null the rest
@@ -66,7 +77,8 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
   const cache = new Map<string, Database.Statement>();
   const checkpointer = createCheckpointer(raw, checkpoints);
   return {
-    raw,
+    file,
+    inMemory,
     st(sql) {
       let s = cache.get(sql);
       if (!s) {
@@ -74,6 +86,13 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
         cache.set(sql, s);
       }
       return s;
+    },
+    exec(sql) {
+      raw.exec(sql);
+    },
+    reading(fn) {
+      const tx = raw.transaction(fn);
+      return (...args) => tx.deferred(...args);
     },
     immediate(fn) {
       const tx = raw.transaction(fn);

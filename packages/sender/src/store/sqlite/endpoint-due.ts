@@ -66,5 +66,5 @@ const REBUILD_DUE = [
  * right again. One pass over the index of queued deliveries.
  */
 export function rebuildDue(db: SqliteDb): void {
-  for (const sql of REBUILD_DUE) db.raw.exec(sql);
+  for (const sql of REBUILD_DUE) db.exec(sql);
 }

@@ -32,26 +32,24 @@ SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_by_endpoint
 WHERE endpoint_id = @endpointId AND status = @status AND id >= @fromId AND id < @untilId`;
 
 export function endpointStats(db: SqliteDb) {
-  const read = db.raw.transaction(
-    (accountId: string, endpointId: string, w: StatsWindow): WindowStats | null => {
-      if (!db.st(ENDPOINT_OF_ACCOUNT).get({ accountId, endpointId })) return null;
-      const range = { endpointId, since: w.since, until: w.until };
-      const folded = bucketsOf(db.st(ATTEMPT_BUCKETS).all({ ...range, bucketMs: w.bucketMs }) as Row[]);
-      const n = folded.buckets.reduce((sum, b) => sum + b.succeeded + b.failed, 0);
-      const at = (p: number) => {
-        if (n === 0) return null;
-        const row = db.st(DURATION_AT_RANK).get({ ...range, offset: nearestRank(p, n) - 1 }) as Row;
-        return row.duration_ms as number;
-      };
-      const deliveries: WindowStats['deliveries'] = {};
-      const ids = { endpointId, ...deliveryIdsOf(w) };
-      for (const status of DELIVERY_STATUSES) {
-        const { n } = db.st(DELIVERIES_OF_STATUS).get({ ...ids, status }) as { n: number };
-        if (n > 0) deliveries[status] = n;
-      }
-      return { ...folded, deliveries, p50Ms: at(0.5), p95Ms: at(0.95) };
-    },
-  );
-  // A deferred transaction: one snapshot for every count, and no write lock taken.
-  return (accountId: string, endpointId: string, w: StatsWindow) => read.deferred(accountId, endpointId, w);
+  const read = db.reading((accountId: string, endpointId: string, w: StatsWindow): WindowStats | null => {
+    if (!db.st(ENDPOINT_OF_ACCOUNT).get({ accountId, endpointId })) return null;
+    const range = { endpointId, since: w.since, until: w.until };
+    const folded = bucketsOf(db.st(ATTEMPT_BUCKETS).all({ ...range, bucketMs: w.bucketMs }) as Row[]);
+    const n = folded.buckets.reduce((sum, b) => sum + b.succeeded + b.failed, 0);
+    const at = (p: number) => {
+      if (n === 0) return null;
+      const row = db.st(DURATION_AT_RANK).get({ ...range, offset: nearestRank(p, n) - 1 }) as Row;
+      return row.duration_ms as number;
+    };
+    const deliveries: WindowStats['deliveries'] = {};
+    const ids = { endpointId, ...deliveryIdsOf(w) };
+    for (const status of DELIVERY_STATUSES) {
+      const { n } = db.st(DELIVERIES_OF_STATUS).get({ ...ids, status }) as { n: number };
+      if (n > 0) deliveries[status] = n;
+    }
+    return { ...folded, deliveries, p50Ms: at(0.5), p95Ms: at(0.95) };
+  });
+  // A read transaction: one snapshot for every count, and no write lock taken.
+  return read;
 }

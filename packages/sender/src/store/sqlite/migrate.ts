@@ -52,11 +52,11 @@ const RECORD_MIGRATION = `INSERT INTO schema_migrations (version, name, applied_
 
 export function migrateSqlite(db: SqliteDb): () => MigrationReport {
   return db.immediate(() => {
-    db.raw.exec(CREATE_MIGRATIONS_TABLE);
+    db.exec(CREATE_MIGRATIONS_TABLE);
     const recorded = (db.st(SELECT_APPLIED).all() as { version: number }[]).map((r) => r.version);
     const { pending, report } = planMigrations(SQLITE_MIGRATIONS, recorded);
     for (const m of pending) {
-      db.raw.exec(m.sql);
+      db.exec(m.sql);
       db.st(RECORD_MIGRATION).run(m.version, m.name, Date.now());
     }
     rebuildDue(db);

@@ -40,7 +40,7 @@ function withManualSync(name: string) {
   const db = migratedDb(name);
   const syncs: ((error: unknown) => void)[] = [];
   const asked = conditions();
-  const wal = createWalSync(`${db.raw.name}-wal`, (_fd, done) => {
+  const wal = createWalSync(`${db.file}-wal`, (_fd, done) => {
     syncs.push(done);
     asked.changed();
   });
@@ -62,7 +62,7 @@ describe('a SQLite publish (design D33)', () => {
     });
     // The commit is made (another connection sees it), but nothing is answered until the sync.
     await asked.until(() => syncs.length === 1);
-    expect(db.raw.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    expect(db.st('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
     await nextTurn();
     expect(answered).toBe(false);
     syncs[0]!(null);
@@ -73,7 +73,7 @@ describe('a SQLite publish (design D33)', () => {
     syncs[1]!(new Error('EIO'));
     await expect(refused).rejects.toMatchObject({ code: 'storage_failed' });
     wal.close();
-    db.raw.close();
+    await db.close();
   });
 
   it('waits for the sync under way, so the publishes made during it share one commit after it', async () => {
@@ -92,7 +92,7 @@ describe('a SQLite publish (design D33)', () => {
       ),
       wal,
     );
-    const count = () => db.raw.prepare('SELECT count(*) AS n FROM events').pluck().get();
+    const count = () => db.st('SELECT count(*) AS n FROM events').pluck().get();
     const first = write(event('evt_1'), () => 'dlv_1');
     await asked.until(() => syncs.length === 1);
     expect([commits, count()]).toEqual([1, 1]);
@@ -113,7 +113,7 @@ describe('a SQLite publish (design D33)', () => {
       { eventId: 'evt_3' },
     ]);
     wal.close();
-    db.raw.close();
+    await db.close();
   });
 
   it('refuses a publish held during a sync that fails, without writing it', async () => {
@@ -138,9 +138,9 @@ describe('a SQLite publish (design D33)', () => {
     syncs[0]!(new Error('EIO'));
     await Promise.all([first, held]);
     // The first was written before its sync failed; the held one never was.
-    expect(db.raw.prepare('SELECT id FROM events').pluck().all()).toEqual(['evt_1']);
+    expect(db.st('SELECT id FROM events').pluck().all()).toEqual(['evt_1']);
     wal.close();
-    db.raw.close();
+    await db.close();
   });
 
   it('commits the publishes of a batch together, and one that fails fails alone', async () => {
@@ -165,8 +165,8 @@ describe('a SQLite publish (design D33)', () => {
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
       code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
     });
-    const ids = db.raw.prepare('SELECT id FROM events ORDER BY id').pluck().all();
+    const ids = db.st('SELECT id FROM events ORDER BY id').pluck().all();
     expect(ids).toEqual(['evt_a', 'evt_c', 'evt_taken']);
-    db.raw.close();
+    await db.close();
   });
 });

@@ -52,8 +52,8 @@ export interface SqliteStoreOptions {
  */
 export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const db = openSqlite(options.filename);
-  const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.raw.memory;
-  const wal = durable ? createWalSync(`${db.raw.name}-wal`) : null;
+  const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.inMemory;
+  const wal = durable ? createWalSync(`${db.file}-wal`) : null;
   const write = createWriteQueue(db, () => wal?.committed() ?? 0);
   const ops = {
     migrate: migrateSqlite(db),

@@ -9,12 +9,12 @@ import { createWriteQueue, FLUSH_BUDGET_MS } from './write-queue.js';
  */
 function setUp(held: () => Promise<void> | null = () => null, clock: () => number = () => 0) {
   const opened = openSqlite(':memory:');
-  opened.raw.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  opened.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   const db: SqliteDb = { ...opened, held };
   let commits = 0;
   const write = createWriteQueue(db, () => ++commits, clock);
   const insert = (v: string | null) => () => db.st('INSERT INTO t (v) VALUES (?) RETURNING id').get(v);
-  const values = () => db.raw.prepare('SELECT v FROM t ORDER BY id').pluck().all();
+  const values = () => db.st('SELECT v FROM t ORDER BY id').pluck().all();
   return { db, write, insert, values, commits: () => commits };
 }
 
