@@ -26,7 +26,7 @@ import {
   runtimeHome,
   runtimeVersion,
 } from '@linkhooks/runtimes';
-import { afterAll, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { freePort } from './tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,6 +83,29 @@ const sqlite = dirname(
 const sqliteVersion = (JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string })
   .version;
 
+/**
+ * better-sqlite3 built for each other Node.js, as npm would build it there: made before the runs,
+ * which go on at once, so that a compile (about a minute of one core, the first time on a machine)
+ * never holds the event loop while another run's programs wait to be read.
+ */
+const nativeBuilds = new Map<NodeRuntime, string>();
+beforeAll(() => {
+  for (const { runtime, bin } of RUNS)
+    if (runtime && bin) nativeBuilds.set(runtime, nativeBuild(runtime, sqlite, ADDON));
+}, 600_000);
+
+/** Ports handed to a run: the runs go on at once, and none may be given one another was given. */
+const handedOut = new Set<number>();
+async function portOfItsOwn(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
 /** The three packages packed as npm would publish them, once for every run of the page. */
 let tarballs: string[] | undefined;
 function packed(): string[] {
@@ -103,7 +126,7 @@ function packed(): string[] {
 for (const { runtime, bin } of RUNS) {
   const on = runtime ? ` on Node ${runtime.slice(4)}` : '';
   // The runs at once: each waits on npm and on its programs far more than it computes.
-  it.concurrent.skipIf(bin === null)(
+  it.skipIf(bin === null).concurrent(
     `delivers a click to a local HTTPS receiver with only the commands on the page${on}`,
     async ({ expect }) => {
       const blocks = blocksOf(readFileSync(PAGE, 'utf8'));
@@ -120,24 +143,25 @@ for (const { runtime, bin } of RUNS) {
       const work = mkdtempSync(join(tmpdir(), 'linkhooks-platform-page-'));
       works.push(work);
       const tarballs = packed();
-      const apiPort = await freePort();
-      let receiverPort = await freePort();
-      while (receiverPort === apiPort) receiverPort = await freePort();
+      const apiPort = await portOfItsOwn();
+      const receiverPort = await portOfItsOwn();
       // In one pass, so that a port written in never has the other's number replaced inside it.
       const ports = (code: string) =>
         code.replace(/\b(8080|4443)\b/g, (port) => String(port === '8080' ? apiPort : receiverPort));
 
       // The reader's terminal: each shell block in turn; receiver.js saved just before the block
       // that runs it, as the page orders them.
-      // On another Node.js, the build kept for it (nativeBuild compiles it once, as npm would on
-      // that version) is copied in too. npm builds one in the folder only when the packed sender
-      // asks for another version of the driver than the workspace's.
-      const built = runtime ? nativeBuild(runtime, sqlite, ADDON) : join(sqlite, 'build/Release', ADDON);
+      // On another Node.js, the build made for it before the runs (nativeBuilds) is copied in too.
+      // npm builds one in the folder when the packed sender asks for another version of the driver
+      // than the workspace's, or the workspace has none built.
+      const built = JSON.stringify(
+        runtime ? nativeBuilds.get(runtime) : join(sqlite, 'build/Release', ADDON),
+      );
       const install = [
         `npm_config_ignore_scripts=true npm install ${tarballs.join(' ')}`,
-        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ]; then`,
+        `if [ "$(node -p 'require("./node_modules/better-sqlite3/package.json").version')" = "${sqliteVersion}" ] && [ -f ${built} ]; then`,
         '  mkdir -p node_modules/better-sqlite3/build/Release',
-        `  cp ${JSON.stringify(built)} node_modules/better-sqlite3/build/Release/${ADDON}`,
+        `  cp ${built} node_modules/better-sqlite3/build/Release/${ADDON}`,
         'else',
         '  npm rebuild better-sqlite3',
         'fi',
@@ -195,7 +219,7 @@ for (const { runtime, bin } of RUNS) {
           if (/^Node\.js v\d+\.\d+\.\d+$/m.test(errors)) resolve();
         });
       });
-      // Stopped whatever the outcome: the next run's service must not share the machine with it.
+      // Stopped whatever the outcome: nothing of this run outlives it.
       try {
         let timer: NodeJS.Timeout | undefined;
         const outcome = await Promise.race([

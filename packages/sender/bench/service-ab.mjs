@@ -20,6 +20,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { NODE_RUNTIMES } from '@linkhooks/runtimes';
 import { pgSchemaName } from './claims.mjs';
 import { click } from './click.mjs';
 import { startCpuMeter } from './cpu-meter.mjs';
@@ -39,8 +40,7 @@ import { batchIngestRound, deliveryRound, SERVICE, singleIngestRound, startServi
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
-const USAGE =
-  "usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--runtime node22|node24]";
+const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
 
 /** The options `args` give, or the usage and exit 2 where they are not a comparison's. */
 function optionsOf(args) {

@@ -1,6 +1,6 @@
 /**
- * One SQLite connection (better-sqlite3, WAL) with a statement cache and `BEGIN IMMEDIATE`
- * transactions: what every SQLite store operation runs on.
+ * One SQLite connection (better-sqlite3, WAL) with a statement cache, `BEGIN IMMEDIATE` write
+ * transactions and deferred read ones: what every SQLite store operation runs on.
  *
  * No object of the driver's is left to the garbage collector while the connection is open:
  * statements are prepared once per connection and kept (`st`), settings are made with `exec` (no
@@ -16,16 +16,28 @@ import Database from 'better-sqlite3';
 import { type CheckpointEvents, createCheckpointer, WAL_LIMIT_FRAMES } from './checkpointer.js';
 
 /**
- * The connection as the store's code sees it: the driver's own connection stays inside, so nothing
- * outside this file can prepare a statement for one use, iterate or call `pragma()`.
+ * A cached statement as the store's code sees it: rows are read whole, and it leads back to no
+ * connection (the driver's `iterate()` and `database` are left out).
+ */
+export interface StoreStatement {
+  run(...params: unknown[]): Database.RunResult;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  /** Rows as their first column's value. */
+  pluck(toggle?: boolean): StoreStatement;
+}
+
+/**
+ * The connection as the store's code sees it: the driver's own connection stays inside this file,
+ * so the store's code has no way to prepare a statement for one use, iterate or call `pragma()`.
  */
 export interface SqliteDb {
-  /** The database's file, an absolute path, or `:memory:`. */
+  /** The database's file, an absolute path, or `:memory:` or `''` for one kept in memory. */
   readonly file: string;
   /** Whether SQLite keeps the database in memory, with no file. */
   readonly inMemory: boolean;
   /** The prepared statement for `sql`, prepared once per connection. */
-  st(sql: string): Database.Statement;
+  st(sql: string): StoreStatement;
   /** Runs `sql`, one statement or several, with no statement object made (migrations, settings). */
   exec(sql: string): void;
   /**
