@@ -49,6 +49,8 @@ describe('the SQLite claim', () => {
       expect(walk).toMatch(/SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/);
       expect(walk).toMatch(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
       expect(walk).not.toMatch(/TEMP B-TREE|\bev\b|events/);
+      // The pages past the first (duePages) walk the same way, past the rows read before.
+      expect(plan(SELECT_DUE, { now: 0, ...full, window: 48, skip: 16, walk: 512 })).toBe(walk);
       expect(plan(DUE_PAST_WALK, { now: 0, walk: 512 })).toMatch(
         /SEARCH deliveries USING COVERING INDEX deliveries_due \(next_attempt_at<\?\)/,
       );

@@ -148,9 +148,9 @@ ORDER BY picked.key`;
  * SELECT_DUE's rows in pages, each read only once picking has used up those before it, never
  * through a cursor (database.ts): as many as the claim takes, all it reads when picking passes none
  * over; as many again, enough when it passes a few over; then the rest of its `window`. `read.n`
- * counts the rows read.
+ * counts the rows read. Exported for its test.
  */
-function* duePages(
+export function* duePages(
   db: SqliteDb,
   params: Record<string, unknown>,
   limit: number,
