@@ -1,49 +1,72 @@
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../rows.js';
 import { duePages, SELECT_DUE } from './claim-due.js';
-import type { SqliteDb } from './database.js';
+import { openSqlite, type SqliteDb } from './database.js';
+import { migrateSqlite } from './migrate.js';
+
+const NOW = 1_700_000_000_000;
+/** SELECT_DUE's parameters but the page's: nothing full, a walk longer than any window here. */
+const PARAMS = { now: NOW, full: '[]', fullAccounts: '[]', fullOrigins: '[]', walk: 512 };
 
 /**
- * A connection whose SELECT_DUE answers `n` due rows as `LIMIT @window OFFSET @skip` does, each read
- * recorded with the parameters it was given.
+ * A migrated in-memory store with `n` deliveries due to one endpoint, a millisecond apart, whose
+ * SELECT_DUE reads are recorded (each page's size and offset) as the real statement answers them.
  */
 function dueRows(n: number) {
-  const due = Array.from({ length: n }, (_, i) => ({ id: `dlv_${i}` }));
-  const reads: { window: number; skip: number; now: number }[] = [];
-  const db = {
-    st(sql: string) {
-      expect(sql).toBe(SELECT_DUE);
+  const db = openSqlite(':memory:');
+  migrateSqlite(db)();
+  db.exec(`INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+           VALUES ('ep_1', 'acct_1', 'https://hooks.example.com/in', '["click"]', 'whsec_x', 0, 0)`);
+  db.exec(
+    `INSERT INTO events (id, account_id, name, body, created_at) VALUES ('evt_1', 'acct_1', 'click', x'7b7d', 0)`,
+  );
+  const insert = db.st(`
+    INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
+    VALUES (?, 'evt_1', 'ep_1', 'acct_1', 'click', 'pending', ?, 0, 0)`);
+  for (let i = 0; i < n; i++) insert.run(idOf(i), NOW - n + i);
+  const reads: [number, number][] = [];
+  const watched: SqliteDb = {
+    ...db,
+    st(sql) {
+      const statement = db.st(sql);
+      if (sql !== SELECT_DUE) return statement;
       return {
-        all({ window, skip, now }: { window: number; skip: number; now: number }) {
-          reads.push({ window, skip, now });
-          return due.slice(skip, skip + window);
+        run: (...params) => statement.run(...params),
+        get: (...params) => statement.get(...params),
+        pluck: (toggle) => statement.pluck(toggle),
+        all(params: { window: number; skip: number }) {
+          reads.push([params.window, params.skip]);
+          return statement.all(params);
         },
       };
     },
-  } as unknown as SqliteDb;
-  return { db, reads };
+  };
+  return { db: watched, reads, close: () => db.close() };
 }
+
+const idOf = (i: number) => `dlv_${String(i).padStart(4, '0')}`;
+const ids = (to: number) => Array.from({ length: to }, (_, i) => idOf(i));
 
 /** The first `k` rows the pages give, as picking takes them: one at a time, then it stops. */
 function take(pages: Generator<Row>, k: number): string[] {
-  const ids: string[] = [];
+  const taken: string[] = [];
   for (const row of pages) {
-    ids.push(row.id as string);
-    if (ids.length === k) break;
+    taken.push(row.id as string);
+    if (taken.length === k) break;
   }
-  return ids;
+  return taken;
 }
 
-const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `dlv_${from + i}`);
-
-// With a limit of 8 and a window of 64: [due rows, rows picking takes, rows given, reads as [size, skip]].
-const CASES: [string, number, number, number, [number, number][]][] = [
-  ['reads one page of the claim’s limit when picking takes no more', 500, 8, 8, [[8, 0]]],
+// With a limit of 8 and a window of 64: [due rows, rows picking takes, rows given, rows read,
+// reads as [size, offset]].
+const CASES: [string, number, number, number, number, [number, number][]][] = [
+  ['reads one page of the claim’s limit when picking takes no more', 500, 8, 8, 8, [[8, 0]]],
   [
     'reads the next page past the rows already read, only once picking wants one more',
     500,
     9,
     9,
+    16,
     [
       [8, 0],
       [8, 8],
@@ -53,6 +76,7 @@ const CASES: [string, number, number, number, [number, number][]][] = [
     'ends at the window: the third page holds the rest of it',
     500,
     500,
+    64,
     64,
     [
       [8, 0],
@@ -65,6 +89,7 @@ const CASES: [string, number, number, number, [number, number][]][] = [
     10,
     500,
     10,
+    10,
     [
       [8, 0],
       [8, 8],
@@ -73,11 +98,15 @@ const CASES: [string, number, number, number, [number, number][]][] = [
 ];
 
 describe('the SQLite claim’s pages of due rows', () => {
-  it.each(CASES)('%s', (_, due, taken, given, pages) => {
-    const { db, reads } = dueRows(due);
-    const read = { n: 0 };
-    expect(take(duePages(db, { now: 7 }, 8, 64, read), taken)).toEqual(ids(0, given));
-    expect(reads).toEqual(pages.map(([window, skip]) => ({ window, skip, now: 7 })));
-    expect(read.n).toBe(reads.reduce((n, r) => n + Math.min(r.window, Math.max(0, due - r.skip)), 0));
+  it.each(CASES)('%s', async (_, due, taken, given, readRows, pages) => {
+    const { db, reads, close } = dueRows(due);
+    try {
+      const read = { n: 0 };
+      expect(take(duePages(db, PARAMS, 8, 64, read), taken)).toEqual(ids(given));
+      expect(reads).toEqual(pages);
+      expect(read.n).toBe(readRows);
+    } finally {
+      await close();
+    }
   });
 });

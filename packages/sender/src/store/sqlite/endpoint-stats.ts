@@ -31,8 +31,9 @@ export const DELIVERIES_OF_STATUS = `
 SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_by_endpoint
 WHERE endpoint_id = @endpointId AND status = @status AND id >= @fromId AND id < @untilId`;
 
+/** A read transaction: one snapshot for every count, and no write lock taken. */
 export function endpointStats(db: SqliteDb) {
-  const read = db.reading((accountId: string, endpointId: string, w: StatsWindow): WindowStats | null => {
+  return db.reading((accountId: string, endpointId: string, w: StatsWindow): WindowStats | null => {
     if (!db.st(ENDPOINT_OF_ACCOUNT).get({ accountId, endpointId })) return null;
     const range = { endpointId, since: w.since, until: w.until };
     const folded = bucketsOf(db.st(ATTEMPT_BUCKETS).all({ ...range, bucketMs: w.bucketMs }) as Row[]);
@@ -50,6 +51,4 @@ export function endpointStats(db: SqliteDb) {
     }
     return { ...folded, deliveries, p50Ms: at(0.5), p95Ms: at(0.95) };
   });
-  // A read transaction: one snapshot for every count, and no write lock taken.
-  return read;
 }
