@@ -60,6 +60,8 @@ export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, r
       }
       const fanout = targets.length;
       const deliveries = events.length * fanout;
+      // A peer whose workers poll runs them in its own rounds only (pg-boss.mjs).
+      await queue.resume?.();
       const round = rounds.begin(deliveries);
       const started = performance.now();
       const bodies = events.map((body) => body.toString('base64'));
@@ -95,6 +97,7 @@ export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, r
         }
       }
       const finished = await withTimeout(round.done, ROUND_TIMEOUT_MS, `a ${name} round`);
+      await queue.pause?.();
       return { deliveries, ms: finished - started };
     },
     close() {
