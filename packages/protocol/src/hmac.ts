@@ -8,7 +8,11 @@
  */
 import { toBytes, toHex } from './encoding.js';
 
-type NodeHmac = { update(data: string | Uint8Array): NodeHmac; digest(): Uint8Array };
+type NodeHmac = {
+  update(data: string | Uint8Array): NodeHmac;
+  digest(): Uint8Array;
+  digest(encoding: 'hex'): string;
+};
 interface NodeCryptoLike {
   createHmac(algorithm: 'sha256', key: string | Uint8Array): NodeHmac;
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
@@ -35,6 +39,16 @@ export const hmacSha256Sync:
   | ((key: string | Uint8Array, data: string | Uint8Array) => Uint8Array)
   | undefined = nodeCrypto
   ? (key, data) => nodeCrypto.createHmac('sha256', key).update(data).digest()
+  : undefined;
+
+/**
+ * {@link hmacSha256Sync} as lowercase hex, written by node:crypto itself: one string, where hex
+ * made from the digest's bytes in JavaScript built one per byte (a signature per delivery).
+ */
+export const hmacSha256HexSync:
+  | ((key: string | Uint8Array, data: string | Uint8Array) => string)
+  | undefined = nodeCrypto
+  ? (key, data) => nodeCrypto.createHmac('sha256', key).update(data).digest('hex')
   : undefined;
 
 /** {@link hmacSha256Sync} over several parts in order, without concatenating them first. */

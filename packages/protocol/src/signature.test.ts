@@ -182,6 +182,7 @@ describe('Web Crypto path agrees with node:crypto', () => {
     expect(hasSyncCrypto).toBe(true);
     expect(webHmac.hasSyncCrypto).toBe(false);
     expect(webHmac.hmacSha256Sync).toBeUndefined();
+    expect(webHmac.hmacSha256HexSync).toBeUndefined();
     expect(web.sign).not.toBe(sign);
     expect(typeof process.getBuiltinModule).toBe('function');
   });

@@ -7,7 +7,7 @@
  * equal character length but different byte length. Expected failures are values, not throws.
  */
 import { fromHex, toHex } from './encoding.js';
-import { constantTimeEqual, hmacSha256, hmacSha256Sync } from './hmac.js';
+import { constantTimeEqual, hmacSha256, hmacSha256HexSync, hmacSha256Sync } from './hmac.js';
 import { unusableSecret } from './secret.js';
 
 /** The header that carries the signature (design R9). */
@@ -45,10 +45,10 @@ export type VerifyResult =
  */
 export function sign(rawBody: RawBody, secret: string): string {
   assertSignInput(rawBody, secret);
-  if (!hmacSha256Sync) {
+  if (!hmacSha256HexSync) {
     throw new Error('sign: this runtime has no node:crypto; use signAsync, which runs on Web Crypto');
   }
-  return toHex(hmacSha256Sync(secret, bodyBytes(rawBody)!));
+  return hmacSha256HexSync(secret, bodyBytes(rawBody)!);
 }
 
 /**

@@ -97,22 +97,45 @@ export function toApiKey(row: Row): ApiKeyRecord {
 }
 
 /**
- * A claimed delivery's row: the delivery's columns with `body`, `url`, `origin`, `secret`,
- * `previous_secret` (already null unless valid), its expiry and `standard_webhooks` joined in.
+ * A claim's rows as its deliveries, in order. Each row is a delivery's columns with `body`, `url`,
+ * `origin`, `secret`, `previous_secret` (already null unless valid), its expiry and
+ * `standard_webhooks` joined in; `lease` gives its lease's token and expiry. The deliveries of one
+ * event share one copy of its body, never written to: a click to eight endpoints made eight copies,
+ * and the delivery thread eight more of each batch of requests posted to it.
  */
-export function toClaimed(row: Row, leaseToken: string, leaseExpiresAt: number): ClaimedDelivery {
-  return {
-    delivery: toDelivery(row),
-    leaseToken,
-    leaseExpiresAt,
-    body: new Uint8Array(row.body as Buffer),
-    url: row.url as string,
-    origin: row.origin as string,
-    secret: row.secret as string,
-    previousSecret: (row.previous_secret as string | null) ?? null,
-    previousSecretExpiresAt: numOrNull(row.previous_secret_expires_at),
-    standardWebhooks: bool(row.standard_webhooks),
-  };
+/** The lease a claim's row carries in `lease_token` and `lease_expires_at` (PostgreSQL's claims). */
+export const leaseOfRow = (row: Row): [string, number] => [
+  row.lease_token as string,
+  Number(row.lease_expires_at),
+];
+
+export function toClaimed(
+  rows: Row[],
+  lease: (row: Row) => [token: string, expiresAt: number],
+): ClaimedDelivery[] {
+  const bodies = new Map<string, Uint8Array>();
+  return rows.map((row) => {
+    const [leaseToken, leaseExpiresAt] = lease(row);
+    const eventId = row.event_id as string;
+    let body = bodies.get(eventId);
+    if (!body) {
+      // A copy of its own: a driver's Buffer can be a slice of a larger pooled one.
+      body = new Uint8Array(row.body as Buffer);
+      bodies.set(eventId, body);
+    }
+    return {
+      delivery: toDelivery(row),
+      leaseToken,
+      leaseExpiresAt,
+      body,
+      url: row.url as string,
+      origin: row.origin as string,
+      secret: row.secret as string,
+      previousSecret: (row.previous_secret as string | null) ?? null,
+      previousSecretExpiresAt: numOrNull(row.previous_secret_expires_at),
+      standardWebhooks: bool(row.standard_webhooks),
+    };
+  });
 }
 
 export function toAttempt(row: Row): AttemptRecord {

@@ -6,7 +6,7 @@ import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { claimWalk, claimWindow, headsPerEndpoint, IN_FLIGHT_WALKS } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
-import { type Row, toClaimed } from '../rows.js';
+import { leaseOfRow, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import type { DueSettler } from './endpoint-due.js';
@@ -409,9 +409,10 @@ export function claimParams({
 
 /** The deliveries a claim's rows lease (a row with no delivery carries only what the claim read). */
 const claimedOf = (rows: Row[]): ClaimedDelivery[] =>
-  rows
-    .filter((row) => row.id !== null)
-    .map((row) => toClaimed(row, row.lease_token as string, Number(row.lease_expires_at)));
+  toClaimed(
+    rows.filter((row) => row.id !== null),
+    leaseOfRow,
+  );
 
 /**
  * Rounds of settling and claiming again, in one call, when a claim takes nothing but stale entries:

@@ -50,7 +50,7 @@ export function claimProbes(db: SqliteDb, write: WriteQueue) {
     const picked = JSON.stringify(ids);
     const claimed = db.st(SELECT_PICKED).all({ now, ids: picked }) as Row[];
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids: picked });
-    return claimed.map((row) => toClaimed(row, token, expiresAt));
+    return toClaimed(claimed, () => [token, expiresAt]);
   };
   return async (request: ProbeRequest): Promise<ClaimedDelivery[]> =>
     request.endpointIds.length === 0 ? [] : (await write(() => claimOnce(request))).value;

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { leaseOfRow, type Row, toClaimed } from './rows.js';
+
+/** A claim's row as a driver gives it: the body a small Buffer, a slice of Node's shared pool. */
+function row(id: string, eventId: string, body: string, lease: Partial<Row> = {}): Row {
+  return {
+    id,
+    event_id: eventId,
+    endpoint_id: `ep_${id}`,
+    account_id: 'acct_1',
+    event_name: 'click',
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: 1_000,
+    last_failure_kind: null,
+    last_status_code: null,
+    test: 0,
+    created_at: 1_000,
+    updated_at: 1_000,
+    body: Buffer.from(body),
+    url: `https://receiver.example/${id}`,
+    origin: 'https://receiver.example',
+    secret: 'whsec_test',
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    standard_webhooks: 0,
+    ...lease,
+  };
+}
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString();
+
+describe('toClaimed', () => {
+  it('gives the deliveries of one event one copy of its body, and each other event its own', () => {
+    const rows = [
+      row('d1', 'evt_a', '{"a":1}'),
+      row('d2', 'evt_b', '{"b":2}'),
+      row('d3', 'evt_a', '{"a":1}'),
+    ];
+    const [first, other, third] = toClaimed(rows, () => ['token', 5_000]);
+    expect(third!.body).toBe(first!.body);
+    expect(other!.body).not.toBe(first!.body);
+    expect([first, other, third].map((c) => text(c!.body))).toEqual(['{"a":1}', '{"b":2}', '{"a":1}']);
+  });
+
+  it("copies the body out of the driver's buffer, so it can be posted to the delivery thread alone", () => {
+    const source = row('d1', 'evt_a', '{"a":1}');
+    const pooled = source.body as Buffer;
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength); // the pool's slab behind it
+    const [claimed] = toClaimed([source], () => ['token', 5_000]);
+    expect(claimed!.body.buffer.byteLength).toBe(claimed!.body.byteLength);
+    pooled.fill(0);
+    expect(text(claimed!.body)).toBe('{"a":1}');
+  });
+
+  it('takes each row’s lease from the function given, in the rows’ order', () => {
+    const rows = [
+      row('d1', 'evt_a', '{}', { lease_token: 't1', lease_expires_at: '7000' }),
+      row('d2', 'evt_a', '{}', { lease_token: 't2', lease_expires_at: '8000' }),
+    ];
+    const claimed = toClaimed(rows, leaseOfRow);
+    expect(claimed.map((c) => [c.delivery.id, c.leaseToken, c.leaseExpiresAt])).toEqual([
+      ['d1', 't1', 7_000],
+      ['d2', 't2', 8_000],
+    ]);
+  });
+});
