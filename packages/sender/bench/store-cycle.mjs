@@ -1,5 +1,6 @@
 // A store's own cost per delivery, no request sent: each round publishes 625 clicks to 8 endpoints
-// (5,000 deliveries, concurrently, as group commit takes them; `--endpoints=N` spreads them over N),
+// (5,000 deliveries, concurrently, as group commit takes them; `--endpoints=N` spreads them over N;
+// `--at-once` creates a round's events in one millisecond, as a batch request's are),
 // then claims them 32 at a time on two lanes and records each one delivered, as a worker does. Two stores, rounds alternated in one run:
 // the base, as `migrate` leaves it, and the variant, with the SQL given on the command line applied
 // after `migrate` (a schema change to weigh), or run by another build of the store
@@ -15,8 +16,8 @@
 // kind and by table or index (bench/wal-records.mjs). Both print each round's time, medians and ranges, and the variant over the
 // base (the median of per-round ratios).
 //
-//   node bench/store-cycle.mjs [--sqlite] [--endpoints=N] "<SQL applied to the variant>"
-//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs [--sqlite] [--endpoints=N]
+//   node bench/store-cycle.mjs [--sqlite] [--endpoints=N] [--at-once] "<SQL applied to the variant>"
+//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs [--sqlite] [--endpoints=N] [--at-once]
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -49,6 +50,11 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const endpointsArg = process.argv.find((arg) => arg.startsWith('--endpoints='));
 const endpoints = endpointsArg ? Number(endpointsArg.slice('--endpoints='.length)) : 8;
 check(Number.isInteger(endpoints) && endpoints >= 1 && endpoints <= 5_000, '--endpoints=N takes 1 to 5,000');
+/**
+ * `--at-once`: a round's events all created in one millisecond, as a batch request's are, their ids
+ * in the order made (as the service's newId makes them: the random part counts up).
+ */
+const atOnce = process.argv.includes('--at-once');
 const CYCLE = {
   events: Math.round(5_000 / endpoints),
   endpoints,
@@ -67,7 +73,7 @@ const variantSql = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const variantDist = process.env.LINKHOOKS_BENCH_VARIANT_DIST;
 check(
   variantSql || variantDist,
-  'usage: node bench/store-cycle.mjs [--sqlite] [--endpoints=N] "<SQL applied to the variant>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
+  'usage: node bench/store-cycle.mjs [--sqlite] [--endpoints=N] [--at-once] "<SQL applied to the variant>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
 );
 const build = variantDist
   ? await import(pathToFileURL(join(resolve(PACKAGE, variantDist), 'index.js')).href)
@@ -81,6 +87,14 @@ const newId = (prefix, now) => {
   const random = [...randomBytes(16)].map((b) => CROCKFORD[b % 32]).join('');
   return `${prefix}_${time}${random}`;
 };
+
+/** The `n`th id of `prefix` made at `now` (--at-once): ids of one millisecond in the order made. */
+const countedId = (prefix, now, n) => {
+  let count = '';
+  for (let i = 0, m = n; i < 16; i++, m = Math.floor(m / 32)) count = CROCKFORD[m % 32] + count;
+  return `${newId(prefix, now).slice(0, prefix.length + 11)}${count}`;
+};
+let nextDelivery = 0;
 
 // No receiver: startCpuMeter reads one, and here it spends nothing.
 const noReceiver = { stats: async () => ({ cpuUs: 0 }) };
@@ -157,8 +171,14 @@ async function round({ store, accountId, admin }) {
   await Promise.all(
     Array.from({ length: CYCLE.events }, (_, i) =>
       store.publish(
-        { id: newId('evt', first + i), accountId, name: 'click', body: BODY, createdAt: first + i },
-        () => newId('dlv', first + i),
+        {
+          id: atOnce ? countedId('evt', first, i) : newId('evt', first + i),
+          accountId,
+          name: 'click',
+          body: BODY,
+          createdAt: atOnce ? first : first + i,
+        },
+        () => (atOnce ? countedId('dlv', first, nextDelivery++) : newId('dlv', first + i)),
       ),
     ),
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idsFrom, newId } from './ids.js';
+import { idsFrom, newId, newRun, RUN_DIGITS } from './ids.js';
 
 describe('newId', () => {
   it('has the prefix and a 26-character body', () => {
@@ -39,5 +39,14 @@ describe('newId', () => {
     const warning = newId('ntc', at + 10);
     const disabling = newId('ntc', at); // made after, for an attempt that finished earlier
     expect(disabling > warning).toBe(true);
+  });
+});
+
+describe('newRun', () => {
+  it('gives RUN_DIGITS digits of the ids, each call sorting after the one before', () => {
+    const runs = Array.from({ length: 1000 }, () => newRun());
+    for (const run of runs) expect(run).toMatch(new RegExp(`^[0-9A-HJKMNP-TV-Z]{${RUN_DIGITS}}$`));
+    expect([...runs].sort()).toEqual(runs);
+    expect(new Set(runs).size).toBe(1000);
   });
 });

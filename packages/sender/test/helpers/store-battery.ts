@@ -11,7 +11,7 @@ import { claimWalk, claimWindow, walkSteps } from '../../src/store/claim-window.
 import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
-import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
+import type { ClaimedDelivery, DeliveryRecord, EventRecord } from '../../src/store/records.js';
 import { claimPastShare, HELD_UP_BACKLOG, sharesOf } from './held-up-claim.js';
 import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
@@ -96,6 +96,20 @@ export function storeBattery(
         responseSnippet: ok ? '{"received":true}' : 'oops',
         requestHeaders: { 'x-service-attempt': String(number) },
       });
+
+    it('gives the deliveries of events published together in one millisecond ids that sort as they were made: by event, then endpoint', async () => {
+      const a = account();
+      const endpoints = [await endpoint(a), await endpoint(a), await endpoint(a)];
+      const events = Array.from({ length: 20 }, () => event(a));
+      // At once: the store writes them together, in one transaction or statement or more.
+      const published = await Promise.all(events.map(publish));
+      const byEndpoint = (x: DeliveryRecord, y: DeliveryRecord) => (x.endpointId < y.endpointId ? -1 : 1);
+      const made = published.flatMap((deliveries) => [...deliveries].sort(byEndpoint).map((d) => d.id));
+      expect(published.every((deliveries) => deliveries.length === endpoints.length)).toBe(true);
+      for (const id of made) expect(id).toMatch(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/);
+      expect(new Set(made).size).toBe(made.length);
+      expect([...made].sort()).toEqual(made);
+    });
 
     it('persists what decideTransition decides, attempt by attempt, on every path (design I5)', async () => {
       // A model endpoint and delivery advanced by the domain function beside the store's own: every

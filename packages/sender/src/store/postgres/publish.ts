@@ -6,6 +6,7 @@
  * a new delivery is `skipped`, or is held with the others), writes their deliveries and wakes the
  * workers everywhere.
  */
+import { ID_ALPHABET, newRun, RUN_DIGITS } from '../../domain/ids.js';
 import { SenderError } from '../../errors.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import type { Published, PublishTarget } from '../port.js';
@@ -20,8 +21,15 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  * design D42, the click and conversion ids or NULL: design D47), `$7` the schema (the wake-up's
  * payload). The bodies are one binary value (`$4`), each event's from its start (`$12`, counted
  * from 1) for its length (`$13`): an array of bytea goes out as hex text, built on the event loop.
- * A delivery's id is made here, in the form of `newId`: the event's time part and 16 random digits
- * (hex digits are Crockford base32 digits too), so ids still sort by creation time.
+ * A delivery's id is made here, in the form of `newId`: the event's time part, then the
+ * statement's run (`$14`, newRun) and the delivery's count in the statement (`numbered`,
+ * COUNT_DIGITS digits), counted in the order of the events' ids, then the endpoints'. So the
+ * deliveries this process makes sort, and are inserted, in the order they were made, as newId's
+ * do. With 16 random digits each, those of events created in one millisecond (a batch request's)
+ * came in random order: each statement's inserts, and the claims and records after them, went to
+ * pages all over the table and its indexes, and the store's database CPU per delivery was 1.22–1.25
+ * times what it is (bench/store-cycle.mjs --at-once). An id is no secret: every read of a delivery
+ * is its account's, and newId's ids count up within a millisecond the same way.
  *
  * The accounts that have a row are share-locked, so deleting one (delete-account.ts) waits for
  * this commit; an account marked deleted, or whose row is gone after a deletion, is refused and
@@ -50,6 +58,15 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  * again (connection.ts). Entries long due, or later than both batches, never do.
  */
 const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
+
+/** Digits of a delivery's count in its statement, after the run's: a billion deliveries a statement. */
+const COUNT_DIGITS = 16 - RUN_DIGITS;
+/** The number `n` (SQL) as COUNT_DIGITS digits of ID_ALPHABET, the first the most significant. */
+const countDigitsSql = (n: string) =>
+  Array.from(
+    { length: COUNT_DIGITS },
+    (_, i) => `substr('${ID_ALPHABET}', ((${n} >> ${5 * (COUNT_DIGITS - 1 - i)}) & 31)::int + 1, 1)`,
+  ).join(' || ');
 
 export const PUBLISH_EVENTS = `
 WITH input AS (
@@ -85,15 +102,19 @@ targets AS (
   ORDER BY e.id
   FOR SHARE OF e
 ),
+numbered AS (
+  SELECT t.*, row_number() OVER (ORDER BY t.event_id, t.endpoint_id) AS n FROM targets t
+),
 created AS (
   INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at,
                           test, created_at, updated_at)
-  SELECT 'dlv_' || substr(t.event_id, 5, 10) || upper(substr(md5(gen_random_uuid()::text), 1, 16)),
+  SELECT 'dlv_' || substr(t.event_id, 5, 10) || $14::text || ${countDigitsSql('t.n')},
          t.event_id, t.endpoint_id, t.account_id, t.name,
          ${made.status},
          ${made.nextAttemptAt},
          t.test, t.created_at, t.created_at
-  FROM targets t
+  FROM numbered t
+  ORDER BY t.n
   RETURNING *
 ),
 due_now AS (
@@ -134,7 +155,7 @@ ORDER BY ev.id, d.endpoint_id`;
 
 type Publish = { event: EventRecord; target: PublishTarget };
 
-/** PUBLISH_EVENTS's parameters for `batch` ($1 to $13), `schema` the wake-up's payload. */
+/** PUBLISH_EVENTS's parameters for `batch` ($1 to $14), `schema` the wake-up's payload. */
 export function publishParams(batch: Publish[], schema: string): unknown[] {
   const column = <T>(f: (p: Publish) => T) => batch.map(f);
   const bodies = column((p) => p.event.body);
@@ -158,6 +179,7 @@ export function publishParams(batch: Publish[], schema: string): unknown[] {
     column((p) => p.event.conversionId ?? null),
     starts,
     bodies.map((b) => b.byteLength),
+    newRun(),
   ];
 }
 
