@@ -69,7 +69,8 @@ function searchBattery(name: string, open: () => Promise<SenderStore>) {
         ).items.map((d) => d.eventId);
 
       // Both published in one millisecond: their order in the log is the store's (on PostgreSQL a
-      // delivery id keeps its event's millisecond, then random digits), so compare as sets.
+      // delivery id keeps its event's millisecond, then the run of the statement that wrote it), so
+      // compare as sets.
       expect((await found(alice, 'clk_shared')).sort()).toEqual([conversion.eventId, click.eventId].sort());
       expect(await found(alice, 'cnv_1')).toEqual([conversion.eventId]);
       expect(await found(alice, click.eventId)).toEqual([click.eventId]);

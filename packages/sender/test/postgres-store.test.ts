@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { newApiKey } from '../src/accounts.js';
 import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
-import { newId } from '../src/domain/ids.js';
+import { ID_ALPHABET, newId, newRun, RUN_DIGITS } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
 import { claimWindow } from '../src/store/claim-window.js';
@@ -171,6 +171,29 @@ describe.runIf(pgUp)('postgres', () => {
       const stored = await store.getEvent(accountId, event.id);
       expect(Buffer.from(stored!.body).equals(Buffer.from(event.body))).toBe(true);
     }
+    await store.close();
+  });
+
+  it("writes a statement again with the next run when a delivery id it makes is taken (another process's, design D66)", async () => {
+    const { schema, store, accountId } = await storeWithEndpoint();
+    const event = clickEvent(accountId);
+    // The run after this one is the next statement's: its first delivery's id, made first elsewhere.
+    const run = [...newRun()].reduce((n, digit) => n * 32 + ID_ALPHABET.indexOf(digit), 0) + 1;
+    let digits = '';
+    for (let i = 0, n = run; i < RUN_DIGITS; i++, n = Math.floor(n / 32))
+      digits = ID_ALPHABET[n % 32]! + digits;
+    const taken = `dlv_${event.id.slice(4, 14)}${digits}000001`;
+    await admin.query(
+      `INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status, created_at, updated_at)
+       VALUES ($1, $2, 'ep_elsewhere', $3, 'click', 'delivered', $4, $4)`,
+      [taken, newId('evt', T0), accountId, T0],
+    );
+    const published = await store.publish(event, () => newId('dlv', T0));
+    expect(published.deliveries).toHaveLength(1);
+    expect(published.deliveries[0]!.id).not.toBe(taken);
+    expect(published.deliveries[0]!.id.slice(0, 14)).toBe(taken.slice(0, 14));
+    const { rows } = await admin.query(`SELECT id FROM "${schema}".deliveries ORDER BY id`);
+    expect(rows.map((r) => r.id)).toEqual([taken, published.deliveries[0]!.id].sort());
     await store.close();
   });
 

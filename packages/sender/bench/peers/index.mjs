@@ -62,43 +62,46 @@ export async function createPeer(name, { targets, ca, concurrency = 64, pgUrl, r
       const deliveries = events.length * fanout;
       // A peer whose workers poll runs them in its own rounds only (pg-boss.mjs).
       await queue.resume?.();
-      const round = rounds.begin(deliveries);
-      const started = performance.now();
-      const bodies = events.map((body) => body.toString('base64'));
-      const payloads = (from, to) => {
-        const jobs = [];
-        for (let index = from; index < to; index++) {
-          const e = Math.floor(index / fanout);
-          const endpoint = index % fanout;
-          jobs.push({
-            round: round.id,
-            index,
-            event: `evt_${round.id}_${e}`,
-            delivery: `dlv_${round.id}_${e}_${endpoint}`,
-            endpoint,
-            body: bodies[e],
-          });
-        }
-        return jobs;
-      };
-      if (producers) {
-        // Each click's jobs in a call of their own as it arrives, `producers` clicks at a time: what
-        // a platform's servers enqueue as clicks come in, as the service's ingest clients post them.
-        let next = 0;
-        const producer = async () => {
-          for (let e = next++; e < events.length; e = next++) {
-            await queue.enqueue(payloads(e * fanout, (e + 1) * fanout));
+      try {
+        const round = rounds.begin(deliveries);
+        const started = performance.now();
+        const bodies = events.map((body) => body.toString('base64'));
+        const payloads = (from, to) => {
+          const jobs = [];
+          for (let index = from; index < to; index++) {
+            const e = Math.floor(index / fanout);
+            const endpoint = index % fanout;
+            jobs.push({
+              round: round.id,
+              index,
+              event: `evt_${round.id}_${e}`,
+              delivery: `dlv_${round.id}_${e}_${endpoint}`,
+              endpoint,
+              body: bodies[e],
+            });
           }
+          return jobs;
         };
-        await Promise.all(Array.from({ length: producers }, producer));
-      } else {
-        for (let from = 0; from < deliveries; from += batch) {
-          await queue.enqueue(payloads(from, Math.min(from + batch, deliveries)));
+        if (producers) {
+          // Each click's jobs in a call of their own as it arrives, `producers` clicks at a time: what
+          // a platform's servers enqueue as clicks come in, as the service's ingest clients post them.
+          let next = 0;
+          const producer = async () => {
+            for (let e = next++; e < events.length; e = next++) {
+              await queue.enqueue(payloads(e * fanout, (e + 1) * fanout));
+            }
+          };
+          await Promise.all(Array.from({ length: producers }, producer));
+        } else {
+          for (let from = 0; from < deliveries; from += batch) {
+            await queue.enqueue(payloads(from, Math.min(from + batch, deliveries)));
+          }
         }
+        const finished = await withTimeout(round.done, ROUND_TIMEOUT_MS, `a ${name} round`);
+        return { deliveries, ms: finished - started };
+      } finally {
+        await queue.pause?.(); // a failed round's workers too
       }
-      const finished = await withTimeout(round.done, ROUND_TIMEOUT_MS, `a ${name} round`);
-      await queue.pause?.();
-      return { deliveries, ms: finished - started };
     },
     close() {
       closing ??= queue.close().finally(() => deliverer.close());

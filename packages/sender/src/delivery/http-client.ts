@@ -47,6 +47,7 @@ export interface DeliveryClientOptions extends Partial<AddressPolicy> {
 
 export interface SendRequest {
   url: string;
+  /** Shared with the other deliveries of its event (ClaimedDelivery.body): read it, never write or transfer it. */
   body: Uint8Array;
   headers: Record<string, string>;
   /** Cuts the request short (the worker lost its lease); it then ends as a `timeout`. */

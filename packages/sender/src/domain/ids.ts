@@ -1,6 +1,7 @@
 /**
  * Identifiers: a prefix and a ULID-style body (48-bit time + 80 random bits, Crockford base32),
- * so ids sort by creation time and serve as stable cursors for the delivery log.
+ * so ids sort by creation time and serve as stable cursors for the delivery log. PostgreSQL's
+ * delivery ids are made in SQL in the same form, the 80 bits a run (newRun) and a count.
  */
 /** The digits of ids (Crockford's base 32), in ascending order: digits compare as their values do. */
 export const ID_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -8,7 +8,7 @@ describe('a page cursor', () => {
   it('is an id of the page’s kind, as a page gives it', () => {
     expect(isPageCursor('dlv', newId('dlv'))).toBe(true);
     expect(isPageCursor('acct', newId('acct'))).toBe(true);
-    // PostgreSQL's delivery ids: the event's time part and 16 upper-case hex digits.
+    // PostgreSQL's delivery ids: the event's time part, a run and a count (publish.ts), upper case.
     expect(isPageCursor('dlv', 'dlv_01JD8X3K9Q0123456789ABCDEF')).toBe(true);
     for (const value of ['garbage', '', 'dlv_', newId('acct'), `${newId('dlv')}'--`, `dlv_${'A'.repeat(97)}`])
       expect(isPageCursor('dlv', value), value).toBe(false);

@@ -100,6 +100,7 @@ export interface ClaimedDelivery {
   delivery: DeliveryRecord;
   leaseToken: string;
   leaseExpiresAt: number;
+  /** The event's body, shared by the claim's deliveries of that event: read it, never write or transfer it. */
   body: Uint8Array;
   url: string;
   /** The URL's scheme, host and port: what the endpoints of one server share (design D25). */

@@ -96,6 +96,12 @@ export function toApiKey(row: Row): ApiKeyRecord {
   };
 }
 
+/** The lease a claim's row carries in `lease_token` and `lease_expires_at` (PostgreSQL's claims). */
+export const leaseOfRow = (row: Row): [string, number] => [
+  row.lease_token as string,
+  Number(row.lease_expires_at),
+];
+
 /**
  * A claim's rows as its deliveries, in order. Each row is a delivery's columns with `body`, `url`,
  * `origin`, `secret`, `previous_secret` (already null unless valid), its expiry and
@@ -103,12 +109,6 @@ export function toApiKey(row: Row): ApiKeyRecord {
  * event share one copy of its body, never written to: a click to eight endpoints made eight copies,
  * and the delivery thread eight more of each batch of requests posted to it.
  */
-/** The lease a claim's row carries in `lease_token` and `lease_expires_at` (PostgreSQL's claims). */
-export const leaseOfRow = (row: Row): [string, number] => [
-  row.lease_token as string,
-  Number(row.lease_expires_at),
-];
-
 export function toClaimed(
   rows: Row[],
   lease: (row: Row) => [token: string, expiresAt: number],

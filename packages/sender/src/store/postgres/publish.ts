@@ -227,16 +227,26 @@ export function publish(pg: Pg) {
     }
     return firsts;
   };
+  // A delivery id another process made in the same millisecond with the same run (design D66):
+  // the statement is written again, with a run of its own.
+  const writeRun = async (batch: Publish[]): Promise<Settled<Published>[]> => {
+    try {
+      return await writeAll(batch);
+    } catch (error) {
+      if (!deliveryIdTaken(error)) throw error;
+      return writeAll(batch);
+    }
+  };
   // A statement that fails was rolled back whole: each publish of the batch is then written again
   // in a statement of its own, so only the one the database refuses sees the error.
   const write = createBatcher(async (batch: Publish[]): Promise<Settled<Published>[]> => {
     try {
-      return await writeAll(batch);
+      return await writeRun(batch);
     } catch (error) {
       if (batch.length === 1) return [{ ok: false, error }];
       return Promise.all(
         batch.map(
-          async (p) => (await writeAll([p]).catch((e: unknown) => [{ ok: false as const, error: e }]))[0]!,
+          async (p) => (await writeRun([p]).catch((e: unknown) => [{ ok: false as const, error: e }]))[0]!,
         ),
       );
     }
@@ -244,6 +254,12 @@ export function publish(pg: Pg) {
   return (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<Published> =>
     write({ event, target });
 }
+
+/** A unique violation of the deliveries' key: an id made twice. */
+const deliveryIdTaken = (error: unknown) => {
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  return code === '23505' && constraint === 'deliveries_pkey';
+};
 
 const keyOf = (e: Pick<EventRecord, 'accountId' | 'idempotencyKey'>) =>
   JSON.stringify([e.accountId, e.idempotencyKey]);
