@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idsFrom, newId, newRun, RUN_DIGITS } from './ids.js';
+import { idDigits, idsFrom, newId, newRun, RUN_DIGITS } from './ids.js';
 
 describe('newId', () => {
   it('has the prefix and a 26-character body', () => {
@@ -39,6 +39,14 @@ describe('newId', () => {
     const warning = newId('ntc', at + 10);
     const disabling = newId('ntc', at); // made after, for an attempt that finished earlier
     expect(disabling > warning).toBe(true);
+  });
+});
+
+describe('idDigits', () => {
+  it('writes a number in as many digits of the ids as asked, the most significant first', () => {
+    expect(idDigits(0, 4)).toBe('0000');
+    expect(idDigits(32 ** 2 + 2 * 32 + 31, 4)).toBe('012Z');
+    expect(idDigits(32 ** 6 - 1, 6)).toBe('ZZZZZZ');
   });
 });
 

@@ -67,19 +67,18 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
  * idsFrom(until))`, read from any index that ends in the id.
  */
 export function idsFrom(prefix: IdPrefix, ms: number): string {
-  let time = '';
-  let t = ms;
-  for (let i = 0; i < 10; i++) {
-    time = ID_ALPHABET[t % 32]! + time;
-    t = Math.floor(t / 32);
-  }
-  return `${prefix}_${time}`;
+  return `${prefix}_${idDigits(ms, 10)}`;
+}
+
+/** `n` as `count` digits of ID_ALPHABET, the most significant first (a number under 32 ** count). */
+export function idDigits(n: number, count: number): string {
+  let digits = '';
+  for (let i = 0; i < count; i++, n = Math.floor(n / 32)) digits = ID_ALPHABET[n % 32]! + digits;
+  return digits;
 }
 
 /** Digits of a run (newRun): the first part of an id's 16 after its time. */
 export const RUN_DIGITS = 10;
-/** Runs start below this, so that counting on never needs an eleventh digit. */
-const RUN_START_LIMIT = 2 ** 45;
 let lastRun = Number.NaN;
 
 /**
@@ -90,11 +89,9 @@ let lastRun = Number.NaN;
  */
 export function newRun(): string {
   if (Number.isNaN(lastRun)) {
+    // Below 2 ** 45, so that counting on never needs an eleventh digit (2 ** 50).
     const [high, low] = globalThis.crypto.getRandomValues(new Uint32Array(2));
-    lastRun = ((high! % 2 ** 13) * 2 ** 32 + low!) % RUN_START_LIMIT;
+    lastRun = (high! % 2 ** 13) * 2 ** 32 + low!;
   } else lastRun += 1;
-  let digits = '';
-  for (let i = 0, n = lastRun; i < RUN_DIGITS; i++, n = Math.floor(n / 32))
-    digits = ID_ALPHABET[n % 32]! + digits;
-  return digits;
+  return idDigits(lastRun, RUN_DIGITS);
 }
