@@ -15,8 +15,10 @@
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
 // LINKHOOKS_BENCH_NODE_ARGS gives both sides Node options, LINKHOOKS_BENCH_NODE_ARGS_B gives B more
-// of its own (the same dist/ on both sides weighs those options). An even number of rounds gives
-// each pair of services half of them.
+// of its own (the same dist/ on both sides weighs those options). LINKHOOKS_BENCH_SERVICE_ENV and
+// LINKHOOKS_BENCH_SERVICE_ENV_B do the same for the services' environment, as a JSON object of
+// strings: '{"LINKHOOKS_CONCURRENCY":"128"}' weighs a setting. An even number of rounds gives each
+// pair of services half of them.
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -72,6 +74,28 @@ const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
 
+/** The variables `name` holds (a JSON object of strings), or a message and exit 2. */
+function envOf(name) {
+  const text = process.env[name];
+  if (text === undefined) return {};
+  try {
+    const env = JSON.parse(text);
+    if (
+      env &&
+      typeof env === 'object' &&
+      !Array.isArray(env) &&
+      Object.values(env).every((v) => typeof v === 'string')
+    )
+      return env;
+  } catch {
+    // not JSON: the message says what it takes
+  }
+  console.error(`${name} takes a JSON object of strings, such as '{"LINKHOOKS_CONCURRENCY":"128"}'`);
+  process.exit(2);
+}
+const commonEnv = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
+const envB = { ...commonEnv, ...envOf('LINKHOOKS_BENCH_SERVICE_ENV_B') };
+
 try {
   const certs = createTestCertificates();
   const receiver = await startReceiver(certs, 8);
@@ -95,10 +119,11 @@ try {
   // on PostgreSQL the service started second ran 6-7% faster in two comparisons of one build with
   // itself (a pair each), so neither build may always be the one started first.
   const options = {
-    A: { cli: cliOf(positionals[0]), nodeArgs: common },
+    A: { cli: cliOf(positionals[0]), nodeArgs: common, env: commonEnv },
     B: {
       cli: cliOf(positionals[1]),
       nodeArgs: [...common, ...nodeArgsOf(process.env.LINKHOOKS_BENCH_NODE_ARGS_B)],
+      env: envB,
     },
   };
   const services = [];

@@ -86,9 +86,10 @@ function runCli(cli, args, env) {
 /**
  * Starts `linkhooks-sender serve` on `db`, with two business accounts: one with an endpoint on
  * each receiver origin (click events), one with none (ingest alone). `cli`: the build's cli.js;
- * `nodeArgs`: options for the service's Node.
+ * `nodeArgs`: options for the service's Node; `env`: variables of the service's environment set
+ * over the bench's own (service-ab.mjs weighs a setting, such as LINKHOOKS_CONCURRENCY, with it).
  */
-export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS } = {}) {
+export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS, env: settings = {} } = {}) {
   const dir = tempDir('linkhooks-bench-service-');
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, ctx.certs.ca);
@@ -108,6 +109,7 @@ export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS } 
     LINKHOOKS_PER_ACCOUNT_CAP: '64',
     LINKHOOKS_PER_ORIGIN_CAP: '64',
     NODE_EXTRA_CA_CERTS: caFile,
+    ...settings,
   };
   await runCli(cli, ['migrate', '--db', db], env);
   const account = async (name) =>
