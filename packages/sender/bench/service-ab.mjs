@@ -173,9 +173,11 @@ try {
       ];
   // The service's event-loop delay p99 during the round, beyond its sampling interval (service.mjs).
   rows.push(['event-loop delay p99', 'ms', (s) => s.loopP99, ms]);
-  // Of the round, the share its event loop's thread waited for a core (part of any delay above):
-  // compared as B's points over A's, a ratio of shares that may be 0 saying little.
+  // Of the round, the shares its event loop's thread ran and waited for a core (part of any delay
+  // above; together near 100%, the loop bounds the round): compared as B's points over A's, a ratio
+  // of shares that may be 0 saying little.
   const points = (b, a) => `B-A ${median(b.map((x, i) => x - a[i])).toFixed(0)} points`;
+  rows.push(['loop running', '%', (s) => 100 * s.loopRunShare, (x) => x.toFixed(0), points]);
   rows.push(['loop waiting for a core', '%', (s) => 100 * s.loopWaitShare, (x) => x.toFixed(0), points]);
   const ratio = (b, a) => `B/A ${pairedRatio(b, a).toFixed(3)}`;
   for (const [name, unit, of, fmt, compare = ratio] of rows) {

@@ -250,8 +250,8 @@ const batchRequest = (accountId, click, tag, size, b) => ({
  * Starts reading the service's CPU; the reading it answers takes the count of events or deliveries
  * done since: the service's CPU per one (all its threads, its ingest requests included), of it its
  * event loop's (what bounds a service whose loop is the busiest thread), the loop delay p99 since
- * (the scrape at the start resets it), and the share of the time since that the loop's thread was
- * ready to run but waited for a core.
+ * (the scrape at the start resets it), and the shares of the time since that the loop's thread ran
+ * and that it was ready to run but waited for a core: together near 1, the loop bounds the round.
  */
 async function cpuReading(service) {
   const { cpuSeconds } = await scrape(service);
@@ -265,7 +265,8 @@ async function cpuReading(service) {
       cpuUs: ((after.cpuSeconds - cpuSeconds) * 1e6) / count,
       mainUs: (mainAfter.cpuUs - main.cpuUs) / count,
       loopP99: after.loopP99,
-      // The share of the round its event loop spent waiting for a core (cpu-meter.mjs).
+      // The shares of the round its event loop ran and waited for a core (cpu-meter.mjs).
+      loopRunShare: (mainAfter.cpuUs - main.cpuUs) / wallUs,
       loopWaitShare: (mainAfter.waitUs - main.waitUs) / wallUs,
     };
   };
@@ -410,9 +411,13 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   }
   const samples = new Map();
   const add = (key, value) => samples.set(key, [...(samples.get(key) ?? []), value]);
-  /** A burst's event-loop figures, kept under `<label> loop <kind>` and `<label> loop wait <kind>` (BURSTS). */
-  const addBurst = (label, kind, { loopP99, loopWaitShare }) => {
+  /**
+   * A burst's event-loop figures, kept under `<label> loop <kind>`, `<label> loop run <kind>` and
+   * `<label> loop wait <kind>` (BURSTS).
+   */
+  const addBurst = (label, kind, { loopP99, loopRunShare, loopWaitShare }) => {
     add(`${label} loop ${kind}`, loopP99);
+    add(`${label} loop run ${kind}`, loopRunShare);
     add(`${label} loop wait ${kind}`, loopWaitShare);
   };
   // A delivery round, its CPU per delivery by part kept under `<key> cpu <part>` (CPU_PARTS).
@@ -492,9 +497,15 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
         `(${byBurst('loop', (xs) => Math.max(...xs).toFixed(1))})`,
     );
     // Where /proc says it: on a machine whose cores are all busy, part of any delay is this wait.
+    // Running and waiting near 100% together, the loop bounds the burst.
     const waits = BURSTS.flatMap((k) => samples.get(`${label} loop wait ${k}`));
     if (waits.every(Number.isFinite)) {
       const pct = (xs) => `${Math.round(100 * median(xs))}%`;
+      const runs = BURSTS.flatMap((k) => samples.get(`${label} loop run ${k}`));
+      console.log(
+        `   ${`${label}: loop running`.padEnd(44)}${pct(runs).padStart(9)}             ` +
+          `(${byBurst('loop run', pct)}; medians)`,
+      );
       console.log(
         `   ${`${label}: loop waiting for a core`.padEnd(44)}${pct(waits).padStart(9)}             ` +
           `(${byBurst('loop wait', pct)}; medians)`,
