@@ -5,9 +5,10 @@
 // drifts from one minute to the next); paired round by round, each ratio is of two rounds a few
 // seconds apart. Prints, for A and B, the deliveries per second, the service's CPU per
 // delivery (all its threads) and its event loop's, the database server's on PostgreSQL, and the
-// event loop's delay p99: medians with their ranges, and B over A as the median of per-round
-// ratios. With --ingest, part 5's ingest rounds instead (no endpoint subscribed): the events per
-// second, the service's CPU per event and its event loop's, and the loop's delay p99.
+// event loop's delay p99 and the shares of the round it ran and waited for a core: medians with
+// their ranges, and B over A as the median of per-round ratios (for the shares, of per-round
+// differences). With --ingest, part 5's ingest rounds instead (no endpoint subscribed): the events
+// per second, the service's CPU per event and its event loop's, and the loop's figures.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
 //                             [--rounds N] [--runtime node22|node24]
@@ -17,8 +18,9 @@
 // LINKHOOKS_BENCH_NODE_ARGS gives both sides Node options, LINKHOOKS_BENCH_NODE_ARGS_B gives B more
 // of its own (the same dist/ on both sides weighs those options). LINKHOOKS_BENCH_SERVICE_ENV and
 // LINKHOOKS_BENCH_SERVICE_ENV_B do the same for the services' environment, as a JSON object of
-// strings: '{"LINKHOOKS_CONCURRENCY":"128"}' weighs a setting. An even number of rounds gives each
-// pair of services half of them.
+// strings, B's set over the common ones (README.md, "Reading a slow figure", weighs twice the slots
+// with four of them; the bench's endpoints and caps hold 64 in flight whatever one of them says).
+// An even number of rounds gives each pair of services half of them.
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -77,7 +79,7 @@ const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
 /** The variables `name` holds (a JSON object of strings), or a message and exit 2. */
 function envOf(name) {
   const text = process.env[name];
-  if (text === undefined) return {};
+  if (!text) return {};
   try {
     const env = JSON.parse(text);
     if (
@@ -183,7 +185,7 @@ try {
   for (const [name, unit, of, fmt, compare = ratio] of rows) {
     const a = samples.A.map(of);
     const b = samples.B.map(of);
-    // Its event loop's CPU and its wait for a core are read from /proc/<pid>/task, where they can be.
+    // Its event loop's CPU, running share and wait for a core are read from /proc/<pid>/task, where they can be.
     if (![...a, ...b].every(Number.isFinite)) continue;
     const range = (xs) => `${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))}`;
     console.log(
