@@ -87,7 +87,7 @@ function runCli(cli, args, env) {
  * Starts `linkhooks-sender serve` on `db`, with two business accounts: one with an endpoint on
  * each receiver origin (click events), one with none (ingest alone). `cli`: the build's cli.js;
  * `nodeArgs`: options for the service's Node; `env`: variables of the service's environment set
- * over the bench's own (service-ab.mjs weighs a setting, such as LINKHOOKS_CONCURRENCY, with it).
+ * over the bench's own (service-ab.mjs weighs settings with it, as twice the slots in README.md).
  */
 export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS, env: settings = {} } = {}) {
   const dir = tempDir('linkhooks-bench-service-');

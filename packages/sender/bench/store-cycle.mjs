@@ -81,19 +81,17 @@ const build = variantDist
 
 // Ids in the store's form: a prefix, 10 characters of time, 16 random ones (Crockford base32).
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const newId = (prefix, now) => {
-  let time = '';
-  for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
-  const random = [...randomBytes(16)].map((b) => CROCKFORD[b % 32]).join('');
-  return `${prefix}_${time}${random}`;
+/** `n` as `count` digits, the most significant first (as the store's idDigits writes them). */
+const digits = (n, count) => {
+  let s = '';
+  for (let i = 0; i < count; i++, n = Math.floor(n / 32)) s = CROCKFORD[n % 32] + s;
+  return s;
 };
+const newId = (prefix, now) =>
+  `${prefix}_${digits(now, 10)}${[...randomBytes(16)].map((b) => CROCKFORD[b % 32]).join('')}`;
 
 /** The `n`th id of `prefix` made at `now` (--at-once): ids of one millisecond in the order made. */
-const countedId = (prefix, now, n) => {
-  let count = '';
-  for (let i = 0, m = n; i < 16; i++, m = Math.floor(m / 32)) count = CROCKFORD[m % 32] + count;
-  return `${newId(prefix, now).slice(0, prefix.length + 11)}${count}`;
-};
+const countedId = (prefix, now, n) => `${prefix}_${digits(now, 10)}${digits(n, 16)}`;
 let nextDelivery = 0;
 
 // No receiver: startCpuMeter reads one, and here it spends nothing.

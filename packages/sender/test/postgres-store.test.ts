@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { newApiKey } from '../src/accounts.js';
 import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
-import { ID_ALPHABET, idDigits, newId, newRun, RUN_DIGITS } from '../src/domain/ids.js';
+import { COUNT_DIGITS, ID_ALPHABET, idDigits, newId, newRun, RUN_DIGITS } from '../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import type { TransitionRules } from '../src/domain/transition.js';
 import { claimWindow } from '../src/store/claim-window.js';
@@ -179,7 +179,7 @@ describe.runIf(pgUp)('postgres', () => {
     const event = clickEvent(accountId);
     // The run after this one is the next statement's: its first delivery's id, made first elsewhere.
     const run = [...newRun()].reduce((n, digit) => n * 32 + ID_ALPHABET.indexOf(digit), 0) + 1;
-    const taken = `dlv_${event.id.slice(4, 14)}${idDigits(run, RUN_DIGITS)}${idDigits(1, 16 - RUN_DIGITS)}`;
+    const taken = `dlv_${event.id.slice(4, 14)}${idDigits(run, RUN_DIGITS)}${idDigits(1, COUNT_DIGITS)}`;
     await admin.query(
       `INSERT INTO "${schema}".deliveries (id, event_id, endpoint_id, account_id, event_name, status, created_at, updated_at)
        VALUES ($1, $2, 'ep_elsewhere', $3, 'click', 'delivered', $4, $4)`,

@@ -79,6 +79,8 @@ export function idDigits(n: number, count: number): string {
 
 /** Digits of a run (newRun): the first part of an id's 16 after its time. */
 export const RUN_DIGITS = 10;
+/** The rest of the 16: an id's count among those made with its run (a billion of them). */
+export const COUNT_DIGITS = 16 - RUN_DIGITS;
 let lastRun = Number.NaN;
 
 /**

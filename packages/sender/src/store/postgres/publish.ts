@@ -6,7 +6,7 @@
  * a new delivery is `skipped`, or is held with the others), writes their deliveries and wakes the
  * workers everywhere.
  */
-import { ID_ALPHABET, newRun, RUN_DIGITS } from '../../domain/ids.js';
+import { COUNT_DIGITS, ID_ALPHABET, newRun } from '../../domain/ids.js';
 import { SenderError } from '../../errors.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import type { Published, PublishTarget } from '../port.js';
@@ -59,8 +59,6 @@ import { DUE_CHANNEL, type Pg } from './connection.js';
  */
 const made = newDeliverySql('t.enabled', 't.paused', 't.created_at');
 
-/** Digits of a delivery's count in its statement, after the run's: a billion deliveries a statement. */
-const COUNT_DIGITS = 16 - RUN_DIGITS;
 /** The number `n` (SQL) as COUNT_DIGITS digits of ID_ALPHABET, the first the most significant. */
 const countDigitsSql = (n: string) =>
   Array.from(

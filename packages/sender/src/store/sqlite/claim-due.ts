@@ -264,7 +264,8 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     const ids = JSON.stringify(rows.map((r) => r.id));
     const claimed = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
-    return toClaimed(claimed, () => [token, expiresAt]);
+    const lease: [string, number] = [token, expiresAt];
+    return toClaimed(claimed, () => lease);
   };
   // Nothing to take: no turn's wait, no transaction.
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
