@@ -40,7 +40,14 @@ import {
   tempDir,
 } from './harness.mjs';
 import { onRuntime } from './runtime.mjs';
-import { batchIngestRound, deliveryRound, SERVICE, singleIngestRound, startService } from './service.mjs';
+import {
+  batchIngestRound,
+  deliveryRound,
+  envOf,
+  SERVICE,
+  singleIngestRound,
+  startService,
+} from './service.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
@@ -77,24 +84,6 @@ const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
 
 /** The variables `name` holds (a JSON object of strings), or a message and exit 2. */
-function envOf(name) {
-  const text = process.env[name];
-  if (!text) return {};
-  try {
-    const env = JSON.parse(text);
-    if (
-      env &&
-      typeof env === 'object' &&
-      !Array.isArray(env) &&
-      Object.values(env).every((v) => typeof v === 'string')
-    )
-      return env;
-  } catch {
-    // not JSON: the message says what it takes
-  }
-  console.error(`${name} takes a JSON object of strings, such as '{"LINKHOOKS_CONCURRENCY":"128"}'`);
-  process.exit(2);
-}
 const commonEnv = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
 const envB = { ...commonEnv, ...envOf('LINKHOOKS_BENCH_SERVICE_ENV_B') };
 

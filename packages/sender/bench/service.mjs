@@ -38,6 +38,32 @@ const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cl
 const NODE_ARGS = process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 const TOKEN = 'svc_bench_token_0123456789abcdef';
 
+/**
+ * The variables of the services' environment that `name` gives, a JSON object of strings, such as
+ * '{"LINKHOOKS_CONCURRENCY":"128"}' (none when unset or empty); anything else exits 2 saying so.
+ */
+export function envOf(name) {
+  const text = process.env[name];
+  if (!text) return {};
+  try {
+    const env = JSON.parse(text);
+    if (
+      env &&
+      typeof env === 'object' &&
+      !Array.isArray(env) &&
+      Object.values(env).every((v) => typeof v === 'string')
+    )
+      return env;
+  } catch {
+    // not JSON: the message says what it takes
+  }
+  console.error(`${name} takes a JSON object of strings, such as '{"LINKHOOKS_CONCURRENCY":"128"}'`);
+  process.exit(2);
+}
+
+// LINKHOOKS_BENCH_SERVICE_ENV: variables of part 5's services' environment (a setting to weigh).
+const SERVICE_ENV = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
+
 export const SERVICE = {
   clients: 32, // concurrent ingest clients
   singleEvents: 6_000,
@@ -391,7 +417,8 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   );
   const results = {};
   const services = [];
-  for (const store of stores) services.push({ ...store, service: await startService(ctx, store.db) });
+  for (const store of stores)
+    services.push({ ...store, service: await startService(ctx, store.db, { env: SERVICE_ENV }) });
   const floor = await startIngestFloor();
   // SERVICE.warmupRounds of each kind first, not counted, for every sender alike: a service that
   // has run a while has its hot paths compiled, and early rounds would otherwise measure the JIT.
