@@ -83,7 +83,6 @@ const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
 
-/** The variables `name` holds (a JSON object of strings), or a message and exit 2. */
 const commonEnv = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
 const envB = { ...commonEnv, ...envOf('LINKHOOKS_BENCH_SERVICE_ENV_B') };
 

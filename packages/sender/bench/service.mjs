@@ -61,9 +61,6 @@ export function envOf(name) {
   process.exit(2);
 }
 
-// LINKHOOKS_BENCH_SERVICE_ENV: variables of part 5's services' environment (a setting to weigh).
-const SERVICE_ENV = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
-
 export const SERVICE = {
   clients: 32, // concurrent ingest clients
   singleEvents: 6_000,
@@ -113,7 +110,8 @@ function runCli(cli, args, env) {
  * Starts `linkhooks-sender serve` on `db`, with two business accounts: one with an endpoint on
  * each receiver origin (click events), one with none (ingest alone). `cli`: the build's cli.js;
  * `nodeArgs`: options for the service's Node; `env`: variables of the service's environment set
- * over the bench's own (service-ab.mjs weighs settings with it, as twice the slots in README.md).
+ * over the bench's own (part 5's LINKHOOKS_BENCH_SERVICE_ENV; service-ab.mjs weighs settings with
+ * it, as twice the slots in README.md).
  */
 export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS, env: settings = {} } = {}) {
   const dir = tempDir('linkhooks-bench-service-');
@@ -384,6 +382,8 @@ export async function deliveryRound(ctx, service, click, { batched = false } = {
  * Resolves with the figures the summary reads.
  */
 export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
+  // LINKHOOKS_BENCH_SERVICE_ENV: variables set over the bench's own in the services' environment.
+  const settings = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
   // A peer's batched round enqueues what the batch requests bring: each one's clicks × the endpoints.
   const peerBatch = SERVICE.deliveryBatch * ctx.receiver.origins.length;
   const waysOf = new Map(peers.map((peer) => [peer, peerWays(peer, peerBatch).map((w) => ({ peer, ...w }))]));
@@ -415,10 +415,13 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   console.log(
     "   CPU per delivery: the service's own (all its threads, its ingest included) over each ingest + delivery round.",
   );
+  if (Object.keys(settings).length > 0) {
+    console.log(`   The services run with ${JSON.stringify(settings)} (LINKHOOKS_BENCH_SERVICE_ENV).`);
+  }
   const results = {};
   const services = [];
   for (const store of stores)
-    services.push({ ...store, service: await startService(ctx, store.db, { env: SERVICE_ENV }) });
+    services.push({ ...store, service: await startService(ctx, store.db, { env: settings }) });
   const floor = await startIngestFloor();
   // SERVICE.warmupRounds of each kind first, not counted, for every sender alike: a service that
   // has run a while has its hot paths compiled, and early rounds would otherwise measure the JIT.
