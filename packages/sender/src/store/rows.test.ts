@@ -64,4 +64,16 @@ describe('toClaimed', () => {
       ['d2', 't2', 8_000],
     ]);
   });
+
+  it('gives every row the one lease a claim took for all of them', () => {
+    const rows = [
+      row('d1', 'evt_a', '{}', { lease_token: 'not-read', lease_expires_at: '1' }),
+      row('d2', 'evt_b', '{}'),
+    ];
+    const claimed = toClaimed(rows, ['t9', 9_000]);
+    expect(claimed.map((c) => [c.delivery.id, c.leaseToken, c.leaseExpiresAt])).toEqual([
+      ['d1', 't9', 9_000],
+      ['d2', 't9', 9_000],
+    ]);
+  });
 });

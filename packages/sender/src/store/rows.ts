@@ -96,26 +96,24 @@ export function toApiKey(row: Row): ApiKeyRecord {
   };
 }
 
+/** A lease's token and expiry. */
+type Lease = [token: string, expiresAt: number];
+
 /** The lease a claim's row carries in `lease_token` and `lease_expires_at` (PostgreSQL's claims). */
-export const leaseOfRow = (row: Row): [string, number] => [
-  row.lease_token as string,
-  Number(row.lease_expires_at),
-];
+export const leaseOfRow = (row: Row): Lease => [row.lease_token as string, Number(row.lease_expires_at)];
 
 /**
  * A claim's rows as its deliveries, in order. Each row is a delivery's columns with `body`, `url`,
  * `origin`, `secret`, `previous_secret` (already null unless valid), its expiry and
- * `standard_webhooks` joined in; `lease` gives its lease's token and expiry. The deliveries of one
- * event share one copy of its body, never written to: a click to eight endpoints made eight copies,
- * and the delivery thread eight more of each batch of requests posted to it.
+ * `standard_webhooks` joined in. `lease` is every row's lease, where one claim leased them all at once
+ * (SQLite's), or reads each row's own. The deliveries of one event share one copy of its body,
+ * never written to: a click to eight endpoints made eight copies, and the delivery thread eight
+ * more of each batch of requests posted to it.
  */
-export function toClaimed(
-  rows: Row[],
-  lease: (row: Row) => [token: string, expiresAt: number],
-): ClaimedDelivery[] {
+export function toClaimed(rows: Row[], lease: Lease | ((row: Row) => Lease)): ClaimedDelivery[] {
   const bodies = new Map<string, Uint8Array>();
   return rows.map((row) => {
-    const [leaseToken, leaseExpiresAt] = lease(row);
+    const [leaseToken, leaseExpiresAt] = typeof lease === 'function' ? lease(row) : lease;
     const eventId = row.event_id as string;
     let body = bodies.get(eventId);
     if (!body) {

@@ -264,8 +264,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     const ids = JSON.stringify(rows.map((r) => r.id));
     const claimed = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
-    const lease: [string, number] = [token, expiresAt];
-    return toClaimed(claimed, () => lease);
+    return toClaimed(claimed, [token, expiresAt]);
   };
   // Nothing to take: no turn's wait, no transaction.
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>

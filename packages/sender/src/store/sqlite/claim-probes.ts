@@ -50,8 +50,7 @@ export function claimProbes(db: SqliteDb, write: WriteQueue) {
     const picked = JSON.stringify(ids);
     const claimed = db.st(SELECT_PICKED).all({ now, ids: picked }) as Row[];
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids: picked });
-    const lease: [string, number] = [token, expiresAt];
-    return toClaimed(claimed, () => lease);
+    return toClaimed(claimed, [token, expiresAt]);
   };
   return async (request: ProbeRequest): Promise<ClaimedDelivery[]> =>
     request.endpointIds.length === 0 ? [] : (await write(() => claimOnce(request))).value;
