@@ -36,7 +36,10 @@ export interface SqliteDb {
   readonly file: string;
   /** Whether SQLite keeps the database in memory, with no file. */
   readonly inMemory: boolean;
-  /** The prepared statement for `sql`, prepared once per connection. */
+  /**
+   * The prepared statement for `sql`, prepared once per connection. One run for each delivery
+   * takes positional parameters: named ones cost a lookup each (design D67).
+   */
   st(sql: string): StoreStatement;
   /** Runs `sql`, one statement or several, with no statement object made (migrations, settings). */
   exec(sql: string): void;

@@ -12,13 +12,13 @@ import type { SqliteDb } from './database.js';
 
 /** Writes nothing when the entry is already as early: the usual case, an endpoint with work due. */
 const LOWER_DUE = `
-INSERT INTO endpoint_due (endpoint_id, next_due_at) VALUES (@endpointId, @at)
+INSERT INTO endpoint_due (endpoint_id, next_due_at) VALUES (?, ?)
 ON CONFLICT (endpoint_id) DO UPDATE SET next_due_at = excluded.next_due_at
 WHERE excluded.next_due_at < endpoint_due.next_due_at`;
 
 /** Endpoint `endpointId` has a claimable delivery due at `at` (or made claimable at `at`). */
 export function lowerDue(db: SqliteDb, endpointId: string, at: number): void {
-  db.st(LOWER_DUE).run({ endpointId, at });
+  db.st(LOWER_DUE).run(endpointId, at);
 }
 
 /**

@@ -18,7 +18,7 @@ ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO N
 const INSERT_DELIVERY = `
 INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, test,
                         created_at, updated_at)
-VALUES (@id, @eventId, @endpointId, @accountId, @eventName, @status, @nextAttemptAt, @test, @now, @now)`;
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const SELECT_KEYED_EVENT = `SELECT id FROM events WHERE account_id = ? AND idempotency_key = ?`;
 const SELECT_DELIVERIES_OF_EVENT = `SELECT * FROM deliveries WHERE event_id = ? ORDER BY endpoint_id`;
 
@@ -65,7 +65,18 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
       if (!endpoint.events.includes(event.name as never)) continue;
       if (target.endpointId !== undefined && endpoint.id !== target.endpointId) continue;
       const delivery = newDelivery(event, endpoint, nextId(), target.test ?? false);
-      db.st(INSERT_DELIVERY).run({ ...delivery, test: delivery.test ? 1 : 0, now: event.createdAt });
+      db.st(INSERT_DELIVERY).run(
+        delivery.id,
+        delivery.eventId,
+        delivery.endpointId,
+        delivery.accountId,
+        delivery.eventName,
+        delivery.status,
+        delivery.nextAttemptAt,
+        delivery.test ? 1 : 0,
+        event.createdAt,
+        event.createdAt,
+      );
       if (isClaimable(delivery.status) && delivery.nextAttemptAt !== null) {
         lowerDue(db, endpoint.id, delivery.nextAttemptAt);
       }

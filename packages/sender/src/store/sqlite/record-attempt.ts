@@ -9,7 +9,7 @@ import { decideTransition } from '../../domain/transition.js';
 import { attemptApplied } from '../attempt-applied.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
 import type { EndpointRecord } from '../records.js';
-import { attemptParams, type Row, toEndpoint } from '../rows.js';
+import { attemptValues, type Row, toEndpoint } from '../rows.js';
 import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { dropDue } from './endpoint-due.js';
@@ -20,14 +20,13 @@ import type { TxMemo, WriteQueue } from './write-queue.js';
 const SELECT_LEASED = `
 SELECT d.id, d.endpoint_id, d.attempts, e.consecutive_failures AS endpoint_failures, e.enabled AS endpoint_enabled,
        e.paused AS endpoint_paused, e.account_id AS endpoint_account, e.url AS endpoint_url,
-       EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = @number) AS recorded
+       EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = ?) AS recorded
 FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-WHERE d.id = @id AND d.lease_token = @token`;
+WHERE d.id = ? AND d.lease_token = ?`;
 const INSERT_ATTEMPT = `
 INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, failure_kind, error_message,
                       response_snippet, next_attempt_at, request_headers, endpoint_id)
-VALUES (@deliveryId, @number, @startedAt, @durationMs, @statusCode, @failureKind, @errorMessage,
-        @responseSnippet, @nextAttemptAt, @requestHeaders, @endpointId)`;
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = ? WHERE id = ?`;
 const DISABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = 0, disabled_reason = @reason, disabled_at = @now, updated_at = @now
@@ -37,10 +36,9 @@ const HOLD_DELIVERIES = `
 UPDATE deliveries SET status = 'held', updated_at = ?
 WHERE endpoint_id = ? AND status IN ${CLAIMABLE_SQL} AND id <> ?`;
 const FINISH_ATTEMPT = `
-UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
-  lease_token = NULL, lease_expires_at = NULL, last_failure_kind = @failureKind, last_status_code = @statusCode,
-  updated_at = @now
-WHERE id = @id`;
+UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
+  lease_token = NULL, lease_expires_at = NULL, last_failure_kind = ?, last_status_code = ?, updated_at = ?
+WHERE id = ?`;
 
 /**
  * `memo`: what the transaction's publishes have read (a disabling makes its account's endpoints
@@ -51,9 +49,7 @@ function recordOne(
   { lease, attempt, rules, now, retryAfter }: AttemptResult,
   memo: TxMemo,
 ): AttemptApplied {
-  const row = db
-    .st(SELECT_LEASED)
-    .get({ id: lease.deliveryId, token: lease.leaseToken, number: attempt.number }) as Row | undefined;
+  const row = db.st(SELECT_LEASED).get(attempt.number, lease.deliveryId, lease.leaseToken) as Row | undefined;
   if (!row || row.recorded === 1) return { applied: false }; // lease lost (design I3) or recorded (I4)
   const failures = row.endpoint_failures as number;
   const t = decideTransition(
@@ -70,10 +66,10 @@ function recordOne(
   );
   const endpointId = row.endpoint_id as string;
   // The attempt belongs to the delivery whose lease was checked, whatever the record says.
-  db.st(INSERT_ATTEMPT).run({
-    ...attemptParams({ ...attempt, deliveryId: lease.deliveryId, nextAttemptAt: t.delivery.nextAttemptAt }),
+  db.st(INSERT_ATTEMPT).run(
+    ...attemptValues({ ...attempt, deliveryId: lease.deliveryId, nextAttemptAt: t.delivery.nextAttemptAt }),
     endpointId,
-  });
+  );
   if (t.endpoint.consecutiveFailures !== failures) {
     db.st(SET_ENDPOINT_FAILURES).run(t.endpoint.consecutiveFailures, endpointId);
   }
@@ -93,15 +89,15 @@ function recordOne(
     now,
   );
   if (notice) insertNotice(db, notice);
-  db.st(FINISH_ATTEMPT).run({
-    id: lease.deliveryId,
-    status: t.delivery.status,
-    attempts: t.delivery.attempts,
-    nextAttemptAt: t.delivery.nextAttemptAt,
-    failureKind: attempt.failureKind,
-    statusCode: attempt.statusCode,
+  db.st(FINISH_ATTEMPT).run(
+    t.delivery.status,
+    t.delivery.attempts,
+    t.delivery.nextAttemptAt,
+    attempt.failureKind,
+    attempt.statusCode,
     now,
-  });
+    lease.deliveryId,
+  );
   // The endpoint's next due time moves on once nothing of its is due (endpoint-due.ts), settled
   // once the transaction's writes are done.
   if (t.endpoint.disable) dropDue(db, endpointId);
