@@ -37,8 +37,8 @@ export interface SqliteDb {
   /** Whether SQLite keeps the database in memory, with no file. */
   readonly inMemory: boolean;
   /**
-   * The prepared statement for `sql`, prepared once per connection. One run for each delivery
-   * takes positional parameters: named ones cost a lookup each (design D67).
+   * The prepared statement for `sql`, prepared once per connection. Statements run for each
+   * delivery take positional parameters: a named one costs a lookup per parameter (design D67).
    */
   st(sql: string): StoreStatement;
   /** Runs `sql`, one statement or several, with no statement object made (migrations, settings). */
