@@ -44,6 +44,7 @@ import {
   batchIngestRound,
   deliveryRound,
   envOf,
+  nodeArgsOf,
   SERVICE,
   singleIngestRound,
   startService,
@@ -81,7 +82,6 @@ function optionsOf(args) {
 const { values, positionals, rounds } = optionsOf(await onRuntime(import.meta.url, optionsOf));
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
-const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
 
 const commonEnv = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
 const envB = { ...commonEnv, ...envOf('LINKHOOKS_BENCH_SERVICE_ENV_B') };

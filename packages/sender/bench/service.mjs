@@ -35,7 +35,9 @@ const MASTER_KEY = randomBytes(32).toString('base64');
 // two builds round by round).
 const CLI = process.env.LINKHOOKS_BENCH_CLI ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 // LINKHOOKS_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…' profiles the service.
-const NODE_ARGS = process.env.LINKHOOKS_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+/** Node options from a variable's text, separated by white space. */
+export const nodeArgsOf = (text) => text?.split(/\s+/).filter(Boolean) ?? [];
+const NODE_ARGS = nodeArgsOf(process.env.LINKHOOKS_BENCH_NODE_ARGS);
 const TOKEN = 'svc_bench_token_0123456789abcdef';
 
 /**

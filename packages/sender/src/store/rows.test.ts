@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { leaseOfRow, type Row, toClaimed } from './rows.js';
+import type { AttemptRecord } from './records.js';
+import { attemptValues, leaseOfRow, type Row, toClaimed } from './rows.js';
 
 /** A claim's row as a driver gives it: the body a small Buffer, a slice of Node's shared pool. */
 function row(id: string, eventId: string, body: string, lease: Partial<Row> = {}): Row {
@@ -75,5 +76,42 @@ describe('toClaimed', () => {
       ['d1', 't9', 9_000],
       ['d2', 't9', 9_000],
     ]);
+  });
+});
+
+describe('attemptValues', () => {
+  const attempt: AttemptRecord = {
+    deliveryId: 'dlv_own',
+    number: 2,
+    startedAt: 5_000,
+    durationMs: 12,
+    statusCode: 503,
+    failureKind: 'http_status',
+    errorMessage: 'Service Unavailable',
+    responseSnippet: 'busy',
+    nextAttemptAt: null,
+    requestHeaders: { 'x-service-attempt': '2' },
+  };
+
+  it('gives the columns in table order, the headers as JSON', () => {
+    expect(attemptValues(attempt, attempt.nextAttemptAt)).toEqual([
+      'dlv_own',
+      2,
+      5_000,
+      12,
+      503,
+      'http_status',
+      'Service Unavailable',
+      'busy',
+      null,
+      '{"x-service-attempt":"2"}',
+    ]);
+  });
+
+  it('puts the next attempt’s time given in its column, and the delivery given in place of the attempt’s own', () => {
+    const values = attemptValues(attempt, 65_000, 'dlv_leased');
+    expect(values[0]).toBe('dlv_leased');
+    expect(values[8]).toBe(65_000);
+    expect(values.slice(1, 8)).toEqual(attemptValues(attempt, null).slice(1, 8));
   });
 });

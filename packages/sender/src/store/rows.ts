@@ -153,36 +153,27 @@ export function toAttempt(row: Row): AttemptRecord {
   };
 }
 
-/** An attempt's columns in table order, for positional parameters. */
-export function attemptValues(a: AttemptRecord): unknown[] {
-  const p = attemptParams(a);
+/**
+ * An attempt's columns in table order, for positional parameters, with the next attempt's time the
+ * record decided, and `deliveryId` in place of the attempt's own where the store says whose it is.
+ */
+export function attemptValues(
+  a: Omit<AttemptRecord, 'nextAttemptAt'>,
+  nextAttemptAt: number | null,
+  deliveryId = a.deliveryId,
+): unknown[] {
   return [
-    p.deliveryId,
-    p.number,
-    p.startedAt,
-    p.durationMs,
-    p.statusCode,
-    p.failureKind,
-    p.errorMessage,
-    p.responseSnippet,
-    p.nextAttemptAt,
-    p.requestHeaders,
+    deliveryId,
+    a.number,
+    a.startedAt,
+    a.durationMs,
+    a.statusCode,
+    a.failureKind,
+    a.errorMessage,
+    a.responseSnippet,
+    nextAttemptAt,
+    JSON.stringify(a.requestHeaders),
   ];
-}
-
-export function attemptParams(a: AttemptRecord) {
-  return {
-    deliveryId: a.deliveryId,
-    number: a.number,
-    startedAt: a.startedAt,
-    durationMs: a.durationMs,
-    statusCode: a.statusCode,
-    failureKind: a.failureKind,
-    errorMessage: a.errorMessage,
-    responseSnippet: a.responseSnippet,
-    nextAttemptAt: a.nextAttemptAt,
-    requestHeaders: JSON.stringify(a.requestHeaders),
-  };
 }
 
 /** One page of the delivery log from `limit + 1` rows: the extra row says whether a next page exists. */

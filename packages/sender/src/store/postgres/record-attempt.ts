@@ -173,7 +173,7 @@ export function recordParams(batch: AttemptResult[]): { params: unknown[]; decid
     const values = [
       lease.deliveryId,
       lease.leaseToken,
-      ...attemptValues(record).slice(1),
+      ...attemptValues(record, record.nextAttemptAt).slice(1),
       t.delivery.status,
       t.delivery.attempts,
       t.endpoint.consecutiveFailures === 0,
@@ -224,7 +224,7 @@ export function recordAttempt(
       if (!deliveryRow) return { applied: false };
       const endpoint = toEndpoint(endpointRow);
       const { t, record } = decide(result, { attemptsBefore: Number(deliveryRow.attempts), endpoint });
-      const inserted = await client.query(INSERT_ATTEMPT, attemptValues(record));
+      const inserted = await client.query(INSERT_ATTEMPT, attemptValues(record, record.nextAttemptAt));
       if (inserted.rowCount === 0) return { applied: false }; // design I4: nothing was written
 
       // design I5: the failure count, the disabling and the holding commit with the attempt.

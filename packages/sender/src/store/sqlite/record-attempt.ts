@@ -67,7 +67,7 @@ function recordOne(
   const endpointId = row.endpoint_id as string;
   // The attempt belongs to the delivery whose lease was checked, whatever the record says.
   db.st(INSERT_ATTEMPT).run(
-    ...attemptValues({ ...attempt, deliveryId: lease.deliveryId, nextAttemptAt: t.delivery.nextAttemptAt }),
+    ...attemptValues(attempt, t.delivery.nextAttemptAt, lease.deliveryId),
     endpointId,
   );
   if (t.endpoint.consecutiveFailures !== failures) {
