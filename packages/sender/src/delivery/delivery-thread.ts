@@ -3,6 +3,7 @@
  * what the event loop hands it and handing the answers back, those of one turn in one message.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { type Abandon, createAbandon } from './abandon.js';
 import { createDeliveryClient } from './http-client.js';
 import type { FromThread, ThreadClientOptions, ToThread } from './threaded-client.js';
 
@@ -12,7 +13,7 @@ if (!port) throw new Error('the delivery thread runs as a worker thread');
 const client = createDeliveryClient(workerData as ThreadClientOptions);
 // Each request's own signal: the event loop aborts it when the worker lost its lease, or when it
 // answered the request itself past its deadline.
-const signals = new Map<number, AbortController>();
+const signals = new Map<number, Abandon>();
 let answers: FromThread = [];
 let flushQueued = false;
 
@@ -36,7 +37,7 @@ port.on('message', (message: ToThread) => {
   switch (message.type) {
     case 'send':
       for (const { id, url, body, headers } of message.requests) {
-        const abort = new AbortController();
+        const abort = createAbandon();
         signals.set(id, abort);
         const answered = (answer: FromThread[number]) => {
           signals.delete(id);

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
+import { type AbandonSignal, createAbandon } from './abandon.js';
 import {
   createDeliveryClient,
   type DeliveryClient,
@@ -97,7 +98,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const send = (path: string, signal?: AbortSignal) =>
+const send = (path: string, signal?: AbandonSignal) =>
   client.send({
     url: `${origin}${path}`,
     body: Buffer.from('{"event":"click"}'),
@@ -183,7 +184,7 @@ describe('the delivery client', () => {
     expect(late.outcome).toMatchObject({ ok: false, kind: 'timeout', message: 'no answer within 500 ms' });
     expect(late.durationMs).toBeGreaterThanOrEqual(450);
 
-    const lease = new AbortController();
+    const lease = createAbandon();
     const arrived = new Promise<void>((resolve) => {
       onParked = resolve;
     });
@@ -195,7 +196,7 @@ describe('the delivery client', () => {
       message: 'abandoned: the lease was lost',
     });
 
-    const gone = new AbortController();
+    const gone = createAbandon();
     gone.abort();
     expect((await send('/short', gone.signal)).outcome).toMatchObject({
       message: 'abandoned: the lease was lost',

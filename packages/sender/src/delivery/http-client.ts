@@ -9,6 +9,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { AttemptOutcome } from '../domain/delivery-state.js';
 import { isSuccessStatus } from '../domain/delivery-state.js';
 import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
+import type { AbandonSignal } from './abandon.js';
 import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
 import { createBoundedLookup } from './bounded-lookup.js';
 import { classifyError, describeError } from './failure-kind.js';
@@ -51,7 +52,7 @@ export interface SendRequest {
   body: Uint8Array;
   headers: Record<string, string>;
   /** Cuts the request short (the worker lost its lease); it then ends as a `timeout`. */
-  signal?: AbortSignal;
+  signal?: AbandonSignal;
 }
 
 export interface SendResult {

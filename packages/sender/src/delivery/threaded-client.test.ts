@@ -5,6 +5,7 @@ import { type RawReceiver, startRawReceiver } from '../../test/helpers/raw-recei
 import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import { createSender } from '../engine/sender.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import { type AbandonSignal, createAbandon } from './abandon.js';
 import type { SendResult } from './http-client.js';
 import { createThreadedDeliveryClient } from './threaded-client.js';
 
@@ -28,7 +29,7 @@ afterAll(() => receiver.close());
 
 /** The URL of a route of the receiver: `status<code>`, `retry`, or `hang` (never answered). */
 const at = (route: string) => `${receiver.origin}/hooks/${route}`;
-const post = (route: string, n = 0, signal?: AbortSignal) => ({
+const post = (route: string, n = 0, signal?: AbandonSignal) => ({
   url: at(route),
   body: Buffer.from(`{"n":${n}}`),
   headers: { 'content-type': 'application/json', 'x-n': String(n) },
@@ -76,7 +77,7 @@ describe('the delivery client on a thread of its own', () => {
   it('cuts a request short when its signal aborts (the lease was lost)', async () => {
     const c = client();
     try {
-      const abandon = new AbortController();
+      const abandon = createAbandon();
       const before = hanging();
       const sent = c.send(post('hang', 1, abandon.signal));
       await receiver.until(() => hanging() > before);
@@ -149,7 +150,7 @@ describe('the delivery client on a thread of its own', () => {
     const c = client();
     try {
       const before = bodies().length;
-      const abandon = new AbortController();
+      const abandon = createAbandon();
       abandon.abort();
       expect((await c.send(post('status200', 7, abandon.signal))).outcome).toEqual({
         ok: false,

@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import { SenderError } from '../errors.js';
+import type { AbandonSignal } from './abandon.js';
 import {
   ABANDONED,
   type DeliveryClient,
@@ -53,7 +54,7 @@ interface Pending {
   reject(error: Error): void;
   /** performance.now() when it was handed over. */
   sentAt: number;
-  signal?: AbortSignal;
+  signal?: AbandonSignal;
   onAbort?: () => void;
 }
 

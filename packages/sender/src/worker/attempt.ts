@@ -4,6 +4,7 @@
  * moves bytes.
  */
 import type { Clock } from '../clock.js';
+import type { AbandonSignal } from '../delivery/abandon.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
 import { signatureHeaders } from '../delivery/signature-headers.js';
 import { signingSecrets } from '../domain/secret-rotation.js';
@@ -64,7 +65,7 @@ export async function runAttempt(
   deps: AttemptDeps,
   claim: ClaimedDelivery,
   onSent?: () => void,
-  abandon?: AbortSignal,
+  abandon?: AbandonSignal,
 ): Promise<AttemptReport> {
   const number = claim.delivery.attempts + 1;
   const startedAt = deps.clock.now();

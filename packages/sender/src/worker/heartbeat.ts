@@ -6,6 +6,7 @@
  * open.
  */
 import type { Clock } from '../clock.js';
+import type { Abandon } from '../delivery/abandon.js';
 import { leaseKey } from '../store/lease.js';
 import type { DeliveryQueue } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
@@ -17,7 +18,7 @@ export interface HeldLease {
   /** Until when the lease is known to hold. */
   heldUntil: number;
   /** Aborted when the lease is lost: the request is cut short and nothing recorded. */
-  abandon: AbortController;
+  abandon: Abandon;
 }
 
 export interface HeartbeatOptions {

@@ -3,6 +3,7 @@
  * and sleeps until the next one is due or it is woken (design D13). `tick()` runs everything
  * due right now and resolves when it is done — what virtual-time tests drive instead of the loop.
  */
+import { createAbandon } from '../delivery/abandon.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
@@ -94,7 +95,7 @@ export function createWorker(options: WorkerOptions): Worker {
       done: Promise.resolve(),
       sent: false,
       heldUntil: claim.leaseExpiresAt,
-      abandon: new AbortController(),
+      abandon: createAbandon(),
     };
     const sent = () => {
       if (running.sent) return;
