@@ -1,50 +1,66 @@
 import { describe, expect, it } from 'vitest';
-import { createAbandon } from './abandon.js';
+import { type AbandonSignal, createAbandon } from './abandon.js';
+
+/** What a signal's listeners did over one sequence of calls, aborted by `abort`. */
+function heardOver(signal: AbandonSignal, abort: () => void) {
+  const heard: string[] = [];
+  const once = () => heard.push('once');
+  const twice = () => heard.push('twice');
+  const removedEarly = () => heard.push('removed early');
+  const removedWhileRunning = () => heard.push('removed while running');
+  signal.addEventListener('abort', once, { once: true });
+  signal.addEventListener('abort', twice);
+  signal.addEventListener('abort', twice);
+  signal.addEventListener('abort', removedEarly);
+  signal.addEventListener('abort', () => {
+    heard.push('removes one');
+    signal.removeEventListener('abort', removedWhileRunning);
+  });
+  signal.addEventListener('abort', removedWhileRunning);
+  signal.addEventListener('abort', () => {
+    heard.push('adds one');
+    signal.addEventListener('abort', () => heard.push('added while running'));
+  });
+  signal.removeEventListener('abort', removedEarly);
+  signal.removeEventListener('abort', () => heard.push('never added'));
+  const before = signal.aborted;
+  abort();
+  abort();
+  signal.addEventListener('abort', () => heard.push('added after'));
+  return { before, after: signal.aborted, heard };
+}
 
 describe('createAbandon', () => {
-  it('runs each listener once, at the abort, in the order they were added', () => {
+  it('runs each listener once at the abort, in order, as an AbortSignal does', () => {
     const abandon = createAbandon();
-    const heard: string[] = [];
-    abandon.signal.addEventListener('abort', () => heard.push('client'), { once: true });
-    abandon.signal.addEventListener('abort', () => heard.push('thread'));
-    expect(abandon.signal.aborted).toBe(false);
-    expect(heard).toEqual([]);
-    abandon.abort();
-    expect(abandon.signal.aborted).toBe(true);
-    expect(heard).toEqual(['client', 'thread']);
-    abandon.abort();
-    expect(heard).toEqual(['client', 'thread']);
-  });
-
-  it('never runs a listener removed before the abort, nor one added after it', () => {
-    const abandon = createAbandon();
-    const heard: string[] = [];
-    const removed = () => heard.push('removed');
-    abandon.signal.addEventListener('abort', removed);
-    abandon.signal.addEventListener('abort', () => heard.push('kept'));
-    abandon.signal.removeEventListener('abort', removed);
-    abandon.signal.removeEventListener('abort', () => heard.push('never added'));
-    abandon.abort();
-    abandon.signal.addEventListener('abort', () => heard.push('late'));
-    expect(heard).toEqual(['kept']);
-  });
-
-  it('behaves as an AbortSignal does for the same calls', () => {
-    const runs = (signal: ReturnType<typeof createAbandon>['signal'], abort: () => void) => {
-      const heard: number[] = [];
-      const first = () => heard.push(1);
-      signal.addEventListener('abort', first, { once: true });
-      signal.addEventListener('abort', () => heard.push(2), { once: true });
-      signal.removeEventListener('abort', first);
-      abort();
-      abort();
-      signal.addEventListener('abort', () => heard.push(3));
-      return { heard, aborted: signal.aborted };
-    };
     const controller = new AbortController();
+    const ours = heardOver(abandon.signal, () => abandon.abort());
+    expect(ours).toEqual({
+      before: false,
+      after: true,
+      heard: ['once', 'twice', 'removes one', 'adds one'],
+    });
+    expect(ours).toEqual(heardOver(controller.signal, () => controller.abort()));
+  });
+
+  it('runs the other listeners when one throws, and throws its error later', async () => {
     const abandon = createAbandon();
-    expect(runs(abandon.signal, () => abandon.abort())).toEqual(
-      runs(controller.signal, () => controller.abort()),
-    );
+    const heard: string[] = [];
+    const failure = new Error('a listener failed');
+    abandon.signal.addEventListener('abort', () => {
+      throw failure;
+    });
+    abandon.signal.addEventListener('abort', () => heard.push('after the throw'));
+    const thrown = new Promise<unknown>((resolve) => {
+      const listeners = process.listeners('uncaughtException');
+      process.removeAllListeners('uncaughtException');
+      process.once('uncaughtException', (error) => {
+        for (const l of listeners) process.on('uncaughtException', l);
+        resolve(error);
+      });
+    });
+    expect(() => abandon.abort()).not.toThrow();
+    expect(heard).toEqual(['after the throw']);
+    expect(await thrown).toBe(failure);
   });
 });

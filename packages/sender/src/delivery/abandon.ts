@@ -1,8 +1,8 @@
 /**
+ * @module
  * What cuts a request short (SendRequest.signal): the part of an AbortSignal the delivery clients
- * use, which an AbortSignal has too. The worker makes one for each attempt, and the delivery
- * thread one for each request it sends: an AbortController in each place cost about twelve times
- * as much CPU, twice a delivery (design D68).
+ * use, made for every attempt at a fraction of an AbortController's cost (design D68). An
+ * AbortSignal has that part too, so a client may be given either.
  */
 export interface AbandonSignal {
   readonly aborted: boolean;
@@ -16,6 +16,9 @@ export interface Abandon {
   abort(): void;
 }
 
+// Listeners are kept and run as an AbortSignal's are: each once, in the order added, a listener
+// added twice kept once, one removed while others run skipped, one added after the abort never
+// run, and one that throws leaving the others to run (its error thrown later, as uncaught).
 class Abandonment implements Abandon, AbandonSignal {
   aborted = false;
   /** Most signals have one listener (the client's) or none. */
@@ -29,15 +32,22 @@ class Abandonment implements Abandon, AbandonSignal {
     if (this.aborted) return;
     this.aborted = true;
     const listeners = this.listeners;
+    for (let next = listeners?.shift(); next !== undefined; next = listeners?.shift()) {
+      try {
+        next();
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
     this.listeners = null;
-    if (listeners) for (const listener of listeners) listener();
   }
 
-  // As an AbortSignal's: every listener runs once, and one added after the abort never does.
   addEventListener(_type: 'abort', listener: () => void): void {
     if (this.aborted) return;
-    if (this.listeners) this.listeners.push(listener);
-    else this.listeners = [listener];
+    if (!this.listeners) this.listeners = [listener];
+    else if (!this.listeners.includes(listener)) this.listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {

@@ -11,9 +11,9 @@ const port = parentPort;
 if (!port) throw new Error('the delivery thread runs as a worker thread');
 
 const client = createDeliveryClient(workerData as ThreadClientOptions);
-// Each request's own signal: the event loop aborts it when the worker lost its lease, or when it
-// answered the request itself past its deadline.
-const signals = new Map<number, Abandon>();
+// Each request's own abandonment: the event loop aborts it when the worker lost its lease or gave
+// it back at stop, or when it answered the request itself past its deadline.
+const abandons = new Map<number, Abandon>();
 let answers: FromThread = [];
 let flushQueued = false;
 
@@ -37,10 +37,10 @@ port.on('message', (message: ToThread) => {
   switch (message.type) {
     case 'send':
       for (const { id, url, body, headers } of message.requests) {
-        const abort = createAbandon();
-        signals.set(id, abort);
+        const abandon = createAbandon();
+        abandons.set(id, abandon);
         const answered = (answer: FromThread[number]) => {
-          signals.delete(id);
+          abandons.delete(id);
           answers.push(answer);
           if (!flushQueued) {
             flushQueued = true;
@@ -48,14 +48,14 @@ port.on('message', (message: ToThread) => {
           }
         };
         // A send that throws (undici refusing its options) fails there as it would here.
-        client.send({ url, body, headers, signal: abort.signal }).then(
+        client.send({ url, body, headers, signal: abandon.signal }).then(
           (result) => answered({ id, result }),
           (error: unknown) => answered({ id, error: error instanceof Error ? error.message : String(error) }),
         );
       }
       break;
     case 'abort':
-      for (const id of message.ids) signals.get(id)?.abort();
+      for (const id of message.ids) abandons.get(id)?.abort();
       break;
     case 'close':
       end(client.close());

@@ -98,7 +98,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const send = (path: string, signal?: AbandonSignal) =>
+const send = (path: string, signal?: AbandonSignal | AbortSignal) =>
   client.send({
     url: `${origin}${path}`,
     body: Buffer.from('{"event":"click"}'),
@@ -196,7 +196,8 @@ describe('the delivery client', () => {
       message: 'abandoned: the lease was lost',
     });
 
-    const gone = createAbandon();
+    // A client may be given an AbortSignal too.
+    const gone = new AbortController();
     gone.abort();
     expect((await send('/short', gone.signal)).outcome).toMatchObject({
       message: 'abandoned: the lease was lost',
