@@ -144,7 +144,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         const settle = (result: Omit<SendResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
-          resolve({ ...result, durationMs: elapsed() });
+          // Added to the caller's own object, not spread into a new one (design D69).
+          resolve(Object.assign(result, { durationMs: elapsed() }));
         };
         // Drops the request, now or as soon as undici hands it a connection: a request that
         // outlives its attempt is never written afterwards.

@@ -14,7 +14,10 @@ export interface StandardWebhookSigning {
   now: number;
 }
 
-/** `content-type`, `x-service-signature` with `secret`, and with `standard` the Standard Webhooks three. */
+/**
+ * `content-type`, `x-service-signature` with `secret`, and with `standard` the Standard Webhooks
+ * three: a new object each call, which the caller may add to.
+ */
 export function signatureHeaders(
   body: Uint8Array,
   secret: string,

@@ -45,13 +45,13 @@ export function deliveryHeaders(
     claim.standardWebhooks && secrets.standard.length > 0
       ? { id: claim.delivery.eventId, secrets: secrets.standard, now }
       : null;
-  const headers: Record<string, string> = {
-    ...signatureHeaders(claim.body, secrets.serviceSignature, standard),
-    'x-service-event-id': claim.delivery.eventId,
-    'x-service-delivery-id': claim.delivery.id,
-    'x-service-attempt': String(attemptNumber),
-    'user-agent': userAgent,
-  };
+  // Set on signatureHeaders' object (this attempt's own), in this order, not spread into a new one
+  // (design D69).
+  const headers = signatureHeaders(claim.body, secrets.serviceSignature, standard);
+  headers['x-service-event-id'] = claim.delivery.eventId;
+  headers['x-service-delivery-id'] = claim.delivery.id;
+  headers['x-service-attempt'] = String(attemptNumber);
+  headers['user-agent'] = userAgent;
   if (claim.delivery.test) headers['x-service-test'] = '1';
   return headers;
 }
