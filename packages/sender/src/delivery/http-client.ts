@@ -141,10 +141,11 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         const chunks: Buffer[] = [];
         let read = 0;
         let ended = false;
+        // `result`: built by each caller for this call alone, since its duration is added to it
+        // rather than spread into a new object (design D69).
         const settle = (result: Omit<SendResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
-          // Added to the caller's own object, not spread into a new one (design D69).
           resolve(Object.assign(result, { durationMs: elapsed() }));
         };
         // Drops the request, now or as soon as undici hands it a connection: a request that
