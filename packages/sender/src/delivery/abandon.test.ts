@@ -51,16 +51,18 @@ describe('createAbandon', () => {
       throw failure;
     });
     abandon.signal.addEventListener('abort', () => heard.push('after the throw'));
-    const thrown = new Promise<unknown>((resolve) => {
-      const listeners = process.listeners('uncaughtException');
+    // The runner's own handlers are set aside while the error is awaited, and put back however the
+    // test ends, so a failure here cannot leave later uncaught errors unreported.
+    const runners = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    try {
+      const thrown = new Promise<unknown>((resolve) => process.once('uncaughtException', resolve));
+      expect(() => abandon.abort()).not.toThrow();
+      expect(heard).toEqual(['after the throw']);
+      expect(await thrown).toBe(failure);
+    } finally {
       process.removeAllListeners('uncaughtException');
-      process.once('uncaughtException', (error) => {
-        for (const l of listeners) process.on('uncaughtException', l);
-        resolve(error);
-      });
-    });
-    expect(() => abandon.abort()).not.toThrow();
-    expect(heard).toEqual(['after the throw']);
-    expect(await thrown).toBe(failure);
+      for (const runner of runners) process.on('uncaughtException', runner);
+    }
   });
 });

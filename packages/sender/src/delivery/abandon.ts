@@ -24,6 +24,7 @@ class Abandonment implements Abandon, AbandonSignal {
   /** Most signals have one listener (the client's) or none. */
   private listeners: (() => void)[] | null = null;
 
+  // Its own signal: one object for each attempt, not two.
   get signal(): AbandonSignal {
     return this;
   }
