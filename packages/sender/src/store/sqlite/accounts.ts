@@ -3,7 +3,7 @@ import type { NewAccount, Page } from '../port.js';
 import type { AccountRecord } from '../records.js';
 import { type Row, toAccount } from '../rows.js';
 import { findApiKey } from './api-keys.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 
 const INSERT_ACCOUNT = `
 INSERT INTO accounts (id, name, plan, api_key_hash, created_at) VALUES (@id, @name, @plan, @apiKeyHash, @now)`;
@@ -12,7 +12,7 @@ INSERT INTO api_keys (id, account_id, prefix, key_hash, created_at) VALUES (@key
 /** An account being deleted reads as gone (design D37). */
 const SELECT_ACCOUNT = `SELECT * FROM accounts WHERE id = ? AND deleted_at IS NULL`;
 const LIST_ACCOUNTS = `
-SELECT * FROM accounts WHERE deleted_at IS NULL AND id > @cursor ORDER BY id LIMIT @limit`;
+SELECT * FROM accounts WHERE deleted_at IS NULL AND id > @cursor ORDER BY id LIMIT ${countParam('limit')}`;
 
 export function createAccount(db: SqliteDb) {
   return db.immediate((input: NewAccount): AccountRecord => {

@@ -12,7 +12,7 @@ import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL, sqlString } from '../sql-rules.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 import { dropDue, settleDue } from './endpoint-due.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -62,17 +62,17 @@ ORDER BY next_attempt_at`;
  */
 export const SELECT_DUE = `
 SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin
-FROM (SELECT rowid AS r, next_attempt_at ${DUE_IN_ORDER} LIMIT @walk) w
+FROM (SELECT rowid AS r, next_attempt_at ${DUE_IN_ORDER} LIMIT ${countParam('walk')}) w
 CROSS JOIN deliveries d ON d.rowid = w.r -- in this order
 JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
 WHERE d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
   AND d.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
   AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
 ORDER BY w.next_attempt_at
-LIMIT @window OFFSET @skip`;
+LIMIT ${countParam('window')} OFFSET ${countParam('skip')}`;
 
 /** A due delivery past the walk's `@walk` rows: the walk was cut short, not out of due rows. */
-export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET @walk`;
+export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET ${countParam('walk')}`;
 
 /**
  * When deliveries this claim may not take fill the walk (a tenant's backlog behind its endpoints,
@@ -99,7 +99,7 @@ FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in
 WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND e.id NOT IN (SELECT value FROM json_each(@leased))
 ORDER BY q.next_due_at
-LIMIT @scan`;
+LIMIT ${countParam('scan')}`;
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
 FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
@@ -113,7 +113,7 @@ WHERE q.endpoint_id = f.value AND q.next_due_at <= @now AND e.id = q.endpoint_id
       AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now))`,
   ).join(' OR ')})
 ORDER BY q.next_due_at
-LIMIT @scan`;
+LIMIT ${countParam('scan')}`;
 
 /**
  * The first `@perEndpoint` due, unleased deliveries of status `@status` of each endpoint of
@@ -129,7 +129,7 @@ WHERE e.id = q.value AND d.id IN (
       AND h.next_attempt_at <= @now
       AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now)
     ORDER BY h.next_attempt_at
-    LIMIT @perEndpoint)`;
+    LIMIT ${countParam('perEndpoint')})`;
 
 /**
  * What an attempt needs of the picked deliveries (a JSON array of ids), in the order picked, read

@@ -3,17 +3,17 @@
  * read), then its rows removed a bounded step at a time, each step a transaction of its own, so a
  * large account never holds the write lock for long. A deletion cut short resumes where it ended.
  */
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 
 const MARK_DELETED = `UPDATE accounts SET deleted_at = coalesce(deleted_at, @now) WHERE id = @id`;
 const REVOKE_KEYS = `UPDATE api_keys SET revoked_at = @now WHERE account_id = @id AND revoked_at IS NULL`;
 /** Attempts go with their deliveries by cascade. */
 const DELETE_DELIVERIES = `
 DELETE FROM deliveries WHERE id IN (
-  SELECT id FROM deliveries INDEXED BY deliveries_by_account WHERE account_id = @id LIMIT @limit)`;
+  SELECT id FROM deliveries INDEXED BY deliveries_by_account WHERE account_id = @id LIMIT ${countParam('limit')})`;
 const DELETE_EVENTS = `
 DELETE FROM events WHERE id IN (
-  SELECT id FROM events INDEXED BY events_by_account WHERE account_id = @id LIMIT @limit)`;
+  SELECT id FROM events INDEXED BY events_by_account WHERE account_id = @id LIMIT ${countParam('limit')})`;
 const DELETE_ENDPOINTS = `DELETE FROM endpoints WHERE account_id = @id`;
 const DELETE_KEYS = `DELETE FROM api_keys WHERE account_id = @id`;
 const DELETE_ACCOUNT = `DELETE FROM accounts WHERE id = @id AND deleted_at IS NOT NULL`;

@@ -9,7 +9,7 @@ import {
 import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { type Row, toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 
 export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = ? AND account_id = ?`;
 const SELECT_ATTEMPTS = `SELECT * FROM attempts WHERE delivery_id = ? ORDER BY number`;
@@ -40,15 +40,15 @@ export function listSql(filter: DeliveryFilter): string {
     if (filter.status !== undefined) where.push('status = @status');
     if (filter.event !== undefined) where.push('event_name = @event');
     where.push(`event_id IN (${SEARCHED_EVENTS})`);
-    return `SELECT * FROM deliveries INDEXED BY deliveries_by_event WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`;
+    return `SELECT * FROM deliveries INDEXED BY deliveries_by_event WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${countParam('limit')}`;
   }
   const index = filter.endpointId !== undefined ? 'deliveries_by_endpoint' : 'deliveries_by_account';
   const rangeOf = (status: string, limit: string) =>
     `SELECT * FROM deliveries INDEXED BY ${index} WHERE ${[...where, `status = ${status}`].join(' AND ')} ORDER BY id DESC LIMIT ${limit}`;
   const status = filter.status !== undefined ? '@status' : null;
   return readsEventWindows(filter)
-    ? eventFilteredSql(rangeOf, status, '@event', '@limit')
-    : newestFirstSql(rangeOf, status, '@limit');
+    ? eventFilteredSql(rangeOf, status, '@event', countParam('limit'))
+    : newestFirstSql(rangeOf, status, countParam('limit'));
 }
 
 export function listDeliveries(

@@ -1,13 +1,13 @@
 /** Endpoint secrets across accounts, for sealing them in bounded steps (design D29, D30). */
 import type { SecretChange } from '../port.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 
 // substr rather than LIKE: `_` in a key id or base64url is no wildcard here.
 const SELECT_NOT_SEALED = `
 SELECT id, secret, previous_secret FROM endpoints
 WHERE id > @after
   AND (substr(secret, 1, @n) <> @prefix OR (previous_secret IS NOT NULL AND substr(previous_secret, 1, @n) <> @prefix))
-ORDER BY id LIMIT @limit`;
+ORDER BY id LIMIT ${countParam('limit')}`;
 /**
  * Compare-and-set: a secret changed since it was read (another process, a rotation) is left alone,
  * and so is a row whose previous secret changed, when the change carries one (design D38).

@@ -5,7 +5,7 @@
 import { DELIVERY_STATUSES } from '../../domain/delivery-state.js';
 import type { Row } from '../rows.js';
 import { bucketsOf, deliveryIdsOf, nearestRank, type StatsWindow, type WindowStats } from '../stats-port.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 
 const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = @endpointId AND account_id = @accountId`;
 /**
@@ -25,7 +25,7 @@ GROUP BY bucket`;
 export const DURATION_AT_RANK = `
 SELECT duration_ms FROM attempts INDEXED BY attempts_by_endpoint
 WHERE endpoint_id = @endpointId AND started_at >= @since AND started_at < @until
-ORDER BY duration_ms LIMIT 1 OFFSET @offset`;
+ORDER BY duration_ms LIMIT 1 OFFSET ${countParam('offset')}`;
 /** The deliveries of one status made in the window: their ids, which start with their creation time. */
 export const DELIVERIES_OF_STATUS = `
 SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_by_endpoint

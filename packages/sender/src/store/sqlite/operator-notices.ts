@@ -4,7 +4,7 @@ import { newLeaseToken } from '../lease.js';
 import type { NoticeOutcome } from '../notice-port.js';
 import { noticeRecordParams, toNotice } from '../notice-record.js';
 import type { Row } from '../rows.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 
 const INSERT_NOTICE = `
 INSERT INTO operator_notices (id, type, body, status, attempts, next_attempt_at, created_at, updated_at)
@@ -15,7 +15,7 @@ WHERE id IN (
   SELECT id FROM operator_notices INDEXED BY operator_notices_due
   WHERE status IN ('pending', 'awaiting_retry') AND next_attempt_at <= @now
     AND (lease_expires_at IS NULL OR lease_expires_at <= @now)
-  ORDER BY next_attempt_at LIMIT @limit)
+  ORDER BY next_attempt_at LIMIT ${countParam('limit')})
 RETURNING id, type, body, attempts, lease_token`;
 const RECORD_NOTICE = `
 UPDATE operator_notices SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,

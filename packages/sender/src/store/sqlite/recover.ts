@@ -5,7 +5,7 @@
  */
 import type { RecoverRequest, RecoverResult } from '../port.js';
 import { RESUME_STATUS_SQL } from '../sql-rules.js';
-import type { SqliteDb } from './database.js';
+import { countParam, type SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 
 const SELECT_ENDPOINT_STATE = `SELECT enabled, paused FROM endpoints WHERE id = ? AND account_id = ?`;
@@ -14,7 +14,7 @@ UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, upd
 WHERE id IN (
   SELECT id FROM deliveries INDEXED BY deliveries_failed
   WHERE endpoint_id = @id AND status = 'failed' AND created_at >= @since AND created_at < @until
-  ORDER BY created_at LIMIT @limit)`;
+  ORDER BY created_at LIMIT ${countParam('limit')})`;
 const COUNT_FAILED = `
 SELECT count(*) AS n FROM deliveries INDEXED BY deliveries_failed
 WHERE endpoint_id = @id AND status = 'failed' AND created_at >= @since AND created_at < @until`;
