@@ -25,6 +25,14 @@ export const QUEUED_SQL = list(QUEUED_STATUSES);
 /** `status IN ('delivered', 'failed', 'skipped')`: the statuses retention may delete. */
 export const FINAL_SQL = list(FINAL_STATUSES);
 
+/**
+ * `column` is one of `values`, one comparison each: how the SQLite store states three statuses or
+ * more (design D71). Its partial indexes state their conditions so (SQLite migration 18), and the
+ * statements that read through one repeat its condition word for word, as SQLite requires.
+ */
+export const oneOfSql = (column: string, values: readonly string[]) =>
+  `(${values.map((value) => `${column} = ${sqlString(value)}`).join(' OR ')})`;
+
 /** resumeStatus(attempts) over a row's `attempts` column: how a held or replayed delivery resumes. */
 export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)}' ELSE '${resumeStatus(1)}' END`;
 

@@ -24,6 +24,7 @@ import m014 from './migrations/014-log-pages-by-status.sql';
 import m015 from './migrations/015-endpoint-next-due.sql';
 import m016 from './migrations/016-due-index-holds-leases.sql';
 import m017 from './migrations/017-deliveries-counted-by-id.sql';
+import m018 from './migrations/018-partial-indexes-without-in-lists.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -43,6 +44,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 15, name: 'endpoint next due', sql: m015 },
   { version: 16, name: 'due index holds leases', sql: m016 },
   { version: 17, name: 'deliveries counted by id', sql: m017 },
+  { version: 18, name: 'partial indexes without IN lists', sql: m018 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -1,0 +1,50 @@
+import { expect, it } from 'vitest';
+import { FINAL_STATUSES, QUEUED_STATUSES } from '../../domain/delivery-state.js';
+import { oneOfSql } from '../sql-rules.js';
+import { openSqlite } from './database.js';
+import { migrateSqlite } from './migrate.js';
+
+const migrated = () => {
+  const db = openSqlite(':memory:');
+  migrateSqlite(db)();
+  return db;
+};
+
+it('states each partial index’s condition as the statements that read through it repeat it', async () => {
+  const db = migrated();
+  try {
+    const sqlOf = (name: string) =>
+      (db.st(`SELECT sql FROM sqlite_schema WHERE name = ?`).pluck().get(name) as string).replace(
+        /\s+/g,
+        ' ',
+      );
+    expect(
+      sqlOf('deliveries_queued_by_endpoint').endsWith(` WHERE ${oneOfSql('status', QUEUED_STATUSES)}`),
+    ).toBe(true);
+    expect(sqlOf('deliveries_final').endsWith(` WHERE ${oneOfSql('status', FINAL_STATUSES)}`)).toBe(true);
+  } finally {
+    await db.close();
+  }
+});
+
+it('writes a delivery without building a table for any partial index’s condition', async () => {
+  const db = migrated();
+  try {
+    const ephemeral = (sql: string, params: unknown[]) =>
+      (db.st(`EXPLAIN ${sql}`).all(...params) as { opcode: string }[]).filter(
+        (o) => o.opcode === 'OpenEphemeral',
+      ).length;
+    expect(
+      ephemeral('UPDATE deliveries SET status = ?, updated_at = ? WHERE id = ?', ['delivered', 1, 'd']),
+    ).toBe(0);
+    expect(
+      ephemeral(
+        `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ['d', 'e', 'p', 'a', 'click', 'pending', 1, 1, 1],
+      ),
+    ).toBe(0);
+  } finally {
+    await db.close();
+  }
+});
