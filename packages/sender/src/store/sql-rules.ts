@@ -19,16 +19,23 @@ const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')
 /** `status IN ('pending', 'awaiting_retry')`: the statuses a worker may claim. */
 export const CLAIMABLE_SQL = list(CLAIMABLE_STATUSES);
 
-/** `status IN ('pending', 'awaiting_retry', 'held')`: the statuses the metrics count. */
+/**
+ * `status IN ('pending', 'awaiting_retry', 'held')`: the statuses the metrics count. The SQLite
+ * store states them with oneOfSql instead.
+ */
 export const QUEUED_SQL = list(QUEUED_STATUSES);
 
-/** `status IN ('delivered', 'failed', 'skipped')`: the statuses retention may delete. */
+/**
+ * `status IN ('delivered', 'failed', 'skipped')`: the statuses retention may delete. The SQLite
+ * store states them with oneOfSql instead.
+ */
 export const FINAL_SQL = list(FINAL_STATUSES);
 
 /**
  * `column` is one of `values`, one comparison each: how the SQLite store states three statuses or
  * more (design D71). Its partial indexes state their conditions so (SQLite migration 18), and the
- * statements that read through one repeat its condition word for word, as SQLite requires.
+ * statements that read through one repeat its condition: SQLite uses a partial index only for a
+ * statement whose condition implies the index's, which `status = @status` alone does not.
  */
 export const oneOfSql = (column: string, values: readonly string[]) =>
   `(${values.map((value) => `${column} = ${sqlString(value)}`).join(' OR ')})`;

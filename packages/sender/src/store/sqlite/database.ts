@@ -70,9 +70,9 @@ export const isInMemory = (filename: string) => filename === ':memory:' || filen
 /**
  * The named parameter as a LIMIT or OFFSET. SQLite plans with the value bound to a bare parameter
  * there, and prepares the statement again whenever that value changes: the claim's pages, whose
- * bounds move from claim to claim, were parsed and planned again about a quarter of the times they
- * ran (design D70). Added to zero, the value is read as the statement runs, and the statement
- * stays as it was prepared.
+ * bounds move from claim to claim, were parsed and planned again and again (design D70). Added to
+ * zero, the value is read as the statement runs, and the statement stays as it was prepared. A
+ * parenthesised parameter, `(@name)`, is still a bare one to SQLite.
  */
 export const countParam = (name: string) => `(@${name} + 0)`;
 

@@ -34,6 +34,13 @@ it('writes a delivery without building a table for any partial index’s conditi
       (db.st(`EXPLAIN ${sql}`).all(...params) as { opcode: string }[]).filter(
         (o) => o.opcode === 'OpenEphemeral',
       ).length;
+    // What it looks for: an index over an IN list of three statuses builds one for the row before
+    // and one for the row after.
+    db.exec(
+      `CREATE TABLE listed (id TEXT PRIMARY KEY, status TEXT);
+       CREATE INDEX listed_queued ON listed (id) WHERE status IN ('pending', 'awaiting_retry', 'held')`,
+    );
+    expect(ephemeral('UPDATE listed SET status = ? WHERE id = ?', ['held', 'd'])).toBe(2);
     expect(
       ephemeral('UPDATE deliveries SET status = ?, updated_at = ? WHERE id = ?', ['delivered', 1, 'd']),
     ).toBe(0);

@@ -23,7 +23,7 @@ const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = 0, paused_at = NULL, updated_at = @now
 WHERE id = @id AND account_id = @accountId AND paused = 1 RETURNING enabled`;
 /**
- * (the statuses queued repeat the partial index's own condition: SQLite uses a partial index
+ * (oneOfSql repeats the partial index's own condition: SQLite uses a partial index
  * only for a query that states it.) A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
 export const RESUME_HELD = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint
