@@ -40,6 +40,12 @@ export const FINAL_SQL = list(FINAL_STATUSES);
 export const oneOfSql = (column: string, values: readonly string[]) =>
   `(${values.map((value) => `${column} = ${sqlString(value)}`).join(' OR ')})`;
 
+/** `column` is a queued status, as oneOfSql states it: the condition of SQLite's index of them. */
+export const isQueuedSql = (column: string) => oneOfSql(column, QUEUED_STATUSES);
+
+/** `column` is a final status, as oneOfSql states it: the condition of SQLite's index of them. */
+export const isFinalSql = (column: string) => oneOfSql(column, FINAL_STATUSES);
+
 /** resumeStatus(attempts) over a row's `attempts` column: how a held or replayed delivery resumes. */
 export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)}' ELSE '${resumeStatus(1)}' END`;
 

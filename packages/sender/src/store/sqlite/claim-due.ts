@@ -4,14 +4,14 @@
  * ranking per endpoint in SQL (a window function over the whole window, then a second sort) cost
  * twice as much per delivery.
  */
-import { CLAIMABLE_STATUSES, QUEUED_STATUSES } from '../../domain/delivery-state.js';
+import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { claimWalk, claimWindow, headsPerEndpoint } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
-import { attemptColumnsSql, CLAIMABLE_SQL, oneOfSql, sqlString } from '../sql-rules.js';
+import { attemptColumnsSql, CLAIMABLE_SQL, isQueuedSql, sqlString } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
 import { dropDue, settleDue } from './endpoint-due.js';
 import type { WriteQueue } from './write-queue.js';
@@ -108,7 +108,7 @@ WHERE q.endpoint_id = f.value AND q.next_due_at <= @now AND e.id = q.endpoint_id
     // One seek per status, as SELECT_HEADS: a list there could make the seek walk held rows too.
     (status) => `EXISTS (
     SELECT 1 FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
-    WHERE h.endpoint_id = e.id AND h.status = ${sqlString(status)} AND ${oneOfSql('h.status', QUEUED_STATUSES)}
+    WHERE h.endpoint_id = e.id AND h.status = ${sqlString(status)} AND ${isQueuedSql('h.status')}
       AND h.next_attempt_at <= @now
       AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now))`,
   ).join(' OR ')})
@@ -125,7 +125,7 @@ SELECT d.id, d.endpoint_id, d.account_id, e.origin AS origin, d.next_attempt_at
 FROM json_each(@endpoints) q CROSS JOIN endpoints e CROSS JOIN deliveries d
 WHERE e.id = q.value AND d.id IN (
     SELECT h.id FROM deliveries h INDEXED BY deliveries_queued_by_endpoint
-    WHERE h.endpoint_id = e.id AND h.status = @status AND ${oneOfSql('h.status', QUEUED_STATUSES)}
+    WHERE h.endpoint_id = e.id AND h.status = @status AND ${isQueuedSql('h.status')}
       AND h.next_attempt_at <= @now
       AND (h.lease_expires_at IS NULL OR h.lease_expires_at <= @now)
     ORDER BY h.next_attempt_at

@@ -4,12 +4,11 @@
  * no delivery in flight.
  */
 import { PROBE_ORDER } from '../../domain/breaker.js';
-import { QUEUED_STATUSES } from '../../domain/delivery-state.js';
 import { newLeaseToken } from '../lease.js';
 import type { ProbeRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { type Row, toClaimed } from '../rows.js';
-import { oneOfSql } from '../sql-rules.js';
+import { isQueuedSql } from '../sql-rules.js';
 import { LEASE_DELIVERIES, SELECT_PICKED } from './claim-due.js';
 import type { SqliteDb } from './database.js';
 import type { WriteQueue } from './write-queue.js';
@@ -23,7 +22,7 @@ import type { WriteQueue } from './write-queue.js';
 export const SELECT_PROBE = `
 SELECT d.id FROM endpoints e CROSS JOIN deliveries d INDEXED BY deliveries_queued_by_endpoint
 WHERE e.id = @endpoint AND e.enabled = 1
-  AND d.endpoint_id = e.id AND d.status = @status AND ${oneOfSql('d.status', QUEUED_STATUSES)}
+  AND d.endpoint_id = e.id AND d.status = @status AND ${isQueuedSql('d.status')}
   AND d.next_attempt_at <= @now
   AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
   AND NOT EXISTS (

@@ -6,8 +6,8 @@
  * endpoint's is due any more (`settleDue`); a disabling drops it, and a pause leaves it for a
  * held-up claim to drop once nothing of the endpoint's is in flight (an attempt's settle may first).
  */
-import { CLAIMABLE_STATUSES, QUEUED_STATUSES } from '../../domain/delivery-state.js';
-import { CLAIMABLE_SQL, oneOfSql, sqlString } from '../sql-rules.js';
+import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
+import { CLAIMABLE_SQL, isQueuedSql, sqlString } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 /** Writes nothing when the entry is already as early: the usual case, an endpoint with work due. */
@@ -28,7 +28,7 @@ export function lowerDue(db: SqliteDb, endpointId: string, at: number): void {
 export const EARLIEST_DUE = `SELECT min(next_attempt_at) AS at FROM (${CLAIMABLE_STATUSES.map(
   (status) => `
   SELECT * FROM (SELECT next_attempt_at FROM deliveries INDEXED BY deliveries_queued_by_endpoint
-                 WHERE endpoint_id = @endpointId AND status = ${sqlString(status)} AND ${oneOfSql('status', QUEUED_STATUSES)}
+                 WHERE endpoint_id = @endpointId AND status = ${sqlString(status)} AND ${isQueuedSql('status')}
                    AND next_attempt_at IS NOT NULL
                  ORDER BY next_attempt_at LIMIT 1)`,
 ).join('\n  UNION ALL')})`;
@@ -56,7 +56,7 @@ const REBUILD_DUE = [
   'DELETE FROM endpoint_due',
   `INSERT INTO endpoint_due (endpoint_id, next_due_at)
    SELECT endpoint_id, min(next_attempt_at) FROM deliveries INDEXED BY deliveries_queued_by_endpoint
-   WHERE status IN ${CLAIMABLE_SQL} AND ${oneOfSql('status', QUEUED_STATUSES)} AND next_attempt_at IS NOT NULL
+   WHERE status IN ${CLAIMABLE_SQL} AND ${isQueuedSql('status')} AND next_attempt_at IS NOT NULL
    GROUP BY endpoint_id`,
 ];
 

@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest';
-import { FINAL_STATUSES, QUEUED_STATUSES } from '../../domain/delivery-state.js';
-import { oneOfSql } from '../sql-rules.js';
+import { isFinalSql, isQueuedSql } from '../sql-rules.js';
 import { openSqlite } from './database.js';
 import { migrateSqlite } from './migrate.js';
 
@@ -18,10 +17,8 @@ it('states each partial index’s condition as the statements that read through 
         /\s+/g,
         ' ',
       );
-    expect(
-      sqlOf('deliveries_queued_by_endpoint').endsWith(` WHERE ${oneOfSql('status', QUEUED_STATUSES)}`),
-    ).toBe(true);
-    expect(sqlOf('deliveries_final').endsWith(` WHERE ${oneOfSql('status', FINAL_STATUSES)}`)).toBe(true);
+    expect(sqlOf('deliveries_queued_by_endpoint').endsWith(` WHERE ${isQueuedSql('status')}`)).toBe(true);
+    expect(sqlOf('deliveries_final').endsWith(` WHERE ${isFinalSql('status')}`)).toBe(true);
   } finally {
     await db.close();
   }

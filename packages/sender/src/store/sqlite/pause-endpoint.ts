@@ -4,11 +4,10 @@
  * however many wait. Resuming makes them claimable at their own due times, unless the endpoint is
  * disabled, whose re-enabling resumes them instead.
  */
-import { QUEUED_STATUSES } from '../../domain/delivery-state.js';
 import type { Resumed } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import type { Row } from '../rows.js';
-import { CLAIMABLE_SQL, oneOfSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { CLAIMABLE_SQL, isQueuedSql, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import { getEndpoint } from './endpoints.js';
@@ -18,17 +17,17 @@ UPDATE endpoints SET paused = 1, paused_at = @now, updated_at = @now
 WHERE id = @id AND account_id = @accountId AND paused = 0`;
 const HOLD_DELIVERIES = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint SET status = 'held', updated_at = @now
-WHERE endpoint_id = @id AND ${oneOfSql('status', QUEUED_STATUSES)} AND status IN ${CLAIMABLE_SQL}`;
+WHERE endpoint_id = @id AND ${isQueuedSql('status')} AND status IN ${CLAIMABLE_SQL}`;
 const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = 0, paused_at = NULL, updated_at = @now
 WHERE id = @id AND account_id = @accountId AND paused = 1 RETURNING enabled`;
 /**
- * (oneOfSql repeats the partial index's own condition: SQLite uses a partial index
+ * (isQueuedSql repeats the partial index's own condition: SQLite uses a partial index
  * only for a query that states it.) A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */
 export const RESUME_HELD = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint
 SET status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce(next_attempt_at, @now), updated_at = @now
-WHERE endpoint_id = @id AND ${oneOfSql('status', QUEUED_STATUSES)} AND status = 'held'`;
+WHERE endpoint_id = @id AND ${isQueuedSql('status')} AND status = 'held'`;
 
 export function pauseEndpoint(db: SqliteDb) {
   return db.immediate((accountId: string, id: string, now: number): EndpointRecord | null => {

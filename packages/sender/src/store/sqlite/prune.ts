@@ -2,9 +2,8 @@
  * Retention (design D16): final deliveries last updated before the cutoff go, and events older
  * than the cutoff left without any, in steps (prune-steps.ts), each walking an index.
  */
-import { FINAL_STATUSES } from '../../domain/delivery-state.js';
 import { inSteps } from '../prune-steps.js';
-import { oneOfSql } from '../sql-rules.js';
+import { isFinalSql } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 /**
@@ -17,7 +16,7 @@ const SQLITE_PRUNE_STEP = 100;
 const PRUNE_DELIVERIES = `
 DELETE FROM deliveries WHERE id IN (
   SELECT id FROM deliveries INDEXED BY deliveries_final
-  WHERE ${oneOfSql('status', FINAL_STATUSES)} AND updated_at < @cutoff LIMIT ${SQLITE_PRUNE_STEP})`;
+  WHERE ${isFinalSql('status')} AND updated_at < @cutoff LIMIT ${SQLITE_PRUNE_STEP})`;
 /** The next step of old events, from where the last one ended (`@afterAt`, `@afterId`). */
 const OLD_EVENTS = `
 SELECT id, created_at FROM events INDEXED BY events_by_created

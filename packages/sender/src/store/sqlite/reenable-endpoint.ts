@@ -5,11 +5,10 @@
  * it reads the endpoint's held or skipped deliveries only, never its whole log (design D3); the
  * resume repeats that index's condition, which SQLite must see written to use it.
  */
-import { QUEUED_STATUSES } from '../../domain/delivery-state.js';
 import { enabledNotice, type NoticeRules } from '../../domain/operator-notice.js';
 import type { Reenabled } from '../port.js';
 import { type Row, toEndpoint } from '../rows.js';
-import { oneOfSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { isQueuedSql, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import { SELECT_ENDPOINT } from './endpoints.js';
@@ -23,7 +22,7 @@ WHERE id = ? AND account_id = ? RETURNING *`;
 export const RESUME_HELD_NOW = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint
 SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
-WHERE endpoint_id = @id AND status = 'held' AND ${oneOfSql('status', QUEUED_STATUSES)}`;
+WHERE endpoint_id = @id AND status = 'held' AND ${isQueuedSql('status')}`;
 export const REPLAY_SKIPPED = `
 UPDATE deliveries INDEXED BY deliveries_skipped
 SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
