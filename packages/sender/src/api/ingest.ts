@@ -2,6 +2,8 @@
  * Platform ingest: an ingest body checked and turned into a publish. The account of each event is
  * looked up once per few seconds, not once per event: at click-stream rates that lookup would be
  * a database round trip per event on PostgreSQL. A plan change reaches ingest within ACCOUNT_TTL_MS.
+ * The events that arrive while an account is being looked up wait for that one lookup: each
+ * making its own, every client of a busy account sent one when its entry ran out.
  */
 import { planAllowsWebhooks } from '../accounts.js';
 import type { PublishItem, Sender } from '../engine/sender.js';
@@ -23,20 +25,34 @@ export interface Ingest {
 }
 
 export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Date.now()): Ingest {
-  const accounts = new Map<string, { account: AccountRecord | null; until: number }>();
+  /** `until` is Infinity while the lookup is under way: it is counted from its answer. */
+  const accounts = new Map<string, { account: Promise<AccountRecord | null>; until: number }>();
+
+  function lookUp(id: string) {
+    if (accounts.size >= ACCOUNTS_KEPT) accounts.clear(); // bounded; refilled on demand
+    const entry = { account: sender.getAccount(id), until: Number.POSITIVE_INFINITY };
+    accounts.set(id, entry);
+    entry.account.then(
+      () => {
+        entry.until = now() + ACCOUNT_TTL_MS;
+      },
+      // A lookup that failed is not kept: the next event looks the account up again.
+      () => {
+        if (accounts.get(id) === entry) accounts.delete(id);
+      },
+    );
+    return entry;
+  }
 
   async function account(id: string): Promise<AccountRecord> {
     let cached = accounts.get(id);
-    if (!cached || cached.until <= now()) {
-      if (accounts.size >= ACCOUNTS_KEPT) accounts.clear(); // bounded; refilled on demand
-      cached = { account: await sender.getAccount(id), until: now() + ACCOUNT_TTL_MS };
-      accounts.set(id, cached);
+    if (!cached || cached.until <= now()) cached = lookUp(id);
+    const account = await cached.account;
+    if (!account) throw new SenderError('not_found', `no account ${id}`);
+    if (!planAllowsWebhooks(account.plan)) {
+      throw new SenderError('plan_required', `account ${id} is on the ${account.plan} plan`);
     }
-    if (!cached.account) throw new SenderError('not_found', `no account ${id}`);
-    if (!planAllowsWebhooks(cached.account.plan)) {
-      throw new SenderError('plan_required', `account ${id} is on the ${cached.account.plan} plan`);
-    }
-    return cached.account;
+    return account;
   }
 
   async function item(body: IngestBody): Promise<PublishItem> {
