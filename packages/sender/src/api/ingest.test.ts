@@ -80,6 +80,26 @@ describe('createIngest: the account lookup', () => {
     expect(pending).toHaveLength(1);
   });
 
+  it('starts another lookup for the events that come once one has been under way as long as an entry lasts', async () => {
+    const { item, pending, advance } = heldLookups();
+    const stuck = item();
+    advance(ACCOUNT_TTL_MS - 1);
+    const waiting = item();
+    expect(pending).toHaveLength(1);
+    advance(1);
+    const next = item();
+    expect(pending).toHaveLength(2);
+    pending[1]!.answer(ACCOUNT);
+    expect((await next).accountId).toBe(ACCOUNT.id);
+    await item(); // the second lookup's answer is kept
+    expect(pending).toHaveLength(2);
+    pending[0]!.answer(null);
+    expect(await codeOf(stuck)).toBe('not_found');
+    expect(await codeOf(waiting)).toBe('not_found');
+    await item(); // a late answer of the first replaces nothing
+    expect(pending).toHaveLength(2);
+  });
+
   it('keeps no failed lookup: its events see the failure, the next event looks the account up again', async () => {
     const { item, pending } = heldLookups();
     const items = [item(), item()];

@@ -25,12 +25,15 @@ export interface Ingest {
 }
 
 export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Date.now()): Ingest {
-  /** `until` is Infinity while the lookup is under way: it is counted from its answer. */
+  /**
+   * `until` is counted from the lookup's start while it is under way, then from its answer: a lookup
+   * that has not answered by then (stuck on a connection) is not waited on by the events after it.
+   */
   const accounts = new Map<string, { account: Promise<AccountRecord | null>; until: number }>();
 
   function lookUp(id: string) {
     if (accounts.size >= ACCOUNTS_KEPT) accounts.clear(); // bounded; refilled on demand
-    const entry = { account: sender.getAccount(id), until: Number.POSITIVE_INFINITY };
+    const entry = { account: sender.getAccount(id), until: now() + ACCOUNT_TTL_MS };
     accounts.set(id, entry);
     entry.account.then(
       () => {
