@@ -50,8 +50,9 @@ describe('createIngest: the account lookup', () => {
     pending[0]!.answer(ACCOUNT);
     const published = await Promise.all(items);
     expect(published.map((p) => p.accountId)).toEqual(Array.from({ length: 32 }, () => ACCOUNT.id));
-    await item();
+    const kept = item();
     expect(pending).toHaveLength(1);
+    await kept;
   });
 
   it('looks the account up again once, for all the events that find its entry run out', async () => {
@@ -60,8 +61,9 @@ describe('createIngest: the account lookup', () => {
     pending[0]!.answer(ACCOUNT);
     await first;
     advance(ACCOUNT_TTL_MS - 1);
-    await item();
+    const kept = item();
     expect(pending).toHaveLength(1);
+    await kept;
     advance(1);
     const items = Array.from({ length: 8 }, () => item());
     expect(pending).toHaveLength(2);
@@ -76,8 +78,9 @@ describe('createIngest: the account lookup', () => {
     pending[0]!.answer(ACCOUNT);
     await first;
     advance(ACCOUNT_TTL_MS - 1);
-    await item();
+    const kept = item();
     expect(pending).toHaveLength(1);
+    await kept;
   });
 
   it('starts another lookup for the events that come once one has been under way as long as an entry lasts', async () => {
@@ -91,13 +94,15 @@ describe('createIngest: the account lookup', () => {
     expect(pending).toHaveLength(2);
     pending[1]!.answer(ACCOUNT);
     expect((await next).accountId).toBe(ACCOUNT.id);
-    await item(); // the second lookup's answer is kept
+    const kept = item(); // the second lookup's answer is kept
     expect(pending).toHaveLength(2);
+    await kept;
     pending[0]!.answer(null);
     expect(await codeOf(stuck)).toBe('not_found');
     expect(await codeOf(waiting)).toBe('not_found');
-    await item(); // a late answer of the first replaces nothing
+    const still = item(); // a late answer of the first replaces nothing
     expect(pending).toHaveLength(2);
+    expect((await still).accountId).toBe(ACCOUNT.id);
   });
 
   it('keeps no failed lookup: its events see the failure, the next event looks the account up again', async () => {
