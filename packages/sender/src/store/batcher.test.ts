@@ -33,6 +33,17 @@ describe('createBatcher', () => {
     expect(order).toEqual(['flush 1,2,3,4,5', 'other work', 'flush 3,4,5', 'other work', 'flush 5']);
   });
 
+  it('runs a flush at most a turn, however many calls are queued: more than `max` go into later turns', async () => {
+    const order: string[] = [];
+    const call = createBatcher((items: number[]) => {
+      order.push(`flush ${items.join(',')}`);
+      setImmediate(() => order.push('other work'));
+      return items.map(ok);
+    }, 2);
+    expect(await Promise.all([call(1), call(2), call(3), call(4), call(5)])).toEqual([1, 2, 3, 4, 5]);
+    expect(order).toEqual(['flush 1,2', 'other work', 'flush 3,4', 'other work', 'flush 5']);
+  });
+
   it('rejects the batch when a flush answers none of its items, and goes on with the next', async () => {
     let calls = 0;
     const call = createBatcher((items: number[]) => (calls++ === 0 ? [] : items.map(ok)));

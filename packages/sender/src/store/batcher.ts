@@ -9,8 +9,8 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 /**
  * `flush` answers each item of the batch in order; if it throws, every item of the batch is
  * rejected with that error. It may answer only the first items (at least one), when it ran out of
- * the time it may hold the event loop: the rest go first into the next flush, after a turn of the
- * loop, so requests waiting on it are served in between.
+ * the time it may hold the event loop: the rest go first into the next flush. Each flush after the
+ * first waits a turn of the loop, so requests waiting on it are served in between.
  *
  * @example
  * const record = createBatcher((items: Row[]) => writeAll(items).map((value) => ({ ok: true, value })));
@@ -42,10 +42,11 @@ export function createBatcher<I, R>(
       } catch (error) {
         for (const w of batch) w.reject(error);
       }
-      if (answered < batch.length) {
-        queue.unshift(...batch.slice(answered));
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      if (answered < batch.length) queue.unshift(...batch.slice(answered));
+      // Whatever is left waits a turn, as a lone call does: a flush that came back within its time
+      // with more than `max` queued behind it would otherwise run the next at once, and a burst of
+      // calls would hold the loop for one flush per `max` of them.
+      if (queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
     }
     flushing = false;
   }
