@@ -26,9 +26,16 @@ function heldLookups() {
   );
   const item = (accountId = ACCOUNT.id) =>
     ingest.item({ account_id: accountId, event: 'link.clicked', data: {} } as never);
+  /** An event taken once `lookups` lookups have been made (checked before it is awaited: an extra one fails at once). */
+  const itemAfter = (lookups: number) => {
+    const taken = item();
+    expect(pending).toHaveLength(lookups);
+    return taken;
+  };
   return {
     ingest,
     item,
+    itemAfter,
     pending,
     advance: (ms: number) => {
       time += ms;
@@ -44,26 +51,22 @@ const codeOf = async (p: Promise<unknown>) =>
 
 describe('createIngest: the account lookup', () => {
   it('makes one lookup for the events that arrive while it is under way', async () => {
-    const { item, pending } = heldLookups();
+    const { item, itemAfter, pending } = heldLookups();
     const items = Array.from({ length: 32 }, () => item());
     expect(pending).toHaveLength(1);
     pending[0]!.answer(ACCOUNT);
     const published = await Promise.all(items);
     expect(published.map((p) => p.accountId)).toEqual(Array.from({ length: 32 }, () => ACCOUNT.id));
-    const kept = item();
-    expect(pending).toHaveLength(1);
-    await kept;
+    await itemAfter(1);
   });
 
   it('looks the account up again once, for all the events that find its entry run out', async () => {
-    const { item, pending, advance } = heldLookups();
+    const { item, itemAfter, pending, advance } = heldLookups();
     const first = item();
     pending[0]!.answer(ACCOUNT);
     await first;
     advance(ACCOUNT_TTL_MS - 1);
-    const kept = item();
-    expect(pending).toHaveLength(1);
-    await kept;
+    await itemAfter(1);
     advance(1);
     const items = Array.from({ length: 8 }, () => item());
     expect(pending).toHaveLength(2);
@@ -72,19 +75,17 @@ describe('createIngest: the account lookup', () => {
   });
 
   it('counts the entry’s time from the lookup’s answer, not its start', async () => {
-    const { item, pending, advance } = heldLookups();
+    const { item, itemAfter, pending, advance } = heldLookups();
     const first = item();
     advance(ACCOUNT_TTL_MS * 2); // a slow lookup
     pending[0]!.answer(ACCOUNT);
     await first;
     advance(ACCOUNT_TTL_MS - 1);
-    const kept = item();
-    expect(pending).toHaveLength(1);
-    await kept;
+    await itemAfter(1);
   });
 
   it('starts another lookup for the events that come once one has been under way as long as an entry lasts', async () => {
-    const { item, pending, advance } = heldLookups();
+    const { item, itemAfter, pending, advance } = heldLookups();
     const stuck = item();
     advance(ACCOUNT_TTL_MS - 1);
     const waiting = item();
@@ -94,15 +95,11 @@ describe('createIngest: the account lookup', () => {
     expect(pending).toHaveLength(2);
     pending[1]!.answer(ACCOUNT);
     expect((await next).accountId).toBe(ACCOUNT.id);
-    const kept = item(); // the second lookup's answer is kept
-    expect(pending).toHaveLength(2);
-    await kept;
+    await itemAfter(2); // the second lookup's answer is kept
     pending[0]!.answer(null);
     expect(await codeOf(stuck)).toBe('not_found');
     expect(await codeOf(waiting)).toBe('not_found');
-    const still = item(); // a late answer of the first replaces nothing
-    expect(pending).toHaveLength(2);
-    expect((await still).accountId).toBe(ACCOUNT.id);
+    expect((await itemAfter(2)).accountId).toBe(ACCOUNT.id); // a late answer of the first replaces nothing
   });
 
   it('keeps no failed lookup: its events see the failure, the next event looks the account up again', async () => {
