@@ -18,6 +18,8 @@ import {
   CLAIMABLE_SQL,
   FINAL_SQL,
   heldIfDisabledSql,
+  isFinalSql,
+  isQueuedSql,
   newDeliverySql,
   previousSecretSql,
   QUEUED_SQL,
@@ -49,6 +51,12 @@ function rules(name: string, scalar: Query) {
         );
         expect(await scalar(`SELECT CASE WHEN '${status}' IN ${QUEUED_SQL} THEN 1 ELSE 0 END AS v`)).toBe(
           (QUEUED_STATUSES as readonly string[]).includes(status) ? 1 : 0,
+        );
+        expect(await scalar(`SELECT CASE WHEN ${isQueuedSql(`'${status}'`)} THEN 1 ELSE 0 END AS v`)).toBe(
+          (QUEUED_STATUSES as readonly string[]).includes(status) ? 1 : 0,
+        );
+        expect(await scalar(`SELECT CASE WHEN ${isFinalSql(`'${status}'`)} THEN 1 ELSE 0 END AS v`)).toBe(
+          (FINAL_STATUSES as readonly string[]).includes(status) ? 1 : 0,
         );
       }
     });

@@ -9,8 +9,8 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 /**
  * `flush` answers each item of the batch in order; if it throws, every item of the batch is
  * rejected with that error. It may answer only the first items (at least one), when it ran out of
- * the time it may hold the event loop: the rest go first into the next flush. Each flush after the
- * first waits a turn of the loop, so requests waiting on it are served in between.
+ * the time it may hold the event loop: the rest go first into the next flush. Every flush waits a
+ * turn of the loop after the one before, so requests waiting on it are served in between.
  *
  * @example
  * const record = createBatcher((items: Row[]) => writeAll(items).map((value) => ({ ok: true, value })));

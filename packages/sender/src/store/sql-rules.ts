@@ -37,7 +37,7 @@ export const FINAL_SQL = list(FINAL_STATUSES);
  * statements that read through one repeat its condition: SQLite uses a partial index only for a
  * statement whose condition implies the index's, which `status = @status` alone does not.
  */
-export const oneOfSql = (column: string, values: readonly string[]) =>
+const oneOfSql = (column: string, values: readonly string[]) =>
   `(${values.map((value) => `${column} = ${sqlString(value)}`).join(' OR ')})`;
 
 /** `column` is a queued status, as oneOfSql states it: the condition of SQLite's index of them. */

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { isFinalSql, isQueuedSql } from '../sql-rules.js';
+import { isFinalSql, isQueuedSql, QUEUED_SQL } from '../sql-rules.js';
 import { openSqlite } from './database.js';
 import { migrateSqlite } from './migrate.js';
 
@@ -35,7 +35,7 @@ it('writes a delivery without building a table for any partial index’s conditi
     // and one for the row after.
     db.exec(
       `CREATE TABLE listed (id TEXT PRIMARY KEY, status TEXT);
-       CREATE INDEX listed_queued ON listed (id) WHERE status IN ('pending', 'awaiting_retry', 'held')`,
+       CREATE INDEX listed_queued ON listed (id) WHERE status IN ${QUEUED_SQL}`,
     );
     expect(ephemeral('UPDATE listed SET status = ? WHERE id = ?', ['held', 'd'])).toBe(2);
     expect(

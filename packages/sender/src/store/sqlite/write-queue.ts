@@ -4,7 +4,8 @@
  * `BEGIN IMMEDIATE` transaction, one commit, and at most FLUSH_BUDGET_MS of the loop per turn for
  * all of them (design D58). A claim made as attempts finish shares its commit with their records,
  * and the loop is held for one budget per turn, not one per kind of write. The batching itself is
- * createBatcher's: a flush that ran out of budget answers a prefix, and the rest waits a turn.
+ * createBatcher's: a flush that ran out of budget answers a prefix, and the rest waits a turn, as do
+ * the writes past MAX_WRITES when more are queued.
  */
 
 import { createBatcher, type Settled } from '../batcher.js';
