@@ -13,6 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { SenderError } from '../../errors.js';
 import { type CheckpointEvents, createCheckpointer, WAL_LIMIT_FRAMES } from './checkpointer.js';
 
 /**
@@ -76,6 +77,17 @@ export const isInMemory = (filename: string) => filename === ':memory:' || filen
  */
 export const countParam = (name: string) => `(@${name} + 0)`;
 
+/** A parameter, parenthesised or not, not followed by countParam's `+ 0`. */
+const PARAM = String.raw`\(*\s*(?:[@:$]\w+|\?\d*)(?!\w)(?!\s*\+)`;
+/** A bare parameter as a LIMIT, an OFFSET, or the second number of `LIMIT a, b`. */
+const BARE_BOUND = new RegExp(
+  String.raw`\b(?:LIMIT|OFFSET)\s+${PARAM}|\bLIMIT\s+(?:\([^()]*\)|[\w@:$?]+)\s*,\s*${PARAM}`,
+  'gi',
+);
+
+/** Each LIMIT or OFFSET of `sql` bound as a bare parameter, as written there: countParam's are not. */
+export const bareBounds = (sql: string): string[] => [...sql.matchAll(BARE_BOUND)].map((m) => m[0]);
+
 /** The pages SQLite keeps in memory for the store's connection, in KiB. */
 export const PAGE_CACHE_KIB = 64 * 1024;
 
@@ -106,6 +118,15 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
     st(sql) {
       let s = cache.get(sql);
       if (!s) {
+        // Checked once per statement, as it is prepared: SQL built at run time (the log's pages)
+        // included.
+        const bare = bareBounds(sql);
+        if (bare.length > 0) {
+          throw new SenderError(
+            'internal',
+            `the statement binds ${bare.map((b) => `"${b}"`).join(', ')} as a bare parameter; write it with countParam: ${sql}`,
+          );
+        }
         s = raw.prepare(sql);
         cache.set(sql, s);
       }
