@@ -42,6 +42,7 @@ import {
   pairedRatio,
   tempDir,
 } from './harness.mjs';
+import { recordDelivered } from './record-delivered.mjs';
 import { walFramesByTree } from './wal-frames.mjs';
 import { walRecordCounter } from './wal-records.mjs';
 
@@ -186,30 +187,7 @@ async function round({ store, accountId, admin }) {
       const claimed = await store.claimDue({ now, limit: CYCLE.limit, leaseMs: 60_000, perEndpointCap: 8 });
       if (claimed.length === 0) return;
       delivered += claimed.length;
-      const records = await Promise.all(
-        claimed.map((c) =>
-          store.recordAttempt({
-            lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
-            attempt: {
-              deliveryId: c.delivery.id,
-              number: 1,
-              startedAt: now,
-              durationMs: 1,
-              statusCode: 200,
-              failureKind: null,
-              errorMessage: null,
-              responseSnippet: null,
-              requestHeaders: { 'content-type': 'application/json' },
-            },
-            rules: RULES,
-            now,
-          }),
-        ),
-      );
-      check(
-        records.every((r) => r.applied),
-        'an attempt was not recorded',
-      );
+      await recordDelivered(store, claimed, now, RULES);
     }
   };
   await Promise.all(Array.from({ length: CYCLE.lanes }, lane));

@@ -24,6 +24,7 @@ import {
   DUE_PAST_WALK,
   FINISHING,
   LEASED,
+  SELECT_BODIES,
   SELECT_DUE,
   SELECT_HEADS,
   SELECT_PICKED,
@@ -42,7 +43,7 @@ const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the SQLite claim', () => {
-  it('walks the due index without the events, then reads the picked rows by key', async () => {
+  it('walks the due index without the events, then reads the picked rows by key, and their events’ bodies once each', async () => {
     await withSqlitePlans(dir, (plan) => {
       // The index alone decides which rows are due and not in flight; only those are read, by rowid.
       const walk = plan(SELECT_DUE, { now: 0, ...full, window: 64, skip: 0, walk: 512 });
@@ -62,8 +63,12 @@ describe('the SQLite claim', () => {
       expect(heads).not.toMatch(/SCAN (d|h)\b/);
       const picked = plan(SELECT_PICKED, { now: 0, ids: '["dlv_1"]' });
       expect(picked).toMatch(/SEARCH d USING INDEX sqlite_autoindex_deliveries_1 \(id=\?\)/);
-      expect(picked).toMatch(/SEARCH ev USING INDEX sqlite_autoindex_events_1 \(id=\?\)/);
-      expect(picked).not.toMatch(/SCAN (d|e|ev)\b/);
+      expect(picked).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
+      expect(picked).not.toMatch(/SCAN (d|e)\b|\bev\b|events/);
+      // The bodies apart, each event's once, by key.
+      const bodies = plan(SELECT_BODIES, { ids: '["evt_1"]' });
+      expect(bodies).toMatch(/SEARCH ev USING INDEX sqlite_autoindex_events_1 \(id=\?\)/);
+      expect(bodies).not.toMatch(/SCAN ev\b|TEMP B-TREE/);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from './records.js';
-import { attemptValues, leaseOfRow, type Row, toClaimed } from './rows.js';
+import { attemptValues, bodiesOf, leaseOfRow, type Row, toClaimed } from './rows.js';
 
 /** A claim's row as a driver gives it: the body a small Buffer, a slice of Node's shared pool. */
 function row(id: string, eventId: string, body: string, lease: Partial<Row> = {}): Row {
@@ -38,17 +38,39 @@ describe('toClaimed', () => {
       row('d2', 'evt_b', '{"b":2}'),
       row('d3', 'evt_a', '{"a":1}'),
     ];
-    const [first, other, third] = toClaimed(rows, () => ['token', 5_000]);
+    const [first, other, third] = toClaimed(rows, () => ['token', 5_000], bodiesOf(rows));
     expect(third!.body).toBe(first!.body);
     expect(other!.body).not.toBe(first!.body);
     expect([first, other, third].map((c) => text(c!.body))).toEqual(['{"a":1}', '{"b":2}', '{"a":1}']);
+  });
+
+  it('gives each delivery its event’s body from whichever row carries it, or from rows of their own', () => {
+    // PostgreSQL's claim carries each event's body on one of its rows, not always the first.
+    const rows = [
+      row('d1', 'evt_a', '', { body: null }),
+      row('d2', 'evt_b', '{"b":2}'),
+      row('d3', 'evt_a', '{"a":1}'),
+    ];
+    expect(toClaimed(rows, ['t', 1], bodiesOf(rows)).map((c) => text(c.body))).toEqual([
+      '{"a":1}',
+      '{"b":2}',
+      '{"a":1}',
+    ]);
+    // SQLite's reads the bodies apart, each row an event's id and body.
+    const bodies = bodiesOf([{ id: 'evt_a', body: Buffer.from('{"a":3}') }], 'id');
+    const withoutBodies = [row('d4', 'evt_a', '', { body: null })];
+    expect(text(toClaimed(withoutBodies, ['t', 1], bodies)[0]!.body)).toBe('{"a":3}');
+    // A body missing is the claim's fault, not a delivery sent empty.
+    expect(() => toClaimed([row('d5', 'evt_c', '', { body: null })], ['t', 1], bodies)).toThrow(
+      expect.objectContaining({ code: 'internal' }),
+    );
   });
 
   it("copies the body out of the driver's buffer, so it can be posted to the delivery thread alone", () => {
     const source = row('d1', 'evt_a', '{"a":1}');
     const pooled = source.body as Buffer;
     expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength); // the pool's slab behind it
-    const [claimed] = toClaimed([source], () => ['token', 5_000]);
+    const [claimed] = toClaimed([source], () => ['token', 5_000], bodiesOf([source]));
     expect(claimed!.body.buffer.byteLength).toBe(claimed!.body.byteLength);
     pooled.fill(0);
     expect(text(claimed!.body)).toBe('{"a":1}');
@@ -59,7 +81,7 @@ describe('toClaimed', () => {
       row('d1', 'evt_a', '{}', { lease_token: 't1', lease_expires_at: '7000' }),
       row('d2', 'evt_a', '{}', { lease_token: 't2', lease_expires_at: '8000' }),
     ];
-    const claimed = toClaimed(rows, leaseOfRow);
+    const claimed = toClaimed(rows, leaseOfRow, bodiesOf(rows));
     expect(claimed.map((c) => [c.delivery.id, c.leaseToken, c.leaseExpiresAt])).toEqual([
       ['d1', 't1', 7_000],
       ['d2', 't2', 8_000],
@@ -71,7 +93,7 @@ describe('toClaimed', () => {
       row('d1', 'evt_a', '{}', { lease_token: 'not-read', lease_expires_at: '1' }),
       row('d2', 'evt_b', '{}'),
     ];
-    const claimed = toClaimed(rows, ['t9', 9_000]);
+    const claimed = toClaimed(rows, ['t9', 9_000], bodiesOf(rows));
     expect(claimed.map((c) => [c.delivery.id, c.leaseToken, c.leaseExpiresAt])).toEqual([
       ['d1', 't9', 9_000],
       ['d2', 't9', 9_000],

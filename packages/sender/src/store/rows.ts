@@ -6,6 +6,7 @@ import {
   QUEUED_STATUSES,
   type QueuedStatus,
 } from '../domain/delivery-state.js';
+import { SenderError } from '../errors.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -103,24 +104,37 @@ type Lease = [token: string, expiresAt: number];
 export const leaseOfRow = (row: Row): Lease => [row.lease_token as string, Number(row.lease_expires_at)];
 
 /**
- * A claim's rows as its deliveries, in order. Each row is a delivery's columns with `body`, `url`,
- * `origin`, `secret`, `previous_secret` (already null unless valid), its expiry and
- * `standard_webhooks` joined in. `lease` is every row's lease, where one claim leased them all at once
- * (SQLite's), or reads each row's own. The deliveries of one event share one copy of its body,
- * never written to: a click to eight endpoints made eight copies, and the delivery thread eight
- * more of each batch of requests posted to it.
+ * Each event's body from the rows that carry one (`body`, the event's id in `key`), copied once:
+ * a driver's Buffer can be a slice of a larger pooled one.
  */
-export function toClaimed(rows: Row[], lease: Lease | ((row: Row) => Lease)): ClaimedDelivery[] {
+export function bodiesOf(rows: Row[], key = 'event_id'): Map<string, Uint8Array> {
   const bodies = new Map<string, Uint8Array>();
+  for (const row of rows) {
+    const eventId = row[key] as string;
+    if (row.body != null && !bodies.has(eventId)) bodies.set(eventId, new Uint8Array(row.body as Buffer));
+  }
+  return bodies;
+}
+
+/**
+ * A claim's rows as its deliveries, in order. Each row is a delivery's columns with `url`,
+ * `origin`, `secret`, `previous_secret` (already null unless valid), its expiry and
+ * `standard_webhooks` joined in (attemptColumnsSql). `lease` is every row's lease, where one claim
+ * leased them all at once (SQLite's), or reads each row's own. `bodies` holds each event's body
+ * (bodiesOf), read once per event, not once per delivery (design D72): the deliveries of one event
+ * share that copy, never written to; a click to eight endpoints made eight copies, and the
+ * delivery thread eight more of each batch of requests posted to it.
+ */
+export function toClaimed(
+  rows: Row[],
+  lease: Lease | ((row: Row) => Lease),
+  bodies: Map<string, Uint8Array>,
+): ClaimedDelivery[] {
   return rows.map((row) => {
     const [leaseToken, leaseExpiresAt] = typeof lease === 'function' ? lease(row) : lease;
-    const eventId = row.event_id as string;
-    let body = bodies.get(eventId);
-    if (!body) {
-      // A copy of its own: a driver's Buffer can be a slice of a larger pooled one.
-      body = new Uint8Array(row.body as Buffer);
-      bodies.set(eventId, body);
-    }
+    const body = bodies.get(row.event_id as string);
+    if (!body)
+      throw new SenderError('internal', `the claim read no body for the event of delivery ${row.id}`);
     return {
       delivery: toDelivery(row),
       leaseToken,

@@ -67,11 +67,12 @@ export const previousSecretSql = (e: string, now: string) =>
   `CASE WHEN ${e}.previous_secret_expires_at > ${now} THEN ${e}.previous_secret END`;
 
 /**
- * What an attempt needs beside the delivery's own columns (rows.ts toClaimed reads them), from the
- * event `ev` and the endpoint `e`: one list for both stores' claims.
+ * What an attempt needs beside the delivery's own columns and its event's body (rows.ts toClaimed
+ * reads them), from the endpoint `e`: one list for both stores' claims. Each store reads the
+ * body once per event of the claim, not with each delivery (design D72).
  */
 export const attemptColumnsSql = (now: string) =>
-  `ev.body AS body, e.url AS url, e.origin AS origin, e.secret AS secret,
+  `e.url AS url, e.origin AS origin, e.secret AS secret,
        ${previousSecretSql('e', now)} AS previous_secret, e.previous_secret_expires_at,
        e.standard_webhooks`;
 

@@ -191,6 +191,20 @@ export function storeBattery(
       expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(Buffer.from(e.body))).toBe(true);
     });
 
+    it('hands each delivery of a claim its own event’s bytes, the events’ bodies read once each', async () => {
+      const a = account();
+      for (let i = 0; i < 3; i++) await endpoint(a);
+      const events = ['{"n":1}', '{"n":22}', '{"n":333}', ''].map((text) => ({
+        ...event(a),
+        body: Buffer.from(text),
+      }));
+      for (const e of events) await publish(e);
+      const claimed = await claim();
+      expect(claimed).toHaveLength(12);
+      const bodyOf = new Map(events.map((e) => [e.id, e.body.toString()]));
+      for (const c of claimed) expect(Buffer.from(c.body).toString()).toBe(bodyOf.get(c.delivery.eventId));
+    });
+
     it('keeps exactly the bytes of a body that is a view into a larger buffer, or not a Buffer at all', async () => {
       const a = account();
       await endpoint(a);

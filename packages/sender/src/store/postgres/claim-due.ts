@@ -6,7 +6,7 @@ import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { claimWalk, claimWindow, headsPerEndpoint, IN_FLIGHT_WALKS } from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
-import { leaseOfRow, type Row, toClaimed } from '../rows.js';
+import { bodiesOf, leaseOfRow, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import type { DueSettler } from './endpoint-due.js';
@@ -177,7 +177,10 @@ leased AS (
 ),
 claimed AS (
   SELECT ${CLAIMED_COLUMNS}, d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at,
-         ${attemptColumnsSql('$1::bigint')}
+         ${attemptColumnsSql('$1::bigint')},
+         -- Each event's body on one of its rows (rows.ts bodiesOf; design D72): the driver reads
+         -- it as text, two hex digits a byte, and made a Buffer of it for each delivery.
+         CASE WHEN row_number() OVER (PARTITION BY d.event_id) = 1 THEN ev.body END AS body
   FROM picked d
   JOIN events ev ON ev.id = d.event_id
   JOIN endpoints e ON e.id = d.endpoint_id
@@ -412,6 +415,7 @@ const claimedOf = (rows: Row[]): ClaimedDelivery[] =>
   toClaimed(
     rows.filter((row) => row.id !== null),
     leaseOfRow,
+    bodiesOf(rows),
   );
 
 /**

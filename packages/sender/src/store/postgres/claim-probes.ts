@@ -6,7 +6,7 @@
 import { PROBE_ORDER } from '../../domain/breaker.js';
 import type { ProbeRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
-import { leaseOfRow, toClaimed } from '../rows.js';
+import { bodiesOf, leaseOfRow, toClaimed } from '../rows.js';
 import { QUEUED_SQL } from '../sql-rules.js';
 import { CLAIMED_COLUMNS, LEASE_PICKED } from './claim-due.js';
 import type { Pg } from './connection.js';
@@ -60,5 +60,5 @@ export async function claimProbes(
 ): Promise<ClaimedDelivery[]> {
   if (endpointIds.length === 0) return [];
   const rows = await pg.prepared('claim_probes', CLAIM_PROBES, [now, endpointIds, PROBE_ORDER, leaseMs]);
-  return toClaimed(rows, leaseOfRow);
+  return toClaimed(rows, leaseOfRow, bodiesOf(rows));
 }

@@ -10,7 +10,7 @@ import { newLeaseToken } from '../lease.js';
 import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
-import { type Row, toClaimed } from '../rows.js';
+import { bodiesOf, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, isQueuedSql, sqlString } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
 import { dropDue, settleDue } from './endpoint-due.js';
@@ -134,15 +134,34 @@ WHERE e.id = q.value AND d.id IN (
 /**
  * What an attempt needs of the picked deliveries (a JSON array of ids), in the order picked, read
  * after picking: the walk passes over about three rows for each it takes (endpoints fill up within
- * one claim), and reading every one's body with it cost more than this second statement.
+ * one claim), and reading every one's body with it cost more than this second statement. The
+ * bodies come apart (SELECT_BODIES).
  */
 export const SELECT_PICKED = `
 SELECT d.*, ${attemptColumnsSql('@now')}
 FROM json_each(@ids) picked
 JOIN deliveries d ON d.id = picked.value
 JOIN endpoints e ON e.id = d.endpoint_id
-JOIN events ev ON ev.id = d.event_id
 ORDER BY picked.key`;
+
+/**
+ * The bodies of the events named (a JSON array of ids), each once: read with each delivery, an
+ * event's body became a Buffer of the driver's for each of its endpoints (design D72).
+ */
+export const SELECT_BODIES = `
+SELECT ev.id, ev.body FROM json_each(@ids) named CROSS JOIN events ev ON ev.id = named.value`;
+
+/** The picked deliveries (`ids`, a JSON array) as a claim hands them out, leased with `lease`. */
+export function readClaimed(
+  db: SqliteDb,
+  now: number,
+  ids: string,
+  lease: [token: string, expiresAt: number],
+): ClaimedDelivery[] {
+  const picked = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
+  const events = JSON.stringify([...new Set(picked.map((row) => row.event_id as string))]);
+  return toClaimed(picked, lease, bodiesOf(db.st(SELECT_BODIES).all({ ids: events }) as Row[], 'id'));
+}
 
 /**
  * SELECT_DUE's rows in pages, each read only once picking has used up those before it, never
@@ -262,9 +281,9 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     // The same transaction as the walk, so every picked row is there (the foreign keys keep its
     // event and endpoint).
     const ids = JSON.stringify(rows.map((r) => r.id));
-    const claimed = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
+    const claimed = readClaimed(db, now, ids, [token, expiresAt]);
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
-    return toClaimed(claimed, [token, expiresAt]);
+    return claimed;
   };
   // Nothing to take: no turn's wait, no transaction.
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>

@@ -7,9 +7,8 @@ import { PROBE_ORDER } from '../../domain/breaker.js';
 import { newLeaseToken } from '../lease.js';
 import type { ProbeRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
-import { type Row, toClaimed } from '../rows.js';
 import { isQueuedSql } from '../sql-rules.js';
-import { LEASE_DELIVERIES, SELECT_PICKED } from './claim-due.js';
+import { LEASE_DELIVERIES, readClaimed } from './claim-due.js';
 import type { SqliteDb } from './database.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -48,9 +47,9 @@ export function claimProbes(db: SqliteDb, write: WriteQueue) {
     const token = newLeaseToken();
     const expiresAt = now + leaseMs;
     const picked = JSON.stringify(ids);
-    const claimed = db.st(SELECT_PICKED).all({ now, ids: picked }) as Row[];
+    const claimed = readClaimed(db, now, picked, [token, expiresAt]);
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids: picked });
-    return toClaimed(claimed, [token, expiresAt]);
+    return claimed;
   };
   return async (request: ProbeRequest): Promise<ClaimedDelivery[]> =>
     request.endpointIds.length === 0 ? [] : (await write(() => claimOnce(request))).value;

@@ -1,0 +1,140 @@
+// A claim's cost with the event bodies it hands out, no request sent: each round publishes 4 events
+// to 8 endpoints and claims their 32 deliveries in one call, as a worker's batch takes a click
+// fanned out, then records them. Printed, for bodies of 1 KiB and of 256 KiB (an ingest request's
+// largest), the claim's time and this process's CPU in it (the event loop is held for it on
+// SQLite, and on PostgreSQL while the rows are parsed): medians of the rounds after two warm-up ones,
+// with their ranges. With LINKHOOKS_BENCH_VARIANT_DIST (another build's dist/ copied aside in this
+// package, as dist-old/), that build's store runs beside this one's, rounds alternated, and the
+// variant over this build is the median of per-round ratios.
+//
+//   node bench/claim-bodies.mjs [--postgres]
+//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/claim-bodies.mjs [--postgres]
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { pgSchemaName } from './claims.mjs';
+import { check, cleanup, fmtMs, fmtRange, median, onCleanup, pairedRatio, tempDir } from './harness.mjs';
+import { recordDelivered } from './record-delivered.mjs';
+
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const postgres = process.argv.includes('--postgres');
+const ROUNDS = 24;
+const WARMUP = 2;
+const EVENTS = 4;
+const ENDPOINTS = 8;
+const SIZES_KIB = [1, 256];
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const builds = [['this build', 'dist']];
+if (process.env.LINKHOOKS_BENCH_VARIANT_DIST)
+  builds.push(['variant', process.env.LINKHOOKS_BENCH_VARIANT_DIST]);
+
+/** A store of `dist`'s build on a database of its own, with the endpoints. */
+async function openStore(dist, admin) {
+  const { createSqliteStore, createPostgresStore, DEFAULT_DISABLE_POLICY, RETRY_DELAYS_MS } = await import(
+    pathToFileURL(join(resolve(PACKAGE, dist), 'index.js')).href
+  );
+  const rules = { schedule: { delaysMs: RETRY_DELAYS_MS }, policy: DEFAULT_DISABLE_POLICY };
+  let store;
+  if (admin) {
+    const schema = pgSchemaName('bodies');
+    onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+    store = createPostgresStore({ connectionString: PG_URL, schema });
+  } else {
+    store = createSqliteStore({ filename: join(tempDir('linkhooks-bench-bodies-'), 'store.db') });
+  }
+  onCleanup(() => store.close());
+  await store.migrate();
+  for (let i = 0; i < ENDPOINTS; i++) {
+    await store.createEndpoint({
+      id: `ep_bodies_${i}`,
+      accountId: 'acct_bodies',
+      url: `https://127.0.0.1/hooks/${i}`,
+      events: ['click'],
+      secret: 'whsec_bench_not_a_secret',
+      description: null,
+      now: Date.now(),
+    });
+  }
+  return { store, rules, events: 0 };
+}
+
+/** One round on `side`: the claim's time and this process's CPU in it, in ms. */
+async function round(side, body) {
+  const { store, rules } = side;
+  const createdAt = Date.now() - 60_000;
+  for (let i = 0; i < EVENTS; i++) {
+    const n = side.events++;
+    await store.publish(
+      {
+        id: `evt_bodies_${String(n).padStart(8, '0')}`,
+        accountId: 'acct_bodies',
+        name: 'click',
+        body,
+        createdAt,
+      },
+      (() => {
+        let d = 0;
+        return () => `dlv_bodies_${String(n).padStart(8, '0')}_${d++}`;
+      })(),
+    );
+  }
+  const now = Date.now();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const claimed = await store.claimDue({
+    now,
+    limit: EVENTS * ENDPOINTS,
+    leaseMs: 60_000,
+    perEndpointCap: 100,
+  });
+  const ms = performance.now() - started;
+  const spent = process.cpuUsage(cpu);
+  check(claimed.length === EVENTS * ENDPOINTS, `the claim took ${claimed.length} of ${EVENTS * ENDPOINTS}`);
+  check(
+    claimed.every((c) => Buffer.from(c.body).equals(body)),
+    'a claimed delivery carried another body',
+  );
+  await recordDelivered(store, claimed, now, rules);
+  return { ms, cpuMs: (spent.user + spent.system) / 1000 };
+}
+
+try {
+  let admin = null;
+  if (postgres) {
+    admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    onCleanup(() => admin.end());
+  }
+  console.log(
+    `${postgres ? 'PostgreSQL' : 'SQLite'} store, a claim of ${EVENTS} events' ${EVENTS * ENDPOINTS} deliveries (${ENDPOINTS} endpoints each); median of ${ROUNDS - WARMUP} rounds`,
+  );
+  for (const kib of SIZES_KIB) {
+    const body = Buffer.alloc(kib * 1024, 0x61);
+    const sides = [];
+    for (const [label, dist] of builds) sides.push({ label, ...(await openStore(dist, admin)), samples: [] });
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternated, the first side rotating each round.
+      for (let i = 0; i < sides.length; i++) {
+        const side = sides[(r + i) % sides.length];
+        const sample = await round(side, body);
+        if (r >= WARMUP) side.samples.push(sample);
+      }
+    }
+    for (const side of sides) {
+      const ms = side.samples.map((s) => s.ms);
+      const cpu = side.samples.map((s) => s.cpuMs);
+      console.log(
+        `  ${`${kib} KiB bodies, ${side.label}`.padEnd(30)} claim ${fmtMs(median(ms))} ms (${fmtRange(ms, fmtMs)}), CPU ${fmtMs(median(cpu))} ms (${fmtRange(cpu, fmtMs)})`,
+      );
+    }
+    if (sides.length === 2) {
+      const [base, variant] = sides;
+      const of = (side, key) => side.samples.map((s) => s[key]);
+      console.log(
+        `  ${`${kib} KiB bodies, variant / this`.padEnd(30)} claim ${pairedRatio(of(variant, 'ms'), of(base, 'ms')).toFixed(2)}×, CPU ${pairedRatio(of(variant, 'cpuMs'), of(base, 'cpuMs')).toFixed(2)}×`,
+      );
+    }
+  }
+} finally {
+  await cleanup();
+}
