@@ -68,8 +68,8 @@ export const previousSecretSql = (e: string, now: string) =>
 
 /**
  * What an attempt needs beside the delivery's own columns and its event's body (rows.ts toClaimed
- * reads them), from the endpoint `e`: one list for both stores' claims. Each store reads the
- * body once per event of the claim, not with each delivery (design D72).
+ * reads them), from the endpoint `e`: one list for both stores' claims. The body is read apart,
+ * once per event (design D72).
  */
 export const attemptColumnsSql = (now: string) =>
   `e.url AS url, e.origin AS origin, e.secret AS secret,

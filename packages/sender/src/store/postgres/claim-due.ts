@@ -178,8 +178,7 @@ leased AS (
 claimed AS (
   SELECT ${CLAIMED_COLUMNS}, d.token AS lease_token, $1::bigint + $4::bigint AS lease_expires_at,
          ${attemptColumnsSql('$1::bigint')},
-         -- Each event's body on one of its rows (rows.ts bodiesOf; design D72): the driver reads
-         -- it as text, two hex digits a byte, and made a Buffer of it for each delivery.
+         -- Each event's body on one of its rows only (design D72): the driver parses it on the event loop.
          CASE WHEN row_number() OVER (PARTITION BY d.event_id) = 1 THEN ev.body END AS body
   FROM picked d
   JOIN events ev ON ev.id = d.event_id

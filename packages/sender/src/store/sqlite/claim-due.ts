@@ -144,10 +144,7 @@ JOIN deliveries d ON d.id = picked.value
 JOIN endpoints e ON e.id = d.endpoint_id
 ORDER BY picked.key`;
 
-/**
- * The bodies of the events named (a JSON array of ids), each once: read with each delivery, an
- * event's body became a Buffer of the driver's for each of its endpoints (design D72).
- */
+/** The bodies of the events named (a JSON array of ids), each once (design D72). */
 export const SELECT_BODIES = `
 SELECT ev.id, ev.body FROM json_each(@ids) named CROSS JOIN events ev ON ev.id = named.value`;
 

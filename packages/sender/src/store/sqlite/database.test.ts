@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ it('refuses to prepare a LIMIT or OFFSET bound as a bare parameter, which SQLite
       'LIMIT (@n)',
       'LIMIT 5, @n',
       'OFFSET ?',
-      'limit ?1',
+      'LIMIT ?1',
       'LIMIT (@skip + 0), ( @n )',
       `LIMIT ${countParam('n')}`,
       `LIMIT ${countParam('skip')}, ${countParam('n')}`,
@@ -34,12 +34,20 @@ it('refuses to prepare a LIMIT or OFFSET bound as a bare parameter, which SQLite
     ['LIMIT (@n'],
     ['LIMIT 5, @n'],
     ['OFFSET ?'],
-    ['limit ?1'],
+    ['LIMIT ?1'],
     ['LIMIT (@skip + 0), ( @n'],
     [],
     [],
     [],
   ]);
+  // The store's statements written in its sources, run by a test or not.
+  const folder = new URL('.', import.meta.url);
+  const sources = readdirSync(folder).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
+  expect(sources).toContain('claim-due.ts');
+  const bare = sources.flatMap((file) =>
+    bareBounds(readFileSync(new URL(file, folder), 'utf8')).map((found) => `${file}: ${found}`),
+  );
+  expect(bare).toEqual([]);
   const db = openSqlite(':memory:');
   try {
     db.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3), (4)');

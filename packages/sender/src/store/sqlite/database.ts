@@ -82,10 +82,14 @@ const PARAM = String.raw`\(*\s*(?:[@:$]\w+|\?\d*)(?!\w)(?!\s*\+)`;
 /** A bare parameter as a LIMIT, an OFFSET, or the second number of `LIMIT a, b`. */
 const BARE_BOUND = new RegExp(
   String.raw`\b(?:LIMIT|OFFSET)\s+${PARAM}|\bLIMIT\s+(?:\([^()]*\)|[\w@:$?]+)\s*,\s*${PARAM}`,
-  'gi',
+  // Upper case, as the store writes SQL: its TypeScript has `limit ? … : …`.
+  'g',
 );
 
-/** Each LIMIT or OFFSET of `sql` bound as a bare parameter, as written there: countParam's are not. */
+/**
+ * Each LIMIT or OFFSET of `sql` bound as a bare parameter, as written there: countParam's are not.
+ * Exported for its test, which also scans the store's sources with it.
+ */
 export const bareBounds = (sql: string): string[] => [...sql.matchAll(BARE_BOUND)].map((m) => m[0]);
 
 /** The pages SQLite keeps in memory for the store's connection, in KiB. */
