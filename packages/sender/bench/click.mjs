@@ -16,7 +16,12 @@ export const envelopeBytes = (data) =>
   Buffer.from(JSON.stringify({ event: 'click', timestamp: '2026-11-22T09:00:00Z', data }));
 
 const probe = envelopeBytes(clickData('clk_'.padEnd(4 + ID_DIGITS, '0'), '')).length;
-const FILLER = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(40).slice(0, BODY_BYTES - probe);
 
-/** Click number `n`, its id `<prefix>_000000nn` (a prefix of three letters keeps the length). */
-export const click = (prefix, n) => clickData(`${prefix}_${String(n).padStart(ID_DIGITS, '0')}`, FILLER);
+/** Clicks whose bodies are `bytes` long: click number `n`, its id `<prefix>_000000nn`. */
+export function clicksOf(bytes) {
+  const filler = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(Math.ceil(bytes / 36)).slice(0, bytes - probe);
+  return (prefix, n) => clickData(`${prefix}_${String(n).padStart(ID_DIGITS, '0')}`, filler);
+}
+
+/** Click number `n` of BODY_BYTES, its id `<prefix>_000000nn` (a prefix of three letters keeps the length). */
+export const click = clicksOf(BODY_BYTES);

@@ -11,7 +11,9 @@
 // per second, the service's CPU per event and its event loop's, and the loop's figures.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
-//                             [--rounds N] [--runtime node22|node24]
+//                             [--rounds N] [--body-kib N] [--runtime node22|node24]
+//
+// --body-kib: each click's body N KiB long (1 to 240) instead of part 5's 1 KiB, one click a request.
 //
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
@@ -26,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { NODE_RUNTIMES } from '@linkhooks/runtimes';
 import { pgSchemaName } from './claims.mjs';
-import { click } from './click.mjs';
+import { clicksOf } from './click.mjs';
 import { startCpuMeter } from './cpu-meter.mjs';
 import {
   check,
@@ -52,7 +54,7 @@ import {
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
-const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
+const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--body-kib N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
 
 /** The options `args` give, or the usage and exit 2 where they are not a comparison's. */
 function optionsOf(args) {
@@ -65,13 +67,26 @@ function optionsOf(args) {
         batched: { type: 'boolean', default: false },
         ingest: { type: 'string' },
         rounds: { type: 'string', default: '12' },
+        'body-kib': { type: 'string', default: '1' },
       },
     });
     const rounds = Number(values.rounds);
+    // An ingest request takes 256 KiB; the click's other fields and the request's share some of it.
+    const bodyKib = Number(values['body-kib']);
     const ingest =
       values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched);
-    if (positionals.length === 2 && Number.isInteger(rounds) && rounds > 0 && ingest)
-      return { values, positionals, rounds };
+    if (
+      positionals.length === 2 &&
+      Number.isInteger(rounds) &&
+      rounds > 0 &&
+      ingest &&
+      Number.isInteger(bodyKib) &&
+      bodyKib >= 1 &&
+      bodyKib <= 240 &&
+      // A batch request's clicks share its 8 MiB.
+      (bodyKib === 1 || (!values.batched && values.ingest !== 'batch'))
+    )
+      return { values, positionals, rounds, bodyKib };
   } catch {
     // an option it does not know, or one without its value: the usage says
   }
@@ -79,7 +94,7 @@ function optionsOf(args) {
   process.exit(2);
 }
 
-const { values, positionals, rounds } = optionsOf(await onRuntime(import.meta.url, optionsOf));
+const { values, positionals, rounds, bodyKib } = optionsOf(await onRuntime(import.meta.url, optionsOf));
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 
@@ -128,6 +143,7 @@ try {
   }
   const pairs = [services.slice(0, 2), services.slice(2, 4)];
   const samples = { A: [], B: [] };
+  const click = clicksOf(bodyKib * 1024);
   const clickOf = (prefix, n) => click(prefix.slice(0, 3), n);
   const round = async ({ service }) => {
     if (values.ingest) return INGEST_ROUNDS[values.ingest](service, clickOf);
@@ -145,8 +161,9 @@ try {
   const what = values.ingest
     ? `${values.ingest === 'single' ? fmtInt(SERVICE.singleEvents) : fmtInt(SERVICE.batchEvents)} events a round, ${values.ingest === 'single' ? 'one a request' : `${SERVICE.batchSize} a request`}, no endpoint`
     : `${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}`;
+  const bodies = bodyKib === 1 ? '' : `, bodies of ${bodyKib} KiB`;
   console.log(
-    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
+    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}${bodies}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
   );
   const ms = (x) => x.toFixed(1);
   const rows = values.ingest
