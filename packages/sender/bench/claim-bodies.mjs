@@ -1,14 +1,14 @@
 // A claim's cost with the event bodies it hands out, no request sent: each round publishes 4 events
-// to 8 endpoints and claims their 32 deliveries in one call, as a worker's batch takes a click
-// fanned out, then records them. Printed, for bodies of 1 KiB and of 256 KiB (an ingest request's
+// to 8 endpoints (`--endpoints=N`: 32 / N events to N) and claims their 32 deliveries in one call,
+// as a worker's batch takes a click fanned out, then records them. Printed, for bodies of 1 KiB and of 256 KiB (an ingest request's
 // largest), the claim's time and this process's CPU in it (the event loop is held for it on
 // SQLite, and on PostgreSQL while the rows are parsed): medians of the rounds after two warm-up ones,
 // with their ranges. With LINKHOOKS_BENCH_VARIANT_DIST (another build's dist/ copied aside in this
 // package, as dist-old/), that build's store runs beside this one's, rounds alternated, and the
 // variant over this build is the median of per-round ratios.
 //
-//   node bench/claim-bodies.mjs [--postgres]
-//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/claim-bodies.mjs [--postgres]
+//   node bench/claim-bodies.mjs [--postgres] [--endpoints=N]
+//   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/claim-bodies.mjs [--postgres] [--endpoints=N]
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -21,8 +21,13 @@ const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const postgres = process.argv.includes('--postgres');
 const ROUNDS = 24;
 const WARMUP = 2;
-const EVENTS = 4;
-const ENDPOINTS = 8;
+/** A claim's deliveries: a worker's batch. */
+const CLAIMED = 32;
+// --endpoints=N: each event to N endpoints (8 by default; 1, no fan-out, makes every body a claim hands out another).
+const endpointsArg = process.argv.find((a) => a.startsWith('--endpoints='));
+const ENDPOINTS = endpointsArg ? Number(endpointsArg.slice('--endpoints='.length)) : 8;
+check([1, 2, 4, 8, 16, 32].includes(ENDPOINTS), '--endpoints=N takes 1, 2, 4, 8, 16 or 32');
+const EVENTS = CLAIMED / ENDPOINTS;
 const SIZES_KIB = [1, 256];
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const builds = [['this build', 'dist']];
@@ -84,13 +89,13 @@ async function round(side, body) {
   const started = performance.now();
   const claimed = await store.claimDue({
     now,
-    limit: EVENTS * ENDPOINTS,
+    limit: CLAIMED,
     leaseMs: 60_000,
     perEndpointCap: 100,
   });
   const ms = performance.now() - started;
   const spent = process.cpuUsage(cpu);
-  check(claimed.length === EVENTS * ENDPOINTS, `the claim took ${claimed.length} of ${EVENTS * ENDPOINTS}`);
+  check(claimed.length === CLAIMED, `the claim took ${claimed.length} of ${CLAIMED}`);
   check(
     claimed.every((c) => Buffer.from(c.body).equals(body)),
     'a claimed delivery carried another body',
@@ -107,7 +112,7 @@ try {
     onCleanup(() => admin.end());
   }
   console.log(
-    `${postgres ? 'PostgreSQL' : 'SQLite'} store, a claim of ${EVENTS} events' ${EVENTS * ENDPOINTS} deliveries (${ENDPOINTS} endpoints each); median of ${ROUNDS - WARMUP} rounds`,
+    `${postgres ? 'PostgreSQL' : 'SQLite'} store, a claim of ${EVENTS} events' ${CLAIMED} deliveries (${ENDPOINTS} endpoint${ENDPOINTS === 1 ? '' : 's'} each); median of ${ROUNDS - WARMUP} rounds`,
   );
   for (const kib of SIZES_KIB) {
     // Random bytes: PostgreSQL compresses a repetitive body to almost nothing.
