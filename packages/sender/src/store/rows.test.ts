@@ -76,6 +76,19 @@ describe('toClaimed', () => {
     expect(text(claimed!.body)).toBe('{"a":1}');
   });
 
+  it('keeps a body that fills its own buffer (a large one) where it is, with no copy', () => {
+    const source = row('d1', 'evt_a', '', { body: Buffer.alloc(64 * 1024, 0x61) });
+    const [claimed] = toClaimed([source], () => ['token', 5_000], bodiesOf([source]));
+    expect(claimed!.body.buffer).toBe((source.body as Buffer).buffer);
+    expect(claimed!.body.byteLength).toBe(64 * 1024);
+    // A view that starts past its buffer's beginning is copied, however long.
+    const bytes = Buffer.alloc(64 * 1024 + 1, 0x62);
+    const offset = row('d2', 'evt_b', '', { body: bytes.subarray(1) });
+    const [copied] = toClaimed([offset], () => ['token', 5_000], bodiesOf([offset]));
+    expect(copied!.body.buffer).not.toBe(bytes.buffer);
+    expect(copied!.body.byteLength).toBe(copied!.body.buffer.byteLength);
+  });
+
   it('takes each row’s lease from the function given, in the rows’ order', () => {
     const rows = [
       row('d1', 'evt_a', '{}', { lease_token: 't1', lease_expires_at: '7000' }),
