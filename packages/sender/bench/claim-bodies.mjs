@@ -1,9 +1,9 @@
-// A claim's cost with the event bodies it hands out, no request sent: each round publishes 4 events
-// to 8 endpoints (`--endpoints=N`: 32 / N events to N) and claims their 32 deliveries in one call,
-// as a worker's batch takes a click fanned out, then records them. Printed, for bodies of 1 KiB and of 256 KiB (an ingest request's
-// largest), the claim's time and this process's CPU in it (the event loop is held for it on
-// SQLite, and on PostgreSQL while the rows are parsed): medians of the rounds after two warm-up ones,
-// with their ranges. With LINKHOOKS_BENCH_VARIANT_DIST (another build's dist/ copied aside in this
+// A claim's cost with the event bodies it hands out, no request sent: each round publishes 4
+// events to 8 endpoints (`--endpoints=N`: 32 / N events to N) and claims their 32 deliveries in one
+// call, as a worker's batch takes a click fanned out, then records them. Printed, for bodies of
+// 1 KiB and of 256 KiB (an ingest request's largest), the claim's time and this process's CPU in
+// it (the event loop is held for it on SQLite, and on PostgreSQL while the rows are parsed):
+// medians of the rounds after two warm-up ones, with their ranges. With LINKHOOKS_BENCH_VARIANT_DIST (another build's dist/ copied aside in this
 // package, as dist-old/), that build's store runs beside this one's, rounds alternated, and the
 // variant over this build is the median of per-round ratios.
 //
@@ -18,13 +18,18 @@ import { check, cleanup, fmtMs, fmtRange, median, onCleanup, pairedRatio, tempDi
 import { recordDelivered } from './record-delivered.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const postgres = process.argv.includes('--postgres');
+const postgres = process.argv.slice(2).includes('--postgres');
 const ROUNDS = 24;
 const WARMUP = 2;
 /** A claim's deliveries: a worker's batch. */
 const CLAIMED = 32;
 // --endpoints=N: each event to N endpoints (8 by default; 1, no fan-out, makes every body a claim hands out another).
-const endpointsArg = process.argv.find((a) => a.startsWith('--endpoints='));
+const args = process.argv.slice(2);
+check(
+  args.every((a) => a === '--postgres' || a.startsWith('--endpoints=')),
+  'usage: node bench/claim-bodies.mjs [--postgres] [--endpoints=N]',
+);
+const endpointsArg = args.find((a) => a.startsWith('--endpoints='));
 const ENDPOINTS = endpointsArg ? Number(endpointsArg.slice('--endpoints='.length)) : 8;
 check([1, 2, 4, 8, 16, 32].includes(ENDPOINTS), '--endpoints=N takes 1, 2, 4, 8, 16 or 32');
 const EVENTS = CLAIMED / ENDPOINTS;
@@ -112,7 +117,7 @@ try {
     onCleanup(() => admin.end());
   }
   console.log(
-    `${postgres ? 'PostgreSQL' : 'SQLite'} store, a claim of ${EVENTS} events' ${CLAIMED} deliveries (${ENDPOINTS} endpoint${ENDPOINTS === 1 ? '' : 's'} each); median of ${ROUNDS - WARMUP} rounds`,
+    `${postgres ? 'PostgreSQL' : 'SQLite'} store, a claim of ${EVENTS === 1 ? 'one event’s' : `${EVENTS} events’`} ${CLAIMED} deliveries (${ENDPOINTS} endpoint${ENDPOINTS === 1 ? '' : 's'} each); median of ${ROUNDS - WARMUP} rounds`,
   );
   for (const kib of SIZES_KIB) {
     // Random bytes: PostgreSQL compresses a repetitive body to almost nothing.

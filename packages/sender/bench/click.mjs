@@ -19,6 +19,7 @@ const probe = envelopeBytes(clickData('clk_'.padEnd(4 + ID_DIGITS, '0'), '')).le
 
 /** Clicks whose bodies are `bytes` long: click number `n`, its id `<prefix>_000000nn`. */
 export function clicksOf(bytes) {
+  if (bytes < probe) throw new Error(`a click takes at least ${probe} bytes`);
   const filler = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(Math.ceil(bytes / 36)).slice(0, bytes - probe);
   return (prefix, n) => clickData(`${prefix}_${String(n).padStart(ID_DIGITS, '0')}`, filler);
 }

@@ -125,7 +125,7 @@ export function bodiesOf(rows: Row[], key = 'event_id'): Map<string, Uint8Array>
  * `origin`, `secret`, `previous_secret` (already null unless valid), its expiry and
  * `standard_webhooks` joined in (attemptColumnsSql). `lease` is every row's lease, where one claim
  * leased them all at once (SQLite's), or reads each row's own. `bodies` holds each event's body
- * (bodiesOf, design D72): the deliveries of one event share that copy, never written to, so the
+ * (bodiesOf, design D72): the deliveries of one event share that buffer, never written to, so the
  * delivery thread is also posted one copy of it per batch of requests.
  */
 export function toClaimed(
