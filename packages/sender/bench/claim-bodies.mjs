@@ -10,12 +10,11 @@
 //   node bench/claim-bodies.mjs [--postgres] [--endpoints=N]
 //   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/claim-bodies.mjs [--postgres] [--endpoints=N]
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
 import { check, cleanup, fmtMs, fmtRange, median, onCleanup, pairedRatio, tempDir } from './harness.mjs';
-import { recordDelivered } from './record-delivered.mjs';
+import { addEndpoints, buildAt, recordDelivered } from './store-bench.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const postgres = process.argv.slice(2).includes('--postgres');
@@ -34,17 +33,13 @@ const ENDPOINTS = endpointsArg ? Number(endpointsArg.slice('--endpoints='.length
 check([1, 2, 4, 8, 16, 32].includes(ENDPOINTS), '--endpoints=N takes 1, 2, 4, 8, 16 or 32');
 const EVENTS = CLAIMED / ENDPOINTS;
 const SIZES_KIB = [1, 256];
-const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const builds = [['this build', 'dist']];
 if (process.env.LINKHOOKS_BENCH_VARIANT_DIST)
   builds.push(['variant', process.env.LINKHOOKS_BENCH_VARIANT_DIST]);
 
 /** A store of `dist`'s build on a database of its own, with the endpoints. */
 async function openStore(dist, admin) {
-  const { createSqliteStore, createPostgresStore, DEFAULT_DISABLE_POLICY, RETRY_DELAYS_MS } = await import(
-    pathToFileURL(join(resolve(PACKAGE, dist), 'index.js')).href
-  );
-  const rules = { schedule: { delaysMs: RETRY_DELAYS_MS }, policy: DEFAULT_DISABLE_POLICY };
+  const { createSqliteStore, createPostgresStore } = await buildAt(dist);
   let store;
   if (admin) {
     const schema = pgSchemaName('bodies');
@@ -55,23 +50,14 @@ async function openStore(dist, admin) {
   }
   onCleanup(() => store.close());
   await store.migrate();
-  for (let i = 0; i < ENDPOINTS; i++) {
-    await store.createEndpoint({
-      id: `ep_bodies_${i}`,
-      accountId: 'acct_bodies',
-      url: `https://127.0.0.1/hooks/${i}`,
-      events: ['click'],
-      secret: 'whsec_bench_not_a_secret',
-      description: null,
-      now: Date.now(),
-    });
-  }
-  return { store, rules, events: 0 };
+  const ids = Array.from({ length: ENDPOINTS }, (_, i) => `ep_bodies_${i}`);
+  await addEndpoints(store, 'acct_bodies', ids);
+  return { store, events: 0 };
 }
 
 /** One round on `side`: the claim's time and this process's CPU in it, in ms. */
 async function round(side, body) {
-  const { store, rules } = side;
+  const { store } = side;
   const createdAt = Date.now() - 60_000;
   for (let i = 0; i < EVENTS; i++) {
     const n = side.events++;
@@ -105,7 +91,7 @@ async function round(side, body) {
     claimed.every((c) => Buffer.from(c.body).equals(body)),
     'a claimed delivery carried another body',
   );
-  await recordDelivered(store, claimed, now, rules);
+  await recordDelivered(store, claimed, now);
   return { ms, cpuMs: (spent.user + spent.system) / 1000 };
 }
 

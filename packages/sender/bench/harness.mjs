@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** This package's folder: a build's dist/ is read from it, wherever the bench runs from. */
+export const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+
 /** The harness itself is broken: the figures would measure something else, so the run exits 1. */
 export class HarnessError extends Error {}
 export function check(condition, message) {

@@ -24,7 +24,6 @@
 // with four of them; the bench's endpoints and caps hold 64 in flight whatever one of them says).
 // An even number of rounds gives each pair of services half of them.
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { NODE_RUNTIMES } from '@linkhooks/runtimes';
 import { pgSchemaName } from './claims.mjs';
@@ -37,6 +36,7 @@ import {
   fmtInt,
   median,
   onCleanup,
+  PACKAGE,
   pairedRatio,
   startReceiver,
   tempDir,
@@ -95,7 +95,6 @@ function optionsOf(args) {
 }
 
 const { values, positionals, rounds, bodyKib } = optionsOf(await onRuntime(import.meta.url, optionsOf));
-const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 
 const commonEnv = envOf('LINKHOOKS_BENCH_SERVICE_ENV');

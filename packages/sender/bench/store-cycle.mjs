@@ -20,14 +20,8 @@
 //   LINKHOOKS_BENCH_VARIANT_DIST=dist-old node bench/store-cycle.mjs [--sqlite] [--endpoints=N] [--at-once]
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  createPostgresStore,
-  createSqliteStore,
-  DEFAULT_DISABLE_POLICY,
-  RETRY_DELAYS_MS,
-} from '@linkhooks/sender';
+import { join } from 'node:path';
+import { createPostgresStore, createSqliteStore } from '@linkhooks/sender';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { startCpuMeter } from './cpu-meter.mjs';
@@ -42,7 +36,7 @@ import {
   pairedRatio,
   tempDir,
 } from './harness.mjs';
-import { recordDelivered } from './record-delivered.mjs';
+import { addEndpoints, buildAt, recordDelivered } from './store-bench.mjs';
 import { walFramesByTree } from './wal-frames.mjs';
 import { walRecordCounter } from './wal-records.mjs';
 
@@ -64,11 +58,8 @@ const CYCLE = {
   warmupRounds: 2,
   rounds: 30,
 };
-const RULES = { schedule: { delaysMs: RETRY_DELAYS_MS }, policy: DEFAULT_DISABLE_POLICY };
 const BODY = Buffer.alloc(1024, 0x20);
 
-/** This package's folder: a variant build's path is read from it, wherever the bench runs from. */
-const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const sqlite = process.argv.includes('--sqlite');
 const variantSql = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const variantDist = process.env.LINKHOOKS_BENCH_VARIANT_DIST;
@@ -76,9 +67,7 @@ check(
   variantSql || variantDist,
   'usage: node bench/store-cycle.mjs [--sqlite] [--endpoints=N] [--at-once] "<SQL applied to the variant>", or LINKHOOKS_BENCH_VARIANT_DIST=<another build\'s dist/>',
 );
-const build = variantDist
-  ? await import(pathToFileURL(join(resolve(PACKAGE, variantDist), 'index.js')).href)
-  : { createPostgresStore, createSqliteStore };
+const build = variantDist ? await buildAt(variantDist) : { createPostgresStore, createSqliteStore };
 
 // Ids in the store's form: a prefix, 10 characters of time, 16 random ones (Crockford base32).
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -130,17 +119,8 @@ async function openFile(file, sql, create = createSqliteStore) {
 
 async function withEndpoints(store) {
   const accountId = 'acct_cycle';
-  for (let i = 0; i < CYCLE.endpoints; i++) {
-    await store.createEndpoint({
-      id: newId('ep', Date.now()),
-      accountId,
-      url: `https://127.0.0.1/hooks/${i}`,
-      events: ['click'],
-      secret: 'whsec_bench_not_a_secret',
-      description: null,
-      now: Date.now(),
-    });
-  }
+  const ids = Array.from({ length: CYCLE.endpoints }, () => newId('ep', Date.now()));
+  await addEndpoints(store, accountId, ids);
   return { store, accountId };
 }
 
@@ -187,7 +167,7 @@ async function round({ store, accountId, admin }) {
       const claimed = await store.claimDue({ now, limit: CYCLE.limit, leaseMs: 60_000, perEndpointCap: 8 });
       if (claimed.length === 0) return;
       delivered += claimed.length;
-      await recordDelivered(store, claimed, now, RULES);
+      await recordDelivered(store, claimed, now);
     }
   };
   await Promise.all(Array.from({ length: CYCLE.lanes }, lane));

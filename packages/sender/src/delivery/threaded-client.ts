@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import { SenderError } from '../errors.js';
+import { ownBytes } from '../own-bytes.js';
 import type { AbandonSignal } from './abandon.js';
 import {
   ABANDONED,
@@ -204,9 +205,7 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
       }
       thread ??= start();
       const id = nextId++;
-      // A view of a larger buffer (a pooled Buffer) would be cloned whole: only its bytes go.
-      const { body } = request;
-      const bytes = body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+      const bytes = ownBytes(request.body);
       return new Promise<SendResult>((resolve, reject) => {
         const p: Pending = { resolve, reject, sentAt: performance.now() };
         if (pending.size === 0) busy();

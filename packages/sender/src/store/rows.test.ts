@@ -57,7 +57,7 @@ describe('toClaimed', () => {
       '{"a":1}',
     ]);
     // SQLite's reads the bodies apart, each row an event's id and body.
-    const bodies = bodiesOf([{ id: 'evt_a', body: Buffer.from('{"a":3}') }], 'id');
+    const bodies = bodiesOf([{ event_id: 'evt_a', body: Buffer.from('{"a":3}') }]);
     const withoutBodies = [row('d4', 'evt_a', '', { body: null })];
     expect(text(toClaimed(withoutBodies, ['t', 1], bodies)[0]!.body)).toBe('{"a":3}');
     // A body missing is the claim's fault, not a delivery sent empty.

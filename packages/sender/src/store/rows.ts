@@ -7,6 +7,7 @@ import {
   type QueuedStatus,
 } from '../domain/delivery-state.js';
 import { SenderError } from '../errors.js';
+import { ownBytes } from '../own-bytes.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -104,18 +105,14 @@ type Lease = [token: string, expiresAt: number];
 export const leaseOfRow = (row: Row): Lease => [row.lease_token as string, Number(row.lease_expires_at)];
 
 /**
- * Each event's body from the rows that carry one (`body`, the event's id in `key`), in a buffer of
- * its own: the driver's when the body fills it, a copy when it is a slice of a larger pooled one
- * (a small body's), which would be posted to the delivery thread whole.
+ * Each event's body (`event_id`, `body`) from the rows that carry one, in a buffer of its own
+ * (ownBytes): the driver's when the body fills it, a copy of a small body's slice of a pool.
  */
-export function bodiesOf(rows: Row[], key = 'event_id'): Map<string, Uint8Array> {
+export function bodiesOf(rows: Row[]): Map<string, Uint8Array> {
   const bodies = new Map<string, Uint8Array>();
   for (const row of rows) {
-    const eventId = row[key] as string;
-    const body = row.body as Buffer | null;
-    if (body == null || bodies.has(eventId)) continue;
-    const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-    bodies.set(eventId, own ? new Uint8Array(body.buffer) : new Uint8Array(body));
+    const eventId = row.event_id as string;
+    if (row.body != null && !bodies.has(eventId)) bodies.set(eventId, ownBytes(row.body as Uint8Array));
   }
   return bodies;
 }

@@ -146,7 +146,7 @@ ORDER BY picked.key`;
 
 /** The bodies of the events named (a JSON array of ids), each once (design D72). */
 export const SELECT_BODIES = `
-SELECT ev.id, ev.body FROM json_each(@ids) named CROSS JOIN events ev ON ev.id = named.value`;
+SELECT ev.id AS event_id, ev.body FROM json_each(@ids) named CROSS JOIN events ev ON ev.id = named.value`;
 
 /** The picked deliveries (`ids`, a JSON array) as a claim hands them out, leased with `lease`. */
 export function readClaimed(
@@ -157,7 +157,7 @@ export function readClaimed(
 ): ClaimedDelivery[] {
   const picked = db.st(SELECT_PICKED).all({ now, ids }) as Row[];
   const events = JSON.stringify([...new Set(picked.map((row) => row.event_id as string))]);
-  return toClaimed(picked, lease, bodiesOf(db.st(SELECT_BODIES).all({ ids: events }) as Row[], 'id'));
+  return toClaimed(picked, lease, bodiesOf(db.st(SELECT_BODIES).all({ ids: events }) as Row[]));
 }
 
 /**
