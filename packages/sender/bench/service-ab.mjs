@@ -11,9 +11,12 @@
 // per second, the service's CPU per event and its event loop's, and the loop's figures.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
-//                             [--rounds N] [--body-kib N] [--runtime node22|node24]
+//                             [--rounds N] [--body-kib N] [--idle-s N] [--runtime node22|node24]
 //
 // --body-kib: each click's body N KiB long (1 to 240) instead of part 5's 1 KiB, one click a request.
+// --idle-s: every service left with nothing to do for N seconds (1 to 120) before each counted round,
+// as part 5's services wait while the bench runs the others' rounds: what the first burst after a
+// quiet spell costs (README.md, "Reading a slow figure").
 //
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
@@ -38,6 +41,7 @@ import {
   onCleanup,
   PACKAGE,
   pairedRatio,
+  sleep,
   startReceiver,
   tempDir,
 } from './harness.mjs';
@@ -54,7 +58,7 @@ import {
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
-const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--body-kib N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
+const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--body-kib N] [--idle-s N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
 
 /** The options `args` give, or the usage and exit 2 where they are not a comparison's. */
 function optionsOf(args) {
@@ -68,11 +72,13 @@ function optionsOf(args) {
         ingest: { type: 'string' },
         rounds: { type: 'string', default: '12' },
         'body-kib': { type: 'string', default: '1' },
+        'idle-s': { type: 'string', default: '0' },
       },
     });
     const rounds = Number(values.rounds);
     // An ingest request takes 256 KiB; the click's other fields and the request's share some of it.
     const bodyKib = Number(values['body-kib']);
+    const idleS = Number(values['idle-s']);
     const ingest =
       values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched);
     if (
@@ -83,10 +89,13 @@ function optionsOf(args) {
       Number.isInteger(bodyKib) &&
       bodyKib >= 1 &&
       bodyKib <= 240 &&
+      Number.isInteger(idleS) &&
+      idleS >= 0 &&
+      idleS <= 120 &&
       // A batch request's clicks share its 8 MiB.
       (bodyKib === 1 || (!values.batched && values.ingest !== 'batch'))
     )
-      return { values, positionals, rounds, bodyKib };
+      return { values, positionals, rounds, bodyKib, idleS };
   } catch {
     // an option it does not know, or one without its value: the usage says
   }
@@ -94,7 +103,9 @@ function optionsOf(args) {
   process.exit(2);
 }
 
-const { values, positionals, rounds, bodyKib } = optionsOf(await onRuntime(import.meta.url, optionsOf));
+const { values, positionals, rounds, bodyKib, idleS } = optionsOf(
+  await onRuntime(import.meta.url, optionsOf),
+);
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
 
 const commonEnv = envOf('LINKHOOKS_BENCH_SERVICE_ENV');
@@ -155,14 +166,18 @@ try {
   for (let r = 0; r < SERVICE.warmupRounds; r++) for (const side of services) await round(side);
   // A round of a pair runs its two services one after the other, in the order they started.
   for (let r = 0; r < rounds; r++) {
-    for (const side of pairs[r % 2]) samples[side.build].push(await round(side));
+    for (const side of pairs[r % 2]) {
+      if (idleS > 0) await sleep(idleS * 1000);
+      samples[side.build].push(await round(side));
+    }
   }
   const what = values.ingest
     ? `${values.ingest === 'single' ? fmtInt(SERVICE.singleEvents) : fmtInt(SERVICE.batchEvents)} events a round, ${values.ingest === 'single' ? 'one a request' : `${SERVICE.batchSize} a request`}, no endpoint`
     : `${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}`;
   const bodies = bodyKib === 1 ? '' : `, bodies of ${bodyKib} KiB`;
+  const idle = idleS === 0 ? '' : `, each after ${idleS} s idle`;
   console.log(
-    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}${bodies}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
+    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}${bodies}${idle}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
   );
   const ms = (x) => x.toFixed(1);
   const rows = values.ingest
