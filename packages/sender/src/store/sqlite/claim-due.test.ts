@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../rows.js';
-import { duePages, SELECT_DUE } from './claim-due.js';
+import { duePages, readClaimed, SELECT_DUE } from './claim-due.js';
 import { openSqlite, type SqliteDb } from './database.js';
 import { migrateSqlite } from './migrate.js';
 
@@ -107,6 +107,36 @@ describe('the SQLite claim’s pages of due rows', () => {
       expect(read.n).toBe(readRows);
     } finally {
       await close();
+    }
+  });
+});
+
+describe('the SQLite claim’s bodies', () => {
+  it('reads a body stored as text, as SQL written by hand stores it, as its UTF-8 bytes', () => {
+    const { db, close } = dueRows(1);
+    try {
+      db.exec(`INSERT INTO events (id, account_id, name, body, created_at)
+               VALUES ('evt_text', 'acct_1', 'click', '{"city":"Zürich"}', 0)`);
+      db.exec(`UPDATE deliveries SET event_id = 'evt_text' WHERE id = '${idOf(0)}'`);
+      const [claimed] = readClaimed(db, NOW, JSON.stringify([idOf(0)]), ['token', NOW + 1]);
+      expect(Buffer.from(claimed!.body)).toEqual(Buffer.from('{"city":"Zürich"}', 'utf8'));
+    } finally {
+      close();
+    }
+  });
+
+  it('reads a body stored as bytes as those bytes, whatever they are', () => {
+    const { db, close } = dueRows(1);
+    try {
+      const bytes = Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x7d]);
+      db.st(
+        `INSERT INTO events (id, account_id, name, body, created_at) VALUES ('evt_bin', 'acct_1', 'click', ?, 0)`,
+      ).run(bytes);
+      db.exec(`UPDATE deliveries SET event_id = 'evt_bin' WHERE id = '${idOf(0)}'`);
+      const [claimed] = readClaimed(db, NOW, JSON.stringify([idOf(0)]), ['token', NOW + 1]);
+      expect(Buffer.from(claimed!.body)).toEqual(bytes);
+    } finally {
+      close();
     }
   });
 });
