@@ -22,6 +22,7 @@
 //
 // It imports the BUILT package by name (package self-reference), so run `pnpm build` first.
 import { createHmac } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import * as senderPackage from '@linkhooks/sender';
@@ -55,6 +56,7 @@ import {
   fmtInt,
   fmtMs,
   fmtRange,
+  forkTracked,
   HarnessError,
   lpad,
   median,
@@ -90,6 +92,11 @@ const checkParts = (names) => {
 };
 const ARGS = await onRuntime(import.meta.url, checkParts);
 const PARTS = new Set(ARGS.length ? ARGS : PART_NAMES);
+/**
+ * Set by a run of several parts for the process it runs part 5 in (servicePart): the file that
+ * process writes part 5's results to, printing part 5 alone.
+ */
+const SERVICE_RESULTS = process.env.LINKHOOKS_BENCH_SERVICE_RESULTS;
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const FLOW = {
@@ -558,6 +565,30 @@ async function loadPeers(ctx) {
   return loaded;
 }
 
+/**
+ * Part 5 in a process of its own when other parts run too, its results read back for the summary.
+ * In this process, after parts 1 to 4, the bare loop and the peers (which run here) slowed down
+ * while the services, processes of their own, did not: its bare loop took twice its CPU a delivery
+ * and the ratios to it read half as high again (bench/README.md, part 5).
+ */
+async function servicePart(ctx) {
+  if (PARTS.size === 1) return serviceFigures(ctx);
+  const file = join(tempDir('linkhooks-bench-part5-'), 'results.json');
+  const child = forkTracked('./run.mjs', ['service'], {
+    env: { ...process.env, LINKHOOKS_BENCH_SERVICE_RESULTS: file },
+  });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  check(code === 0, `part 5's process exited with ${code}`);
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** Part 5 alone, its results written to SERVICE_RESULTS: what servicePart runs. */
+async function serviceChild() {
+  const certs = createTestCertificates();
+  const ctx = { certs, receiver: await startReceiver(certs, FLOW.endpoints), postgres: await openPostgres() };
+  writeFileSync(SERVICE_RESULTS, JSON.stringify(await serviceFigures(ctx)));
+}
+
 async function serviceFigures(ctx) {
   const sqliteFile = join(tempDir('linkhooks-bench-svc-'), 'service.db');
   const stores = [{ label: 'SQLite', db: `sqlite:${sqliteFile}`, file: sqliteFile }];
@@ -665,6 +696,7 @@ async function runNoisy(ctx) {
 }
 
 async function main() {
+  if (SERVICE_RESULTS) return serviceChild();
   const began = monotonicMs();
   console.log(
     `@linkhooks/sender bench — Node ${process.version}. Ratios matter; absolute figures depend on the machine.`,
@@ -709,7 +741,7 @@ async function main() {
 
   const claims = PARTS.has('claims') ? await runClaims(ctx) : [];
 
-  const service = PARTS.has('service') ? await serviceFigures(ctx) : {};
+  const service = PARTS.has('service') ? await servicePart(ctx) : {};
   const scale = PARTS.has('scale')
     ? await runScale({ createSqliteStore, createPostgresStore, postgres: ctx.postgres, pgUrl: PG_URL })
     : {};
