@@ -569,7 +569,7 @@ async function loadPeers(ctx) {
  * Part 5 in a process of its own when other parts run too, its results read back for the summary.
  * In this process, after parts 1 to 4, the bare loop and the peers (which run here) slowed down
  * while the services, processes of their own, did not: its bare loop took twice its CPU a delivery
- * and the ratios to it read half as high again (bench/README.md, part 5).
+ * and the ratios to it read about 1.6 times as high (bench/README.md, part 5).
  */
 async function servicePart(ctx) {
   if (PARTS.size === 1) return serviceFigures(ctx);
