@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from './records.js';
-import { attemptValues, bodiesOf, leaseOfRow, type Row, toClaimed } from './rows.js';
+import { attemptValues, bodiesOf, leaseOfRow, type Row, toClaimed, toEvent } from './rows.js';
 
 /** A claim's row as a driver gives it: the body a small Buffer, a slice of Node's shared pool. */
 function row(id: string, eventId: string, body: string, lease: Partial<Row> = {}): Row {
@@ -111,6 +111,17 @@ describe('toClaimed', () => {
       ['d1', 't9', 9_000],
       ['d2', 't9', 9_000],
     ]);
+  });
+});
+
+describe('an event body stored as text', () => {
+  // SQLite keeps what hand-written SQL gives it: a string literal is text, not bytes.
+  const text8 = '{"city":"Zürich"}';
+  it('is read as its UTF-8 bytes, by a claim and by the log alike', () => {
+    const bodies = bodiesOf([{ event_id: 'evt_t', body: text8 }]);
+    expect(Buffer.from(bodies.get('evt_t')!)).toEqual(Buffer.from(text8, 'utf8'));
+    const event = toEvent({ id: 'evt_t', account_id: 'a', name: 'click', body: text8, created_at: 1 });
+    expect(Buffer.from(event.body)).toEqual(Buffer.from(text8, 'utf8'));
   });
 });
 

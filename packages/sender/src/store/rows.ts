@@ -75,12 +75,20 @@ export function toDelivery(row: Row): DeliveryRecord {
   };
 }
 
+/**
+ * A column of bytes as bytes. SQLite keeps a value as the statement gave it: a publish writes bytes,
+ * but SQL written by hand writes a string literal as text, which is read as its UTF-8 bytes (as a
+ * view it would read as nothing, and `ownBytes` would fail every claim that picked its delivery).
+ */
+const bytesOf = (value: unknown): Uint8Array =>
+  typeof value === 'string' ? Buffer.from(value, 'utf8') : (value as Uint8Array);
+
 export function toEvent(row: Row): EventRecord {
   return {
     id: row.id as string,
     accountId: row.account_id as string,
     name: row.name as string,
-    body: new Uint8Array(row.body as Buffer),
+    body: new Uint8Array(bytesOf(row.body)),
     createdAt: num(row.created_at),
     idempotencyKey: (row.idempotency_key as string | null | undefined) ?? null,
   };
@@ -112,7 +120,7 @@ export function bodiesOf(rows: Row[]): Map<string, Uint8Array> {
   const bodies = new Map<string, Uint8Array>();
   for (const row of rows) {
     const eventId = row.event_id as string;
-    if (row.body != null && !bodies.has(eventId)) bodies.set(eventId, ownBytes(row.body as Uint8Array));
+    if (row.body != null && !bodies.has(eventId)) bodies.set(eventId, ownBytes(bytesOf(row.body)));
   }
   return bodies;
 }

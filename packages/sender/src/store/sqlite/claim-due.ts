@@ -144,15 +144,9 @@ JOIN deliveries d ON d.id = picked.value
 JOIN endpoints e ON e.id = d.endpoint_id
 ORDER BY picked.key`;
 
-/**
- * The bodies of the events named (a JSON array of ids), each once (design D72), as bytes: a body
- * stored as text (SQLite keeps what a statement gives it, and SQL written by hand gives text) is
- * read as its UTF-8 bytes rather than failing every claim it is part of. A publish stores bytes,
- * which the CAST leaves as they are.
- */
+/** The bodies of the events named (a JSON array of ids), each once (design D72). */
 export const SELECT_BODIES = `
-SELECT ev.id AS event_id, CAST(ev.body AS BLOB) AS body
-FROM json_each(@ids) named CROSS JOIN events ev ON ev.id = named.value`;
+SELECT ev.id AS event_id, ev.body FROM json_each(@ids) named CROSS JOIN events ev ON ev.id = named.value`;
 
 /** The picked deliveries (`ids`, a JSON array) as a claim hands them out, leased with `lease`. */
 export function readClaimed(
