@@ -3,22 +3,13 @@
  * so ids sort by creation time and serve as stable cursors for the delivery log. PostgreSQL's
  * delivery ids are made in SQL in the same form, the 80 bits a run (newRun) and a count.
  */
+import { pooledRandom } from './random-pool.js';
+
 /** The digits of ids (Crockford's base 32), in ascending order: digits compare as their values do. */
 export const ID_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-// Random bytes are drawn 4 KiB at a time: a call to the system's generator per id cost more than
-// the rest of making it, at an id per event and one per delivery.
-const pool = new Uint8Array(4096);
-let taken = pool.length;
-
 function randomDigits(): number[] {
-  if (taken + 16 > pool.length) {
-    globalThis.crypto.getRandomValues(pool);
-    taken = 0;
-  }
-  const digits = Array.from(pool.subarray(taken, taken + 16), (b) => b & 31);
-  taken += 16;
-  return digits;
+  return Array.from(pooledRandom(16), (b) => b & 31);
 }
 
 export type IdPrefix = 'evt' | 'dlv' | 'ep' | 'acct' | 'att' | 'key' | 'ntc';

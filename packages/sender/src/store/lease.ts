@@ -1,8 +1,9 @@
-/** A random lease token: who holds a claimed delivery (design I3). */
+import { pooledRandom } from '../domain/random-pool.js';
+
+/** A random lease token, 24 hex digits: who holds a claimed delivery (design I3). */
 export function newLeaseToken(): string {
-  const bytes = new Uint8Array(12);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  const bytes = pooledRandom(12);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
 
 /** A lease (delivery id and token) as one string, to key sets and maps by lease rather than delivery. */

@@ -15,18 +15,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SenderError } from '../../errors.js';
 import { type CheckpointEvents, createCheckpointer, WAL_LIMIT_FRAMES } from './checkpointer.js';
-
-/**
- * A cached statement as the store's code sees it: rows are read whole, and it leads back to no
- * connection (the driver's `iterate()` and `database` are left out).
- */
-export interface StoreStatement {
-  run(...params: unknown[]): Database.RunResult;
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  /** Rows as their first column's value. */
-  pluck(toggle?: boolean): StoreStatement;
-}
+import { type StoreStatement, storeStatement } from './store-statement.js';
 
 /**
  * The connection as the store's code sees it: the driver's own connection stays inside this file,
@@ -114,7 +103,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
   raw.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   // A WAL that grew past its limit (design D58) is cut back to it when it starts over.
   raw.exec(`PRAGMA journal_size_limit = ${WAL_LIMIT_FRAMES * 4096}`);
-  const cache = new Map<string, Database.Statement>();
+  const cache = new Map<string, StoreStatement>();
   const checkpointer = createCheckpointer(raw, checkpoints);
   return {
     file,
@@ -131,7 +120,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointEvents = {})
             `the statement binds ${bare.map((b) => `"${b}"`).join(', ')} as a bare parameter; write it with countParam: ${sql}`,
           );
         }
-        s = raw.prepare(sql);
+        s = storeStatement(raw.prepare(sql));
         cache.set(sql, s);
       }
       return s;
