@@ -13,6 +13,7 @@ import { readBody } from './read-body.js';
 import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
 import { type Admitted, checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
+import { inTurn, type TurnBudget } from './turn-budget.js';
 
 /** Answers the request if it is one of its routes in plain form (true), or leaves it untouched (false). */
 export type DirectRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -31,6 +32,9 @@ function plainJsonLength(req: IncomingMessage, limit: number): number | null {
   const length = Number(headers['content-length']);
   return Number.isInteger(length) && length > 0 && length <= limit ? length : null;
 }
+
+/** Bodies up to this size are parsed at once: a single event's is a few KiB. */
+const INLINE_PARSE_BYTES = 64 * 1024;
 
 const SYNTAX_MARK = '#';
 
@@ -84,6 +88,8 @@ export function createDirectRoutes(
   routes: readonly RouteSpec[],
   /** The largest body a route reads unless it says otherwise. */
   defaultLimit: number,
+  /** How a large body's parse waits for the loop (turn-budget.ts's budgetFor). */
+  parseStep: TurnBudget = inTurn,
 ): DirectRoutes {
   const byPath = new Map(routes.map((r) => [r.path, r]));
 
@@ -100,7 +106,13 @@ export function createDirectRoutes(
     let admitted: Admitted | undefined;
     try {
       admitted = await runner.admit(route, request);
-      const body = checkBody(route, readJson(route, await readBody(req)), true);
+      const bytes = await readBody(req);
+      // A large body is parsed in a turn's budget shared with other requests' (turn-budget.ts).
+      const json =
+        bytes.length > INLINE_PARSE_BYTES
+          ? await parseStep(() => readJson(route, bytes))
+          : readJson(route, bytes);
+      const body = checkBody(route, json, true);
       const result: RouteResult = await runner.run(route, request, admitted, { params: {}, body, query: {} });
       Object.assign(headers, result.headers);
       if ('json' in result) send(res, result.status, headers, JSON.stringify(result.json));

@@ -31,6 +31,7 @@ import { portalSessionRoute } from './routes/portal-sessions.js';
 import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
 import type { SessionStore } from './sessions.js';
+import { budgetFor } from './turn-budget.js';
 
 export interface ManagementRouterOptions extends TransportOptions {
   sender: Sender;
@@ -204,5 +205,9 @@ export function createManagementApi(options: ManagementRouterOptions): {
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
 
-  return { router, direct: createDirectRoutes(runner, options, DIRECT_ROUTES, DEFAULT_BODY_BYTES) };
+  const parseStep = budgetFor(options.sender.capabilities);
+  return {
+    router,
+    direct: createDirectRoutes(runner, options, DIRECT_ROUTES, DEFAULT_BODY_BYTES, parseStep),
+  };
 }

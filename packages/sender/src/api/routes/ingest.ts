@@ -17,6 +17,7 @@ import {
   publishResultSchema,
 } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
+import { budgetFor } from '../turn-budget.js';
 
 export const MAX_BATCH = 1_000;
 /** A batch's body: 1,000 events of a few KiB each fit with room to spare. */
@@ -133,17 +134,26 @@ const IN_PROCESS_SLICES = 2;
  */
 async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]): Promise<Outcome[]> {
   const slices: Promise<Outcome[]>[] = [];
-  const inFlight = sender.capabilities.recordsOverNetwork ? Number.POSITIVE_INFINITY : IN_PROCESS_SLICES;
+  const overNetwork = sender.capabilities.recordsOverNetwork;
+  const inFlight = overNetwork ? Number.POSITIVE_INFINITY : IN_PROCESS_SLICES;
+  // Each slice's checks in a turn's budget shared with other requests' (turn-budget.ts).
+  const step = budgetFor(sender.capabilities);
   try {
     for (let i = 0; i < events.length; i += PUBLISH_SLICE) {
-      if (i > 0) await nextTurn();
+      // With no budget to space them (a store a round trip away), each slice waits a turn.
+      if (i > 0 && overNetwork) await nextTurn();
       // The slice `inFlight` before this one settles first; if its publish failed, none is checked.
       if (slices.length >= inFlight) await slices[slices.length - inFlight];
       const slice = events.slice(i, i + PUBLISH_SLICE);
       events.fill(undefined, i, i + PUBLISH_SLICE);
-      const checked = await Promise.all(slice.map((raw) => ingest.parsedItem(raw).then(ok, failed)));
+      const checked = await Promise.all(
+        await step(() => slice.map((raw) => ingest.parsedItem(raw).then(ok, failed))),
+      );
       slice.length = 0;
-      const published = sender.publishMany(takeValid(checked)).then((outcomes) => inOrder(checked, outcomes));
+      // Its events built (publishMany's first step) in a turn's budget too.
+      const published = step(() => sender.publishMany(takeValid(checked))).then((outcomes) =>
+        inOrder(checked, outcomes),
+      );
       published.catch(ignore); // awaited below, after the later slices
       slices.push(published);
     }
