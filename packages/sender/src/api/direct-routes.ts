@@ -13,7 +13,7 @@ import { readBody } from './read-body.js';
 import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
 import { type Admitted, checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
-import { inTurn, type TurnBudget } from './turn-budget.js';
+import type { TurnBudget } from './turn-budget.js';
 
 /** Answers the request if it is one of its routes in plain form (true), or leaves it untouched (false). */
 export type DirectRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -89,7 +89,7 @@ export function createDirectRoutes(
   /** The largest body a route reads unless it says otherwise. */
   defaultLimit: number,
   /** How a large body's parse waits for the loop (turn-budget.ts's budgetFor). */
-  parseStep: TurnBudget = inTurn,
+  parseStep: TurnBudget,
 ): DirectRoutes {
   const byPath = new Map(routes.map((r) => [r.path, r]));
 

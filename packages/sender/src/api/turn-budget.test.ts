@@ -83,3 +83,35 @@ it('runs a step at once where the loop has time to spare, errors as rejections',
     }),
   ).rejects.toThrow('at once');
 });
+
+it('has one turn scheduled at a time, steps that give more steps included', () => {
+  let now = 0;
+  let turns: (() => void)[] = [];
+  const inTurn = createTurnBudget(
+    4,
+    () => now,
+    (run) => turns.push(run),
+  );
+  const ran: number[] = [];
+  let turn = 0;
+  // Each step takes 3 ms and gives the next, ten in all: a budget of 4 holds two a turn.
+  const step = (n: number) => {
+    now += 3;
+    ran.push(turn);
+    if (n < 9) void inTurn(() => step(n + 1));
+  };
+  void inTurn(() => step(0));
+  void inTurn(() => undefined);
+  const perTurn: number[] = [];
+  while (turns.length > 0) {
+    expect(turns).toHaveLength(1);
+    const due = turns;
+    turns = [];
+    const before = ran.length;
+    for (const run of due) run();
+    perTurn.push(ran.length - before);
+    turn++;
+  }
+  expect(ran).toHaveLength(10);
+  expect(Math.max(...perTurn)).toBeLessThanOrEqual(2);
+});

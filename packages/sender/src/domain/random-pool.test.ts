@@ -15,3 +15,8 @@ it('hands out each byte of the pool once, and draws it again when a request does
   // 700 requests of 8.5 bytes on average: about 6,000 bytes, more than one pool of 4,096.
   expect(drawn).toBeGreaterThanOrEqual(1);
 });
+
+it('refuses a count it cannot hand out once each', () => {
+  for (const n of [0, -1, 1.5, 4097, Number.NaN]) expect(() => pooledRandom(n)).toThrow(RangeError);
+  expect(pooledRandom(4096)).toHaveLength(4096);
+});

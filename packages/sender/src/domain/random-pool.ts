@@ -11,6 +11,9 @@ let taken = pool.length;
  * the next call, which may draw the pool again.
  */
 export function pooledRandom(n: number): Uint8Array {
+  if (!Number.isInteger(n) || n < 1 || n > pool.length) {
+    throw new RangeError(`pooledRandom takes 1 to ${pool.length} bytes, not ${n}`);
+  }
   if (taken + n > pool.length) {
     globalThis.crypto.getRandomValues(pool);
     taken = 0;

@@ -178,6 +178,37 @@ describe('a batch body too large to parse whole (design D63)', () => {
   });
 });
 
+describe('a batch body parsed whole in a turn of the budget (design D74)', () => {
+  const item = (n: number) => ({
+    ...click(n),
+    event_id: `mid-${n}`,
+    data: {
+      ...click(n).data,
+      destination_url: `https://shop.example.com/?utm_content=${'y'.repeat(900)}&n=${n}`,
+    },
+  });
+  it('answers a body over 64 KiB and under the size read an item at a time as the router does', async () => {
+    const events: unknown[] = Array.from({ length: 70 }, (_, n) => item(3_000 + n));
+    events[9] = { ...item(9), event: 'nope' };
+    const raw = JSON.stringify({ events });
+    expect(Buffer.byteLength(raw)).toBeGreaterThan(64 * 1024);
+    expect(Buffer.byteLength(raw)).toBeLessThanOrEqual(WHOLE_BODY_MAX_BYTES);
+    const direct = await api.call('POST', BATCH, { key: SERVICE_TOKEN, raw });
+    const routed = await api.call('POST', `${BATCH}?x`, { key: SERVICE_TOKEN, raw });
+    expect([viaExpress(direct.headers), viaExpress(routed.headers)]).toEqual([false, true]);
+    const statuses = (json: { results: Array<{ status: number }> }) => json.results.map((r) => r.status);
+    expect(statuses(direct.json)).toEqual(events.map((_, n) => (n === 9 ? 400 : 202)));
+    // The router, sent the same events second, finds each one stored by the direct path.
+    expect(statuses(routed.json)).toEqual(events.map((_, n) => (n === 9 ? 400 : 200)));
+    for (const broken of [`${raw.slice(0, -2)},]}`, `${raw} trailing`]) {
+      const a = await api.call('POST', BATCH, { key: SERVICE_TOKEN, raw: broken });
+      const b = await api.call('POST', `${BATCH}?x`, { key: SERVICE_TOKEN, raw: broken });
+      expect(viaExpress(a.headers)).toBe(false);
+      expect([a.status, a.json]).toEqual([400, b.json]);
+    }
+  });
+});
+
 describe('a client that goes away mid-body', () => {
   it('costs nothing but its own request: no error logged, and the next request is answered', async () => {
     const arrived = new Promise<IncomingMessage>((resolve) => api.server.once('request', resolve));

@@ -17,7 +17,7 @@ import {
   publishResultSchema,
 } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
-import { budgetFor } from '../turn-budget.js';
+import { atOnce, budgetFor } from '../turn-budget.js';
 
 export const MAX_BATCH = 1_000;
 /** A batch's body: 1,000 events of a few KiB each fit with room to spare. */
@@ -134,14 +134,14 @@ const IN_PROCESS_SLICES = 2;
  */
 async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]): Promise<Outcome[]> {
   const slices: Promise<Outcome[]>[] = [];
-  const overNetwork = sender.capabilities.recordsOverNetwork;
-  const inFlight = overNetwork ? Number.POSITIVE_INFINITY : IN_PROCESS_SLICES;
-  // Each slice's checks in a turn's budget shared with other requests' (turn-budget.ts).
+  const inFlight = sender.capabilities.recordsOverNetwork ? Number.POSITIVE_INFINITY : IN_PROCESS_SLICES;
+  // Each slice's checks, then its events, in a turn's budget shared with other requests'
+  // (turn-budget.ts), where the store has one.
   const step = budgetFor(sender.capabilities);
   try {
     for (let i = 0; i < events.length; i += PUBLISH_SLICE) {
-      // With no budget to space them (a store a round trip away), each slice waits a turn.
-      if (i > 0 && overNetwork) await nextTurn();
+      // With no budget to space them, each slice after the first waits a turn.
+      if (i > 0 && step === atOnce) await nextTurn();
       // The slice `inFlight` before this one settles first; if its publish failed, none is checked.
       if (slices.length >= inFlight) await slices[slices.length - inFlight];
       const slice = events.slice(i, i + PUBLISH_SLICE);
@@ -150,7 +150,6 @@ async function checkAndPublish(ingest: Ingest, sender: Sender, events: unknown[]
         await step(() => slice.map((raw) => ingest.parsedItem(raw).then(ok, failed))),
       );
       slice.length = 0;
-      // Its events built (publishMany's first step) in a turn's budget too.
       const published = step(() => sender.publishMany(takeValid(checked))).then((outcomes) =>
         inOrder(checked, outcomes),
       );
