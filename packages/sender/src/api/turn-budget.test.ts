@@ -2,34 +2,39 @@ import { expect, it } from 'vitest';
 import { atOnce, createTurnBudget } from './turn-budget.js';
 
 /**
- * Marks which run of the queue a step ran in: steps of one run are one callback of the loop's
- * check phase, and a microtask runs between two callbacks, never inside one.
+ * Marks which turn of the queue a step ran in: a turn's steps run in one task of the event loop,
+ * and the microtask this queues runs once that task ends, never inside it.
  */
-function runs() {
-  let run = 0;
+function turns() {
+  let turn = 0;
   let counting = false;
   return () => {
     if (!counting) {
       counting = true;
       queueMicrotask(() => {
-        run++;
+        turn++;
         counting = false;
       });
     }
-    return run;
+    return turn;
   };
 }
 
+/** A budget of 4 ms on a clock each step moves by `ms`, and the turn marker. */
+function stepped() {
+  const clock = { now: 0 };
+  const inTurn = createTurnBudget(4, () => clock.now);
+  return { clock, inTurn, turnOf: turns() };
+}
+
 it('runs steps in order, as many in a turn as its budget holds, and the rest in later turns', async () => {
-  let now = 0;
-  const inTurn = createTurnBudget(4, () => now);
-  const runOf = runs();
-  // Each step takes 3 ms of the stepped clock: a budget of 4 holds two (the second one ends past it).
+  const { clock, inTurn, turnOf } = stepped();
+  // Each step takes 3 ms: a budget of 4 holds two (the second one ends past it).
   const done = await Promise.all(
     Array.from({ length: 5 }, (_, i) =>
       inTurn(() => {
-        now += 3;
-        return [i, runOf()];
+        clock.now += 3;
+        return [i, turnOf()];
       }),
     ),
   );
@@ -43,35 +48,36 @@ it('runs steps in order, as many in a turn as its budget holds, and the rest in 
 });
 
 it('runs the first step of a turn however long it takes, and its errors reject its own step only', async () => {
-  let now = 0;
-  const inTurn = createTurnBudget(4, () => now);
-  const runOf = runs();
+  const { clock, inTurn, turnOf } = stepped();
   const long = inTurn(() => {
-    now += 100;
-    return runOf();
+    clock.now += 100;
+    return turnOf();
   });
   const failing = inTurn(() => {
     throw new Error('this step');
   });
-  const after = inTurn(() => runOf());
+  const after = inTurn(() => turnOf());
   expect(await long).toBe(0);
   await expect(failing).rejects.toThrow('this step');
   expect(await after).toBe(1);
 });
 
-it('holds steps given while a turn runs to the same budget', async () => {
-  let now = 0;
-  const inTurn = createTurnBudget(4, () => now);
-  const runOf = runs();
-  const inner: Promise<number>[] = [];
-  const outer = await inTurn(() => {
-    now += 5;
-    // Given while the queue runs, past the budget: a later turn.
-    inner.push(inTurn(() => runOf()));
-    return runOf();
-  });
-  expect(outer).toBe(0);
-  expect(await inner[0]).toBe(1);
+it('holds steps that give more steps to the same budget, a turn at a time', async () => {
+  const { clock, inTurn, turnOf } = stepped();
+  const ran: number[] = [];
+  // Each step takes 3 ms and gives two more, fifteen in all: a turn of every step given so far would
+  // run four, then eight; a budget of 4 holds two.
+  const step = (n: number): Promise<unknown> => {
+    clock.now += 3;
+    ran.push(turnOf());
+    const next = [2 * n + 1, 2 * n + 2].filter((m) => m < 15);
+    return Promise.all(next.map((m) => inTurn(() => step(m))));
+  };
+  await inTurn(() => step(0));
+  expect(ran).toHaveLength(15);
+  const perTurn = new Map<number, number>();
+  for (const turn of ran) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+  expect(Math.max(...perTurn.values())).toBe(2);
 });
 
 it('runs a step at once where the loop has time to spare, errors as rejections', async () => {
@@ -82,36 +88,4 @@ it('runs a step at once where the loop has time to spare, errors as rejections',
       throw new Error('at once');
     }),
   ).rejects.toThrow('at once');
-});
-
-it('has one turn scheduled at a time, steps that give more steps included', () => {
-  let now = 0;
-  let turns: (() => void)[] = [];
-  const inTurn = createTurnBudget(
-    4,
-    () => now,
-    (run) => turns.push(run),
-  );
-  const ran: number[] = [];
-  let turn = 0;
-  // Each step takes 3 ms and gives the next, ten in all: a budget of 4 holds two a turn.
-  const step = (n: number) => {
-    now += 3;
-    ran.push(turn);
-    if (n < 9) void inTurn(() => step(n + 1));
-  };
-  void inTurn(() => step(0));
-  void inTurn(() => undefined);
-  const perTurn: number[] = [];
-  while (turns.length > 0) {
-    expect(turns).toHaveLength(1);
-    const due = turns;
-    turns = [];
-    const before = ran.length;
-    for (const run of due) run();
-    perTurn.push(ran.length - before);
-    turn++;
-  }
-  expect(ran).toHaveLength(10);
-  expect(Math.max(...perTurn)).toBeLessThanOrEqual(2);
 });

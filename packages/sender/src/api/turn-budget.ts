@@ -5,6 +5,7 @@
  * and the store's commits, wait for all of them. A step's own time is counted, not what its promises
  * run after it (an item's checks past its account's lookup).
  */
+import { createBatcher, type Settled } from '../store/batcher.js';
 
 /** The loop's time the steps may take a turn; the first step of a turn runs however long it takes. */
 export const TURN_BUDGET_MS = 4;
@@ -13,9 +14,9 @@ export const TURN_BUDGET_MS = 4;
 export type TurnBudget = <T>(step: () => T) => Promise<Awaited<T>>;
 
 /**
- * Steps run in the order given, in a turn's check phase (`defer`, setImmediate), until `budgetMs`
- * of `clock` has gone; the rest wait for the next turn. `clock` in milliseconds (a test steps it,
- * and runs the turns `defer` is given).
+ * Steps run in the order given, a turn's worth at a time (createBatcher: what a flush had no time
+ * for, and steps given meanwhile, wait a turn), until `budgetMs` of `clock` has gone. `clock` in
+ * milliseconds (a test steps it).
  *
  * @example
  * const inTurn = createTurnBudget();
@@ -24,37 +25,21 @@ export type TurnBudget = <T>(step: () => T) => Promise<Awaited<T>>;
 export function createTurnBudget(
   budgetMs = TURN_BUDGET_MS,
   clock: () => number = () => performance.now(),
-  defer: (run: () => void) => void = setImmediate,
 ): TurnBudget {
-  const queue: (() => void)[] = [];
-  let scheduled = false;
-  const run = () => {
+  const run = createBatcher((steps: (() => unknown)[]) => {
     const until = clock() + budgetMs;
-    let next = 0;
-    // A step given while these run joins them, and waits for the next turn once the budget is gone.
-    while (next < queue.length) {
-      queue[next++]!();
+    const settled: Settled<unknown>[] = [];
+    for (const step of steps) {
+      try {
+        settled.push({ ok: true, value: step() });
+      } catch (error) {
+        settled.push({ ok: false, error });
+      }
       if (clock() >= until) break;
     }
-    queue.splice(0, next);
-    scheduled = false;
-    if (queue.length > 0) schedule();
-  };
-  const schedule = () => {
-    scheduled = true;
-    defer(run);
-  };
-  return <T>(step: () => T) =>
-    new Promise<Awaited<T>>((resolve, reject) => {
-      queue.push(() => {
-        try {
-          resolve(step() as Awaited<T>);
-        } catch (error) {
-          reject(error);
-        }
-      });
-      if (!scheduled) schedule();
-    });
+    return settled;
+  }, Number.POSITIVE_INFINITY);
+  return <T>(step: () => T) => run(step) as Promise<Awaited<T>>;
 }
 
 /** The process's budget: one event loop, whatever the number of servers on it. */

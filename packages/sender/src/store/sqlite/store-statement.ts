@@ -34,7 +34,7 @@ function rowsOf(names: string[]) {
 export function storeStatement(statement: Database.Statement): StoreStatement {
   if (!statement.reader) return statement;
   statement.raw(true);
-  let names: string[] = [];
+  let names = statement.columns().map((c) => c.name);
   let row = rowsOf(names);
   let plucked = false;
   const toRow = (values: unknown[]): Row => {
