@@ -11,12 +11,15 @@
 // per second, the service's CPU per event and its event loop's, and the loop's figures.
 //
 //   node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch]
-//                             [--rounds N] [--body-kib N] [--idle-s N] [--runtime node22|node24]
+//                             [--rounds N] [--body-kib N] [--idle-s N] [--log N] [--runtime node22|node24]
 //
 // --body-kib: each click's body N KiB long (1 to 240) instead of part 5's 1 KiB, one click a request.
 // --idle-s: every service left with nothing to do for N seconds (1 to 120) before each counted round,
 // as part 5's services wait while the bench runs the others' rounds: what the first burst after a
 // quiet spell costs (README.md, "Reading a slow figure").
+// --log: each SQLite service starts on a file already holding N delivered deliveries of another
+// account (up to 2,000,000; fill-log.mjs, as the scale part fills its log), as a service that has
+// run for a while: what its page cache holds and misses then, not on an empty file.
 //
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
@@ -26,6 +29,7 @@
 // strings, B's set over the common ones (README.md, "Reading a slow figure", weighs twice the slots
 // with four of them; the bench's endpoints and caps hold 64 in flight whatever one of them says).
 // An even number of rounds gives each pair of services half of them.
+import { copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NODE_RUNTIMES } from '@linkhooks/runtimes';
@@ -41,6 +45,7 @@ import {
   onCleanup,
   PACKAGE,
   pairedRatio,
+  runChild,
   sleep,
   startReceiver,
   tempDir,
@@ -58,7 +63,7 @@ import {
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
-const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--body-kib N] [--idle-s N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
+const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--body-kib N] [--idle-s N] [--log N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
 
 /** The options `args` give, or the usage and exit 2 where they are not a comparison's. */
 function optionsOf(args) {
@@ -73,12 +78,14 @@ function optionsOf(args) {
         rounds: { type: 'string', default: '12' },
         'body-kib': { type: 'string', default: '1' },
         'idle-s': { type: 'string', default: '0' },
+        log: { type: 'string', default: '0' },
       },
     });
     const rounds = Number(values.rounds);
     // An ingest request takes 256 KiB; the click's other fields and the request's share some of it.
     const bodyKib = Number(values['body-kib']);
     const idleS = Number(values['idle-s']);
+    const log = Number(values.log);
     const ingest =
       values.ingest === undefined || (Object.hasOwn(INGEST_ROUNDS, values.ingest) && !values.batched);
     if (
@@ -92,10 +99,14 @@ function optionsOf(args) {
       Number.isInteger(idleS) &&
       idleS >= 0 &&
       idleS <= 120 &&
+      Number.isInteger(log) &&
+      log >= 0 &&
+      log <= 2_000_000 &&
+      (log === 0 || !values.postgres) &&
       // A batch request's clicks share its 8 MiB.
       (bodyKib === 1 || (!values.batched && values.ingest !== 'batch'))
     )
-      return { values, positionals, rounds, bodyKib, idleS };
+      return { values, positionals, rounds, bodyKib, idleS, log };
   } catch {
     // an option it does not know, or one without its value: the usage says
   }
@@ -103,7 +114,7 @@ function optionsOf(args) {
   process.exit(2);
 }
 
-const { values, positionals, rounds, bodyKib, idleS } = optionsOf(
+const { values, positionals, rounds, bodyKib, idleS, log } = optionsOf(
   await onRuntime(import.meta.url, optionsOf),
 );
 const cliOf = (dist) => join(resolve(PACKAGE, dist), 'cli.js');
@@ -122,8 +133,22 @@ try {
     await admin.connect();
     onCleanup(() => admin.end());
   }
+  // --log: one file holding the log, filled once (fill-log.mjs), copied for each service.
+  let logFile = null;
+  if (log > 0) {
+    logFile = join(tempDir('linkhooks-bench-ab-log-'), 'log.db');
+    const { createSqliteStore } = await import(join(resolve(PACKAGE, positionals[0]), 'index.js'));
+    const store = createSqliteStore({ filename: logFile });
+    await store.migrate();
+    await store.close();
+    await runChild('./fill-log.mjs', [logFile, String(log), String(Date.now())]);
+  }
   const database = async (side) => {
-    if (!admin) return `sqlite:${join(tempDir(`linkhooks-bench-ab-${side}-`), 'service.db')}`;
+    if (!admin) {
+      const file = join(tempDir(`linkhooks-bench-ab-${side}-`), 'service.db');
+      if (logFile) copyFileSync(logFile, file);
+      return `sqlite:${file}`;
+    }
     const schema = pgSchemaName(`ab_${side}`);
     // Registered first, run last (after the service stops): harness.mjs runs cleanups in reverse.
     onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
