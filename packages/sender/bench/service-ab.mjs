@@ -19,7 +19,8 @@
 // quiet spell costs (README.md, "Reading a slow figure").
 // --log: each SQLite service starts on a file already holding N delivered deliveries of another
 // account (up to 2,000,000; fill-log.mjs, as the scale part fills its log), as a service that has
-// run for a while: what its page cache holds and misses then, not on an empty file.
+// run for a while: what its page cache holds and misses then, not on an empty file. The file is
+// migrated by A's build: B's services migrate their copies further if B adds migrations.
 //
 // A build's dist/ is a folder with its cli.js, as `pnpm build` leaves it (copy one aside, as
 // dist-old/, before building the other); a relative path is read from this package's folder.
@@ -29,7 +30,7 @@
 // strings, B's set over the common ones (README.md, "Reading a slow figure", weighs twice the slots
 // with four of them; the bench's endpoints and caps hold 64 in flight whatever one of them says).
 // An even number of rounds gives each pair of services half of them.
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NODE_RUNTIMES } from '@linkhooks/runtimes';
@@ -176,6 +177,8 @@ try {
     const db = await database(`${build.toLowerCase()}${n}`);
     services.push({ build, service: await startService(ctx, db, options[build]) });
   }
+  // Each service has its copy: the filled file (1.7 GB at a million deliveries) goes.
+  if (logFile) rmSync(logFile);
   const pairs = [services.slice(0, 2), services.slice(2, 4)];
   const samples = { A: [], B: [] };
   const click = clicksOf(bodyKib * 1024);
@@ -201,8 +204,9 @@ try {
     : `${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round${values.batched ? ' (batched ingest)' : ''}`;
   const bodies = bodyKib === 1 ? '' : `, bodies of ${bodyKib} KiB`;
   const idle = idleS === 0 ? '' : `, each after ${idleS} s idle`;
+  const filled = log === 0 ? '' : `, on a log of ${fmtInt(log)} deliveries`;
   console.log(
-    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}${bodies}${idle}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
+    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${what}${bodies}${idle}${filled}; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each, paired`,
   );
   const ms = (x) => x.toFixed(1);
   const rows = values.ingest
