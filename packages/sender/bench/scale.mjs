@@ -125,15 +125,23 @@ async function measurePair(label, now, open) {
   }
 }
 
+/**
+ * A SQLite file at `file` migrated by `createSqliteStore` (a build's) and filled with a log of `n`
+ * deliveries dated from `now` (fill-log.mjs, in a child process).
+ */
+export async function fillSqliteLog(createSqliteStore, file, n, now) {
+  const store = createSqliteStore({ filename: file });
+  await store.migrate();
+  await store.close();
+  await runChild('./fill-log.mjs', [file, String(n), String(now)]);
+}
+
 export async function runScale({ createSqliteStore, createPostgresStore, postgres, pgUrl }) {
   const now = Date.now();
   const dir = tempDir('linkhooks-bench-scale-');
   const results = await measurePair('SQLite', now, async (n) => {
     const file = join(dir, `log-${n}.db`);
-    const store = createSqliteStore({ filename: file });
-    await store.migrate();
-    await store.close();
-    await runChild('./fill-log.mjs', [file, String(n), String(now)]);
+    await fillSqliteLog(createSqliteStore, file, n, now);
     return createSqliteStore({ filename: file });
   });
   if (postgres && createPostgresStore) {

@@ -46,12 +46,12 @@ import {
   onCleanup,
   PACKAGE,
   pairedRatio,
-  runChild,
   sleep,
   startReceiver,
   tempDir,
 } from './harness.mjs';
 import { onRuntime } from './runtime.mjs';
+import { fillSqliteLog } from './scale.mjs';
 import {
   batchIngestRound,
   deliveryRound,
@@ -139,10 +139,7 @@ try {
   if (log > 0) {
     logFile = join(tempDir('linkhooks-bench-ab-log-'), 'log.db');
     const { createSqliteStore } = await import(join(resolve(PACKAGE, positionals[0]), 'index.js'));
-    const store = createSqliteStore({ filename: logFile });
-    await store.migrate();
-    await store.close();
-    await runChild('./fill-log.mjs', [logFile, String(log), String(Date.now())]);
+    await fillSqliteLog(createSqliteStore, logFile, log, Date.now());
   }
   const database = async (side) => {
     if (!admin) {
