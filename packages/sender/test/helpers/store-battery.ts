@@ -244,6 +244,29 @@ export function storeBattery(
       expect(await claim()).toEqual([]);
     });
 
+    it('answers each new delivery as the log holds it: pending, held, skipped, and a test one', async () => {
+      const a = account();
+      const live = await endpoint(a);
+      const paused = await endpoint(a);
+      await store.pauseEndpoint(a, paused.id, T0 + 1);
+      const b = account();
+      await endpoint(b);
+      await disable(b);
+      const answered = [
+        ...(await publish(event(a, 'click', T0 + 2))),
+        ...(await publish(event(b, 'conversion', T0 + 3))),
+        ...(
+          await store.publish(event(a, 'click', T0 + 4), () => newId('dlv', T0 + 4), {
+            endpointId: live.id,
+            test: true,
+          })
+        ).deliveries,
+      ];
+      expect(answered.map((d) => d.status).sort()).toEqual(['held', 'pending', 'pending', 'skipped']);
+      expect(answered.filter((d) => d.test)).toHaveLength(1);
+      for (const d of answered) expect((await store.getDelivery(d.accountId, d.id))?.delivery).toEqual(d);
+    });
+
     async function disable(accountId: string) {
       for (let i = 0; i < 10; i++) {
         await publish(event(accountId, 'click', T0));
