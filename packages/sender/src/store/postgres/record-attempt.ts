@@ -24,13 +24,16 @@ import type { Pg } from './connection.js';
 import { insertNotice } from './operator-notices.js';
 import type { LeaseVacuum } from './vacuum-leases.js';
 
+/** The batch's lease keys (leaseKey), in its order: an array made from `$1` and `$2`, once where it is used. */
+const BATCH_KEYS = `ARRAY(SELECT ${leaseKeySql('t.id', 't.token')}
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t (id, token, n) ORDER BY t.n)`;
 /**
- * The place in `$16` of the lease `l`'s key (a scan of the array, a string compared at each step),
- * NULL when it is not there. The attempt at that place must have the lease's delivery id as well:
- * a key being the id, a space and the token, its token is then the lease's too, whatever spaces
- * either part holds.
+ * The place among BATCH_KEYS of the lease `l`'s key (a scan of the array, a string compared at each
+ * step), NULL when it is not there. The attempt at that place must have the lease's delivery id as
+ * well: a key being the id, a space and the token, its token is then the lease's too, whatever
+ * spaces either part holds.
  */
-const KEY_PLACE = `array_position($16::text[], ${leaseKeySql('l.delivery_id', 'l.token')})`;
+const KEY_PLACE = `array_position(${BATCH_KEYS}, ${leaseKeySql('l.delivery_id', 'l.token')})`;
 
 /**
  * The record of a batch of attempts that cannot disable their endpoints — successes (which reset
@@ -60,13 +63,12 @@ const KEY_PLACE = `array_position($16::text[], ${leaseKeySql('l.delivery_id', 'l
  * key, never by joining one part's rows to another's: planned generically, the statement guesses
  * ten rows for each part, and such a join became a nested loop reading one part again for each row
  * of the other, work growing with the square of the batch (a fifth of the statement's time at 26
- * attempts). The attempts and the leases meet through the lease's key (leaseKey): `$16` holds the
- * batch's keys in its order, `leased` ends the leases whose keys are among them and answers each
- * one's place there, and `ended` reads that attempt's columns from the arrays at that place, with
+ * attempts). The attempts and the leases meet through the lease's key (leaseKey): `leased` ends the
+ * leases whose keys are among the batch's (BATCH_KEYS) and answers each one's place there, and `ended` reads that attempt's columns from the arrays at that place, with
  * the endpoint from its lease. Joined to the attempts instead, the leases were read first under the
  * plan made for the leases table's statistics in bench/store-cycle.mjs, and the attempts again for
  * each lease: its database CPU per delivery is 0.91–0.93× what it was with claims of 32, 0.83× with
- * claims of 128. Finding a key still scans `$16` (KEY_PLACE), so a batch's work there grows with its
+ * claims of 128. Finding a key still scans the batch's keys (KEY_PLACE), so a batch's work there grows with its
  * square too, but as strings compared, not as a part's rows read again.
  * Returns one row per applied attempt, with its lease token; a lost lease returns none.
  */
@@ -176,7 +178,7 @@ function decide({ lease, attempt, rules, now, retryAfter }: AttemptResult, state
 
 /**
  * RECORD_ATTEMPTS_FAST's parameters for `batch` ($1 to $14 the attempts' columns, $15 the
- * batch's latest `now`, $16 their leases' keys), and the transition decided in the
+ * batch's latest `now`), and the transition decided in the
  * process for each attempt (its endpoint is never read: see UNREAD_ENDPOINT).
  */
 export function recordParams(batch: AttemptResult[]): { params: unknown[]; decided: Transition[] } {
@@ -198,8 +200,7 @@ export function recordParams(batch: AttemptResult[]): { params: unknown[]; decid
     for (const [i, v] of values.entries()) columns[i]!.push(v);
     return t;
   });
-  const pairs = batch.map(({ lease }) => leaseKey(lease.deliveryId, lease.leaseToken));
-  return { params: [...columns, Math.max(...batch.map((r) => r.now)), pairs], decided };
+  return { params: [...columns, Math.max(...batch.map((r) => r.now))], decided };
 }
 
 export function recordAttempt(
