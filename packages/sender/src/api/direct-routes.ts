@@ -7,13 +7,13 @@
  * same runner, so credentials, limits, checks and error answers are the same.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LARGE_BODY_BYTES, type TurnBudget } from '../turn-budget.js';
 import { parseArrayMemberBody, WHOLE_BODY_MAX_BYTES } from './array-member-body.js';
 import { notJson } from './error-response.js';
 import { readBody } from './read-body.js';
 import { clientAddressOf, securityHeaderList, type TransportOptions } from './response-headers.js';
 import type { RouteResult, RouteSpec } from './route.js';
 import { type Admitted, checkBody, type RouteRunner, routeRequestOf } from './route-runner.js';
-import type { TurnBudget } from './turn-budget.js';
 
 /** Answers the request if it is one of its routes in plain form (true), or leaves it untouched (false). */
 export type DirectRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -32,9 +32,6 @@ function plainJsonLength(req: IncomingMessage, limit: number): number | null {
   const length = Number(headers['content-length']);
   return Number.isInteger(length) && length > 0 && length <= limit ? length : null;
 }
-
-/** Bodies up to this size are parsed at once: a single event's is a few KiB. */
-const INLINE_PARSE_BYTES = 64 * 1024;
 
 const SYNTAX_MARK = '#';
 
@@ -88,12 +85,14 @@ export function createDirectRoutes(
   routes: readonly RouteSpec[],
   /** The largest body a route reads unless it says otherwise. */
   defaultLimit: number,
-  /** How a large body's parse waits for the loop (turn-budget.ts's budgetFor). */
-  parseStep: TurnBudget,
+  /** How a large body's parse waits for the loop: a batch's or not (turn-budget.ts's parseBudgetFor). */
+  parseStep: (batch: boolean) => TurnBudget,
 ): DirectRoutes {
-  const byPath = new Map(routes.map((r) => [r.path, r]));
+  const byPath = new Map(
+    routes.map((r) => [r.path, { route: r, parse: parseStep(r.body?.arrayMember !== undefined) }]),
+  );
 
-  async function answer(route: RouteSpec, req: IncomingMessage, res: ServerResponse) {
+  async function answer(route: RouteSpec, parse: TurnBudget, req: IncomingMessage, res: ServerResponse) {
     const request = routeRequestOf(
       req,
       route.path,
@@ -109,9 +108,7 @@ export function createDirectRoutes(
       const bytes = await readBody(req);
       // A large body is parsed in a turn's budget shared with other requests' (turn-budget.ts).
       const json =
-        bytes.length > INLINE_PARSE_BYTES
-          ? await parseStep(() => readJson(route, bytes))
-          : readJson(route, bytes);
+        bytes.length > LARGE_BODY_BYTES ? await parse(() => readJson(route, bytes)) : readJson(route, bytes);
       const body = checkBody(route, json, true);
       const result: RouteResult = await runner.run(route, request, admitted, { params: {}, body, query: {} });
       Object.assign(headers, result.headers);
@@ -131,10 +128,10 @@ export function createDirectRoutes(
 
   return (req, res) => {
     if (req.method !== 'POST') return false;
-    const route = byPath.get(req.url ?? '');
-    if (!route || plainJsonLength(req, route.body?.limitBytes ?? defaultLimit) === null) return false;
+    const found = byPath.get(req.url ?? '');
+    if (!found || plainJsonLength(req, found.route.body?.limitBytes ?? defaultLimit) === null) return false;
     // answer() answers every error itself; should writing that answer fail, the connection goes.
-    answer(route, req, res).catch(() => res.destroy());
+    answer(found.route, found.parse, req, res).catch(() => res.destroy());
     return true;
   };
 }

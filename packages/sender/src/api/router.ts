@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from 'pino';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
+import { parseBudgetFor } from '../turn-budget.js';
 import { createDirectRoutes, type DirectRoutes } from './direct-routes.js';
 import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -31,7 +32,6 @@ import { portalSessionRoute } from './routes/portal-sessions.js';
 import { sessionRoutes } from './routes/session.js';
 import { errorSchema } from './schemas.js';
 import type { SessionStore } from './sessions.js';
-import { budgetFor } from './turn-budget.js';
 
 export interface ManagementRouterOptions extends TransportOptions {
   sender: Sender;
@@ -205,7 +205,7 @@ export function createManagementApi(options: ManagementRouterOptions): {
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
 
-  const parseStep = budgetFor(options.sender.capabilities);
+  const parseStep = (batch: boolean) => parseBudgetFor(options.sender.capabilities, batch);
   return {
     router,
     direct: createDirectRoutes(runner, options, DIRECT_ROUTES, DEFAULT_BODY_BYTES, parseStep),

@@ -19,6 +19,7 @@ import { countInFlight, createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
 import type { Published, PublishTarget } from '../store/port.js';
 import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.js';
+import { startBudgetFor } from '../turn-budget.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
 import { endpointManagement } from './endpoint-management.js';
@@ -115,6 +116,7 @@ export function createSender(options: SenderOptions): Sender {
     clock,
     rules: settings.rules,
     userAgent: USER_AGENT,
+    turnBudget: startBudgetFor(settings.deliveryThread),
     concurrency: settings.concurrency,
     perEndpointCap: settings.perEndpointCap,
     perAccountCap: settings.perAccountCap,

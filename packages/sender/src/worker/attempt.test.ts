@@ -1,7 +1,12 @@
 import { generateSecret, sign, signStandardWebhook } from '@linkhooks/protocol';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock.js';
+import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
+import type { TransitionRules } from '../domain/transition.js';
+import type { AttemptResult, DeliveryQueue } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
-import { deliveryHeaders } from './attempt.js';
+import { LARGE_BODY_BYTES, type TurnBudget } from '../turn-budget.js';
+import { type AttemptDeps, deliveryHeaders, runAttempt } from './attempt.js';
 
 const secret = generateSecret();
 const body = new TextEncoder().encode('{"type":"click.created"}');
@@ -70,5 +75,77 @@ describe('deliveryHeaders', () => {
     const second = deliveryHeaders(claim, 2, 'linkhooks/1.0', NOW);
     expect(second).not.toBe(first);
     expect(first['x-service-attempt']).toBe('1');
+  });
+});
+
+describe('runAttempt', () => {
+  /** Deps whose budget holds its steps until `runSteps`, and a client that answers 200 to what it is sent. */
+  function harness() {
+    const clock = new ManualClock(NOW);
+    const sent: SendRequest[] = [];
+    const recorded: AttemptResult[] = [];
+    const held: (() => void)[] = [];
+    const turnBudget: TurnBudget = (step) =>
+      new Promise((resolve, reject) => {
+        held.push(() => {
+          try {
+            resolve(step() as never);
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+    const client = {
+      send: async (request: SendRequest) => {
+        sent.push(request);
+        return { outcome: { ok: true, statusCode: 200 }, durationMs: 4, responseSnippet: null };
+      },
+    } as unknown as DeliveryClient;
+    const queue = {
+      recordAttempt: async (result: AttemptResult) => {
+        recorded.push(result);
+        return { applied: true, status: 'delivered', nextAttemptAt: null };
+      },
+    } as unknown as DeliveryQueue;
+    const deps: AttemptDeps = {
+      queue,
+      client,
+      clock,
+      rules: {} as TransitionRules,
+      userAgent: 'linkhooks/1.0',
+      turnBudget,
+    };
+    const runSteps = () => {
+      for (const run of held.splice(0)) run();
+    };
+    return { clock, sent, recorded, deps, held, runSteps };
+  }
+
+  it("starts a large body's request in the turn's budget, timed and signed as it starts", async () => {
+    const { clock, sent, recorded, deps, held, runSteps } = harness();
+    const large = new Uint8Array(LARGE_BODY_BYTES + 1).fill(0x20);
+    const claim = { ...claimOf(false, true), body: large };
+    const report = runAttempt(deps, claim);
+    expect(sent).toHaveLength(0);
+    expect(held).toHaveLength(1);
+    clock.advance(250);
+    runSteps();
+    const done = await report;
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toBe(large);
+    expect(sent[0]!.headers['x-service-signature']).toBe(sign(large, secret));
+    expect(sent[0]!.headers['webhook-timestamp']).toBe(String(Math.floor((NOW + 250) / 1000)));
+    expect(done.attempt.startedAt).toBe(NOW + 250);
+    expect(recorded[0]!.attempt.startedAt).toBe(NOW + 250);
+  });
+
+  it('starts a request of a body up to the limit at once, past no budget', async () => {
+    const { sent, recorded, deps, held } = harness();
+    const limit = new Uint8Array(LARGE_BODY_BYTES).fill(0x20);
+    const report = runAttempt(deps, { ...claimOf(false, false), body: limit });
+    expect(sent).toHaveLength(1);
+    expect(held).toHaveLength(0);
+    await report;
+    expect(recorded[0]!.attempt.startedAt).toBe(NOW);
   });
 });

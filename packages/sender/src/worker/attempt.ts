@@ -11,6 +11,7 @@ import { signingSecrets } from '../domain/secret-rotation.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AttemptApplied, DeliveryQueue } from '../store/port.js';
 import type { AttemptRecord, ClaimedDelivery } from '../store/records.js';
+import { atOnce, LARGE_BODY_BYTES, type TurnBudget } from '../turn-budget.js';
 
 export interface AttemptDeps {
   queue: DeliveryQueue;
@@ -18,6 +19,8 @@ export interface AttemptDeps {
   clock: Clock;
   rules: TransitionRules;
   userAgent: string;
+  /** Where a large body's start waits for the loop (turn-budget.ts's startBudgetFor); at once unless given. */
+  turnBudget?: TurnBudget;
 }
 
 export interface AttemptReport {
@@ -68,14 +71,25 @@ export async function runAttempt(
   abandon?: AbandonSignal,
 ): Promise<AttemptReport> {
   const number = claim.delivery.attempts + 1;
-  const startedAt = deps.clock.now();
-  const headers = deliveryHeaders(claim, number, deps.userAgent, startedAt);
-  const result = await deps.client.send({
-    url: claim.url,
-    body: claim.body,
-    headers,
-    ...(abandon ? { signal: abandon } : {}),
-  });
+  let startedAt = 0;
+  let headers: Record<string, string> = {};
+  // The attempt starts when its request does: its time is the signed one and the one recorded.
+  const start = () => {
+    startedAt = deps.clock.now();
+    headers = deliveryHeaders(claim, number, deps.userAgent, startedAt);
+    return deps.client.send({
+      url: claim.url,
+      body: claim.body,
+      headers,
+      ...(abandon ? { signal: abandon } : {}),
+    });
+  };
+  // A large body is signed and handed to its connection in the turn's budget where the requests are
+  // sent from this thread (design D76): a claim's deliveries of such bodies otherwise all started,
+  // each encrypted and written, in the turn the claim came back.
+  const result = await (claim.body.byteLength > LARGE_BODY_BYTES
+    ? (deps.turnBudget ?? atOnce)(start)
+    : start());
   onSent?.();
   // design R12: the next delay is measured from the failure of this attempt.
   const finishedAt = deps.clock.now();

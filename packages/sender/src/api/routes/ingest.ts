@@ -6,6 +6,7 @@ import { PUBLISH_SLICE } from '../../engine/publish-many.js';
 import type { PublishItem, PublishManyResult, PublishResult, Sender } from '../../engine/sender.js';
 import { isSenderError } from '../../errors.js';
 import { inSpan, SPAN } from '../../tracing.js';
+import { atOnce, budgetFor } from '../../turn-budget.js';
 import { type ErrorResponse, errorResponse } from '../error-response.js';
 import type { Ingest } from '../ingest.js';
 import { defineRoute, type RouteSpec } from '../route.js';
@@ -17,7 +18,6 @@ import {
   publishResultSchema,
 } from '../schemas.js';
 import { publishResultJson } from '../serialize.js';
-import { atOnce, budgetFor } from '../turn-budget.js';
 
 export const MAX_BATCH = 1_000;
 /** A batch's body: 1,000 events of a few KiB each fit with room to spare. */

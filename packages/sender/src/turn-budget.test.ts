@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { atOnce, createTurnBudget } from './turn-budget.js';
+import { atOnce, createTurnBudget, inTurn, parseBudgetFor, startBudgetFor } from './turn-budget.js';
 
 /**
  * Marks which turn of the queue a step ran in: a turn's steps run in one task of the event loop,
@@ -88,4 +88,18 @@ it('runs a step at once where the loop has time to spare, errors as rejections',
       throw new Error('at once');
     }),
   ).rejects.toThrow('at once');
+});
+
+it("parses a single event's large body in the turn's budget on every store, a batch's as its other steps", () => {
+  const sqlite = { recordsOverNetwork: false };
+  const postgres = { recordsOverNetwork: true };
+  expect(parseBudgetFor(sqlite, false)).toBe(inTurn);
+  expect(parseBudgetFor(postgres, false)).toBe(inTurn);
+  expect(parseBudgetFor(sqlite, true)).toBe(inTurn);
+  expect(parseBudgetFor(postgres, true)).toBe(atOnce);
+});
+
+it("starts a large body's delivery in the turn's budget where this thread sends it, at once where a thread does", () => {
+  expect(startBudgetFor(false)).toBe(inTurn);
+  expect(startBudgetFor(true)).toBe(atOnce);
 });
