@@ -116,7 +116,8 @@ export function createSender(options: SenderOptions): Sender {
     clock,
     rules: settings.rules,
     userAgent: USER_AGENT,
-    turnBudget: startBudgetFor(settings.deliveryThread),
+    // A client given in the options sends from wherever it does: its large bodies take the budget.
+    turnBudget: startBudgetFor(settings.deliveryThread && !options.client),
     concurrency: settings.concurrency,
     perEndpointCap: settings.perEndpointCap,
     perAccountCap: settings.perAccountCap,

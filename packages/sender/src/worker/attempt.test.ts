@@ -128,15 +128,15 @@ describe('runAttempt', () => {
     const report = runAttempt(deps, claim);
     expect(sent).toHaveLength(0);
     expect(held).toHaveLength(1);
-    clock.advance(250);
+    clock.advance(1_250);
     runSteps();
     const done = await report;
     expect(sent).toHaveLength(1);
     expect(sent[0]!.body).toBe(large);
     expect(sent[0]!.headers['x-service-signature']).toBe(sign(large, secret));
-    expect(sent[0]!.headers['webhook-timestamp']).toBe(String(Math.floor((NOW + 250) / 1000)));
-    expect(done.attempt.startedAt).toBe(NOW + 250);
-    expect(recorded[0]!.attempt.startedAt).toBe(NOW + 250);
+    expect(sent[0]!.headers['webhook-timestamp']).toBe(String(Math.floor((NOW + 1_250) / 1000)));
+    expect(done.attempt.startedAt).toBe(NOW + 1_250);
+    expect(recorded[0]!.attempt.startedAt).toBe(NOW + 1_250);
   });
 
   it('starts a request of a body up to the limit at once, past no budget', async () => {

@@ -84,9 +84,10 @@ export async function runAttempt(
       ...(abandon ? { signal: abandon } : {}),
     });
   };
-  // A large body is signed and handed to its connection in the turn's budget where the requests are
-  // sent from this thread (design D76): a claim's deliveries of such bodies otherwise all started,
-  // each encrypted and written, in the turn the claim came back.
+  // A large body is signed and handed to the client in the turn's budget where the requests are sent
+  // from this thread (design D76): the client writes it at once when a connection is free, and a
+  // claim's deliveries of such bodies otherwise all started, each encrypted and written, in the turn
+  // the claim came back.
   const result = await (claim.body.byteLength > LARGE_BODY_BYTES
     ? (deps.turnBudget ?? atOnce)(start)
     : start());
