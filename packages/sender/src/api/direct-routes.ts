@@ -7,7 +7,7 @@
  * same runner, so credentials, limits, checks and error answers are the same.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LARGE_BODY_BYTES, type TurnBudget } from '../turn-budget.js';
+import { LARGE_BODY_BYTES, parseBudgetFor, type TurnBudget } from '../turn-budget.js';
 import { parseArrayMemberBody, WHOLE_BODY_MAX_BYTES } from './array-member-body.js';
 import { notJson } from './error-response.js';
 import { readBody } from './read-body.js';
@@ -85,11 +85,14 @@ export function createDirectRoutes(
   routes: readonly RouteSpec[],
   /** The largest body a route reads unless it says otherwise. */
   defaultLimit: number,
-  /** How a large body's parse waits for the loop: a batch's or not (turn-budget.ts's parseBudgetFor). */
-  parseStep: (batch: boolean) => TurnBudget,
+  /** Where the store commits: how a large body's parse waits for the loop (turn-budget.ts's parseBudgetFor). */
+  store: { recordsOverNetwork: boolean },
 ): DirectRoutes {
   const byPath = new Map(
-    routes.map((r) => [r.path, { route: r, parse: parseStep(r.body?.arrayMember !== undefined) }]),
+    routes.map((r) => [
+      r.path,
+      { route: r, parse: parseBudgetFor(store, r.body?.arrayMember !== undefined) },
+    ]),
   );
 
   async function answer(route: RouteSpec, parse: TurnBudget, req: IncomingMessage, res: ServerResponse) {

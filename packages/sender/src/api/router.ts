@@ -7,7 +7,6 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from 'pino';
 import type { Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
-import { parseBudgetFor } from '../turn-budget.js';
 import { createDirectRoutes, type DirectRoutes } from './direct-routes.js';
 import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -205,9 +204,14 @@ export function createManagementApi(options: ManagementRouterOptions): {
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
 
-  const parseStep = (batch: boolean) => parseBudgetFor(options.sender.capabilities, batch);
   return {
     router,
-    direct: createDirectRoutes(runner, options, DIRECT_ROUTES, DEFAULT_BODY_BYTES, parseStep),
+    direct: createDirectRoutes(
+      runner,
+      options,
+      DIRECT_ROUTES,
+      DEFAULT_BODY_BYTES,
+      options.sender.capabilities,
+    ),
   };
 }

@@ -70,9 +70,11 @@ export function createSender(options: SenderOptions): Sender {
     allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
     ...(options.ca ? { ca: options.ca } : {}),
   };
+  // Requests sent from a thread of their own: not where a client is given, which sends from wherever it does.
+  const threaded = settings.deliveryThread && !options.client;
   const client =
     options.client ??
-    (settings.deliveryThread
+    (threaded
       ? createThreadedDeliveryClient({
           ...clientOptions,
           onThreadError: (err) =>
@@ -116,8 +118,7 @@ export function createSender(options: SenderOptions): Sender {
     clock,
     rules: settings.rules,
     userAgent: USER_AGENT,
-    // A client given in the options sends from wherever it does: its large bodies take the budget.
-    turnBudget: startBudgetFor(settings.deliveryThread && !options.client),
+    turnBudget: startBudgetFor(threaded),
     concurrency: settings.concurrency,
     perEndpointCap: settings.perEndpointCap,
     perAccountCap: settings.perAccountCap,

@@ -71,26 +71,25 @@ export async function runAttempt(
   abandon?: AbandonSignal,
 ): Promise<AttemptReport> {
   const number = claim.delivery.attempts + 1;
-  let startedAt = 0;
-  let headers: Record<string, string> = {};
   // The attempt starts when its request does: its time is the signed one and the one recorded.
   const start = () => {
-    startedAt = deps.clock.now();
-    headers = deliveryHeaders(claim, number, deps.userAgent, startedAt);
-    return deps.client.send({
+    const startedAt = deps.clock.now();
+    const headers = deliveryHeaders(claim, number, deps.userAgent, startedAt);
+    const sent = deps.client.send({
       url: claim.url,
       body: claim.body,
       headers,
       ...(abandon ? { signal: abandon } : {}),
     });
+    return { startedAt, headers, sent };
   };
   // A large body is signed and handed to the client in the turn's budget where the requests are sent
   // from this thread (design D76): the client writes it at once when a connection is free, and a
   // claim's deliveries of such bodies otherwise all started, each encrypted and written, in the turn
   // the claim came back.
-  const result = await (claim.body.byteLength > LARGE_BODY_BYTES
-    ? (deps.turnBudget ?? atOnce)(start)
-    : start());
+  const { startedAt, headers, sent } =
+    claim.body.byteLength > LARGE_BODY_BYTES ? await (deps.turnBudget ?? atOnce)(start) : start();
+  const result = await sent;
   onSent?.();
   // design R12: the next delay is measured from the failure of this attempt.
   const finishedAt = deps.clock.now();
