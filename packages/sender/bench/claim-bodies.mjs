@@ -106,8 +106,13 @@ try {
     `${postgres ? 'PostgreSQL' : 'SQLite'} store, a claim of ${EVENTS === 1 ? 'one event’s' : `${EVENTS} events’`} ${CLAIMED} deliveries (${ENDPOINTS} endpoint${ENDPOINTS === 1 ? '' : 's'} each); median of ${ROUNDS - WARMUP} rounds`,
   );
   for (const kib of SIZES_KIB) {
-    // Random bytes: PostgreSQL compresses a repetitive body to almost nothing.
-    const body = randomBytes(kib * 1024);
+    // An event's JSON, as every body is, around random text: PostgreSQL compresses a repetitive
+    // body to almost nothing.
+    const frame = Buffer.from('{"type":"click","data":{"note":""}}');
+    const text = randomBytes(kib * 1024)
+      .toString('base64')
+      .slice(0, kib * 1024 - frame.length);
+    const body = Buffer.from(`{"type":"click","data":{"note":"${text}"}}`);
     const sides = [];
     for (const [label, dist] of builds) sides.push({ label, ...(await openStore(dist, admin)), samples: [] });
     for (let r = 0; r < ROUNDS; r++) {

@@ -30,6 +30,7 @@ import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record
 import { RENEW_LEASES } from '../src/store/postgres/renew-leases.js';
 import { COUNT_QUEUED } from '../src/store/postgres/stats.js';
 import type { ClaimedDelivery, EventRecord } from '../src/store/records.js';
+import { LARGE_BODY_BYTES } from '../src/turn-budget.js';
 import { atShare, HELD_UP_BACKLOG, sharesOf } from './helpers/held-up-claim.js';
 import {
   closesCycle,
@@ -806,6 +807,28 @@ describe.runIf(pgUp)('postgres', () => {
     expect(await logRowsOf(schema, kept.id)).toEqual({ deliveries: 3, attempts: 2, leases: 1 });
     expect(await store.pruneBefore(T0 + 2)).toBe(1);
     expect(await logRowsOf(schema, kept.id)).toEqual({ deliveries: 2, attempts: 1, leases: 1 });
+    await store.close();
+  });
+
+  it('leaves out of a claim a delivery whose large body was deleted before it was read, and hands out the rest', async () => {
+    const { schema, store, accountId } = await storeWithEndpoint();
+    const large = { ...clickEvent(accountId), body: Buffer.alloc(LARGE_BODY_BYTES + 1, 0x61) };
+    const small = clickAt(accountId, T0 + 1);
+    for (const e of [large, small]) await store.publish(e, () => newId('dlv', e.createdAt));
+    // As an account's deletion committing between the claim and the read of its large bodies: the
+    // claim's own lease of the large event's delivery deletes the event when the statement ends.
+    await admin.query(`
+      CREATE FUNCTION "${schema}".drop_large_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM "${schema}".events ev USING "${schema}".deliveries d
+        WHERE d.id = NEW.delivery_id AND ev.id = d.event_id AND octet_length(ev.body) > ${LARGE_BODY_BYTES};
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER drop_large_event AFTER INSERT ON "${schema}".leases
+      FOR EACH ROW EXECUTE FUNCTION "${schema}".drop_large_event();`);
+    const claimed = await store.claimDue({ now: T0 + 1, limit: 10, leaseMs: 60_000, perEndpointCap: 10 });
+    expect(claimed.map((c) => c.delivery.eventId)).toEqual([small.id]);
+    expect(Buffer.from(claimed[0]!.body).equals(small.body)).toBe(true);
     await store.close();
   });
 

@@ -12,6 +12,7 @@ import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, DeliveryRecord, EventRecord } from '../../src/store/records.js';
+import { LARGE_BODY_BYTES } from '../../src/turn-budget.js';
 import { claimPastShare, HELD_UP_BACKLOG, sharesOf } from './held-up-claim.js';
 import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
@@ -191,18 +192,41 @@ export function storeBattery(
       expect(Buffer.from((await store.getEvent(a, e.id))!.body).equals(Buffer.from(e.body))).toBe(true);
     });
 
+    /** Publishes an event of `accountId` with each body, to its `endpoints`; each delivery claimed carries its event's bytes. */
+    const expectClaimedBodies = async (accountId: string, bodies: Buffer[], endpoints: number) => {
+      const events = bodies.map((body) => ({ ...event(accountId), body }));
+      for (const e of events) await publish(e);
+      const claimed = await claim();
+      expect(claimed).toHaveLength(events.length * endpoints);
+      const bodyOf = new Map(events.map((e) => [e.id, e.body.toString('hex')]));
+      for (const c of claimed)
+        expect(Buffer.from(c.body).toString('hex')).toBe(bodyOf.get(c.delivery.eventId));
+    };
+
     it('hands each delivery of a claim its own event’s bytes, the events’ bodies read once each', async () => {
       const a = account();
       for (let i = 0; i < 3; i++) await endpoint(a);
       // Any bytes: the stores keep bodies as bytes, whatever the wire carries them as.
       const bodies = [Buffer.from('{"n":1}'), Buffer.from([0x00, 0xff, 0x0a, 0x80, 0x3d]), Buffer.alloc(0)];
-      const events = [...bodies, Buffer.from('{"n":333}')].map((body) => ({ ...event(a), body }));
-      for (const e of events) await publish(e);
-      const claimed = await claim();
-      expect(claimed).toHaveLength(12);
-      const bodyOf = new Map(events.map((e) => [e.id, e.body.toString('hex')]));
-      for (const c of claimed)
-        expect(Buffer.from(c.body).toString('hex')).toBe(bodyOf.get(c.delivery.eventId));
+      await expectClaimedBodies(a, [...bodies, Buffer.from('{"n":333}')], 3);
+    });
+
+    it('hands out bodies over 64 KiB byte for byte, whether their bytes are UTF-8 or not', async () => {
+      const a = account();
+      for (let i = 0; i < 2; i++) await endpoint(a);
+      const text = (fill: string) =>
+        Buffer.from(`{"data":{"note":"${fill.repeat(LARGE_BODY_BYTES / fill.length + 10)}"}}`);
+      const bodies = [
+        text('é 😀 '),
+        // U+FFFD itself, as any text may hold it.
+        text('\uFFFD'),
+        // Not UTF-8: a byte that never is, and a four-byte sequence cut after three (which a
+        // decoder makes one U+FFFD of three bytes, the same length).
+        Buffer.concat([text('x'), Buffer.from([0xff, 0x22])]),
+        Buffer.concat([Buffer.from([0xf0, 0x9f, 0x98]), text('y')]),
+        Buffer.alloc(LARGE_BODY_BYTES, 0x61),
+      ];
+      await expectClaimedBodies(a, bodies, 2);
     });
 
     it('keeps exactly the bytes of a body that is a view into a larger buffer, or not a Buffer at all', async () => {

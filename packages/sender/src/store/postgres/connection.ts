@@ -31,6 +31,14 @@ export interface Pg {
    */
   prepared(name: string, text: string, values: unknown[]): Promise<Row[]>;
   /**
+   * A prepared statement whose rows come in PostgreSQL's binary format: a bytea column as its
+   * bytes, where the text format sends hex, twice the bytes, for this thread to decode. The driver
+   * reads every column as UTF-8 text on the way: bytes that are not UTF-8 come back altered, each
+   * such sequence as U+FFFD, which the caller checks for (an event's body, its JSON encoded by
+   * eventBytes, always is UTF-8).
+   */
+  preparedBinary(name: string, text: string, values: unknown[]): Promise<Row[]>;
+  /**
    * A prepared statement on a connection that waits for the WAL flush at commit: for publishes,
    * which are answered only once durable (design I2).
    */
@@ -38,6 +46,16 @@ export interface Pg {
   /** Ends the pool and waits until every server connection is closed. */
   end(): Promise<void>;
 }
+
+/**
+ * The binary format's parsers: node-postgres's own, but a bytea stays the Buffer it gives (its own
+ * parser would make it a string).
+ */
+const BINARY_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === BYTEA_OID && format === 'binary' ? (value: Buffer) => value : pg.types.getTypeParser(oid, format),
+};
+const BYTEA_OID = 17;
 
 /** Wakes every listening worker when the transaction commits (the payload is the schema). */
 export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
@@ -134,6 +152,11 @@ export function connect(options: PgOptions): Pg {
     rows: async (sql, values) => (await pool.query<Row>(sql, values)).rows,
     prepared: async (name, text, values) =>
       (await pool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
+    preparedBinary: async (name, text, values) => {
+      // `binary` is node-postgres's (Query reads it), missing from its types.
+      const query = { name: `linkhooks_${name}`, text, values, binary: true, types: BINARY_TYPES };
+      return (await pool.query<Row>(query as pg.QueryConfig)).rows;
+    },
     durable: (name, text, values) =>
       deadlockRetried(
         async () => (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
