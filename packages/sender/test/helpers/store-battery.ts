@@ -227,6 +227,11 @@ export function storeBattery(
         Buffer.alloc(LARGE_BODY_BYTES, 0x61),
       ];
       await expectClaimedBodies(a, bodies, 2);
+      // A half-open endpoint's probe (design D27) carries its event's bytes as a claim does.
+      const probed = await endpoint(account());
+      await publish({ ...event(probed.accountId), body: bodies[2]! });
+      const [probe] = await store.claimProbes({ now: T0, leaseMs: LEASE, endpointIds: [probed.id] });
+      expect(Buffer.from(probe!.body).equals(bodies[2]!)).toBe(true);
     });
 
     it('keeps exactly the bytes of a body that is a view into a larger buffer, or not a Buffer at all', async () => {

@@ -420,13 +420,14 @@ const REPLACEMENT = Buffer.from('\uFFFD');
 const LARGE_BODIES = `SELECT id AS event_id, body FROM events WHERE id = ANY ($1::text[])`;
 
 /**
- * The deliveries a claim's rows lease (a row with no delivery carries only what the claim read).
+ * The deliveries a claim's rows lease (a row with no delivery carries only what the claim read),
+ * CLAIM_DUE's, CLAIM_WALK's or another statement's of LEASE_PICKED (claim-probes.ts).
  * Bodies over LARGE_BODY_BYTES are not among the rows: read as text, each is hex that this thread
  * decodes in one piece (2.9 ms for 240 KiB on a bench machine), so they are read after, as bytes.
  * A delivery whose event was deleted in between (its account's deletion) is left out: its lease
  * was deleted with it (delete-deliveries.ts).
  */
-async function claimedOf(pg: Pg, rows: Row[]): Promise<ClaimedDelivery[]> {
+export async function claimedOf(pg: Pg, rows: Row[]): Promise<ClaimedDelivery[]> {
   const leased = rows.filter((row) => row.id !== null);
   const bodies = bodiesOf(leased);
   const apart = [...new Set(leased.map((row) => row.event_id as string).filter((id) => !bodies.has(id)))];

@@ -6,9 +6,8 @@
 import { PROBE_ORDER } from '../../domain/breaker.js';
 import type { ProbeRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
-import { bodiesOf, leaseOfRow, toClaimed } from '../rows.js';
 import { QUEUED_SQL } from '../sql-rules.js';
-import { CLAIMED_COLUMNS, LEASE_PICKED } from './claim-due.js';
+import { CLAIMED_COLUMNS, claimedOf, LEASE_PICKED } from './claim-due.js';
 import type { Pg } from './connection.js';
 
 /**
@@ -60,5 +59,5 @@ export async function claimProbes(
 ): Promise<ClaimedDelivery[]> {
   if (endpointIds.length === 0) return [];
   const rows = await pg.prepared('claim_probes', CLAIM_PROBES, [now, endpointIds, PROBE_ORDER, leaseMs]);
-  return toClaimed(rows, leaseOfRow, bodiesOf(rows));
+  return claimedOf(pg, rows);
 }
