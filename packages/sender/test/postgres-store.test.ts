@@ -810,25 +810,55 @@ describe.runIf(pgUp)('postgres', () => {
     await store.close();
   });
 
-  it('leaves out of a claim a delivery whose large body was deleted before it was read, and hands out the rest', async () => {
+  /** A store with an endpoint, a click of a body over 64 KiB published to it, and a small one due after it. */
+  const largeAndSmall = async () => {
     const { schema, store, accountId } = await storeWithEndpoint();
     const large = { ...clickEvent(accountId), body: Buffer.alloc(LARGE_BODY_BYTES + 1, 0x61) };
     const small = clickAt(accountId, T0 + 1);
     for (const e of [large, small]) await store.publish(e, () => newId('dlv', e.createdAt));
-    // As an account's deletion committing between the claim and the read of its large bodies: the
-    // claim's own lease of the large event's delivery deletes the event when the statement ends.
+    const request = { now: T0 + 1, limit: 10, leaseMs: 60_000, perEndpointCap: 10 };
+    const leases = async () =>
+      (await admin.query(`SELECT delivery_id FROM "${schema}".leases`)).rows.map((r) => r.delivery_id);
+    return { schema, store, large, small, request, leases };
+  };
+
+  it('leaves out of a claim a delivery whose large body was deleted before it was read, and hands out the rest', async () => {
+    const { schema, store, large, small, request, leases } = await largeAndSmall();
+    // As an account's deletion committing between the claim and the read of its large bodies (its
+    // deliveries and their leases first, then its events): set off by the claim's own lease of the
+    // large event's delivery, when the claim's statement ends.
     await admin.query(`
-      CREATE FUNCTION "${schema}".drop_large_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION "${schema}".delete_large_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        DELETE FROM "${schema}".events ev USING "${schema}".deliveries d
-        WHERE d.id = NEW.delivery_id AND ev.id = d.event_id AND octet_length(ev.body) > ${LARGE_BODY_BYTES};
+        IF NOT EXISTS (SELECT 1 FROM "${schema}".deliveries WHERE id = NEW.delivery_id AND event_id = '${large.id}')
+        THEN RETURN NULL; END IF;
+        DELETE FROM "${schema}".leases WHERE delivery_id IN
+          (SELECT id FROM "${schema}".deliveries WHERE event_id = '${large.id}');
+        DELETE FROM "${schema}".deliveries WHERE event_id = '${large.id}';
+        DELETE FROM "${schema}".events WHERE id = '${large.id}';
         RETURN NULL;
       END $$;
-      CREATE TRIGGER drop_large_event AFTER INSERT ON "${schema}".leases
-      FOR EACH ROW EXECUTE FUNCTION "${schema}".drop_large_event();`);
-    const claimed = await store.claimDue({ now: T0 + 1, limit: 10, leaseMs: 60_000, perEndpointCap: 10 });
+      CREATE TRIGGER delete_large_event AFTER INSERT ON "${schema}".leases
+      FOR EACH ROW EXECUTE FUNCTION "${schema}".delete_large_event();`);
+    const claimed = await store.claimDue(request);
     expect(claimed.map((c) => c.delivery.eventId)).toEqual([small.id]);
     expect(Buffer.from(claimed[0]!.body).equals(small.body)).toBe(true);
+    expect(await leases()).toEqual([claimed[0]!.delivery.id]);
+    await store.close();
+  });
+
+  it('gives a claim’s leases back when its large bodies cannot be read, so its deliveries are claimed again at once', async () => {
+    const { schema, store, large, small, request, leases } = await largeAndSmall();
+    const pg = connect({ connectionString: PG_URL, schema, poolSize: 1, applicationName: APP });
+    const failing: Pg = { ...pg, preparedBinary: () => Promise.reject(new Error('the connection ended')) };
+    const settler = createDueSettler(failing);
+    await expect(createClaimer(failing, settler)(request)).rejects.toThrow('the connection ended');
+    expect(await leases()).toEqual([]);
+    const again = await store.claimDue(request);
+    expect(again.map((c) => c.delivery.eventId)).toEqual([large.id, small.id]);
+    expect(Buffer.from(again[0]!.body).equals(large.body)).toBe(true);
+    await settler.stop();
+    await pg.end();
     await store.close();
   });
 

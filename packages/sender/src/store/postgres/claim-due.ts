@@ -12,6 +12,7 @@ import { bodiesOf, leaseOfRow, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import type { DueSettler } from './endpoint-due.js';
+import { releaseLeases } from './release-lease.js';
 
 /**
  * The delivery's columns a claim answers with, of the row named `d`: `locked` reads them from the
@@ -425,15 +426,36 @@ const LARGE_BODIES = `SELECT id AS event_id, body FROM events WHERE id = ANY ($1
  * Bodies over LARGE_BODY_BYTES are not among the rows: read as text, each is hex that this thread
  * decodes in one piece (2.9 ms for 240 KiB on a bench machine), so they are read after, as bytes.
  * A delivery whose event was deleted in between (its account's deletion) is left out: its lease
- * was deleted with it (delete-deliveries.ts).
+ * was deleted with it (delete-deliveries.ts). Should the read fail, the claim's leases are given
+ * back before the error goes on.
  */
 export async function claimedOf(pg: Pg, rows: Row[]): Promise<ClaimedDelivery[]> {
   const leased = rows.filter((row) => row.id !== null);
   const bodies = bodiesOf(leased);
   const apart = [...new Set(leased.map((row) => row.event_id as string).filter((id) => !bodies.has(id)))];
   if (apart.length === 0) return toClaimed(leased, leaseOfRow, bodies);
+  try {
+    for (const [id, body] of await readBodies(pg, apart)) bodies.set(id, body);
+  } catch (error) {
+    // The claim's leases are committed: given back, its deliveries wait for no lease to run out.
+    await releaseLeases(
+      pg,
+      leased.map((row) => ({ deliveryId: row.id as string, leaseToken: row.lease_token as string })),
+    ).catch(() => undefined);
+    throw error;
+  }
+  return toClaimed(
+    leased.filter((row) => bodies.has(row.event_id as string)),
+    leaseOfRow,
+    bodies,
+  );
+}
+
+/** The bodies of `events` that are still there, as bytes (claimedOf). */
+async function readBodies(pg: Pg, events: string[]): Promise<Map<string, Uint8Array>> {
+  const bodies = new Map<string, Uint8Array>();
   const unsure: string[] = [];
-  for (const row of await pg.preparedBinary('large_bodies', LARGE_BODIES, [apart])) {
+  for (const row of await pg.preparedBinary('large_bodies', LARGE_BODIES, [events])) {
     const body = row.body as Buffer;
     // A body holding U+FFFD, its own or in place of bytes that were not UTF-8, is read again as hex.
     if (body.includes(REPLACEMENT)) unsure.push(row.event_id as string);
@@ -442,11 +464,7 @@ export async function claimedOf(pg: Pg, rows: Row[]): Promise<ClaimedDelivery[]>
   if (unsure.length > 0)
     for (const [id, body] of bodiesOf(await pg.prepared('large_bodies_hex', LARGE_BODIES, [unsure])))
       bodies.set(id, body);
-  return toClaimed(
-    leased.filter((row) => bodies.has(row.event_id as string)),
-    leaseOfRow,
-    bodies,
-  );
+  return bodies;
 }
 
 /**
