@@ -108,11 +108,11 @@ try {
   for (const kib of SIZES_KIB) {
     // An event's JSON, as every body is, around random text: PostgreSQL compresses a repetitive
     // body to almost nothing.
-    const frame = Buffer.from('{"type":"click","data":{"note":""}}');
+    const [head, tail] = ['{"type":"click","data":{"note":"', '"}}'];
     const text = randomBytes(kib * 1024)
       .toString('base64')
-      .slice(0, kib * 1024 - frame.length);
-    const body = Buffer.from(`{"type":"click","data":{"note":"${text}"}}`);
+      .slice(0, kib * 1024 - head.length - tail.length);
+    const body = Buffer.from(head + text + tail);
     const sides = [];
     for (const [label, dist] of builds) sides.push({ label, ...(await openStore(dist, admin)), samples: [] });
     for (let r = 0; r < ROUNDS; r++) {

@@ -47,6 +47,7 @@ export interface Pg {
   end(): Promise<void>;
 }
 
+const BYTEA_OID = 17;
 /**
  * The binary format's parsers: node-postgres's own, but a bytea stays the Buffer it gives (its own
  * parser would make it a string).
@@ -55,7 +56,6 @@ const BINARY_TYPES = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === BYTEA_OID && format === 'binary' ? (value: Buffer) => value : pg.types.getTypeParser(oid, format),
 };
-const BYTEA_OID = 17;
 
 /** Wakes every listening worker when the transaction commits (the payload is the schema). */
 export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
