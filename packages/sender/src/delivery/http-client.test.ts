@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { createServer as createPlainServer, type ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,6 +177,42 @@ describe('the delivery client', () => {
     const ok = await send('/ok-with-retry-after');
     expect(ok.outcome).toEqual({ ok: true, statusCode: 200 });
     expect(ok.retryAfter).toBeUndefined();
+  });
+
+  it('checks the URL again at each attempt: one stored as http:// is refused without a connection', async () => {
+    // An endpoint's URL is checked when it is saved; a row written otherwise (an older version, a
+    // database edited by hand) is refused here all the same, before any byte leaves.
+    let reached = 0;
+    const plain = createPlainServer((_req, res) => {
+      reached++;
+      res.end('ok');
+    });
+    plain.on('connection', () => {
+      reached++;
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (plain.address() as AddressInfo).port;
+      for (const url of [`http://127.0.0.1:${port}/hooks`, `https://user:pw@localhost:${port}/hooks`]) {
+        const result = await client.send({
+          url,
+          body: Buffer.from('{"event":"click"}'),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(result.outcome, url).toMatchObject({ ok: false, kind: 'blocked_address' });
+      }
+      const refused = await client.send({
+        url: `http://127.0.0.1:${port}/hooks`,
+        body: Buffer.from('{}'),
+        headers: {},
+      });
+      expect(refused.outcome).toMatchObject({
+        message: 'scheme http: is not allowed: the URL must use https',
+      });
+      expect(reached).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
   });
 
   it('ends an unanswered attempt at its deadline, and one whose lease is lost at once', async () => {
