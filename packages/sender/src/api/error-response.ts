@@ -2,7 +2,8 @@
  * Every error the API answers is `{"error":{"code","message","details?"}}` with its status
  * (design D20). Expected failures are SenderErrors; the body parser's own errors are
  * mapped to 4xx; a database that cannot be reached answers 503 with `Retry-After`
- * (store/unavailable.ts); anything else is a bug and answers 500 without leaking its message.
+ * (store/unavailable.ts), and a store whose disk sync failed 503 `storage_failed`; anything else is
+ * a bug and answers 500 without leaking its message.
  */
 import type { z } from 'zod';
 import { isSenderError, SenderError } from '../errors.js';
@@ -60,20 +61,24 @@ function bodyParserError(error: unknown): SenderError | null {
 
 export function errorResponse(error: unknown): ErrorResponse {
   const known = isSenderError(error) ? error : (bodyParserError(error) ?? storeUnavailable(error));
-  // The 503s a caller can act on: ingest switched off, a database or a full service to try again.
+  // The 503s a caller can act on: ingest switched off, a database or a full service to try again,
+  // a store that can no longer make its writes durable (design D33: nothing was acknowledged).
   const answered =
     known &&
     (known.status < 500 ||
       known.code === 'ingest_disabled' ||
       known.code === 'store_unavailable' ||
-      known.code === 'overloaded');
+      known.code === 'overloaded' ||
+      known.code === 'storage_failed');
   if (known && answered) {
     const details = known.details === undefined ? {} : { details: known.details };
     return {
       status: known.status,
       body: { error: { code: known.code, message: known.message, ...details } },
       ...(known.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: known.retryAfterSeconds }),
-      ...(known.code === 'store_unavailable' ? { logged: true as const } : {}),
+      ...(known.code === 'store_unavailable' || known.code === 'storage_failed'
+        ? { logged: true as const }
+        : {}),
     };
   }
   return {

@@ -92,6 +92,10 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
         '503',
         'the service holds as much ingest as it can at once (`overloaded`): send it again after `Retry-After`',
       );
+      also(
+        '503',
+        'the service could not make the event durable on its disk (`storage_failed`); nothing was stored as acknowledged: send it again once the service has been restarted',
+      );
     }
   }
   if (route.auth === 'account') {

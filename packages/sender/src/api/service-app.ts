@@ -46,8 +46,11 @@ function buildService(options: ServiceOptions) {
   // (what the sign-in limit counts); otherwise forwarded headers are ignored (design D28).
   app.set('trust proxy', options.trustProxy ? 1 : false);
   app.use(securityHeaders(options, { noStore: false }), rejectMalformedUrl);
+  // 503 once published events can no longer be made durable: only a restart recovers (design D33).
   app.get('/healthz', (_req, res) => {
-    res.json({ ok: true });
+    const failure = options.sender.storageFailure();
+    if (failure) res.status(503).json({ ok: false, error: { code: failure.code, message: failure.message } });
+    else res.json({ ok: true });
   });
   // One session store for the API and the portal links that open sessions in it.
   const sessions = options.sessions ?? createSessionStore();

@@ -1,6 +1,7 @@
 /** The engine's interface: what `createSender` answers, and the only door to its store (design C3). */
 import type { Registry } from 'prom-client';
 import type { CreatedAccount } from '../accounts.js';
+import type { SenderError } from '../errors.js';
 import type { DeliveryFilter, KeyHolder, Page, Reenabled, StoreCapabilities } from '../store/port.js';
 import type {
   AccountRecord,
@@ -36,6 +37,12 @@ export interface Sender
   readonly metrics: Registry;
   /** What its store can do: the store's own capabilities. */
   readonly capabilities: StoreCapabilities;
+  /**
+   * Null while published events are made durable; once a publish failed because they no longer
+   * can be (`storage_failed`: a disk sync that failed, design D33), that error until the process
+   * restarts. The service's `/healthz` answers 503 with it.
+   */
+  storageFailure(): SenderError | null;
   /**
    * Validates the event, fans it out to the account's subscribed endpoints (design R8) and stores
    * its exact bytes and one delivery per endpoint before it returns (design I2).

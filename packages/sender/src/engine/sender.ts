@@ -151,6 +151,18 @@ export function createSender(options: SenderOptions): Sender {
     return value;
   };
 
+  /**
+   * The first failure that stopped the store making published events durable (design D33: a disk
+   * sync that failed refuses every publish until the process restarts), logged once: `/healthz`
+   * reports it, so that a supervisor restarts the service.
+   */
+  let storageFailure: SenderError | null = null;
+  function storageFailed(error: SenderError) {
+    if (storageFailure) return;
+    storageFailure = error;
+    logger.error({ err: error }, 'published events can no longer be made durable; restart the service');
+  }
+
   /** A publish within the account's event rate (publishTo gives the token back when nothing is stored). */
   function publishCounted(accountId: string, input: PublishInput): Promise<PublishResult> {
     try {
@@ -179,6 +191,7 @@ export function createSender(options: SenderOptions): Sender {
     const span = startSpan(SPAN.publish, { 'linkhooks.account.id': accountId });
     const failed = (error: unknown): Promise<never> => {
       if (counted && isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
+      if (isSenderError(error) && error.code === 'storage_failed') storageFailed(error);
       endSpanFailed(span, error);
       return Promise.reject(error);
     };
@@ -219,6 +232,7 @@ export function createSender(options: SenderOptions): Sender {
   return {
     metrics: metrics.registry,
     capabilities: store.capabilities,
+    storageFailure: () => storageFailure,
     publish: (accountId, input) => publishCounted(accountId, input),
     publishMany: (items) => publishEach(items, publishCounted),
 

@@ -1,0 +1,126 @@
+/**
+ * A store whose disk sync failed (design D33) answers ingest 503 `storage_failed`, on the single
+ * route and in each batch item's place; the sender logs the failure once and `/healthz` answers 503
+ * from then on: the caller learns that nothing was acknowledged, and a supervisor restarts the
+ * service. The store
+ * is a real SQLite store whose publish commits and then fails as a failed sync makes it fail
+ * (store/sqlite/publish.test.ts runs that failure itself).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { sampleEventData } from '@linkhooks/protocol';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SenderError } from '../../src/errors.js';
+import type { SenderStore } from '../../src/store/port.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
+import { createTestCertificates } from '../helpers/test-ca.mjs';
+
+const SYNC_FAILED =
+  'the database could not be synced to disk; restart the service so that it recovers from what the disk holds';
+
+describe('ingest when the store cannot sync its disk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'linkhooks-storage-failed-'));
+  /** What the management API logged as errors. */
+  const logged: { err: unknown; message: string }[] = [];
+  /** The sender's log lines at level error and above, as pino writes them. */
+  const senderLines: string[] = [];
+  const senderErrors = () =>
+    senderLines
+      .map((line) => JSON.parse(line) as { level: number; msg: string; err: { code: string } })
+      .filter((line) => line.level >= 50)
+      .map((line) => [line.err.code, line.msg]);
+  /** Until set, the store's publishes succeed. */
+  let syncFails = false;
+  let api: Api;
+  beforeAll(async () => {
+    const real = createSqliteStore({ filename: join(dir, 'x.db') });
+    const store: SenderStore = {
+      ...real,
+      publish: async (...args) => {
+        const published = await real.publish(...args);
+        if (syncFails) throw new SenderError('storage_failed', SYNC_FAILED, { cause: new Error('EIO') });
+        return published;
+      },
+    };
+    api = await startApi(
+      createTestCertificates(),
+      {
+        store,
+        logger: pino(
+          new Writable({
+            write(chunk, _encoding, done) {
+              senderLines.push(...String(chunk).trim().split('\n'));
+              done();
+            },
+          }),
+        ),
+      },
+      {
+        logger: {
+          error: (entry: { err: unknown }, message: string) => logged.push({ err: entry.err, message }),
+        } as never,
+      },
+    );
+  });
+  afterAll(async () => {
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const event = (clickId: string) => ({
+    account_id: api.alice.account.id,
+    event: 'click',
+    data: { ...sampleEventData('click'), click_id: clickId },
+  });
+
+  const healthz = async () => {
+    const res = await fetch(`${api.base}/healthz`);
+    return { status: res.status, json: await res.json() };
+  };
+
+  it('answers a single event 503 storage_failed, logs it, and /healthz answers 503 from then on', async () => {
+    const ok = await api.call('POST', '/internal/v1/events', {
+      key: SERVICE_TOKEN,
+      body: event('clk_before'),
+    });
+    expect(ok.status).toBe(202);
+    expect(await healthz()).toEqual({ status: 200, json: { ok: true } });
+    expect(senderErrors()).toEqual([]);
+
+    syncFails = true;
+    const res = await api.call('POST', '/internal/v1/events', {
+      key: SERVICE_TOKEN,
+      body: event('clk_single'),
+    });
+    expect(res.status).toBe(503);
+    expect(res.json).toEqual({ error: { code: 'storage_failed', message: SYNC_FAILED } });
+    expect(logged.map((l) => (l.err as SenderError).code)).toEqual(['storage_failed']);
+    expect(await healthz()).toEqual({
+      status: 503,
+      json: { ok: false, error: { code: 'storage_failed', message: SYNC_FAILED } },
+    });
+  });
+
+  it('answers each valid item of a batch 503 storage_failed in its place, an invalid one its own 400', async () => {
+    const res = await api.call('POST', '/internal/v1/events/batch', {
+      key: SERVICE_TOKEN,
+      body: { events: [event('clk_a'), { account_id: api.alice.account.id }, event('clk_b')] },
+    });
+    expect(res.status).toBe(202);
+    const results = res.json.results as { status: number; error: { code: string; message: string } }[];
+    expect(results.map((r) => [r.status, r.error.code])).toEqual([
+      [503, 'storage_failed'],
+      [400, 'invalid_request'],
+      [503, 'storage_failed'],
+    ]);
+    expect(results[0]!.error.message).toBe(SYNC_FAILED);
+    // The sender logged the failure once, for every publish it refused since.
+    expect(senderErrors()).toEqual([
+      ['storage_failed', 'published events can no longer be made durable; restart the service'],
+    ]);
+  });
+});
