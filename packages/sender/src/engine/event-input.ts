@@ -47,6 +47,12 @@ export function timestampOf(now: number): string {
  */
 export const MAX_DATA_DEPTH = 32;
 
+/**
+ * The largest body an event may have, as every attempt sends it: what the single ingest route
+ * reads, so a batch's item or a library publish is held to what a request of its own is.
+ */
+export const MAX_EVENT_BODY_BYTES = 256 * 1024;
+
 /** Whether `value` nests objects or arrays more than `limit` deep; walked without recursion. */
 function deeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
@@ -108,11 +114,18 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
       'event_id must be 1 to 200 visible ASCII characters (letters, digits, punctuation; no spaces)',
     );
   }
+  const body = eventBytes(JSON.stringify(envelope));
+  if (body.byteLength > MAX_EVENT_BODY_BYTES) {
+    throw new SenderError(
+      'payload_too_large',
+      `the event's body would be ${Math.ceil(body.byteLength / 1024)} KiB; an event's body may be up to ${MAX_EVENT_BODY_BYTES / 1024} KiB`,
+    );
+  }
   return {
     id: newId('evt', now),
     accountId,
     name: input.event,
-    body: eventBytes(JSON.stringify(envelope)),
+    body,
     createdAt: now,
     ...(input.eventId !== undefined ? { idempotencyKey: input.eventId } : {}),
     ...searchKeysOf(envelope.data),

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts.js';
 import { MAX_BATCH, MAX_BATCH_BYTES } from '../../src/api/routes/ingest.js';
-import { MAX_DATA_DEPTH } from '../../src/engine/event-input.js';
+import { MAX_DATA_DEPTH, MAX_EVENT_BODY_BYTES } from '../../src/engine/event-input.js';
 import { type Api, type ApiResponse, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
 
@@ -54,6 +54,14 @@ const item = (accountId: string, clickId?: string) => ({
 
 const batch = (events: unknown, options: { key?: string | null } = {}) =>
   api.call('POST', BATCH, { key: options.key === undefined ? SERVICE_TOKEN : options.key, body: { events } });
+
+type ItemResult = { status: number; event_id?: string; error?: { code: string; message: string } };
+/** A batch's items' results, its answer checked to be a 202. */
+async function batchResults(events: unknown): Promise<ItemResult[]> {
+  const res = await batch(events);
+  expect(res.status).toBe(202);
+  return res.json.results as ItemResult[];
+}
 
 let endpoints = 0;
 /** An endpoint subscribed to clicks, created over the API with the account's key. */
@@ -196,13 +204,7 @@ describe('a batch mixing valid and invalid events', () => {
     const events = Array.from({ length: 120 }, (_, i) =>
       isValid(i) ? item(alice, `order-${i}`) : { ...item(alice, `order-${i}`), data: { click_id: 1 } },
     );
-    const res = await batch(events);
-    expect(res.status).toBe(202);
-    const results = res.json.results as Array<{
-      status: number;
-      event_id?: string;
-      error?: { code: string };
-    }>;
+    const results = await batchResults(events);
     expect(results.map((r) => r.status)).toEqual(events.map((_, i) => (isValid(i) ? 202 : 400)));
     const validIndices = events.map((_, i) => i).filter(isValid);
     for (const i of validIndices) {
@@ -237,6 +239,25 @@ describe('a batch mixing valid and invalid events', () => {
     expect(await storedClickId(alice, results[2]!.event_id!)).toBe('deep-enough');
     const single = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, raw: deep });
     expect([single.status, single.json.error.code]).toEqual([400, 'invalid_event']);
+  });
+
+  it('answers an item whose event would be over 256 KiB as its own 413, the rest stored', async () => {
+    const alice = api.alice.account.id;
+    const large = {
+      ...item(alice, 'too-large'),
+      data: { ...click('too-large'), referer: 'r'.repeat(MAX_EVENT_BODY_BYTES) },
+    };
+    const results = await batchResults([item(alice, 'before-large'), large, item(alice, 'after-large')]);
+    expect(results.map((r) => [r.status, r.error?.code])).toEqual([
+      [202, undefined],
+      [413, 'payload_too_large'],
+      [202, undefined],
+    ]);
+    expect(await storedClickId(alice, results[0]!.event_id!)).toBe('before-large');
+    expect(await storedClickId(alice, results[2]!.event_id!)).toBe('after-large');
+    // The same event as a request of its own is over the route's limit.
+    const single = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, body: large });
+    expect([single.status, single.json.error.code]).toEqual([413, 'payload_too_large']);
   });
 
   it('answers a batch of invalid items only, storing nothing', async () => {

@@ -2,6 +2,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Attributes } from '@opentelemetry/api';
 import { z } from 'zod';
+import { MAX_EVENT_BODY_BYTES } from '../../engine/event-input.js';
 import { PUBLISH_SLICE } from '../../engine/publish-many.js';
 import type { PublishItem, PublishManyResult, PublishResult, Sender } from '../../engine/sender.js';
 import { isSenderError } from '../../errors.js';
@@ -31,7 +32,8 @@ const ingestOne = defineRoute<IngestBody>({
   summary: 'Platform ingest: publish an event for an account (the same as publish())',
   tag: 'Platform',
   auth: 'service',
-  body: { ...ingestBodySchema, required: true, ingest: true },
+  // A request no larger than the event's body may be (with a few bytes of its own around it).
+  body: { ...ingestBodySchema, required: true, ingest: true, limitBytes: MAX_EVENT_BODY_BYTES },
   responses: {
     200: {
       description: 'The event_id was ingested before: nothing stored; the first event and its deliveries',
@@ -42,6 +44,7 @@ const ingestOne = defineRoute<IngestBody>({
     401: err('Missing or wrong service token'),
     403: err('The account’s plan has no webhooks'),
     404: err('No such account'),
+    413: err(`The event's body it makes would be over ${MAX_EVENT_BODY_BYTES / 1024} KiB`),
     429: err('The account is over its events per second; Retry-After says when to send again'),
   },
   async handle({ sender, ingest, body }) {
