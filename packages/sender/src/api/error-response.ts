@@ -76,9 +76,8 @@ export function errorResponse(error: unknown): ErrorResponse {
       status: known.status,
       body: { error: { code: known.code, message: known.message, ...details } },
       ...(known.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: known.retryAfterSeconds }),
-      ...(known.code === 'store_unavailable' || known.code === 'storage_failed'
-        ? { logged: true as const }
-        : {}),
+      // A failed sync is logged once, by the sender that keeps it (storageFailure), not per request.
+      ...(known.code === 'store_unavailable' ? { logged: true as const } : {}),
     };
   }
   return {

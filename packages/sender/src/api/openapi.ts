@@ -94,7 +94,7 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
       );
       also(
         '503',
-        'the service could not make the event durable on its disk (`storage_failed`); nothing was stored as acknowledged: send it again once the service has been restarted',
+        'the service could not make the event durable on its disk (`storage_failed`), so it was not acknowledged: send it again with its `event_id` once the service has been restarted',
       );
     }
   }

@@ -193,22 +193,21 @@ describe('the delivery client', () => {
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     try {
       const port = (plain.address() as AddressInfo).port;
-      for (const url of [`http://127.0.0.1:${port}/hooks`, `https://user:pw@localhost:${port}/hooks`]) {
+      const refusals: [string, string][] = [
+        [`http://127.0.0.1:${port}/hooks`, 'scheme http: is not allowed: the URL must use https'],
+        [
+          `https://user:pw@localhost:${port}/hooks`,
+          'credentials in the URL (user:password@) are not allowed',
+        ],
+      ];
+      for (const [url, message] of refusals) {
         const result = await client.send({
           url,
           body: Buffer.from('{"event":"click"}'),
           headers: { 'content-type': 'application/json' },
         });
-        expect(result.outcome, url).toMatchObject({ ok: false, kind: 'blocked_address' });
+        expect(result.outcome, url).toEqual({ ok: false, kind: 'blocked_address', message });
       }
-      const refused = await client.send({
-        url: `http://127.0.0.1:${port}/hooks`,
-        body: Buffer.from('{}'),
-        headers: {},
-      });
-      expect(refused.outcome).toMatchObject({
-        message: 'scheme http: is not allowed: the URL must use https',
-      });
       expect(reached).toBe(0);
     } finally {
       await new Promise<void>((resolve) => plain.close(() => resolve()));

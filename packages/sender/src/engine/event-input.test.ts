@@ -56,7 +56,7 @@ describe('buildEvent: the body limit', () => {
     expect(isSenderError(refused) && [refused.code, refused.status, refused.message]).toEqual([
       'payload_too_large',
       413,
-      "the event's body would be 257 KiB; an event's body may be up to 256 KiB",
+      'the payload delivered for this event ({event, timestamp, data}) would be 257 KiB; it may be at most 256 KiB',
     ]);
   });
 });

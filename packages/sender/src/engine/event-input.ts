@@ -48,8 +48,8 @@ export function timestampOf(now: number): string {
 export const MAX_DATA_DEPTH = 32;
 
 /**
- * The largest body an event may have, as every attempt sends it: what the single ingest route
- * reads, so a batch's item or a library publish is held to what a request of its own is.
+ * The largest body an event may have, as every attempt sends it ({event, timestamp, data}), however
+ * it was published: the single ingest route, a batch's item or the library.
  */
 export const MAX_EVENT_BODY_BYTES = 256 * 1024;
 
@@ -118,7 +118,7 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
   if (body.byteLength > MAX_EVENT_BODY_BYTES) {
     throw new SenderError(
       'payload_too_large',
-      `the event's body would be ${Math.ceil(body.byteLength / 1024)} KiB; an event's body may be up to ${MAX_EVENT_BODY_BYTES / 1024} KiB`,
+      `the payload delivered for this event ({event, timestamp, data}) would be ${Math.ceil(body.byteLength / 1024)} KiB; it may be at most ${MAX_EVENT_BODY_BYTES / 1024} KiB`,
     );
   }
   return {

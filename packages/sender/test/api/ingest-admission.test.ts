@@ -121,7 +121,7 @@ describe('ingest held at once', () => {
 
   it('counts a body of no declared length (the router’s) as the route’s largest', async () => {
     const held = await heldRequest(api, 1_000);
-    // Its 300 bytes would fit beside the held 1,000; the route's 256 KiB do not.
+    // Its 300 bytes would fit beside the held 1,000; the route's largest (260 KiB) do not.
     const chunked = await fetch(api.base + SINGLE, {
       method: 'POST',
       headers: { authorization: `Bearer ${SERVICE_TOKEN}`, 'content-type': 'application/json' },

@@ -129,14 +129,17 @@ describe('createWalSync', () => {
     const closing = createWalSync(walFile(), other.fn);
     const first = closing.durable(closing.committed());
     const heldAtClose = expect(closing.holdCommit()!).rejects.toMatchObject({
-      code: 'storage_failed',
+      code: 'store_unavailable',
       message: 'the store is closed',
     });
     closing.close();
     other.finish(0);
     await first;
     await heldAtClose;
-    await expect(closing.holdCommit()).rejects.toMatchObject({ message: 'the store is closed' });
+    await expect(closing.holdCommit()).rejects.toMatchObject({
+      code: 'store_unavailable',
+      message: 'the store is closed',
+    });
   });
 
   it('close waits for the sync under way, then refuses new waits', async () => {
@@ -144,7 +147,10 @@ describe('createWalSync', () => {
     const wal = createWalSync(walFile(), sync.fn);
     const first = wal.durable(wal.committed());
     wal.close();
-    await expect(wal.durable(wal.committed())).rejects.toMatchObject({ code: 'storage_failed' });
+    await expect(wal.durable(wal.committed())).rejects.toMatchObject({
+      code: 'store_unavailable',
+      message: 'the store is closed',
+    });
     sync.finish(0);
     await expect(first).resolves.toBeUndefined();
     expect(sync.started()).toBe(1);

@@ -7,6 +7,7 @@
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { SenderError } from '../../errors.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../unavailable.js';
 
 export interface WalSync {
   /** Marks a commit just made; answers its number, to wait on with `durable`. */
@@ -90,7 +91,11 @@ export function createWalSync(
     else if (closed) release();
   }
 
-  const closedError = () => new SenderError('storage_failed', 'the store is closed');
+  // Not a failed sync: a closed store is "not now", as a closed PostgreSQL pool is (unavailable.ts).
+  const closedError = () =>
+    new SenderError('store_unavailable', 'the store is closed', {
+      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    });
   /** Why nothing more may be committed to wait on a sync: a failed sync, or a closed file. */
   const refusal = () => failure ?? (closed ? closedError() : null);
 
