@@ -1,6 +1,6 @@
 import { createServer as createPlainServer, type ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import { type AbandonSignal, createAbandon } from './abandon.js';
@@ -211,6 +211,42 @@ describe('the delivery client', () => {
       expect(reached).toBe(0);
     } finally {
       await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
+  });
+
+  it('gives up connecting at its connect limit, well inside the attempt’s deadline', async () => {
+    // A listener that takes the TCP connection and never answers the TLS handshake.
+    const held = new Set<Socket>();
+    const silent = createTcpServer((socket) => {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const limited = createDeliveryClient({
+      ca: certs.ca,
+      allowPrivateNetworks: true,
+      timeoutMs: 10_000,
+      connectTimeoutMs: 300,
+    });
+    try {
+      const result = await limited.send({
+        url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`,
+        body: Buffer.from('{"event":"click"}'),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(result.outcome).toMatchObject({
+        ok: false,
+        kind: 'timeout',
+        message: expect.stringMatching(/^UND_ERR_CONNECT_TIMEOUT: /),
+      });
+      // undici checks its connect timers about every half second.
+      expect(result.durationMs).toBeGreaterThanOrEqual(250);
+      expect(result.durationMs).toBeLessThan(5_000);
+      expect(held.size).toBeLessThanOrEqual(1);
+    } finally {
+      await limited.destroy();
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   });
 
