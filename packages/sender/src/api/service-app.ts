@@ -49,8 +49,9 @@ function buildService(options: ServiceOptions) {
   // 503 once published events can no longer be made durable: only a restart recovers (design D33).
   app.get('/healthz', (_req, res) => {
     const failure = options.sender.storageFailure();
-    if (failure) res.status(503).json({ ok: false, error: { code: failure.code, message: failure.message } });
-    else res.json({ ok: true });
+    if (!failure) return void res.json({ ok: true });
+    const answer = errorResponse(failure);
+    res.status(answer.status).json({ ok: false, ...answer.body });
   });
   // One session store for the API and the portal links that open sessions in it.
   const sessions = options.sessions ?? createSessionStore();

@@ -46,11 +46,12 @@ function unavailable(error: unknown): boolean {
   return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every(unavailable);
 }
 
+/** The store's "not now": 503 `store_unavailable` with `Retry-After`. */
+export const unavailableError = (message: string, cause?: unknown): SenderError =>
+  new SenderError('store_unavailable', message, { cause, retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
+
 /** The 503 a store error answers with, or null when it is not one of these. */
 export function storeUnavailable(error: unknown): SenderError | null {
   if (!unavailable(error)) return null;
-  return new SenderError('store_unavailable', 'the database cannot be reached right now; try again shortly', {
-    cause: error,
-    retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
-  });
+  return unavailableError('the database cannot be reached right now; try again shortly', error);
 }

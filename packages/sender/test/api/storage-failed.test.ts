@@ -2,8 +2,7 @@
  * A store whose disk sync failed (design D33) answers ingest 503 `storage_failed`, on the single
  * route and in each batch item's place; the sender logs the failure once and `/healthz` answers 503
  * from then on: the caller learns that nothing was acknowledged, and a supervisor restarts the
- * service. The store is a real SQLite store whose publish commits and then fails as a failed sync
- * makes it fail (store/sqlite/publish.test.ts and wal-sync.test.ts run that failure itself).
+ * service. The service runs on a real SQLite store whose real WAL sync fails.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +11,6 @@ import { Writable } from 'node:stream';
 import { sampleEventData } from '@linkhooks/protocol';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SenderError } from '../../src/errors.js';
-import type { SenderStore } from '../../src/store/port.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
@@ -32,19 +29,10 @@ describe('ingest when the store cannot sync its disk', () => {
       .map((line) => JSON.parse(line) as { level: number; msg: string; err: { code: string } })
       .filter((line) => line.level >= 50)
       .map((line) => [line.err.code, line.msg]);
-  /** Until set, the store's publishes succeed. */
-  let syncFails = false;
+  const file = join(dir, 'x.db');
   let api: Api;
   beforeAll(async () => {
-    const real = createSqliteStore({ filename: join(dir, 'x.db') });
-    const store: SenderStore = {
-      ...real,
-      publish: async (...args) => {
-        const published = await real.publish(...args);
-        if (syncFails) throw new SenderError('storage_failed', SYNC_FAILED, { cause: new Error('EIO') });
-        return published;
-      },
-    };
+    const store = createSqliteStore({ filename: file });
     api = await startApi(
       createTestCertificates(),
       {
@@ -76,21 +64,23 @@ describe('ingest when the store cannot sync its disk', () => {
     data: { ...sampleEventData('click'), click_id: clickId },
   });
 
+  /**
+   * The WAL file taken away before the store's first sync opens it (accounts are written, no event
+   * is published yet): that sync fails (ENOENT), as a disk's I/O error fails it, and the store
+   * refuses every publish after it.
+   */
+  const failSyncs = () => rmSync(`${file}-wal`, { force: true });
+
   const healthz = async () => {
     const res = await fetch(`${api.base}/healthz`);
     return { status: res.status, json: await res.json() };
   };
 
   it('answers a single event 503 storage_failed, logs it, and /healthz answers 503 from then on', async () => {
-    const ok = await api.call('POST', '/internal/v1/events', {
-      key: SERVICE_TOKEN,
-      body: event('clk_before'),
-    });
-    expect(ok.status).toBe(202);
     expect(await healthz()).toEqual({ status: 200, json: { ok: true } });
     expect(senderErrors()).toEqual([]);
 
-    syncFails = true;
+    failSyncs();
     const res = await api.call('POST', '/internal/v1/events', {
       key: SERVICE_TOKEN,
       body: event('clk_single'),
@@ -106,7 +96,7 @@ describe('ingest when the store cannot sync its disk', () => {
   });
 
   it('answers each valid item of a batch 503 storage_failed in its place, an invalid one its own 400', async () => {
-    syncFails = true;
+    failSyncs();
     const res = await api.call('POST', '/internal/v1/events/batch', {
       key: SERVICE_TOKEN,
       body: { events: [event('clk_a'), { account_id: api.alice.account.id }, event('clk_b')] },

@@ -7,7 +7,7 @@
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { SenderError } from '../../errors.js';
-import { STORE_RETRY_AFTER_SECONDS } from '../unavailable.js';
+import { unavailableError } from '../unavailable.js';
 
 export interface WalSync {
   /** Marks a commit just made; answers its number, to wait on with `durable`. */
@@ -92,10 +92,7 @@ export function createWalSync(
   }
 
   // Not a failed sync: a closed store is "not now", as a closed PostgreSQL pool is (unavailable.ts).
-  const closedError = () =>
-    new SenderError('store_unavailable', 'the store is closed', {
-      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
-    });
+  const closedError = () => unavailableError('the store is closed');
   /** Why nothing more may be committed to wait on a sync: a failed sync, or a closed file. */
   const refusal = () => failure ?? (closed ? closedError() : null);
 
