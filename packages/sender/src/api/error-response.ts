@@ -59,24 +59,28 @@ function bodyParserError(error: unknown): SenderError | null {
   return null;
 }
 
+/**
+ * The 503s a caller can act on, answered as they are: ingest switched off, a database or a full
+ * service to try again, a store that can no longer make its writes durable (design D33: nothing
+ * was acknowledged).
+ */
+const ANSWERED_503S: ReadonlySet<string> = new Set([
+  'ingest_disabled',
+  'store_unavailable',
+  'overloaded',
+  'storage_failed',
+]);
+
 export function errorResponse(error: unknown): ErrorResponse {
   const known = isSenderError(error) ? error : (bodyParserError(error) ?? storeUnavailable(error));
-  // The 503s a caller can act on: ingest switched off, a database or a full service to try again,
-  // a store that can no longer make its writes durable (design D33: nothing was acknowledged).
-  const answered =
-    known &&
-    (known.status < 500 ||
-      known.code === 'ingest_disabled' ||
-      known.code === 'store_unavailable' ||
-      known.code === 'overloaded' ||
-      known.code === 'storage_failed');
-  if (known && answered) {
+  if (known && (known.status < 500 || ANSWERED_503S.has(known.code))) {
     const details = known.details === undefined ? {} : { details: known.details };
     return {
       status: known.status,
       body: { error: { code: known.code, message: known.message, ...details } },
       ...(known.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: known.retryAfterSeconds }),
-      // A failed sync is logged once, by the sender that keeps it (storageFailure), not per request.
+      // An unreachable database is logged with each request; a failed sync is not: the sender that
+      // keeps it (storageFailure) logged it once.
       ...(known.code === 'store_unavailable' ? { logged: true as const } : {}),
     };
   }

@@ -190,8 +190,10 @@ export function createSender(options: SenderOptions): Sender {
   ): Promise<PublishResult> {
     const span = startSpan(SPAN.publish, { 'linkhooks.account.id': accountId });
     const failed = (error: unknown): Promise<never> => {
-      if (counted && isSenderError(error) && error.status < 500) quota.refundEvent(accountId);
-      if (isSenderError(error) && error.code === 'storage_failed') storageFailed(error);
+      if (isSenderError(error)) {
+        if (counted && error.status < 500) quota.refundEvent(accountId);
+        if (error.code === 'storage_failed') storageFailed(error);
+      }
       endSpanFailed(span, error);
       return Promise.reject(error);
     };
