@@ -44,10 +44,28 @@ export function notJson(text: unknown, parserMessage: string): SenderError {
   return new SenderError('invalid_request', `the request body is not valid JSON: ${parserMessage}`);
 }
 
-/** body-parser (express.json) marks its errors with a `type`. */
+/**
+ * body-parser (express.json) marks its errors with a `type`, but for a body that does not
+ * decompress as its `Content-Encoding` says: the decompression stream's own error (gzip, deflate
+ * or br), which it gives a 4xx status and `expose` (its reading's own errors all have a type).
+ */
 function bodyParserError(error: unknown): SenderError | null {
-  const e = error as { type?: unknown; status?: unknown; message?: unknown; limit?: unknown; body?: unknown };
-  if (typeof e?.type !== 'string' || typeof e.status !== 'number') return null;
+  const e = error as {
+    type?: unknown;
+    status?: unknown;
+    expose?: unknown;
+    message?: unknown;
+    limit?: unknown;
+    body?: unknown;
+  };
+  if (typeof e?.status !== 'number') return null;
+  if (typeof e.type !== 'string') {
+    if (e.expose !== true || e.status < 400 || e.status >= 500) return null;
+    return new SenderError(
+      'invalid_request',
+      `the request body could not be decompressed as its Content-Encoding says: ${String(e.message)}`,
+    );
+  }
   if (e.type === 'entity.too.large') {
     const limit = typeof e.limit === 'number' ? `${Math.round(e.limit / 1024)} KiB` : 'this route reads';
     return new SenderError('payload_too_large', `the request body is larger than ${limit}`);

@@ -86,6 +86,35 @@ describe('the direct ingest path', () => {
     expect(text.json.error.message).toBe('send the body as JSON with "Content-Type: application/json"');
   });
 
+  it('answers a body that does not decompress as its Content-Encoding says with a 400, not a 500', async () => {
+    const body = gzipSync(JSON.stringify(click(8)));
+    for (const [encoding, bytes] of [
+      ['gzip', Buffer.from('not gzip at all')],
+      ['gzip', body.subarray(0, body.length - 12)],
+      ['deflate', Buffer.from('not deflate either')],
+      ['br', Buffer.from('not brotli either')],
+    ] as const) {
+      for (const path of [SINGLE, BATCH]) {
+        const before = logged.length;
+        const res = await fetch(api.base + path, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${SERVICE_TOKEN}`,
+            'content-type': 'application/json',
+            'content-encoding': encoding,
+          },
+          body: bytes,
+        });
+        const json = (await res.json()) as { error: { code: string; message: string } };
+        expect([res.status, json.error.code], `${encoding} ${path}`).toEqual([400, 'invalid_request']);
+        expect(json.error.message).toMatch(
+          /^the request body could not be decompressed as its Content-Encoding says: /,
+        );
+        expect(logged.length, 'a client error is not logged').toBe(before);
+      }
+    }
+  });
+
   it('answers bad input, a wrong token and a missing account as the router does', async () => {
     const broken = await api.call('POST', SINGLE, { key: SERVICE_TOKEN, raw: '{"account_id":' });
     const brokenViaRouter = await api.call('POST', `${SINGLE}?x`, {
