@@ -8,6 +8,7 @@ export function noisyNeighbour(options: {
   aEvents?: number;
   bEvents?: number;
   aAccounts?: number;
+  aOwnOrigins?: boolean;
   env?: Record<string, string>;
   untilInFlight?: number;
 }): Promise<{ without: number[]; with: number[]; aOpenPeak: number }>;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 // The noisy-neighbour scenario, against the CLI-started service over HTTP: tenant A points
 // `aEndpoints` endpoints at a receiver that reads each request and never answers, plus one
 // answering 500, and publishes `aEvents` clicks in one batch (with `aAccounts`, as many such tenants,
-// the first with the failing endpoint); tenant B's endpoint is on a healthy
+// the first with the failing endpoint; with `aOwnOrigins`, each tenant's on a receiver of its own, so
+// no origin's share holds them together); tenant B's endpoint is on a healthy
 // receiver. B publishes one click at a time and times publish → receipt, first without A, then
 // while A's deliveries hold what the service lets them. Used by `bench/run.mjs` (part `noisy`) and
 // by test/noisy-neighbour.test.ts. PostgreSQL: `workers` more `linkhooks-sender worker` processes.
@@ -155,6 +156,7 @@ export async function noisyNeighbour({
   aEvents = 1000,
   bEvents = 40,
   aAccounts = 1,
+  aOwnOrigins = false,
   env: settings = {},
   untilInFlight = 0,
 }) {
@@ -178,14 +180,18 @@ export async function noisyNeighbour({
     let open = 0;
     let peakOpen = 0;
     const openWaiters = new Set();
-    const stalled = await httpsServer(certs, (req, res) => {
-      if (req.url === '/failing') return void res.writeHead(500).end('down');
-      open++;
-      peakOpen = Math.max(peakOpen, open);
-      res.once('close', () => open--);
-      for (const w of openWaiters) w();
-    });
-    servers.push(stalled);
+    const stall = async () => {
+      const server = await httpsServer(certs, (req, res) => {
+        if (req.url === '/failing') return void res.writeHead(500).end('down');
+        open++;
+        peakOpen = Math.max(peakOpen, open);
+        res.once('close', () => open--);
+        for (const w of openWaiters) w();
+      });
+      servers.push(server);
+      return server;
+    };
+    const stalled = await stall();
     // B's receiver: answers 200 and tells who waits for that click.
     const arrivals = new Map();
     const healthy = await httpsServer(certs, (_req, res, body) => {
@@ -228,9 +234,10 @@ export async function noisyNeighbour({
       return json;
     };
     for (const [k, tenant] of hanging.entries()) {
+      const receiver = aOwnOrigins && k > 0 ? await stall() : stalled;
       for (let i = 0; i < aEndpoints; i++) {
         await post('/v1/endpoints', tenant.api_key, {
-          url: `${stalled.origin}/hang/${k}/${i}`,
+          url: `${receiver.origin}/hang/${k}/${i}`,
           events: ['click'],
         });
       }

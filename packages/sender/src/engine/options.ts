@@ -38,7 +38,10 @@ export interface SenderOptions {
    * third of it (the heartbeat), so a killed worker's deliveries are taken over within it. Default 10 s.
    */
   leaseMs?: number;
-  /** Attempts in flight at once on this engine. Default 64. */
+  /**
+   * Attempts in flight at once on this engine. Default 64. A request out for a second or more holds
+   * no slot, up to eight times as many (design D25).
+   */
   concurrency?: number;
   /** Deliveries one endpoint may have in flight, across workers. Default 8. */
   perEndpointCap?: number;

@@ -60,7 +60,7 @@ export function deliveryHeaders(
 }
 
 /**
- * `onSent`: told when the request is over and only the record remains (the slot is free).
+ * `onSent`: told when the request is over and only the record remains.
  * `abandon`: aborted when the worker lost the lease (design I3): the request is cut short and
  * nothing is recorded, since another worker may hold the delivery now.
  */

@@ -10,6 +10,7 @@ import { traceAttempt, traceClaim } from '../tracing.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
 import { type BreakerChange, chooseProbes, createBreakers, heldBack } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
+import { freeSlots as slotsFree, waitingAt } from './slots.js';
 
 /** At most this long between a wake and a claim while fewer slots are free than a refill. */
 const PARTIAL_REFILL_MS = 50;
@@ -62,6 +63,10 @@ export interface Worker {
 
 interface Running extends HeldLease {
   done: Promise<void>;
+  /** When its request went out (performance.now()): out long enough, it holds no slot (slots.ts). */
+  sentAt: number;
+  /** Its response is in (its record may still be on the way). */
+  answered: boolean;
 }
 
 export function createWorker(options: WorkerOptions): Worker {
@@ -69,8 +74,10 @@ export function createWorker(options: WorkerOptions): Worker {
   // `concurrency` slots; with `freeSlotOnResponse` a slot is free again as soon as the response is
   // in, while the record (a database round trip) goes on beside the next request. Attempts being
   // recorded are bounded too, by `concurrency` more, so a slow database slows claiming instead of
-  // piling work up. A set, not a map by delivery id: should a lease expire mid-attempt and this
-  // worker claim the delivery again, both attempts are tracked until each ends.
+  // piling work up. A request out for a second or more, unanswered, holds no slot (slots.ts):
+  // receivers that hang take no slot from anyone else. A set, not a map by delivery id: should a
+  // lease expire mid-attempt and this worker claim the delivery again, both attempts are tracked
+  // until each ends.
   const inFlight = new Set<Running>();
   let sending = 0;
   let running = false;
@@ -96,6 +103,8 @@ export function createWorker(options: WorkerOptions): Worker {
       sent: false,
       heldUntil: claim.leaseExpiresAt,
       abandon: createAbandon(),
+      sentAt: performance.now(),
+      answered: false,
     };
     const sent = () => {
       if (running.sent) return;
@@ -103,10 +112,12 @@ export function createWorker(options: WorkerOptions): Worker {
       sending--;
       wake();
     };
+    const answered = () => {
+      running.answered = true;
+      if (options.freeSlotOnResponse) sent();
+    };
     sending++;
-    running.done = traceAttempt(claim, () =>
-      runAttempt(options, claim, options.freeSlotOnResponse ? sent : undefined, running.abandon.signal),
-    )
+    running.done = traceAttempt(claim, () => runAttempt(options, claim, answered, running.abandon.signal))
       .then((report) => {
         if (report.applied.status === 'awaiting_retry')
           knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
@@ -122,7 +133,18 @@ export function createWorker(options: WorkerOptions): Worker {
     inFlight.add(running);
   };
 
-  const freeSlots = () => Math.min(options.concurrency - sending, 2 * options.concurrency - inFlight.size);
+  // A slot a request frees by waiting (slots.ts) is taken at the next claim: a publish's wake, a
+  // request's end or the poll, whichever comes first.
+  const freeSlots = () =>
+    slotsFree({
+      concurrency: options.concurrency,
+      sending,
+      unrecorded: inFlight.size,
+      waiting: waitingAt(sendingSince(), performance.now()),
+    });
+  function* sendingSince() {
+    for (const r of inFlight) if (!r.answered) yield r.sentAt;
+  }
 
   const breakers = createBreakers(options.clock);
 
