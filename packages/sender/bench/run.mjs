@@ -627,6 +627,14 @@ const IN_FLIGHT_CROWD = {
   untilInFlight: 1_024,
 };
 const crowdLabel = 'crowd in flight';
+/**
+ * Two tenants whose 50 endpoints each hang, each tenant on a server of its own, at the default
+ * slots: their shares (56 of 64 each) are more than every slot together. B is measured once both
+ * hold their shares, which they reach only as the requests kept waiting give their slots back
+ * (worker/slots.ts).
+ */
+const TWO_TENANTS = { aAccounts: 2, aOwnOrigins: true, aEvents: 500, bEvents: 60, share: 56 };
+const twoLabel = 'two tenants hang';
 
 /**
  * Part 7: the noisy neighbour (bench/noisy-neighbour.mjs) on the CLI-started service: B's
@@ -684,13 +692,27 @@ async function runNoisy(ctx) {
       `   ${pad(`${label}, ${crowdLabel}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
     );
     results.push({ label, crowd: true, ...r });
+    const { share, ...two } = TWO_TENANTS;
+    const t = await noisyNeighbour({
+      db: await database(label),
+      certs: ctx.certs,
+      workers,
+      ...two,
+      untilInFlight: two.aAccounts * share * (workers + 1),
+    });
+    console.log(
+      `   ${pad(`${label}, ${twoLabel}`, 28)}${lpad(pair(t.without), 22)}${lpad(pair(t.with), 20)}   ${t.aOpenPeak}`,
+    );
+    results.push({ label, two: true, ...t });
   }
   console.log(
     `   (${crowdLabel}: ${IN_FLIGHT_CROWD.aAccounts} tenants' ${IN_FLIGHT_CROWD.aAccounts * IN_FLIGHT_CROWD.aEndpoints} endpoints never answer, one click each, all in flight`,
   );
   console.log(
     `   at once in ${fmtInt(IN_FLIGHT_CROWD.slots)} slots (LINKHOOKS_CONCURRENCY across the processes): more than a claim reads;
-   B measured once ${fmtInt(IN_FLIGHT_CROWD.untilInFlight)} of them are in flight)`,
+   B measured once ${fmtInt(IN_FLIGHT_CROWD.untilInFlight)} of them are in flight;
+   ${twoLabel}: two tenants' 50 endpoints each never answer, each tenant on a server of its own, ${fmtInt(TWO_TENANTS.aEvents)} events
+   each, at the default slots; B measured once both hold their shares, ${TWO_TENANTS.share} requests a process each)`,
   );
   return results;
 }
@@ -884,7 +906,7 @@ async function main() {
   }
   for (const label of ['SQLite', 'PostgreSQL ×3']) {
     const runs = noisy.filter((x) => x.label === label);
-    const backlogs = runs.filter((r) => !r.crowd);
+    const backlogs = runs.filter((r) => !r.crowd && !r.two);
     const worst = backlogs.length ? Math.max(...backlogs.map((r) => percentile(r.with, 99))) : null;
     summary.push([
       `noisy neighbour: B p99 with A (worst backlog), ${label}`,
@@ -898,6 +920,13 @@ async function main() {
       crowd ? `${fmtMs(percentile(crowd.with, 99))} ms` : 'n/a',
       '≤ 1,000 ms',
       crowd ? percentile(crowd.with, 99) <= 1000 : null,
+    ]);
+    const two = runs.find((r) => r.two);
+    summary.push([
+      `noisy neighbour: B p99 while ${twoLabel}, ${label}`,
+      two ? `${fmtMs(percentile(two.with, 99))} ms` : 'n/a',
+      '≤ 1,000 ms',
+      two ? percentile(two.with, 99) <= 1000 : null,
     ]);
     const p99With = (aEvents) => percentile(runs.find((r) => r.aEvents === aEvents).with, 99);
     const [small, large] = NOISY_BACKLOGS;
