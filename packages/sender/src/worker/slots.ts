@@ -3,7 +3,9 @@
  * A request out for HELD_SLOT_MS or longer is waiting on its receiver, not on this process: it holds
  * a socket and a lease, and no slot, so the receivers that hang cannot take every slot between them
  * however many accounts they belong to (each account's share and each endpoint's cap still count
- * them). Up to WAITING_PER_SLOT times `concurrency` of them; past that they hold slots again.
+ * them). Up to WAITING_PER_SLOT times `concurrency` of them; past that they hold slots again. Only
+ * requests of bodies up to LARGE_BODY_BYTES wait so (the worker's choice): what waiting requests
+ * hold in memory stays within 512 bodies of 64 KiB with the default slots.
  */
 import { HELD_SLOT_MS } from '../domain/breaker.js';
 

@@ -3,16 +3,18 @@
  * request goes out while the previous attempt is still being recorded; without it, the slot is
  * held through the record. A store whose records wait on a gate the test opens shows which.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conditions } from '../../test/helpers/conditions.js';
 import { workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
-import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
+import type { DeliveryClient, SendRequest, SendResult } from '../delivery/http-client.js';
+import { HELD_SLOT_MS } from '../domain/breaker.js';
 import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
 import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { LeaseRef, SenderStore } from '../store/port.js';
-import { createWorker, type WorkerOptions } from './worker.js';
+import { LARGE_BODY_BYTES } from '../turn-budget.js';
+import { createWorker, type Worker, type WorkerOptions } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -504,3 +506,89 @@ function watchedTimers() {
     },
   };
 }
+
+/*
+ * A request kept waiting a second holds no slot (slots.ts): with one slot, a second delivery goes
+ * out once the first has waited HELD_SLOT_MS, not before; a request of a large body keeps its slot.
+ * The worker's timers and its monotonic clock are faked together, so the second passes at once.
+ */
+const POLL_MS = 250;
+
+let stop: () => Promise<void> = async () => undefined;
+
+/** `polls` of the worker's polls, one at a time: each claim it makes is done before the next. */
+async function advancePolls(polls: number) {
+  for (let i = 0; i < polls; i++) await vi.advanceTimersByTimeAsync(POLL_MS);
+}
+
+/** One slot, two clicks due (the first of `firstBytes`), and a receiver that answers only when told. */
+async function oneSlotTwoClicks(firstBytes: number) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  const memory = await seed(0);
+  for (const bytes of [firstBytes, 100]) {
+    const body = Buffer.from(`{"event":"click","data":{"pad":"${'x'.repeat(bytes)}"}}`);
+    await memory.publish(
+      { id: newId('evt', T0), accountId: ACCOUNT, name: 'click', body, createdAt: T0 },
+      () => newId('dlv', T0),
+    );
+  }
+  const sends: SendRequest[] = [];
+  const answers: (() => void)[] = [];
+  const sent = conditions();
+  const client: DeliveryClient = {
+    send(request) {
+      sends.push(request);
+      sent.changed();
+      return new Promise<SendResult>((resolve) => {
+        answers.push(() =>
+          resolve({ outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null }),
+        );
+      });
+    },
+    close: async () => undefined,
+    destroy: async () => undefined,
+  };
+  const worker: Worker = createWorker(
+    workerOptions(1, {
+      queue: memory,
+      client,
+      clock: new ManualClock(T0),
+      perEndpointCap: 2,
+      perAccountCap: 2,
+      perOriginCap: 2,
+      pollIntervalMs: POLL_MS,
+    }),
+  );
+  stop = async () => {
+    for (const answer of answers) answer();
+    await worker.stop(0);
+  };
+  worker.start();
+  await sent.until(() => sends.length === 1);
+  return { sends, sent };
+}
+
+describe('a request kept waiting', () => {
+  afterEach(async () => {
+    vi.useRealTimers();
+    await stop();
+    stop = async () => undefined;
+  });
+
+  it('gives its slot to the next delivery once it has waited a second, not before', async () => {
+    const { sends, sent } = await oneSlotTwoClicks(100);
+    // Polls before the second: the one slot is the first request's.
+    await advancePolls(HELD_SLOT_MS / POLL_MS - 1);
+    expect(sends).toHaveLength(1);
+    await advancePolls(1);
+    await sent.until(() => sends.length === 2);
+    expect(sends).toHaveLength(2);
+  });
+
+  it('keeps its slot when its body is large', async () => {
+    const { sends } = await oneSlotTwoClicks(LARGE_BODY_BYTES + 1);
+    expect(sends[0]!.body.byteLength).toBeGreaterThan(LARGE_BODY_BYTES);
+    await advancePolls((4 * HELD_SLOT_MS) / POLL_MS);
+    expect(sends).toHaveLength(1);
+  });
+});

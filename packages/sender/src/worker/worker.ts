@@ -7,6 +7,7 @@ import { createAbandon } from '../delivery/abandon.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
+import { LARGE_BODY_BYTES } from '../turn-budget.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
 import { type BreakerChange, chooseProbes, createBreakers, heldBack } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
@@ -142,8 +143,9 @@ export function createWorker(options: WorkerOptions): Worker {
       unrecorded: inFlight.size,
       waiting: waitingAt(sendingSince(), performance.now()),
     });
+  /** The requests not answered yet that may wait without a slot: those of bodies up to LARGE_BODY_BYTES. */
   function* sendingSince() {
-    for (const r of inFlight) if (!r.answered) yield r.sentAt;
+    for (const r of inFlight) if (!r.answered && r.claim.body.byteLength <= LARGE_BODY_BYTES) yield r.sentAt;
   }
 
   const breakers = createBreakers(options.clock);
