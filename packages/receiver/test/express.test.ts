@@ -3,7 +3,8 @@ import type { WebhookError, WebhookOptions } from '@linkhooks/receiver';
 import { captureRawBody, webhookMiddleware } from '@linkhooks/receiver/express';
 import { buildEvent, generateSecret, signedDelivery } from '@linkhooks/receiver/testing';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import express4 from 'express4';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { adapterBattery } from './helpers/adapter-battery.js';
 import { close, listen, post } from './helpers/servers.js';
 import { standardWebhooksBattery } from './helpers/standard-battery.js';
@@ -123,5 +124,49 @@ describe('express with a body parser mounted app-wide', () => {
     expect(() => webhookMiddleware({ secret, on: { clicks: () => {} } as never })).toThrow(
       /no event is named "clicks"/,
     );
+  });
+});
+
+describe('express 4 with express.json() mounted app-wide', () => {
+  // Express 4's express.json() sets `req.body` to {} on every request, read or not: an empty body
+  // or another content type leaves the stream unread, and the middleware reads it itself.
+  const secret = generateSecret();
+  const clicks: string[] = [];
+  const app = express4();
+  app.use('/captured', express4.json({ verify: captureRawBody, limit: '1mb' }));
+  app.use('/parsed', express4.json());
+  const middleware = webhookMiddleware({ secret, on: { click: (e) => void clicks.push(e.data.click_id) } });
+  app.post(['/captured', '/parsed'], middleware);
+  const server = createServer(app);
+  let base = '';
+  beforeAll(async () => {
+    base = await listen(server);
+  });
+  afterAll(() => close(server));
+  beforeEach(() => {
+    clicks.length = 0;
+  });
+
+  it('verifies from captureRawBody, and reads what express.json() left unread itself', async () => {
+    const url = `${base}/captured`;
+    const event = buildEvent('click');
+    const body = JSON.stringify(event, null, 2);
+    const { headers } = signedDelivery({ secret, body });
+    expect((await post(url, body, headers)).status).toBe(200);
+    // The setup check: an empty POST answers 200.
+    expect(await post(url, '', {})).toMatchObject({ status: 200, json: { received: true } });
+    const text = await post(url, body, { ...headers, 'content-type': 'text/plain' });
+    expect(text.status).toBe(200);
+    expect(clicks).toEqual([event.data.click_id, event.data.click_id]);
+    // Unsigned, unread by express.json(): refused by the signature check, not taken as parsed.
+    const unsigned = await post(url, body, { 'content-type': 'text/plain' });
+    expect([unsigned.status, unsigned.json.error?.code]).toEqual([401, 'invalid_signature']);
+  });
+
+  it('still answers body_already_parsed when express.json() read the body without captureRawBody', async () => {
+    const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
+    const answer = await post(`${base}/parsed`, body, headers);
+    expect([answer.status, answer.json.error?.code]).toEqual([500, 'body_already_parsed']);
+    expect(clicks).toEqual([]);
   });
 });
