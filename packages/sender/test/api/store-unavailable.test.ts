@@ -2,7 +2,8 @@
  * A database out of reach answers 503 with `Retry-After` and the code `store_unavailable`, on
  * ingest (both paths) and the management API, and is logged; once it is back, the same requests
  * succeed without a restart. PostgreSQL is reached through a TCP relay the test cuts and restores,
- * as a restart or a failover does.
+ * as a restart or a failover does, or silences: it holds every connection and answers nothing, as a
+ * network partition or a stuck proxy does, where only the store's query timeout ends the wait.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { sampleEventData } from '@linkhooks/protocol';
@@ -16,18 +17,34 @@ import { createTestCertificates } from '../helpers/test-ca.mjs';
 const pgUp = await requireService('PostgreSQL', PG_URL);
 
 /**
- * A TCP relay to PostgreSQL: `open()` listens (on the port it had, once it has one), `cut()` drops
- * every connection and refuses new ones.
+ * A TCP relay to PostgreSQL: `open()` listens (on the port it had, once it has one) and ends a
+ * silence, dropping the connections it held; `cut()` drops every connection and refuses new ones;
+ * `silence()` stops passing anything on, and holds new connections without a word.
  */
 function relay() {
   const target = new URL(PG_URL);
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = 0;
+  let silent = false;
+  const hold = (s: Socket) => {
+    s.unpipe();
+    s.pause();
+  };
   const open = () =>
     new Promise<number>((resolve) => {
+      if (silent) {
+        silent = false;
+        for (const s of sockets) s.destroy();
+      }
       if (server) return resolve(port);
       server = createServer((client) => {
+        if (silent) {
+          sockets.add(client);
+          client.on('error', () => client.destroy());
+          client.on('close', () => sockets.delete(client));
+          return hold(client);
+        }
         const upstream = connect(Number(target.port || 5432), target.hostname);
         for (const s of [client, upstream]) {
           sockets.add(s);
@@ -43,6 +60,10 @@ function relay() {
     });
   return {
     open,
+    silence() {
+      silent = true;
+      for (const s of sockets) hold(s);
+    },
     cut: () =>
       new Promise<void>((resolve) => {
         server?.close(() => resolve());
@@ -57,16 +78,20 @@ describe.runIf(pgUp)('the database out of reach', () => {
   const certs = createTestCertificates();
   const errors: string[] = [];
   const db = relay();
-  let api: Api;
-  beforeAll(async () => {
-    const port = await db.open();
+  /** A store on a fresh schema, reached through the relay, that waits 1 s for an answer. */
+  const storeThroughRelay = async () => {
     const url = new URL(PG_URL);
-    url.port = String(port);
-    const store = createPostgresStore({
+    url.port = String(await db.open());
+    return createPostgresStore({
       connectionString: url.toString(),
       schema: schemas.fresh(),
       poolSize: 2,
+      queryTimeoutMs: 1_000,
     });
+  };
+  let api: Api;
+  beforeAll(async () => {
+    const store = await storeThroughRelay();
     api = await startApi(
       certs,
       { store },
@@ -109,5 +134,29 @@ describe.runIf(pgUp)('the database out of reach', () => {
     await db.open();
     for (const n of [2, 3]) expect((await ingest('/internal/v1/events', n)).status).toBe(202);
     expect((await api.call('GET', '/v1/endpoints')).status).toBe(200);
+  });
+
+  it('answers 503 within its query timeout while the database is silent, and serves again after', async () => {
+    expect((await ingest('/internal/v1/events', 4)).status).toBe(202);
+    db.silence();
+    errors.length = 0;
+    for (const res of [await ingest('/internal/v1/events', 5), await api.call('GET', '/v1/endpoints')]) {
+      expect(res.status, res.text).toBe(503);
+      expect(res.json.error.code).toBe('store_unavailable');
+    }
+    await db.open();
+    expect((await ingest('/internal/v1/events', 5)).status).toBe(202);
+  });
+
+  it('closes within its query timeout while the database is silent', async () => {
+    const store = await storeThroughRelay();
+    await store.migrate();
+    expect(await store.nextDueAt()).toBeNull(); // a pooled connection open
+    // The listener's connection open too: it wakes its listener once it listens.
+    await new Promise<void>((resolve) => store.subscribe?.(resolve));
+    db.silence();
+    await expect(store.nextDueAt()).rejects.toThrow(/Query read timeout/);
+    await store.close();
+    await db.open();
   });
 });

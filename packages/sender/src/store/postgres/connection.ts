@@ -13,6 +13,54 @@ export interface PgOptions {
   schema: string;
   poolSize: number;
   applicationName: string;
+  /** How long a statement, or a new connection, may go unanswered (QUERY_TIMEOUT_MS unless given). */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * A statement the server has not answered in this long fails, and its connection is dropped: a
+ * database that stops answering without closing its connections (a network partition, a fail-over
+ * that leaves the old address silent, a stuck proxy) is then "not now" (503, store/unavailable.ts)
+ * within it, rather than every request and the shutdown waiting for as long as the silence lasts.
+ * Every statement of the store's own is bounded well within it; migrations run without it
+ * (`migrationTx`), as an index built on a large table or a second process waiting for the first's
+ * lock may take longer.
+ */
+export const QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * Drops a connection's socket at once: for a server that has not answered its goodbye within the
+ * query timeout (node-postgres keeps the socket as `connection.stream`, with no public way to drop
+ * it; its `end` then follows).
+ */
+function destroySocket(client: pg.ClientBase): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+/** Resolves with `value` after `ms`; `cancel` clears the timer. */
+function after<T>(ms: number, value: T) {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(value), ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Ends a connection of its own (not the pool's), its socket destroyed when `ms` pass first. */
+export async function endClient(client: pg.Client, ms: number): Promise<void> {
+  const ended = client.end().then(
+    () => 'ended' as const,
+    () => 'ended' as const,
+  );
+  const late = after(ms, 'late' as const);
+  try {
+    if ((await Promise.race([ended, late.promise])) === 'late') {
+      destroySocket(client);
+      await ended;
+    }
+  } finally {
+    late.cancel();
+  }
 }
 
 export interface Pg {
@@ -20,6 +68,8 @@ export interface Pg {
   /** Base settings for connections outside the pool (the LISTEN connection). */
   readonly config: pg.ClientConfig;
   readonly schema: string;
+  /** How long a statement, or a new connection, may go unanswered (QUERY_TIMEOUT_MS). */
+  readonly queryTimeoutMs: number;
   /** Runs `fn` in a transaction; again if PostgreSQL aborts it as a deadlock victim. */
   tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   /** Runs `run` again, up to three times in all, while PostgreSQL aborts it as a deadlock victim. */
@@ -43,7 +93,15 @@ export interface Pg {
    * which are answered only once durable (design I2).
    */
   durable(name: string, text: string, values: unknown[]): Promise<Row[]>;
-  /** Ends the pool and waits until every server connection is closed. */
+  /**
+   * Runs `fn` in a transaction on a connection of its own, with no limit on how long a statement
+   * may take: for migrations.
+   */
+  migrationTx<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T>;
+  /**
+   * Ends the pool and waits until every server connection is closed, at most the query timeout:
+   * the sockets of a server that no longer answers are then destroyed.
+   */
   end(): Promise<void>;
 }
 
@@ -83,26 +141,34 @@ export function connect(options: PgOptions): Pg {
     connectionString: options.connectionString,
     application_name: options.applicationName,
   };
+  const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+  // A connection that cannot be made, or a statement that is not answered, within the timeout fails.
+  const bounded: pg.PoolConfig = {
+    ...config,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    keepAlive: true,
+  };
   // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
   // the database server only means an attempt is made again, which at-least-once delivery allows.
   // `publish` turns the flush back on for its own transaction: an event is durable when it returns.
   const pool = new pg.Pool({
-    ...config,
+    ...bounded,
     max: options.poolSize,
     options: sessionSettings(options.schema, 'off'),
   });
   // Publishes go out one batch at a time (group commit), so two connections are plenty.
-  const durablePool = new pg.Pool({ ...config, max: 2, options: sessionSettings(options.schema, 'on') });
+  const durablePool = new pg.Pool({ ...bounded, max: 2, options: sessionSettings(options.schema, 'on') });
   // An idle connection that dies (server restart, network) is dropped by the pool and replaced on
   // the next query; without a handler its 'error' would crash the process.
   pool.on('error', () => undefined);
   durablePool.on('error', () => undefined);
   // `pool.end()` resolves before the sockets close; `end` waits for them, so a store that has
   // closed holds no server connection any more.
-  const open = new Set<Promise<void>>();
+  const open = new Map<Promise<void>, pg.PoolClient>();
   const track = (client: pg.PoolClient) => {
     const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
-    open.add(ended);
+    open.set(ended, client);
     void ended.then(() => open.delete(ended));
   };
   pool.on('connect', track);
@@ -147,6 +213,7 @@ export function connect(options: PgOptions): Pg {
     pool,
     config,
     schema: options.schema,
+    queryTimeoutMs: timeoutMs,
     tx: (fn) => deadlockRetried(() => txOnce(fn)),
     deadlockRetried,
     rows: async (sql, values) => (await pool.query<Row>(sql, values)).rows,
@@ -161,9 +228,40 @@ export function connect(options: PgOptions): Pg {
       deadlockRetried(
         async () => (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
       ),
+    async migrationTx(fn) {
+      const client = new pg.Client({
+        ...config,
+        connectionTimeoutMillis: timeoutMs,
+        keepAlive: true,
+        options: sessionSettings(options.schema, 'on'),
+      });
+      await client.connect();
+      try {
+        return await deadlockRetried(async () => {
+          await client.query('BEGIN');
+          try {
+            const result = await fn(client);
+            await client.query('COMMIT');
+            return result;
+          } catch (error) {
+            await client.query('ROLLBACK');
+            throw error;
+          }
+        });
+      } finally {
+        await endClient(client, timeoutMs);
+      }
+    },
     async end() {
-      await Promise.all([pool.end(), durablePool.end()]);
-      await Promise.all([...open]);
+      const ended = Promise.all([pool.end(), durablePool.end()]).then(() => Promise.all([...open.keys()]));
+      const late = after(timeoutMs, 'late' as const);
+      try {
+        if ((await Promise.race([ended, late.promise])) !== 'late') return;
+        for (const client of open.values()) destroySocket(client);
+        await Promise.all([...open.keys()]);
+      } finally {
+        late.cancel();
+      }
     },
   };
 }

@@ -6,7 +6,7 @@
  * latency optimisation only: workers still poll, so a lost one delays work, it never loses it.
  */
 import pg from 'pg';
-import { DUE_CHANNEL } from './connection.js';
+import { DUE_CHANNEL, endClient, QUERY_TIMEOUT_MS } from './connection.js';
 
 const LISTEN_DUE = `LISTEN ${DUE_CHANNEL}`;
 
@@ -22,8 +22,14 @@ export interface DueListener {
 /**
  * @param schema only notifications whose payload is this schema wake the listeners: stores on
  *   other schemas of the same database (tests, tenants) share the channel but not the wake-ups.
+ * @param timeoutMs how long its connection may take to open, or to close before its socket is
+ *   dropped (a server that stopped answering never closes it).
  */
-export function createDueListener(config: pg.ClientConfig, schema: string): DueListener {
+export function createDueListener(
+  config: pg.ClientConfig,
+  schema: string,
+  timeoutMs = QUERY_TIMEOUT_MS,
+): DueListener {
   const listeners = new Set<() => void>();
   const ending = new Set<Promise<void>>();
   let client: pg.Client | null = null;
@@ -42,14 +48,14 @@ export function createDueListener(config: pg.ClientConfig, schema: string): DueL
   };
 
   const end = (c: pg.Client) => {
-    const done = c.end().catch(() => undefined);
+    const done = endClient(c, timeoutMs);
     ending.add(done);
     void done.then(() => ending.delete(done));
   };
 
   const connect = () => {
     if (closed || client || retry || listeners.size === 0) return;
-    const c = new pg.Client({ ...config, keepAlive: true, connectionTimeoutMillis: 10_000 });
+    const c = new pg.Client({ ...config, keepAlive: true, connectionTimeoutMillis: timeoutMs });
     client = c;
     c.on('notification', (message) => {
       if (message.channel === DUE_CHANNEL && message.payload === schema) wake();

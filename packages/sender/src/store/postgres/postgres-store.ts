@@ -47,6 +47,12 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** Shown in `pg_stat_activity`. Default `linkhooks-sender`. */
   applicationName?: string;
+  /**
+   * How long a statement, or a new connection, may go unanswered before it fails as "the database
+   * cannot be reached" (the API's 503 `store_unavailable`); migrations are not limited. Default
+   * 30,000.
+   */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -66,8 +72,9 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     schema: options.schema ?? 'linkhooks',
     poolSize: options.poolSize ?? 10,
     applicationName: options.applicationName ?? 'linkhooks-sender',
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
   });
-  const listener = createDueListener(pg.config, pg.schema);
+  const listener = createDueListener(pg.config, pg.schema, pg.queryTimeoutMs);
   const vacuum = createLeaseVacuum(pg);
   const settler = createDueSettler(pg);
   const claim = createClaimer(pg, settler);
@@ -77,7 +84,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   return {
     capabilities: { sharedAcrossProcesses: true, recordsOverNetwork: true },
     migrate: async () => {
-      const report = await pg.tx((client) => applyMigrations(client, pg.schema));
+      const report = await pg.migrationTx((client) => applyMigrations(client, pg.schema));
       await pg.rows(REPAIR_DUE, []);
       return report;
     },
