@@ -29,8 +29,13 @@ export interface PgOptions {
 export const QUERY_TIMEOUT_MS = 30_000;
 
 /**
- * Drops a connection's socket at once: for a server that has not answered its goodbye within the
- * query timeout (node-postgres keeps the socket as `connection.stream`, with no public way to drop
+ * How long closing waits for the server to answer a connection's goodbye (it takes milliseconds),
+ * at most the query timeout: then the socket is dropped.
+ */
+export const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * Drops a connection's socket at once: for a server that has not answered its goodbye in time (node-postgres keeps the socket as `connection.stream`, with no public way to drop
  * it; its `end` then follows).
  */
 function destroySocket(client: pg.ClientBase): void {
@@ -99,8 +104,8 @@ export interface Pg {
    */
   migrationTx<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T>;
   /**
-   * Ends the pool and waits until every server connection is closed, at most the query timeout:
-   * the sockets of a server that no longer answers are then destroyed.
+   * Ends the pool and waits until every server connection is closed, at most CLOSE_WAIT_MS (or the
+   * query timeout, if shorter): the sockets of a server that no longer answers are then destroyed.
    */
   end(): Promise<void>;
 }
@@ -142,6 +147,7 @@ export function connect(options: PgOptions): Pg {
     application_name: options.applicationName,
   };
   const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+  const closeWaitMs = Math.min(timeoutMs, CLOSE_WAIT_MS);
   // A connection that cannot be made, or a statement that is not answered, within the timeout fails.
   const bounded: pg.PoolConfig = {
     ...config,
@@ -249,12 +255,12 @@ export function connect(options: PgOptions): Pg {
           }
         });
       } finally {
-        await endClient(client, timeoutMs);
+        await endClient(client, closeWaitMs);
       }
     },
     async end() {
       const ended = Promise.all([pool.end(), durablePool.end()]).then(() => Promise.all([...open.keys()]));
-      const late = after(timeoutMs, 'late' as const);
+      const late = after(closeWaitMs, 'late' as const);
       try {
         if ((await Promise.race([ended, late.promise])) !== 'late') return;
         for (const client of open.values()) destroySocket(client);

@@ -6,7 +6,7 @@
  * latency optimisation only: workers still poll, so a lost one delays work, it never loses it.
  */
 import pg from 'pg';
-import { DUE_CHANNEL, endClient, QUERY_TIMEOUT_MS } from './connection.js';
+import { CLOSE_WAIT_MS, DUE_CHANNEL, endClient, QUERY_TIMEOUT_MS } from './connection.js';
 
 const LISTEN_DUE = `LISTEN ${DUE_CHANNEL}`;
 
@@ -22,8 +22,9 @@ export interface DueListener {
 /**
  * @param schema only notifications whose payload is this schema wake the listeners: stores on
  *   other schemas of the same database (tests, tenants) share the channel but not the wake-ups.
- * @param timeoutMs how long its connection may take to open, or to close before its socket is
- *   dropped (a server that stopped answering never closes it).
+ * @param timeoutMs how long its connection may take to open; closing waits at most CLOSE_WAIT_MS
+ *   (or this, if shorter) before its socket is dropped (a server that stopped answering never
+ *   closes it).
  */
 export function createDueListener(
   config: pg.ClientConfig,
@@ -48,7 +49,7 @@ export function createDueListener(
   };
 
   const end = (c: pg.Client) => {
-    const done = endClient(c, timeoutMs);
+    const done = endClient(c, Math.min(timeoutMs, CLOSE_WAIT_MS));
     ending.add(done);
     void done.then(() => ending.delete(done));
   };
