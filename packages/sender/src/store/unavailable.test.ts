@@ -15,6 +15,7 @@ describe('storeUnavailable', () => {
     ['a full disk', withCode('53100')],
     ['a connection ended under a query', new Error('Connection terminated unexpectedly')],
     ["pg-pool's wait for a connection", new Error('timeout exceeded when trying to connect')],
+    ['a new connection not made within its timeout', new Error('timeout expired')],
     ['a locked SQLite file', withCode('SQLITE_BUSY')],
     ['a full SQLite disk', withCode('SQLITE_FULL')],
   ])('takes %s as one to try again', (_, error) => {

@@ -26,7 +26,7 @@ const CLIENT_MESSAGES = [
   /^timeout exceeded when trying to connect$/,
   /^Client has encountered a connection error and is not queryable$/,
   /^Client was closed and is not queryable$/,
-  /^Query read timeout$/, // a statement unanswered for the pool's query timeout (postgres/connection.ts)
+  /^timeout expired$/, // a new connection not made within its connection timeout (postgres/connection.ts)
 ];
 
 function unavailable(error: unknown): boolean {

@@ -18,13 +18,19 @@ export interface PgOptions {
 }
 
 /**
- * A statement the server has not answered in this long fails, and its connection is dropped: a
- * database that stops answering without closing its connections (a network partition, a fail-over
- * that leaves the old address silent, a stuck proxy) is then "not now" (503, store/unavailable.ts)
- * within it, rather than every request and the shutdown waiting for as long as the silence lasts.
- * Every statement of the store's own is bounded well within it; migrations run without it
- * (`migrationTx`), as an index built on a large table or a second process waiting for the first's
- * lock may take longer.
+ * A connection out of the pool this long has a statement (or a transaction) the server has not
+ * answered: its socket is dropped, and the statement fails. A database that stops answering without
+ * closing its connections (a network partition, a fail-over that leaves the old address silent, a
+ * stuck proxy) is then "not now" (503, store/unavailable.ts) within it, rather than every request
+ * and the shutdown waiting for as long as the silence lasts. A new connection gets as long. Every
+ * statement and transaction of the store's own is bounded well within it; migrations run without
+ * it (`migrationTx`), as an index built on a large table or a second process waiting for the
+ * first's lock may take longer.
+ *
+ * One watchdog per store checks the connections out, not a timer per statement: node-postgres's
+ * `query_timeout` and pg-pool's `connectionTimeoutMillis` each set a timer for every statement,
+ * which measured 1.11–1.18× the service's CPU per event in single-event ingest (bench/service-ab.mjs
+ * --postgres --ingest single).
  */
 export const QUERY_TIMEOUT_MS = 30_000;
 
@@ -40,6 +46,32 @@ export const CLOSE_WAIT_MS = 5_000;
  */
 function destroySocket(client: pg.ClientBase): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+/**
+ * Drops the socket of every connection out of `pools` for `timeoutMs` or longer (QUERY_TIMEOUT_MS),
+ * checked a tenth of it apart.
+ */
+function watchConnectionsOut(pools: pg.Pool[], timeoutMs: number) {
+  const out = new Map<pg.PoolClient, number>();
+  for (const pool of pools) {
+    pool.on('acquire', (client) => out.set(client, performance.now()));
+    pool.on('release', (_error, client) => out.delete(client));
+    pool.on('remove', (client) => out.delete(client as pg.PoolClient));
+  }
+  const timer = setInterval(
+    () => {
+      const now = performance.now();
+      for (const [client, since] of out) {
+        if (now - since < timeoutMs) continue;
+        out.delete(client);
+        destroySocket(client);
+      }
+    },
+    Math.max(50, timeoutMs / 10),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** Resolves with `value` after `ms`; `cancel` clears the timer. */
@@ -148,12 +180,18 @@ export function connect(options: PgOptions): Pg {
   };
   const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   const closeWaitMs = Math.min(timeoutMs, CLOSE_WAIT_MS);
-  // A connection that cannot be made, or a statement that is not answered, within the timeout fails.
+  // A new connection not made within the timeout fails: set on the client, as pg-pool's own
+  // option would also time every wait for a pooled connection.
+  class BoundedClient extends pg.Client {
+    constructor(clientConfig: pg.ClientConfig) {
+      super({ ...clientConfig, connectionTimeoutMillis: timeoutMs });
+    }
+  }
   const bounded: pg.PoolConfig = {
     ...config,
-    connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
     keepAlive: true,
+    // pg-pool constructs it with the pool's options; its types say it takes none.
+    Client: BoundedClient as unknown as new () => pg.ClientBase,
   };
   // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
   // the database server only means an attempt is made again, which at-least-once delivery allows.
@@ -179,6 +217,7 @@ export function connect(options: PgOptions): Pg {
   };
   pool.on('connect', track);
   durablePool.on('connect', track);
+  const watchdog = watchConnectionsOut([pool, durablePool], timeoutMs);
 
   // The lock orders are consistent where they can be (delivery before lease, deliveries in id
   // order), but a disabling or a deletion locks its endpoint before its deliveries and a batched
@@ -259,6 +298,7 @@ export function connect(options: PgOptions): Pg {
       }
     },
     async end() {
+      watchdog.stop();
       const ended = Promise.all([pool.end(), durablePool.end()]).then(() => Promise.all([...open.keys()]));
       const late = after(closeWaitMs, 'late' as const);
       try {
