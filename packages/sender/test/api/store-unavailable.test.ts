@@ -9,6 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { storeUnavailable } from '../../src/store/unavailable.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { pgSchemas } from '../helpers/pg-schemas.js';
 import { PG_URL, requireService } from '../helpers/services.js';
@@ -154,14 +155,21 @@ describe.runIf(pgUp)('the database out of reach', () => {
     expect((await ingest('/internal/v1/events', 5)).status).toBe(202);
   });
 
-  it('closes within its query timeout while the database is silent', async () => {
+  it('fails statements and transactions, and closes, within its query timeout while the database is silent', async () => {
     const store = await storeThroughRelay();
     await store.migrate();
-    expect(await store.nextDueAt()).toBeNull(); // a pooled connection open
+    // Two pooled connections open, one for each statement below.
+    expect(await Promise.all([store.nextDueAt(), store.nextDueAt()])).toEqual([null, null]);
     // The listener's connection open too: it wakes its listener once it listens.
     await new Promise<void>((resolve) => store.subscribe?.(resolve));
     db.silence();
-    await expect(store.nextDueAt()).rejects.toThrow(/^Connection terminated/);
+    // A statement on its own, and one in a transaction (whose connection the pool does not
+    // listen to while it is out): both fail, and the process goes on.
+    const unavailable = (error: unknown) => storeUnavailable(error) !== null;
+    await Promise.all([
+      expect(store.nextDueAt()).rejects.toSatisfy(unavailable),
+      expect(store.pauseEndpoint('acct_silent', 'ep_silent', Date.now())).rejects.toSatisfy(unavailable),
+    ]);
     await store.close();
     await db.open();
   });

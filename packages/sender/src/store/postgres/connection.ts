@@ -18,19 +18,20 @@ export interface PgOptions {
 }
 
 /**
- * A connection out of the pool this long has a statement (or a transaction) the server has not
- * answered: its socket is dropped, and the statement fails. A database that stops answering without
- * closing its connections (a network partition, a fail-over that leaves the old address silent, a
- * stuck proxy) is then "not now" (503, store/unavailable.ts) within it, rather than every request
- * and the shutdown waiting for as long as the silence lasts. A new connection gets as long. Every
- * statement and transaction of the store's own is bounded well within it; migrations run without
- * it (`migrationTx`), as an index built on a large table or a second process waiting for the
- * first's lock may take longer.
+ * With connections out of the pools and none given back for this long, the server is taken as
+ * silent: their sockets are dropped, and their statements fail. A database that stops answering
+ * without closing its connections (a network partition, a fail-over that leaves the old address
+ * silent, a stuck proxy) is then "not now" (503, store/unavailable.ts), rather than every request
+ * and the shutdown waiting for as long as the silence lasts. A new connection gets as long. One
+ * statement that runs longer (a pause's hold over a large backlog, a month's endpoint statistics)
+ * is not cut short while the others are answered: a busy process gives connections back every few
+ * milliseconds, and its worker claims at least every poll. Migrations run apart (`migrationTx`), as
+ * an index built on a large table or a second process waiting for the first's lock may take longer
+ * with nothing else to do.
  *
- * One watchdog per store checks the connections out, not a timer per statement: node-postgres's
- * `query_timeout` and pg-pool's `connectionTimeoutMillis` each set a timer for every statement,
- * which measured 1.11–1.18× the service's CPU per event in single-event ingest (bench/service-ab.mjs
- * --postgres --ingest single).
+ * One watchdog per store, not a timer per statement: node-postgres's `query_timeout` and pg-pool's
+ * `connectionTimeoutMillis` each set a timer for every statement, which measured 1.11–1.18× the
+ * service's CPU per event in single-event ingest (bench/service-ab.mjs --postgres --ingest single).
  */
 export const QUERY_TIMEOUT_MS = 30_000;
 
@@ -49,24 +50,29 @@ function destroySocket(client: pg.ClientBase): void {
 }
 
 /**
- * Drops the socket of every connection out of `pools` for `timeoutMs` or longer (QUERY_TIMEOUT_MS),
- * checked a tenth of it apart.
+ * Drops the sockets of the connections out of `pools` once none has been given back for
+ * `timeoutMs` (QUERY_TIMEOUT_MS) while some were out, checked a tenth of it apart.
  */
-function watchConnectionsOut(pools: pg.Pool[], timeoutMs: number) {
-  const out = new Map<pg.PoolClient, number>();
+function watchSilence(pools: pg.Pool[], timeoutMs: number) {
+  const out = new Set<pg.PoolClient>();
+  // The last time a connection came back, or the first went out after none was.
+  let answeredAt = performance.now();
   for (const pool of pools) {
-    pool.on('acquire', (client) => out.set(client, performance.now()));
-    pool.on('release', (_error, client) => out.delete(client));
+    pool.on('acquire', (client) => {
+      if (out.size === 0) answeredAt = performance.now();
+      out.add(client);
+    });
+    pool.on('release', (_error, client) => {
+      out.delete(client);
+      answeredAt = performance.now();
+    });
     pool.on('remove', (client) => out.delete(client as pg.PoolClient));
   }
   const timer = setInterval(
     () => {
-      const now = performance.now();
-      for (const [client, since] of out) {
-        if (now - since < timeoutMs) continue;
-        out.delete(client);
-        destroySocket(client);
-      }
+      if (out.size === 0 || performance.now() - answeredAt < timeoutMs) return;
+      for (const client of out) destroySocket(client);
+      out.clear();
     },
     Math.max(50, timeoutMs / 10),
   );
@@ -211,13 +217,17 @@ export function connect(options: PgOptions): Pg {
   // closed holds no server connection any more.
   const open = new Map<Promise<void>, pg.PoolClient>();
   const track = (client: pg.PoolClient) => {
+    // A connection that fails under a statement fails the statement, which carries the error; its
+    // own 'error' (emitted as well) would otherwise end the process while a transaction holds it,
+    // as the pool listens only to the connections it holds idle.
+    client.on('error', () => undefined);
     const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
     open.set(ended, client);
     void ended.then(() => open.delete(ended));
   };
   pool.on('connect', track);
   durablePool.on('connect', track);
-  const watchdog = watchConnectionsOut([pool, durablePool], timeoutMs);
+  const watchdog = watchSilence([pool, durablePool], timeoutMs);
 
   // The lock orders are consistent where they can be (delivery before lease, deliveries in id
   // order), but a disabling or a deletion locks its endpoint before its deliveries and a batched
@@ -280,6 +290,7 @@ export function connect(options: PgOptions): Pg {
         keepAlive: true,
         options: sessionSettings(options.schema, 'on'),
       });
+      client.on('error', () => undefined); // carried by the statement it fails (track)
       await client.connect();
       try {
         return await deadlockRetried(async () => {
@@ -289,7 +300,7 @@ export function connect(options: PgOptions): Pg {
             await client.query('COMMIT');
             return result;
           } catch (error) {
-            await client.query('ROLLBACK');
+            await client.query('ROLLBACK').catch(() => undefined); // the error that counts is the first
             throw error;
           }
         });

@@ -84,9 +84,12 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   return {
     capabilities: { sharedAcrossProcesses: true, recordsOverNetwork: true },
     migrate: async () => {
-      const report = await pg.migrationTx((client) => applyMigrations(client, pg.schema));
-      await pg.rows(REPAIR_DUE, []);
-      return report;
+      // The repair reads every queued delivery: with migrations, without the pools' watchdog.
+      return pg.migrationTx(async (client) => {
+        const report = await applyMigrations(client, pg.schema);
+        await client.query(REPAIR_DUE);
+        return report;
+      });
     },
     close() {
       closing ??= (async () => {
