@@ -55,6 +55,30 @@ describe('fastify plugin scope', () => {
     }
   });
 
+  it('verifies a delivery whatever its Content-Type header says, as the other adapters do', async () => {
+    const secret = generateSecret();
+    const clicks: string[] = [];
+    const { base, stop } = await start(async (app) => {
+      await app.register(webhookPlugin, {
+        path: '/webhooks',
+        secret,
+        on: { click: (e) => void clicks.push(e.data.click_id) },
+      });
+    });
+    try {
+      const event = buildEvent('click');
+      const { body, headers } = signedDelivery({ secret, event });
+      // Fastify refuses a header that is not a media type (415) before any parser runs.
+      for (const type of ['', ';;', 'text/plain']) {
+        const answer = await post(`${base}/webhooks`, body, { ...headers, 'content-type': type });
+        expect(answer.status, JSON.stringify(type)).toBe(200);
+      }
+      expect(clicks).toHaveLength(3);
+    } finally {
+      await stop();
+    }
+  });
+
   it('refuses to register without a path', async () => {
     const app = Fastify();
     await expect(app.register(webhookPlugin, { secret: generateSecret() } as never).ready()).rejects.toThrow(

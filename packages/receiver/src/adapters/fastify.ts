@@ -35,6 +35,12 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
 
   // Encapsulated: only this plugin's routes lose the JSON parser.
   instance.removeAllContentTypeParsers();
+  // The bytes are read whatever the Content-Type says, as in the other adapters: Fastify answers a
+  // header that is not a media type (empty, `;;`) with 415 before any parser runs, so it goes.
+  instance.addHook('onRequest', (request, _reply, next) => {
+    delete request.headers['content-type'];
+    next();
+  });
   instance.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, next) => {
     next(null, body);
   });
