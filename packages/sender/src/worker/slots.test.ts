@@ -5,7 +5,7 @@ import { freeSlots, WAITING_PER_SLOT, waitingAt } from './slots.js';
 describe('the worker’s slots', () => {
   it('frees the slot of a request once it has waited HELD_SLOT_MS, not before', () => {
     const now = 10_000;
-    expect(waitingAt([now, now - HELD_SLOT_MS + 1, now - HELD_SLOT_MS, now - 29_000], now)).toBe(2);
+    expect(waitingAt([now - 29_000, now - HELD_SLOT_MS, now - HELD_SLOT_MS + 1, now], now)).toBe(2);
     expect(waitingAt([], now)).toBe(0);
   });
 

@@ -66,8 +66,6 @@ interface Running extends HeldLease {
   done: Promise<void>;
   /** When its request went out (performance.now()): out long enough, it holds no slot (slots.ts). */
   sentAt: number;
-  /** Its response is in (its record may still be on the way). */
-  answered: boolean;
 }
 
 export function createWorker(options: WorkerOptions): Worker {
@@ -80,6 +78,9 @@ export function createWorker(options: WorkerOptions): Worker {
   // lease expire mid-attempt and this worker claim the delivery again, both attempts are tracked
   // until each ends.
   const inFlight = new Set<Running>();
+  // Those whose response is not in yet, in the order they went out (oldest first): what may wait
+  // without a slot, read from the oldest until the first that has not waited long enough.
+  const unanswered = new Set<Running>();
   let sending = 0;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -105,7 +106,6 @@ export function createWorker(options: WorkerOptions): Worker {
       heldUntil: claim.leaseExpiresAt,
       abandon: createAbandon(),
       sentAt: performance.now(),
-      answered: false,
     };
     const sent = () => {
       if (running.sent) return;
@@ -114,7 +114,7 @@ export function createWorker(options: WorkerOptions): Worker {
       wake();
     };
     const answered = () => {
-      running.answered = true;
+      unanswered.delete(running);
       if (options.freeSlotOnResponse) sent();
     };
     sending++;
@@ -128,10 +128,12 @@ export function createWorker(options: WorkerOptions): Worker {
       }, options.onError)
       .finally(() => {
         sent();
+        unanswered.delete(running);
         inFlight.delete(running);
         wake();
       });
     inFlight.add(running);
+    unanswered.add(running);
   };
 
   // A slot a request frees by waiting (slots.ts) is taken at the next claim: a publish's wake, a
@@ -141,11 +143,11 @@ export function createWorker(options: WorkerOptions): Worker {
       concurrency: options.concurrency,
       sending,
       unrecorded: inFlight.size,
-      waiting: waitingAt(sendingSince(), performance.now()),
+      waiting: waitingAt(waitableSentAt(), performance.now()),
     });
-  /** The requests not answered yet that may wait without a slot: those of bodies up to LARGE_BODY_BYTES. */
-  function* sendingSince() {
-    for (const r of inFlight) if (!r.answered && r.claim.body.byteLength <= LARGE_BODY_BYTES) yield r.sentAt;
+  /** When the unanswered requests that may wait without a slot went out, oldest first: those of bodies up to LARGE_BODY_BYTES. */
+  function* waitableSentAt() {
+    for (const r of unanswered) if (r.claim.body.byteLength <= LARGE_BODY_BYTES) yield r.sentAt;
   }
 
   const breakers = createBreakers(options.clock);
