@@ -14,7 +14,7 @@ export interface PgOptions {
   poolSize: number;
   applicationName: string;
   /** How long a statement, or a new connection, may go unanswered (QUERY_TIMEOUT_MS unless given). */
-  queryTimeoutMs?: number;
+  queryTimeoutMs?: number | undefined;
 }
 
 /**
@@ -36,10 +36,10 @@ export interface PgOptions {
 export const QUERY_TIMEOUT_MS = 30_000;
 
 /**
- * How long closing waits for the server to answer a connection's goodbye (it takes milliseconds),
- * at most the query timeout: then the socket is dropped.
+ * How long closing waits for the server to answer a connection's goodbye (it takes milliseconds):
+ * 5 s, or the query timeout if shorter. Then the socket is dropped.
  */
-export const CLOSE_WAIT_MS = 5_000;
+export const closeWaitOf = (queryTimeoutMs: number): number => Math.min(queryTimeoutMs, 5_000);
 
 /**
  * Drops a connection's socket at once: for a server that has not answered its goodbye in time (node-postgres keeps the socket as `connection.stream`, with no public way to drop
@@ -80,29 +80,43 @@ function watchSilence(pools: pg.Pool[], timeoutMs: number) {
   return { stop: () => clearInterval(timer) };
 }
 
-/** Resolves with `value` after `ms`; `cancel` clears the timer. */
-function after<T>(ms: number, value: T) {
+/** Waits for `ended`; when `ms` pass first, calls `drop` (which makes it end) and waits on. */
+async function endedOrDropped(ended: Promise<unknown>, ms: number, drop: () => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(value), ms);
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
   });
-  return { promise, cancel: () => clearTimeout(timer) };
+  try {
+    if ((await Promise.race([ended, late])) !== 'late') return;
+    drop();
+    await ended;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-/** Ends a connection of its own (not the pool's), its socket destroyed when `ms` pass first. */
-export async function endClient(client: pg.Client, ms: number): Promise<void> {
-  const ended = client.end().then(
-    () => 'ended' as const,
-    () => 'ended' as const,
+/** Ends a connection of its own (not the pool's), its socket dropped when `ms` pass first. */
+export const endClient = (client: pg.Client, ms: number): Promise<void> =>
+  endedOrDropped(
+    client.end().catch(() => undefined),
+    ms,
+    () => destroySocket(client),
   );
-  const late = after(ms, 'late' as const);
+
+/** BEGIN … COMMIT on `client`; on an error, ROLLBACK, whose own failure goes to `rollbackFailed`. */
+async function inTransaction<C extends pg.ClientBase, T>(
+  client: C,
+  fn: (client: C) => Promise<T>,
+  rollbackFailed: (error: Error) => void,
+): Promise<T> {
   try {
-    if ((await Promise.race([ended, late.promise])) === 'late') {
-      destroySocket(client);
-      await ended;
-    }
-  } finally {
-    late.cancel();
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(rollbackFailed);
+    throw error;
   }
 }
 
@@ -142,8 +156,8 @@ export interface Pg {
    */
   migrationTx<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T>;
   /**
-   * Ends the pool and waits until every server connection is closed, at most CLOSE_WAIT_MS (or the
-   * query timeout, if shorter): the sockets of a server that no longer answers are then destroyed.
+   * Ends the pool and waits until every server connection is closed, at most closeWaitOf the query
+   * timeout: the sockets of a server that no longer answers are then destroyed.
    */
   end(): Promise<void>;
 }
@@ -185,7 +199,7 @@ export function connect(options: PgOptions): Pg {
     application_name: options.applicationName,
   };
   const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
-  const closeWaitMs = Math.min(timeoutMs, CLOSE_WAIT_MS);
+  const closeWaitMs = closeWaitOf(timeoutMs);
   // A new connection not made within the timeout fails: set on the client, as pg-pool's own
   // option would also time every wait for a pooled connection.
   class BoundedClient extends pg.Client {
@@ -250,15 +264,9 @@ export function connect(options: PgOptions): Pg {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      return await inTransaction(client, fn, (rollbackError) => {
         broken = rollbackError; // the connection is unusable: destroy it rather than pool it
       });
-      throw error;
     } finally {
       client.release(broken);
     }
@@ -284,26 +292,12 @@ export function connect(options: PgOptions): Pg {
         async () => (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
       ),
     async migrationTx(fn) {
-      const client = new pg.Client({
-        ...config,
-        connectionTimeoutMillis: timeoutMs,
-        keepAlive: true,
-        options: sessionSettings(options.schema, 'on'),
-      });
+      const client = new BoundedClient({ ...bounded, options: sessionSettings(options.schema, 'on') });
       client.on('error', () => undefined); // carried by the statement it fails (track)
       await client.connect();
       try {
-        return await deadlockRetried(async () => {
-          await client.query('BEGIN');
-          try {
-            const result = await fn(client);
-            await client.query('COMMIT');
-            return result;
-          } catch (error) {
-            await client.query('ROLLBACK').catch(() => undefined); // the error that counts is the first
-            throw error;
-          }
-        });
+        // The error that counts is the first: a failed rollback's is dropped.
+        return await deadlockRetried(() => inTransaction(client, fn, () => undefined));
       } finally {
         await endClient(client, closeWaitMs);
       }
@@ -311,14 +305,9 @@ export function connect(options: PgOptions): Pg {
     async end() {
       watchdog.stop();
       const ended = Promise.all([pool.end(), durablePool.end()]).then(() => Promise.all([...open.keys()]));
-      const late = after(closeWaitMs, 'late' as const);
-      try {
-        if ((await Promise.race([ended, late.promise])) !== 'late') return;
+      await endedOrDropped(ended, closeWaitMs, () => {
         for (const client of open.values()) destroySocket(client);
-        await Promise.all([...open.keys()]);
-      } finally {
-        late.cancel();
-      }
+      });
     },
   };
 }

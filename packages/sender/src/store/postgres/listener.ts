@@ -6,7 +6,7 @@
  * latency optimisation only: workers still poll, so a lost one delays work, it never loses it.
  */
 import pg from 'pg';
-import { CLOSE_WAIT_MS, DUE_CHANNEL, endClient, QUERY_TIMEOUT_MS } from './connection.js';
+import { closeWaitOf, DUE_CHANNEL, endClient } from './connection.js';
 
 const LISTEN_DUE = `LISTEN ${DUE_CHANNEL}`;
 
@@ -22,15 +22,10 @@ export interface DueListener {
 /**
  * @param schema only notifications whose payload is this schema wake the listeners: stores on
  *   other schemas of the same database (tests, tenants) share the channel but not the wake-ups.
- * @param timeoutMs how long its connection may take to open; closing waits at most CLOSE_WAIT_MS
- *   (or this, if shorter) before its socket is dropped (a server that stopped answering never
- *   closes it).
+ * @param timeoutMs how long its connection may take to open; closing waits closeWaitOf it before
+ *   its socket is dropped (a server that stopped answering never closes it).
  */
-export function createDueListener(
-  config: pg.ClientConfig,
-  schema: string,
-  timeoutMs = QUERY_TIMEOUT_MS,
-): DueListener {
+export function createDueListener(config: pg.ClientConfig, schema: string, timeoutMs: number): DueListener {
   const listeners = new Set<() => void>();
   const ending = new Set<Promise<void>>();
   let client: pg.Client | null = null;
@@ -49,7 +44,7 @@ export function createDueListener(
   };
 
   const end = (c: pg.Client) => {
-    const done = endClient(c, Math.min(timeoutMs, CLOSE_WAIT_MS));
+    const done = endClient(c, closeWaitOf(timeoutMs));
     ending.add(done);
     void done.then(() => ending.delete(done));
   };

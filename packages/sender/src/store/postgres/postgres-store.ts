@@ -72,7 +72,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     schema: options.schema ?? 'linkhooks',
     poolSize: options.poolSize ?? 10,
     applicationName: options.applicationName ?? 'linkhooks-sender',
-    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+    queryTimeoutMs: options.queryTimeoutMs,
   });
   const listener = createDueListener(pg.config, pg.schema, pg.queryTimeoutMs);
   const vacuum = createLeaseVacuum(pg);
