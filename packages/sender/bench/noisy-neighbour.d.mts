@@ -9,6 +9,15 @@ export function noisyNeighbour(options: {
   bEvents?: number;
   aAccounts?: number;
   aOwnOrigins?: boolean;
+  aAnswers?: boolean;
   env?: Record<string, string>;
   untilInFlight?: number;
-}): Promise<{ without: number[]; with: number[]; aOpenPeak: number }>;
+}): Promise<{
+  without: number[];
+  with: number[];
+  aOpenPeak: number;
+  /** A's deliveries received when each of B's clicks measured with A arrived (`aAnswers`). */
+  aArrivedAtB: number[];
+  /** A's deliveries in all, the failing endpoint's left out. */
+  aDeliveries: number;
+}>;

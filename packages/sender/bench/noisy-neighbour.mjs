@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 // `aEndpoints` endpoints at a receiver that reads each request and never answers, plus one
 // answering 500, and publishes `aEvents` clicks in one batch (with `aAccounts`, as many such tenants,
 // the first with the failing endpoint; with `aOwnOrigins`, each tenant's on a receiver of its own, so
-// no origin's share holds them together); tenant B's endpoint is on a healthy
+// no origin's share holds them together; with `aAnswers`, A's receiver answers 200 at once, a
+// tenant whose clicks come faster than they go out); tenant B's endpoint is on a healthy
 // receiver. B publishes one click at a time and times publish → receipt, first without A, then
 // while A's deliveries hold what the service lets them. Used by `bench/run.mjs` (part `noisy`) and
 // by test/noisy-neighbour.test.ts. PostgreSQL: `workers` more `linkhooks-sender worker` processes.
@@ -157,6 +158,7 @@ export async function noisyNeighbour({
   bEvents = 40,
   aAccounts = 1,
   aOwnOrigins = false,
+  aAnswers = false,
   env: settings = {},
   untilInFlight = 0,
 }) {
@@ -176,13 +178,21 @@ export async function noisyNeighbour({
   const processes = [];
   const servers = [];
   try {
-    // A's receiver: reads every request, answers none, except the failing route's 500.
+    // A's receiver: reads every request, answers none, except the failing route's 500; with
+    // `aAnswers`, answers each 200 at once.
     let open = 0;
     let peakOpen = 0;
+    let aArrived = 0;
     const openWaiters = new Set();
     const stall = async () => {
       const server = await httpsServer(certs, (req, res) => {
         if (req.url === '/failing') return void res.writeHead(500).end('down');
+        if (aAnswers) {
+          aArrived++;
+          res.writeHead(200).end('ok');
+          for (const w of openWaiters) w();
+          return;
+        }
         open++;
         peakOpen = Math.max(peakOpen, open);
         res.once('close', () => open--);
@@ -246,6 +256,8 @@ export async function noisyNeighbour({
     await post('/v1/endpoints', b.api_key, { url: `${healthy.origin}/b`, events: ['click'] });
 
     let n = 0;
+    // A's deliveries received when each of B's measured clicks arrived (with `aAnswers`).
+    const aArrivedAtB = [];
     const measureB = async (count) => {
       const times = [];
       for (let i = 0; i < count; i++) {
@@ -255,6 +267,7 @@ export async function noisyNeighbour({
         await post('/internal/v1/events', TOKEN, { account_id: b.id, event: 'click', data: click(id) });
         await withTimeout(arrived, 60_000, `B's click ${id} to arrive`);
         times.push(monotonicMs() - started);
+        aArrivedAtB.push(aArrived);
         arrivals.delete(id);
       }
       return times;
@@ -274,10 +287,11 @@ export async function noisyNeighbour({
     for (let i = 0; i < events.length; i += 1000) {
       await post('/internal/v1/events/batch', TOKEN, { events: events.slice(i, i + 1000) });
     }
-    // A's hanging deliveries take what they are let to hold before B is measured again.
+    // A's hanging deliveries take what they are let to hold before B is measured again (A's
+    // answered ones have begun to arrive).
     await withTimeout(
       new Promise((resolve) => {
-        const check = () => open >= 16 && resolve();
+        const check = () => (aAnswers ? aArrived >= 16 : open >= 16) && resolve();
         openWaiters.add(check);
         check();
       }),
@@ -289,8 +303,15 @@ export async function noisyNeighbour({
     if (untilInFlight > 0) {
       await leasesReach(db, untilInFlight, 30_000);
     }
+    aArrivedAtB.length = 0;
     const withA = await measureB(bEvents);
-    return { without, with: withA, aOpenPeak: peakOpen };
+    return {
+      without,
+      with: withA,
+      aOpenPeak: peakOpen,
+      aArrivedAtB,
+      aDeliveries: aAccounts * aEvents * aEndpoints,
+    };
   } finally {
     // A's requests never end: no graceful stop would finish within the bench's patience.
     for (const p of processes) p.child.kill('SIGKILL');

@@ -15,7 +15,13 @@ import { PROBE_ORDER } from '../src/domain/breaker.js';
 import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
 import { newId } from '../src/domain/ids.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
-import { CLAIM_DUE, CLAIM_WALK, claimParams, WALK_PARAMS } from '../src/store/postgres/claim-due.js';
+import {
+  CLAIM_DUE,
+  CLAIM_IN_TURN,
+  CLAIM_WALK,
+  claimParams,
+  WALK_PARAMS,
+} from '../src/store/postgres/claim-due.js';
 import { CLAIM_PROBES } from '../src/store/postgres/claim-probes.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import {
@@ -265,6 +271,13 @@ describe('the PostgreSQL claim', async () => {
           expect(indexRead(walkPast, 'deliveries_due')).toBe(2 * claimWalk(window) + 1);
           expect(indexRead(walkPast, 'endpoint_due_by_time')).toBe(0);
           expect(seeks(walkPast)).toBe(0);
+          // With the accounts in turn (design D77): no walk; the endpoints with something due by
+          // their next due time, A's four and B's four, each giving its own from its index.
+          const turn = await plan(CLAIM_IN_TURN, claimParams(request));
+          expect(indexRead(turn, 'deliveries_due')).toBe(0);
+          expect(indexRead(turn, 'endpoint_due_by_time')).toBe(8);
+          expect(seeks(turn)).toBe(8 * CLAIMABLE_STATUSES.length);
+          expect(rowsRead(turn, 'deliveries')).toBeLessThan(5_960);
         });
         // Two of B's endpoints with a request in flight (another worker's): read apart, their entries
         // by key, among the endpoints in flight only, each kept for a due delivery no one holds (a

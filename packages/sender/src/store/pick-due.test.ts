@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickDue } from './pick-due.js';
+import { inAccountTurns, pickDue } from './pick-due.js';
 
 const due = (...endpoints: string[]) => endpoints.map((endpoint, i) => ({ id: `d${i}`, endpoint }));
 const pick = (
@@ -79,5 +79,21 @@ describe('pickDue', () => {
     // d1: e1 is full; d3: account A has 2; d4: origin o1 has 2 (d0, d2); d5: B has 1 + 1;
     // d6: o3 has 1 (d5) + 1.
     expect(picked).toEqual(['d0', 'd2', 'd5', 'd6']);
+  });
+});
+
+describe('inAccountTurns', () => {
+  const rows = (...accounts: string[]) => accounts.map((account, i) => ({ id: `d${i}`, account }));
+  const turns = (...accounts: string[]) =>
+    inAccountTurns(rows(...accounts), (r) => r.account).map((r) => r.id);
+
+  it("takes each account's first in the order of their first, then each one's second", () => {
+    expect(turns('a', 'a', 'a', 'b', 'a', 'c', 'b')).toEqual(['d0', 'd3', 'd5', 'd1', 'd6', 'd2', 'd4']);
+  });
+
+  it('keeps due order when one account has everything, or each has one', () => {
+    expect(turns('a', 'a', 'a')).toEqual(['d0', 'd1', 'd2']);
+    expect(turns('c', 'a', 'b')).toEqual(['d0', 'd1', 'd2']);
+    expect(turns()).toEqual([]);
   });
 });

@@ -40,3 +40,18 @@ export function fullKeys<T>(limit: PickLimit<T>): string[] {
   const keys = new Set([...limit.inFlight.keys(), ...(limit.caps?.keys() ?? [])]);
   return [...keys].filter((key) => (limit.inFlight.get(key) ?? 0) >= capFor(limit, key));
 }
+
+/**
+ * `due` (in due order) with the accounts taking turns (design D77): each account's first, in the
+ * order of their first, then each one's second, and so on; within an account, due order.
+ */
+export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) => string): T[] {
+  const seen = new Map<string, number>();
+  const turns = due.map((delivery, i) => {
+    const account = accountOf(delivery);
+    const turn = seen.get(account) ?? 0;
+    seen.set(account, turn + 1);
+    return { delivery, turn, i };
+  });
+  return turns.sort((x, y) => x.turn - y.turn || x.i - y.i).map((t) => t.delivery);
+}

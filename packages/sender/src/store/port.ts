@@ -66,6 +66,13 @@ export interface ClaimRequest {
   finishing?: readonly LeaseRef[];
   /** This claimer's shares (design D25); without them, only the endpoint cap applies. */
   shares?: ClaimShares;
+  /**
+   * Takes the accounts in turn rather than the due rows in due order (design D77): the earliest due
+   * delivery of each account with something due, then the second of each, and so on, read from
+   * each endpoint's own due deliveries as a held-up claim reads them. The worker asks for it every
+   * ACCOUNTS_TURN_MS, so one account's backlog holds another's next delivery no longer than that.
+   */
+  accountsInTurn?: boolean;
 }
 
 /** A claim of the probes of endpoints whose circuit breaker is half-open (design D27). */

@@ -12,9 +12,9 @@ import { HELD_SLOT_MS } from '../domain/breaker.js';
 import { DEFAULT_DISABLE_POLICY } from '../domain/disable-rule.js';
 import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import type { LeaseRef, SenderStore } from '../store/port.js';
+import type { ClaimRequest, LeaseRef, SenderStore } from '../store/port.js';
 import { LARGE_BODY_BYTES } from '../turn-budget.js';
-import { createWorker, type Worker, type WorkerOptions } from './worker.js';
+import { ACCOUNTS_TURN_MS, createWorker, type Worker, type WorkerOptions } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -516,6 +516,13 @@ const POLL_MS = 250;
 
 let stop: () => Promise<void> = async () => undefined;
 
+/** After a test with faked timers: the real ones back, and its worker stopped. */
+async function realTimersAndStop() {
+  vi.useRealTimers();
+  await stop();
+  stop = async () => undefined;
+}
+
 /** `polls` of the worker's polls, one at a time: each claim it makes is done before the next. */
 async function advancePolls(polls: number) {
   for (let i = 0; i < polls; i++) await vi.advanceTimersByTimeAsync(POLL_MS);
@@ -569,11 +576,7 @@ async function oneSlotTwoClicks(firstBytes: number) {
 }
 
 describe('a request kept waiting', () => {
-  afterEach(async () => {
-    vi.useRealTimers();
-    await stop();
-    stop = async () => undefined;
-  });
+  afterEach(realTimersAndStop);
 
   it('gives its slot to the next delivery once it has waited a second, not before', async () => {
     const { sends, sent } = await oneSlotTwoClicks(100);
@@ -590,5 +593,79 @@ describe('a request kept waiting', () => {
     expect(sends[0]!.body.byteLength).toBeGreaterThan(LARGE_BODY_BYTES);
     await advancePolls((4 * HELD_SLOT_MS) / POLL_MS);
     expect(sends).toHaveLength(1);
+  });
+});
+
+/*
+ * The accounts in turn (design D77): the worker's first claim takes them in turn, and then one
+ * claim at most every ACCOUNTS_TURN_MS on its monotonic clock, faked here with its timers; what a
+ * turn took counts in the shares of the claim that fills the rest of the batch.
+ */
+describe('accounts in turn', () => {
+  afterEach(realTimersAndStop);
+
+  it('takes them in turn at its first claim, then at most once every ACCOUNTS_TURN_MS, filling the batch after', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const memory = await seed(6);
+    const claims: { request: ClaimRequest; took: number }[] = [];
+    const claimed = conditions();
+    const queue: SenderStore = {
+      ...memory,
+      async claimDue(request) {
+        // A turn that takes one only: the claim after it takes the rest of the batch.
+        const took = await memory.claimDue(request.accountsInTurn ? { ...request, limit: 1 } : request);
+        claims.push({ request, took: took.length });
+        claimed.changed();
+        return took;
+      },
+    };
+    let delivered = 0;
+    const worker = createWorker(
+      workerOptions(4, {
+        queue,
+        client: {
+          send: async () => ({
+            outcome: { ok: true, statusCode: 200 },
+            durationMs: 1,
+            responseSnippet: null,
+          }),
+          close: async () => undefined,
+          destroy: async () => undefined,
+        },
+        clock: new ManualClock(T0),
+        onAttempt: () => {
+          delivered++;
+          claimed.changed();
+        },
+      }),
+    );
+    stop = () => worker.stop(0);
+    worker.start();
+    await claimed.until(() => delivered === 6);
+    const inTurn = () => claims.map((c) => c.request.accountsInTurn === true);
+    // The first claim in turn (one taken), the rest of its batch in due order with that one counted
+    // in the account's share; then in due order only, the clock not having moved.
+    expect(inTurn().slice(0, 2)).toEqual([true, false]);
+    expect(claims[1]!.request.limit).toBe(3);
+    expect(claims[1]!.request.shares?.openByAccount.get(ACCOUNT)).toBe(1);
+    expect(
+      inTurn()
+        .slice(2)
+        .every((turn) => !turn),
+    ).toBe(true);
+    // Less than ACCOUNTS_TURN_MS on: a claim for new work is in due order.
+    const before = claims.length;
+    await vi.advanceTimersByTimeAsync(ACCOUNTS_TURN_MS - 1);
+    await publishClick(memory, 6);
+    worker.wake();
+    await claimed.until(() => delivered === 7);
+    expect(inTurn().slice(before)).not.toContain(true);
+    // ACCOUNTS_TURN_MS on: the next claim takes the accounts in turn again.
+    const after = claims.length;
+    await vi.advanceTimersByTimeAsync(1);
+    await publishClick(memory, 7);
+    worker.wake();
+    await claimed.until(() => delivered === 8);
+    expect(inTurn().slice(after)).toContain(true);
   });
 });

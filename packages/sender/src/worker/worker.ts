@@ -16,6 +16,13 @@ import { freeSlots as slotsFree, waitingAt } from './slots.js';
 /** At most this long between a wake and a claim while fewer slots are free than a refill. */
 const PARTIAL_REFILL_MS = 50;
 
+/**
+ * A claim at least this long after the last one with the accounts in turn takes them in turn
+ * first (design D77): one account's backlog holds another's next delivery no longer than this, and
+ * a claim that reads each endpoint's own deliveries runs at most ten times a second.
+ */
+export const ACCOUNTS_TURN_MS = 100;
+
 export interface WorkerOptions extends AttemptDeps {
   /** Attempts in flight at once, across endpoints. */
   concurrency: number;
@@ -172,7 +179,8 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /**
    * Up to `limit` deliveries: first a probe of each endpoint whose breaker is half-open (design
-   * D27, chooseProbes), then the rest in due order, the probes counted in the shares.
+   * D27, chooseProbes), then, every ACCOUNTS_TURN_MS, the accounts' first ones in turn (design D77),
+   * then the rest in due order, what was taken before counted in the shares.
    */
   const claim = (limit: number) =>
     traceClaim(limit, async () => {
@@ -192,9 +200,9 @@ export function createWorker(options: WorkerOptions): Worker {
         }
       }
       if (probes.length >= limit) return probes;
-      const request: ClaimRequest = {
+      const request = (taken: number): ClaimRequest => ({
         now,
-        limit: limit - probes.length,
+        limit: limit - taken,
         leaseMs: options.leaseMs,
         perEndpointCap: options.perEndpointCap,
         // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
@@ -202,16 +210,28 @@ export function createWorker(options: WorkerOptions): Worker {
           .filter((r) => r.sent)
           .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
         shares: { ...shares, capped: breaking.capped },
-      };
+      });
+      let taken = probes;
       try {
-        return [...probes, ...launchable(await options.queue.claimDue(request))];
+        if (performance.now() - lastTurnAt >= ACCOUNTS_TURN_MS) {
+          lastTurnAt = performance.now();
+          const turn = launchable(
+            await options.queue.claimDue({ ...request(taken.length), accountsInTurn: true }),
+          );
+          countOpen(turn, opened); // the claim that follows counts them in the shares
+          taken = [...taken, ...turn];
+          if (taken.length >= limit) return taken;
+        }
+        return [...taken, ...launchable(await options.queue.claimDue(request(taken.length)))];
       } catch (error) {
-        if (probes.length === 0) throw error;
-        // The probes are leased: sent now, not left to their leases' expiry.
+        if (taken.length === 0) throw error;
+        // What it took is leased: sent now, not left to the leases' expiry.
         options.onError(error);
-        return probes;
+        return taken;
       }
     });
+  /** When the last claim with the accounts in turn was made (performance.now()). */
+  let lastTurnAt = Number.NEGATIVE_INFINITY;
 
   /** Leases given back by launchable, still being released: stop() waits for them. */
   const releasing = new Set<Promise<void>>();

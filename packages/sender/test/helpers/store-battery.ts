@@ -690,6 +690,38 @@ export function storeBattery(
       ]);
     });
 
+    it("takes the accounts in turn when asked: each one's first, then each one's second, within the caps and shares (design D77)", async () => {
+      const [a, b] = [account(), account()];
+      // A's backlog on three endpoints, all due before B's two.
+      for (let i = 0; i < 3; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
+      const backlog = 40;
+      const ofA: string[] = [];
+      for (let i = 0; i < backlog; i++)
+        ofA.push(...(await publish(event(a, 'click', T0 + i))).map((d) => d.id));
+      ofA.sort(); // due order: by event, then endpoint
+      await endpointAt(b, 'https://up.example.org/hook');
+      const ofB: string[] = [];
+      for (let i = 0; i < 2; i++)
+        ofB.push(...(await publish(event(b, 'click', T0 + backlog + i))).map((d) => d.id));
+      const request = { now: T0 + backlog + 2, limit: 4, leaseMs: LEASE, perEndpointCap: 100 };
+      const ids = (claimed: ClaimedDelivery[]) => claimed.map((c) => c.delivery.id).sort();
+      // In due order, A's backlog first.
+      const inOrder = await store.claimDue(request);
+      expect(ids(inOrder)).toEqual(ofA.slice(0, 4));
+      // In turn: A's next two and B's two, A's next before B's first, B's first before A's second.
+      const inTurn = await store.claimDue({ ...request, accountsInTurn: true });
+      expect(ids(inTurn)).toEqual([...ofA.slice(4, 6), ...ofB].sort());
+      // The shares still hold: B's account at the claimer's share, only A's are taken.
+      await publish(event(b, 'click', T0 + backlog + 3));
+      const atShare = await store.claimDue({
+        ...request,
+        now: T0 + backlog + 4,
+        accountsInTurn: true,
+        shares: sharesOf(8, 8, [[b, 8]]),
+      });
+      expect(ids(atShare)).toEqual(ofA.slice(6, 10));
+    });
+
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {
       const a = account();
       const many = claimWalk(claimWindow(8)) + 1;

@@ -194,8 +194,11 @@ claimed AS (
 )
 `;
 
-/** From the due rows to the leases: per-endpoint caps, locks, shares, the leases, the answer's rows. */
-const LEASE_DUE = `
+/**
+ * From the due rows to the leases: per-endpoint caps, locks, shares, the leases, the answer's rows;
+ * `order` the order in which the locked rows within the shares are taken up to the limit.
+ */
+const leaseDue = (order: string) => `
 candidates AS (
   SELECT due.id, due.endpoint_id, due.account_id, e.origin, due.next_attempt_at,
          row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn
@@ -239,11 +242,12 @@ picked AS MATERIALIZED (
   LEFT JOIN origin_caps oc ON oc.origin = r.origin
   WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
     AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
-  ORDER BY r.next_attempt_at, r.id
+  ORDER BY ${order}
   LIMIT $2::int
 ),
 ${LEASE_PICKED}
 `;
+const LEASE_DUE = leaseDue('r.next_attempt_at, r.id');
 
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
@@ -373,6 +377,29 @@ FROM (SELECT EXISTS (SELECT 1 FROM held_up) AS held_up) s
 LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
+/**
+ * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its: no walk; the endpoints'
+ * own first due deliveries, read as a held-up claim reads them, taken each account's first (in the
+ * order of their first), then each one's second, and so on, within the same caps and shares. The
+ * worker runs it every ACCOUNTS_TURN_MS: a backlog of one account's, all due before another's
+ * delivery, held that one for as long as the backlog took to go out. Answers the stale entries as
+ * CLAIM_DUE does.
+ */
+export const CLAIM_IN_TURN = `
+WITH ${WALK},
+held_up AS MATERIALIZED (SELECT 1),
+${HELD_UP_READ},
+due AS (
+  SELECT h.* FROM heads h
+  ORDER BY row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id), h.next_attempt_at, h.id
+  LIMIT $5::int
+),
+${leaseDue('r.rn_account, r.next_attempt_at, r.id')}
+SELECT c.*, s.stale_endpoints
+FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints) s
+LEFT JOIN claimed c ON true
+ORDER BY c.next_attempt_at, c.id`;
+
 /** CLAIM_WALK's parameters: CLAIM_DUE's first 19 (it takes no heads, `$20`). */
 export const WALK_PARAMS = 19;
 
@@ -491,6 +518,13 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> => {
     if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
     const params = claimParams(request);
+    if (request.accountsInTurn) {
+      // Whether the walk is held up is not known from it: the next claim runs as it would have.
+      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, params);
+      const stale = (rows[0]?.stale_endpoints ?? []) as string[];
+      if (stale.length > 0) settler.later(stale, request.now);
+      return claimedOf(pg, rows);
+    }
     if (!heldUp) {
       const walk = await pg.prepared('claim_walk', CLAIM_WALK, params.slice(0, WALK_PARAMS));
       heldUp = walk[0]?.held_up === true;

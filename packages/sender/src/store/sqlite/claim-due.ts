@@ -1,13 +1,14 @@
 /**
  * The claim (design I3, I6): leases a batch of due deliveries. It picks in the process (pickDue)
- * from pages (up to three) of the due rows' keys, then reads what an attempt needs of the picked ones:
+ * from pages (up to three) of the due rows' keys, or with the accounts in turn from the endpoints'
+ * own first ones (design D77), then reads what an attempt needs of the picked ones:
  * ranking per endpoint in SQL (a window function over the whole window, then a second sort) cost
  * twice as much per delivery.
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { claimWalk, claimWindow, headsPerEndpoint } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
-import { fullKeys, type PickLimit, pickDue } from '../pick-due.js';
+import { fullKeys, inAccountTurns, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { bodiesOf, type Row, toClaimed } from '../rows.js';
@@ -220,6 +221,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     perEndpointCap: cap,
     finishing = [],
     shares,
+    accountsInTurn = false,
   }: ClaimRequest): ClaimedDelivery[] => {
     // Each endpoint with a live lease, and how many of its deliveries are in flight (0 when every
     // lease it holds is being recorded).
@@ -260,16 +262,30 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
     };
-    const read = { n: 0 };
-    let rows = pickDue(duePages(db, params, limit, window, read), limits, limit);
-    // Short, with the walk out of rows before its window and due rows past it: what it walked is
-    // held by deliveries this claim may not take. Each endpoint that may take more
-    // gives its own first ones instead, among them every one the walk found that picking could take,
-    // so the walk's picks are made again from them.
-    if (rows.length < limit && read.n < window && db.st(DUE_PAST_WALK).get(params)) {
-      const leased = JSON.stringify([...inFlight.keys()]);
-      const perEndpoint = headsPerEndpoint(limit, cap);
-      rows = pickDue(headsOf(db, { ...params, leased, perEndpoint, scan: params.walk }), limits, limit);
+    // Each endpoint that may take more gives its own first ones.
+    const heads = () =>
+      headsOf(db, {
+        ...params,
+        leased: JSON.stringify([...inFlight.keys()]),
+        perEndpoint: headsPerEndpoint(limit, cap),
+        scan: params.walk,
+      });
+    let rows: Row[];
+    if (accountsInTurn) {
+      rows = pickDue(
+        inAccountTurns(heads(), (row) => row.account_id as string),
+        limits,
+        limit,
+      );
+    } else {
+      const read = { n: 0 };
+      rows = pickDue(duePages(db, params, limit, window, read), limits, limit);
+      // Short, with the walk out of rows before its window and due rows past it: what it walked is
+      // held by deliveries this claim may not take. The endpoints' own first ones instead, among
+      // them every one the walk found that picking could take, so the walk's picks are made again.
+      if (rows.length < limit && read.n < window && db.st(DUE_PAST_WALK).get(params)) {
+        rows = pickDue(heads(), limits, limit);
+      }
     }
     if (rows.length === 0) return [];
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
