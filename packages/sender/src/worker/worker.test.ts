@@ -602,6 +602,12 @@ describe('a request kept waiting', () => {
  * turn took counts in the shares of the claim that fills the rest of the batch.
  */
 describe('accounts in turn', () => {
+  const answersAtOnce: DeliveryClient = {
+    send: async () => ({ outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null }),
+    close: async () => undefined,
+    destroy: async () => undefined,
+  };
+
   afterEach(realTimersAndStop);
 
   it('takes them in turn at its first claim, then at most once every ACCOUNTS_TURN_MS, filling the batch after', async () => {
@@ -623,15 +629,7 @@ describe('accounts in turn', () => {
     const worker = createWorker(
       workerOptions(4, {
         queue,
-        client: {
-          send: async () => ({
-            outcome: { ok: true, statusCode: 200 },
-            durationMs: 1,
-            responseSnippet: null,
-          }),
-          close: async () => undefined,
-          destroy: async () => undefined,
-        },
+        client: answersAtOnce,
         clock: new ManualClock(T0),
         onAttempt: () => {
           delivered++;
@@ -667,5 +665,26 @@ describe('accounts in turn', () => {
     worker.wake();
     await claimed.until(() => delivered === 8);
     expect(inTurn().slice(after)).toContain(true);
+  });
+
+  it('claims in due order all the same when the claim with the accounts in turn fails, and reports its error', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] }); // one turn only, however long the test takes
+    const memory = await seed(3);
+    const failure = new Error('the turn failed');
+    const queue: SenderStore = {
+      ...memory,
+      claimDue: (request) => (request.accountsInTurn ? Promise.reject(failure) : memory.claimDue(request)),
+    };
+    const errors: unknown[] = [];
+    const worker = createWorker(
+      workerOptions(4, {
+        queue,
+        client: answersAtOnce,
+        clock: new ManualClock(T0),
+        onError: (error) => errors.push(error),
+      }),
+    );
+    expect(await worker.tick()).toBe(3);
+    expect(errors).toEqual([failure]);
   });
 });

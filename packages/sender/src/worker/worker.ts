@@ -211,24 +211,29 @@ export function createWorker(options: WorkerOptions): Worker {
           .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
         shares: { ...shares, capped: breaking.capped },
       });
-      let taken = probes;
-      try {
-        if (performance.now() - lastTurnAt >= ACCOUNTS_TURN_MS) {
-          lastTurnAt = performance.now();
-          const turn = launchable(
-            await options.queue.claimDue({ ...request(taken.length), accountsInTurn: true }),
-          );
-          countOpen(turn, opened); // the claim that follows counts them in the shares
-          taken = [...taken, ...turn];
-          if (taken.length >= limit) return taken;
+      let turn: ClaimedDelivery[] = [];
+      let turnFailed: unknown;
+      if (performance.now() - lastTurnAt >= ACCOUNTS_TURN_MS) {
+        lastTurnAt = performance.now();
+        try {
+          turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true });
+        } catch (error) {
+          turnFailed = error; // the claim in due order is made all the same
         }
-        return [...taken, ...launchable(await options.queue.claimDue(request(taken.length)))];
+        countOpen(turn, opened); // the claim that follows counts them in the shares
+      }
+      let rest: ClaimedDelivery[] = [];
+      try {
+        const taken = probes.length + turn.length;
+        if (taken < limit) rest = await options.queue.claimDue(request(taken));
       } catch (error) {
-        if (taken.length === 0) throw error;
+        if (probes.length + turn.length === 0) throw error;
         // What it took is leased: sent now, not left to the leases' expiry.
         options.onError(error);
-        return taken;
       }
+      if (turnFailed !== undefined) options.onError(turnFailed);
+      // The breakers read once both claims are in: one may have opened while the second was out.
+      return [...probes, ...launchable([...turn, ...rest])];
     });
   /** When the last claim with the accounts in turn was made (performance.now()). */
   let lastTurnAt = Number.NEGATIVE_INFINITY;

@@ -196,7 +196,8 @@ claimed AS (
 
 /**
  * From the due rows to the leases: per-endpoint caps, locks, shares, the leases, the answer's rows;
- * `order` the order in which the locked rows within the shares are taken up to the limit.
+ * `order` (of `ranked`'s columns) the order in which the locked rows are ranked in their origin and
+ * taken up to the limit. An account's rank is always in due order.
  */
 const leaseDue = (order: string) => `
 candidates AS (
@@ -226,14 +227,16 @@ locked AS MATERIALIZED (
   LIMIT $5::int
   FOR NO KEY UPDATE OF d SKIP LOCKED
 ),
-ranked AS (
+by_account AS (
   SELECT l.*, w.origin,
-         row_number() OVER (PARTITION BY l.account_id ORDER BY l.next_attempt_at, l.id) AS rn_account,
-         row_number() OVER (PARTITION BY w.origin ORDER BY l.next_attempt_at, l.id) AS rn_origin
+         row_number() OVER (PARTITION BY l.account_id ORDER BY l.next_attempt_at, l.id) AS rn_account
   FROM locked l
   -- The origin by key, as in candidates: joined to within_endpoint, the generic plan compared each
   -- locked row with every candidate, work growing with the square of the window.
   CROSS JOIN LATERAL (SELECT e.origin FROM endpoints e WHERE e.id = l.endpoint_id LIMIT 1) w
+),
+ranked AS (
+  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order}) AS rn_origin FROM by_account a
 ),
 picked AS MATERIALIZED (
   SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
@@ -247,7 +250,7 @@ picked AS MATERIALIZED (
 ),
 ${LEASE_PICKED}
 `;
-const LEASE_DUE = leaseDue('r.next_attempt_at, r.id');
+const LEASE_DUE = leaseDue('next_attempt_at, id');
 
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
@@ -394,7 +397,7 @@ due AS (
   ORDER BY row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id), h.next_attempt_at, h.id
   LIMIT $5::int
 ),
-${leaseDue('r.rn_account, r.next_attempt_at, r.id')}
+${leaseDue('rn_account, next_attempt_at, id')}
 SELECT c.*, s.stale_endpoints
 FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints) s
 LEFT JOIN claimed c ON true
