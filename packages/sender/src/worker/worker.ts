@@ -179,10 +179,10 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /**
    * Up to `limit` deliveries: first a probe of each endpoint whose breaker is half-open (design
-   * D27, chooseProbes), then the rest in due order, or with `accountsInTurn` the accounts' first
-   * ones in turn (design D77), the probes counted in the shares.
+   * D27, chooseProbes), then, every ACCOUNTS_TURN_MS, the accounts' first ones in turn (design D77),
+   * then the rest in due order, what was taken before counted in the shares.
    */
-  const claim = (limit: number, accountsInTurn: boolean) =>
+  const claim = (limit: number) =>
     traceClaim(limit, async () => {
       const now = options.clock.now();
       const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
@@ -200,9 +200,9 @@ export function createWorker(options: WorkerOptions): Worker {
         }
       }
       if (probes.length >= limit) return probes;
-      const request: ClaimRequest = {
+      const request = (taken: number): ClaimRequest => ({
         now,
-        limit: limit - probes.length,
+        limit: limit - taken,
         leaseMs: options.leaseMs,
         perEndpointCap: options.perEndpointCap,
         // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
@@ -210,45 +210,33 @@ export function createWorker(options: WorkerOptions): Worker {
           .filter((r) => r.sent)
           .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
         shares: { ...shares, capped: breaking.capped },
-        accountsInTurn,
-      };
-      try {
-        return [...probes, ...launchable(await options.queue.claimDue(request))];
-      } catch (error) {
-        if (probes.length === 0) throw error;
-        // The probes are leased: sent now, not left to their leases' expiry.
-        options.onError(error);
-        return probes;
+      });
+      let turn: ClaimedDelivery[] = [];
+      let turnFailed: unknown;
+      if (performance.now() - lastTurnAt >= ACCOUNTS_TURN_MS) {
+        lastTurnAt = performance.now();
+        try {
+          turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true });
+        } catch (error) {
+          turnFailed = error; // the claim in due order is made all the same
+        }
+        countOpen(turn, opened); // the claim that follows counts them in the shares
       }
+      let rest: ClaimedDelivery[] = [];
+      try {
+        const taken = probes.length + turn.length;
+        if (taken < limit) rest = await options.queue.claimDue(request(taken));
+      } catch (error) {
+        if (probes.length + turn.length === 0) throw error;
+        // What it took is leased: sent now, not left to the leases' expiry.
+        options.onError(error);
+      }
+      if (turnFailed !== undefined) options.onError(turnFailed);
+      // The breakers read once both claims are in: one may have opened while the second was out.
+      return [...probes, ...launchable([...turn, ...rest])];
     });
   /** When the last claim with the accounts in turn was made (performance.now()). */
   let lastTurnAt = Number.NEGATIVE_INFINITY;
-
-  /**
-   * Claims up to `room` and sends what it takes; resolves with how many. Every ACCOUNTS_TURN_MS a
-   * claim with the accounts in turn comes first (design D77), its deliveries sent at once (not
-   * after the claim that fills the rest of the batch, which counts them in the shares). A turn
-   * that fails is reported, and the claim in due order is made all the same.
-   */
-  async function claimAndLaunch(room: number): Promise<number> {
-    let taken = 0;
-    const take = (claims: ClaimedDelivery[]) => {
-      for (const c of claims) launch(c);
-      taken += claims.length;
-    };
-    let turnFailed: unknown;
-    if (performance.now() - lastTurnAt >= ACCOUNTS_TURN_MS) {
-      lastTurnAt = performance.now();
-      try {
-        take(await claim(room, true));
-      } catch (error) {
-        turnFailed = error;
-      }
-    }
-    if (taken < room) take(await claim(room - taken, false));
-    if (turnFailed !== undefined) options.onError(turnFailed);
-    return taken;
-  }
 
   /** Leases given back by launchable, still being released: stop() waits for them. */
   const releasing = new Set<Promise<void>>();
@@ -320,7 +308,9 @@ export function createWorker(options: WorkerOptions): Worker {
             knownDueAt = Number.POSITIVE_INFINITY; // this claim sees it
             knownDueFell = true;
           }
-          if ((await claimAndLaunch(room)) === room) continue;
+          const claims = await claim(room);
+          for (const c of claims) launch(c);
+          if (claims.length === room) continue;
         }
         // Requests of its own out (whatever the last claim took): each one that ends wakes the loop,
         // whose next claim takes what has become due meanwhile; while none ends, it sleeps until the
@@ -368,11 +358,13 @@ export function createWorker(options: WorkerOptions): Worker {
       try {
         for (;;) {
           const room = Math.min(freeSlots(), options.batchSize);
-          const took = room > 0 ? await claimAndLaunch(room) : 0;
-          attempts += took;
-          // A turn's attempts go out before the claim after it: they may be over already.
-          if (inFlight.size === 0 && took === 0) return attempts;
-          if (inFlight.size > 0) await Promise.race([...inFlight].map((f) => f.done));
+          if (room > 0) {
+            const claims = await claim(room);
+            for (const c of claims) launch(c);
+            attempts += claims.length;
+          }
+          if (inFlight.size === 0) return attempts;
+          await Promise.race([...inFlight].map((f) => f.done));
         }
       } finally {
         if (!running) heartbeat.stop();
