@@ -14,7 +14,13 @@ import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { ClaimRequest, LeaseRef, SenderStore } from '../store/port.js';
 import { LARGE_BODY_BYTES } from '../turn-budget.js';
-import { ACCOUNTS_TURN_MS, createWorker, type Worker, type WorkerOptions } from './worker.js';
+import {
+  ACCOUNTS_TURN_MS,
+  createWorker,
+  TURN_COST_SHARE,
+  type Worker,
+  type WorkerOptions,
+} from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -598,8 +604,9 @@ describe('a request kept waiting', () => {
 
 /*
  * The accounts in turn (design D77): the worker's first claim takes them in turn, and then one
- * claim at most every ACCOUNTS_TURN_MS on its monotonic clock, faked here with its timers; what a
- * turn took counts in the shares of the claim that fills the rest of the batch.
+ * claim at most every ACCOUNTS_TURN_MS on its monotonic clock (or TURN_COST_SHARE times what the
+ * last turn took), faked here with its timers; what a turn took counts in the shares of the claim
+ * that fills the rest of the batch.
  */
 describe('accounts in turn', () => {
   const answersAtOnce: DeliveryClient = {
@@ -610,62 +617,70 @@ describe('accounts in turn', () => {
 
   afterEach(realTimersAndStop);
 
-  it('takes them in turn at its first claim, then at most once every ACCOUNTS_TURN_MS, filling the batch after', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const memory = await seed(6);
-    const claims: { request: ClaimRequest; took: number }[] = [];
-    const claimed = conditions();
-    const queue: SenderStore = {
-      ...memory,
-      async claimDue(request) {
-        // A turn that takes one only: the claim after it takes the rest of the batch.
-        const took = await memory.claimDue(request.accountsInTurn ? { ...request, limit: 1 } : request);
-        claims.push({ request, took: took.length });
-        claimed.changed();
-        return took;
-      },
-    };
-    let delivered = 0;
-    const worker = createWorker(
-      workerOptions(4, {
-        queue,
-        client: answersAtOnce,
-        clock: new ManualClock(T0),
-        onAttempt: () => {
-          delivered++;
+  // A turn taking `turnMs` (on the faked clock): the next comes `spacing` after its start.
+  it.each([
+    { turnMs: 0, spacing: ACCOUNTS_TURN_MS },
+    { turnMs: 10, spacing: TURN_COST_SHARE * 10 },
+  ])(
+    'takes them in turn at its first claim, then at most once every ACCOUNTS_TURN_MS, or TURN_COST_SHARE times what a turn took, filling the batch after (a turn of $turnMs ms)',
+    async ({ turnMs, spacing }) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      const memory = await seed(6);
+      const claims: { request: ClaimRequest; took: number }[] = [];
+      const claimed = conditions();
+      const queue: SenderStore = {
+        ...memory,
+        async claimDue(request) {
+          if (request.accountsInTurn) vi.advanceTimersByTime(turnMs);
+          // A turn that takes one only: the claim after it takes the rest of the batch.
+          const took = await memory.claimDue(request.accountsInTurn ? { ...request, limit: 1 } : request);
+          claims.push({ request, took: took.length });
           claimed.changed();
+          return took;
         },
-      }),
-    );
-    stop = () => worker.stop(0);
-    worker.start();
-    await claimed.until(() => delivered === 6);
-    const inTurn = () => claims.map((c) => c.request.accountsInTurn === true);
-    // The first claim in turn (one taken), the rest of its batch in due order with that one counted
-    // in the account's share; then in due order only, the clock not having moved.
-    expect(inTurn().slice(0, 2)).toEqual([true, false]);
-    expect(claims[1]!.request.limit).toBe(3);
-    expect(claims[1]!.request.shares?.openByAccount.get(ACCOUNT)).toBe(1);
-    expect(
-      inTurn()
-        .slice(2)
-        .every((turn) => !turn),
-    ).toBe(true);
-    // Less than ACCOUNTS_TURN_MS on: a claim for new work is in due order.
-    const before = claims.length;
-    await vi.advanceTimersByTimeAsync(ACCOUNTS_TURN_MS - 1);
-    await publishClick(memory, 6);
-    worker.wake();
-    await claimed.until(() => delivered === 7);
-    expect(inTurn().slice(before)).not.toContain(true);
-    // ACCOUNTS_TURN_MS on: the next claim takes the accounts in turn again.
-    const after = claims.length;
-    await vi.advanceTimersByTimeAsync(1);
-    await publishClick(memory, 7);
-    worker.wake();
-    await claimed.until(() => delivered === 8);
-    expect(inTurn().slice(after)).toContain(true);
-  });
+      };
+      let delivered = 0;
+      const worker = createWorker(
+        workerOptions(4, {
+          queue,
+          client: answersAtOnce,
+          clock: new ManualClock(T0),
+          onAttempt: () => {
+            delivered++;
+            claimed.changed();
+          },
+        }),
+      );
+      stop = () => worker.stop(0);
+      worker.start();
+      await claimed.until(() => delivered === 6);
+      const inTurn = () => claims.map((c) => c.request.accountsInTurn === true);
+      // The first claim in turn (one taken), the rest of its batch in due order with that one counted
+      // in the account's share; then in due order only, the clock not having moved.
+      expect(inTurn().slice(0, 2)).toEqual([true, false]);
+      expect(claims[1]!.request.limit).toBe(3);
+      expect(claims[1]!.request.shares?.openByAccount.get(ACCOUNT)).toBe(1);
+      expect(
+        inTurn()
+          .slice(2)
+          .every((turn) => !turn),
+      ).toBe(true);
+      // Less than `spacing` after the turn began: a claim for new work is in due order.
+      const before = claims.length;
+      await vi.advanceTimersByTimeAsync(spacing - turnMs - 1);
+      await publishClick(memory, 6);
+      worker.wake();
+      await claimed.until(() => delivered === 7);
+      expect(inTurn().slice(before)).not.toContain(true);
+      // `spacing` on: the next claim takes the accounts in turn again.
+      const after = claims.length;
+      await vi.advanceTimersByTimeAsync(1);
+      await publishClick(memory, 7);
+      worker.wake();
+      await claimed.until(() => delivered === 8);
+      expect(inTurn().slice(after)).toContain(true);
+    },
+  );
 
   it('claims in due order all the same when the claim with the accounts in turn fails, and reports its error', async () => {
     vi.useFakeTimers({ toFake: ['performance'] }); // one turn only, however long the test takes
