@@ -124,19 +124,23 @@ async function timeInterleaved(stores, call) {
 }
 
 /**
- * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap }`, the last two
- * optional), interleaved, checking it took `expected` deliveries; the leases are released after
+ * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, accountsInTurn }`,
+ * the last three optional), interleaved, checking it took `expected` deliveries; the leases are released after
  * each call (not timed), so the same due deliveries are claimed again. Returns ms per call.
  */
 function timeReleasedClaims(runs, expected) {
   return timeInterleaved(
     runs,
-    async ({ store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap }, timed) => {
+    async (
+      { store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, accountsInTurn = false },
+      timed,
+    ) => {
       const claimed = await store.claimDue({
         now,
         limit: CLAIM.limit,
         leaseMs: CLAIM.leaseMs,
         perEndpointCap,
+        accountsInTurn,
       });
       timed();
       check(
@@ -366,5 +370,16 @@ export const sqliteCrowdStore = (createSqliteStore, dir, now, inFlight) =>
 export const timeCrowdClaims = (stores, now) =>
   timeReleasedClaims(
     stores.map((store) => ({ store, now })),
+    CLAIM.limit,
+  );
+
+/**
+ * Times a full batch's claim with the accounts in turn beside one in due order on `store` (the crowd
+ * with none in flight: every endpoint has something due), interleaved. A turn reads each endpoint
+ * with something due, up to a walk of them (design D77). Returns ms per call, in due order first.
+ */
+export const timeTurnClaims = (store, now) =>
+  timeReleasedClaims(
+    [false, true].map((accountsInTurn) => ({ store, now, accountsInTurn })),
     CLAIM.limit,
   );

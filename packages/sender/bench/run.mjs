@@ -47,6 +47,7 @@ import {
   timeClaims,
   timeCrowdClaims,
   timeHeldUpClaims,
+  timeTurnClaims,
 } from './claims.mjs';
 import { BODY_BYTES, click, envelopeBytes } from './click.mjs';
 import {
@@ -409,6 +410,7 @@ async function runClaims(ctx) {
     const calm = await set.crowd(now, 0);
     const crowded = await set.crowd(now, CROWD.inFlight);
     const [none, many] = await timeCrowdClaims([calm, crowded], now);
+    const [inOrder, inTurn] = await timeTurnClaims(calm, now);
     await Promise.all([calm.close(), crowded.close()]);
     rows.push({
       ...set,
@@ -420,6 +422,7 @@ async function runClaims(ctx) {
       retrying,
       capped: { usual: usualCap, large: largeCap, ratio: largeCap.median / usualCap.median },
       crowd: { none, many, ratio: many.median / none.median },
+      turn: { inOrder, inTurn, ratio: inTurn.median / inOrder.median },
     });
   }
   console.log(
@@ -481,6 +484,17 @@ async function runClaims(ctx) {
     const c = r.crowd;
     console.log(
       `   ${pad(r.label, 22)}${lpad(fmtMs(c.none.median), 12)}${lpad(fmtMs(c.many.median), 14)}   ${lpad(`${c.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(c.none.min)}–${fmtMs(c.none.max)}, ${fmtMs(c.many.min)}–${fmtMs(c.many.max)})`,
+    );
+  }
+  console.log(
+    `   The accounts in turn (design D77): the same ${fmtInt(CROWD.endpoints)} endpoints, none in flight, a claim with the accounts in turn`,
+  );
+  console.log('   beside one in due order; a worker makes at most ten a second, fewer as they cost more.');
+  console.log(`   ${pad('', 22)}${lpad('due order ms', 12)}${lpad('in turn ms', 14)}   ratio`);
+  for (const r of rows) {
+    const t = r.turn;
+    console.log(
+      `   ${pad(r.label, 22)}${lpad(fmtMs(t.inOrder.median), 12)}${lpad(fmtMs(t.inTurn.median), 14)}   ${lpad(`${t.ratio.toFixed(2)}×`, 7)}          (ranges ${fmtMs(t.inOrder.min)}–${fmtMs(t.inOrder.max)}, ${fmtMs(t.inTurn.min)}–${fmtMs(t.inTurn.max)})`,
     );
   }
   return rows;
@@ -839,6 +853,12 @@ async function main() {
       c ? `${c.crowd.ratio.toFixed(2)}×` : 'n/a',
       `≤ ${GOALS.claimRatio}×`,
       c ? c.crowd.ratio <= GOALS.claimRatio : null,
+    ]);
+    summary.push([
+      `claim in turn / in due order, ${fmtInt(CROWD.endpoints)} endpoints due, ${label}`,
+      c ? `${c.turn.ratio.toFixed(2)}×` : 'n/a',
+      '—',
+      'info',
     ]);
     summary.push([
       `claim, cap ${fmtInt(CAPPED.large)} / ${CLAIM.perEndpointCap}, ${label}`,

@@ -15,6 +15,7 @@ import { createMemoryStore } from '../store/memory-store.js';
 import type { ClaimRequest, LeaseRef, SenderStore } from '../store/port.js';
 import { LARGE_BODY_BYTES } from '../turn-budget.js';
 import {
+  ACCOUNTS_TURN_MAX_MS,
   ACCOUNTS_TURN_MS,
   createWorker,
   TURN_COST_SHARE,
@@ -621,20 +622,23 @@ describe('accounts in turn', () => {
   it.each([
     { turnMs: 0, spacing: ACCOUNTS_TURN_MS },
     { turnMs: 10, spacing: TURN_COST_SHARE * 10 },
+    { turnMs: 100, spacing: ACCOUNTS_TURN_MAX_MS },
   ])(
     'takes them in turn at its first claim, then at most once every ACCOUNTS_TURN_MS, or TURN_COST_SHARE times what a turn took, filling the batch after (a turn of $turnMs ms)',
     async ({ turnMs, spacing }) => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
       const memory = await seed(6);
-      const claims: { request: ClaimRequest; took: number }[] = [];
+      // What each request's shares said of the account when it was made (the maps change after).
+      const claims: { request: ClaimRequest; took: number; openOfAccount: number }[] = [];
       const claimed = conditions();
       const queue: SenderStore = {
         ...memory,
         async claimDue(request) {
+          const openOfAccount = request.shares?.openByAccount.get(ACCOUNT) ?? 0;
           if (request.accountsInTurn) vi.advanceTimersByTime(turnMs);
           // A turn that takes one only: the claim after it takes the rest of the batch.
           const took = await memory.claimDue(request.accountsInTurn ? { ...request, limit: 1 } : request);
-          claims.push({ request, took: took.length });
+          claims.push({ request, took: took.length, openOfAccount });
           claimed.changed();
           return took;
         },
@@ -659,7 +663,8 @@ describe('accounts in turn', () => {
       // in the account's share; then in due order only, the clock not having moved.
       expect(inTurn().slice(0, 2)).toEqual([true, false]);
       expect(claims[1]!.request.limit).toBe(3);
-      expect(claims[1]!.request.shares?.openByAccount.get(ACCOUNT)).toBe(1);
+      expect(claims[0]!.openOfAccount).toBe(0);
+      expect(claims[1]!.openOfAccount).toBe(1);
       expect(
         inTurn()
           .slice(2)

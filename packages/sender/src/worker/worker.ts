@@ -26,9 +26,12 @@ export const ACCOUNTS_TURN_MS = 100;
 /**
  * And no sooner than this many times as long as the last one took: a turn reads each endpoint
  * with something due, up to a walk of them (5–6 ms on SQLite with 1,000 or more, against 0.4 ms for
- * a claim in due order), so with many due, turns take at most a fiftieth of the worker's time.
+ * a claim in due order), so with many due, turns take at most a fiftieth of the worker's time. But
+ * no later than ACCOUNTS_TURN_MAX_MS: a turn that waited (a stalled loop, a database queue) would
+ * otherwise put the next one off for seconds, and a turn that failed is not counted.
  */
 export const TURN_COST_SHARE = 50;
+export const ACCOUNTS_TURN_MAX_MS = 1_000;
 
 export interface WorkerOptions extends AttemptDeps {
   /** Attempts in flight at once, across endpoints. */
@@ -225,10 +228,11 @@ export function createWorker(options: WorkerOptions): Worker {
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
           turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true });
+          const spacing = TURN_COST_SHARE * (performance.now() - started);
+          nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {
           turnFailed = error; // the claim in due order is made all the same
         }
-        nextTurnAt = Math.max(nextTurnAt, started + TURN_COST_SHARE * (performance.now() - started));
         countOpen(turn, opened); // the claim that follows counts them in the shares
       }
       let rest: ClaimedDelivery[] = [];
