@@ -20,6 +20,7 @@ import {
   CLAIM_IN_TURN,
   CLAIM_WALK,
   claimParams,
+  turnParams,
   WALK_PARAMS,
 } from '../src/store/postgres/claim-due.js';
 import { CLAIM_PROBES } from '../src/store/postgres/claim-probes.js';
@@ -273,11 +274,16 @@ describe('the PostgreSQL claim', async () => {
           expect(seeks(walkPast)).toBe(0);
           // With the accounts in turn (design D77): no walk; the endpoints with something due by
           // their next due time, A's four and B's four, each giving its own from its index.
-          const turn = await plan(CLAIM_IN_TURN, claimParams(request));
+          const turn = await plan(CLAIM_IN_TURN, turnParams(request));
           expect(indexRead(turn, 'deliveries_due')).toBe(0);
           expect(indexRead(turn, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(turn)).toBe(8 * CLAIMABLE_STATUSES.length);
           expect(rowsRead(turn, 'deliveries')).toBeLessThan(5_960);
+          // With a cap as large as the batch, one endpoint can fill it: the turn reads each
+          // account's first endpoint only (turnEndpointsPerAccount), of the eight entries it found.
+          const one = await plan(CLAIM_IN_TURN, turnParams({ ...request, perEndpointCap: 32 }));
+          expect(indexRead(one, 'endpoint_due_by_time')).toBe(8);
+          expect(seeks(one)).toBe(2 * CLAIMABLE_STATUSES.length);
         });
         // Two of B's endpoints with a request in flight (another worker's): read apart, their entries
         // by key, among the endpoints in flight only, each kept for a due delivery no one holds (a

@@ -39,3 +39,34 @@ export const walkSteps = (window: number, inFlight: number): number =>
  * read every due delivery of each endpoint it looked at.
  */
 export const headsPerEndpoint = (limit: number, cap: number): number => Math.min(cap, limit);
+
+/**
+ * How many of an account's endpoints with something due a claim with the accounts in turn reads
+ * (design D77), the earliest due first: enough for the whole batch from one account (an endpoint
+ * gives at most headsPerEndpoint), however many more it has. Read for at most `limit` accounts (each
+ * account's first fills the batch). With every endpoint read, a turn cost 5–6 ms on SQLite with
+ * 1,000 endpoints due, against 0.4 ms for a claim in due order; so, 3.0 ms.
+ */
+export const turnEndpointsPerAccount = (limit: number, cap: number): number =>
+  Math.ceil(limit / headsPerEndpoint(limit, cap));
+
+/**
+ * Of `due` (endpoints with something due, in due order), those a turn reads: the first `perAccount`
+ * of each account, for the first `accounts` accounts (turnEndpointsPerAccount).
+ */
+export function turnEndpoints<T>(
+  due: readonly T[],
+  accountOf: (endpoint: T) => string,
+  accounts: number,
+  perAccount: number,
+): T[] {
+  const taken = new Map<string, number>();
+  return due.filter((endpoint) => {
+    const account = accountOf(endpoint);
+    const n = taken.get(account);
+    if (n === undefined && taken.size >= accounts) return false;
+    if ((n ?? 0) >= perAccount) return false;
+    taken.set(account, (n ?? 0) + 1);
+    return true;
+  });
+}

@@ -7,7 +7,7 @@ import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
-import { claimWalk, claimWindow, walkSteps } from '../../src/store/claim-window.js';
+import { claimWalk, claimWindow, turnEndpointsPerAccount, walkSteps } from '../../src/store/claim-window.js';
 import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
@@ -692,14 +692,13 @@ export function storeBattery(
 
     it("takes the accounts in turn when asked: each one's first, then each one's second, within the caps and shares (design D77)", async () => {
       const [a, b] = [account(), account()];
-      // A's backlog on three endpoints, all due before B's two; every endpoint at one origin (a
-      // relay's), so the origin's share counts them together.
-      for (let i = 0; i < 3; i++) await endpointAt(a, `https://relay.example.com/a${i}`);
+      // A's backlog, all due before B's two; both endpoints at one origin (a relay's), so the
+      // origin's share counts them together.
+      await endpointAt(a, 'https://relay.example.com/a');
       const backlog = 40;
       const ofA: string[] = [];
       for (let i = 0; i < backlog; i++)
         ofA.push(...(await publish(event(a, 'click', T0 + i))).map((d) => d.id));
-      ofA.sort(); // due order: by event, then endpoint
       await endpointAt(b, 'https://relay.example.com/b');
       const ofB: string[] = [];
       for (let i = 0; i < 2; i++)
@@ -727,6 +726,25 @@ export function storeBattery(
         shares: sharesOf(8, 8, [[b, 8]]),
       });
       expect(ids(atShare)).toEqual(ofA.slice(6, 9));
+    });
+
+    it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {
+      const a = account();
+      // One of A's clicks to each of its endpoints, more than a turn reads of one account, all
+      // due before B's.
+      const many = turnEndpointsPerAccount(4, 1) + 4;
+      for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
+      const ofA = (await publish(event(a, 'click', T0))).map((d) => d.id).sort();
+      const b = account();
+      await endpointAt(b, 'https://up.example.org/hook');
+      const [ofB] = await publish(event(b, 'click', T0 + 1));
+      const request = { now: T0 + 2, limit: 4, leaseMs: LEASE, perEndpointCap: 1 };
+      const inTurn = (await store.claimDue({ ...request, accountsInTurn: true })).map((c) => c.delivery.id);
+      // B's, and three of A's from the endpoints it read; in due order, B's would be the last.
+      expect(inTurn).toHaveLength(4);
+      expect(inTurn).toContain(ofB!.id);
+      const rest = (await store.claimDue({ ...request, limit: 100 })).map((c) => c.delivery.id);
+      expect([...inTurn, ...rest].sort()).toEqual([...ofA, ofB!.id].sort());
     });
 
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {

@@ -5,7 +5,13 @@
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
 import { ownBytes } from '../../own-bytes.js';
 import { LARGE_BODY_BYTES } from '../../turn-budget.js';
-import { claimWalk, claimWindow, headsPerEndpoint, IN_FLIGHT_WALKS } from '../claim-window.js';
+import {
+  claimWalk,
+  claimWindow,
+  headsPerEndpoint,
+  IN_FLIGHT_WALKS,
+  turnEndpointsPerAccount,
+} from '../claim-window.js';
 import type { ClaimRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { bodiesOf, leaseOfRow, type Row, toClaimed } from '../rows.js';
@@ -89,10 +95,33 @@ held_up AS MATERIALIZED (
                       THEN EXISTS (SELECT 1 ${DUE_IN_ORDER} OFFSET (SELECT n FROM walk_steps) LIMIT 1) END
 )
 `;
-/** The read past a held-up walk: each endpoint's own due deliveries (endpoint-due.ts). */
-const HELD_UP_READ = `
+/**
+ * A claim with the accounts in turn reads the first `$21` (turnEndpointsPerAccount) of each
+ * account's endpoints with something due, the earliest due first, for the first `$2` accounts (by
+ * their earliest), as the SQLite store's turnEndpoints picks them.
+ */
+const TURN_ENDPOINTS = `
+turn_endpoints AS MATERIALIZED (
+  SELECT t.id, t.live FROM (
+    SELECT f.*, dense_rank() OVER (ORDER BY f.first_due, f.account_id) AS account_turn
+    FROM (
+      SELECT q.id, q.live, q.account_id,
+             row_number() OVER (PARTITION BY q.account_id ORDER BY q.next_due_at, q.id) AS rn_endpoint,
+             min(q.next_due_at) OVER (PARTITION BY q.account_id) AS first_due
+      FROM due_endpoints q WHERE q.live
+    ) f
+    WHERE f.rn_endpoint <= $21::int
+  ) t
+  WHERE t.account_turn <= $2::int
+),`;
+
+/**
+ * The read past a held-up walk: each endpoint's own due deliveries (endpoint-due.ts); with `turn`,
+ * of those a claim with the accounts in turn reads (TURN_ENDPOINTS).
+ */
+const heldUpRead = (turn: boolean) => `
 idle_due AS (
-  SELECT e.id, e.enabled AND NOT e.paused AS live
+  SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at
   FROM endpoint_due q
   -- By key, for each entry: joined, the generic plan read every endpoint to hash them. The LIMIT
   -- keeps it a lookup (id is the key).
@@ -108,7 +137,7 @@ idle_due AS (
   LIMIT $19::int
 ),
 in_flight_due AS (
-  SELECT e.id, e.enabled AND NOT e.paused AS live
+  SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at
   FROM (
     SELECT DISTINCT endpoint_id FROM live WHERE endpoint_id NOT IN (SELECT endpoint_id FROM full_endpoints)
   ) f
@@ -142,10 +171,10 @@ due_endpoints AS MATERIALIZED (
   SELECT * FROM idle_due
   UNION ALL
   SELECT * FROM in_flight_due
-),
+),${turn ? TURN_ENDPOINTS : ''}
 heads AS (
   SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at
-  FROM due_endpoints q
+  FROM ${turn ? 'turn_endpoints' : 'due_endpoints'} q
   CROSS JOIN unnest($18::text[]) AS s (status)
   CROSS JOIN LATERAL (
     SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
@@ -163,9 +192,11 @@ heads AS (
 stale AS (
   SELECT q.id FROM due_endpoints q
   WHERE NOT q.live
-     OR (q.id NOT IN (SELECT endpoint_id FROM heads) AND q.id NOT IN (SELECT endpoint_id FROM live))
+     OR (${turn ? 'q.id IN (SELECT id FROM turn_endpoints) AND ' : ''}q.id NOT IN (SELECT endpoint_id FROM heads)
+         AND q.id NOT IN (SELECT endpoint_id FROM live))
 )
 `;
+const HELD_UP_READ = heldUpRead(false);
 /**
  * The leases of `picked` (its rows' columns and a `token` each), `$1` now and `$4` the lease's
  * length, and the rows an attempt needs of those leased (`claimed`).
@@ -381,9 +412,10 @@ LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
 /**
- * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its: no walk; the endpoints'
- * own first due deliveries, read as a held-up claim reads them, taken each account's first (in the
- * order of their first), then each one's second, and so on, within the same caps and shares. The
+ * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its and `$21` (turnParams): no
+ * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
+ * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the order of their
+ * first), then each one's second, and so on, within the same caps and shares. The
  * worker runs it every ACCOUNTS_TURN_MS: a backlog of one account's, all due before another's
  * delivery, held that one for as long as the backlog took to go out. Answers the stale entries as
  * CLAIM_DUE does.
@@ -391,7 +423,7 @@ ORDER BY c.next_attempt_at, c.id`;
 export const CLAIM_IN_TURN = `
 WITH ${WALK},
 held_up AS MATERIALIZED (SELECT 1),
-${HELD_UP_READ},
+${heldUpRead(true)},
 due AS (
   SELECT h.* FROM heads h
   ORDER BY row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id), h.next_attempt_at, h.id
@@ -443,6 +475,12 @@ export function claimParams({
     headsPerEndpoint(limit, perEndpointCap),
   ];
 }
+
+/** CLAIM_IN_TURN's parameters for `request`: CLAIM_DUE's and how many endpoints of an account it reads. */
+export const turnParams = (request: ClaimRequest): unknown[] => [
+  ...claimParams(request),
+  turnEndpointsPerAccount(request.limit, request.perEndpointCap),
+];
 
 /** U+FFFD in UTF-8: what the driver makes of each sequence of bytes that is not UTF-8 (Pg.preparedBinary). */
 const REPLACEMENT = Buffer.from('\uFFFD');
@@ -520,14 +558,14 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
   let heldUp = false;
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> => {
     if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
-    const params = claimParams(request);
     if (request.accountsInTurn) {
       // Whether the walk is held up is not known from it: the next claim runs as it would have.
-      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, params);
+      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request));
       const stale = (rows[0]?.stale_endpoints ?? []) as string[];
       if (stale.length > 0) settler.later(stale, request.now);
       return claimedOf(pg, rows);
     }
+    const params = claimParams(request);
     if (!heldUp) {
       const walk = await pg.prepared('claim_walk', CLAIM_WALK, params.slice(0, WALK_PARAMS));
       heldUp = walk[0]?.held_up === true;

@@ -6,7 +6,13 @@
  * twice as much per delivery.
  */
 import { CLAIMABLE_STATUSES } from '../../domain/delivery-state.js';
-import { claimWalk, claimWindow, headsPerEndpoint } from '../claim-window.js';
+import {
+  claimWalk,
+  claimWindow,
+  headsPerEndpoint,
+  turnEndpoints,
+  turnEndpointsPerAccount,
+} from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, inAccountTurns, type PickLimit, pickDue } from '../pick-due.js';
 import type { ClaimRequest } from '../port.js';
@@ -95,14 +101,14 @@ const NOT_FULL = `
   AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
   AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
 export const DUE_ENDPOINTS = `
-SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
+SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in this order
 WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND e.id NOT IN (SELECT value FROM json_each(@leased))
 ORDER BY q.next_due_at
 LIMIT ${countParam('scan')}`;
 export const DUE_IN_FLIGHT = `
-SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live
+SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
 WHERE q.endpoint_id = f.value AND q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND (${CLAIMABLE_STATUSES.map(
@@ -182,20 +188,35 @@ export function* duePages(
   }
 }
 
+interface DueEndpoint {
+  id: string;
+  live: number;
+  account_id: string;
+  next_due_at: number;
+}
+
 /**
  * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
- * id). An entry read as due whose endpoint has nothing to take now is settled (endpoint-due.ts),
- * and dropped when the endpoint is disabled or paused (re-enabling and resuming lower it again).
+ * id); with `turn`, of those a claim with the accounts in turn reads (turnEndpoints). An entry read
+ * as due whose endpoint has nothing to take now is settled (endpoint-due.ts), and dropped when the
+ * endpoint is disabled or paused (re-enabling and resuming lower it again).
  */
-function headsOf(db: SqliteDb, params: Record<string, unknown>): Row[] {
-  const found = [DUE_ENDPOINTS, DUE_IN_FLIGHT].flatMap(
-    (sql) => db.st(sql).all(params) as { id: string; live: number }[],
-  );
-  const ids: string[] = [];
+function headsOf(
+  db: SqliteDb,
+  params: Record<string, unknown>,
+  turn?: { accounts: number; perAccount: number },
+): Row[] {
+  const found = [DUE_ENDPOINTS, DUE_IN_FLIGHT].flatMap((sql) => db.st(sql).all(params) as DueEndpoint[]);
+  let live: DueEndpoint[] = [];
   for (const f of found) {
-    if (f.live === 1) ids.push(f.id);
+    if (f.live === 1) live.push(f);
     else dropDue(db, f.id);
   }
+  if (turn) {
+    live.sort((a, b) => a.next_due_at - b.next_due_at || (a.id < b.id ? -1 : 1));
+    live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount);
+  }
+  const ids = live.map((f) => f.id);
   if (ids.length === 0) return [];
   const endpoints = JSON.stringify(ids);
   const heads = CLAIMABLE_STATUSES.flatMap(
@@ -263,17 +284,22 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       walk: claimWalk(window),
     };
     // Each endpoint that may take more gives its own first ones.
-    const heads = () =>
-      headsOf(db, {
-        ...params,
-        leased: JSON.stringify([...inFlight.keys()]),
-        perEndpoint: headsPerEndpoint(limit, cap),
-        scan: params.walk,
-      });
+    const heads = (turn?: { accounts: number; perAccount: number }) =>
+      headsOf(
+        db,
+        {
+          ...params,
+          leased: JSON.stringify([...inFlight.keys()]),
+          perEndpoint: headsPerEndpoint(limit, cap),
+          scan: params.walk,
+        },
+        turn,
+      );
     let rows: Row[];
     if (accountsInTurn) {
+      const turn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap) };
       rows = pickDue(
-        inAccountTurns(heads(), (row) => row.account_id as string),
+        inAccountTurns(heads(turn), (row) => row.account_id as string),
         limits,
         limit,
       );
