@@ -621,7 +621,7 @@ describe('accounts in turn', () => {
   // A turn taking `turnMs` (on the faked clock): the next comes `spacing` after its start.
   it.each([
     { turnMs: 0, spacing: ACCOUNTS_TURN_MS },
-    { turnMs: 10, spacing: TURN_COST_SHARE * 10 },
+    { turnMs: 20, spacing: TURN_COST_SHARE * 20 },
     { turnMs: 100, spacing: ACCOUNTS_TURN_MAX_MS },
   ])(
     'takes them in turn at its first claim, then at most once every ACCOUNTS_TURN_MS, or TURN_COST_SHARE times what a turn took, filling the batch after (a turn of $turnMs ms)',

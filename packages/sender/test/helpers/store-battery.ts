@@ -730,9 +730,9 @@ export function storeBattery(
 
     it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {
       const a = account();
-      // One of A's clicks to each of its endpoints, more than a turn reads of one account, all
-      // due before B's.
-      const many = turnEndpointsPerAccount(4, 1) + 4;
+      // One of A's clicks to each of its endpoints, more than a turn reads of one account and more
+      // than a page of its read (SQLite's), all due before B's.
+      const many = claimWindow(4) + turnEndpointsPerAccount(4, 1);
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       const ofA = (await publish(event(a, 'click', T0))).map((d) => d.id).sort();
       const b = account();

@@ -106,7 +106,7 @@ FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in
 WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND e.id NOT IN (SELECT value FROM json_each(@leased))
 ORDER BY q.next_due_at
-LIMIT ${countParam('scan')}`;
+LIMIT ${countParam('scan')} OFFSET ${countParam('skip')}`;
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
@@ -196,6 +196,27 @@ interface DueEndpoint {
 }
 
 /**
+ * DUE_ENDPOINTS for a claim with the accounts in turn: page by page (a claim window of its batch),
+ * up to its `@scan`, until the live ones found belong to `accounts` accounts, the most it takes
+ * from (turnEndpoints). With many accounts due, reading the whole scan was most of a turn's cost.
+ */
+function turnDueEndpoints(db: SqliteDb, params: Record<string, unknown>, accounts: number): DueEndpoint[] {
+  const scan = params.scan as number;
+  const page = claimWindow(accounts);
+  const found: DueEndpoint[] = [];
+  const seen = new Set<string>();
+  for (let skip = 0; skip < scan; skip += page) {
+    const rows = db
+      .st(DUE_ENDPOINTS)
+      .all({ ...params, scan: Math.min(page, scan - skip), skip }) as DueEndpoint[];
+    found.push(...rows);
+    for (const row of rows) if (row.live === 1) seen.add(row.account_id);
+    if (rows.length < page || seen.size >= accounts) break;
+  }
+  return found;
+}
+
+/**
  * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
  * id); with `turn`, of those a claim with the accounts in turn reads (turnEndpoints). An entry read
  * as due whose endpoint has nothing to take now is settled (endpoint-due.ts), and dropped when the
@@ -206,7 +227,10 @@ function headsOf(
   params: Record<string, unknown>,
   turn?: { accounts: number; perAccount: number },
 ): Row[] {
-  const found = [DUE_ENDPOINTS, DUE_IN_FLIGHT].flatMap((sql) => db.st(sql).all(params) as DueEndpoint[]);
+  const idle = turn
+    ? turnDueEndpoints(db, params, turn.accounts)
+    : (db.st(DUE_ENDPOINTS).all({ ...params, skip: 0 }) as DueEndpoint[]);
+  const found = [...idle, ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[])];
   let live: DueEndpoint[] = [];
   for (const f of found) {
     if (f.live === 1) live.push(f);
