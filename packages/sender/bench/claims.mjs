@@ -376,7 +376,7 @@ export const timeCrowdClaims = (stores, now) =>
 /**
  * Times a full batch's claim with the accounts in turn beside one in due order on `store` (the crowd
  * with none in flight: every endpoint has something due), interleaved. A turn reads each endpoint
- * with something due, up to a walk of them (design D77). Returns ms per call, in due order first.
+ * with something due, a few of each account's (design D77). Returns ms per call, in due order first.
  */
 export const timeTurnClaims = (store, now) =>
   timeReleasedClaims(

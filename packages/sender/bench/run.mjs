@@ -693,7 +693,7 @@ async function runNoisy(ctx) {
       console.log(
         `   ${pad(`${label}, A ${fmtInt(aEvents)}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
       );
-      results.push({ label, aEvents, ...r });
+      results.push({ label, kind: 'backlog', aEvents, ...r });
     }
     // Many hanging tenants' requests in flight, more endpoints than a claim reads, each below its
     // cap and its tenant below its share: a claim must still find B's endpoint past them.
@@ -714,7 +714,7 @@ async function runNoisy(ctx) {
     console.log(
       `   ${pad(`${label}, ${crowdLabel}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
     );
-    results.push({ label, crowd: true, ...r });
+    results.push({ label, kind: 'crowd', ...r });
     const { share, ...two } = TWO_TENANTS;
     const t = await noisyNeighbour({
       db: await database(label),
@@ -726,12 +726,12 @@ async function runNoisy(ctx) {
     console.log(
       `   ${pad(`${label}, ${twoLabel}`, 28)}${lpad(pair(t.without), 22)}${lpad(pair(t.with), 20)}   ${t.aOpenPeak}`,
     );
-    results.push({ label, two: true, ...t });
+    results.push({ label, kind: 'two', ...t });
     const v = await noisyNeighbour({ db: await database(label), certs: ctx.certs, workers, ...VIRAL });
     console.log(
       `   ${pad(`${label}, ${viralLabel}`, 28)}${lpad(pair(v.without), 22)}${lpad(pair(v.with), 20)}   ${fmtInt(v.aArrivedAtB.at(-1))} of ${fmtInt(v.aDeliveries)} out`,
     );
-    results.push({ label, viral: true, ...v });
+    results.push({ label, kind: 'viral', ...v });
   }
   console.log(
     `   (${crowdLabel}: ${IN_FLIGHT_CROWD.aAccounts} tenants' ${IN_FLIGHT_CROWD.aAccounts * IN_FLIGHT_CROWD.aEndpoints} endpoints never answer, one click each, all in flight`,
@@ -942,7 +942,7 @@ async function main() {
   }
   for (const label of ['SQLite', 'PostgreSQL ×3']) {
     const runs = noisy.filter((x) => x.label === label);
-    const backlogs = runs.filter((r) => !r.crowd && !r.two && !r.viral);
+    const backlogs = runs.filter((r) => r.kind === 'backlog');
     const worst = backlogs.length ? Math.max(...backlogs.map((r) => percentile(r.with, 99))) : null;
     summary.push([
       `noisy neighbour: B p99 with A (worst backlog), ${label}`,
@@ -950,29 +950,28 @@ async function main() {
       '≤ 1,000 ms',
       worst === null ? null : worst <= 1000,
     ]);
-    const crowd = runs.find((r) => r.crowd);
+    const crowd = runs.find((r) => r.kind === 'crowd');
     summary.push([
       `noisy neighbour: B p99 past a ${crowdLabel}, ${label}`,
       crowd ? `${fmtMs(percentile(crowd.with, 99))} ms` : 'n/a',
       '≤ 1,000 ms',
       crowd ? percentile(crowd.with, 99) <= 1000 : null,
     ]);
-    const two = runs.find((r) => r.two);
+    const two = runs.find((r) => r.kind === 'two');
     summary.push([
       `noisy neighbour: B p99 while ${twoLabel}, ${label}`,
       two ? `${fmtMs(percentile(two.with, 99))} ms` : 'n/a',
       '≤ 1,000 ms',
       two ? percentile(two.with, 99) <= 1000 : null,
     ]);
-    const viral = runs.find((r) => r.viral);
+    const viral = runs.find((r) => r.kind === 'viral');
     summary.push([
       `noisy neighbour: B p99 behind a ${viralLabel}'s backlog, ${label}`,
       viral ? `${fmtMs(percentile(viral.with, 99))} ms` : 'n/a',
       '≤ 1,000 ms',
       viral ? percentile(viral.with, 99) <= 1000 : null,
     ]);
-    const p99With = (aEvents) =>
-      percentile(runs.find((r) => r.aEvents === aEvents && !r.viral && !r.two && !r.crowd).with, 99);
+    const p99With = (aEvents) => percentile(backlogs.find((r) => r.aEvents === aEvents).with, 99);
     const [small, large] = NOISY_BACKLOGS;
     summary.push([
       `B p99 with A: ${fmtInt(large)} / ${fmtInt(small)} events, ${label}`,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { noisyNeighbour } from '../bench/noisy-neighbour.mjs';
+import { slotsOf } from '../src/engine/options.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { createTestCertificates } from './helpers/test-ca.mjs';
 
@@ -47,7 +48,7 @@ describe('a noisy neighbour', () => {
       aOwnOrigins: true,
       aEvents: 500,
       bEvents: 30,
-      untilInFlight: 2 * 56,
+      untilInFlight: 2 * slotsOf({}).perAccountCap,
     });
     expect(p99(result.with)).toBeLessThanOrEqual(1_000);
   }, 120_000);

@@ -25,13 +25,14 @@ describe('a viral tenant', () => {
   // A tenant whose clicks come faster than they go out (a viral link): 20,000 deliveries, every one
   // due before B's, to endpoints that answer at once, so no endpoint, account or origin is at its
   // limit and only the claim's order decides. Taken in due order, each of B's clicks waited for
-  // A's whole backlog. The accounts in turn (design D77) take B's within a turn.
+  // A's whole backlog. The accounts in turn (design D77) take B's within a turn: each of its clicks
+  // arrives before half of A's are out.
   const viral = { aAnswers: true, aEndpoints: 50, aEvents: 400, bEvents: 5 };
 
   it('delivers tenant B’s clicks ahead of another tenant’s backlog on SQLite', async () => {
     const result = await noisyNeighbour({ db: `sqlite:${join(dir, 'viral.db')}`, certs, ...viral });
     expect(result.aArrivedAtB).toHaveLength(viral.bEvents);
-    expect(Math.max(...result.aArrivedAtB)).toBeLessThan(result.aDeliveries);
+    expect(Math.max(...result.aArrivedAtB)).toBeLessThan(result.aDeliveries / 2);
   }, 120_000);
 
   it.runIf(pgUp)(
@@ -40,7 +41,7 @@ describe('a viral tenant', () => {
       const db = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schemas.fresh()}`;
       const result = await noisyNeighbour({ db, certs, workers: 2, ...viral });
       expect(result.aArrivedAtB).toHaveLength(viral.bEvents);
-      expect(Math.max(...result.aArrivedAtB)).toBeLessThan(result.aDeliveries);
+      expect(Math.max(...result.aArrivedAtB)).toBeLessThan(result.aDeliveries / 2);
     },
     120_000,
   );

@@ -29,8 +29,8 @@ const isObject = (body: unknown): body is object =>
  * The `{}` Express 4's express.json() leaves on every request it does not read (an empty body,
  * another content type): the stream is still unread, so the bytes are there to read.
  */
-function unreadDefault(req: IncomingMessage, body: object): boolean {
-  return Object.getPrototypeOf(body) === Object.prototype && Object.keys(body).length === 0 && !consumed(req);
+function unreadDefault(body: object): boolean {
+  return Object.getPrototypeOf(body) === Object.prototype && Object.keys(body).length === 0;
 }
 
 function tooLarge(max: number): WebhookError {
@@ -45,7 +45,7 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
   if (r.rawBody instanceof Uint8Array || typeof r.rawBody === 'string') return Promise.resolve(r.rawBody);
   // express.raw() / a buffer parser ran first: req.body holds the bytes themselves.
   if (r.body instanceof Uint8Array) return Promise.resolve(r.body);
-  if (consumed(req) || (isObject(r.body) && !unreadDefault(req, r.body))) {
+  if (consumed(req) || (isObject(r.body) && !unreadDefault(r.body))) {
     return Promise.reject(
       new WebhookError(
         'body_already_parsed',

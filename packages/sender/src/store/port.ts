@@ -69,8 +69,10 @@ export interface ClaimRequest {
   /**
    * Takes the accounts in turn rather than the due rows in due order (design D77): the earliest due
    * delivery of each account with something due, then the second of each, and so on, read from
-   * each endpoint's own due deliveries as a held-up claim reads them. The worker asks for it every
-   * ACCOUNTS_TURN_MS, so one account's backlog holds another's next delivery no longer than that.
+   * each endpoint's own due deliveries as a held-up claim reads them, a few of each account's
+   * (turnEndpoints). The worker asks for one every ACCOUNTS_TURN_MS or less often when they cost
+   * more, and at most ACCOUNTS_TURN_MAX_MS apart: one account's backlog holds another's next
+   * delivery about that long.
    */
   accountsInTurn?: boolean;
 }

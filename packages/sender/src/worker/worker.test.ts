@@ -42,9 +42,12 @@ async function seed(count: number) {
   return memory;
 }
 
-/** Click `n` to the seeded account's endpoint, due at T0. */
-async function publishClick(memory: SenderStore, n: number) {
-  const body = Buffer.from(`{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":${n}}}`);
+/** Click `n` to the seeded account's endpoint, due at T0; `padBytes` more bytes in its data. */
+async function publishClick(memory: SenderStore, n: number, padBytes = 0) {
+  const pad = 'x'.repeat(padBytes);
+  const body = Buffer.from(
+    `{"event":"click","timestamp":"2026-11-22T12:00:00Z","data":{"n":${n},"pad":"${pad}"}}`,
+  );
   await memory.publish({ id: newId('evt', T0), accountId: ACCOUNT, name: 'click', body, createdAt: T0 }, () =>
     newId('dlv', T0),
   );
@@ -539,13 +542,8 @@ async function advancePolls(polls: number) {
 async function oneSlotTwoClicks(firstBytes: number) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
   const memory = await seed(0);
-  for (const bytes of [firstBytes, 100]) {
-    const body = Buffer.from(`{"event":"click","data":{"pad":"${'x'.repeat(bytes)}"}}`);
-    await memory.publish(
-      { id: newId('evt', T0), accountId: ACCOUNT, name: 'click', body, createdAt: T0 },
-      () => newId('dlv', T0),
-    );
-  }
+  await publishClick(memory, 0, firstBytes);
+  await publishClick(memory, 1, 100);
   const sends: SendRequest[] = [];
   const answers: (() => void)[] = [];
   const sent = conditions();
@@ -706,5 +704,24 @@ describe('accounts in turn', () => {
     );
     expect(await worker.tick()).toBe(3);
     expect(errors).toEqual([failure]);
+  });
+
+  it('makes no claim in due order after a turn the store could not answer, which would wait as long', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const memory = await seed(3);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const kinds: boolean[] = [];
+    const queue: SenderStore = {
+      ...memory,
+      claimDue: (request) => {
+        kinds.push(request.accountsInTurn === true);
+        return request.accountsInTurn ? Promise.reject(refused) : memory.claimDue(request);
+      },
+    };
+    const worker = createWorker(
+      workerOptions(4, { queue, client: answersAtOnce, clock: new ManualClock(T0) }),
+    );
+    await expect(worker.tick()).rejects.toBe(refused);
+    expect(kinds).toEqual([true]);
   });
 });

@@ -6,6 +6,7 @@
 import { createAbandon } from '../delivery/abandon.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
+import { storeUnavailable } from '../store/unavailable.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
 import { LARGE_BODY_BYTES } from '../turn-budget.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
@@ -191,8 +192,8 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /**
    * Up to `limit` deliveries: first a probe of each endpoint whose breaker is half-open (design
-   * D27, chooseProbes), then, every ACCOUNTS_TURN_MS, the accounts' first ones in turn (design D77),
-   * then the rest in due order, what was taken before counted in the shares.
+   * D27, chooseProbes), then, when a turn is due (nextTurnAt), the accounts' first ones in turn
+   * (design D77), then the rest in due order, what was taken before counted in the shares.
    */
   const claim = (limit: number) =>
     traceClaim(limit, async () => {
@@ -218,6 +219,7 @@ export function createWorker(options: WorkerOptions): Worker {
         leaseMs: options.leaseMs,
         perEndpointCap: options.perEndpointCap,
         // Their requests are over: they no longer count against their endpoints' caps (invariant 6).
+        // Read at each claim: more may have ended while the turn before it was out.
         finishing: [...inFlight]
           .filter((r) => r.sent)
           .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
@@ -233,6 +235,8 @@ export function createWorker(options: WorkerOptions): Worker {
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {
+          // The store out of reach: a claim in due order would wait as long again.
+          if (storeUnavailable(error) && probes.length === 0) throw error;
           turnFailed = error; // the claim in due order is made all the same
         }
         countOpen(turn, opened); // the claim that follows counts them in the shares

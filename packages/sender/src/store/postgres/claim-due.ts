@@ -48,13 +48,12 @@ FROM deliveries d
 WHERE d.status IN ${CLAIMABLE_SQL} AND d.next_attempt_at BETWEEN 0 AND $1::bigint
 ORDER BY d.next_attempt_at`;
 
-/** The walk (design I6, D25): the statements' first part, up to the due rows it found. */
-const WALK = `
+/**
+ * What a claim may not take (design I6, D25): the statements' first part, the leases live, what is
+ * in flight per endpoint, and the endpoints and accounts at their limits.
+ */
+const LIMITS = `
 live AS MATERIALIZED (SELECT delivery_id, endpoint_id, token FROM leases WHERE expires_at > $1::bigint),
--- walkSteps: the walk's bound, and a step more for each delivery in flight.
-walk_steps AS MATERIALIZED (
-  SELECT $19::int + least(count(*), ${IN_FLIGHT_WALKS} * $19::int)::int AS n FROM live
-),
 inflight AS (
   SELECT endpoint_id, count(*) AS n FROM live
   WHERE (delivery_id, token) NOT IN (SELECT * FROM unnest($6::text[], $7::text[]))
@@ -76,7 +75,16 @@ full_endpoints AS (
     SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
     WHERE coalesce(h.n, 0) >= c.cap)
 ),
-full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int),
+full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int)
+`;
+
+/** The walk: the due rows up to its bound, past what may not be taken (LIMITS before it). */
+const WALK = `
+${LIMITS},
+-- walkSteps: the walk's bound, and a step more for each delivery in flight.
+walk_steps AS MATERIALIZED (
+  SELECT $19::int + least(count(*), ${IN_FLIGHT_WALKS} * $19::int)::int AS n FROM live
+),
 walked AS (
   SELECT f.id, f.endpoint_id, f.account_id, f.next_attempt_at
   FROM (SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at ${DUE_IN_ORDER} LIMIT (SELECT n FROM walk_steps)) f
@@ -117,7 +125,8 @@ turn_endpoints AS MATERIALIZED (
 
 /**
  * The read past a held-up walk: each endpoint's own due deliveries (endpoint-due.ts); with `turn`,
- * of those a claim with the accounts in turn reads (TURN_ENDPOINTS).
+ * of those a claim with the accounts in turn reads (TURN_ENDPOINTS), which walks nothing and reads
+ * them whatever `held_up` would say.
  */
 const heldUpRead = (turn: boolean) => `
 idle_due AS (
@@ -132,8 +141,7 @@ idle_due AS (
     AND e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
     AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
     AND q.endpoint_id NOT IN (SELECT endpoint_id FROM live)
-    AND EXISTS (SELECT 1 FROM held_up)
-  ORDER BY q.next_due_at
+${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}  ORDER BY q.next_due_at
   LIMIT $19::int
 ),
 in_flight_due AS (
@@ -149,8 +157,7 @@ in_flight_due AS (
     SELECT e.id, e.account_id, e.enabled, e.paused FROM endpoints e WHERE e.id = f.endpoint_id LIMIT 1
   ) e
   WHERE e.account_id NOT IN (SELECT account_id FROM full_accounts)
-    AND EXISTS (SELECT 1 FROM held_up)
-    -- Only those with a due delivery no one holds: one seek per claimable status, stepping past the
+${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}    -- Only those with a due delivery no one holds: one seek per claimable status, stepping past the
     -- endpoint's own leased ones.
     AND EXISTS (
       SELECT 1 FROM unnest($18::text[]) AS s (status)
@@ -415,14 +422,13 @@ ORDER BY c.next_attempt_at, c.id`;
  * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its and `$21` (turnParams): no
  * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
  * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the order of their
- * first), then each one's second, and so on, within the same caps and shares. The
- * worker runs it every ACCOUNTS_TURN_MS: a backlog of one account's, all due before another's
- * delivery, held that one for as long as the backlog took to go out. Answers the stale entries as
- * CLAIM_DUE does.
+ * first), then each one's second, and so on, within the same caps and shares. The worker runs it
+ * when a turn is due (at most every ACCOUNTS_TURN_MS): a backlog of one account's, all due before
+ * another's delivery, held that one for as long as the backlog took to go out. Answers the stale
+ * entries as CLAIM_DUE does.
  */
 export const CLAIM_IN_TURN = `
-WITH ${WALK},
-held_up AS MATERIALIZED (SELECT 1),
+WITH ${LIMITS},
 ${heldUpRead(true)},
 due AS (
   SELECT h.* FROM heads h
