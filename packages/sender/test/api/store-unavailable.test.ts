@@ -20,7 +20,7 @@ const pgUp = await requireService('PostgreSQL', PG_URL);
 /**
  * A TCP relay to PostgreSQL: `open()` listens (on the port it had, once it has one) and ends a
  * silence, dropping the connections it held; `cut()` drops every connection and refuses new ones;
- * `silence()` stops passing anything on, and holds new connections without a word.
+ * `silence()` stops passing anything on, and holds new connections without a word (`held()` of them).
  */
 function relay() {
   const target = new URL(PG_URL);
@@ -28,6 +28,7 @@ function relay() {
   let server: Server | null = null;
   let port = 0;
   let silent = false;
+  let held = 0;
   const hold = (s: Socket) => {
     s.unpipe();
     s.pause();
@@ -41,6 +42,7 @@ function relay() {
       if (server) return resolve(port);
       server = createServer((client) => {
         if (silent) {
+          held++;
           sockets.add(client);
           client.on('error', () => client.destroy());
           client.on('close', () => sockets.delete(client));
@@ -61,8 +63,11 @@ function relay() {
     });
   return {
     open,
+    /** How many new connections it has held since the last `silence()`. */
+    held: () => held,
     silence() {
       silent = true;
+      held = 0;
       for (const s of sockets) hold(s);
     },
     cut: () =>
@@ -79,15 +84,15 @@ describe.runIf(pgUp)('the database out of reach', () => {
   const certs = createTestCertificates();
   const errors: string[] = [];
   const db = relay();
-  /** A store on a fresh schema, reached through the relay, that waits 1 s for an answer. */
-  const storeThroughRelay = async () => {
+  /** A store on a fresh schema, reached through the relay, that waits 1 s (or `queryTimeoutMs`) for an answer. */
+  const storeThroughRelay = async (queryTimeoutMs = 1_000) => {
     const url = new URL(PG_URL);
     url.port = String(await db.open());
     return createPostgresStore({
       connectionString: url.toString(),
       schema: schemas.fresh(),
       poolSize: 2,
-      queryTimeoutMs: 1_000,
+      queryTimeoutMs,
     });
   };
   let api: Api;
@@ -171,6 +176,49 @@ describe.runIf(pgUp)('the database out of reach', () => {
       expect(store.pauseEndpoint('acct_silent', 'ep_silent', Date.now())).rejects.toSatisfy(unavailable),
     ]);
     await store.close();
+    await db.open();
+  });
+
+  it('fails the statements waiting for a pooled connection within the timeout, however many wait, while the database is silent', async () => {
+    const store = await storeThroughRelay();
+    await store.migrate();
+    expect(await Promise.all([store.nextDueAt(), store.nextDueAt()])).toEqual([null, null]);
+    db.silence();
+    // Two on the pool's connections, eight waiting for them. Each wait used to last until the one
+    // ahead of it had failed: a new connection each, after the timeout, two at a time (5 s here).
+    const started = performance.now();
+    const failedAfter = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.nextDueAt().then(
+          () => Number.NaN,
+          (error: unknown) => (storeUnavailable(error) ? performance.now() - started : Number.NaN),
+        ),
+      ),
+    );
+    // The timeout, and at most one check of the watchdog's (a tenth of it) after: 1.1 s. The
+    // bound leaves room for a slow machine, under the second round of the old waits (2 s).
+    expect(Math.max(...failedAfter)).toBeLessThan(1_900);
+    expect(failedAfter.every((ms) => ms >= 1_000)).toBe(true);
+    const closing = performance.now();
+    await store.close();
+    expect(performance.now() - closing).toBeLessThan(1_900);
+    await db.open();
+  });
+
+  it('closes at once while connections are being made to a silent database', async () => {
+    // A timeout long enough to tell a close that waits for the connection (20 s) or for its
+    // goodbye (5 s) from one that drops it.
+    const store = await storeThroughRelay(20_000);
+    db.silence();
+    // The pool makes a connection for the statement, the listener its own: the relay holds both
+    // without a word.
+    const statement = store.nextDueAt().catch((error: unknown) => error);
+    store.subscribe?.(() => undefined);
+    await expect.poll(() => db.held() >= 2).toBe(true);
+    const closing = performance.now();
+    await store.close();
+    expect(performance.now() - closing).toBeLessThan(2_000);
+    expect(storeUnavailable(await statement)).not.toBeNull();
     await db.open();
   });
 });

@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { Row } from '../rows.js';
+import { boundedWaits } from './bounded-waits.js';
 import { quoteSchema } from './schema-name.js';
 
 export interface PgOptions {
@@ -51,9 +52,10 @@ function destroySocket(client: pg.ClientBase): void {
 
 /**
  * Drops the sockets of the connections out of `pools` once none has been given back for
- * `timeoutMs` (QUERY_TIMEOUT_MS) while some were out, checked a tenth of it apart.
+ * `timeoutMs` (QUERY_TIMEOUT_MS) while some were out, checked a tenth of it apart; each check also
+ * ends the waits for a connection older than that (`expireWaits`, bounded-waits.ts).
  */
-function watchSilence(pools: pg.Pool[], timeoutMs: number) {
+function watchSilence(pools: pg.Pool[], timeoutMs: number, expireWaits: (now: number) => void) {
   const out = new Set<pg.PoolClient>();
   // The last time a connection came back, or the first went out after none was.
   let answeredAt = performance.now();
@@ -70,7 +72,9 @@ function watchSilence(pools: pg.Pool[], timeoutMs: number) {
   }
   const timer = setInterval(
     () => {
-      if (out.size === 0 || performance.now() - answeredAt < timeoutMs) return;
+      const now = performance.now();
+      expireWaits(now);
+      if (out.size === 0 || now - answeredAt < timeoutMs) return;
       for (const client of out) destroySocket(client);
       out.clear();
     },
@@ -200,13 +204,19 @@ export function connect(options: PgOptions): Pg {
   };
   const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   const closeWaitMs = closeWaitOf(timeoutMs);
+  // Connections being made: closing drops them at once, as they have no goodbye to wait for, and
+  // the pools' own end would wait for them to be made or to time out.
+  const connecting = new Set<pg.ClientBase>();
   // A new connection not made within the timeout fails: set on the client, as pg-pool's own
-  // option would also time every wait for a pooled connection.
+  // option would also time every wait for a pooled connection (bounded-waits.ts times those).
   class BoundedClient extends pg.Client {
     constructor(clientConfig: pg.ClientConfig) {
       super({ ...clientConfig, connectionTimeoutMillis: timeoutMs });
+      connecting.add(this);
+      this.once('end', () => connecting.delete(this));
     }
   }
+  const waits = boundedWaits(timeoutMs);
   const bounded: pg.PoolConfig = {
     ...config,
     keepAlive: true,
@@ -216,13 +226,13 @@ export function connect(options: PgOptions): Pg {
   // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
   // the database server only means an attempt is made again, which at-least-once delivery allows.
   // `publish` turns the flush back on for its own transaction: an event is durable when it returns.
-  const pool = new pg.Pool({
+  const pool = waits.pool({
     ...bounded,
     max: options.poolSize,
     options: sessionSettings(options.schema, 'off'),
   });
   // Publishes go out one batch at a time (group commit), so two connections are plenty.
-  const durablePool = new pg.Pool({ ...bounded, max: 2, options: sessionSettings(options.schema, 'on') });
+  const durablePool = waits.pool({ ...bounded, max: 2, options: sessionSettings(options.schema, 'on') });
   // An idle connection that dies (server restart, network) is dropped by the pool and replaced on
   // the next query; without a handler its 'error' would crash the process.
   pool.on('error', () => undefined);
@@ -231,6 +241,7 @@ export function connect(options: PgOptions): Pg {
   // closed holds no server connection any more.
   const open = new Map<Promise<void>, pg.PoolClient>();
   const track = (client: pg.PoolClient) => {
+    connecting.delete(client);
     // A connection that fails under a statement fails the statement, which carries the error; its
     // own 'error' (emitted as well) would otherwise end the process while a transaction holds it,
     // as the pool listens only to the connections it holds idle.
@@ -241,7 +252,7 @@ export function connect(options: PgOptions): Pg {
   };
   pool.on('connect', track);
   durablePool.on('connect', track);
-  const watchdog = watchSilence([pool, durablePool], timeoutMs);
+  const watchdog = watchSilence([pool, durablePool], timeoutMs, waits.expire);
 
   // The lock orders are consistent where they can be (delivery before lease, deliveries in id
   // order), but a disabling or a deletion locks its endpoint before its deliveries and a batched
@@ -295,6 +306,7 @@ export function connect(options: PgOptions): Pg {
       const client = new BoundedClient({ ...bounded, options: sessionSettings(options.schema, 'on') });
       client.on('error', () => undefined); // carried by the statement it fails (track)
       await client.connect();
+      connecting.delete(client);
       try {
         // The error that counts is the first: a failed rollback's is dropped.
         return await deadlockRetried(() => inTransaction(client, fn, () => undefined));
@@ -304,7 +316,10 @@ export function connect(options: PgOptions): Pg {
     },
     async end() {
       watchdog.stop();
+      for (const client of connecting) destroySocket(client);
       const ended = Promise.all([pool.end(), durablePool.end()]).then(() => Promise.all([...open.keys()]));
+      // An ended pool serves no wait any more (pg-pool leaves them unanswered).
+      waits.expire(Number.POSITIVE_INFINITY);
       await endedOrDropped(ended, closeWaitMs, () => {
         for (const client of open.values()) destroySocket(client);
       });

@@ -43,8 +43,10 @@ export function createDueListener(config: pg.ClientConfig, schema: string, timeo
     }
   };
 
+  // Connections made: one still being made has no goodbye to wait for, and is dropped at once.
+  const made = new WeakSet<pg.Client>();
   const end = (c: pg.Client) => {
-    const done = endClient(c, closeWaitOf(timeoutMs));
+    const done = endClient(c, made.has(c) ? closeWaitOf(timeoutMs) : 0);
     ending.add(done);
     void done.then(() => ending.delete(done));
   };
@@ -59,7 +61,10 @@ export function createDueListener(config: pg.ClientConfig, schema: string, timeo
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));
     c.connect()
-      .then(() => c.query(LISTEN_DUE))
+      .then(() => {
+        made.add(c);
+        return c.query(LISTEN_DUE);
+      })
       .then(
         () => {
           if (client !== c) return;
