@@ -8,6 +8,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect as connectPg } from '../../src/store/postgres/connection.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { storeUnavailable } from '../../src/store/unavailable.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
@@ -203,6 +204,70 @@ describe.runIf(pgUp)('the database out of reach', () => {
     await store.close();
     expect(performance.now() - closing).toBeLessThan(1_900);
     await db.open();
+  });
+
+  /** The store's connections alone, through the relay, pools of two, a 1 s timeout. */
+  const poolsThroughRelay = async () => {
+    const url = new URL(PG_URL);
+    url.port = String(await db.open());
+    return connectPg({
+      connectionString: url.toString(),
+      schema: 'public',
+      poolSize: 2,
+      applicationName: 'linkhooks-test',
+      queryTimeoutMs: 1_000,
+    });
+  };
+  /** Runs `n` statements at once: the ms after which each failed as "not now", NaN for any other end. */
+  const failingAfter = (run: () => Promise<unknown>, n: number) => {
+    const started = performance.now();
+    return Promise.all(
+      Array.from({ length: n }, () =>
+        run().then(
+          () => Number.NaN,
+          (error: unknown) => (storeUnavailable(error) ? performance.now() - started : Number.NaN),
+        ),
+      ),
+    );
+  };
+
+  it('times the waits that queue beside an idle connection with room for another', async () => {
+    const pg = await poolsThroughRelay();
+    expect(await pg.rows('SELECT 1 AS one', [])).toEqual([{ one: 1 }]);
+    db.silence();
+    // One connection idle, room for a second: the first two are served, the other six queue
+    // behind them, and each of those used to wait for a connection of its own (4 s for the last).
+    const failedAfter = await failingAfter(() => pg.rows('SELECT 1 AS one', []), 8);
+    expect(Math.max(...failedAfter)).toBeLessThan(1_900);
+    await pg.end();
+    await db.open();
+  });
+
+  it('leaves no wait queued once they have failed, and serves again once the database answers', async () => {
+    const pg = await poolsThroughRelay();
+    expect(await pg.rows('SELECT 1 AS one', [])).toEqual([{ one: 1 }]);
+    db.silence();
+    const failedAfter = await failingAfter(() => pg.rows('SELECT 1 AS one', []), 3_000);
+    expect(failedAfter.every((ms) => ms < 1_900)).toBe(true);
+    expect(pg.pool.waitingCount).toBe(0);
+    await db.open();
+    expect(await pg.rows('SELECT 1 AS one', [])).toEqual([{ one: 1 }]);
+    await pg.end();
+  });
+
+  it('answers every statement still waiting when it closes', async () => {
+    const pg = await poolsThroughRelay();
+    await Promise.all([pg.rows('SELECT 1', []), pg.rows('SELECT 1', [])]);
+    // Two connections idle, three statements: the third waits, and the close comes before the
+    // pool hands out any (it does so on its next tick).
+    const statements = Promise.allSettled(Array.from({ length: 3 }, () => pg.rows('SELECT 1 AS one', [])));
+    await pg.end();
+    const settled = await statements;
+    expect(settled.map((s) => s.status === 'rejected' && storeUnavailable(s.reason) !== null)).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('closes at once while connections are being made to a silent database', async () => {

@@ -319,7 +319,7 @@ export function connect(options: PgOptions): Pg {
       for (const client of connecting) destroySocket(client);
       const ended = Promise.all([pool.end(), durablePool.end()]).then(() => Promise.all([...open.keys()]));
       // An ended pool serves no wait any more (pg-pool leaves them unanswered).
-      waits.expire(Number.POSITIVE_INFINITY);
+      waits.failQueued();
       await endedOrDropped(ended, closeWaitMs, () => {
         for (const client of open.values()) destroySocket(client);
       });
