@@ -124,15 +124,15 @@ async function timeInterleaved(stores, call) {
 }
 
 /**
- * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, accountsInTurn }`,
- * the last three optional), interleaved, checking it took `expected` deliveries; the leases are released after
+ * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, accountsInTurn,
+ * turnAfter }`, the last four optional), interleaved, checking it took `expected` deliveries; the leases are released after
  * each call (not timed), so the same due deliveries are claimed again. Returns ms per call.
  */
 function timeReleasedClaims(runs, expected) {
   return timeInterleaved(
     runs,
     async (
-      { store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, accountsInTurn = false },
+      { store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, accountsInTurn = false, turnAfter },
       timed,
     ) => {
       const claimed = await store.claimDue({
@@ -141,6 +141,7 @@ function timeReleasedClaims(runs, expected) {
         leaseMs: CLAIM.leaseMs,
         perEndpointCap,
         accountsInTurn,
+        ...(turnAfter === undefined ? {} : { turnAfter }),
       });
       timed();
       check(
@@ -376,10 +377,15 @@ export const timeCrowdClaims = (stores, now) =>
 /**
  * Times a full batch's claim with the accounts in turn beside one in due order on `store` (the crowd
  * with none in flight: every endpoint has something due), interleaved. A turn reads each endpoint
- * with something due, a few of each account's (design D77). Returns ms per call, in due order first.
+ * with something due, a few of each account's (design D77), and starts after a cursor as the
+ * worker's do (the accounts after it first, so it reads the whole walk). Returns ms per call, in
+ * due order first.
  */
 export const timeTurnClaims = (store, now) =>
   timeReleasedClaims(
-    [false, true].map((accountsInTurn) => ({ store, now, accountsInTurn })),
+    [
+      { store, now },
+      { store, now, accountsInTurn: true, turnAfter: '' },
+    ],
     CLAIM.limit,
   );

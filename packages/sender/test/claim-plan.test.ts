@@ -284,6 +284,11 @@ describe('the PostgreSQL claim', async () => {
           const one = await plan(CLAIM_IN_TURN, turnParams({ ...request, perEndpointCap: 32 }));
           expect(indexRead(one, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(one)).toBe(2 * CLAIMABLE_STATUSES.length);
+          // After a cursor, as the worker's turns start: the same reads.
+          const after = await plan(CLAIM_IN_TURN, turnParams({ ...request, turnAfter: 'acct_a' }));
+          expect(indexRead(after, 'deliveries_due')).toBe(0);
+          expect(indexRead(after, 'endpoint_due_by_time')).toBe(8);
+          expect(seeks(after)).toBe(8 * CLAIMABLE_STATUSES.length);
         });
         // Two of B's endpoints with a request in flight (another worker's): read apart, their entries
         // by key, among the endpoints in flight only, each kept for a due delivery no one holds (a

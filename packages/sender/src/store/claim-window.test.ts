@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { turnEndpoints, turnEndpointsPerAccount } from './claim-window.js';
+import { inTurnOrder, turnCursor, turnEndpoints, turnEndpointsPerAccount } from './claim-window.js';
 
 describe('the endpoints a turn reads (design D77)', () => {
   const due = (...accounts: string[]) => accounts.map((account, i) => ({ id: `ep${i}`, account }));
@@ -24,5 +24,47 @@ describe('the endpoints a turn reads (design D77)', () => {
     ]);
     expect(read(1, 1, 'a', 'b', 'a')).toEqual(['ep0']);
     expect(read(2, 1)).toEqual([]);
+  });
+
+  it('takes, after a cursor, the accounts whose id comes after it, then from the first on, whatever is due first', () => {
+    const after = (cursor: string, accounts: number, perAccount: number, ...of: string[]) =>
+      turnEndpoints(due(...of), (e) => e.account, accounts, perAccount, cursor).map((e) => e.id);
+    // Due first: a, a, d, b, c. After b: c and d; after d: a and b (from the first on).
+    expect(after('b', 2, 2, 'a', 'a', 'd', 'b', 'c')).toEqual(['ep2', 'ep4']);
+    expect(after('d', 2, 1, 'a', 'a', 'd', 'b', 'c')).toEqual(['ep0', 'ep3']);
+    // Every account, when the turn holds them all; the cursor only says which ones first.
+    expect(after('', 9, 1, 'c', 'a', 'b')).toEqual(['ep0', 'ep1', 'ep2']);
+  });
+
+  it('orders the accounts after the cursor first, in id order, and moves the cursor to the last one a turn took', () => {
+    expect(inTurnOrder(['d', 'a', 'c', 'b'], 'b')).toEqual(['c', 'd', 'a', 'b']);
+    expect(inTurnOrder(['d', 'a', 'c', 'b'], '')).toEqual(['a', 'b', 'c', 'd']);
+    expect(inTurnOrder(['d', 'a', 'c', 'b'], 'z')).toEqual(['a', 'b', 'c', 'd']);
+    expect(inTurnOrder(['B', 'a', '_'], 'A')).toEqual(['B', '_', 'a']); // code-point order
+    expect(turnCursor('b', ['c', 'a', 'd'])).toBe('a');
+    expect(turnCursor('b', ['c', 'd'])).toBe('d');
+    expect(turnCursor('', ['c', 'a'])).toBe('c');
+    expect(turnCursor('b', [])).toBe('b');
+  });
+
+  it('over turns, takes every account however many more there are than a turn holds', () => {
+    // Twelve accounts, each with endpoints due before the next one's, turns of four.
+    const accounts = Array.from({ length: 12 }, (_, i) => `acct_${String(i).padStart(2, '0')}`);
+    const endpoints = accounts.flatMap((account) =>
+      [0, 1, 2].map((n) => ({ id: `${account}/${n}`, account })),
+    );
+    let cursor = '';
+    const seen = new Set<string>();
+    for (let turn = 0; turn < 3; turn++) {
+      const took = new Set(turnEndpoints(endpoints, (e) => e.account, 4, 1, cursor).map((e) => e.account));
+      expect(took.size).toBe(4);
+      for (const account of took) seen.add(account);
+      cursor = turnCursor(cursor, took);
+    }
+    expect(seen.size).toBe(12);
+    // In due order alone, the same four each time.
+    expect(new Set(turnEndpoints(endpoints, (e) => e.account, 4, 1).map((e) => e.account))).toEqual(
+      new Set(accounts.slice(0, 4)),
+    );
   });
 });

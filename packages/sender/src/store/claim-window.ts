@@ -53,21 +53,47 @@ export const turnEndpointsPerAccount = (limit: number, cap: number): number =>
 
 /**
  * Of `due` (endpoints with something due, in due order), those a turn reads: the first `perAccount`
- * of each account, for the first `accounts` accounts (turnEndpointsPerAccount).
+ * of each account, for `accounts` accounts: the first in due order, or with `after` (a turn's
+ * cursor, turnCursor), those whose id comes after it, then from the first id on (inTurnOrder).
  */
 export function turnEndpoints<T>(
   due: readonly T[],
   accountOf: (endpoint: T) => string,
   accounts: number,
   perAccount: number,
+  after?: string,
 ): T[] {
+  const chosen =
+    after === undefined
+      ? undefined
+      : new Set(inTurnOrder(new Set(due.map(accountOf)), after).slice(0, accounts));
   const taken = new Map<string, number>();
   return due.filter((endpoint) => {
     const account = accountOf(endpoint);
     const n = taken.get(account);
-    if (n === undefined && taken.size >= accounts) return false;
+    if (chosen ? !chosen.has(account) : n === undefined && taken.size >= accounts) return false;
     if ((n ?? 0) >= perAccount) return false;
     taken.set(account, (n ?? 0) + 1);
     return true;
   });
+}
+
+/**
+ * `accounts` in the order a turn after `after` takes them: the ids after it, then those up to it,
+ * each part in id order (code-point order, as the stores compare text).
+ */
+export function inTurnOrder(accounts: Iterable<string>, after: string): string[] {
+  const byId = [...accounts].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const from = byId.findIndex((id) => id > after);
+  return from <= 0 ? byId : [...byId.slice(from), ...byId.slice(0, from)];
+}
+
+/**
+ * The cursor of the turn after one that took deliveries of `took`'s accounts, with `after` its own:
+ * the last of them in its turn order, so that the next turn starts with the accounts after it.
+ * Over turns, every account with something due takes one, however many more are due than a turn
+ * takes (a turn takes as many accounts as its batch holds). Unchanged when the turn took none.
+ */
+export function turnCursor(after: string, took: Iterable<string>): string {
+  return inTurnOrder(took, after).at(-1) ?? after;
 }

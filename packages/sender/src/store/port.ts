@@ -75,6 +75,13 @@ export interface ClaimRequest {
    * delivery about that long.
    */
   accountsInTurn?: boolean;
+  /**
+   * A turn's cursor (turnCursor): the turn takes first the accounts whose id comes after it, then
+   * from the first id on, instead of those due first, as many as the batch holds. The worker passes
+   * the last account of its turn before, so that over turns every account with something due takes
+   * one, however many more than a batch's worth have a backlog due before another's.
+   */
+  turnAfter?: string;
 }
 
 /** A claim of the probes of endpoints whose circuit breaker is half-open (design D27). */

@@ -682,6 +682,9 @@ describe('accounts in turn', () => {
       worker.wake();
       await claimed.until(() => delivered === 8);
       expect(inTurn().slice(after)).toContain(true);
+      // The first turn starts from the first account on; the next after the one the first took.
+      const turns = claims.filter((c) => c.request.accountsInTurn);
+      expect(turns.slice(0, 2).map((c) => c.request.turnAfter)).toEqual(['', ACCOUNT]);
     },
   );
 

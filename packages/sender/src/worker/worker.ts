@@ -4,6 +4,7 @@
  * due right now and resolves when it is done — what virtual-time tests drive instead of the loop.
  */
 import { createAbandon } from '../delivery/abandon.js';
+import { turnCursor } from '../store/claim-window.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { storeUnavailable } from '../store/unavailable.js';
@@ -231,7 +232,8 @@ export function createWorker(options: WorkerOptions): Worker {
         const started = performance.now();
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
-          turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true });
+          turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true, turnAfter });
+          turnAfter = turnCursor(turnAfter, new Set(turn.map((c) => c.delivery.accountId)));
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {
@@ -256,6 +258,8 @@ export function createWorker(options: WorkerOptions): Worker {
     });
   /** When the next claim with the accounts in turn is due (performance.now()). */
   let nextTurnAt = Number.NEGATIVE_INFINITY;
+  /** Where the next one starts (ClaimRequest.turnAfter): after the last account the one before took. */
+  let turnAfter = '';
 
   /** Leases given back by launchable, still being released: stop() waits for them. */
   const releasing = new Set<Promise<void>>();

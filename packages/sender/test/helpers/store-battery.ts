@@ -7,7 +7,13 @@ import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
-import { claimWalk, claimWindow, turnEndpointsPerAccount, walkSteps } from '../../src/store/claim-window.js';
+import {
+  claimWalk,
+  claimWindow,
+  turnCursor,
+  turnEndpointsPerAccount,
+  walkSteps,
+} from '../../src/store/claim-window.js';
 import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
@@ -726,6 +732,42 @@ export function storeBattery(
         shares: sharesOf(8, 8, [[b, 8]]),
       });
       expect(ids(atShare)).toEqual(ofA.slice(6, 9));
+    });
+
+    it('takes every account in turn over turns after a cursor, however many more than a turn holds have a backlog due first (design D77)', async () => {
+      // Ten tenants' backlogs, each all due before the next one's, then B's one click: more
+      // tenants than a turn of three takes.
+      const noisy = Array.from({ length: 10 }, () => account());
+      for (const [i, a] of noisy.entries()) {
+        await endpointAt(a, `https://n${i}.example.com/hook`);
+        for (let k = 0; k < 6; k++) await publish(event(a, 'click', T0 + i * 6 + k));
+      }
+      const b = account();
+      await endpointAt(b, 'https://up.example.org/hook');
+      const [ofB] = await publish(event(b, 'click', T0 + 60));
+      const request = { now: T0 + 61, limit: 3, leaseMs: LEASE, perEndpointCap: 100, accountsInTurn: true };
+      const turns = async (cursor: boolean) => {
+        let after = '';
+        const took: ClaimedDelivery[][] = [];
+        for (let turn = 0; turn < Math.ceil(11 / 3); turn++) {
+          const claimed = await store.claimDue({ ...request, ...(cursor ? { turnAfter: after } : {}) });
+          took.push(claimed);
+          after = turnCursor(
+            after,
+            claimed.map((c) => c.delivery.accountId),
+          );
+        }
+        return took;
+      };
+      // Without a cursor, the three due first each time: the first three tenants' backlogs.
+      const dueFirst = await turns(false);
+      expect(new Set(dueFirst.flat().map((c) => c.delivery.accountId))).toEqual(new Set(noisy.slice(0, 3)));
+      // After a cursor, each turn three others, every one of the eleven within four turns.
+      const inTurn = await turns(true);
+      for (const claimed of inTurn.slice(0, 3))
+        expect(new Set(claimed.map((c) => c.delivery.accountId)).size).toBe(3);
+      expect(new Set(inTurn.flat().map((c) => c.delivery.accountId))).toEqual(new Set([...noisy, b]));
+      expect(inTurn.flat().map((c) => c.delivery.id)).toContain(ofB!.id);
     });
 
     it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {

@@ -105,13 +105,19 @@ held_up AS MATERIALIZED (
 `;
 /**
  * A claim with the accounts in turn reads the first `$21` (turnEndpointsPerAccount) of each
- * account's endpoints with something due, the earliest due first, for the first `$2` accounts (by
- * their earliest), as the SQLite store's turnEndpoints picks them.
+ * account's endpoints with something due, the earliest due first, for `$2` accounts: those due
+ * first (by their earliest), or with a cursor `$22` (ClaimRequest.turnAfter), those whose id comes
+ * after it, then from the first id on, in byte order (as inTurnOrder compares them); as the SQLite
+ * store's turnEndpoints picks them.
  */
 const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
   SELECT t.id, t.live FROM (
-    SELECT f.*, dense_rank() OVER (ORDER BY f.first_due, f.account_id) AS account_turn
+    SELECT f.*, dense_rank() OVER (
+      ORDER BY CASE WHEN $22::text IS NULL THEN f.first_due END,
+               f.account_id COLLATE "C" <= $22::text COLLATE "C",
+               f.account_id COLLATE "C"
+    ) AS account_turn
     FROM (
       SELECT q.id, q.live, q.account_id,
              row_number() OVER (PARTITION BY q.account_id ORDER BY q.next_due_at, q.id) AS rn_endpoint,
@@ -419,7 +425,7 @@ LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
 /**
- * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its and `$21` (turnParams): no
+ * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its, `$21` and `$22` (turnParams): no
  * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
  * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the order of their
  * first), then each one's second, and so on, within the same caps and shares. The worker runs it
@@ -482,10 +488,14 @@ export function claimParams({
   ];
 }
 
-/** CLAIM_IN_TURN's parameters for `request`: CLAIM_DUE's and how many endpoints of an account it reads. */
+/**
+ * CLAIM_IN_TURN's parameters for `request`: CLAIM_DUE's, how many endpoints of an account it reads,
+ * and the turn's cursor (null without one).
+ */
 export const turnParams = (request: ClaimRequest): unknown[] => [
   ...claimParams(request),
   turnEndpointsPerAccount(request.limit, request.perEndpointCap),
+  request.turnAfter ?? null,
 ];
 
 /** U+FFFD in UTF-8: what the driver makes of each sequence of bytes that is not UTF-8 (Pg.preparedBinary). */

@@ -196,11 +196,18 @@ interface DueEndpoint {
 }
 
 /**
- * DUE_ENDPOINTS for a claim with the accounts in turn: page by page (a claim window of its batch),
- * up to its `@scan`, until the live ones found belong to `accounts` accounts, the most it takes
- * from (turnEndpoints). With many accounts due, reading the whole scan was most of a turn's cost.
+ * DUE_ENDPOINTS for a claim with the accounts in turn. After a cursor (`after`), the accounts it
+ * takes may be any of those due: the whole `@scan`, in one read. Without one, page by page (a claim
+ * window of its batch) until the live ones found belong to `accounts` accounts, the most it takes
+ * from (turnEndpoints): with many accounts due, reading the whole scan was most of a turn's cost.
  */
-function turnDueEndpoints(db: SqliteDb, params: Record<string, unknown>, accounts: number): DueEndpoint[] {
+function turnDueEndpoints(
+  db: SqliteDb,
+  params: Record<string, unknown>,
+  accounts: number,
+  after: string | undefined,
+): DueEndpoint[] {
+  if (after !== undefined) return db.st(DUE_ENDPOINTS).all({ ...params, skip: 0 }) as DueEndpoint[];
   const scan = params.scan as number;
   const page = claimWindow(accounts);
   const found: DueEndpoint[] = [];
@@ -225,10 +232,10 @@ function turnDueEndpoints(db: SqliteDb, params: Record<string, unknown>, account
 function headsOf(
   db: SqliteDb,
   params: Record<string, unknown>,
-  turn?: { accounts: number; perAccount: number },
+  turn?: { accounts: number; perAccount: number; after: string | undefined },
 ): Row[] {
   const idle = turn
-    ? turnDueEndpoints(db, params, turn.accounts)
+    ? turnDueEndpoints(db, params, turn.accounts, turn.after)
     : (db.st(DUE_ENDPOINTS).all({ ...params, skip: 0 }) as DueEndpoint[]);
   const found = [...idle, ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[])];
   let live: DueEndpoint[] = [];
@@ -238,7 +245,7 @@ function headsOf(
   }
   if (turn) {
     live.sort((a, b) => a.next_due_at - b.next_due_at || (a.id < b.id ? -1 : 1));
-    live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount);
+    live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount, turn.after);
   }
   const ids = live.map((f) => f.id);
   if (ids.length === 0) return [];
@@ -267,6 +274,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     finishing = [],
     shares,
     accountsInTurn = false,
+    turnAfter,
   }: ClaimRequest): ClaimedDelivery[] => {
     // Each endpoint with a live lease, and how many of its deliveries are in flight (0 when every
     // lease it holds is being recorded).
@@ -308,7 +316,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       walk: claimWalk(window),
     };
     // Each endpoint that may take more gives its own first ones.
-    const heads = (turn?: { accounts: number; perAccount: number }) =>
+    const heads = (turn?: { accounts: number; perAccount: number; after: string | undefined }) =>
       headsOf(
         db,
         {
@@ -321,7 +329,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       );
     let rows: Row[];
     if (accountsInTurn) {
-      const turn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap) };
+      const turn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap), after: turnAfter };
       rows = pickDue(
         inAccountTurns(heads(turn), (row) => row.account_id as string),
         limits,
