@@ -96,4 +96,12 @@ describe('inAccountTurns', () => {
     expect(turns('c', 'a', 'b')).toEqual(['d0', 'd1', 'd2']);
     expect(turns()).toEqual([]);
   });
+
+  it('orders each round after a cursor in its turn order: the accounts after it by id, then from the first on', () => {
+    const after = (cursor: string, ...accounts: string[]) =>
+      inAccountTurns(rows(...accounts), (r) => r.account, cursor).map((r) => r.id);
+    // Due first: c, a, b, c, a. After a: b, c, then a; each one's second after every first.
+    expect(after('a', 'c', 'a', 'b', 'c', 'a')).toEqual(['d2', 'd0', 'd1', 'd3', 'd4']);
+    expect(after('', 'c', 'a', 'b')).toEqual(['d1', 'd2', 'd0']);
+  });
 });

@@ -1,3 +1,5 @@
+import { inTurnOrder } from './claim-window.js';
+
 /**
  * One bound a claim keeps: at most `cap` deliveries per key (or the key's own in `caps`, a
  * breaker's tighter one), counting `inFlight` ones.
@@ -43,15 +45,26 @@ export function fullKeys<T>(limit: PickLimit<T>): string[] {
 
 /**
  * `due` (in due order) with the accounts taking turns (design D77): each account's first, in the
- * order of their first, then each one's second, and so on; within an account, due order.
+ * order of their first, or after a cursor in its turn order (`after`, inTurnOrder), then each
+ * one's second, and so on; within an account, due order. In the cursor's order, a share that cuts
+ * a turn short leaves out the accounts the next turn starts with (turnCursor).
  */
-export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) => string): T[] {
+export function inAccountTurns<T>(
+  due: readonly T[],
+  accountOf: (delivery: T) => string,
+  after?: string,
+): T[] {
   const seen = new Map<string, number>();
   const turns = due.map((delivery, i) => {
     const account = accountOf(delivery);
     const turn = seen.get(account) ?? 0;
     seen.set(account, turn + 1);
-    return { delivery, turn, i };
+    return { delivery, account, turn, i };
   });
-  return turns.sort((x, y) => x.turn - y.turn || x.i - y.i).map((t) => t.delivery);
+  const order =
+    after === undefined
+      ? undefined
+      : new Map(inTurnOrder(seen.keys(), after).map((account, n) => [account, n]));
+  const rank = (t: (typeof turns)[number]) => order?.get(t.account) ?? t.i;
+  return turns.sort((x, y) => x.turn - y.turn || rank(x) - rank(y) || x.i - y.i).map((t) => t.delivery);
 }

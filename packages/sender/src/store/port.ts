@@ -76,10 +76,11 @@ export interface ClaimRequest {
    */
   accountsInTurn?: boolean;
   /**
-   * A turn's cursor (turnCursor): the turn takes first the accounts whose id comes after it, then
-   * from the first id on, instead of those due first, as many as the batch holds. The worker passes
-   * the last account of its turn before, so that over turns every account with something due takes
-   * one, however many more than a batch's worth have a backlog due before another's.
+   * A turn's cursor (turnCursor): the turn takes the accounts whose id comes after it, then from
+   * the first id on, instead of those due first, as many as `limit`, and each round of theirs in
+   * that order. The worker passes the last account of its turn before, so that over turns every
+   * account with something due among the endpoints a turn reads takes one, however many more than
+   * a turn's worth have a backlog due before another's, and whatever share cuts a turn short.
    */
   turnAfter?: string;
 }

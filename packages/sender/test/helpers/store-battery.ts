@@ -770,6 +770,40 @@ export function storeBattery(
       expect(inTurn.flat().map((c) => c.delivery.id)).toContain(ofB!.id);
     });
 
+    it("takes a turn's accounts in the cursor's order, so that an origin's share cutting it short leaves out those the next turn starts with (design D77)", async () => {
+      // Seven tenants behind one relay's origin, their backlogs due in the reverse of their ids'
+      // order; the origin's share lets two of a turn's four through.
+      const tenants = Array.from({ length: 7 }, () => account()).sort();
+      for (const [k, a] of [...tenants].reverse().entries()) {
+        await endpointAt(a, `https://relay.example.com/${k}`);
+        for (let i = 0; i < 4; i++) await publish(event(a, 'click', T0 + k * 4 + i));
+      }
+      const request = {
+        now: T0 + 28,
+        limit: 4,
+        leaseMs: LEASE,
+        perEndpointCap: 100,
+        accountsInTurn: true,
+        shares: sharesOf(100, 2),
+      };
+      let after = '';
+      const took: string[][] = [];
+      for (let turn = 0; turn < 4; turn++) {
+        const accounts = (await store.claimDue({ ...request, turnAfter: after })).map(
+          (c) => c.delivery.accountId,
+        );
+        took.push(accounts.sort());
+        after = turnCursor(after, accounts);
+      }
+      // Two at a time in id order: taken in due order, each turn's two would be its last two.
+      expect(took).toEqual([
+        tenants.slice(0, 2),
+        tenants.slice(2, 4),
+        tenants.slice(4, 6),
+        [tenants[0]!, tenants[6]!],
+      ]);
+    });
+
     it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {
       const a = account();
       // One of A's clicks to each of its endpoints, more than a turn reads of one account and more

@@ -107,8 +107,9 @@ held_up AS MATERIALIZED (
  * A claim with the accounts in turn reads the first `$21` (turnEndpointsPerAccount) of each
  * account's endpoints with something due, the earliest due first, for `$2` accounts: those due
  * first (by their earliest), or with a cursor `$22` (ClaimRequest.turnAfter), those whose id comes
- * after it, then from the first id on, in byte order (as inTurnOrder compares them); as the SQLite
- * store's turnEndpoints picks them.
+ * after it, then from the first id on, in byte order (as inTurnOrder compares them); after a
+ * cursor, as the SQLite store's turnEndpoints picks them (without one, accounts whose first is due
+ * at the same time may be ranked otherwise).
  */
 const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
@@ -240,10 +241,11 @@ claimed AS (
 
 /**
  * From the due rows to the leases: per-endpoint caps, locks, shares, the leases, the answer's rows;
- * `order` (of `ranked`'s columns) the order in which the locked rows are ranked in their origin and
- * taken up to the limit. An account's rank is always in due order.
+ * `order` (of `ranked`'s columns, qualified by the alias it is given) the order in which the locked
+ * rows are ranked in their origin and taken up to the limit. An account's rank is always in due
+ * order.
  */
-const leaseDue = (order: string) => `
+const leaseDue = (order: (alias: string) => string) => `
 candidates AS (
   SELECT due.id, due.endpoint_id, due.account_id, e.origin, due.next_attempt_at,
          row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn
@@ -280,7 +282,7 @@ by_account AS (
   CROSS JOIN LATERAL (SELECT e.origin FROM endpoints e WHERE e.id = l.endpoint_id LIMIT 1) w
 ),
 ranked AS (
-  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order}) AS rn_origin FROM by_account a
+  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin FROM by_account a
 ),
 picked AS MATERIALIZED (
   SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
@@ -289,12 +291,12 @@ picked AS MATERIALIZED (
   LEFT JOIN origin_caps oc ON oc.origin = r.origin
   WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
     AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
-  ORDER BY ${order}
+  ORDER BY ${order('r')}
   LIMIT $2::int
 ),
 ${LEASE_PICKED}
 `;
-const LEASE_DUE = leaseDue('next_attempt_at, id');
+const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
 
 /**
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
@@ -425,10 +427,20 @@ LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
 /**
+ * The order of a turn's deliveries: each account's first, then each one's second, and so on; in a
+ * round, in due order, or after a cursor `$22` in its turn order (as TURN_ENDPOINTS), so that a
+ * share that cuts the turn short leaves out the accounts the next turn starts with (turnCursor).
+ */
+const TURN_ORDER = (t: string) => `${t}.rn_account,
+  CASE WHEN $22::text IS NULL THEN ${t}.next_attempt_at END, CASE WHEN $22::text IS NULL THEN ${t}.id END,
+  ${t}.account_id COLLATE "C" <= $22::text COLLATE "C", ${t}.account_id COLLATE "C", ${t}.next_attempt_at, ${t}.id`;
+
+/**
  * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its, `$21` and `$22` (turnParams): no
  * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
  * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the order of their
- * first), then each one's second, and so on, within the same caps and shares. The worker runs it
+ * first, or after the cursor, TURN_ORDER), then each one's second, and so on, within the same caps
+ * and shares. The worker runs it
  * when a turn is due (at most every ACCOUNTS_TURN_MS): a backlog of one account's, all due before
  * another's delivery, held that one for as long as the backlog took to go out. Answers the stale
  * entries as CLAIM_DUE does.
@@ -441,7 +453,7 @@ due AS (
   ORDER BY row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id), h.next_attempt_at, h.id
   LIMIT $5::int
 ),
-${leaseDue('rn_account, next_attempt_at, id')}
+${leaseDue(TURN_ORDER)}
 SELECT c.*, s.stale_endpoints
 FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints) s
 LEFT JOIN claimed c ON true

@@ -331,7 +331,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     if (accountsInTurn) {
       const turn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap), after: turnAfter };
       rows = pickDue(
-        inAccountTurns(heads(turn), (row) => row.account_id as string),
+        inAccountTurns(heads(turn), (row) => row.account_id as string, turnAfter),
         limits,
         limit,
       );
