@@ -40,7 +40,7 @@ describe('the endpoints a turn reads (design D77)', () => {
     expect(inTurnOrder(['d', 'a', 'c', 'b'], 'b')).toEqual(['c', 'd', 'a', 'b']);
     expect(inTurnOrder(['d', 'a', 'c', 'b'], '')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['d', 'a', 'c', 'b'], 'z')).toEqual(['a', 'b', 'c', 'd']);
-    expect(inTurnOrder(['B', 'a', '_'], 'A')).toEqual(['B', '_', 'a']); // code-point order
+    expect(inTurnOrder(['B', 'a', '_'], 'A')).toEqual(['B', '_', 'a']); // byte order for ASCII
     expect(turnCursor('b', ['c', 'a', 'd'])).toBe('a');
     expect(turnCursor('b', ['c', 'd'])).toBe('d');
     expect(turnCursor('', ['c', 'a'])).toBe('c');

@@ -80,8 +80,10 @@ export function turnEndpoints<T>(
 
 /**
  * `accounts` in the order a turn after `after` takes them: the ids after it, then those up to it,
- * each part in id order (UTF-16 code units: byte order, as PostgreSQL's `COLLATE "C"` and SQLite
- * compare them, for the ASCII ids the stores make, newId).
+ * each part in id order: JavaScript's, by UTF-16 code units, as the SQLite store sorts them and, for
+ * ids of ASCII characters (newId's, and most callers'), as PostgreSQL's turn compares them
+ * (`COLLATE "C"`, by bytes). For others the two may differ: a cursor then starts elsewhere, which
+ * only moves the rotation on.
  */
 export function inTurnOrder(accounts: Iterable<string>, after: string): string[] {
   const byId = [...accounts].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
@@ -93,7 +95,9 @@ export function inTurnOrder(accounts: Iterable<string>, after: string): string[]
  * The cursor of the turn after one that took deliveries of `took`'s accounts, with `after` its own:
  * the last of them in its turn order, so that the next turn starts with the accounts after it.
  * Over turns, every account with something due takes one, however many more are due than a turn
- * takes (a turn takes as many accounts as its batch holds). Unchanged when the turn took none.
+ * takes (as many accounts as the claim may take). A share that leaves out the last of a turn's
+ * accounts leaves them to the next turn; one left out before an account taken is passed over this
+ * time round. Unchanged when the turn took none.
  */
 export function turnCursor(after: string, took: Iterable<string>): string {
   return inTurnOrder(took, after).at(-1) ?? after;
