@@ -41,10 +41,34 @@ describe('the endpoints a turn reads (design D77)', () => {
     expect(inTurnOrder(['d', 'a', 'c', 'b'], '')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['d', 'a', 'c', 'b'], 'z')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['B', 'a', '_'], 'A')).toEqual(['B', '_', 'a']); // byte order for ASCII
-    expect(turnCursor('b', ['c', 'a', 'd'])).toBe('a');
-    expect(turnCursor('b', ['c', 'd'])).toBe('d');
-    expect(turnCursor('', ['c', 'a'])).toBe('c');
+    const took = (...accounts: string[]) =>
+      accounts.map((accountId) => ({ accountId, origin: `o-${accountId}` }));
+    expect(turnCursor('b', took('c', 'a', 'd'))).toBe('a');
+    expect(turnCursor('b', took('c', 'd'))).toBe('d');
+    expect(turnCursor('', took('c', 'a'))).toBe('c');
     expect(turnCursor('b', [])).toBe('b');
+  });
+
+  it('stops the cursor at the last account taken at an origin the turn left at its share', () => {
+    // R1 and R2 behind relay origin O, whose share let R1 through only; X after them taken twice.
+    const took = [
+      { accountId: 'r1', origin: 'O' },
+      { accountId: 'x', origin: 'x' },
+      { accountId: 'x', origin: 'x' },
+    ];
+    const none = new Map<string, number>();
+    expect(turnCursor('', took)).toBe('x');
+    expect(turnCursor('', took, { perOrigin: 2, openByOrigin: none })).toBe('x');
+    // A share of one: O and x at theirs, r1 the earlier of their last accounts.
+    expect(turnCursor('', took, { perOrigin: 1, openByOrigin: none })).toBe('r1');
+    // A share of two, with a request already open at O: O at its share.
+    expect(turnCursor('', took, { perOrigin: 2, openByOrigin: new Map([['O', 1]]) })).toBe('r1');
+    // O's breaker caps it at one; the rest at a share of 56.
+    const cappedO = { perOrigin: 56, openByOrigin: none, capped: new Map([['O', 1]]) };
+    expect(turnCursor('', took, cappedO)).toBe('r1');
+    const two = [...took, { accountId: 'y', origin: 'Y' }, { accountId: 'z', origin: 'Z' }];
+    expect(turnCursor('', two, { ...cappedO, capped: new Map([['Y', 1]]) })).toBe('y');
+    expect(turnCursor('q', two, cappedO)).toBe('r1');
   });
 
   it('over turns, takes every account however many more there are than a turn holds', () => {
@@ -59,7 +83,10 @@ describe('the endpoints a turn reads (design D77)', () => {
       const took = new Set(turnEndpoints(endpoints, (e) => e.account, 4, 1, cursor).map((e) => e.account));
       expect(took.size).toBe(4);
       for (const account of took) seen.add(account);
-      cursor = turnCursor(cursor, took);
+      cursor = turnCursor(
+        cursor,
+        [...took].map((accountId) => ({ accountId, origin: accountId })),
+      );
     }
     expect(seen.size).toBe(12);
     // In due order alone, the same four each time.

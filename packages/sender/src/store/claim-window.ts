@@ -91,14 +91,44 @@ export function inTurnOrder(accounts: Iterable<string>, after: string): string[]
   return from <= 0 ? byId : [...byId.slice(from), ...byId.slice(0, from)];
 }
 
+/** What a turn's cursor reads of each delivery the turn took. */
+export interface TurnTaken {
+  accountId: string;
+  origin: string;
+}
+
 /**
- * The cursor of the turn after one that took deliveries of `took`'s accounts, with `after` its own:
- * the last of them in its turn order, so that the next turn starts with the accounts after it.
- * Over turns, every account with something due takes one, however many more are due than a turn
- * takes (as many accounts as the claim may take). A share that leaves out the last of a turn's
- * accounts leaves them to the next turn; one left out before an account taken is passed over this
- * time round. Unchanged when the turn took none.
+ * The cursor of the turn after one that took `took`, with `after` its own: the last account taken
+ * in its turn order, so that the next turn starts with the accounts after it. Over turns, every
+ * account with something due takes one, however many more are due than a turn takes (as many
+ * accounts as the claim may take). An origin the turn left at its share (`origins`: the claimer's
+ * share, its requests open there before the turn, and its breakers' caps) may have left out
+ * accounts after the last one it took there, while accounts of other origins after them were
+ * taken: the cursor then stops at that last one, so the next turn starts with those left out.
+ * Unchanged when the turn took none.
  */
-export function turnCursor(after: string, took: Iterable<string>): string {
-  return inTurnOrder(took, after).at(-1) ?? after;
+export function turnCursor(
+  after: string,
+  took: readonly TurnTaken[],
+  origins?: {
+    perOrigin: number;
+    openByOrigin: ReadonlyMap<string, number>;
+    capped?: ReadonlyMap<string, number> | undefined;
+  },
+): string {
+  const order = inTurnOrder(new Set(took.map((t) => t.accountId)), after);
+  if (order.length === 0) return after;
+  const at = new Map(order.map((account, i) => [account, i]));
+  const held = new Map(origins?.openByOrigin);
+  const lastAt = new Map<string, number>();
+  for (const t of took) {
+    held.set(t.origin, (held.get(t.origin) ?? 0) + 1);
+    lastAt.set(t.origin, Math.max(lastAt.get(t.origin) ?? -1, at.get(t.accountId)!));
+  }
+  let cursor = order.length - 1;
+  for (const [origin, last] of lastAt) {
+    const cap = origins?.capped?.get(origin) ?? origins?.perOrigin ?? Number.POSITIVE_INFINITY;
+    if (held.get(origin)! >= cap) cursor = Math.min(cursor, last);
+  }
+  return order[cursor]!;
 }

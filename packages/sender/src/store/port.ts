@@ -80,7 +80,8 @@ export interface ClaimRequest {
    * the first id on, instead of those due first, as many as `limit`, and each round of theirs in
    * that order. The worker passes the last account of its turn before, so that over turns every
    * account with something due among the endpoints a turn reads takes one, however many more than
-   * a turn's worth have a backlog due before another's (turnCursor).
+   * a turn's worth have a backlog due before another's, and whatever origin's share cuts a turn
+   * short (turnCursor).
    */
   turnAfter?: string;
 }

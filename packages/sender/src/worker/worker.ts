@@ -233,7 +233,12 @@ export function createWorker(options: WorkerOptions): Worker {
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
           turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true, turnAfter });
-          turnAfter = turnCursor(turnAfter, new Set(turn.map((c) => c.delivery.accountId)));
+          const took = turn.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin }));
+          turnAfter = turnCursor(turnAfter, took, {
+            perOrigin: options.perOriginCap,
+            openByOrigin: opened.openByOrigin,
+            capped: breaking.capped.origins,
+          });
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {

@@ -754,7 +754,7 @@ export function storeBattery(
           took.push(claimed);
           after = turnCursor(
             after,
-            claimed.map((c) => c.delivery.accountId),
+            claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin })),
           );
         }
         return took;
@@ -789,11 +789,13 @@ export function storeBattery(
       let after = '';
       const took: string[][] = [];
       for (let turn = 0; turn < 4; turn++) {
-        const accounts = (await store.claimDue({ ...request, turnAfter: after })).map(
-          (c) => c.delivery.accountId,
+        const claimed = await store.claimDue({ ...request, turnAfter: after });
+        took.push(claimed.map((c) => c.delivery.accountId).sort());
+        after = turnCursor(
+          after,
+          claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin })),
+          { perOrigin: 2, openByOrigin: new Map() },
         );
-        took.push(accounts.sort());
-        after = turnCursor(after, accounts);
       }
       // Two at a time in id order: taken in due order, each turn's two would be its last two.
       expect(took).toEqual([
@@ -802,6 +804,43 @@ export function storeBattery(
         tenants.slice(4, 6),
         [tenants[0]!, tenants[6]!],
       ]);
+    });
+
+    it('moves the cursor no further than an origin a turn left at its share, so the accounts it left out come next (design D77)', async () => {
+      // Six tenants in id order, the first two behind one relay's origin, the others at origins of
+      // their own; every origin's share is one, turns of three.
+      const [r1, r2, ...others] = Array.from({ length: 6 }, () => account()).sort();
+      for (const [k, a] of [r1!, r2!, ...others].entries()) {
+        await endpointAt(a, k < 2 ? `https://relay.example.com/${k}` : `https://own${k}.example.com/hook`);
+        for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + k * 6 + i));
+      }
+      const request = {
+        now: T0 + 36,
+        limit: 3,
+        leaseMs: LEASE,
+        perEndpointCap: 100,
+        accountsInTurn: true,
+        shares: sharesOf(100, 1),
+      };
+      const turns = async (n: number, full: boolean) => {
+        let after = '';
+        const took: string[] = [];
+        for (let turn = 0; turn < n; turn++) {
+          const claimed = await store.claimDue({ ...request, turnAfter: after });
+          took.push(...claimed.map((c) => c.delivery.accountId));
+          after = turnCursor(
+            after,
+            claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin })),
+            full ? { perOrigin: 1, openByOrigin: new Map() } : undefined,
+          );
+        }
+        return took;
+      };
+      // The cursor at the last account taken: R2, left out behind R1 while the third was taken,
+      // is passed over every time round.
+      expect(await turns(6, false)).not.toContain(r2);
+      // Stopped at R1, the last taken at the full origin: R2 comes in the next turn.
+      expect(await turns(2, true)).toContain(r2);
     });
 
     it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {
