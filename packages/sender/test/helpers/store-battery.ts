@@ -734,6 +734,18 @@ export function storeBattery(
       expect(ids(atShare)).toEqual(ofA.slice(6, 9));
     });
 
+    /** A turn of `limit` with a share of `perOrigin` an origin, and what the turn's cursor reads of what it took. */
+    const turnRequest = (now: number, limit: number, perOrigin: number) => ({
+      now,
+      limit,
+      leaseMs: LEASE,
+      perEndpointCap: 100,
+      accountsInTurn: true,
+      shares: sharesOf(100, perOrigin),
+    });
+    const tookOf = (claimed: ClaimedDelivery[]) =>
+      claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin }));
+
     it('takes every account in turn over turns after a cursor, however many more than a turn holds have a backlog due first (design D77)', async () => {
       // Ten tenants' backlogs, each all due before the next one's, then B's one click: more
       // tenants than a turn of three takes.
@@ -752,10 +764,7 @@ export function storeBattery(
         for (let turn = 0; turn < Math.ceil(11 / 3); turn++) {
           const claimed = await store.claimDue({ ...request, ...(cursor ? { turnAfter: after } : {}) });
           took.push(claimed);
-          after = turnCursor(
-            after,
-            claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin })),
-          );
+          after = turnCursor(after, tookOf(claimed));
         }
         return took;
       };
@@ -778,24 +787,13 @@ export function storeBattery(
         await endpointAt(a, `https://relay.example.com/${k}`);
         for (let i = 0; i < 4; i++) await publish(event(a, 'click', T0 + k * 4 + i));
       }
-      const request = {
-        now: T0 + 28,
-        limit: 4,
-        leaseMs: LEASE,
-        perEndpointCap: 100,
-        accountsInTurn: true,
-        shares: sharesOf(100, 2),
-      };
+      const request = turnRequest(T0 + 28, 4, 2);
       let after = '';
       const took: string[][] = [];
       for (let turn = 0; turn < 4; turn++) {
         const claimed = await store.claimDue({ ...request, turnAfter: after });
         took.push(claimed.map((c) => c.delivery.accountId).sort());
-        after = turnCursor(
-          after,
-          claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin })),
-          { perOrigin: 2, openByOrigin: new Map() },
-        );
+        after = turnCursor(after, tookOf(claimed), { perOrigin: 2, openByOrigin: new Map() });
       }
       // Two at a time in id order: taken in due order, each turn's two would be its last two.
       expect(took).toEqual([
@@ -814,14 +812,7 @@ export function storeBattery(
         await endpointAt(a, k < 2 ? `https://relay.example.com/${k}` : `https://own${k}.example.com/hook`);
         for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + k * 6 + i));
       }
-      const request = {
-        now: T0 + 36,
-        limit: 3,
-        leaseMs: LEASE,
-        perEndpointCap: 100,
-        accountsInTurn: true,
-        shares: sharesOf(100, 1),
-      };
+      const request = turnRequest(T0 + 36, 3, 1);
       const turns = async (n: number, full: boolean) => {
         let after = '';
         const took: string[] = [];
@@ -830,7 +821,7 @@ export function storeBattery(
           took.push(...claimed.map((c) => c.delivery.accountId));
           after = turnCursor(
             after,
-            claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin })),
+            tookOf(claimed),
             full ? { perOrigin: 1, openByOrigin: new Map() } : undefined,
           );
         }
