@@ -141,7 +141,7 @@ function timeReleasedClaims(runs, expected) {
         leaseMs: CLAIM.leaseMs,
         perEndpointCap,
         accountsInTurn,
-        ...(turnAfter === undefined ? {} : { turnAfter }),
+        turnAfter,
       });
       timed();
       check(

@@ -228,8 +228,8 @@ export function createWorker(options: WorkerOptions): Worker {
       });
       let turn: ClaimedDelivery[] = [];
       let turnFailed: unknown;
-      if (performance.now() >= nextTurnAt) {
-        const started = performance.now();
+      const started = performance.now();
+      if (started >= nextTurnAt) {
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
           turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true, turnAfter });
@@ -259,7 +259,7 @@ export function createWorker(options: WorkerOptions): Worker {
       }
       if (turnFailed !== undefined) options.onError(turnFailed);
       // The breakers read once both claims are in: one may have opened while the second was out.
-      return [...probes, ...launchable([...turn, ...rest])];
+      return [...probes, ...launchable(turn.length === 0 ? rest : [...turn, ...rest])];
     });
   /** When the next claim with the accounts in turn is due (performance.now()). */
   let nextTurnAt = Number.NEGATIVE_INFINITY;

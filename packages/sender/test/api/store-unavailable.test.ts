@@ -122,6 +122,19 @@ describe.runIf(pgUp)('the database out of reach', () => {
       },
     });
 
+  /** Runs `n` statements at once: the ms after which each failed as "not now", NaN for any other end. */
+  const failingAfter = (run: () => Promise<unknown>, n: number) => {
+    const started = performance.now();
+    return Promise.all(
+      Array.from({ length: n }, () =>
+        run().then(
+          () => Number.NaN,
+          (error: unknown) => (storeUnavailable(error) ? performance.now() - started : Number.NaN),
+        ),
+      ),
+    );
+  };
+
   it('answers 503 with Retry-After while it is cut, and serves again once it is back', async () => {
     expect((await ingest('/internal/v1/events', 1)).status).toBe(202);
     await db.cut();
@@ -187,15 +200,7 @@ describe.runIf(pgUp)('the database out of reach', () => {
     db.silence();
     // Two on the pool's connections, eight waiting for them. Each wait used to last until the one
     // ahead of it had failed: a new connection each, after the timeout, two at a time (5 s here).
-    const started = performance.now();
-    const failedAfter = await Promise.all(
-      Array.from({ length: 10 }, () =>
-        store.nextDueAt().then(
-          () => Number.NaN,
-          (error: unknown) => (storeUnavailable(error) ? performance.now() - started : Number.NaN),
-        ),
-      ),
-    );
+    const failedAfter = await failingAfter(() => store.nextDueAt(), 10);
     // The timeout, and at most one check of the watchdog's (a tenth of it) after: 1.1 s. The
     // bound leaves room for a slow machine, under the second round of the old waits (2 s).
     expect(Math.max(...failedAfter)).toBeLessThan(1_900);
@@ -218,19 +223,6 @@ describe.runIf(pgUp)('the database out of reach', () => {
       queryTimeoutMs: 1_000,
     });
   };
-  /** Runs `n` statements at once: the ms after which each failed as "not now", NaN for any other end. */
-  const failingAfter = (run: () => Promise<unknown>, n: number) => {
-    const started = performance.now();
-    return Promise.all(
-      Array.from({ length: n }, () =>
-        run().then(
-          () => Number.NaN,
-          (error: unknown) => (storeUnavailable(error) ? performance.now() - started : Number.NaN),
-        ),
-      ),
-    );
-  };
-
   it('times the waits that queue beside an idle connection with room for another', async () => {
     const pg = await poolsThroughRelay();
     expect(await pg.rows('SELECT 1 AS one', [])).toEqual([{ one: 1 }]);

@@ -27,6 +27,8 @@ interface Wait {
 export const WAIT_EXPIRED = 'timeout exceeded when trying to connect';
 
 const NOTHING_TO_RELEASE: Done = () => undefined;
+/** The error of a wait that ran out, or that an ending pool will never serve. */
+const waitExpired = () => new Error(WAIT_EXPIRED);
 
 /** pg-pool's queue of waits; absent, should a later pg-pool keep it elsewhere. */
 const queueOf = (pool: pg.Pool): { callback: Callback }[] | undefined => {
@@ -76,7 +78,7 @@ export function boundedWaits(timeoutMs: number) {
         queued,
         expire() {
           expired = true;
-          callback(new Error(WAIT_EXPIRED), undefined, NOTHING_TO_RELEASE);
+          callback(waitExpired(), undefined, NOTHING_TO_RELEASE);
         },
       };
       waits.add(wait);
@@ -120,7 +122,7 @@ export function boundedWaits(timeoutMs: number) {
     failQueued(): void {
       for (const pool of pools) {
         for (const item of queueOf(pool)?.splice(0) ?? []) {
-          item.callback(new Error(WAIT_EXPIRED), undefined, NOTHING_TO_RELEASE);
+          item.callback(waitExpired(), undefined, NOTHING_TO_RELEASE);
         }
       }
     },
