@@ -124,24 +124,20 @@ async function timeInterleaved(stores, call) {
 }
 
 /**
- * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, accountsInTurn,
- * turnAfter }`, the last four optional), interleaved, checking it took `expected` deliveries; the leases are released after
+ * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, turn }`, the last
+ * three optional), interleaved, checking it took `expected` deliveries; the leases are released after
  * each call (not timed), so the same due deliveries are claimed again. Returns ms per call.
  */
 function timeReleasedClaims(runs, expected) {
   return timeInterleaved(
     runs,
-    async (
-      { store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, accountsInTurn = false, turnAfter },
-      timed,
-    ) => {
+    async ({ store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, turn }, timed) => {
       const claimed = await store.claimDue({
         now,
         limit: CLAIM.limit,
         leaseMs: CLAIM.leaseMs,
         perEndpointCap,
-        accountsInTurn,
-        turnAfter,
+        turn,
       });
       timed();
       check(
@@ -385,7 +381,7 @@ export const timeTurnClaims = (store, now) =>
   timeReleasedClaims(
     [
       { store, now },
-      { store, now, accountsInTurn: true, turnAfter: '' },
+      { store, now, turn: { after: '' } },
     ],
     CLAIM.limit,
   );

@@ -272,20 +272,21 @@ describe('the PostgreSQL claim', async () => {
           expect(indexRead(walkPast, 'deliveries_due')).toBe(2 * claimWalk(window) + 1);
           expect(indexRead(walkPast, 'endpoint_due_by_time')).toBe(0);
           expect(seeks(walkPast)).toBe(0);
-          // With the accounts in turn (design D77): no walk; the endpoints with something due by
-          // their next due time, A's four and B's four, each giving its own from its index.
-          const turn = await plan(CLAIM_IN_TURN, turnParams(request));
+          // With the accounts in turn (design D77), from the start: no walk; the endpoints with
+          // something due by their next due time, A's four and B's four, each giving its own from
+          // its index.
+          const turn = await plan(CLAIM_IN_TURN, turnParams(request, ''));
           expect(indexRead(turn, 'deliveries_due')).toBe(0);
           expect(indexRead(turn, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(turn)).toBe(8 * CLAIMABLE_STATUSES.length);
           expect(rowsRead(turn, 'deliveries')).toBeLessThan(5_960);
           // With a cap as large as the batch, one endpoint can fill it: the turn reads each
           // account's first endpoint only (turnEndpointsPerAccount), of the eight entries it found.
-          const one = await plan(CLAIM_IN_TURN, turnParams({ ...request, perEndpointCap: 32 }));
+          const one = await plan(CLAIM_IN_TURN, turnParams({ ...request, perEndpointCap: 32 }, ''));
           expect(indexRead(one, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(one)).toBe(2 * CLAIMABLE_STATUSES.length);
-          // After a cursor, as the worker's turns start: the same reads.
-          const after = await plan(CLAIM_IN_TURN, turnParams({ ...request, turnAfter: 'acct_a' }));
+          // After a cursor in the middle: the same reads.
+          const after = await plan(CLAIM_IN_TURN, turnParams(request, 'acct_a'));
           expect(indexRead(after, 'deliveries_due')).toBe(0);
           expect(indexRead(after, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(after)).toBe(8 * CLAIMABLE_STATUSES.length);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { inTurnOrder, turnCursor, turnEndpoints, turnEndpointsPerAccount } from './claim-window.js';
+import { inTurnOrder, turnEndpoints, turnEndpointsPerAccount } from './claim-window.js';
+import { turnCursor } from './pick-due.js';
 
 describe('the endpoints a turn reads (design D77)', () => {
   const due = (...accounts: string[]) => accounts.map((account, i) => ({ id: `ep${i}`, account }));
   const read = (accounts: number, perAccount: number, ...of: string[]) =>
-    turnEndpoints(due(...of), (e) => e.account, accounts, perAccount).map((e) => e.id);
+    turnEndpoints(due(...of), (e) => e.account, accounts, perAccount, '').map((e) => e.id);
 
   it('reads as many of an account’s endpoints as fill the batch from it', () => {
     expect(turnEndpointsPerAccount(32, 8)).toBe(4);
@@ -13,7 +14,7 @@ describe('the endpoints a turn reads (design D77)', () => {
     expect(turnEndpointsPerAccount(4, 1)).toBe(4);
   });
 
-  it('takes the first of each account up to its count, for the first accounts only, in due order', () => {
+  it('takes the first of each account up to its count, for as many accounts as the turn takes, in due order', () => {
     expect(read(3, 2, 'a', 'a', 'a', 'b', 'a', 'c', 'b', 'd', 'c')).toEqual([
       'ep0',
       'ep1',
@@ -36,39 +37,11 @@ describe('the endpoints a turn reads (design D77)', () => {
     expect(after('', 9, 1, 'c', 'a', 'b')).toEqual(['ep0', 'ep1', 'ep2']);
   });
 
-  it('orders the accounts after the cursor first, in id order, and moves the cursor to the last one a turn took', () => {
+  it('orders the accounts after the cursor first, in id order', () => {
     expect(inTurnOrder(['d', 'a', 'c', 'b'], 'b')).toEqual(['c', 'd', 'a', 'b']);
     expect(inTurnOrder(['d', 'a', 'c', 'b'], '')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['d', 'a', 'c', 'b'], 'z')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['B', 'a', '_'], 'A')).toEqual(['B', '_', 'a']); // byte order for ASCII
-    const took = (...accounts: string[]) =>
-      accounts.map((accountId) => ({ accountId, origin: `o-${accountId}` }));
-    expect(turnCursor('b', took('c', 'a', 'd'))).toBe('a');
-    expect(turnCursor('b', took('c', 'd'))).toBe('d');
-    expect(turnCursor('', took('c', 'a'))).toBe('c');
-    expect(turnCursor('b', [])).toBe('b');
-  });
-
-  it('stops the cursor at the last account taken at an origin the turn left at its share', () => {
-    // R1 and R2 behind relay origin O, whose share let R1 through only; X after them taken twice.
-    const took = [
-      { accountId: 'r1', origin: 'O' },
-      { accountId: 'x', origin: 'x' },
-      { accountId: 'x', origin: 'x' },
-    ];
-    const none = new Map<string, number>();
-    expect(turnCursor('', took)).toBe('x');
-    expect(turnCursor('', took, { perOrigin: 2, openByOrigin: none })).toBe('x');
-    // A share of one: O and x at theirs, r1 the earlier of their last accounts.
-    expect(turnCursor('', took, { perOrigin: 1, openByOrigin: none })).toBe('r1');
-    // A share of two, with a request already open at O: O at its share.
-    expect(turnCursor('', took, { perOrigin: 2, openByOrigin: new Map([['O', 1]]) })).toBe('r1');
-    // O's breaker caps it at one; the rest at a share of 56.
-    const cappedO = { perOrigin: 56, openByOrigin: none, capped: new Map([['O', 1]]) };
-    expect(turnCursor('', took, cappedO)).toBe('r1');
-    const two = [...took, { accountId: 'y', origin: 'Y' }, { accountId: 'z', origin: 'Z' }];
-    expect(turnCursor('', two, { ...cappedO, capped: new Map([['Y', 1]]) })).toBe('y');
-    expect(turnCursor('q', two, cappedO)).toBe('r1');
   });
 
   it('over turns, takes every account however many more there are than a turn holds', () => {
@@ -83,14 +56,11 @@ describe('the endpoints a turn reads (design D77)', () => {
       const took = new Set(turnEndpoints(endpoints, (e) => e.account, 4, 1, cursor).map((e) => e.account));
       expect(took.size).toBe(4);
       for (const account of took) seen.add(account);
-      cursor = turnCursor(
-        cursor,
-        [...took].map((accountId) => ({ accountId, origin: accountId })),
-      );
+      cursor = turnCursor(cursor, [...took], (account) => account);
     }
     expect(seen.size).toBe(12);
-    // In due order alone, the same four each time.
-    expect(new Set(turnEndpoints(endpoints, (e) => e.account, 4, 1).map((e) => e.account))).toEqual(
+    // With the cursor left at the start, the same four each time.
+    expect(new Set(turnEndpoints(endpoints, (e) => e.account, 4, 1, '').map((e) => e.account))).toEqual(
       new Set(accounts.slice(0, 4)),
     );
   });

@@ -45,35 +45,30 @@ export const headsPerEndpoint = (limit: number, cap: number): number => Math.min
  * (design D77), the earliest due first: enough for the whole batch from one account (an endpoint
  * gives at most headsPerEndpoint), however many more it has. Read for at most `limit` accounts (each
  * account's first fills the batch). With every endpoint read, a turn cost 5–6 ms on SQLite with
- * 1,000 endpoints due, against 0.4 ms for a claim in due order; so, 3.0 ms (1.1 ms with the SQLite
- * store's pages, turnDueEndpoints, which a turn after a cursor does without: 3.5 ms on 2,000).
+ * 1,000 endpoints due, against 0.4 ms for a claim in due order; so, 3.0 ms (3.5 ms on 2,000).
  */
 export const turnEndpointsPerAccount = (limit: number, cap: number): number =>
   Math.ceil(limit / headsPerEndpoint(limit, cap));
 
 /**
  * Of `due` (endpoints with something due, in due order), those a turn reads: the first `perAccount`
- * of each account, for `accounts` accounts: the first in due order, or with `after` (a turn's
- * cursor, turnCursor), those whose id comes after it, then from the first id on (inTurnOrder).
+ * of each account, for `accounts` accounts, those whose id comes after `after` (the turn's cursor,
+ * turnCursor), then from the first id on (inTurnOrder).
  */
 export function turnEndpoints<T>(
   due: readonly T[],
   accountOf: (endpoint: T) => string,
   accounts: number,
   perAccount: number,
-  after?: string,
+  after: string,
 ): T[] {
-  const chosen =
-    after === undefined
-      ? undefined
-      : new Set(inTurnOrder(new Set(due.map(accountOf)), after).slice(0, accounts));
+  const chosen = new Set(inTurnOrder(new Set(due.map(accountOf)), after).slice(0, accounts));
   const taken = new Map<string, number>();
   return due.filter((endpoint) => {
     const account = accountOf(endpoint);
-    const n = taken.get(account);
-    if (chosen ? !chosen.has(account) : n === undefined && taken.size >= accounts) return false;
-    if ((n ?? 0) >= perAccount) return false;
-    taken.set(account, (n ?? 0) + 1);
+    const n = taken.get(account) ?? 0;
+    if (!chosen.has(account) || n >= perAccount) return false;
+    taken.set(account, n + 1);
     return true;
   });
 }
@@ -89,46 +84,4 @@ export function inTurnOrder(accounts: Iterable<string>, after: string): string[]
   const byId = [...accounts].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   const from = byId.findIndex((id) => id > after);
   return from <= 0 ? byId : [...byId.slice(from), ...byId.slice(0, from)];
-}
-
-/** What a turn's cursor reads of each delivery the turn took. */
-export interface TurnTaken {
-  accountId: string;
-  origin: string;
-}
-
-/**
- * The cursor of the turn after one that took `took`, with `after` its own: the last account taken
- * in its turn order, so that the next turn starts with the accounts after it. Over turns, every
- * account with something due takes one, however many more are due than a turn takes (as many
- * accounts as the claim may take). An origin the turn left at its share (`origins`: the claimer's
- * share, its requests open there before the turn, and its breakers' caps) may have left out
- * accounts after the last one it took there, while accounts of other origins after them were
- * taken: the cursor then stops at that last one, so the next turn starts with those left out.
- * Unchanged when the turn took none.
- */
-export function turnCursor(
-  after: string,
-  took: readonly TurnTaken[],
-  origins?: {
-    perOrigin: number;
-    openByOrigin: ReadonlyMap<string, number>;
-    capped?: ReadonlyMap<string, number> | undefined;
-  },
-): string {
-  const order = inTurnOrder(new Set(took.map((t) => t.accountId)), after);
-  if (order.length === 0) return after;
-  const at = new Map(order.map((account, i) => [account, i]));
-  const held = new Map(origins?.openByOrigin);
-  const lastAt = new Map<string, number>();
-  for (const t of took) {
-    held.set(t.origin, (held.get(t.origin) ?? 0) + 1);
-    lastAt.set(t.origin, Math.max(lastAt.get(t.origin) ?? -1, at.get(t.accountId)!));
-  }
-  let cursor = order.length - 1;
-  for (const [origin, last] of lastAt) {
-    const cap = origins?.capped?.get(origin) ?? origins?.perOrigin ?? Number.POSITIVE_INFINITY;
-    if (held.get(origin)! >= cap) cursor = Math.min(cursor, last);
-  }
-  return order[cursor]!;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inAccountTurns, pickDue } from './pick-due.js';
+import { inAccountTurns, pickDue, turnCursor } from './pick-due.js';
 
 const due = (...endpoints: string[]) => endpoints.map((endpoint, i) => ({ id: `d${i}`, endpoint }));
 const pick = (
@@ -84,24 +84,58 @@ describe('pickDue', () => {
 
 describe('inAccountTurns', () => {
   const rows = (...accounts: string[]) => accounts.map((account, i) => ({ id: `d${i}`, account }));
-  const turns = (...accounts: string[]) =>
-    inAccountTurns(rows(...accounts), (r) => r.account).map((r) => r.id);
+  const turns = (after: string, ...accounts: string[]) =>
+    inAccountTurns(rows(...accounts), (r) => r.account, after).map((r) => r.id);
 
-  it("takes each account's first in the order of their first, then each one's second", () => {
-    expect(turns('a', 'a', 'a', 'b', 'a', 'c', 'b')).toEqual(['d0', 'd3', 'd5', 'd1', 'd6', 'd2', 'd4']);
-  });
-
-  it('keeps due order when one account has everything, or each has one', () => {
-    expect(turns('a', 'a', 'a')).toEqual(['d0', 'd1', 'd2']);
-    expect(turns('c', 'a', 'b')).toEqual(['d0', 'd1', 'd2']);
-    expect(turns()).toEqual([]);
+  it("takes each account's first in the turn order, then each one's second, each account's in due order", () => {
+    expect(turns('', 'a', 'a', 'a', 'b', 'a', 'c', 'b')).toEqual(['d0', 'd3', 'd5', 'd1', 'd6', 'd2', 'd4']);
+    expect(turns('', 'a', 'a', 'a')).toEqual(['d0', 'd1', 'd2']);
+    expect(turns('')).toEqual([]);
   });
 
   it('orders each round after a cursor in its turn order: the accounts after it by id, then from the first on', () => {
-    const after = (cursor: string, ...accounts: string[]) =>
-      inAccountTurns(rows(...accounts), (r) => r.account, cursor).map((r) => r.id);
     // Due first: c, a, b, c, a. After a: b, c, then a; each one's second after every first.
-    expect(after('a', 'c', 'a', 'b', 'c', 'a')).toEqual(['d2', 'd0', 'd1', 'd3', 'd4']);
-    expect(after('', 'c', 'a', 'b')).toEqual(['d1', 'd2', 'd0']);
+    expect(turns('a', 'c', 'a', 'b', 'c', 'a')).toEqual(['d2', 'd0', 'd1', 'd3', 'd4']);
+    expect(turns('', 'c', 'a', 'b')).toEqual(['d1', 'd2', 'd0']);
+  });
+});
+
+describe('turnCursor', () => {
+  const self = (account: string) => account;
+
+  it('moves the cursor to the last account a turn took in its turn order', () => {
+    expect(turnCursor('b', ['c', 'a', 'd'], self)).toBe('a');
+    expect(turnCursor('b', ['c', 'd'], self)).toBe('d');
+    expect(turnCursor('', ['c', 'a'], self)).toBe('c');
+    expect(turnCursor('b', [], self)).toBe('b');
+  });
+
+  it('stops the cursor at the last account taken at an origin the turn left at its share', () => {
+    // R1 and R2 behind relay origin O, whose share let R1 through only; X after them taken twice.
+    type Took = { accountId: string; origin: string };
+    const took: Took[] = [
+      { accountId: 'r1', origin: 'O' },
+      { accountId: 'x', origin: 'x' },
+      { accountId: 'x', origin: 'x' },
+    ];
+    const cursor = (
+      t: Took[],
+      after: string,
+      cap: number,
+      inFlight = new Map<string, number>(),
+      caps?: Map<string, number>,
+    ) => turnCursor(after, t, (x) => x.accountId, [{ keyOf: (x) => x.origin, cap, inFlight, caps }]);
+    expect(turnCursor('', took, (t) => t.accountId)).toBe('x');
+    expect(cursor(took, '', 2)).toBe('x');
+    // A share of one: O and x at theirs, r1 the earlier of their last accounts.
+    expect(cursor(took, '', 1)).toBe('r1');
+    // A share of two, with a request already open at O: O at its share.
+    expect(cursor(took, '', 2, new Map([['O', 1]]))).toBe('r1');
+    // O's breaker caps it at one; the rest at a share of 56.
+    const cappedO = new Map([['O', 1]]);
+    expect(cursor(took, '', 56, undefined, cappedO)).toBe('r1');
+    const two = [...took, { accountId: 'y', origin: 'Y' }, { accountId: 'z', origin: 'Z' }];
+    expect(cursor(two, '', 56, undefined, new Map([['Y', 1]]))).toBe('y');
+    expect(cursor(two, 'q', 56, undefined, cappedO)).toBe('r1');
   });
 });

@@ -45,15 +45,11 @@ export function fullKeys<T>(limit: PickLimit<T>): string[] {
 
 /**
  * `due` (in due order) with the accounts taking turns (design D77): each account's first, in the
- * order of their first, or after a cursor in its turn order (`after`, inTurnOrder), then each
- * one's second, and so on; within an account, due order. In the cursor's order, a share that cuts
- * a turn short leaves out the accounts the next turn starts with (turnCursor).
+ * turn order after the cursor `after` (inTurnOrder), then each one's second, and so on; within an
+ * account, due order. In the cursor's order, a share that cuts a turn short leaves out the accounts
+ * the next turn starts with (turnCursor).
  */
-export function inAccountTurns<T>(
-  due: readonly T[],
-  accountOf: (delivery: T) => string,
-  after?: string,
-): T[] {
+export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) => string, after: string): T[] {
   const seen = new Map<string, number>();
   const turns = due.map((delivery, i) => {
     const account = accountOf(delivery);
@@ -61,10 +57,41 @@ export function inAccountTurns<T>(
     seen.set(account, turn + 1);
     return { delivery, account, turn, i };
   });
-  const order =
-    after === undefined
-      ? undefined
-      : new Map(inTurnOrder(seen.keys(), after).map((account, n) => [account, n]));
-  const rank = (t: (typeof turns)[number]) => order?.get(t.account) ?? t.i;
+  const order = new Map(inTurnOrder(seen.keys(), after).map((account, n) => [account, n]));
+  const rank = (t: (typeof turns)[number]) => order.get(t.account)!;
   return turns.sort((x, y) => x.turn - y.turn || rank(x) - rank(y) || x.i - y.i).map((t) => t.delivery);
+}
+
+/**
+ * The cursor of the turn after one that took `took`, with `after` its own: the last account taken
+ * in its turn order, so that the next turn starts with the accounts after it. Over turns, every
+ * account with something due takes one, however many more are due than a turn takes (as many
+ * accounts as the claim may take). A limit the turn left full (`limits`: an origin's share, counting
+ * what the claimer had open there before the turn, and its breakers' caps) may have left out
+ * accounts after the last one it took under that key, while accounts under other keys after them
+ * were taken: the cursor then stops at that last one, so the next turn starts with those left out.
+ * Unchanged when the turn took none.
+ */
+export function turnCursor<T>(
+  after: string,
+  took: readonly T[],
+  accountOf: (delivery: T) => string,
+  limits: readonly PickLimit<T>[] = [],
+): string {
+  const order = inTurnOrder(new Set(took.map(accountOf)), after);
+  if (order.length === 0) return after;
+  const at = new Map(order.map((account, i) => [account, i]));
+  let cursor = order.length - 1;
+  for (const limit of limits) {
+    const held = new Map(limit.inFlight);
+    const lastAt = new Map<string, number>();
+    for (const t of took) {
+      const key = limit.keyOf(t);
+      held.set(key, (held.get(key) ?? 0) + 1);
+      lastAt.set(key, Math.max(lastAt.get(key) ?? -1, at.get(accountOf(t))!));
+    }
+    for (const [key, last] of lastAt)
+      if (held.get(key)! >= capFor(limit, key)) cursor = Math.min(cursor, last);
+  }
+  return order[cursor]!;
 }

@@ -73,17 +73,14 @@ export interface ClaimRequest {
    * (turnEndpoints). The worker asks for one every ACCOUNTS_TURN_MS or less often when they cost
    * more, and at most ACCOUNTS_TURN_MAX_MS apart: one account's backlog holds another's next
    * delivery about that long.
+   *
+   * `after` is the turn's cursor (turnCursor): the turn takes the accounts whose id comes after it,
+   * then from the first id on, as many as `limit`, and each round of theirs in that order. The
+   * worker passes the last account of its turn before, so that over turns every account with
+   * something due among the endpoints a turn reads takes one, however many more than a turn's worth
+   * have a backlog due before another's, and whatever origin's share cuts a turn short.
    */
-  accountsInTurn?: boolean;
-  /**
-   * A turn's cursor (turnCursor): the turn takes the accounts whose id comes after it, then from
-   * the first id on, instead of those due first, as many as `limit`, and each round of theirs in
-   * that order. The worker passes the last account of its turn before, so that over turns every
-   * account with something due among the endpoints a turn reads takes one, however many more than
-   * a turn's worth have a backlog due before another's, and whatever origin's share cuts a turn
-   * short (turnCursor).
-   */
-  turnAfter?: string;
+  turn?: { after: string };
 }
 
 /** A claim of the probes of endpoints whose circuit breaker is half-open (design D27). */

@@ -2,7 +2,7 @@
  * A half-open endpoint's probe (design D27) through the worker: claimed before the rest, its due
  * retry first, counted in its account's share, and sent even when the rest of the claim fails.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
 import { type DeliveryClient, noAnswerWithin, type SendRequest, timedOut } from '../delivery/http-client.js';
@@ -10,7 +10,7 @@ import { ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
 import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { ClaimRequest, ProbeRequest, SenderStore } from '../store/port.js';
-import { createWorker } from './worker.js';
+import { ACCOUNTS_TURN_MAX_MS, createWorker } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 const HANGING = 'https://hanging.example.com/hook';
@@ -37,7 +37,7 @@ async function setUp() {
     );
 
   const calls: (['probes', ProbeRequest] | ['due', ClaimRequest])[] = [];
-  let failNextClaim = false;
+  let failNextClaim: Error | undefined;
   const store: SenderStore = {
     ...memory,
     claimProbes(request) {
@@ -46,17 +46,21 @@ async function setUp() {
     },
     claimDue(request) {
       calls.push(['due', request]);
-      if (failNextClaim) {
-        failNextClaim = false;
-        return Promise.reject(new Error('the database is away'));
+      const failure = failNextClaim;
+      if (failure) {
+        failNextClaim = undefined;
+        return Promise.reject(failure);
       }
       return memory.claimDue(request);
     },
   };
   const sends: { url: string; attempt: string }[] = [];
+  /** How many claims had been made when each request was sent. */
+  const sentAfter: number[] = [];
   const client: DeliveryClient = {
     async send(request: SendRequest) {
       sends.push({ url: request.url, attempt: request.headers['x-service-attempt']! });
+      sentAfter.push(calls.length);
       if (request.url === HANGING) return { ...timedOut(noAnswerWithin(30_000)), durationMs: 30_000 };
       return { outcome: { ok: true, statusCode: 200 }, durationMs: 5, responseSnippet: null };
     },
@@ -84,10 +88,18 @@ async function setUp() {
   clock.advance(MAX_COOL_DOWN_MS);
   await publish('acct_a', 'conversion', clock.now());
   await publish('acct_b', 'click', clock.now());
-  return { worker, calls, sends, errors, hanging, other, elsewhere, fail: () => (failNextClaim = true) };
+  const fail = (error = new Error('the database is away')) => {
+    failNextClaim = error;
+  };
+  sentAfter.length = 0;
+  return { worker, calls, sends, sentAfter, errors, hanging, other, elsewhere, fail };
 }
 
 describe("a half-open endpoint's probe, through the worker", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('is claimed first, a retry, and holds its account’s share in the claim that follows', async () => {
     const { worker, calls, sends, hanging } = await setUp();
     await worker.tick();
@@ -113,5 +125,20 @@ describe("a half-open endpoint's probe, through the worker", () => {
     await worker.tick();
     expect(sends[0]).toEqual({ url: HANGING, attempt: '2' });
     expect(errors).toEqual([new Error('the database is away')]);
+  });
+
+  it('is sent when the turn finds the store out of reach, and no claim in due order waits as long after it', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] }); // the next turn due when the test says
+    const { worker, calls, sends, sentAfter, errors, fail } = await setUp();
+    vi.advanceTimersByTime(ACCOUNTS_TURN_MAX_MS);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    fail(refused);
+    await worker.tick();
+    // The probe sent after the probes' claim and the turn, no claim between.
+    const kinds = calls.map(([kind, request]) => (kind === 'due' && 'turn' in request ? 'turn' : kind));
+    expect(kinds.slice(0, 2)).toEqual(['probes', 'turn']);
+    expect(sends[0]).toEqual({ url: HANGING, attempt: '2' });
+    expect(sentAfter[0]).toBe(2);
+    expect(errors).toEqual([refused]);
   });
 });

@@ -633,9 +633,9 @@ describe('accounts in turn', () => {
         ...memory,
         async claimDue(request) {
           const openOfAccount = request.shares?.openByAccount.get(ACCOUNT) ?? 0;
-          if (request.accountsInTurn) vi.advanceTimersByTime(turnMs);
+          if (request.turn) vi.advanceTimersByTime(turnMs);
           // A turn that takes one only: the claim after it takes the rest of the batch.
-          const took = await memory.claimDue(request.accountsInTurn ? { ...request, limit: 1 } : request);
+          const took = await memory.claimDue(request.turn ? { ...request, limit: 1 } : request);
           claims.push({ request, took: took.length, openOfAccount });
           claimed.changed();
           return took;
@@ -656,7 +656,7 @@ describe('accounts in turn', () => {
       stop = () => worker.stop(0);
       worker.start();
       await claimed.until(() => delivered === 6);
-      const inTurn = () => claims.map((c) => c.request.accountsInTurn === true);
+      const inTurn = () => claims.map((c) => c.request.turn !== undefined);
       // The first claim in turn (one taken), the rest of its batch in due order with that one counted
       // in the account's share; then in due order only, the clock not having moved.
       expect(inTurn().slice(0, 2)).toEqual([true, false]);
@@ -683,8 +683,8 @@ describe('accounts in turn', () => {
       await claimed.until(() => delivered === 8);
       expect(inTurn().slice(after)).toContain(true);
       // The first turn starts from the first account on; the next after the one the first took.
-      const turns = claims.filter((c) => c.request.accountsInTurn);
-      expect(turns.slice(0, 2).map((c) => c.request.turnAfter)).toEqual(['', ACCOUNT]);
+      const turns = claims.filter((c) => c.request.turn);
+      expect(turns.slice(0, 2).map((c) => c.request.turn?.after)).toEqual(['', ACCOUNT]);
     },
   );
 
@@ -694,7 +694,7 @@ describe('accounts in turn', () => {
     const failure = new Error('the turn failed');
     const queue: SenderStore = {
       ...memory,
-      claimDue: (request) => (request.accountsInTurn ? Promise.reject(failure) : memory.claimDue(request)),
+      claimDue: (request) => (request.turn ? Promise.reject(failure) : memory.claimDue(request)),
     };
     const errors: unknown[] = [];
     const worker = createWorker(
@@ -717,8 +717,8 @@ describe('accounts in turn', () => {
     const queue: SenderStore = {
       ...memory,
       claimDue: (request) => {
-        kinds.push(request.accountsInTurn === true);
-        return request.accountsInTurn ? Promise.reject(refused) : memory.claimDue(request);
+        kinds.push(request.turn !== undefined);
+        return request.turn ? Promise.reject(refused) : memory.claimDue(request);
       },
     };
     const worker = createWorker(

@@ -4,7 +4,7 @@
  * due right now and resolves when it is done — what virtual-time tests drive instead of the loop.
  */
 import { createAbandon } from '../delivery/abandon.js';
-import { turnCursor } from '../store/claim-window.js';
+import { turnCursor } from '../store/pick-due.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { storeUnavailable } from '../store/unavailable.js';
@@ -232,18 +232,24 @@ export function createWorker(options: WorkerOptions): Worker {
       if (started >= nextTurnAt) {
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
-          turn = await options.queue.claimDue({ ...request(probes.length), accountsInTurn: true, turnAfter });
-          const took = turn.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin }));
-          turnAfter = turnCursor(turnAfter, took, {
-            perOrigin: options.perOriginCap,
-            openByOrigin: opened.openByOrigin,
-            capped: breaking.capped.origins,
-          });
+          turn = await options.queue.claimDue({ ...request(probes.length), turn: { after: turnAfter } });
+          turnAfter = turnCursor(turnAfter, turn, (c) => c.delivery.accountId, [
+            {
+              keyOf: (c) => c.origin,
+              cap: options.perOriginCap,
+              inFlight: opened.openByOrigin,
+              caps: breaking.capped.origins,
+            },
+          ]);
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {
           // The store out of reach: a claim in due order would wait as long again.
-          if (storeUnavailable(error) && probes.length === 0) throw error;
+          if (storeUnavailable(error)) {
+            if (probes.length === 0) throw error;
+            options.onError(error);
+            return probes;
+          }
           turnFailed = error; // the claim in due order is made all the same
         }
         countOpen(turn, opened); // the claim that follows counts them in the shares
@@ -263,7 +269,7 @@ export function createWorker(options: WorkerOptions): Worker {
     });
   /** When the next claim with the accounts in turn is due (performance.now()). */
   let nextTurnAt = Number.NEGATIVE_INFINITY;
-  /** Where the next one starts (ClaimRequest.turnAfter): after the last account the one before took. */
+  /** Where the next one starts (ClaimRequest.turn): after the last account the one before took. */
   let turnAfter = '';
 
   /** Leases given back by launchable, still being released: stop() waits for them. */

@@ -7,14 +7,9 @@ import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
-import {
-  claimWalk,
-  claimWindow,
-  turnCursor,
-  turnEndpointsPerAccount,
-  walkSteps,
-} from '../../src/store/claim-window.js';
+import { claimWalk, claimWindow, turnEndpointsPerAccount, walkSteps } from '../../src/store/claim-window.js';
 import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
+import { turnCursor } from '../../src/store/pick-due.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, DeliveryRecord, EventRecord } from '../../src/store/records.js';
@@ -697,7 +692,8 @@ export function storeBattery(
     });
 
     it("takes the accounts in turn when asked: each one's first, then each one's second, within the caps and shares (design D77)", async () => {
-      const [a, b] = [account(), account()];
+      // A first in the turn's order from the start.
+      const [a, b] = [account(), account()].sort() as [string, string];
       // A's backlog, all due before B's two; both endpoints at one origin (a relay's), so the
       // origin's share counts them together.
       await endpointAt(a, 'https://relay.example.com/a');
@@ -719,7 +715,7 @@ export function storeBattery(
       const inTurn = await store.claimDue({
         ...request,
         limit: 3,
-        accountsInTurn: true,
+        turn: { after: '' },
         shares: sharesOf(100, 3),
       });
       expect(ids(inTurn)).toEqual([...ofA.slice(4, 6), ofB[0]!].sort());
@@ -728,23 +724,29 @@ export function storeBattery(
         ...request,
         limit: 3,
         now: T0 + backlog + 4,
-        accountsInTurn: true,
+        turn: { after: '' },
         shares: sharesOf(8, 8, [[b, 8]]),
       });
       expect(ids(atShare)).toEqual(ofA.slice(6, 9));
     });
 
-    /** A turn of `limit` with a share of `perOrigin` an origin, and what the turn's cursor reads of what it took. */
-    const turnRequest = (now: number, limit: number, perOrigin: number) => ({
+    /** A turn of `limit` after `after`, with a share of `perOrigin` an origin. */
+    const turnRequest = (now: number, limit: number, perOrigin: number, after: string) => ({
       now,
       limit,
       leaseMs: LEASE,
       perEndpointCap: 100,
-      accountsInTurn: true,
+      turn: { after },
       shares: sharesOf(100, perOrigin),
     });
-    const tookOf = (claimed: ClaimedDelivery[]) =>
-      claimed.map((c) => ({ accountId: c.delivery.accountId, origin: c.origin }));
+    /** The cursor after a turn that took `claimed`, with `perOrigin` the share of an origin it counts full. */
+    const cursorAfter = (after: string, claimed: ClaimedDelivery[], perOrigin?: number) =>
+      turnCursor(
+        after,
+        claimed,
+        (c) => c.delivery.accountId,
+        perOrigin === undefined ? [] : [{ keyOf: (c) => c.origin, cap: perOrigin, inFlight: new Map() }],
+      );
 
     it('takes every account in turn over turns after a cursor, however many more than a turn holds have a backlog due first (design D77)', async () => {
       // Ten tenants' backlogs, each all due before the next one's, then B's one click: more
@@ -757,21 +759,21 @@ export function storeBattery(
       const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 60));
-      const request = { now: T0 + 61, limit: 3, leaseMs: LEASE, perEndpointCap: 100, accountsInTurn: true };
-      const turns = async (cursor: boolean) => {
+      const turns = async (moves: boolean) => {
         let after = '';
         const took: ClaimedDelivery[][] = [];
         for (let turn = 0; turn < Math.ceil(11 / 3); turn++) {
-          const claimed = await store.claimDue({ ...request, ...(cursor ? { turnAfter: after } : {}) });
+          const claimed = await store.claimDue(turnRequest(T0 + 61, 3, 100, after));
           took.push(claimed);
-          after = turnCursor(after, tookOf(claimed));
+          if (moves) after = cursorAfter(after, claimed);
         }
         return took;
       };
-      // Without a cursor, the three due first each time: the first three tenants' backlogs.
-      const dueFirst = await turns(false);
-      expect(new Set(dueFirst.flat().map((c) => c.delivery.accountId))).toEqual(new Set(noisy.slice(0, 3)));
-      // After a cursor, each turn three others, every one of the eleven within four turns.
+      // With the cursor left at the start, the same three each time: the first three tenants'.
+      const fromStart = await turns(false);
+      const first = [...noisy, b].sort().slice(0, 3);
+      expect(new Set(fromStart.flat().map((c) => c.delivery.accountId))).toEqual(new Set(first));
+      // With the cursor moved on, each turn three others, every one of the eleven within four turns.
       const inTurn = await turns(true);
       for (const claimed of inTurn.slice(0, 3))
         expect(new Set(claimed.map((c) => c.delivery.accountId)).size).toBe(3);
@@ -787,13 +789,12 @@ export function storeBattery(
         await endpointAt(a, `https://relay.example.com/${k}`);
         for (let i = 0; i < 4; i++) await publish(event(a, 'click', T0 + k * 4 + i));
       }
-      const request = turnRequest(T0 + 28, 4, 2);
       let after = '';
       const took: string[][] = [];
       for (let turn = 0; turn < 4; turn++) {
-        const claimed = await store.claimDue({ ...request, turnAfter: after });
+        const claimed = await store.claimDue(turnRequest(T0 + 28, 4, 2, after));
         took.push(claimed.map((c) => c.delivery.accountId).sort());
-        after = turnCursor(after, tookOf(claimed), { perOrigin: 2, openByOrigin: new Map() });
+        after = cursorAfter(after, claimed, 2);
       }
       // Two at a time in id order: taken in due order, each turn's two would be its last two.
       expect(took).toEqual([
@@ -812,18 +813,13 @@ export function storeBattery(
         await endpointAt(a, k < 2 ? `https://relay.example.com/${k}` : `https://own${k}.example.com/hook`);
         for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + k * 6 + i));
       }
-      const request = turnRequest(T0 + 36, 3, 1);
       const turns = async (n: number, full: boolean) => {
         let after = '';
         const took: string[] = [];
         for (let turn = 0; turn < n; turn++) {
-          const claimed = await store.claimDue({ ...request, turnAfter: after });
+          const claimed = await store.claimDue(turnRequest(T0 + 36, 3, 1, after));
           took.push(...claimed.map((c) => c.delivery.accountId));
-          after = turnCursor(
-            after,
-            tookOf(claimed),
-            full ? { perOrigin: 1, openByOrigin: new Map() } : undefined,
-          );
+          after = cursorAfter(after, claimed, full ? 1 : undefined);
         }
         return took;
       };
@@ -835,17 +831,16 @@ export function storeBattery(
     });
 
     it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {
-      const a = account();
-      // One of A's clicks to each of its endpoints, more than a turn reads of one account and more
-      // than a page of its read (SQLite's), all due before B's.
+      const [a, b] = [account(), account()].sort() as [string, string];
+      // One of A's clicks to each of its endpoints, more than a turn reads of one account, all due
+      // before B's.
       const many = claimWindow(4) + turnEndpointsPerAccount(4, 1);
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       const ofA = (await publish(event(a, 'click', T0))).map((d) => d.id).sort();
-      const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 1));
       const request = { now: T0 + 2, limit: 4, leaseMs: LEASE, perEndpointCap: 1 };
-      const inTurn = (await store.claimDue({ ...request, accountsInTurn: true })).map((c) => c.delivery.id);
+      const inTurn = (await store.claimDue({ ...request, turn: { after: '' } })).map((c) => c.delivery.id);
       // B's, and three of A's from the endpoints it read; in due order, B's would be the last.
       expect(inTurn).toHaveLength(4);
       expect(inTurn).toContain(ofB!.id);

@@ -105,24 +105,19 @@ held_up AS MATERIALIZED (
 `;
 /**
  * A claim with the accounts in turn reads the first `$21` (turnEndpointsPerAccount) of each
- * account's endpoints with something due, the earliest due first, for `$2` accounts: those due
- * first (by their earliest), or with a cursor `$22` (ClaimRequest.turnAfter), those whose id comes
- * after it, then from the first id on, in byte order (as inTurnOrder compares them); after a
- * cursor, as the SQLite store's turnEndpoints picks them (without one, accounts whose first is due
- * at the same time may be ranked otherwise).
+ * account's endpoints with something due, the earliest due first, for `$2` accounts: those whose id
+ * comes after the turn's cursor `$22` (ClaimRequest.turn), then from the first id on, in byte order
+ * (as inTurnOrder compares them), as the SQLite store's turnEndpoints picks them.
  */
 const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
   SELECT t.id, t.live FROM (
     SELECT f.*, dense_rank() OVER (
-      ORDER BY CASE WHEN $22::text IS NULL THEN f.first_due END,
-               f.account_id COLLATE "C" <= $22::text COLLATE "C",
-               f.account_id COLLATE "C"
+      ORDER BY f.account_id COLLATE "C" <= $22::text COLLATE "C", f.account_id COLLATE "C"
     ) AS account_turn
     FROM (
       SELECT q.id, q.live, q.account_id,
-             row_number() OVER (PARTITION BY q.account_id ORDER BY q.next_due_at, q.id) AS rn_endpoint,
-             min(q.next_due_at) OVER (PARTITION BY q.account_id) AS first_due
+             row_number() OVER (PARTITION BY q.account_id ORDER BY q.next_due_at, q.id) AS rn_endpoint
       FROM due_endpoints q WHERE q.live
     ) f
     WHERE f.rn_endpoint <= $21::int
@@ -428,18 +423,17 @@ ORDER BY c.next_attempt_at, c.id`;
 
 /**
  * The order of a turn's deliveries: each account's first, then each one's second, and so on; in a
- * round, in due order, or after a cursor `$22` in its turn order (as TURN_ENDPOINTS), so that a
- * share that cuts the turn short leaves out the accounts the next turn starts with (turnCursor).
+ * round, in the turn order after the cursor `$22` (as TURN_ENDPOINTS), so that a share that cuts
+ * the turn short leaves out the accounts the next turn starts with (turnCursor).
  */
 const TURN_ORDER = (t: string) => `${t}.rn_account,
-  CASE WHEN $22::text IS NULL THEN ${t}.next_attempt_at END, CASE WHEN $22::text IS NULL THEN ${t}.id END,
   ${t}.account_id COLLATE "C" <= $22::text COLLATE "C", ${t}.account_id COLLATE "C", ${t}.next_attempt_at, ${t}.id`;
 
 /**
  * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its, `$21` and `$22` (turnParams): no
  * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
- * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the order of their
- * first, or after the cursor, TURN_ORDER), then each one's second, and so on, within the same caps
+ * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the turn order after
+ * the cursor, TURN_ORDER), then each one's second, and so on, within the same caps
  * and shares. The worker runs it
  * when a turn is due (at most every ACCOUNTS_TURN_MS): a backlog of one account's, all due before
  * another's delivery, held that one for as long as the backlog took to go out. Answers the stale
@@ -501,13 +495,13 @@ export function claimParams({
 }
 
 /**
- * CLAIM_IN_TURN's parameters for `request`: CLAIM_DUE's, how many endpoints of an account it reads,
- * and the turn's cursor (null without one).
+ * CLAIM_IN_TURN's parameters for `request` and its turn's cursor `after`: CLAIM_DUE's, how many
+ * endpoints of an account it reads, and the cursor.
  */
-export const turnParams = (request: ClaimRequest): unknown[] => [
+export const turnParams = (request: ClaimRequest, after: string): unknown[] => [
   ...claimParams(request),
   turnEndpointsPerAccount(request.limit, request.perEndpointCap),
-  request.turnAfter ?? null,
+  after,
 ];
 
 /** U+FFFD in UTF-8: what the driver makes of each sequence of bytes that is not UTF-8 (Pg.preparedBinary). */
@@ -586,9 +580,9 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
   let heldUp = false;
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> => {
     if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
-    if (request.accountsInTurn) {
+    if (request.turn) {
       // Whether the walk is held up is not known from it: the next claim runs as it would have.
-      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request));
+      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request, request.turn.after));
       const stale = (rows[0]?.stale_endpoints ?? []) as string[];
       if (stale.length > 0) settler.later(stale, request.now);
       return claimedOf(pg, rows);

@@ -106,7 +106,7 @@ FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in
 WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND e.id NOT IN (SELECT value FROM json_each(@leased))
 ORDER BY q.next_due_at
-LIMIT ${countParam('scan')} OFFSET ${countParam('skip')}`;
+LIMIT ${countParam('scan')}`;
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
@@ -196,48 +196,21 @@ interface DueEndpoint {
 }
 
 /**
- * DUE_ENDPOINTS for a claim with the accounts in turn. After a cursor (`after`), the accounts it
- * takes may be any of those due: the whole `@scan`, in one read. Without one, page by page (a claim
- * window of its batch) until the live ones found belong to `accounts` accounts, the most it takes
- * from (turnEndpoints): with many accounts due, reading the whole scan was most of a turn's cost.
- */
-function turnDueEndpoints(
-  db: SqliteDb,
-  params: Record<string, unknown>,
-  accounts: number,
-  after: string | undefined,
-): DueEndpoint[] {
-  if (after !== undefined) return db.st(DUE_ENDPOINTS).all({ ...params, skip: 0 }) as DueEndpoint[];
-  const scan = params.scan as number;
-  const page = claimWindow(accounts);
-  const found: DueEndpoint[] = [];
-  const seen = new Set<string>();
-  for (let skip = 0; skip < scan; skip += page) {
-    const rows = db
-      .st(DUE_ENDPOINTS)
-      .all({ ...params, scan: Math.min(page, scan - skip), skip }) as DueEndpoint[];
-    found.push(...rows);
-    for (const row of rows) if (row.live === 1) seen.add(row.account_id);
-    if (rows.length < page || seen.size >= accounts) break;
-  }
-  return found;
-}
-
-/**
  * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
- * id); with `turn`, of those a claim with the accounts in turn reads (turnEndpoints). An entry read
+ * id); with `turn`, of those a claim with the accounts in turn reads (turnEndpoints): after its
+ * cursor, the accounts it takes may be any of those due, so the whole `@scan` is read. An entry read
  * as due whose endpoint has nothing to take now is settled (endpoint-due.ts), and dropped when the
  * endpoint is disabled or paused (re-enabling and resuming lower it again).
  */
 function headsOf(
   db: SqliteDb,
   params: Record<string, unknown>,
-  turn?: { accounts: number; perAccount: number; after: string | undefined },
+  turn?: { accounts: number; perAccount: number; after: string },
 ): Row[] {
-  const idle = turn
-    ? turnDueEndpoints(db, params, turn.accounts, turn.after)
-    : (db.st(DUE_ENDPOINTS).all({ ...params, skip: 0 }) as DueEndpoint[]);
-  const found = [...idle, ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[])];
+  const found = [
+    ...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]),
+    ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[]),
+  ];
   let live: DueEndpoint[] = [];
   for (const f of found) {
     if (f.live === 1) live.push(f);
@@ -273,8 +246,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     perEndpointCap: cap,
     finishing = [],
     shares,
-    accountsInTurn = false,
-    turnAfter,
+    turn,
   }: ClaimRequest): ClaimedDelivery[] => {
     // Each endpoint with a live lease, and how many of its deliveries are in flight (0 when every
     // lease it holds is being recorded).
@@ -316,7 +288,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       walk: claimWalk(window),
     };
     // Each endpoint that may take more gives its own first ones.
-    const heads = (turn?: { accounts: number; perAccount: number; after: string | undefined }) =>
+    const heads = (inTurn?: { accounts: number; perAccount: number; after: string }) =>
       headsOf(
         db,
         {
@@ -325,13 +297,14 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
           perEndpoint: headsPerEndpoint(limit, cap),
           scan: params.walk,
         },
-        turn,
+        inTurn,
       );
     let rows: Row[];
-    if (accountsInTurn) {
-      const turn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap), after: turnAfter };
+    if (turn) {
+      const { after } = turn;
+      const inTurn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap), after };
       rows = pickDue(
-        inAccountTurns(heads(turn), (row) => row.account_id as string, turnAfter),
+        inAccountTurns(heads(inTurn), (row) => row.account_id as string, after),
         limits,
         limit,
       );
