@@ -99,6 +99,17 @@ async function endedOrDropped(ended: Promise<unknown>, ms: number, drop: () => v
   }
 }
 
+/**
+ * Holds `client` in `making` while its connection is being made, until its 'connect' or its 'end':
+ * closing drops those at once, as they have no goodbye to wait for.
+ */
+export function whileMaking(client: pg.Client, making: Set<pg.ClientBase>): void {
+  making.add(client);
+  const made = () => making.delete(client);
+  client.once('connect', made);
+  client.once('end', made);
+}
+
 /** Ends a connection of its own (not the pool's), its socket dropped when `ms` pass first. */
 export const endClient = (client: pg.Client, ms: number): Promise<void> =>
   endedOrDropped(
@@ -212,8 +223,7 @@ export function connect(options: PgOptions): Pg {
   class BoundedClient extends pg.Client {
     constructor(clientConfig: pg.ClientConfig) {
       super({ ...clientConfig, connectionTimeoutMillis: timeoutMs });
-      connecting.add(this);
-      this.once('end', () => connecting.delete(this));
+      whileMaking(this, connecting);
     }
   }
   const waits = boundedWaits(timeoutMs);
@@ -241,7 +251,6 @@ export function connect(options: PgOptions): Pg {
   // closed holds no server connection any more.
   const open = new Map<Promise<void>, pg.PoolClient>();
   const track = (client: pg.PoolClient) => {
-    connecting.delete(client);
     // A connection that fails under a statement fails the statement, which carries the error; its
     // own 'error' (emitted as well) would otherwise end the process while a transaction holds it,
     // as the pool listens only to the connections it holds idle.
@@ -306,7 +315,6 @@ export function connect(options: PgOptions): Pg {
       const client = new BoundedClient({ ...bounded, options: sessionSettings(options.schema, 'on') });
       client.on('error', () => undefined); // carried by the statement it fails (track)
       await client.connect();
-      connecting.delete(client);
       try {
         // The error that counts is the first: a failed rollback's is dropped.
         return await deadlockRetried(() => inTransaction(client, fn, () => undefined));

@@ -6,7 +6,7 @@
  * latency optimisation only: workers still poll, so a lost one delays work, it never loses it.
  */
 import pg from 'pg';
-import { closeWaitOf, DUE_CHANNEL, endClient } from './connection.js';
+import { closeWaitOf, DUE_CHANNEL, endClient, whileMaking } from './connection.js';
 
 const LISTEN_DUE = `LISTEN ${DUE_CHANNEL}`;
 
@@ -43,10 +43,9 @@ export function createDueListener(config: pg.ClientConfig, schema: string, timeo
     }
   };
 
-  // Connections made: one still being made has no goodbye to wait for, and is dropped at once.
-  const made = new WeakSet<pg.Client>();
+  const making = new Set<pg.ClientBase>();
   const end = (c: pg.Client) => {
-    const done = endClient(c, made.has(c) ? closeWaitOf(timeoutMs) : 0);
+    const done = endClient(c, making.has(c) ? 0 : closeWaitOf(timeoutMs));
     ending.add(done);
     void done.then(() => ending.delete(done));
   };
@@ -55,16 +54,14 @@ export function createDueListener(config: pg.ClientConfig, schema: string, timeo
     if (closed || client || retry || listeners.size === 0) return;
     const c = new pg.Client({ ...config, keepAlive: true, connectionTimeoutMillis: timeoutMs });
     client = c;
+    whileMaking(c, making);
     c.on('notification', (message) => {
       if (message.channel === DUE_CHANNEL && message.payload === schema) wake();
     });
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));
     c.connect()
-      .then(() => {
-        made.add(c);
-        return c.query(LISTEN_DUE);
-      })
+      .then(() => c.query(LISTEN_DUE))
       .then(
         () => {
           if (client !== c) return;
