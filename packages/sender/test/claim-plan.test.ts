@@ -100,7 +100,7 @@ describe('the SQLite claim on a platform’s database', () => {
         expect(walk).toMatch(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
         expect(walk).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(walk).not.toMatch(/SCAN e\b|AUTOMATIC|TEMP B-TREE/);
-        const due = plan(DUE_ENDPOINTS, { now: 0, ...full, leased: '[]', scan: 512, skip: 0 });
+        const due = plan(DUE_ENDPOINTS, { now: 0, ...full, leased: '[]', scan: 512 });
         expect(due).toMatch(/SEARCH q USING (COVERING )?INDEX endpoint_due_by_time \(next_due_at<\?\)/);
         expect(due).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(due).not.toMatch(/SCAN (q|e|d)\b|AUTOMATIC|TEMP B-TREE/);

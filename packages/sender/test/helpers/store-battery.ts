@@ -834,7 +834,7 @@ export function storeBattery(
       const [a, b] = [account(), account()].sort() as [string, string];
       // One of A's clicks to each of its endpoints, more than a turn reads of one account, all due
       // before B's.
-      const many = claimWindow(4) + turnEndpointsPerAccount(4, 1);
+      const many = 2 * turnEndpointsPerAccount(4, 1);
       for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
       const ofA = (await publish(event(a, 'click', T0))).map((d) => d.id).sort();
       await endpointAt(b, 'https://up.example.org/hook');
