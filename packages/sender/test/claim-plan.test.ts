@@ -26,6 +26,7 @@ import {
 import { CLAIM_PROBES } from '../src/store/postgres/claim-probes.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import {
+  DUE_AFTER_CURSOR,
   DUE_ENDPOINTS,
   DUE_IN_FLIGHT,
   DUE_PAST_WALK,
@@ -104,6 +105,21 @@ describe('the SQLite claim on a platform’s database', () => {
         expect(due).toMatch(/SEARCH q USING (COVERING )?INDEX endpoint_due_by_time \(next_due_at<\?\)/);
         expect(due).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
         expect(due).not.toMatch(/SCAN (q|e|d)\b|AUTOMATIC|TEMP B-TREE/);
+        // A turn's endpoints after its cursor, in account order from the endpoints' index, each one's
+        // entry and row by key.
+        const after = plan(DUE_AFTER_CURSOR, {
+          now: 0,
+          ...full,
+          leased: '[]',
+          scan: 512,
+          after: 'acct_a',
+          found: 128,
+        });
+        expect(after).toMatch(/SEARCH endpoints USING COVERING INDEX endpoints_by_account \(account_id>\?\)/);
+        expect(after).toMatch(/SEARCH endpoints USING COVERING INDEX endpoints_by_account \(account_id<\?\)/);
+        expect(after).toMatch(/SEARCH q USING INDEX sqlite_autoindex_endpoint_due_1 \(endpoint_id=\?\)/);
+        expect(after).toMatch(/SEARCH e USING INDEX sqlite_autoindex_endpoints_1 \(id=\?\)/);
+        expect(after).not.toMatch(/SCAN (q|e|endpoints)\b|AUTOMATIC|TEMP B-TREE/);
         // The endpoints with a live lease, read once per claim from the leased rows only; left out
         // there and read apart, each one's entry and row by key, and a seek for a due delivery no
         // one holds (sorting no more than are in flight).
@@ -280,6 +296,10 @@ describe('the PostgreSQL claim', async () => {
           expect(indexRead(turn, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(turn)).toBe(8 * CLAIMABLE_STATUSES.length);
           expect(rowsRead(turn, 'deliveries')).toBeLessThan(5_960);
+          // And the endpoints after the cursor in account order, as many as the walk's bound, each
+          // one's entry by key: A's, B's and the idle ones after them, whose retries are not due.
+          expect(indexRead(turn, 'endpoints_by_account')).toBe(claimWalk(window));
+          expect(indexRead(turn, 'endpoint_due_pkey')).toBe(claimWalk(window));
           // With a cap as large as the batch, one endpoint can fill it: the turn reads each
           // account's first endpoint only (turnEndpointsPerAccount), of the eight entries it found.
           const one = await plan(CLAIM_IN_TURN, turnParams({ ...request, perEndpointCap: 32 }, ''));
@@ -290,6 +310,11 @@ describe('the PostgreSQL claim', async () => {
           expect(indexRead(after, 'deliveries_due')).toBe(0);
           expect(indexRead(after, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(after)).toBe(8 * CLAIMABLE_STATUSES.length);
+          expect(indexRead(after, 'endpoints_by_account')).toBe(claimWalk(window));
+          // Past the last account, from the first id on: the walk's bound in all.
+          const last = await plan(CLAIM_IN_TURN, turnParams(request, 'acct_z'));
+          expect(indexRead(last, 'endpoints_by_account')).toBe(claimWalk(window));
+          expect(seeks(last)).toBe(8 * CLAIMABLE_STATUSES.length);
         });
         // Two of B's endpoints with a request in flight (another worker's): read apart, their entries
         // by key, among the endpoints in flight only, each kept for a due delivery no one holds (a

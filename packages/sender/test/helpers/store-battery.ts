@@ -848,6 +848,22 @@ export function storeBattery(
       expect([...inTurn, ...rest].sort()).toEqual([...ofA, ofB!.id].sort());
     });
 
+    it("takes in turn the accounts after its cursor past more of a tenant's endpoints due first than a claim walks (design D77)", async () => {
+      const [a, b] = [account(), account()].sort() as [string, string];
+      const many = claimWalk(claimWindow(4)) + 1;
+      for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
+      // One of A's clicks to each of its endpoints, every one due before B's.
+      await publish(event(a, 'click', T0));
+      await endpointAt(b, 'https://up.example.org/hook');
+      const [ofB] = await publish(event(b, 'click', T0 + 1));
+      // From the first id on, A's endpoints fill what the turn reads: A alone is taken.
+      const first = await store.claimDue(turnRequest(T0 + 2, 4, 100, ''));
+      expect(new Set(first.map((c) => c.delivery.accountId))).toEqual(new Set([a]));
+      // After A, B's endpoint is read, whatever is due before it.
+      const second = await store.claimDue(turnRequest(T0 + 2, 4, 100, cursorAfter('', first)));
+      expect(second.map((c) => c.delivery.id)).toContain(ofB!.id);
+    });
+
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {
       const a = account();
       const many = claimWalk(claimWindow(8)) + 1;

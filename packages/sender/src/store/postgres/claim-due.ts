@@ -126,9 +126,48 @@ turn_endpoints AS MATERIALIZED (
 ),`;
 
 /**
+ * The entry (endpoint-due.ts) of the endpoint `id`, due by `$1`, as `q`, and the endpoint, as `e`:
+ * each by key, the LIMITs keeping them lookups.
+ */
+const dueEntryAndEndpoint = (id: string) => `CROSS JOIN LATERAL (
+    SELECT q.next_due_at FROM endpoint_due q
+    WHERE q.endpoint_id = ${id} AND q.next_due_at BETWEEN 0 AND $1::bigint LIMIT 1
+  ) q
+  CROSS JOIN LATERAL (
+    SELECT e.id, e.account_id, e.enabled, e.paused FROM endpoints e WHERE e.id = ${id} LIMIT 1
+  ) e`;
+
+/**
+ * For a turn, the endpoints with something due among the first `$19` endpoints in account-id order
+ * after the turn's cursor `$22`, then from the first id on (in byte order, as inTurnOrder), by the
+ * endpoints' index by account and each one's entry by key, those `idle_due` has not read, the first
+ * `$2` × `$21` of them (as many as the turn reads: TURN_ENDPOINTS): the accounts a turn takes next
+ * are read whatever is due before them. `idle_due` alone, in due order,
+ * read none past its `$19` entries, so a tenant with more endpoints than that, all due first, kept
+ * every other one out of the turns until its backlog had gone out. Endpoints with nothing due cost
+ * a step each, so the read stays bounded however many endpoints there are.
+ */
+const AFTER_CURSOR = `after_cursor AS (
+  SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at
+  FROM (
+    (SELECT e.id FROM endpoints e WHERE e.account_id > $22::text ORDER BY e.account_id, e.id LIMIT $19::int)
+    UNION ALL
+    (SELECT e.id FROM endpoints e WHERE e.account_id <= $22::text ORDER BY e.account_id, e.id LIMIT $19::int)
+    LIMIT $19::int
+  ) w
+  ${dueEntryAndEndpoint('w.id')}
+  WHERE e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
+    AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
+    AND e.id NOT IN (SELECT endpoint_id FROM live)
+    AND e.id NOT IN (SELECT id FROM idle_due)
+  LIMIT $2::int * $21::int
+),
+`;
+
+/**
  * The read past a held-up walk: each endpoint's own due deliveries (endpoint-due.ts); with `turn`,
- * of those a claim with the accounts in turn reads (TURN_ENDPOINTS), which walks nothing and reads
- * them whatever `held_up` would say.
+ * of those and AFTER_CURSOR's, those a claim with the accounts in turn reads (TURN_ENDPOINTS), which
+ * walks nothing and reads them whatever `held_up` would say.
  */
 const heldUpRead = (turn: boolean) => `
 idle_due AS (
@@ -151,13 +190,7 @@ in_flight_due AS (
   FROM (
     SELECT DISTINCT endpoint_id FROM live WHERE endpoint_id NOT IN (SELECT endpoint_id FROM full_endpoints)
   ) f
-  CROSS JOIN LATERAL (
-    SELECT q.next_due_at FROM endpoint_due q
-    WHERE q.endpoint_id = f.endpoint_id AND q.next_due_at BETWEEN 0 AND $1::bigint LIMIT 1
-  ) q
-  CROSS JOIN LATERAL (
-    SELECT e.id, e.account_id, e.enabled, e.paused FROM endpoints e WHERE e.id = f.endpoint_id LIMIT 1
-  ) e
+  ${dueEntryAndEndpoint('f.endpoint_id')}
   WHERE e.account_id NOT IN (SELECT account_id FROM full_accounts)
 ${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}    -- Only those with a due delivery no one holds: one seek per claimable status, stepping past the
     -- endpoint's own leased ones.
@@ -176,10 +209,10 @@ ${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}    -- Only those with 
   ORDER BY q.next_due_at
   LIMIT $19::int
 ),
-due_endpoints AS MATERIALIZED (
+${turn ? AFTER_CURSOR : ''}due_endpoints AS MATERIALIZED (
   SELECT * FROM idle_due
   UNION ALL
-  SELECT * FROM in_flight_due
+  SELECT * FROM in_flight_due${turn ? '\n  UNION ALL\n  SELECT * FROM after_cursor' : ''}
 ),${turn ? TURN_ENDPOINTS : ''}
 heads AS (
   SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at

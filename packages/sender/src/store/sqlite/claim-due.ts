@@ -107,6 +107,32 @@ WHERE q.next_due_at <= @now AND e.id = q.endpoint_id${NOT_FULL}
   AND e.id NOT IN (SELECT value FROM json_each(@leased))
 ORDER BY q.next_due_at
 LIMIT ${countParam('scan')}`;
+/**
+ * For a turn, the endpoints with something due among the first `@scan` endpoints in account-id order
+ * after the turn's cursor `@after`, then from the first id on (as inTurnOrder orders accounts), by
+ * the endpoints' index by account and each one's entry by key, the first `@found` of them (as many
+ * as the turn reads: turnEndpoints): the accounts a turn takes next are read whatever is due before
+ * them. DUE_ENDPOINTS alone, in due order, read none past its `@scan` entries, so a tenant with more
+ * endpoints than that, all due first, kept every other one out of the turns until its backlog had
+ * gone out. Endpoints with nothing due cost a step each, so the read stays bounded however many
+ * endpoints there are. The turn reads DUE_ENDPOINTS's too, which may hold some of these again.
+ */
+export const DUE_AFTER_CURSOR = `
+SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
+FROM (
+  SELECT id FROM (
+    SELECT id FROM endpoints INDEXED BY endpoints_by_account
+    WHERE account_id > @after ORDER BY account_id, id LIMIT ${countParam('scan')})
+  UNION ALL
+  SELECT id FROM (
+    SELECT id FROM endpoints INDEXED BY endpoints_by_account
+    WHERE account_id <= @after ORDER BY account_id, id LIMIT ${countParam('scan')})
+  LIMIT ${countParam('scan')}
+) w
+CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
+WHERE q.endpoint_id = w.id AND q.next_due_at <= @now AND e.id = w.id${NOT_FULL}
+  AND e.id NOT IN (SELECT value FROM json_each(@leased))
+LIMIT ${countParam('found')}`;
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
@@ -197,8 +223,9 @@ interface DueEndpoint {
 
 /**
  * SELECT_HEADS for each claimable status of the DUE_ENDPOINTS that may take more, in due order (then
- * id); with `turn`, of those a claim with the accounts in turn reads (turnEndpoints): after its
- * cursor, the accounts it takes may be any of those due, so the whole `@scan` is read. An entry read
+ * id); with `turn`, of those and DUE_AFTER_CURSOR's, those a claim with the accounts in turn reads
+ * (turnEndpoints): after its cursor, the accounts it takes may be any of those due, so the whole
+ * `@scan` of each is read. An entry read
  * as due whose endpoint has nothing to take now is settled (endpoint-due.ts), and dropped when the
  * endpoint is disabled or paused (re-enabling and resuming lower it again).
  */
@@ -211,6 +238,11 @@ function headsOf(
     ...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]),
     ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[]),
   ];
+  if (turn) {
+    const read = new Set(found.map((f) => f.id));
+    const next = { ...params, after: turn.after, found: turn.accounts * turn.perAccount };
+    for (const f of db.st(DUE_AFTER_CURSOR).all(next) as DueEndpoint[]) if (!read.has(f.id)) found.push(f);
+  }
   let live: DueEndpoint[] = [];
   for (const f of found) {
     if (f.live === 1) live.push(f);
