@@ -848,19 +848,26 @@ export function storeBattery(
       expect([...inTurn, ...rest].sort()).toEqual([...ofA, ofB!.id].sort());
     });
 
-    it("takes in turn the accounts after its cursor past more of a tenant's endpoints due first than a claim walks (design D77)", async () => {
-      const [a, b] = [account(), account()].sort() as [string, string];
-      const many = claimWalk(claimWindow(4)) + 1;
-      for (let i = 0; i < many; i++) await endpointAt(a, `https://a${i}.example.com/hook`);
-      // One of A's clicks to each of its endpoints, every one due before B's.
-      await publish(event(a, 'click', T0));
+    it("takes in turn the accounts after its cursor past more tenants' endpoints due first than a claim walks (design D77)", async () => {
+      // Six tenants with a hundred endpoints each (more than a claim of four walks), a click to
+      // each, all due before B's; B's id after theirs.
+      const tenants = Array.from({ length: 6 }, () => account()).sort();
+      for (const [k, a] of tenants.entries()) {
+        for (let i = 0; i < 100; i++) await endpointAt(a, `https://t${k}-${i}.example.com/hook`);
+        await publish(event(a, 'click', T0 + k));
+      }
+      expect(tenants.length * 100).toBeGreaterThan(claimWalk(claimWindow(4)));
+      const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
-      const [ofB] = await publish(event(b, 'click', T0 + 1));
-      // From the first id on, A's endpoints fill what the turn reads: A alone is taken.
-      const first = await store.claimDue(turnRequest(T0 + 2, 4, 100, ''));
-      expect(new Set(first.map((c) => c.delivery.accountId))).toEqual(new Set([a]));
-      // After A, B's endpoint is read, whatever is due before it.
-      const second = await store.claimDue(turnRequest(T0 + 2, 4, 100, cursorAfter('', first)));
+      const [ofB] = await publish(event(b, 'click', T0 + 6));
+      // Turns of four from the first id on: the first four tenants, then the next four after the
+      // last of them, B among them.
+      const first = await store.claimDue(turnRequest(T0 + 7, 4, 100, ''));
+      expect(new Set(first.map((c) => c.delivery.accountId))).toEqual(new Set(tenants.slice(0, 4)));
+      const second = await store.claimDue(turnRequest(T0 + 7, 4, 100, cursorAfter('', first)));
+      expect(new Set(second.map((c) => c.delivery.accountId))).toEqual(
+        new Set([...tenants.slice(4), b, tenants[0]]),
+      );
       expect(second.map((c) => c.delivery.id)).toContain(ofB!.id);
     });
 

@@ -140,26 +140,34 @@ const dueEntryAndEndpoint = (id: string) => `CROSS JOIN LATERAL (
 /**
  * For a turn, the endpoints with something due among the first `$19` endpoints in account-id order
  * after the turn's cursor `$22`, then from the first id on (in byte order, as inTurnOrder), by the
- * endpoints' index by account and each one's entry by key, those `idle_due` has not read, the first
- * `$2` × `$21` of them (as many as the turn reads: TURN_ENDPOINTS): the accounts a turn takes next
- * are read whatever is due before them. `idle_due` alone, in due order,
- * read none past its `$19` entries, so a tenant with more endpoints than that, all due first, kept
- * every other one out of the turns until its backlog had gone out. Endpoints with nothing due cost
- * a step each, so the read stays bounded however many endpoints there are.
+ * endpoints' index by account and each one's entry by key, those `idle_due` has not read: `$21` of
+ * each account's, for as many accounts as make `$2` × `$21` (as many as the turn reads:
+ * TURN_ENDPOINTS), the first in that order. The accounts a turn takes next are read so, whatever is
+ * due before them: `idle_due` alone, in due order, read none past its `$19` entries, so tenants with
+ * more endpoints than that, all due first, kept every other one out of the turns until their
+ * backlogs had gone out. Endpoints with nothing due cost a step each, so the read stays bounded
+ * however many endpoints there are.
  */
 const AFTER_CURSOR = `after_cursor AS (
-  SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at
-  FROM (
-    (SELECT e.id FROM endpoints e WHERE e.account_id > $22::text ORDER BY e.account_id, e.id LIMIT $19::int)
-    UNION ALL
-    (SELECT e.id FROM endpoints e WHERE e.account_id <= $22::text ORDER BY e.account_id, e.id LIMIT $19::int)
-    LIMIT $19::int
-  ) w
-  ${dueEntryAndEndpoint('w.id')}
-  WHERE e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
-    AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
-    AND e.id NOT IN (SELECT endpoint_id FROM live)
-    AND e.id NOT IN (SELECT id FROM idle_due)
+  SELECT a.id, a.live, a.account_id, a.next_due_at FROM (
+    SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at, w.part,
+           row_number() OVER (PARTITION BY e.account_id ORDER BY e.id) AS rn
+    FROM (
+      (SELECT e.id, 0 AS part FROM endpoints e WHERE e.account_id > $22::text
+       ORDER BY e.account_id, e.id LIMIT $19::int)
+      UNION ALL
+      (SELECT e.id, 1 AS part FROM endpoints e WHERE e.account_id <= $22::text
+       ORDER BY e.account_id, e.id LIMIT $19::int)
+      LIMIT $19::int
+    ) w
+    ${dueEntryAndEndpoint('w.id')}
+    WHERE e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
+      AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
+      AND e.id NOT IN (SELECT endpoint_id FROM live)
+      AND e.id NOT IN (SELECT id FROM idle_due)
+  ) a
+  WHERE a.rn <= $21::int
+  ORDER BY a.part, a.account_id, a.id
   LIMIT $2::int * $21::int
 ),
 `;

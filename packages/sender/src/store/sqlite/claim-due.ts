@@ -110,28 +110,34 @@ LIMIT ${countParam('scan')}`;
 /**
  * For a turn, the endpoints with something due among the first `@scan` endpoints in account-id order
  * after the turn's cursor `@after`, then from the first id on (as inTurnOrder orders accounts), by
- * the endpoints' index by account and each one's entry by key, the first `@found` of them (as many
- * as the turn reads: turnEndpoints): the accounts a turn takes next are read whatever is due before
- * them. DUE_ENDPOINTS alone, in due order, read none past its `@scan` entries, so a tenant with more
- * endpoints than that, all due first, kept every other one out of the turns until its backlog had
- * gone out. Endpoints with nothing due cost a step each, so the read stays bounded however many
- * endpoints there are. The turn reads DUE_ENDPOINTS's too, which may hold some of these again.
+ * the endpoints' index by account and each one's entry by key: `@perAccount` of each account's, for
+ * as many accounts as make `@found` (as many as the turn reads: turnEndpoints), the first in that
+ * order. The accounts a turn takes next are read so, whatever is due before them: DUE_ENDPOINTS
+ * alone, in due order, read none past its `@scan` entries, so tenants with more endpoints than that,
+ * all due first, kept every other one out of the turns until their backlogs had gone out. Endpoints
+ * with nothing due cost a step each, so the read stays bounded however many endpoints there are.
+ * The turn reads DUE_ENDPOINTS's too, which may hold some of these again.
  */
 export const DUE_AFTER_CURSOR = `
-SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
-FROM (
-  SELECT id FROM (
-    SELECT id FROM endpoints INDEXED BY endpoints_by_account
-    WHERE account_id > @after ORDER BY account_id, id LIMIT ${countParam('scan')})
-  UNION ALL
-  SELECT id FROM (
-    SELECT id FROM endpoints INDEXED BY endpoints_by_account
-    WHERE account_id <= @after ORDER BY account_id, id LIMIT ${countParam('scan')})
-  LIMIT ${countParam('scan')}
-) w
-CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
-WHERE q.endpoint_id = w.id AND q.next_due_at <= @now AND e.id = w.id${NOT_FULL}
-  AND e.id NOT IN (SELECT value FROM json_each(@leased))
+SELECT id, live, account_id, next_due_at FROM (
+  SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at, w.part,
+         row_number() OVER (PARTITION BY e.account_id ORDER BY e.id) AS rn
+  FROM (
+    SELECT id, 0 AS part FROM (
+      SELECT id FROM endpoints INDEXED BY endpoints_by_account
+      WHERE account_id > @after ORDER BY account_id, id LIMIT ${countParam('scan')})
+    UNION ALL
+    SELECT id, 1 AS part FROM (
+      SELECT id FROM endpoints INDEXED BY endpoints_by_account
+      WHERE account_id <= @after ORDER BY account_id, id LIMIT ${countParam('scan')})
+    LIMIT ${countParam('scan')}
+  ) w
+  CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
+  WHERE q.endpoint_id = w.id AND q.next_due_at <= @now AND e.id = w.id${NOT_FULL}
+    AND e.id NOT IN (SELECT value FROM json_each(@leased))
+)
+WHERE rn <= ${countParam('perAccount')}
+ORDER BY part, account_id, id
 LIMIT ${countParam('found')}`;
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
@@ -240,7 +246,12 @@ function headsOf(
   ];
   if (turn) {
     const read = new Set(found.map((f) => f.id));
-    const next = { ...params, after: turn.after, found: turn.accounts * turn.perAccount };
+    const next = {
+      ...params,
+      after: turn.after,
+      perAccount: turn.perAccount,
+      found: turn.accounts * turn.perAccount,
+    };
     for (const f of db.st(DUE_AFTER_CURSOR).all(next) as DueEndpoint[]) if (!read.has(f.id)) found.push(f);
   }
   let live: DueEndpoint[] = [];
