@@ -110,6 +110,19 @@ describe('turnCursor', () => {
     expect(turnCursor('b', [], self)).toBe('b');
   });
 
+  it('moves the cursor to where the read after it stopped when the turn took all it found there', () => {
+    const read = (to: string, limit: number) => ({ to, limit });
+    // None taken: past the accounts read, none of which had anything due.
+    expect(turnCursor('c', [], self, [], read('k', 8))).toBe('k');
+    // Went on from the first id on: to where the read stopped, not back to `a`.
+    expect(turnCursor('c', ['d', 'e', 'a'], self, [], read('k', 8))).toBe('k');
+    // Fewer than it could take: all it found after the cursor.
+    expect(turnCursor('c', ['d', 'e'], self, [], read('k', 8))).toBe('k');
+    // Cut short by what it may take: its last, or no further than where the read stopped.
+    expect(turnCursor('c', ['d', 'e'], self, [], read('k', 2))).toBe('e');
+    expect(turnCursor('c', ['d', 'm'], self, [], read('k', 2))).toBe('k');
+  });
+
   it('stops the cursor at the last account taken at an origin the turn left at its share', () => {
     // R1 and R2 behind relay origin O, whose share let R1 through only; X after them taken twice.
     type Took = { accountId: string; origin: string };
@@ -137,5 +150,8 @@ describe('turnCursor', () => {
     const two = [...took, { accountId: 'y', origin: 'Y' }, { accountId: 'z', origin: 'Z' }];
     expect(cursor(two, '', 56, undefined, new Map([['Y', 1]]))).toBe('y');
     expect(cursor(two, 'q', 56, undefined, cappedO)).toBe('r1');
+    // Stopped at a full origin, whatever the read after the cursor came to.
+    const limits = [{ keyOf: (x: Took) => x.origin, cap: 1, inFlight: new Map<string, number>() }];
+    expect(turnCursor('', took, (x) => x.accountId, limits, { to: 'z', limit: 8 })).toBe('r1');
   });
 });

@@ -70,16 +70,24 @@ export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) =>
  * what the claimer had open there before the turn, and its breakers' caps) may have left out
  * accounts after the last one it took under that key, while accounts under other keys after them
  * were taken: the cursor then stops at that last one, so the next turn starts with those left out.
- * Unchanged when the turn took none.
+ *
+ * `read`: the turn's read after the cursor stopped at its bound, having read the accounts up to
+ * `read.to` (ClaimRequest.turn's readTo), of a turn that could take `read.limit`. The accounts past
+ * it were not read, so the cursor goes no further than `read.to`; and it goes there when the turn
+ * took every account it found after the cursor (it took fewer than it could, or went on from the
+ * first id), rather than back to an account from the first id on, so that over turns the reads
+ * reach every account however many endpoints come before it. Unchanged when the turn took none and
+ * nothing was read past.
  */
 export function turnCursor<T>(
   after: string,
   took: readonly T[],
   accountOf: (delivery: T) => string,
   limits: readonly PickLimit<T>[] = [],
+  read?: { to: string; limit: number },
 ): string {
   const order = inTurnOrder(new Set(took.map(accountOf)), after);
-  if (order.length === 0) return after;
+  if (order.length === 0) return read?.to ?? after;
   const at = new Map(order.map((account, i) => [account, i]));
   let cursor = order.length - 1;
   for (const limit of limits) {
@@ -93,5 +101,11 @@ export function turnCursor<T>(
     for (const [key, last] of lastAt)
       if (held.get(key)! >= capFor(limit, key)) cursor = Math.min(cursor, last);
   }
-  return order[cursor]!;
+  const last = order[cursor]!;
+  if (!read) return last;
+  // In turn order, read.to (after the cursor) comes before any account from the first id on.
+  const before = last > after && last < read.to ? last : read.to;
+  const stopped = cursor < order.length - 1;
+  const cut = last > after && took.length >= read.limit;
+  return stopped || cut ? before : read.to;
 }

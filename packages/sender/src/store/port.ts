@@ -79,8 +79,14 @@ export interface ClaimRequest {
    * worker passes the last account of its turn before, so that over turns every account with
    * something due among the endpoints a turn reads takes one, however many more than a turn's worth
    * have a backlog due before another's, and whatever origin's share cuts a turn short.
+   *
+   * Besides the endpoints due first, a turn reads the endpoints after the cursor in account-id
+   * order, up to a walk of them. When that read stops at its bound before the last account, the
+   * store calls `readTo` with the last account it read every endpoint of (or the one it stopped
+   * in, when that one alone had more): the accounts after it were not read, and the worker's next
+   * cursor does not pass them (turnCursor).
    */
-  turn?: { after: string };
+  turn?: { after: string; readTo?: (account: string) => void };
 }
 
 /** A claim of the probes of endpoints whose circuit breaker is half-open (design D27). */

@@ -688,6 +688,32 @@ describe('accounts in turn', () => {
     },
   );
 
+  it("starts its next turn where the store says the turn's read after the cursor stopped, when the turn took all it found", async () => {
+    vi.useFakeTimers({ toFake: ['performance'] }); // each turn when the test says
+    const memory = await seed(2);
+    const afters: string[] = [];
+    const queue: SenderStore = {
+      ...memory,
+      claimDue: (request) => {
+        if (request.turn) {
+          afters.push(request.turn.after);
+          request.turn.readTo?.('acct_zz');
+        }
+        return memory.claimDue(request);
+      },
+    };
+    const worker = createWorker(
+      workerOptions(4, { queue, client: answersAtOnce, clock: new ManualClock(T0) }),
+    );
+    expect(await worker.tick()).toBe(2);
+    vi.advanceTimersByTime(ACCOUNTS_TURN_MAX_MS);
+    await publishClick(memory, 2);
+    expect(await worker.tick()).toBe(1);
+    // The first turn took both of the account's (fewer than its four slots): past the account
+    // taken, to where the read stopped.
+    expect(afters).toEqual(['', 'acct_zz']);
+  });
+
   it('claims in due order all the same when the claim with the accounts in turn fails, and reports its error', async () => {
     vi.useFakeTimers({ toFake: ['performance'] }); // one turn only, however long the test takes
     const memory = await seed(3);

@@ -232,15 +232,20 @@ export function createWorker(options: WorkerOptions): Worker {
       if (started >= nextTurnAt) {
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
-          turn = await options.queue.claimDue({ ...request(probes.length), turn: { after: turnAfter } });
-          turnAfter = turnCursor(turnAfter, turn, (c) => c.delivery.accountId, [
-            {
-              keyOf: (c) => c.origin,
-              cap: options.perOriginCap,
-              inFlight: opened.openByOrigin,
-              caps: breaking.capped.origins,
-            },
-          ]);
+          const turnRequest = request(probes.length);
+          let readTo: string | undefined;
+          turn = await options.queue.claimDue({
+            ...turnRequest,
+            turn: { after: turnAfter, readTo: (account) => (readTo = account) },
+          });
+          const origins = {
+            keyOf: (c: ClaimedDelivery) => c.origin,
+            cap: options.perOriginCap,
+            inFlight: opened.openByOrigin,
+            caps: breaking.capped.origins,
+          };
+          const read = readTo === undefined ? undefined : { to: readTo, limit: turnRequest.limit };
+          turnAfter = turnCursor(turnAfter, turn, (c) => c.delivery.accountId, [origins], read);
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {

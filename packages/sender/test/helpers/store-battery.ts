@@ -871,6 +871,41 @@ export function storeBattery(
       expect(second.map((c) => c.delivery.id)).toContain(ofB!.id);
     });
 
+    it("moves the cursor past where a turn's read after it stopped, so that over turns it reaches an account behind more tenants' endpoints than two walks (design D77)", async () => {
+      // Twelve tenants with a hundred endpoints each, a click to each, all due before B's; B's id
+      // after theirs. Turns of eight read five tenants' endpoints past the cursor (a walk of 512).
+      const tenants = Array.from({ length: 12 }, () => account()).sort();
+      for (const [k, a] of tenants.entries()) {
+        for (let i = 0; i < 100; i++) await endpointAt(a, `https://t${k}-${i}.example.com/hook`);
+        await publish(event(a, 'click', T0 + k));
+      }
+      const b = account();
+      await endpointAt(b, 'https://up.example.org/hook');
+      const [ofB] = await publish(event(b, 'click', T0 + 12));
+      const turns = async (readPast: boolean) => {
+        let after = '';
+        const took: string[] = [];
+        for (let turn = 0; turn < 3; turn++) {
+          let to: string | undefined;
+          const request = turnRequest(T0 + 13, 8, 100, after);
+          const claimed = await store.claimDue({
+            ...request,
+            turn: { after, readTo: (account) => (to = account) },
+          });
+          took.push(...claimed.map((c) => c.delivery.id));
+          const read = readPast && to !== undefined ? { to, limit: 8 } : undefined;
+          after = turnCursor(after, claimed, (c) => c.delivery.accountId, [], read);
+          await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
+        }
+        return took;
+      };
+      // The cursor at the last account taken goes back to the first tenants once a turn takes
+      // every account it read: B is never reached.
+      expect(await turns(false)).not.toContain(ofB!.id);
+      // Moved to where the read stopped, it goes on from there: B in the third turn.
+      expect(await turns(true)).toContain(ofB!.id);
+    });
+
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {
       const a = account();
       const many = claimWalk(claimWindow(8)) + 1;

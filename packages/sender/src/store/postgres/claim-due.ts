@@ -173,6 +173,26 @@ const AFTER_CURSOR = `after_cursor AS (
 `;
 
 /**
+ * Where AFTER_CURSOR's read after `$22` stopped (ClaimRequest.turn's readTo), when it stopped at its
+ * bound `$19` before the last account: the accounts of the last endpoint it read and of the next
+ * (`edge`), and so the last account it read every endpoint of, or the one it stopped in when no
+ * account before it was read. No row when it read every endpoint after the cursor.
+ */
+const READ_TO = `edge AS MATERIALIZED (
+  SELECT x.account_id, row_number() OVER () AS k FROM (
+    SELECT e.account_id FROM endpoints e WHERE e.account_id > $22::text
+    ORDER BY e.account_id, e.id OFFSET $19::int - 1 LIMIT 2
+  ) x
+),
+read_to AS (
+  SELECT CASE WHEN n.account_id <> l.account_id THEN l.account_id
+              ELSE coalesce((SELECT max(e.account_id) FROM endpoints e
+                             WHERE e.account_id > $22::text AND e.account_id < l.account_id), l.account_id)
+         END AS account_id
+  FROM edge l JOIN edge n ON l.k = 1 AND n.k = 2
+)`;
+
+/**
  * The read past a held-up walk: each endpoint's own due deliveries (endpoint-due.ts); with `turn`,
  * of those and AFTER_CURSOR's, those a claim with the accounts in turn reads (TURN_ENDPOINTS), which
  * walks nothing and reads them whatever `held_up` would say.
@@ -488,9 +508,10 @@ due AS (
   ORDER BY row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id), h.next_attempt_at, h.id
   LIMIT $5::int
 ),
-${leaseDue(TURN_ORDER)}
-SELECT c.*, s.stale_endpoints
-FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints) s
+${leaseDue(TURN_ORDER)},
+${READ_TO}
+SELECT c.*, s.stale_endpoints, s.read_to
+FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints, (SELECT account_id FROM read_to) AS read_to) s
 LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
@@ -624,6 +645,8 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
     if (request.turn) {
       // Whether the walk is held up is not known from it: the next claim runs as it would have.
       const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request, request.turn.after));
+      const readTo = rows[0]?.read_to as string | null | undefined;
+      if (readTo) request.turn.readTo?.(readTo);
       const stale = (rows[0]?.stale_endpoints ?? []) as string[];
       if (stale.length > 0) settler.later(stale, request.now);
       return claimedOf(pg, rows);

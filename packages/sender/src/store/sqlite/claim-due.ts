@@ -139,6 +139,34 @@ SELECT id, live, account_id, next_due_at FROM (
 WHERE rn <= ${countParam('perAccount')}
 ORDER BY part, account_id, id
 LIMIT ${countParam('found')}`;
+/**
+ * The accounts of the `@edge`-th and next endpoints after the cursor `@after` in account-id order
+ * (0-based: the last DUE_AFTER_CURSOR reads and the first it does not, when there are), and the
+ * last account before the former: where that read stopped (ClaimRequest.turn's readTo).
+ */
+export const READ_EDGE = `
+SELECT account_id FROM endpoints INDEXED BY endpoints_by_account
+WHERE account_id > @after ORDER BY account_id, id LIMIT 2 OFFSET ${countParam('edge')}`;
+export const ACCOUNT_BEFORE = `
+SELECT max(account_id) FROM endpoints INDEXED BY endpoints_by_account
+WHERE account_id > @after AND account_id < @account`;
+
+/**
+ * Where DUE_AFTER_CURSOR's read after `after` stopped, when it stopped at its bound `scan` before
+ * the last account: the last account it read every endpoint of, or the one it stopped in when no
+ * account before it was read.
+ */
+function readStoppedAt(db: SqliteDb, after: string, scan: number): string | undefined {
+  const edge = db
+    .st(READ_EDGE)
+    .pluck()
+    .all({ after, edge: scan - 1 }) as string[];
+  if (edge.length < 2) return undefined;
+  const [last, next] = edge as [string, string];
+  if (next !== last) return last;
+  return (db.st(ACCOUNT_BEFORE).pluck().get({ after, account: last }) as string | null) ?? last;
+}
+
 export const DUE_IN_FLIGHT = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM json_each(@leased) f CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
@@ -238,7 +266,12 @@ interface DueEndpoint {
 function headsOf(
   db: SqliteDb,
   params: Record<string, unknown>,
-  turn?: { accounts: number; perAccount: number; after: string },
+  turn?: {
+    accounts: number;
+    perAccount: number;
+    after: string;
+    readTo?: ((account: string) => void) | undefined;
+  },
 ): Row[] {
   const found = [
     ...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]),
@@ -253,6 +286,8 @@ function headsOf(
       found: turn.accounts * turn.perAccount,
     };
     for (const f of db.st(DUE_AFTER_CURSOR).all(next) as DueEndpoint[]) if (!read.has(f.id)) found.push(f);
+    const to = readStoppedAt(db, turn.after, params.scan as number);
+    if (to !== undefined) turn.readTo?.(to);
   }
   let live: DueEndpoint[] = [];
   for (const f of found) {
@@ -331,7 +366,7 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       walk: claimWalk(window),
     };
     // Each endpoint that may take more gives its own first ones.
-    const heads = (inTurn?: { accounts: number; perAccount: number; after: string }) =>
+    const heads = (inTurn?: Parameters<typeof headsOf>[2]) =>
       headsOf(
         db,
         {
@@ -344,8 +379,13 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       );
     let rows: Row[];
     if (turn) {
-      const { after } = turn;
-      const inTurn = { accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap), after };
+      const { after, readTo: onReadTo } = turn;
+      const inTurn = {
+        accounts: limit,
+        perAccount: turnEndpointsPerAccount(limit, cap),
+        after,
+        readTo: onReadTo,
+      };
       rows = pickDue(
         inAccountTurns(heads(inTurn), (row) => row.account_id as string, after),
         limits,
