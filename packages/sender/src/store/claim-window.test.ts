@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inTurnOrder, turnEndpoints, turnEndpointsPerAccount } from './claim-window.js';
+import { inTurnOrder, turnEndpoints, turnEndpointsPerAccount, turnReadTo } from './claim-window.js';
 import { turnCursor } from './pick-due.js';
 
 describe('the endpoints a turn reads (design D77)', () => {
@@ -42,6 +42,20 @@ describe('the endpoints a turn reads (design D77)', () => {
     expect(inTurnOrder(['d', 'a', 'c', 'b'], '')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['d', 'a', 'c', 'b'], 'z')).toEqual(['a', 'b', 'c', 'd']);
     expect(inTurnOrder(['B', 'a', '_'], 'A')).toEqual(['B', '_', 'a']); // byte order for ASCII
+  });
+
+  it('says where the read after the cursor stopped only when the turn chose every account it found past the cursor', () => {
+    const chosen = (...accounts: string[]) => new Set(accounts);
+    // The read met its bound at `k`, its rows not filling what it reads: there.
+    expect(turnReadTo('c', 'k', ['d', 'e'], 8, ['d', 'e', 'a'], chosen('d', 'e', 'a'))).toBe('k');
+    // It did not stop before the last account: nothing to say.
+    expect(turnReadTo('c', undefined, ['d', 'e'], 8, ['d', 'e'], chosen('d', 'e'))).toBeUndefined();
+    // An account found past the cursor and not chosen: the next turn starts with it.
+    expect(turnReadTo('c', 'k', ['d', 'e'], 8, ['d', 'e', 'f'], chosen('d', 'e'))).toBeUndefined();
+    // One found from the first id on and not chosen: no matter.
+    expect(turnReadTo('c', 'k', ['d'], 8, ['d', 'a', 'b'], chosen('d', 'a'))).toBe('k');
+    // Its rows filled what it reads: no further than the last account among them.
+    expect(turnReadTo('c', 'k', ['d', 'e'], 2, ['d', 'e'], chosen('d', 'e'))).toBe('e');
   });
 
   it('over turns, takes every account however many more there are than a turn holds', () => {

@@ -74,6 +74,29 @@ export function turnEndpoints<T>(
 }
 
 /**
+ * What a store reports of where a turn's read after its cursor `after` stopped (ClaimRequest.turn's
+ * readTo): `stop`, where the read met its bound before the last account (none when it did not);
+ * no further than the last account of its rows (`read`, in its order) when they filled its
+ * `found`; and nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with
+ * something due it found after the cursor (`seen`), since the next turn is to start with those.
+ */
+export function turnReadTo(
+  after: string,
+  stop: string | undefined,
+  read: readonly string[],
+  found: number,
+  seen: Iterable<string>,
+  chosen: ReadonlySet<string>,
+): string | undefined {
+  if (stop === undefined) return undefined;
+  for (const account of seen) if (account > after && !chosen.has(account)) return undefined;
+  const lastRead = read.at(-1);
+  return read.length >= found && lastRead !== undefined && lastRead > after && lastRead < stop
+    ? lastRead
+    : stop;
+}
+
+/**
  * `accounts` in the order a turn after `after` takes them: the ids after it, then those up to it,
  * each part in id order: JavaScript's, by UTF-16 code units, as the SQLite store sorts them and, for
  * ids of ASCII characters (newId's, and most callers'), as PostgreSQL's turn compares them

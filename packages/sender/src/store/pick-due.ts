@@ -71,23 +71,22 @@ export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) =>
  * accounts after the last one it took under that key, while accounts under other keys after them
  * were taken: the cursor then stops at that last one, so the next turn starts with those left out.
  *
- * `read`: the turn's read after the cursor stopped at its bound, having read the accounts up to
- * `read.to` (ClaimRequest.turn's readTo), of a turn that could take `read.limit`. The accounts past
- * it were not read, so the cursor goes no further than `read.to`; and it goes there when the turn
- * took every account it found after the cursor (it took fewer than it could, or went on from the
- * first id), rather than back to an account from the first id on, so that over turns the reads
- * reach every account however many endpoints come before it. Unchanged when the turn took none and
- * nothing was read past.
+ * `readTo`: where the turn's read after the cursor stopped, reported by the store when the turn
+ * chose every account it found past the cursor (turnReadTo). The accounts past it were not read:
+ * the cursor goes there, rather than back to an account from the first id on, so that over turns
+ * the reads reach every account however many endpoints come before it; or, stopped at a full
+ * origin before it, no further than that. Unchanged when the turn took none and nothing was read
+ * past.
  */
 export function turnCursor<T>(
   after: string,
   took: readonly T[],
   accountOf: (delivery: T) => string,
   limits: readonly PickLimit<T>[] = [],
-  read?: { to: string; limit: number },
+  readTo?: string,
 ): string {
   const order = inTurnOrder(new Set(took.map(accountOf)), after);
-  if (order.length === 0) return read?.to ?? after;
+  if (order.length === 0) return readTo ?? after;
   const at = new Map(order.map((account, i) => [account, i]));
   let cursor = order.length - 1;
   for (const limit of limits) {
@@ -102,10 +101,8 @@ export function turnCursor<T>(
       if (held.get(key)! >= capFor(limit, key)) cursor = Math.min(cursor, last);
   }
   const last = order[cursor]!;
-  if (!read) return last;
-  // In turn order, read.to (after the cursor) comes before any account from the first id on.
-  const before = last > after && last < read.to ? last : read.to;
+  if (readTo === undefined) return last;
+  // In turn order, readTo (after the cursor) comes before any account from the first id on.
   const stopped = cursor < order.length - 1;
-  const cut = last > after && took.length >= read.limit;
-  return stopped || cut ? before : read.to;
+  return stopped && last > after && last < readTo ? last : readTo;
 }

@@ -76,15 +76,15 @@ export interface ClaimRequest {
    *
    * `after` is the turn's cursor (turnCursor): the turn takes the accounts whose id comes after it,
    * then from the first id on, as many as `limit`, and each round of theirs in that order. The
-   * worker passes the last account of its turn before, so that over turns every account with
-   * something due among the endpoints a turn reads takes one, however many more than a turn's worth
-   * have a backlog due before another's, and whatever origin's share cuts a turn short.
+   * worker passes the last account of its turn before (turnCursor), so that over turns every
+   * account with something due takes one, however many more than a turn's worth have a backlog due
+   * before another's, and whatever origin's share cuts a turn short.
    *
    * Besides the endpoints due first, a turn reads the endpoints after the cursor in account-id
-   * order, up to a walk of them. When that read stops at its bound before the last account, the
-   * store calls `readTo` with the last account it read every endpoint of (or the one it stopped
-   * in, when that one alone had more): the accounts after it were not read, and the worker's next
-   * cursor does not pass them (turnCursor).
+   * order, up to a walk of them. When that read stops at its bound before the last account and the
+   * turn chose every account it found past the cursor, the store calls `readTo` with where it
+   * stopped (turnReadTo): the accounts after it were not read, and the worker's next cursor goes
+   * there rather than back to an account from the first id on.
    */
   turn?: { after: string; readTo?: (account: string) => void };
 }

@@ -244,8 +244,7 @@ export function createWorker(options: WorkerOptions): Worker {
             inFlight: opened.openByOrigin,
             caps: breaking.capped.origins,
           };
-          const read = readTo === undefined ? undefined : { to: readTo, limit: turnRequest.limit };
-          turnAfter = turnCursor(turnAfter, turn, (c) => c.delivery.accountId, [origins], read);
+          turnAfter = turnCursor(turnAfter, turn, (c) => c.delivery.accountId, [origins], readTo);
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {
@@ -274,7 +273,10 @@ export function createWorker(options: WorkerOptions): Worker {
     });
   /** When the next claim with the accounts in turn is due (performance.now()). */
   let nextTurnAt = Number.NEGATIVE_INFINITY;
-  /** Where the next one starts (ClaimRequest.turn): after the last account the one before took. */
+  /**
+   * Where the next one starts (ClaimRequest.turn): after the last account the one before took, or
+   * where its read after the cursor stopped (turnCursor).
+   */
   let turnAfter = '';
 
   /** Leases given back by launchable, still being released: stop() waits for them. */

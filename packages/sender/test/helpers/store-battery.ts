@@ -862,7 +862,14 @@ export function storeBattery(
       const [ofB] = await publish(event(b, 'click', T0 + 6));
       // Turns of four from the first id on: the first four tenants, then the next four after the
       // last of them, B among them.
-      const first = await store.claimDue(turnRequest(T0 + 7, 4, 100, ''));
+      let to: string | undefined;
+      const first = await store.claimDue({
+        ...turnRequest(T0 + 7, 4, 100, ''),
+        turn: { after: '', readTo: (account) => (to = account) },
+      });
+      // It found six accounts past the cursor and chose four: where its read stopped is not said,
+      // as the next turn starts with the other two.
+      expect(to).toBeUndefined();
       expect(new Set(first.map((c) => c.delivery.accountId))).toEqual(new Set(tenants.slice(0, 4)));
       const second = await store.claimDue(turnRequest(T0 + 7, 4, 100, cursorAfter('', first)));
       expect(new Set(second.map((c) => c.delivery.accountId))).toEqual(
@@ -882,6 +889,7 @@ export function storeBattery(
       const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 12));
+      const reported: (string | undefined)[] = [];
       const turns = async (readPast: boolean) => {
         let after = '';
         const took: string[] = [];
@@ -893,8 +901,8 @@ export function storeBattery(
             turn: { after, readTo: (account) => (to = account) },
           });
           took.push(...claimed.map((c) => c.delivery.id));
-          const read = readPast && to !== undefined ? { to, limit: 8 } : undefined;
-          after = turnCursor(after, claimed, (c) => c.delivery.accountId, [], read);
+          if (turn === 0) reported.push(to);
+          after = turnCursor(after, claimed, (c) => c.delivery.accountId, [], readPast ? to : undefined);
           await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
         }
         return took;
@@ -904,6 +912,9 @@ export function storeBattery(
       expect(await turns(false)).not.toContain(ofB!.id);
       // Moved to where the read stopped, it goes on from there: B in the third turn.
       expect(await turns(true)).toContain(ofB!.id);
+      // The first turn's read stopped in the sixth tenant's endpoints (the 512th and 513th after
+      // the cursor), having read every endpoint of the fifth.
+      expect(reported).toEqual([tenants[4], tenants[4]]);
     });
 
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {

@@ -111,7 +111,7 @@ held_up AS MATERIALIZED (
  */
 const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
-  SELECT t.id, t.live FROM (
+  SELECT t.id, t.live, t.account_id FROM (
     SELECT f.*, dense_rank() OVER (
       ORDER BY f.account_id COLLATE "C" <= $22::text COLLATE "C", f.account_id COLLATE "C"
     ) AS account_turn
@@ -164,7 +164,7 @@ const AFTER_CURSOR = `after_cursor AS (
     WHERE e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
       AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
       AND e.id NOT IN (SELECT endpoint_id FROM live)
-      AND e.id NOT IN (SELECT id FROM idle_due)
+      AND e.enabled AND NOT e.paused
   ) a
   WHERE a.rn <= $21::int
   ORDER BY a.part, a.account_id, a.id
@@ -173,23 +173,37 @@ const AFTER_CURSOR = `after_cursor AS (
 `;
 
 /**
- * Where AFTER_CURSOR's read after `$22` stopped (ClaimRequest.turn's readTo), when it stopped at its
- * bound `$19` before the last account: the accounts of the last endpoint it read and of the next
- * (`edge`), and so the last account it read every endpoint of, or the one it stopped in when no
- * account before it was read. No row when it read every endpoint after the cursor.
+ * What the store reports of where AFTER_CURSOR's read after `$22` stopped (ClaimRequest.turn's
+ * readTo), as turnReadTo decides it: where it met its bound `$19` before the last account, from the
+ * accounts of the last endpoint it read and of the next (`edge`): the last account it read every
+ * endpoint of, or the one it stopped in when no account before it was read (`read_stop`); no
+ * further than the last account of its rows when they filled its `$2` × `$21`; and nothing when the
+ * turn chose fewer than every account with something due it found past the cursor.
  */
 const READ_TO = `edge AS MATERIALIZED (
-  SELECT x.account_id, row_number() OVER () AS k FROM (
-    SELECT e.account_id FROM endpoints e WHERE e.account_id > $22::text
+  SELECT x.account_id, row_number() OVER (ORDER BY x.account_id, x.id) AS k FROM (
+    SELECT e.account_id, e.id FROM endpoints e WHERE e.account_id > $22::text
     ORDER BY e.account_id, e.id OFFSET $19::int - 1 LIMIT 2
   ) x
 ),
-read_to AS (
+read_stop AS (
   SELECT CASE WHEN n.account_id <> l.account_id THEN l.account_id
               ELSE coalesce((SELECT max(e.account_id) FROM endpoints e
                              WHERE e.account_id > $22::text AND e.account_id < l.account_id), l.account_id)
          END AS account_id
   FROM edge l JOIN edge n ON l.k = 1 AND n.k = 2
+),
+read_to AS (
+  SELECT CASE
+    WHEN EXISTS (
+      SELECT 1 FROM due_endpoints q
+      WHERE q.live AND q.account_id > $22::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
+    ) THEN NULL
+    WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $21::int
+      THEN least(s.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $22::text))
+    ELSE s.account_id
+  END AS account_id
+  FROM read_stop s
 )`;
 
 /**
@@ -240,7 +254,7 @@ ${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}    -- Only those with 
 ${turn ? AFTER_CURSOR : ''}due_endpoints AS MATERIALIZED (
   SELECT * FROM idle_due
   UNION ALL
-  SELECT * FROM in_flight_due${turn ? '\n  UNION ALL\n  SELECT * FROM after_cursor' : ''}
+  SELECT * FROM in_flight_due${turn ? '\n  UNION ALL\n  SELECT * FROM after_cursor WHERE id NOT IN (SELECT id FROM idle_due)' : ''}
 ),${turn ? TURN_ENDPOINTS : ''}
 heads AS (
   SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at

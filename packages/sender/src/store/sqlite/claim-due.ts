@@ -12,6 +12,7 @@ import {
   headsPerEndpoint,
   turnEndpoints,
   turnEndpointsPerAccount,
+  turnReadTo,
 } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
 import { fullKeys, inAccountTurns, type PickLimit, pickDue } from '../pick-due.js';
@@ -133,7 +134,7 @@ SELECT id, live, account_id, next_due_at FROM (
     LIMIT ${countParam('scan')}
   ) w
   CROSS JOIN endpoint_due q CROSS JOIN endpoints e -- in this order
-  WHERE q.endpoint_id = w.id AND q.next_due_at <= @now AND e.id = w.id${NOT_FULL}
+  WHERE q.endpoint_id = w.id AND q.next_due_at <= @now AND e.id = w.id AND e.enabled = 1 AND e.paused = 0${NOT_FULL}
     AND e.id NOT IN (SELECT value FROM json_each(@leased))
 )
 WHERE rn <= ${countParam('perAccount')}
@@ -277,18 +278,15 @@ function headsOf(
     ...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]),
     ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[]),
   ];
-  if (turn) {
-    const read = new Set(found.map((f) => f.id));
-    const next = {
-      ...params,
-      after: turn.after,
-      perAccount: turn.perAccount,
-      found: turn.accounts * turn.perAccount,
-    };
-    for (const f of db.st(DUE_AFTER_CURSOR).all(next) as DueEndpoint[]) if (!read.has(f.id)) found.push(f);
-    const to = readStoppedAt(db, turn.after, params.scan as number);
-    if (to !== undefined) turn.readTo?.(to);
-  }
+  // A turn's read after its cursor, as many rows as it reads of accounts.
+  const most = turn ? turn.accounts * turn.perAccount : 0;
+  const pastCursor = turn
+    ? (db
+        .st(DUE_AFTER_CURSOR)
+        .all({ ...params, after: turn.after, perAccount: turn.perAccount, found: most }) as DueEndpoint[])
+    : [];
+  const read = new Set(found.map((f) => f.id));
+  for (const f of pastCursor) if (!read.has(f.id)) found.push(f);
   let live: DueEndpoint[] = [];
   for (const f of found) {
     if (f.live === 1) live.push(f);
@@ -296,7 +294,17 @@ function headsOf(
   }
   if (turn) {
     live.sort((a, b) => a.next_due_at - b.next_due_at || (a.id < b.id ? -1 : 1));
+    const seen = live.map((f) => f.account_id);
     live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount, turn.after);
+    const to = turnReadTo(
+      turn.after,
+      readStoppedAt(db, turn.after, params.scan as number),
+      pastCursor.map((f) => f.account_id),
+      most,
+      seen,
+      new Set(live.map((f) => f.account_id)),
+    );
+    if (to !== undefined) turn.readTo?.(to);
   }
   const ids = live.map((f) => f.id);
   if (ids.length === 0) return [];
@@ -414,5 +422,5 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
   };
   // Nothing to take: no turn's wait, no transaction.
   return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
-    request.limit <= 0 ? [] : (await write(() => claimOnce(request))).value;
+    request.limit <= 0 || request.perEndpointCap <= 0 ? [] : (await write(() => claimOnce(request))).value;
 }
