@@ -150,5 +150,7 @@ describe('turnCursor', () => {
     // Stopped at a full origin, whatever the read after the cursor came to.
     const limits = [{ keyOf: (x: Took) => x.origin, cap: 1, inFlight: new Map<string, number>() }];
     expect(turnCursor('', took, (x) => x.accountId, limits, 'z')).toBe('r1');
+    // The turn's last account taken at a full origin, others there perhaps left out after it.
+    expect(turnCursor('', [took[0]!], (x) => x.accountId, limits, 'z')).toBe('r1');
   });
 });

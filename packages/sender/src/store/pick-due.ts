@@ -89,6 +89,7 @@ export function turnCursor<T>(
   if (order.length === 0) return readTo ?? after;
   const at = new Map(order.map((account, i) => [account, i]));
   let cursor = order.length - 1;
+  let full = false;
   for (const limit of limits) {
     const held = new Map(limit.inFlight);
     const lastAt = new Map<string, number>();
@@ -97,12 +98,15 @@ export function turnCursor<T>(
       held.set(key, (held.get(key) ?? 0) + 1);
       lastAt.set(key, Math.max(lastAt.get(key) ?? -1, at.get(accountOf(t))!));
     }
-    for (const [key, last] of lastAt)
-      if (held.get(key)! >= capFor(limit, key)) cursor = Math.min(cursor, last);
+    for (const [key, last] of lastAt) {
+      if (held.get(key)! < capFor(limit, key)) continue;
+      full = true;
+      cursor = Math.min(cursor, last);
+    }
   }
   const last = order[cursor]!;
   if (readTo === undefined) return last;
-  // In turn order, readTo (after the cursor) comes before any account from the first id on.
-  const stopped = cursor < order.length - 1;
-  return stopped && last > after && last < readTo ? last : readTo;
+  // In turn order, readTo (after the cursor) comes before any account from the first id on. A
+  // full origin may have left out accounts after its last one, the turn's last among them.
+  return full && last > after && last < readTo ? last : readTo;
 }

@@ -917,6 +917,32 @@ export function storeBattery(
       expect(reported).toEqual([tenants[4], tenants[4]]);
     });
 
+    it("says no further than the last account a turn's read after the cursor gave, when it gave as many as it reads (design D77)", async () => {
+      // A and B with a click each; C and D after them with three hundred endpoints each and
+      // nothing due, more than a claim of two walks.
+      const [a, b, c, d] = Array.from({ length: 4 }, () => account()).sort() as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      for (const [k, tenant] of [a, b].entries()) {
+        await endpointAt(tenant, `https://due${k}.example.com/hook`);
+        await publish(event(tenant, 'click', T0 + k));
+      }
+      for (const [k, tenant] of [c, d].entries())
+        for (let i = 0; i < 300; i++) await endpointAt(tenant, `https://idle${k}-${i}.example.com/hook`);
+      let to: string | undefined;
+      const claimed = await store.claimDue({
+        ...turnRequest(T0 + 2, 2, 100, ''),
+        turn: { after: '', readTo: (account) => (to = account) },
+      });
+      expect(new Set(claimed.map((x) => x.delivery.accountId))).toEqual(new Set([a, b]));
+      // The read stopped in D's endpoints, having read all of C's; its two rows, A's and B's,
+      // were all it gives a turn of two: B, so that C's are read again.
+      expect(to).toBe(b);
+    });
+
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {
       const a = account();
       const many = claimWalk(claimWindow(8)) + 1;

@@ -178,7 +178,8 @@ const AFTER_CURSOR = `after_cursor AS (
  * accounts of the last endpoint it read and of the next (`edge`): the last account it read every
  * endpoint of, or the one it stopped in when no account before it was read (`read_stop`); no
  * further than the last account of its rows when they filled its `$2` × `$21`; and nothing when the
- * turn chose fewer than every account with something due it found past the cursor.
+ * turn chose fewer than every account with something due it found past the cursor, or when as many
+ * endpoints in flight as it reads (`in_flight_due`) may have hidden one.
  */
 const READ_TO = `edge AS MATERIALIZED (
   SELECT x.account_id, row_number() OVER (ORDER BY x.account_id, x.id) AS k FROM (
@@ -195,6 +196,8 @@ read_stop AS (
 ),
 read_to AS (
   SELECT CASE
+    -- With as many endpoints in flight as it reads, one past the cursor may have gone unread.
+    WHEN (SELECT count(*) FROM in_flight_due) >= $19::int THEN NULL
     WHEN EXISTS (
       SELECT 1 FROM due_endpoints q
       WHERE q.live AND q.account_id > $22::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)

@@ -274,10 +274,8 @@ function headsOf(
     readTo?: ((account: string) => void) | undefined;
   },
 ): Row[] {
-  const found = [
-    ...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]),
-    ...(db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[]),
-  ];
+  const inFlight = db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[];
+  const found = [...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]), ...inFlight];
   // A turn's read after its cursor, as many rows as it reads of accounts.
   const most = turn ? turn.accounts * turn.perAccount : 0;
   const pastCursor = turn
@@ -296,9 +294,11 @@ function headsOf(
     live.sort((a, b) => a.next_due_at - b.next_due_at || (a.id < b.id ? -1 : 1));
     const seen = live.map((f) => f.account_id);
     live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount, turn.after);
+    // With as many endpoints in flight as it reads, one past the cursor may have gone unread.
+    const scan = params.scan as number;
     const to = turnReadTo(
       turn.after,
-      readStoppedAt(db, turn.after, params.scan as number),
+      inFlight.length < scan ? readStoppedAt(db, turn.after, scan) : undefined,
       pastCursor.map((f) => f.account_id),
       most,
       seen,
