@@ -46,16 +46,21 @@ describe('the endpoints a turn reads (design D77)', () => {
 
   it('says where the read after the cursor stopped only when the turn chose every account it found past the cursor', () => {
     const chosen = (...accounts: string[]) => new Set(accounts);
+    const at = (account: string | undefined) => () => account;
     // The read met its bound at `k`, its rows not filling what it reads: there.
-    expect(turnReadTo('c', 'k', ['d', 'e'], 8, ['d', 'e', 'a'], chosen('d', 'e', 'a'))).toBe('k');
+    expect(turnReadTo('c', at('k'), ['d', 'e'], 8, ['d', 'e', 'a'], chosen('d', 'e', 'a'))).toBe('k');
     // It did not stop before the last account: nothing to say.
-    expect(turnReadTo('c', undefined, ['d', 'e'], 8, ['d', 'e'], chosen('d', 'e'))).toBeUndefined();
-    // An account found past the cursor and not chosen: the next turn starts with it.
-    expect(turnReadTo('c', 'k', ['d', 'e'], 8, ['d', 'e', 'f'], chosen('d', 'e'))).toBeUndefined();
+    expect(turnReadTo('c', at(undefined), ['d', 'e'], 8, ['d', 'e'], chosen('d', 'e'))).toBeUndefined();
+    // An account found past the cursor and not chosen: the next turn starts with it, and where the
+    // read stopped is not read.
+    const unread = () => {
+      throw new Error('read where the read stopped');
+    };
+    expect(turnReadTo('c', unread, ['d', 'e'], 8, ['d', 'e', 'f'], chosen('d', 'e'))).toBeUndefined();
     // One found from the first id on and not chosen: no matter.
-    expect(turnReadTo('c', 'k', ['d'], 8, ['d', 'a', 'b'], chosen('d', 'a'))).toBe('k');
+    expect(turnReadTo('c', at('k'), ['d'], 8, ['d', 'a', 'b'], chosen('d', 'a'))).toBe('k');
     // Its rows filled what it reads: no further than the last account among them.
-    expect(turnReadTo('c', 'k', ['d', 'e'], 2, ['d', 'e'], chosen('d', 'e'))).toBe('e');
+    expect(turnReadTo('c', at('k'), ['d', 'e'], 2, ['d', 'e'], chosen('d', 'e'))).toBe('e');
   });
 
   it('over turns, takes every account however many more there are than a turn holds', () => {

@@ -75,25 +75,27 @@ export function turnEndpoints<T>(
 
 /**
  * What a store reports of where a turn's read after its cursor `after` stopped (ClaimRequest.turn's
- * readTo): `stop`, where the read met its bound before the last account (none when it did not);
- * no further than the last account of its rows (`read`, in its order) when they filled its
- * `found`; and nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with
- * something due it found after the cursor (`seen`), since the next turn is to start with those.
+ * readTo): nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with
+ * something due it found after the cursor (`seen`), since the next turn is to start with those;
+ * else `stop()`, where the read met its bound before the last account (none when it did not; read
+ * only when it is needed), no further than the last account of its rows (`read`, in its order)
+ * when they filled its `found`.
  */
 export function turnReadTo(
   after: string,
-  stop: string | undefined,
+  stop: () => string | undefined,
   read: readonly string[],
   found: number,
   seen: Iterable<string>,
   chosen: ReadonlySet<string>,
 ): string | undefined {
-  if (stop === undefined) return undefined;
   for (const account of seen) if (account > after && !chosen.has(account)) return undefined;
+  const stopped = stop();
+  if (stopped === undefined) return undefined;
   const lastRead = read.at(-1);
-  return read.length >= found && lastRead !== undefined && lastRead > after && lastRead < stop
+  return read.length >= found && lastRead !== undefined && lastRead > after && lastRead < stopped
     ? lastRead
-    : stop;
+    : stopped;
 }
 
 /**
@@ -104,7 +106,7 @@ export function turnReadTo(
  * only moves the rotation on.
  */
 export function inTurnOrder(accounts: Iterable<string>, after: string): string[] {
-  const byId = [...accounts].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const byId = [...accounts].sort();
   const from = byId.findIndex((id) => id > after);
   return from <= 0 ? byId : [...byId.slice(from), ...byId.slice(0, from)];
 }

@@ -815,13 +815,15 @@ export function storeBattery(
       }
       const turns = async (n: number, full: boolean) => {
         let after = '';
-        const took: string[] = [];
+        const took: ClaimedDelivery[] = [];
         for (let turn = 0; turn < n; turn++) {
           const claimed = await store.claimDue(turnRequest(T0 + 36, 3, 1, after));
-          took.push(...claimed.map((c) => c.delivery.accountId));
+          took.push(...claimed);
           after = cursorAfter(after, claimed, full ? 1 : undefined);
         }
-        return took;
+        // Given back, so that each run starts from the same deliveries.
+        await Promise.all(took.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
+        return took.map((c) => c.delivery.accountId);
       };
       // The cursor at the last account taken: R2, left out behind R1 while the third was taken,
       // is passed over every time round.

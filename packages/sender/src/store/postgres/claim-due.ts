@@ -113,7 +113,7 @@ const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
   SELECT t.id, t.live, t.account_id FROM (
     SELECT f.*, dense_rank() OVER (
-      ORDER BY f.account_id COLLATE "C" <= $22::text COLLATE "C", f.account_id COLLATE "C"
+      ORDER BY f.account_id <= $22::text, f.account_id
     ) AS account_turn
     FROM (
       SELECT q.id, q.live, q.account_id,
@@ -150,7 +150,7 @@ const dueEntryAndEndpoint = (id: string) => `CROSS JOIN LATERAL (
  */
 const AFTER_CURSOR = `after_cursor AS (
   SELECT a.id, a.live, a.account_id, a.next_due_at FROM (
-    SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at, w.part,
+    SELECT e.id, true AS live, e.account_id, q.next_due_at, w.part,
            row_number() OVER (PARTITION BY e.account_id ORDER BY e.id) AS rn
     FROM (
       (SELECT e.id, 0 AS part FROM endpoints e WHERE e.account_id > $22::text
@@ -195,6 +195,7 @@ read_stop AS (
   FROM edge l JOIN edge n ON l.k = 1 AND n.k = 2
 ),
 read_to AS (
+  -- read_stop (and edge) read in the last branches only, when they are needed.
   SELECT CASE
     -- With as many endpoints in flight as it reads, one past the cursor may have gone unread.
     WHEN (SELECT count(*) FROM in_flight_due) >= $19::int THEN NULL
@@ -203,10 +204,10 @@ read_to AS (
       WHERE q.live AND q.account_id > $22::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
     ) THEN NULL
     WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $21::int
-      THEN least(s.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $22::text))
-    ELSE s.account_id
+      THEN least((SELECT account_id FROM read_stop),
+                 (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $22::text))
+    ELSE (SELECT account_id FROM read_stop)
   END AS account_id
-  FROM read_stop s
 )`;
 
 /**
@@ -505,7 +506,7 @@ ORDER BY c.next_attempt_at, c.id`;
  * the turn short leaves out the accounts the next turn starts with (turnCursor).
  */
 const TURN_ORDER = (t: string) => `${t}.rn_account,
-  ${t}.account_id COLLATE "C" <= $22::text COLLATE "C", ${t}.account_id COLLATE "C", ${t}.next_attempt_at, ${t}.id`;
+  ${t}.account_id <= $22::text, ${t}.account_id, ${t}.next_attempt_at, ${t}.id`;
 
 /**
  * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its, `$21` and `$22` (turnParams): no
@@ -574,13 +575,13 @@ export function claimParams({
 }
 
 /**
- * CLAIM_IN_TURN's parameters for `request` and its turn's cursor `after`: CLAIM_DUE's, how many
- * endpoints of an account it reads, and the cursor.
+ * CLAIM_IN_TURN's parameters for `request`: CLAIM_DUE's, how many endpoints of an account it reads,
+ * and the turn's cursor.
  */
-export const turnParams = (request: ClaimRequest, after: string): unknown[] => [
+export const turnParams = (request: ClaimRequest): unknown[] => [
   ...claimParams(request),
   turnEndpointsPerAccount(request.limit, request.perEndpointCap),
-  after,
+  request.turn?.after ?? '',
 ];
 
 /** U+FFFD in UTF-8: what the driver makes of each sequence of bytes that is not UTF-8 (Pg.preparedBinary). */
@@ -661,7 +662,7 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
     if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
     if (request.turn) {
       // Whether the walk is held up is not known from it: the next claim runs as it would have.
-      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request, request.turn.after));
+      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request));
       const readTo = rows[0]?.read_to as string | null | undefined;
       if (readTo) request.turn.readTo?.(readTo);
       const stale = (rows[0]?.stale_endpoints ?? []) as string[];

@@ -121,7 +121,7 @@ LIMIT ${countParam('scan')}`;
  */
 export const DUE_AFTER_CURSOR = `
 SELECT id, live, account_id, next_due_at FROM (
-  SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at, w.part,
+  SELECT e.id, 1 AS live, e.account_id, q.next_due_at, w.part,
          row_number() OVER (PARTITION BY e.account_id ORDER BY e.id) AS rn
   FROM (
     SELECT id, 0 AS part FROM (
@@ -145,10 +145,10 @@ LIMIT ${countParam('found')}`;
  * (0-based: the last DUE_AFTER_CURSOR reads and the first it does not, when there are), and the
  * last account before the former: where that read stopped (ClaimRequest.turn's readTo).
  */
-export const READ_EDGE = `
+const READ_EDGE = `
 SELECT account_id FROM endpoints INDEXED BY endpoints_by_account
 WHERE account_id > @after ORDER BY account_id, id LIMIT 2 OFFSET ${countParam('edge')}`;
-export const ACCOUNT_BEFORE = `
+const ACCOUNT_BEFORE = `
 SELECT max(account_id) FROM endpoints INDEXED BY endpoints_by_account
 WHERE account_id > @after AND account_id < @account`;
 
@@ -298,7 +298,7 @@ function headsOf(
     const scan = params.scan as number;
     const to = turnReadTo(
       turn.after,
-      inFlight.length < scan ? readStoppedAt(db, turn.after, scan) : undefined,
+      () => (inFlight.length < scan ? readStoppedAt(db, turn.after, scan) : undefined),
       pastCursor.map((f) => f.account_id),
       most,
       seen,
@@ -387,15 +387,9 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       );
     let rows: Row[];
     if (turn) {
-      const { after, readTo: onReadTo } = turn;
-      const inTurn = {
-        accounts: limit,
-        perAccount: turnEndpointsPerAccount(limit, cap),
-        after,
-        readTo: onReadTo,
-      };
+      const inTurn = { ...turn, accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap) };
       rows = pickDue(
-        inAccountTurns(heads(inTurn), (row) => row.account_id as string, after),
+        inAccountTurns(heads(inTurn), (row) => row.account_id as string, turn.after),
         limits,
         limit,
       );
