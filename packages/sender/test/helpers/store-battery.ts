@@ -739,14 +739,57 @@ export function storeBattery(
       turn: { after },
       shares: sharesOf(100, perOrigin),
     });
-    /** The cursor after a turn that took `claimed`, with `perOrigin` the share of an origin it counts full. */
-    const cursorAfter = (after: string, claimed: ClaimedDelivery[], perOrigin?: number) =>
-      turnCursor(
-        after,
-        claimed,
-        (c) => c.delivery.accountId,
-        perOrigin === undefined ? [] : [{ keyOf: (c) => c.origin, cap: perOrigin, inFlight: new Map() }],
-      );
+    /**
+     * `n` turns of `limit` at `now`, an origin's share `perOrigin`, each after the cursor the one
+     * before leaves (turnCursor; from the first id on each time unless `moves`), counting an origin
+     * at its share full when `countFull`, going on from where the store says its read stopped when
+     * `readPast`. Answers each turn's claims and what the store said of the first turn's read; the
+     * leases are given back at the end, so that each run starts from the same deliveries.
+     */
+    const runTurns = async (
+      n: number,
+      {
+        now,
+        limit,
+        perOrigin = 100,
+        moves = true,
+        countFull = false,
+        readPast = false,
+      }: {
+        now: number;
+        limit: number;
+        perOrigin?: number;
+        moves?: boolean;
+        countFull?: boolean;
+        readPast?: boolean;
+      },
+    ) => {
+      let after = '';
+      const turns: ClaimedDelivery[][] = [];
+      const readTo: (string | undefined)[] = [];
+      for (let turn = 0; turn < n; turn++) {
+        let to: string | undefined;
+        const claimed = await store.claimDue({
+          ...turnRequest(now, limit, perOrigin, after),
+          turn: { after, readTo: (account) => (to = account) },
+        });
+        turns.push(claimed);
+        readTo.push(to);
+        if (!moves) continue;
+        const origins = countFull
+          ? [{ keyOf: (c: ClaimedDelivery) => c.origin, cap: perOrigin, inFlight: new Map() }]
+          : [];
+        after = turnCursor(after, claimed, (c) => c.delivery.accountId, origins, readPast ? to : undefined);
+      }
+      await Promise.all(turns.flat().map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
+      const accounts = (claimed: ClaimedDelivery[]) => claimed.map((c) => c.delivery.accountId);
+      return {
+        turns,
+        readTo,
+        accounts: turns.flatMap(accounts),
+        ids: turns.flat().map((c) => c.delivery.id),
+      };
+    };
 
     it('takes every account in turn over turns after a cursor, however many more than a turn holds have a backlog due first (design D77)', async () => {
       // Ten tenants' backlogs, each all due before the next one's, then B's one click: more
@@ -759,26 +802,17 @@ export function storeBattery(
       const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 60));
-      const turns = async (moves: boolean) => {
-        let after = '';
-        const took: ClaimedDelivery[][] = [];
-        for (let turn = 0; turn < Math.ceil(11 / 3); turn++) {
-          const claimed = await store.claimDue(turnRequest(T0 + 61, 3, 100, after));
-          took.push(claimed);
-          if (moves) after = cursorAfter(after, claimed);
-        }
-        return took;
-      };
+      const turns = (moves: boolean) => runTurns(Math.ceil(11 / 3), { now: T0 + 61, limit: 3, moves });
       // With the cursor left at the start, the same three each time: the first three tenants'.
       const fromStart = await turns(false);
       const first = [...noisy, b].sort().slice(0, 3);
-      expect(new Set(fromStart.flat().map((c) => c.delivery.accountId))).toEqual(new Set(first));
+      expect(new Set(fromStart.accounts)).toEqual(new Set(first));
       // With the cursor moved on, each turn three others, every one of the eleven within four turns.
       const inTurn = await turns(true);
-      for (const claimed of inTurn.slice(0, 3))
+      for (const claimed of inTurn.turns.slice(0, 3))
         expect(new Set(claimed.map((c) => c.delivery.accountId)).size).toBe(3);
-      expect(new Set(inTurn.flat().map((c) => c.delivery.accountId))).toEqual(new Set([...noisy, b]));
-      expect(inTurn.flat().map((c) => c.delivery.id)).toContain(ofB!.id);
+      expect(new Set(inTurn.accounts)).toEqual(new Set([...noisy, b]));
+      expect(inTurn.ids).toContain(ofB!.id);
     });
 
     it("takes a turn's accounts in the cursor's order, so that an origin's share cutting it short leaves out those the next turn starts with (design D77)", async () => {
@@ -789,13 +823,8 @@ export function storeBattery(
         await endpointAt(a, `https://relay.example.com/${k}`);
         for (let i = 0; i < 4; i++) await publish(event(a, 'click', T0 + k * 4 + i));
       }
-      let after = '';
-      const took: string[][] = [];
-      for (let turn = 0; turn < 4; turn++) {
-        const claimed = await store.claimDue(turnRequest(T0 + 28, 4, 2, after));
-        took.push(claimed.map((c) => c.delivery.accountId).sort());
-        after = cursorAfter(after, claimed, 2);
-      }
+      const { turns } = await runTurns(4, { now: T0 + 28, limit: 4, perOrigin: 2, countFull: true });
+      const took = turns.map((claimed) => claimed.map((c) => c.delivery.accountId).sort());
       // Two at a time in id order: taken in due order, each turn's two would be its last two.
       expect(took).toEqual([
         tenants.slice(0, 2),
@@ -813,18 +842,8 @@ export function storeBattery(
         await endpointAt(a, k < 2 ? `https://relay.example.com/${k}` : `https://own${k}.example.com/hook`);
         for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + k * 6 + i));
       }
-      const turns = async (n: number, full: boolean) => {
-        let after = '';
-        const took: ClaimedDelivery[] = [];
-        for (let turn = 0; turn < n; turn++) {
-          const claimed = await store.claimDue(turnRequest(T0 + 36, 3, 1, after));
-          took.push(...claimed);
-          after = cursorAfter(after, claimed, full ? 1 : undefined);
-        }
-        // Given back, so that each run starts from the same deliveries.
-        await Promise.all(took.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
-        return took.map((c) => c.delivery.accountId);
-      };
+      const turns = async (n: number, countFull: boolean) =>
+        (await runTurns(n, { now: T0 + 36, limit: 3, perOrigin: 1, countFull })).accounts;
       // The cursor at the last account taken: R2, left out behind R1 while the third was taken,
       // is passed over every time round.
       expect(await turns(6, false)).not.toContain(r2);
@@ -873,7 +892,14 @@ export function storeBattery(
       // as the next turn starts with the other two.
       expect(to).toBeUndefined();
       expect(new Set(first.map((c) => c.delivery.accountId))).toEqual(new Set(tenants.slice(0, 4)));
-      const second = await store.claimDue(turnRequest(T0 + 7, 4, 100, cursorAfter('', first)));
+      const second = await store.claimDue(
+        turnRequest(
+          T0 + 7,
+          4,
+          100,
+          turnCursor('', first, (c) => c.delivery.accountId),
+        ),
+      );
       expect(new Set(second.map((c) => c.delivery.accountId))).toEqual(
         new Set([...tenants.slice(4), b, tenants[0]]),
       );
@@ -891,32 +917,17 @@ export function storeBattery(
       const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 12));
-      const reported: (string | undefined)[] = [];
-      const turns = async (readPast: boolean) => {
-        let after = '';
-        const took: string[] = [];
-        for (let turn = 0; turn < 3; turn++) {
-          let to: string | undefined;
-          const request = turnRequest(T0 + 13, 8, 100, after);
-          const claimed = await store.claimDue({
-            ...request,
-            turn: { after, readTo: (account) => (to = account) },
-          });
-          took.push(...claimed.map((c) => c.delivery.id));
-          if (turn === 0) reported.push(to);
-          after = turnCursor(after, claimed, (c) => c.delivery.accountId, [], readPast ? to : undefined);
-          await Promise.all(claimed.map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
-        }
-        return took;
-      };
+      const turns = (readPast: boolean) => runTurns(3, { now: T0 + 13, limit: 8, readPast });
       // The cursor at the last account taken goes back to the first tenants once a turn takes
       // every account it read: B is never reached.
-      expect(await turns(false)).not.toContain(ofB!.id);
+      const stays = await turns(false);
+      expect(stays.ids).not.toContain(ofB!.id);
       // Moved to where the read stopped, it goes on from there: B in the third turn.
-      expect(await turns(true)).toContain(ofB!.id);
+      const goesOn = await turns(true);
+      expect(goesOn.ids).toContain(ofB!.id);
       // The first turn's read stopped in the sixth tenant's endpoints (the 512th and 513th after
       // the cursor), having read every endpoint of the fifth.
-      expect(reported).toEqual([tenants[4], tenants[4]]);
+      expect([stays.readTo[0], goesOn.readTo[0]]).toEqual([tenants[4], tenants[4]]);
     });
 
     it("says no further than the last account a turn's read after the cursor gave, when it gave as many as it reads (design D77)", async () => {
