@@ -124,21 +124,19 @@ async function timeInterleaved(stores, call) {
 }
 
 /**
- * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, turn }`, the last
- * three optional), interleaved, checking it took `expected` deliveries; the leases are released after
+ * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, after }`, the last
+ * three optional; with `after`, a turn's claim after that cursor: claimTurn), interleaved, checking it took `expected` deliveries; the leases are released after
  * each call (not timed), so the same due deliveries are claimed again. Returns ms per call.
  */
 function timeReleasedClaims(runs, expected) {
   return timeInterleaved(
     runs,
-    async ({ store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, turn }, timed) => {
-      const claimed = await store.claimDue({
-        now,
-        limit: CLAIM.limit,
-        leaseMs: CLAIM.leaseMs,
-        perEndpointCap,
-        turn,
-      });
+    async ({ store, now = Date.now(), perEndpointCap = CLAIM.perEndpointCap, after }, timed) => {
+      const request = { now, limit: CLAIM.limit, leaseMs: CLAIM.leaseMs, perEndpointCap };
+      const claimed =
+        after === undefined
+          ? await store.claimDue(request)
+          : (await store.claimTurn({ ...request, after })).claimed;
       timed();
       check(
         claimed.length === expected,
@@ -381,7 +379,7 @@ export const timeTurnClaims = (store, now) =>
   timeReleasedClaims(
     [
       { store, now },
-      { store, now, turn: { after: '' } },
+      { store, now, after: '' },
     ],
     CLAIM.limit,
   );

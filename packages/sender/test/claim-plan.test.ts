@@ -293,7 +293,7 @@ describe('the PostgreSQL claim', async () => {
           // With the accounts in turn (design D77), from the start: no walk; the endpoints with
           // something due by their next due time, A's four and B's four, each giving its own from
           // its index.
-          const turn = await plan(CLAIM_IN_TURN, turnParams({ ...request, turn: { after: '' } }));
+          const turn = await plan(CLAIM_IN_TURN, turnParams({ ...request, after: '' }));
           expect(indexRead(turn, 'deliveries_due')).toBe(0);
           expect(indexRead(turn, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(turn)).toBe(8 * CLAIMABLE_STATUSES.length);
@@ -308,21 +308,18 @@ describe('the PostgreSQL claim', async () => {
           expect(indexRead(turn, 'endpoint_due_pkey')).toBe(walked);
           // With a cap as large as the batch, one endpoint can fill it: the turn reads each
           // account's first endpoint only (turnEndpointsPerAccount), of the eight entries it found.
-          const one = await plan(
-            CLAIM_IN_TURN,
-            turnParams({ ...request, perEndpointCap: 32, turn: { after: '' } }),
-          );
+          const one = await plan(CLAIM_IN_TURN, turnParams({ ...request, perEndpointCap: 32, after: '' }));
           expect(indexRead(one, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(one)).toBe(2 * CLAIMABLE_STATUSES.length);
           // After a cursor in the middle: the same reads.
-          const after = await plan(CLAIM_IN_TURN, turnParams({ ...request, turn: { after: 'acct_a' } }));
+          const after = await plan(CLAIM_IN_TURN, turnParams({ ...request, after: 'acct_a' }));
           expect(indexRead(after, 'deliveries_due')).toBe(0);
           expect(indexRead(after, 'endpoint_due_by_time')).toBe(8);
           expect(seeks(after)).toBe(8 * CLAIMABLE_STATUSES.length);
           expect(indexRead(after, 'endpoints_by_account')).toBeLessThanOrEqual(2 * walked + 2);
           // Past the last account, from the first id on: the walk's bound in all, and nothing read
           // past it, as it stopped nowhere before the last account.
-          const last = await plan(CLAIM_IN_TURN, turnParams({ ...request, turn: { after: 'acct_z' } }));
+          const last = await plan(CLAIM_IN_TURN, turnParams({ ...request, after: 'acct_z' }));
           expect(indexRead(last, 'endpoints_by_account')).toBe(walked);
           expect(seeks(last)).toBe(8 * CLAIMABLE_STATUSES.length);
         });

@@ -852,7 +852,7 @@ describe.runIf(pgUp)('postgres', () => {
     const pg = connect({ connectionString: PG_URL, schema, poolSize: 1, applicationName: APP });
     const failing: Pg = { ...pg, preparedBinary: () => Promise.reject(new Error('the connection ended')) };
     const settler = createDueSettler(failing);
-    await expect(createClaimer(failing, settler)(request)).rejects.toThrow('the connection ended');
+    await expect(createClaimer(failing, settler).claimDue(request)).rejects.toThrow('the connection ended');
     expect(await leases()).toEqual([]);
     const again = await store.claimDue(request);
     expect(again.map((c) => c.delivery.eventId)).toEqual([large.id, small.id]);
@@ -963,7 +963,7 @@ describe.runIf(pgUp)('postgres', () => {
       },
     };
     const settler = createDueSettler(recording);
-    const claim = createClaimer(recording, settler);
+    const claim = createClaimer(recording, settler).claimDue;
     const request = { now: T0 + HELD_UP_BACKLOG + 2, limit: 1, leaseMs: 60_000, perEndpointCap: 8 };
     const statements = async (r: ClaimRequest) => {
       ran.length = 0;

@@ -79,6 +79,10 @@ export function withSecretCipher(
         : applied;
     },
     claimDue: async (request) => openClaims(await store.claimDue(request)),
+    claimTurn: async (request) => {
+      const { claimed, next } = await store.claimTurn(request);
+      return { claimed: openClaims(claimed), next };
+    },
     claimProbes: async (request) => openClaims(await store.claimProbes(request)),
   };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inAccountTurns, pickDue, turnCursor } from './pick-due.js';
+import { inAccountTurns, nextTurnCursor, pickDue, turnCursor } from './pick-due.js';
+import type { TurnRequest } from './port.js';
+import type { ClaimedDelivery } from './records.js';
 
 const due = (...endpoints: string[]) => endpoints.map((endpoint, i) => ({ id: `d${i}`, endpoint }));
 const pick = (
@@ -152,5 +154,40 @@ describe('turnCursor', () => {
     expect(turnCursor('', took, (x) => x.accountId, limits, 'z')).toBe('r1');
     // The turn's last account taken at a full origin, others there perhaps left out after it.
     expect(turnCursor('', [took[0]!], (x) => x.accountId, limits, 'z')).toBe('r1');
+  });
+});
+
+describe('nextTurnCursor', () => {
+  const claimed = (accountId: string, origin: string) =>
+    ({ delivery: { accountId }, origin }) as ClaimedDelivery;
+  const request = (shares?: TurnRequest['shares']): TurnRequest => ({
+    now: 0,
+    limit: 3,
+    leaseMs: 1,
+    perEndpointCap: 8,
+    after: '',
+    shares,
+  });
+  const shares = (perOrigin: number, open: [string, number][] = [], capped: [string, number][] = []) => ({
+    perAccount: 56,
+    perOrigin,
+    openByAccount: new Map<string, number>(),
+    openByOrigin: new Map(open),
+    capped: { endpoints: new Map<string, number>(), origins: new Map(capped) },
+  });
+  // R1 behind relay origin O, X after it at an origin of its own.
+  const took = [claimed('r1', 'O'), claimed('x', 'X')];
+
+  it("counts the origins' shares the turn was asked with: what was open there and their breakers' caps", () => {
+    expect(nextTurnCursor(request(), took)).toBe('x');
+    expect(nextTurnCursor(request(shares(2)), took)).toBe('x');
+    // O at its share, with one open there before the turn, or capped by its breaker at one.
+    expect(nextTurnCursor(request(shares(2, [['O', 1]])), took)).toBe('r1');
+    expect(nextTurnCursor(request(shares(56, [], [['O', 1]])), took)).toBe('r1');
+  });
+
+  it('goes to where the read after the cursor stopped, unless an origin left at its share stops it first', () => {
+    expect(nextTurnCursor(request(shares(2)), took, 'z')).toBe('z');
+    expect(nextTurnCursor(request(shares(1)), took, 'z')).toBe('r1');
   });
 });

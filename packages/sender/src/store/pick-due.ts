@@ -1,4 +1,6 @@
 import { inTurnOrder } from './claim-window.js';
+import type { ClaimShares, TurnRequest } from './port.js';
+import type { ClaimedDelivery } from './records.js';
 
 /**
  * One bound a claim keeps: at most `cap` deliveries per key (or the key's own in `caps`, a
@@ -12,6 +14,26 @@ export interface PickLimit<T> {
 }
 
 const capFor = <T>(l: PickLimit<T>, key: string) => l.caps?.get(key) ?? l.cap;
+
+/**
+ * A claimer's shares (design D25) as limits: its share of each account and of each origin,
+ * counting what it has open there, an origin's breaker's cap in place of its share.
+ */
+export function shareLimits<T>(
+  shares: ClaimShares,
+  accountOf: (delivery: T) => string,
+  originOf: (delivery: T) => string,
+): { accounts: PickLimit<T>; origins: PickLimit<T> } {
+  return {
+    accounts: { keyOf: accountOf, cap: shares.perAccount, inFlight: shares.openByAccount },
+    origins: {
+      keyOf: originOf,
+      cap: shares.perOrigin,
+      inFlight: shares.openByOrigin,
+      caps: shares.capped?.origins,
+    },
+  };
+}
 
 /**
  * Which due deliveries a claim leases, for the store that picks in the process (SQLite;
@@ -109,4 +131,19 @@ export function turnCursor<T>(
   // In turn order, readTo (after the cursor) comes before any account from the first id on. A
   // full origin may have left out accounts after its last one, the turn's last among them.
   return full && last > after && last < readTo ? last : readTo;
+}
+
+/**
+ * ClaimedTurn's `next` for the turn `request` asked for, which took `took`: turnCursor, with the
+ * origins' shares the request gave and `readTo`, where the turn's read after its cursor stopped
+ * when the store says so (turnReadTo).
+ */
+export function nextTurnCursor(
+  request: TurnRequest,
+  took: readonly ClaimedDelivery[],
+  readTo?: string,
+): string {
+  const accountOf = (c: ClaimedDelivery) => c.delivery.accountId;
+  const origins = request.shares ? [shareLimits(request.shares, accountOf, (c) => c.origin).origins] : [];
+  return turnCursor(request.after, took, accountOf, origins, readTo);
 }

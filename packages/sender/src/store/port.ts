@@ -66,27 +66,39 @@ export interface ClaimRequest {
   finishing?: readonly LeaseRef[];
   /** This claimer's shares (design D25); without them, only the endpoint cap applies. */
   shares?: ClaimShares;
+}
+
+/**
+ * A claim that takes the accounts in turn rather than the due rows in due order (design D77): the
+ * earliest due delivery of each account with something due, then the second of each, and so on,
+ * read from each endpoint's own due deliveries as a held-up claim reads them, a few of each
+ * account's (turnEndpoints). The worker asks for one every ACCOUNTS_TURN_MS or less often when they
+ * cost more, and at most ACCOUNTS_TURN_MAX_MS apart: one account's backlog holds another's next
+ * delivery about that long.
+ */
+export interface TurnRequest extends ClaimRequest {
   /**
-   * Takes the accounts in turn rather than the due rows in due order (design D77): the earliest due
-   * delivery of each account with something due, then the second of each, and so on, read from
-   * each endpoint's own due deliveries as a held-up claim reads them, a few of each account's
-   * (turnEndpoints). The worker asks for one every ACCOUNTS_TURN_MS or less often when they cost
-   * more, and at most ACCOUNTS_TURN_MAX_MS apart: one account's backlog holds another's next
-   * delivery about that long.
-   *
-   * `after` is the turn's cursor (turnCursor): the turn takes the accounts whose id comes after it,
-   * then from the first id on, as many as `limit`, and each round of theirs in that order. The
-   * worker passes the last account of its turn before (turnCursor), so that over turns every
-   * account with something due takes one, however many more than a turn's worth have a backlog due
-   * before another's, and whatever origin's share cuts a turn short.
-   *
-   * Besides the endpoints due first, a turn reads the endpoints after the cursor in account-id
-   * order, up to a walk of them. When that read stops at its bound before the last account and the
-   * turn chose every account it found past the cursor, the store calls `readTo` with where it
-   * stopped (turnReadTo): the accounts after it were not read, and the worker's next cursor goes
-   * there rather than back to an account from the first id on.
+   * The turn's cursor: the turn takes the accounts whose id comes after it, then from the first id
+   * on, as many as `limit`, and each round of theirs in that order. The worker passes the cursor
+   * its turn before answered (ClaimedTurn's `next`), so that over turns every account with
+   * something due takes one, however many more than a turn's worth have a backlog due before
+   * another's, and whatever origin's share cuts a turn short.
    */
-  turn?: { after: string; readTo?: (account: string) => void };
+  after: string;
+}
+
+/** What a turn leased, and where the next one starts. */
+export interface ClaimedTurn {
+  claimed: ClaimedDelivery[];
+  /**
+   * The next turn's cursor (turnCursor): after the last account this one took, or no further than
+   * the last it took at an origin it left at its share. Besides the endpoints due first, a turn
+   * reads the endpoints after its cursor in account-id order, up to a walk of them: when that read
+   * stopped at its bound before the last account and the turn chose every account it found past
+   * the cursor, the cursor goes to where it stopped (turnReadTo), rather than back to an account
+   * from the first id on, since the accounts after it were not read.
+   */
+  next: string;
 }
 
 /** A claim of the probes of endpoints whose circuit breaker is half-open (design D27). */
@@ -233,6 +245,8 @@ export interface DeliveryQueue {
   publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<Published>;
   /** Leases up to `limit` due deliveries (design I3, I6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /** Leases up to `limit` due deliveries with the accounts in turn (design D77), as claimDue does. */
+  claimTurn(request: TurnRequest): Promise<ClaimedTurn>;
   /**
    * Leases the probe of each endpoint named that is enabled and has no delivery in flight: its
    * earliest due retry, or else its earliest due new delivery (PROBE_ORDER, design D27). An

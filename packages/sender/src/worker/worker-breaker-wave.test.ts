@@ -113,9 +113,10 @@ async function claimOutWhileBreakerOpens(byTurn: boolean) {
   const store: SenderStore = {
     ...memory,
     async claimDue(request) {
-      if (!request.turn && ++claims === 2) await gate;
+      // Claims in due order only: a turn goes to claimTurn.
+      if (++claims === 2) await gate;
       const claimed = await memory.claimDue(request);
-      if (byTurn && !request.turn && claims === 1) {
+      if (byTurn && claims === 1) {
         // The five clicks before the next claim, which is then one with the accounts in turn.
         for (let i = 0; i < 5; i++) await publish('click');
         vi.advanceTimersByTime(ACCOUNTS_TURN_MS);

@@ -9,7 +9,7 @@ import { type DeliveryClient, noAnswerWithin, type SendRequest, timedOut } from 
 import { ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS } from '../domain/breaker.js';
 import { newId } from '../domain/ids.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import type { ClaimRequest, ProbeRequest, SenderStore } from '../store/port.js';
+import type { ClaimRequest, ProbeRequest, SenderStore, TurnRequest } from '../store/port.js';
 import { ACCOUNTS_TURN_MAX_MS, createWorker } from './worker.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -36,8 +36,14 @@ async function setUp() {
       () => newId('dlv', at),
     );
 
-  const calls: (['probes', ProbeRequest] | ['due', ClaimRequest])[] = [];
+  const calls: (['probes', ProbeRequest] | ['due', ClaimRequest] | ['turn', TurnRequest])[] = [];
   let failNextClaim: Error | undefined;
+  /** The claim, unless the test made the next one fail. */
+  const orFailure = <T>(claim: () => Promise<T>): Promise<T> => {
+    const failure = failNextClaim;
+    failNextClaim = undefined;
+    return failure ? Promise.reject(failure) : claim();
+  };
   const store: SenderStore = {
     ...memory,
     claimProbes(request) {
@@ -46,12 +52,11 @@ async function setUp() {
     },
     claimDue(request) {
       calls.push(['due', request]);
-      const failure = failNextClaim;
-      if (failure) {
-        failNextClaim = undefined;
-        return Promise.reject(failure);
-      }
-      return memory.claimDue(request);
+      return orFailure(() => memory.claimDue(request));
+    },
+    claimTurn(request) {
+      calls.push(['turn', request]);
+      return orFailure(() => memory.claimTurn(request));
     },
   };
   const sends: { url: string; attempt: string }[] = [];
@@ -135,7 +140,7 @@ describe("a half-open endpoint's probe, through the worker", () => {
     fail(refused);
     await worker.tick();
     // The probe sent after the probes' claim and the turn, no claim between.
-    const kinds = calls.map(([kind, request]) => (kind === 'due' && 'turn' in request ? 'turn' : kind));
+    const kinds = calls.map(([kind]) => kind);
     expect(kinds.slice(0, 2)).toEqual(['probes', 'turn']);
     expect(sends[0]).toEqual({ url: HANGING, attempt: '2' });
     expect(sentAfter[0]).toBe(2);

@@ -69,6 +69,10 @@ async function setUp(freeSlotOnResponse: boolean) {
       finishing.push([...(request.finishing ?? [])]);
       return memory.claimDue(request);
     },
+    claimTurn(request) {
+      finishing.push([...(request.finishing ?? [])]);
+      return memory.claimTurn(request);
+    },
     async recordAttempt(result) {
       recording++;
       await gate;
@@ -627,18 +631,27 @@ describe('accounts in turn', () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
       const memory = await seed(6);
       // What each request's shares said of the account when it was made (the maps change after).
-      const claims: { request: ClaimRequest; took: number; openOfAccount: number }[] = [];
+      // `after`: a turn's cursor, undefined for a claim in due order.
+      const claims: { request: ClaimRequest; after?: string; openOfAccount: number }[] = [];
       const claimed = conditions();
+      const openOfAccount = (request: ClaimRequest) => request.shares?.openByAccount.get(ACCOUNT) ?? 0;
       const queue: SenderStore = {
         ...memory,
         async claimDue(request) {
-          const openOfAccount = request.shares?.openByAccount.get(ACCOUNT) ?? 0;
-          if (request.turn) vi.advanceTimersByTime(turnMs);
-          // A turn that takes one only: the claim after it takes the rest of the batch.
-          const took = await memory.claimDue(request.turn ? { ...request, limit: 1 } : request);
-          claims.push({ request, took: took.length, openOfAccount });
+          const open = openOfAccount(request);
+          const took = await memory.claimDue(request);
+          claims.push({ request, openOfAccount: open });
           claimed.changed();
           return took;
+        },
+        async claimTurn(request) {
+          const open = openOfAccount(request);
+          vi.advanceTimersByTime(turnMs);
+          // A turn that takes one only: the claim after it takes the rest of the batch.
+          const taken = await memory.claimTurn({ ...request, limit: 1 });
+          claims.push({ request, after: request.after, openOfAccount: open });
+          claimed.changed();
+          return taken;
         },
       };
       let delivered = 0;
@@ -656,7 +669,7 @@ describe('accounts in turn', () => {
       stop = () => worker.stop(0);
       worker.start();
       await claimed.until(() => delivered === 6);
-      const inTurn = () => claims.map((c) => c.request.turn !== undefined);
+      const inTurn = () => claims.map((c) => c.after !== undefined);
       // The first claim in turn (one taken), the rest of its batch in due order with that one counted
       // in the account's share; then in due order only, the clock not having moved.
       expect(inTurn().slice(0, 2)).toEqual([true, false]);
@@ -683,23 +696,20 @@ describe('accounts in turn', () => {
       await claimed.until(() => delivered === 8);
       expect(inTurn().slice(after)).toContain(true);
       // The first turn starts from the first account on; the next after the one the first took.
-      const turns = claims.filter((c) => c.request.turn);
-      expect(turns.slice(0, 2).map((c) => c.request.turn?.after)).toEqual(['', ACCOUNT]);
+      const turns = claims.filter((c) => c.after !== undefined);
+      expect(turns.slice(0, 2).map((c) => c.after)).toEqual(['', ACCOUNT]);
     },
   );
 
-  it("starts its next turn where the store says the turn's read after the cursor stopped, when the turn took all it found", async () => {
+  it('starts its next turn at the cursor the store answered for the turn before', async () => {
     vi.useFakeTimers({ toFake: ['performance'] }); // each turn when the test says
     const memory = await seed(2);
     const afters: string[] = [];
     const queue: SenderStore = {
       ...memory,
-      claimDue: (request) => {
-        if (request.turn) {
-          afters.push(request.turn.after);
-          request.turn.readTo?.('acct_zz');
-        }
-        return memory.claimDue(request);
+      claimTurn: async (request) => {
+        afters.push(request.after);
+        return { ...(await memory.claimTurn(request)), next: 'acct_zz' };
       },
     };
     const worker = createWorker(
@@ -709,8 +719,7 @@ describe('accounts in turn', () => {
     vi.advanceTimersByTime(ACCOUNTS_TURN_MAX_MS);
     await publishClick(memory, 2);
     expect(await worker.tick()).toBe(1);
-    // The first turn took both of the account's (fewer than its four slots): past the account
-    // taken, to where the read stopped.
+    // Not the account the first turn took (the last in its turn order): the store's cursor.
     expect(afters).toEqual(['', 'acct_zz']);
   });
 
@@ -720,7 +729,7 @@ describe('accounts in turn', () => {
     const failure = new Error('the turn failed');
     const queue: SenderStore = {
       ...memory,
-      claimDue: (request) => (request.turn ? Promise.reject(failure) : memory.claimDue(request)),
+      claimTurn: () => Promise.reject(failure),
     };
     const errors: unknown[] = [];
     const worker = createWorker(
@@ -743,8 +752,12 @@ describe('accounts in turn', () => {
     const queue: SenderStore = {
       ...memory,
       claimDue: (request) => {
-        kinds.push(request.turn !== undefined);
-        return request.turn ? Promise.reject(refused) : memory.claimDue(request);
+        kinds.push(false);
+        return memory.claimDue(request);
+      },
+      claimTurn: () => {
+        kinds.push(true);
+        return Promise.reject(refused);
       },
     };
     const worker = createWorker(

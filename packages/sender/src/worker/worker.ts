@@ -4,7 +4,6 @@
  * due right now and resolves when it is done — what virtual-time tests drive instead of the loop.
  */
 import { createAbandon } from '../delivery/abandon.js';
-import { turnCursor } from '../store/pick-due.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { storeUnavailable } from '../store/unavailable.js';
@@ -232,19 +231,9 @@ export function createWorker(options: WorkerOptions): Worker {
       if (started >= nextTurnAt) {
         nextTurnAt = started + ACCOUNTS_TURN_MS;
         try {
-          const turnRequest = request(probes.length);
-          let readTo: string | undefined;
-          turn = await options.queue.claimDue({
-            ...turnRequest,
-            turn: { after: turnAfter, readTo: (account) => (readTo = account) },
-          });
-          const origins = {
-            keyOf: (c: ClaimedDelivery) => c.origin,
-            cap: options.perOriginCap,
-            inFlight: opened.openByOrigin,
-            caps: breaking.capped.origins,
-          };
-          turnAfter = turnCursor(turnAfter, turn, (c) => c.delivery.accountId, [origins], readTo);
+          const taken = await options.queue.claimTurn({ ...request(probes.length), after: turnAfter });
+          turn = taken.claimed;
+          turnAfter = taken.next;
           const spacing = TURN_COST_SHARE * (performance.now() - started);
           nextTurnAt = started + Math.min(Math.max(ACCOUNTS_TURN_MS, spacing), ACCOUNTS_TURN_MAX_MS);
         } catch (error) {
@@ -273,10 +262,7 @@ export function createWorker(options: WorkerOptions): Worker {
     });
   /** When the next claim with the accounts in turn is due (performance.now()). */
   let nextTurnAt = Number.NEGATIVE_INFINITY;
-  /**
-   * Where the next one starts (ClaimRequest.turn): after the last account the one before took, or
-   * where its read after the cursor stopped (turnCursor).
-   */
+  /** Where the next one starts: the cursor the one before answered (ClaimedTurn's `next`). */
   let turnAfter = '';
 
   /** Leases given back by launchable, still being released: stop() waits for them. */

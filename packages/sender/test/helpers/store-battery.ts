@@ -712,22 +712,22 @@ export function storeBattery(
       expect(ids(inOrder)).toEqual(ofA.slice(0, 4));
       // In turn, three of them: A's next, B's first, A's next; B's second would be the fourth. The
       // origin's share is three: ranked in due order, B's first would be past it.
-      const inTurn = await store.claimDue({
+      const inTurn = await store.claimTurn({
         ...request,
         limit: 3,
-        turn: { after: '' },
+        after: '',
         shares: sharesOf(100, 3),
       });
-      expect(ids(inTurn)).toEqual([...ofA.slice(4, 6), ofB[0]!].sort());
+      expect(ids(inTurn.claimed)).toEqual([...ofA.slice(4, 6), ofB[0]!].sort());
       // The shares still hold: B's account at the claimer's share, only A's are taken.
-      const atShare = await store.claimDue({
+      const atShare = await store.claimTurn({
         ...request,
         limit: 3,
         now: T0 + backlog + 4,
-        turn: { after: '' },
+        after: '',
         shares: sharesOf(8, 8, [[b, 8]]),
       });
-      expect(ids(atShare)).toEqual(ofA.slice(6, 9));
+      expect(ids(atShare.claimed)).toEqual(ofA.slice(6, 9));
     });
 
     /** A turn of `limit` after `after`, with a share of `perOrigin` an origin. */
@@ -736,15 +736,16 @@ export function storeBattery(
       limit,
       leaseMs: LEASE,
       perEndpointCap: 100,
-      turn: { after },
+      after,
       shares: sharesOf(100, perOrigin),
     });
     /**
-     * `n` turns of `limit` at `now`, an origin's share `perOrigin`, each after the cursor the one
-     * before leaves (turnCursor; from the first id on each time unless `moves`), counting an origin
-     * at its share full when `countFull`, going on from where the store says its read stopped when
-     * `readPast`. Answers each turn's claims and what the store said of the first turn's read; the
-     * leases are given back at the end, so that each run starts from the same deliveries.
+     * `n` turns of `limit` at `now`, an origin's share `perOrigin`, each after the cursor the store
+     * answered for the one before (`cursor: 'store'`), or, to weigh what that cursor does, after
+     * the last account the one before took (`'lastTaken'`: turnCursor without the origins' shares
+     * or where the read after the cursor stopped), or from the first id on each time (`'start'`).
+     * Answers each turn's claims and the cursors the store answered; the leases are given back at
+     * the end, so that each run starts from the same deliveries.
      */
     const runTurns = async (
       n: number,
@@ -752,40 +753,25 @@ export function storeBattery(
         now,
         limit,
         perOrigin = 100,
-        moves = true,
-        countFull = false,
-        readPast = false,
-      }: {
-        now: number;
-        limit: number;
-        perOrigin?: number;
-        moves?: boolean;
-        countFull?: boolean;
-        readPast?: boolean;
-      },
+        cursor = 'store',
+      }: { now: number; limit: number; perOrigin?: number; cursor?: 'store' | 'lastTaken' | 'start' },
     ) => {
       let after = '';
       const turns: ClaimedDelivery[][] = [];
-      const readTo: (string | undefined)[] = [];
+      const next: string[] = [];
       for (let turn = 0; turn < n; turn++) {
-        let to: string | undefined;
-        const claimed = await store.claimDue({
-          ...turnRequest(now, limit, perOrigin, after),
-          turn: { after, readTo: (account) => (to = account) },
-        });
-        turns.push(claimed);
-        readTo.push(to);
-        if (!moves) continue;
-        const origins = countFull
-          ? [{ keyOf: (c: ClaimedDelivery) => c.origin, cap: perOrigin, inFlight: new Map() }]
-          : [];
-        after = turnCursor(after, claimed, (c) => c.delivery.accountId, origins, readPast ? to : undefined);
+        const taken = await store.claimTurn(turnRequest(now, limit, perOrigin, after));
+        turns.push(taken.claimed);
+        next.push(taken.next);
+        if (cursor === 'store') after = taken.next;
+        else if (cursor === 'lastTaken')
+          after = turnCursor(after, taken.claimed, (c) => c.delivery.accountId);
       }
       await Promise.all(turns.flat().map((c) => store.releaseLease(c.delivery.id, c.leaseToken)));
       const accounts = (claimed: ClaimedDelivery[]) => claimed.map((c) => c.delivery.accountId);
       return {
         turns,
-        readTo,
+        next,
         accounts: turns.flatMap(accounts),
         ids: turns.flat().map((c) => c.delivery.id),
       };
@@ -802,13 +788,14 @@ export function storeBattery(
       const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 60));
-      const turns = (moves: boolean) => runTurns(Math.ceil(11 / 3), { now: T0 + 61, limit: 3, moves });
+      const turns = (cursor: 'store' | 'start') =>
+        runTurns(Math.ceil(11 / 3), { now: T0 + 61, limit: 3, cursor });
       // With the cursor left at the start, the same three each time: the first three tenants'.
-      const fromStart = await turns(false);
+      const fromStart = await turns('start');
       const first = [...noisy, b].sort().slice(0, 3);
       expect(new Set(fromStart.accounts)).toEqual(new Set(first));
       // With the cursor moved on, each turn three others, every one of the eleven within four turns.
-      const inTurn = await turns(true);
+      const inTurn = await turns('store');
       for (const claimed of inTurn.turns.slice(0, 3))
         expect(new Set(claimed.map((c) => c.delivery.accountId)).size).toBe(3);
       expect(new Set(inTurn.accounts)).toEqual(new Set([...noisy, b]));
@@ -823,7 +810,7 @@ export function storeBattery(
         await endpointAt(a, `https://relay.example.com/${k}`);
         for (let i = 0; i < 4; i++) await publish(event(a, 'click', T0 + k * 4 + i));
       }
-      const { turns } = await runTurns(4, { now: T0 + 28, limit: 4, perOrigin: 2, countFull: true });
+      const { turns } = await runTurns(4, { now: T0 + 28, limit: 4, perOrigin: 2 });
       const took = turns.map((claimed) => claimed.map((c) => c.delivery.accountId).sort());
       // Two at a time in id order: taken in due order, each turn's two would be its last two.
       expect(took).toEqual([
@@ -842,13 +829,13 @@ export function storeBattery(
         await endpointAt(a, k < 2 ? `https://relay.example.com/${k}` : `https://own${k}.example.com/hook`);
         for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + k * 6 + i));
       }
-      const turns = async (n: number, countFull: boolean) =>
-        (await runTurns(n, { now: T0 + 36, limit: 3, perOrigin: 1, countFull })).accounts;
+      const turns = async (n: number, cursor: 'store' | 'lastTaken') =>
+        (await runTurns(n, { now: T0 + 36, limit: 3, perOrigin: 1, cursor })).accounts;
       // The cursor at the last account taken: R2, left out behind R1 while the third was taken,
       // is passed over every time round.
-      expect(await turns(6, false)).not.toContain(r2);
-      // Stopped at R1, the last taken at the full origin: R2 comes in the next turn.
-      expect(await turns(2, true)).toContain(r2);
+      expect(await turns(6, 'lastTaken')).not.toContain(r2);
+      // The store's stops at R1, the last taken at the full origin: R2 comes in the next turn.
+      expect(await turns(2, 'store')).toContain(r2);
     });
 
     it("takes another tenant's first in turn past a tenant's many endpoints, reading a few of them (design D77)", async () => {
@@ -861,7 +848,7 @@ export function storeBattery(
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 1));
       const request = { now: T0 + 2, limit: 4, leaseMs: LEASE, perEndpointCap: 1 };
-      const inTurn = (await store.claimDue({ ...request, turn: { after: '' } })).map((c) => c.delivery.id);
+      const inTurn = (await store.claimTurn({ ...request, after: '' })).claimed.map((c) => c.delivery.id);
       // B's, and three of A's from the endpoints it read; in due order, B's would be the last.
       expect(inTurn).toHaveLength(4);
       expect(inTurn).toContain(ofB!.id);
@@ -883,27 +870,16 @@ export function storeBattery(
       const [ofB] = await publish(event(b, 'click', T0 + 6));
       // Turns of four from the first id on: the first four tenants, then the next four after the
       // last of them, B among them.
-      let to: string | undefined;
-      const first = await store.claimDue({
-        ...turnRequest(T0 + 7, 4, 100, ''),
-        turn: { after: '', readTo: (account) => (to = account) },
-      });
-      // It found six accounts past the cursor and chose four: where its read stopped is not said,
-      // as the next turn starts with the other two.
-      expect(to).toBeUndefined();
-      expect(new Set(first.map((c) => c.delivery.accountId))).toEqual(new Set(tenants.slice(0, 4)));
-      const second = await store.claimDue(
-        turnRequest(
-          T0 + 7,
-          4,
-          100,
-          turnCursor('', first, (c) => c.delivery.accountId),
-        ),
-      );
-      expect(new Set(second.map((c) => c.delivery.accountId))).toEqual(
+      const first = await store.claimTurn(turnRequest(T0 + 7, 4, 100, ''));
+      expect(new Set(first.claimed.map((c) => c.delivery.accountId))).toEqual(new Set(tenants.slice(0, 4)));
+      // It found six accounts past the cursor and chose four: the next turn starts after the last
+      // of them, with the other two, not where its read stopped.
+      expect(first.next).toBe(tenants[3]);
+      const second = await store.claimTurn(turnRequest(T0 + 7, 4, 100, first.next));
+      expect(new Set(second.claimed.map((c) => c.delivery.accountId))).toEqual(
         new Set([...tenants.slice(4), b, tenants[0]]),
       );
-      expect(second.map((c) => c.delivery.id)).toContain(ofB!.id);
+      expect(second.claimed.map((c) => c.delivery.id)).toContain(ofB!.id);
     });
 
     it("moves the cursor past where a turn's read after it stopped, so that over turns it reaches an account behind more tenants' endpoints than two walks (design D77)", async () => {
@@ -917,17 +893,17 @@ export function storeBattery(
       const b = account();
       await endpointAt(b, 'https://up.example.org/hook');
       const [ofB] = await publish(event(b, 'click', T0 + 12));
-      const turns = (readPast: boolean) => runTurns(3, { now: T0 + 13, limit: 8, readPast });
+      const turns = (cursor: 'store' | 'lastTaken') => runTurns(3, { now: T0 + 13, limit: 8, cursor });
       // The cursor at the last account taken goes back to the first tenants once a turn takes
       // every account it read: B is never reached.
-      const stays = await turns(false);
+      const stays = await turns('lastTaken');
       expect(stays.ids).not.toContain(ofB!.id);
-      // Moved to where the read stopped, it goes on from there: B in the third turn.
-      const goesOn = await turns(true);
+      // The store's, at where the read stopped, goes on from there: B in the third turn.
+      const goesOn = await turns('store');
       expect(goesOn.ids).toContain(ofB!.id);
       // The first turn's read stopped in the sixth tenant's endpoints (the 512th and 513th after
       // the cursor), having read every endpoint of the fifth.
-      expect([stays.readTo[0], goesOn.readTo[0]]).toEqual([tenants[4], tenants[4]]);
+      expect(goesOn.next[0]).toBe(tenants[4]);
     });
 
     it("says no further than the last account a turn's read after the cursor gave, when it gave as many as it reads (design D77)", async () => {
@@ -945,15 +921,12 @@ export function storeBattery(
       }
       for (const [k, tenant] of [c, d].entries())
         for (let i = 0; i < 300; i++) await endpointAt(tenant, `https://idle${k}-${i}.example.com/hook`);
-      let to: string | undefined;
-      const claimed = await store.claimDue({
-        ...turnRequest(T0 + 2, 2, 100, ''),
-        turn: { after: '', readTo: (account) => (to = account) },
-      });
+      const { claimed, next } = await store.claimTurn(turnRequest(T0 + 2, 2, 100, ''));
       expect(new Set(claimed.map((x) => x.delivery.accountId))).toEqual(new Set([a, b]));
       // The read stopped in D's endpoints, having read all of C's; its two rows, A's and B's,
-      // were all it gives a turn of two: B, so that C's are read again.
-      expect(to).toBe(b);
+      // were all it gives a turn of two: the cursor goes no further than B, so that C's are read
+      // again.
+      expect(next).toBe(b);
     });
 
     it("finds another tenant's delivery past more of a tenant's endpoints than a claim walks, that tenant at the claimer's share (design D25)", async () => {

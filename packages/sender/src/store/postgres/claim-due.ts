@@ -12,7 +12,8 @@ import {
   IN_FLIGHT_WALKS,
   turnEndpointsPerAccount,
 } from '../claim-window.js';
-import type { ClaimRequest } from '../port.js';
+import { nextTurnCursor } from '../pick-due.js';
+import type { ClaimedTurn, ClaimRequest, TurnRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { bodiesOf, leaseOfRow, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
@@ -106,7 +107,7 @@ held_up AS MATERIALIZED (
 /**
  * A claim with the accounts in turn reads the first `$21` (turnEndpointsPerAccount) of each
  * account's endpoints with something due, the earliest due first, for `$2` accounts: those whose id
- * comes after the turn's cursor `$22` (ClaimRequest.turn), then from the first id on, in byte order
+ * comes after the turn's cursor `$22` (TurnRequest's `after`), then from the first id on, in byte order
  * (as inTurnOrder compares them), as the SQLite store's turnEndpoints picks them.
  */
 const TURN_ENDPOINTS = `
@@ -173,8 +174,8 @@ const AFTER_CURSOR = `after_cursor AS (
 `;
 
 /**
- * What the store reports of where AFTER_CURSOR's read after `$22` stopped (ClaimRequest.turn's
- * readTo), as turnReadTo decides it: where it met its bound `$19` before the last account, from the
+ * Where AFTER_CURSOR's read after `$22` stopped, for the next turn's cursor (nextTurnCursor), as
+ * turnReadTo decides it: where it met its bound `$19` before the last account, from the
  * accounts of the last endpoint it read and of the next (`edge`): the last account it read every
  * endpoint of, or the one it stopped in when no account before it was read (`read_stop`); no
  * further than the last account of its rows when they filled its `$2` × `$21`; and nothing when the
@@ -578,10 +579,10 @@ export function claimParams({
  * CLAIM_IN_TURN's parameters for `request`: CLAIM_DUE's, how many endpoints of an account it reads,
  * and the turn's cursor.
  */
-export const turnParams = (request: ClaimRequest): unknown[] => [
+export const turnParams = (request: TurnRequest): unknown[] => [
   ...claimParams(request),
   turnEndpointsPerAccount(request.limit, request.perEndpointCap),
-  request.turn?.after ?? '',
+  request.after,
 ];
 
 /** U+FFFD in UTF-8: what the driver makes of each sequence of bytes that is not UTF-8 (Pg.preparedBinary). */
@@ -658,17 +659,20 @@ const SETTLE_ROUNDS = 32;
  */
 export function createClaimer(pg: Pg, settler: DueSettler) {
   let heldUp = false;
-  return async (request: ClaimRequest): Promise<ClaimedDelivery[]> => {
-    if (request.limit <= 0 || request.perEndpointCap <= 0) return [];
-    if (request.turn) {
-      // Whether the walk is held up is not known from it: the next claim runs as it would have.
-      const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request));
-      const readTo = rows[0]?.read_to as string | null | undefined;
-      if (readTo) request.turn.readTo?.(readTo);
-      const stale = (rows[0]?.stale_endpoints ?? []) as string[];
-      if (stale.length > 0) settler.later(stale, request.now);
-      return claimedOf(pg, rows);
-    }
+  // Nothing to take: no statement.
+  const none = (request: ClaimRequest) => request.limit <= 0 || request.perEndpointCap <= 0;
+  const claimTurn = async (request: TurnRequest): Promise<ClaimedTurn> => {
+    if (none(request)) return { claimed: [], next: request.after };
+    // Whether the walk is held up is not known from it: the next claim runs as it would have.
+    const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request));
+    const stale = (rows[0]?.stale_endpoints ?? []) as string[];
+    if (stale.length > 0) settler.later(stale, request.now);
+    const claimed = await claimedOf(pg, rows);
+    const readTo = (rows[0]?.read_to as string | null | undefined) ?? undefined;
+    return { claimed, next: nextTurnCursor(request, claimed, readTo) };
+  };
+  const claimDue = async (request: ClaimRequest): Promise<ClaimedDelivery[]> => {
+    if (none(request)) return [];
     const params = claimParams(request);
     if (!heldUp) {
       const walk = await pg.prepared('claim_walk', CLAIM_WALK, params.slice(0, WALK_PARAMS));
@@ -688,4 +692,5 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
       if ((await settler.now(stale, request.now)) === 0 || round === SETTLE_ROUNDS) return claimed;
     }
   };
+  return { claimDue, claimTurn };
 }

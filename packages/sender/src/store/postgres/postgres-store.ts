@@ -77,7 +77,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const listener = createDueListener(pg.config, pg.schema, pg.queryTimeoutMs);
   const vacuum = createLeaseVacuum(pg);
   const settler = createDueSettler(pg);
-  const claim = createClaimer(pg, settler);
+  const { claimDue, claimTurn } = createClaimer(pg, settler);
   const record = recordAttempt(pg, vacuum);
   let closing: Promise<void> | undefined;
 
@@ -102,7 +102,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     },
 
     publish: publish(pg),
-    claimDue: claim,
+    claimDue,
+    claimTurn,
     claimProbes: (request) => claimProbes(pg, request),
     recordAttempt: record,
     releaseLease: async (deliveryId, token) => vacuum.ended(await releaseLease(pg, deliveryId, token)),

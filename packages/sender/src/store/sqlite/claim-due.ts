@@ -15,8 +15,15 @@ import {
   turnReadTo,
 } from '../claim-window.js';
 import { newLeaseToken } from '../lease.js';
-import { fullKeys, inAccountTurns, type PickLimit, pickDue } from '../pick-due.js';
-import type { ClaimRequest } from '../port.js';
+import {
+  fullKeys,
+  inAccountTurns,
+  nextTurnCursor,
+  type PickLimit,
+  pickDue,
+  shareLimits,
+} from '../pick-due.js';
+import type { ClaimedTurn, ClaimRequest, TurnRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { bodiesOf, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, isQueuedSql, sqlString } from '../sql-rules.js';
@@ -143,7 +150,7 @@ LIMIT ${countParam('found')}`;
 /**
  * The accounts of the `@edge`-th and next endpoints after the cursor `@after` in account-id order
  * (0-based: the last DUE_AFTER_CURSOR reads and the first it does not, when there are), and the
- * last account before the former: where that read stopped (ClaimRequest.turn's readTo).
+ * last account before the former: where that read stopped (turnReadTo).
  */
 const READ_EDGE = `
 SELECT account_id FROM endpoints INDEXED BY endpoints_by_account
@@ -267,13 +274,8 @@ interface DueEndpoint {
 function headsOf(
   db: SqliteDb,
   params: Record<string, unknown>,
-  turn?: {
-    accounts: number;
-    perAccount: number;
-    after: string;
-    readTo?: ((account: string) => void) | undefined;
-  },
-): Row[] {
+  turn?: { accounts: number; perAccount: number; after: string },
+): { heads: Row[]; readTo?: string | undefined } {
   const inFlight = db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[];
   const found = [...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]), ...inFlight];
   // A turn's read after its cursor, as many rows as it reads of accounts.
@@ -286,6 +288,7 @@ function headsOf(
   const read = new Set(found.map((f) => f.id));
   for (const f of pastCursor) if (!read.has(f.id)) found.push(f);
   let live: DueEndpoint[] = [];
+  let readTo: string | undefined;
   for (const f of found) {
     if (f.live === 1) live.push(f);
     else dropDue(db, f.id);
@@ -296,7 +299,7 @@ function headsOf(
     live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount, turn.after);
     // With as many endpoints in flight as it reads, one past the cursor may have gone unread.
     const scan = params.scan as number;
-    const to = turnReadTo(
+    readTo = turnReadTo(
       turn.after,
       () => (inFlight.length < scan ? readStoppedAt(db, turn.after, scan) : undefined),
       pastCursor.map((f) => f.account_id),
@@ -304,10 +307,9 @@ function headsOf(
       seen,
       new Set(live.map((f) => f.account_id)),
     );
-    if (to !== undefined) turn.readTo?.(to);
   }
   const ids = live.map((f) => f.id);
-  if (ids.length === 0) return [];
+  if (ids.length === 0) return { heads: [], readTo };
   const endpoints = JSON.stringify(ids);
   const heads = CLAIMABLE_STATUSES.flatMap(
     (status) => db.st(SELECT_HEADS).all({ ...params, endpoints, status }) as Row[],
@@ -315,7 +317,8 @@ function headsOf(
   const taking = new Set(heads.map((h) => h.endpoint_id as string));
   for (const id of ids) if (!taking.has(id)) settleDue(db, id, params.now as number);
   const due = (r: Row) => r.next_attempt_at as number;
-  return heads.sort((a, b) => due(a) - due(b) || ((a.id as string) < (b.id as string) ? -1 : 1));
+  heads.sort((a, b) => due(a) - due(b) || ((a.id as string) < (b.id as string) ? -1 : 1));
+  return { heads, readTo };
 }
 
 /** Leases the claimed ids (a JSON array) under one token: one statement for the whole batch. */
@@ -323,17 +326,16 @@ export const LEASE_DELIVERIES = `
 UPDATE deliveries SET lease_token = @token, lease_expires_at = @expiresAt
 WHERE id IN (SELECT value FROM json_each(@ids))`;
 
-/** A write of the turn's transaction (write-queue.ts): a claim made as attempts end shares their records' commit. */
-export function claimDue(db: SqliteDb, write: WriteQueue) {
-  const claimOnce = ({
-    now,
-    limit,
-    leaseMs,
-    perEndpointCap: cap,
-    finishing = [],
-    shares,
-    turn,
-  }: ClaimRequest): ClaimedDelivery[] => {
+/**
+ * A write of the turn's transaction (write-queue.ts): a claim made as attempts end shares their
+ * records' commit. Answers the claims in due order and those with the accounts in turn.
+ */
+export function claims(db: SqliteDb, write: WriteQueue) {
+  /** What a claim leased, and with `after` (a turn's cursor), where its read after it stopped. */
+  const claimOnce = (
+    { now, limit, leaseMs, perEndpointCap: cap, finishing = [], shares }: ClaimRequest,
+    after?: string,
+  ): { claimed: ClaimedDelivery[]; readTo?: string | undefined } => {
     // Each endpoint with a live lease, and how many of its deliveries are in flight (0 when every
     // lease it holds is being recorded).
     const inFlight = new Map<string, number>();
@@ -349,19 +351,12 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       { keyOf: (row) => row.endpoint_id as string, cap, inFlight, caps: shares?.capped?.endpoints },
     ];
     if (shares) {
-      limits.push(
-        {
-          keyOf: (row) => row.account_id as string,
-          cap: shares.perAccount,
-          inFlight: shares.openByAccount,
-        },
-        {
-          keyOf: (row) => row.origin as string,
-          cap: shares.perOrigin,
-          inFlight: shares.openByOrigin,
-          caps: shares.capped?.origins,
-        },
+      const { accounts, origins } = shareLimits<Row>(
+        shares,
+        (row) => row.account_id as string,
+        (row) => row.origin as string,
       );
+      limits.push(accounts, origins);
     }
     const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
     const window = claimWindow(limit);
@@ -386,10 +381,12 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
         inTurn,
       );
     let rows: Row[];
-    if (turn) {
-      const inTurn = { ...turn, accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap) };
+    let readTo: string | undefined;
+    if (after !== undefined) {
+      const read = heads({ after, accounts: limit, perAccount: turnEndpointsPerAccount(limit, cap) });
+      readTo = read.readTo;
       rows = pickDue(
-        inAccountTurns(heads(inTurn), (row) => row.account_id as string, turn.after),
+        inAccountTurns(read.heads, (row) => row.account_id as string, after),
         limits,
         limit,
       );
@@ -400,10 +397,10 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
       // held by deliveries this claim may not take. The endpoints' own first ones instead, among
       // them every one the walk found that picking could take, so the walk's picks are made again.
       if (rows.length < limit && read.n < window && db.st(DUE_PAST_WALK).get(params)) {
-        rows = pickDue(heads(), limits, limit);
+        rows = pickDue(heads().heads, limits, limit);
       }
     }
-    if (rows.length === 0) return [];
+    if (rows.length === 0) return { claimed: [], readTo };
     // One token for the batch: a lease is the pair (delivery, token), unique per claim all the same.
     const token = newLeaseToken();
     const expiresAt = now + leaseMs;
@@ -412,9 +409,17 @@ export function claimDue(db: SqliteDb, write: WriteQueue) {
     const ids = JSON.stringify(rows.map((r) => r.id));
     const claimed = readClaimed(db, now, ids, [token, expiresAt]);
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
-    return claimed;
+    return { claimed, readTo };
   };
   // Nothing to take: no turn's wait, no transaction.
-  return async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
-    request.limit <= 0 || request.perEndpointCap <= 0 ? [] : (await write(() => claimOnce(request))).value;
+  const none = (request: ClaimRequest) => request.limit <= 0 || request.perEndpointCap <= 0;
+  return {
+    claimDue: async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
+      none(request) ? [] : (await write(() => claimOnce(request))).value.claimed,
+    claimTurn: async (request: TurnRequest): Promise<ClaimedTurn> => {
+      if (none(request)) return { claimed: [], next: request.after };
+      const { claimed, readTo } = (await write(() => claimOnce(request, request.after))).value;
+      return { claimed, next: nextTurnCursor(request, claimed, readTo) };
+    },
+  };
 }

@@ -6,7 +6,7 @@
 import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
-import { claimDue } from './claim-due.js';
+import { claims } from './claim-due.js';
 import { claimProbes } from './claim-probes.js';
 import { openSqlite } from './database.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
@@ -58,7 +58,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const ops = {
     migrate: migrateSqlite(db),
     publish: publish(db, write, wal),
-    claimDue: claimDue(db, write),
+    ...claims(db, write),
     claimProbes: claimProbes(db, write),
     recordAttempt: recordAttempt(db, write),
     updateEndpoint: endpoints.updateEndpoint(db),
@@ -86,6 +86,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
 
     publish: ops.publish,
     claimDue: ops.claimDue,
+    claimTurn: ops.claimTurn,
     claimProbes: ops.claimProbes,
     recordAttempt: ops.recordAttempt,
     // Beside the claims and records: one transaction a turn, held with them while the WAL catches up (design D58).
