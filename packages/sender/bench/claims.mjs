@@ -125,8 +125,9 @@ async function timeInterleaved(stores, call) {
 
 /**
  * Times a claim of CLAIM.limit on each of `runs` (`{ store, now, perEndpointCap, after }`, the last
- * three optional; with `after`, a turn's claim after that cursor: claimTurn), interleaved, checking it took `expected` deliveries; the leases are released after
- * each call (not timed), so the same due deliveries are claimed again. Returns ms per call.
+ * three optional; with `after`, a turn's claim after that cursor: claimTurn), interleaved, checking
+ * it took `expected` deliveries; the leases are released after each call (not timed), so the same
+ * due deliveries are claimed again. Returns ms per call.
  */
 function timeReleasedClaims(runs, expected) {
   return timeInterleaved(

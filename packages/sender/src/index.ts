@@ -89,11 +89,13 @@ export { isSenderError, SENDER_ERROR_STATUS, SenderError, type SenderErrorCode }
 export { EVENT_LOOP_SAMPLE_MS } from './metrics.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type { Migration, MigrationReport } from './store/migration-plan.js';
+export { nextTurnCursor } from './store/pick-due.js';
 export type {
   AccountCatalogue,
   AttemptApplied,
   AttemptResult,
   Catalogue,
+  ClaimedTurn,
   ClaimRequest,
   DeliveryFilter,
   DeliveryQueue,
@@ -111,6 +113,7 @@ export type {
   StoreCapabilities,
   StoreStats,
   TakenPortalToken,
+  TurnRequest,
 } from './store/port.js';
 export { createPostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type {

@@ -74,10 +74,9 @@ export function turnEndpoints<T>(
 }
 
 /**
- * What a store reports of where a turn's read after its cursor `after` stopped (ClaimRequest.turn's
- * readTo): nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with
- * something due it found after the cursor (`seen`), since the next turn is to start with those;
- * else `stop()`, where the read met its bound before the last account (none when it did not; read
+ * Where a turn's read after its cursor `after` stopped, for the next turn's cursor (nextTurnCursor):
+ * nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with something
+ * due it found after the cursor (`seen`), since the next turn is to start with those; else `stop()`, where the read met its bound before the last account (none when it did not; read
  * only when it is needed), no further than the last account of its rows (`read`, in its order)
  * when they filled its `found`.
  */

@@ -80,6 +80,8 @@ export function withSecretCipher(
     },
     claimDue: async (request) => openClaims(await store.claimDue(request)),
     claimTurn: async (request) => {
+      // The cursor counts a claim whose secret could not be opened: it stays leased until its
+      // lease runs out, as taken as the others.
       const { claimed, next } = await store.claimTurn(request);
       return { claimed: openClaims(claimed), next };
     },

@@ -92,7 +92,8 @@ export interface ClaimedTurn {
   claimed: ClaimedDelivery[];
   /**
    * The next turn's cursor (turnCursor): after the last account this one took, or no further than
-   * the last it took at an origin it left at its share. Besides the endpoints due first, a turn
+   * the last it took at an origin it left at its share; `after` itself when it took none and read
+   * nothing past it. Besides the endpoints due first, a turn
    * reads the endpoints after its cursor in account-id order, up to a walk of them: when that read
    * stopped at its bound before the last account and the turn chose every account it found past
    * the cursor, the cursor goes to where it stopped (turnReadTo), rather than back to an account

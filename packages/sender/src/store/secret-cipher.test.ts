@@ -151,9 +151,18 @@ describe('secrets encrypted at rest', () => {
         ds.find((d) => d.endpointId === sealed.id)!,
         ds.find((d) => d.endpointId !== sealed.id)!,
       ]);
-    const claims = await store.claimDue({ now: 10, limit: 10, leaseMs: 60_000, perEndpointCap: 8 });
+    const request = { now: 10, limit: 10, leaseMs: 60_000, perEndpointCap: 8 };
+    const claims = await store.claimDue(request);
     expect(claims.map((c) => c.secret)).toEqual(['whsec_sealed']);
     expect(refusedIds).toEqual([toPlain!.id]);
+    // A turn's claim (design D77) the same way.
+    const { deliveries } = await store.publish(
+      { id: newId('evt'), accountId: 'acct_a', name: 'click', body: Buffer.from('{}'), createdAt: 2 },
+      () => newId('dlv'),
+    );
+    const turn = await store.claimTurn({ ...request, after: '' });
+    expect(turn.claimed.map((c) => c.secret)).toEqual(['whsec_sealed']);
+    expect(refusedIds).toEqual([toPlain!.id, deliveries.find((d) => d.endpointId !== sealed.id)!.id]);
     await raw.close();
   });
 });

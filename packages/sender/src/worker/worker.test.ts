@@ -379,6 +379,10 @@ describe('worker bookkeeping', () => {
         claims++;
         return memory.claimDue(request);
       },
+      claimTurn(request) {
+        claims++;
+        return memory.claimTurn(request);
+      },
     });
     await onFakeTimers(
       3,

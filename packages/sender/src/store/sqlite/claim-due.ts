@@ -351,12 +351,12 @@ export function claims(db: SqliteDb, write: WriteQueue) {
       { keyOf: (row) => row.endpoint_id as string, cap, inFlight, caps: shares?.capped?.endpoints },
     ];
     if (shares) {
-      const { accounts, origins } = shareLimits<Row>(
+      const share = shareLimits<Row>(
         shares,
         (row) => row.account_id as string,
         (row) => row.origin as string,
       );
-      limits.push(accounts, origins);
+      limits.push(share.accounts, share.origins);
     }
     const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
     const window = claimWindow(limit);
