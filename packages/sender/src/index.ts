@@ -97,6 +97,7 @@ export type {
   Catalogue,
   ClaimedTurn,
   ClaimRequest,
+  ClaimShares,
   DeliveryFilter,
   DeliveryQueue,
   KeyHolder,

@@ -76,9 +76,10 @@ export function turnEndpoints<T>(
 /**
  * Where a turn's read after its cursor `after` stopped, for the next turn's cursor (nextTurnCursor):
  * nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with something
- * due it found after the cursor (`seen`), since the next turn is to start with those; else `stop()`, where the read met its bound before the last account (none when it did not; read
- * only when it is needed), no further than the last account of its rows (`read`, in its order)
- * when they filled its `found`.
+ * due it found after the cursor (`seen`), since the next turn is to start with those; else
+ * `stop()`, where the read met its bound before the last account (none when it did not; read only
+ * when it is needed), no further than the last account of its rows (`read`, in its order) when
+ * they filled its `found`.
  */
 export function turnReadTo(
   after: string,

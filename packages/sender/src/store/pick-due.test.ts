@@ -112,7 +112,7 @@ describe('turnCursor', () => {
     expect(turnCursor('b', [], self)).toBe('b');
   });
 
-  it('moves the cursor to where the read after it stopped, when the store says so', () => {
+  it("moves the cursor to where the store's read after it stopped, when there is such a place", () => {
     // None taken: past the accounts read, none of which had anything due.
     expect(turnCursor('c', [], self, [], 'k')).toBe('k');
     // Went on from the first id on: to where the read stopped, not back to `a`.

@@ -93,8 +93,8 @@ export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) =>
  * accounts after the last one it took under that key, while accounts under other keys after them
  * were taken: the cursor then stops at that last one, so the next turn starts with those left out.
  *
- * `readTo`: where the turn's read after the cursor stopped, reported by the store when the turn
- * chose every account it found past the cursor (turnReadTo). The accounts past it were not read:
+ * `readTo`: where the store's read after the cursor stopped, when the turn chose every account it
+ * found past the cursor (turnReadTo). The accounts past it were not read:
  * the cursor goes there, rather than back to an account from the first id on, so that over turns
  * the reads reach every account however many endpoints come before it; or, stopped at a full
  * origin before it, no further than that. Unchanged when the turn took none and nothing was read
@@ -136,7 +136,7 @@ export function turnCursor<T>(
 /**
  * ClaimedTurn's `next` for the turn `request` asked for, which took `took`: turnCursor, with the
  * origins' shares the request gave and `readTo`, where the turn's read after its cursor stopped
- * when the store says so (turnReadTo).
+ * when there is such a place (turnReadTo).
  */
 export function nextTurnCursor(
   request: TurnRequest,

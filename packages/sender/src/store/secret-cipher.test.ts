@@ -162,6 +162,8 @@ describe('secrets encrypted at rest', () => {
     );
     const turn = await store.claimTurn({ ...request, after: '' });
     expect(turn.claimed.map((c) => c.secret)).toEqual(['whsec_sealed']);
+    // The inner store's cursor, passed on as it is: past the account it took.
+    expect(turn.next).toBe('acct_a');
     expect(refusedIds).toEqual([toPlain!.id, deliveries.find((d) => d.endpointId !== sealed.id)!.id]);
     await raw.close();
   });
