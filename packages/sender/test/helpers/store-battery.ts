@@ -906,6 +906,20 @@ export function storeBattery(
       expect(goesOn.next[0]).toBe(tenants[4]);
     });
 
+    it("goes on from the first id on when a turn's read after the cursor reached the last account, its rows filled or not (design D77)", async () => {
+      // A, A2 and C with a click each and an endpoint each (far fewer than a claim walks): a turn of
+      // two after A2 takes C, then A from the first id on; the read stopped nowhere, so the next
+      // turn starts after A, with A2, not after C again.
+      const [a, a2, c] = Array.from({ length: 3 }, () => account()).sort() as [string, string, string];
+      for (const [k, tenant] of [a, a2, c].entries()) {
+        await endpointAt(tenant, `https://t${k}.example.com/hook`);
+        await publish(event(tenant, 'click', T0 + k));
+      }
+      const { claimed, next } = await store.claimTurn(turnRequest(T0 + 3, 2, 100, a2));
+      expect(claimed.map((x) => x.delivery.accountId).sort()).toEqual([a, c]);
+      expect(next).toBe(a);
+    });
+
     it("says no further than the last account a turn's read after the cursor gave, when it gave as many as it reads (design D77)", async () => {
       // A and B with a click each; C and D after them with three hundred endpoints each and
       // nothing due, more than a claim of two walks.

@@ -204,9 +204,10 @@ read_to AS (
       SELECT 1 FROM due_endpoints q
       WHERE q.live AND q.account_id > $22::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
     ) THEN NULL
+    -- Inside read_stop's row: least() passes over a NULL, and a read that stopped nowhere says nothing.
     WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $21::int
-      THEN least((SELECT account_id FROM read_stop),
-                 (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $22::text))
+      THEN (SELECT least(r.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $22::text))
+            FROM read_stop r)
     ELSE (SELECT account_id FROM read_stop)
   END AS account_id
 )`;
