@@ -1,3 +1,9 @@
+import type { ClaimRequest } from './port.js';
+
+/** A claim that can take nothing (no slot, or no delivery an endpoint may have in flight): a store answers it without a read. */
+export const nothingToClaim = ({ limit, perEndpointCap }: ClaimRequest): boolean =>
+  limit <= 0 || perEndpointCap <= 0;
+
 /**
  * How many due rows a claim reads per call (SQLite SELECT_DUE, over up to three pages; PostgreSQL
  * CLAIM_WALK and CLAIM_DUE): enough for a full batch when several endpoints share the front of the queue, few
@@ -45,7 +51,8 @@ export const headsPerEndpoint = (limit: number, cap: number): number => Math.min
  * (design D77), the earliest due first: enough for the whole batch from one account (an endpoint
  * gives at most headsPerEndpoint), however many more it has. Read for at most `limit` accounts (each
  * account's first fills the batch). With every endpoint read, a turn cost 5–6 ms on SQLite with
- * 1,000 endpoints due, against 0.4 ms for a claim in due order; so, 3.0 ms (3.5 ms on 2,000).
+ * 1,000 endpoints due, against 0.4 ms for a claim in due order; so, 3.0 ms (3.5 ms on 2,000, and
+ * 5.6 to 6.2 ms there since a turn also reads the endpoints after its cursor).
  */
 export const turnEndpointsPerAccount = (limit: number, cap: number): number =>
   Math.ceil(limit / headsPerEndpoint(limit, cap));
@@ -53,7 +60,8 @@ export const turnEndpointsPerAccount = (limit: number, cap: number): number =>
 /**
  * Of `due` (endpoints with something due, in due order), those a turn reads: the first `perAccount`
  * of each account, for `accounts` accounts, those whose id comes after `after` (the turn's cursor,
- * turnCursor), then from the first id on (inTurnOrder).
+ * turnCursor), then from the first id on (inTurnOrder). `leftOut`: an account past the cursor was
+ * not among them (turnReadTo).
  */
 export function turnEndpoints<T>(
   due: readonly T[],
@@ -61,41 +69,39 @@ export function turnEndpoints<T>(
   accounts: number,
   perAccount: number,
   after: string,
-): T[] {
-  const chosen = new Set(inTurnOrder(new Set(due.map(accountOf)), after).slice(0, accounts));
+): { endpoints: T[]; leftOut: boolean } {
+  const order = inTurnOrder(new Set(due.map(accountOf)), after);
+  const chosen = new Set(order.slice(0, accounts));
+  // The accounts past the cursor come first in the turn's order.
+  const leftOut = order.length > accounts && order[accounts]! > after;
   const taken = new Map<string, number>();
-  return due.filter((endpoint) => {
+  const endpoints = due.filter((endpoint) => {
     const account = accountOf(endpoint);
     const n = taken.get(account) ?? 0;
     if (!chosen.has(account) || n >= perAccount) return false;
     taken.set(account, n + 1);
     return true;
   });
+  return { endpoints, leftOut };
 }
 
 /**
  * Where a turn's read after its cursor `after` stopped, for the next turn's cursor (nextTurnCursor):
- * nothing when the turn chose (`chosen`, turnEndpoints) fewer than every account with something
- * due it found after the cursor (`seen`), since the next turn is to start with those; else
- * `stop()`, where the read met its bound before the last account (none when it did not; read only
- * when it is needed), no further than the last account of its rows (`read`, in its order) when
- * they filled its `found`.
+ * nothing when the turn left out an account with something due it found past the cursor
+ * (`leftOut`, turnEndpoints), since the next turn is to start with it; else `stop()`, where the
+ * read met its bound before the last account (none when it did not; read only when it is needed),
+ * no further than `filledTo`, the last account of the read's rows when they filled what it reads.
  */
 export function turnReadTo(
   after: string,
+  leftOut: boolean,
   stop: () => string | undefined,
-  read: readonly string[],
-  found: number,
-  seen: Iterable<string>,
-  chosen: ReadonlySet<string>,
+  filledTo?: string,
 ): string | undefined {
-  for (const account of seen) if (account > after && !chosen.has(account)) return undefined;
+  if (leftOut) return undefined;
   const stopped = stop();
   if (stopped === undefined) return undefined;
-  const lastRead = read.at(-1);
-  return read.length >= found && lastRead !== undefined && lastRead > after && lastRead < stopped
-    ? lastRead
-    : stopped;
+  return filledTo !== undefined && filledTo > after && filledTo < stopped ? filledTo : stopped;
 }
 
 /**

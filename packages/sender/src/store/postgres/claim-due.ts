@@ -10,6 +10,7 @@ import {
   claimWindow,
   headsPerEndpoint,
   IN_FLIGHT_WALKS,
+  nothingToClaim,
   turnEndpointsPerAccount,
 } from '../claim-window.js';
 import { nextTurnCursor } from '../pick-due.js';
@@ -660,10 +661,9 @@ const SETTLE_ROUNDS = 32;
  */
 export function createClaimer(pg: Pg, settler: DueSettler) {
   let heldUp = false;
-  // Nothing to take: no statement.
-  const none = (request: ClaimRequest) => request.limit <= 0 || request.perEndpointCap <= 0;
+  // Nothing to take (nothingToClaim): no statement.
   const claimTurn = async (request: TurnRequest): Promise<ClaimedTurn> => {
-    if (none(request)) return { claimed: [], next: request.after };
+    if (nothingToClaim(request)) return { claimed: [], next: request.after };
     // Whether the walk is held up is not known from it: the next claim runs as it would have.
     const rows = await pg.prepared('claim_in_turn', CLAIM_IN_TURN, turnParams(request));
     const stale = (rows[0]?.stale_endpoints ?? []) as string[];
@@ -673,7 +673,7 @@ export function createClaimer(pg: Pg, settler: DueSettler) {
     return { claimed, next: nextTurnCursor(request, claimed, readTo) };
   };
   const claimDue = async (request: ClaimRequest): Promise<ClaimedDelivery[]> => {
-    if (none(request)) return [];
+    if (nothingToClaim(request)) return [];
     const params = claimParams(request);
     if (!heldUp) {
       const walk = await pg.prepared('claim_walk', CLAIM_WALK, params.slice(0, WALK_PARAMS));

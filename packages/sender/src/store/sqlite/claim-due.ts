@@ -10,6 +10,7 @@ import {
   claimWalk,
   claimWindow,
   headsPerEndpoint,
+  nothingToClaim,
   turnEndpoints,
   turnEndpointsPerAccount,
   turnReadTo,
@@ -278,15 +279,18 @@ function headsOf(
 ): { heads: Row[]; readTo?: string | undefined } {
   const inFlight = db.st(DUE_IN_FLIGHT).all(params) as DueEndpoint[];
   const found = [...(db.st(DUE_ENDPOINTS).all(params) as DueEndpoint[]), ...inFlight];
-  // A turn's read after its cursor, as many rows as it reads of accounts.
-  const most = turn ? turn.accounts * turn.perAccount : 0;
-  const pastCursor = turn
-    ? (db
-        .st(DUE_AFTER_CURSOR)
-        .all({ ...params, after: turn.after, perAccount: turn.perAccount, found: most }) as DueEndpoint[])
-    : [];
-  const read = new Set(found.map((f) => f.id));
-  for (const f of pastCursor) if (!read.has(f.id)) found.push(f);
+  // A turn's read after its cursor, as many rows as it reads of accounts; the last account of its
+  // rows when they filled that.
+  let filledTo: string | undefined;
+  if (turn) {
+    const most = turn.accounts * turn.perAccount;
+    const pastCursor = db
+      .st(DUE_AFTER_CURSOR)
+      .all({ ...params, after: turn.after, perAccount: turn.perAccount, found: most }) as DueEndpoint[];
+    if (pastCursor.length >= most) filledTo = pastCursor.at(-1)?.account_id;
+    const read = new Set(found.map((f) => f.id));
+    for (const f of pastCursor) if (!read.has(f.id)) found.push(f);
+  }
   let live: DueEndpoint[] = [];
   let readTo: string | undefined;
   for (const f of found) {
@@ -295,17 +299,15 @@ function headsOf(
   }
   if (turn) {
     live.sort((a, b) => a.next_due_at - b.next_due_at || (a.id < b.id ? -1 : 1));
-    const seen = live.map((f) => f.account_id);
-    live = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount, turn.after);
+    const chosen = turnEndpoints(live, (f) => f.account_id, turn.accounts, turn.perAccount, turn.after);
+    live = chosen.endpoints;
     // With as many endpoints in flight as it reads, one past the cursor may have gone unread.
     const scan = params.scan as number;
     readTo = turnReadTo(
       turn.after,
+      chosen.leftOut,
       () => (inFlight.length < scan ? readStoppedAt(db, turn.after, scan) : undefined),
-      pastCursor.map((f) => f.account_id),
-      most,
-      seen,
-      new Set(live.map((f) => f.account_id)),
+      filledTo,
     );
   }
   const ids = live.map((f) => f.id);
@@ -411,13 +413,12 @@ export function claims(db: SqliteDb, write: WriteQueue) {
     db.st(LEASE_DELIVERIES).run({ token, expiresAt, ids });
     return { claimed, readTo };
   };
-  // Nothing to take: no turn's wait, no transaction.
-  const none = (request: ClaimRequest) => request.limit <= 0 || request.perEndpointCap <= 0;
+  // Nothing to take (nothingToClaim): no turn's wait, no transaction.
   return {
     claimDue: async (request: ClaimRequest): Promise<ClaimedDelivery[]> =>
-      none(request) ? [] : (await write(() => claimOnce(request))).value.claimed,
+      nothingToClaim(request) ? [] : (await write(() => claimOnce(request))).value.claimed,
     claimTurn: async (request: TurnRequest): Promise<ClaimedTurn> => {
-      if (none(request)) return { claimed: [], next: request.after };
+      if (nothingToClaim(request)) return { claimed: [], next: request.after };
       const { claimed, readTo } = (await write(() => claimOnce(request, request.after))).value;
       return { claimed, next: nextTurnCursor(request, claimed, readTo) };
     },
