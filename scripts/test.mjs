@@ -9,11 +9,15 @@ import { install, pnpm, pnpmTogether, root } from './lib.mjs';
 const started = Date.now();
 install();
 pnpm(['build'], { label: 'pnpm build' });
-// The docs site: references generated from the built packages, then the VitePress build that the
-// docs' tests check for broken links and render in Chromium.
-pnpm(['--filter', '@linkhooks/docs', 'build'], { label: 'docs build (vitepress)' });
-pnpm(['exec', 'biome', 'check', '.'], { label: 'biome check (lint + format)' });
-pnpm(['-r', 'run', 'typecheck'], { label: 'tsc --noEmit (every package and the docs examples)' });
+// The docs site (references generated from the built packages, then the VitePress build that the
+// docs' tests check for broken links and render in Chromium), the lint and the type checks, at once:
+// each leaves a core idle part of its time (one after another 61 s, together 40 s).
+const checked = await pnpmTogether([
+  { args: ['--filter', '@linkhooks/docs', 'build'], label: 'docs build (vitepress)' },
+  { args: ['exec', 'biome', 'check', '.'], label: 'biome check (lint + format)' },
+  { args: ['-r', 'run', 'typecheck'], label: 'tsc --noEmit (every package and the docs examples)' },
+]);
+if (checked !== 0) process.exit(checked);
 
 mkdirSync(join(root, '.artifacts'), { recursive: true });
 const report = join(root, '.artifacts', 'vitest.json');
