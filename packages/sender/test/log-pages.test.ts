@@ -98,7 +98,8 @@ describe.runIf(pgUp)('postgres', () => {
     async (_, others) => {
       const schema = await schemas.migrated();
       // Committed, in a schema of its own: genericPlan runs each statement in a transaction it rolls
-      // back. The connection is dropped after (genericPlan changes its plan cache mode).
+      // back. The connection is dropped after (genericPlan changes its plan cache mode and JIT, for
+      // the page read after it too).
       const client = await admin.connect();
       try {
         await client.query(`SET search_path = "${schema}"`);

@@ -68,15 +68,18 @@ const textOf = (value: unknown) =>
   Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : String(prepareValue(value));
 
 /**
- * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan, as the store runs
- * its prepared statements (plan_cache_mode), in a transaction rolled back after. `params` are the
- * values the store passes (as SQL literals here); their types are the casts `sql` gives them.
+ * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan and without JIT, as
+ * the store's connections run their statements (plan_cache_mode, jit: connection.ts), in a
+ * transaction rolled back after. `params` are the values the store passes (as SQL literals here);
+ * their types are the casts `sql` gives them. Left on, JIT compiled the log's pages, whose generic
+ * plans cost more than `jit_above_cost`, for about a second each.
  */
 export async function genericPlan(client: pg.PoolClient, sql: string, params: unknown[]): Promise<PlanNode> {
   // EXECUTE takes literals, not bound parameters: each value in pg's text form, quoted.
   const args = params.map((v) => (v == null ? 'NULL' : client.escapeLiteral(textOf(v))));
   const name = `plan_${Math.random().toString(36).slice(2)}`;
   await client.query('SET plan_cache_mode = force_generic_plan');
+  await client.query('SET jit = off');
   await client.query(`PREPARE ${name} AS ${sql}`);
   await client.query('BEGIN');
   try {
@@ -93,7 +96,7 @@ export async function genericPlan(client: pg.PoolClient, sql: string, params: un
 /**
  * Runs `read` with `plan(sql, params)` (genericPlan) on a connection of `pool` whose search_path is
  * `schema`. The connection is dropped after, not returned to the pool: genericPlan changed its
- * plan_cache_mode.
+ * plan_cache_mode and jit.
  */
 export async function withPlans<T>(
   pool: pg.Pool,
