@@ -11,7 +11,7 @@ install();
 pnpm(['build'], { label: 'pnpm build' });
 // The docs site (references generated from the built packages, then the VitePress build that the
 // docs' tests check for broken links and render in Chromium), the lint and the type checks, at once:
-// each leaves a core idle part of its time (one after another 61 s, together 40 s).
+// each leaves a core idle part of its time (one after another 61 s, together 44 s).
 const checked = await pnpmTogether([
   { args: ['--filter', '@linkhooks/docs', 'build'], label: 'docs build (vitepress)' },
   { args: ['exec', 'biome', 'check', '.'], label: 'biome check (lint + format)' },

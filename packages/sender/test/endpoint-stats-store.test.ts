@@ -150,8 +150,9 @@ describe.runIf(pgUp)('postgres', () => {
          SELECT id, endpoint_id, 1, created_at, 10 + (created_at / 60000) % 90, 200, NULL, '{}' FROM deliveries`,
       );
       await client.query('ANALYZE attempts');
-      // The store's connections plan their prepared statements generically (connection.ts).
+      // The store's connections plan their prepared statements generically, without JIT (connection.ts).
       await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await client.query('SET LOCAL jit = off');
       await client.query('ANALYZE deliveries');
       const since = T0 - HOUR;
       const analyze = async (sql: string, values: unknown[]) => {

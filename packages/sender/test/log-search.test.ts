@@ -173,6 +173,8 @@ describe.runIf(pgUp)('postgres', () => {
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL search_path = "${schema}"`);
+      // Without JIT, as the store's connections (connection.ts).
+      await client.query('SET LOCAL jit = off');
       await client.query(`
         INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
         VALUES ('ep', 'acct', 'https://r.example.com/', '["click"]', 'whsec_x', 0, 0)`);
