@@ -15,6 +15,7 @@ import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import * as sqliteStats from '../src/store/sqlite/endpoint-stats.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { deliveryIdsOf } from '../src/store/stats-port.js';
+import { planAsTheStore } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { withSqlitePlans } from './helpers/sqlite-plans.js';
@@ -150,9 +151,7 @@ describe.runIf(pgUp)('postgres', () => {
          SELECT id, endpoint_id, 1, created_at, 10 + (created_at / 60000) % 90, 200, NULL, '{}' FROM deliveries`,
       );
       await client.query('ANALYZE attempts');
-      // The store's connections plan their prepared statements generically, without JIT (connection.ts).
-      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await client.query('SET LOCAL jit = off');
+      await planAsTheStore(client, true);
       await client.query('ANALYZE deliveries');
       const since = T0 - HOUR;
       const analyze = async (sql: string, values: unknown[]) => {

@@ -17,6 +17,7 @@ import * as pgLog from '../src/store/postgres/delivery-log.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import * as sqliteLog from '../src/store/sqlite/delivery-log.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { planAsTheStore } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { withSqlitePlans } from './helpers/sqlite-plans.js';
@@ -173,8 +174,7 @@ describe.runIf(pgUp)('postgres', () => {
     try {
       await client.query('BEGIN');
       await client.query(`SET LOCAL search_path = "${schema}"`);
-      // Without JIT, as the store's connections (connection.ts).
-      await client.query('SET LOCAL jit = off');
+      await planAsTheStore(client, true);
       await client.query(`
         INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
         VALUES ('ep', 'acct', 'https://r.example.com/', '["click"]', 'whsec_x', 0, 0)`);

@@ -114,12 +114,12 @@ describe('turnCursor', () => {
 
   it("moves the cursor to where the store's read after it stopped, when there is such a place", () => {
     // None taken: past the accounts read, none of which had anything due.
-    expect(turnCursor('c', [], self, [], 'k')).toBe('k');
+    expect(turnCursor('c', [], self, undefined, 'k')).toBe('k');
     // Went on from the first id on: to where the read stopped, not back to `a`.
-    expect(turnCursor('c', ['d', 'e', 'a'], self, [], 'k')).toBe('k');
-    expect(turnCursor('c', ['d', 'e'], self, [], 'k')).toBe('k');
+    expect(turnCursor('c', ['d', 'e', 'a'], self, undefined, 'k')).toBe('k');
+    expect(turnCursor('c', ['d', 'e'], self, undefined, 'k')).toBe('k');
     // One taken past it, read in part: to where the read stopped, so that one is read again.
-    expect(turnCursor('c', ['d', 'm'], self, [], 'k')).toBe('k');
+    expect(turnCursor('c', ['d', 'm'], self, undefined, 'k')).toBe('k');
   });
 
   it('stops the cursor at the last account taken at an origin the turn left at its share', () => {
@@ -136,7 +136,7 @@ describe('turnCursor', () => {
       cap: number,
       inFlight = new Map<string, number>(),
       caps?: Map<string, number>,
-    ) => turnCursor(after, t, (x) => x.accountId, [{ keyOf: (x) => x.origin, cap, inFlight, caps }]);
+    ) => turnCursor(after, t, (x) => x.accountId, { keyOf: (x) => x.origin, cap, inFlight, caps });
     expect(turnCursor('', took, (t) => t.accountId)).toBe('x');
     expect(cursor(took, '', 2)).toBe('x');
     // A share of one: O and x at theirs, r1 the earlier of their last accounts.
@@ -150,10 +150,10 @@ describe('turnCursor', () => {
     expect(cursor(two, '', 56, undefined, new Map([['Y', 1]]))).toBe('y');
     expect(cursor(two, 'q', 56, undefined, cappedO)).toBe('r1');
     // Stopped at a full origin, whatever the read after the cursor came to.
-    const limits = [{ keyOf: (x: Took) => x.origin, cap: 1, inFlight: new Map<string, number>() }];
-    expect(turnCursor('', took, (x) => x.accountId, limits, 'z')).toBe('r1');
+    const origins = { keyOf: (x: Took) => x.origin, cap: 1, inFlight: new Map<string, number>() };
+    expect(turnCursor('', took, (x) => x.accountId, origins, 'z')).toBe('r1');
     // The turn's last account taken at a full origin, others there perhaps left out after it.
-    expect(turnCursor('', [took[0]!], (x) => x.accountId, limits, 'z')).toBe('r1');
+    expect(turnCursor('', [took[0]!], (x) => x.accountId, origins, 'z')).toBe('r1');
   });
 });
 

@@ -26,12 +26,17 @@ export function shareLimits<T>(
 ): { accounts: PickLimit<T>; origins: PickLimit<T> } {
   return {
     accounts: { keyOf: accountOf, cap: shares.perAccount, inFlight: shares.openByAccount },
-    origins: {
-      keyOf: originOf,
-      cap: shares.perOrigin,
-      inFlight: shares.openByOrigin,
-      caps: shares.capped?.origins,
-    },
+    origins: originShare(shares, originOf),
+  };
+}
+
+/** The origins' limit of shareLimits alone: a turn's cursor counts no other (turnCursor). */
+function originShare<T>(shares: ClaimShares, originOf: (delivery: T) => string): PickLimit<T> {
+  return {
+    keyOf: originOf,
+    cap: shares.perOrigin,
+    inFlight: shares.openByOrigin,
+    caps: shares.capped?.origins,
   };
 }
 
@@ -88,10 +93,10 @@ export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) =>
  * The cursor of the turn after one that took `took`, with `after` its own: the last account taken
  * in its turn order, so that the next turn starts with the accounts after it. Over turns, every
  * account with something due takes one, however many more are due than a turn takes (as many
- * accounts as the claim may take). A limit the turn left full (`limits`: an origin's share, counting
+ * accounts as the claim may take). An origin the turn left full (`origins`: their share, counting
  * what the claimer had open there before the turn, and its breakers' caps) may have left out
- * accounts after the last one it took under that key, while accounts under other keys after them
- * were taken: the cursor then stops at that last one, so the next turn starts with those left out.
+ * accounts after the last one it took there, while accounts at other origins after them were
+ * taken: the cursor then stops at that last one, so the next turn starts with those left out.
  *
  * `readTo`: where the store's read after the cursor stopped, when the turn chose every account it
  * found past the cursor (turnReadTo). The accounts past it were not read:
@@ -104,7 +109,7 @@ export function turnCursor<T>(
   after: string,
   took: readonly T[],
   accountOf: (delivery: T) => string,
-  limits: readonly PickLimit<T>[] = [],
+  origins?: PickLimit<T>,
   readTo?: string,
 ): string {
   const order = inTurnOrder(new Set(took.map(accountOf)), after);
@@ -112,16 +117,16 @@ export function turnCursor<T>(
   const at = new Map(order.map((account, i) => [account, i]));
   let cursor = order.length - 1;
   let full = false;
-  for (const limit of limits) {
-    const held = new Map(limit.inFlight);
+  if (origins) {
+    const held = new Map(origins.inFlight);
     const lastAt = new Map<string, number>();
     for (const t of took) {
-      const key = limit.keyOf(t);
+      const key = origins.keyOf(t);
       held.set(key, (held.get(key) ?? 0) + 1);
       lastAt.set(key, Math.max(lastAt.get(key) ?? -1, at.get(accountOf(t))!));
     }
     for (const [key, last] of lastAt) {
-      if (held.get(key)! < capFor(limit, key)) continue;
+      if (held.get(key)! < capFor(origins, key)) continue;
       full = true;
       cursor = Math.min(cursor, last);
     }
@@ -144,6 +149,6 @@ export function nextTurnCursor(
   readTo?: string,
 ): string {
   const accountOf = (c: ClaimedDelivery) => c.delivery.accountId;
-  const origins = request.shares ? [shareLimits(request.shares, accountOf, (c) => c.origin).origins] : [];
+  const origins = request.shares && originShare<ClaimedDelivery>(request.shares, (c) => c.origin);
   return turnCursor(request.after, took, accountOf, origins, readTo);
 }

@@ -1,6 +1,7 @@
 /** Reading PostgreSQL plans in tests: what a statement actually read, under the plan the store runs. */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
+import { PLAN_SETTINGS } from '../../src/store/postgres/connection.js';
 
 export interface PlanNode {
   'Node Type': string;
@@ -68,6 +69,15 @@ const textOf = (value: unknown) =>
   Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : String(prepareValue(value));
 
 /**
+ * Makes `client` plan as the store's connections do (PLAN_SETTINGS, connection.ts): for this
+ * session, or with `local` for its transaction only.
+ */
+export async function planAsTheStore(client: pg.ClientBase, local = false): Promise<void> {
+  for (const [name, value] of Object.entries(PLAN_SETTINGS))
+    await client.query(`SET ${local ? 'LOCAL ' : ''}${name} = ${value}`);
+}
+
+/**
  * EXPLAIN ANALYZE of `sql` prepared on `client` and run with its generic plan and without JIT, as
  * the store's connections run their statements (plan_cache_mode, jit: connection.ts), in a
  * transaction rolled back after. `params` are the values the store passes (as SQL literals here);
@@ -78,8 +88,7 @@ export async function genericPlan(client: pg.PoolClient, sql: string, params: un
   // EXECUTE takes literals, not bound parameters: each value in pg's text form, quoted.
   const args = params.map((v) => (v == null ? 'NULL' : client.escapeLiteral(textOf(v))));
   const name = `plan_${Math.random().toString(36).slice(2)}`;
-  await client.query('SET plan_cache_mode = force_generic_plan');
-  await client.query('SET jit = off');
+  await planAsTheStore(client);
   await client.query(`PREPARE ${name} AS ${sql}`);
   await client.query('BEGIN');
   try {

@@ -192,7 +192,8 @@ export const NOTIFY_DUE = `SELECT pg_notify('linkhooks_due', $1)`;
 export const DUE_CHANNEL = 'linkhooks_due';
 
 /**
- * The settings of every connection of the store.
+ * The settings of every connection of the store (PLAN_SETTINGS: how it plans; the tests that read
+ * its plans set the same).
  *
  * The prepared statements (claim, record) always run their generic plan: it walks the due-time
  * index in order and stops after the claim window, whatever the table holds. Left to choose,
@@ -205,8 +206,12 @@ export const DUE_CHANNEL = 'linkhooks_due';
  * endpoint, costs more than `jit_above_cost` once a million retries wait; each claim then compiled
  * its plan (130 ms, for a statement that runs in 2 ms).
  */
+export const PLAN_SETTINGS = { plan_cache_mode: 'force_generic_plan', jit: 'off' } as const;
 const sessionSettings = (schema: string, commit: 'on' | 'off') =>
-  `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit} -c plan_cache_mode=force_generic_plan -c jit=off`;
+  [
+    `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit}`,
+    ...Object.entries(PLAN_SETTINGS).map(([name, value]) => `-c ${name}=${value}`),
+  ].join(' ');
 
 export function connect(options: PgOptions): Pg {
   const config: pg.ClientConfig = {
