@@ -1,6 +1,7 @@
 /**
  * The built site (`pnpm --filter @linkhooks/docs build`, run by the test command first): no broken
- * link or anchor, and every guide renders in real Chromium with its code blocks and copy buttons.
+ * link or anchor, every guide renders in real Chromium with its code blocks and copy buttons, and
+ * every page loads there with no script error and none of the site's files missing.
  * Screenshots of the first pages a reader meets, at 1280 and 390 px, are saved to .artifacts/.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromium, type Response as PageResponse } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTool } from './tools.js';
 
@@ -158,8 +159,7 @@ describe('the docs in Chromium', () => {
     '%s (/%s) fits %i px wide',
     async (name, path, width) => {
       await tab.setViewportSize({ width, height: 900 });
-      // A page that is not there answers 404 with a body that fits any width.
-      expect((await tab.goto(`${origin}/${path}`, { waitUntil: 'networkidle' }))?.ok()).toBe(true);
+      expect(await load(path)).toEqual([]);
       const layout = await tab.evaluate(() => ({
         overflow: document.documentElement.scrollWidth - window.innerWidth,
         text: document.querySelector('.vp-doc')?.getBoundingClientRect().width ?? null,
@@ -179,27 +179,57 @@ describe('the docs in Chromium', () => {
     },
   );
 
+  /**
+   * Loads the site's `path` in the tab, a new document each time: what went wrong while it loaded
+   * and its scripts ran, the page's own answer, an uncaught script error, and any of the site's
+   * files (a script chunk the page fetches as it runs, say) answered with an error.
+   */
+  async function load(path: string): Promise<string[]> {
+    const problems: string[] = [];
+    const thrown = (error: Error) => problems.push(`script error: ${error.message}`);
+    const answered = (response: PageResponse) => {
+      if (response.status() >= 400 && response.url().startsWith(origin)) {
+        problems.push(`${response.status()} for ${response.url().slice(origin.length)}`);
+      }
+    };
+    tab.on('pageerror', thrown);
+    tab.on('response', answered);
+    try {
+      // The page's own answer is one of the responses: a missing page's 404 would fit any width.
+      const page = await tab.goto(`${origin}/${path}`, { waitUntil: 'networkidle' });
+      if (!page) problems.push(`no answer for /${path}`);
+      return problems;
+    } finally {
+      tab.off('pageerror', thrown);
+      tab.off('response', answered);
+    }
+  }
+
   it.runIf(available).each(GUIDES)('%s renders with its code blocks and copy buttons', async (page) => {
     await tab.setViewportSize({ width: 1366, height: 900 });
-    const errors: string[] = [];
-    const failed = (error: Error) => errors.push(error.message);
-    tab.on('pageerror', failed);
-    try {
-      expect((await tab.goto(`${origin}/${page}.html`, { waitUntil: 'networkidle' }))?.ok()).toBe(true);
-      await tab.locator('.vp-doc h1').first().waitFor();
-      const blocks = await tab.locator('.vp-doc div[class*="language-"]').count();
-      const copies = await tab.locator('.vp-doc div[class*="language-"] button.copy').count();
-      expect(blocks).toBeGreaterThan(0);
-      expect(copies).toBe(blocks);
-      const code = await tab.locator('.vp-doc div[class*="language-"] pre code').first().textContent();
-      expect((code ?? '').trim().length).toBeGreaterThan(10);
-      expect(errors).toEqual([]);
-      if (page === 'guide/quickstart') {
-        mkdirSync(artifacts, { recursive: true });
-        await tab.screenshot({ path: join(artifacts, 'docs-quickstart.png'), fullPage: true });
-      }
-    } finally {
-      tab.off('pageerror', failed);
+    expect(await load(`${page}.html`)).toEqual([]);
+    await tab.locator('.vp-doc h1').first().waitFor();
+    const blocks = await tab.locator('.vp-doc div[class*="language-"]').count();
+    const copies = await tab.locator('.vp-doc div[class*="language-"] button.copy').count();
+    expect(blocks).toBeGreaterThan(0);
+    expect(copies).toBe(blocks);
+    const code = await tab.locator('.vp-doc div[class*="language-"] pre code').first().textContent();
+    expect((code ?? '').trim().length).toBeGreaterThan(10);
+    if (page === 'guide/quickstart') {
+      mkdirSync(artifacts, { recursive: true });
+      await tab.screenshot({ path: join(artifacts, 'docs-quickstart.png'), fullPage: true });
     }
+  });
+
+  // Every other page the build wrote (the references, the platform's pages, the home page): each
+  // loads with no script error and none of the site's files missing, as the guides do above.
+  it.runIf(available)('loads every other page without a script error or a missing file', async () => {
+    const others = htmlFiles(dist)
+      .map((file) => relative(dist, file))
+      .filter((path) => path !== '404.html' && !GUIDES.includes(path.replace(/\.html$/, '')));
+    expect(others.length).toBeGreaterThanOrEqual(7);
+    const problems: string[] = [];
+    for (const path of others) problems.push(...(await load(path)).map((p) => `${path}: ${p}`));
+    expect(problems).toEqual([]);
   });
 });
