@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Response as PageResponse } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTool } from './tools.js';
 
@@ -114,6 +114,12 @@ describe('the docs in Chromium', () => {
   // One tab for every page, each loaded as a new document: a new tab for each started a renderer
   // process of its own, and loaded the site's scripts afresh, for half the file's CPU.
   let tab: Awaited<ReturnType<typeof browser.newPage>>;
+  /**
+   * What went wrong in the tab since `load` opened its page: an uncaught script error, or any of
+   * the site's files answered with an error (the page itself, which a 404 would otherwise pass off
+   * as a short page that fits any width, or a script chunk it fetches as it runs).
+   */
+  const problems: string[] = [];
 
   beforeAll(async () => {
     if (!available) return;
@@ -139,6 +145,12 @@ describe('the docs in Chromium', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     tab = await browser.newPage();
+    tab.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
+    tab.on('response', (response) => {
+      if (response.status() >= 400 && response.url().startsWith(`${origin}/`)) {
+        problems.push(`${response.status()} for ${response.url().slice(origin.length)}`);
+      }
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -159,7 +171,8 @@ describe('the docs in Chromium', () => {
     '%s (/%s) fits %i px wide',
     async (name, path, width) => {
       await tab.setViewportSize({ width, height: 900 });
-      expect(await load(path)).toEqual([]);
+      await load(path);
+      expect(problems).toEqual([]);
       const layout = await tab.evaluate(() => ({
         overflow: document.documentElement.scrollWidth - window.innerWidth,
         text: document.querySelector('.vp-doc')?.getBoundingClientRect().width ?? null,
@@ -179,35 +192,17 @@ describe('the docs in Chromium', () => {
     },
   );
 
-  /**
-   * Loads the site's `path` in the tab, a new document each time: what went wrong while it loaded
-   * and its scripts ran, the page's own answer, an uncaught script error, and any of the site's
-   * files (a script chunk the page fetches as it runs, say) answered with an error.
-   */
-  async function load(path: string): Promise<string[]> {
-    const problems: string[] = [];
-    const thrown = (error: Error) => problems.push(`script error: ${error.message}`);
-    const answered = (response: PageResponse) => {
-      if (response.status() >= 400 && response.url().startsWith(origin)) {
-        problems.push(`${response.status()} for ${response.url().slice(origin.length)}`);
-      }
-    };
-    tab.on('pageerror', thrown);
-    tab.on('response', answered);
-    try {
-      // The page's own answer is one of the responses: a missing page's 404 would fit any width.
-      const page = await tab.goto(`${origin}/${path}`, { waitUntil: 'networkidle' });
-      if (!page) problems.push(`no answer for /${path}`);
-      return problems;
-    } finally {
-      tab.off('pageerror', thrown);
-      tab.off('response', answered);
-    }
+  /** Opens the site's `path` in the tab as a new document, once its network is idle; `problems` starts over. */
+  async function load(path: string) {
+    problems.length = 0;
+    if (!(await tab.goto(`${origin}/${path}`, { waitUntil: 'networkidle' })))
+      problems.push(`no answer for /${path}`);
   }
 
   it.runIf(available).each(GUIDES)('%s renders with its code blocks and copy buttons', async (page) => {
     await tab.setViewportSize({ width: 1366, height: 900 });
-    expect(await load(`${page}.html`)).toEqual([]);
+    await load(`${page}.html`);
+    expect(problems).toEqual([]);
     await tab.locator('.vp-doc h1').first().waitFor();
     const blocks = await tab.locator('.vp-doc div[class*="language-"]').count();
     const copies = await tab.locator('.vp-doc div[class*="language-"] button.copy').count();
@@ -219,17 +214,21 @@ describe('the docs in Chromium', () => {
       mkdirSync(artifacts, { recursive: true });
       await tab.screenshot({ path: join(artifacts, 'docs-quickstart.png'), fullPage: true });
     }
+    expect(problems).toEqual([]); // nor while the checks above ran
   });
 
-  // Every other page the build wrote (the references, the platform's pages, the home page): each
-  // loads with no script error and none of the site's files missing, as the guides do above.
+  // Every other page the build wrote (the home page, the dashboard guide, the platform's pages and
+  // the references): each loads with no script error and none of the site's files missing.
   it.runIf(available)('loads every other page without a script error or a missing file', async () => {
     const others = htmlFiles(dist)
       .map((file) => relative(dist, file))
       .filter((path) => path !== '404.html' && !GUIDES.includes(path.replace(/\.html$/, '')));
     expect(others.length).toBeGreaterThanOrEqual(7);
-    const problems: string[] = [];
-    for (const path of others) problems.push(...(await load(path)).map((p) => `${path}: ${p}`));
-    expect(problems).toEqual([]);
+    const found: string[] = [];
+    for (const path of others) {
+      await load(path);
+      found.push(...problems.map((problem) => `${path}: ${problem}`));
+    }
+    expect(found).toEqual([]);
   });
 });
