@@ -207,11 +207,11 @@ export const DUE_CHANNEL = 'linkhooks_due';
  * its plan (130 ms, for a statement that runs in 2 ms).
  */
 export const PLAN_SETTINGS = { plan_cache_mode: 'force_generic_plan', jit: 'off' } as const;
+const PLAN_OPTIONS = Object.entries(PLAN_SETTINGS)
+  .map(([name, value]) => `-c ${name}=${value}`)
+  .join(' ');
 const sessionSettings = (schema: string, commit: 'on' | 'off') =>
-  [
-    `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit}`,
-    ...Object.entries(PLAN_SETTINGS).map(([name, value]) => `-c ${name}=${value}`),
-  ].join(' ');
+  `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit} ${PLAN_OPTIONS}`;
 
 export function connect(options: PgOptions): Pg {
   const config: pg.ClientConfig = {
