@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from '../errors.js';
+import { errorResponse } from './error-response.js';
+
+const codes = Object.keys(SENDER_ERROR_STATUS) as SenderErrorCode[];
+
+describe('errorResponse', () => {
+  it("answers a caller's error with its own code and message, unlogged", () => {
+    const answered = codes.filter((code) => SENDER_ERROR_STATUS[code] < 500);
+    expect(answered.length).toBeGreaterThan(10);
+    for (const code of answered) {
+      const answer = errorResponse(new SenderError(code, `message of ${code}`));
+      expect(answer, code).toMatchObject({
+        status: SENDER_ERROR_STATUS[code],
+        body: { error: { code, message: `message of ${code}` } },
+      });
+      expect(answer.logged, code).toBeUndefined();
+    }
+  });
+
+  it('answers the 503s a caller can act on as they are, with when to try again', () => {
+    const answer = errorResponse(new SenderError('overloaded', 'busy', { retryAfterSeconds: 1 }));
+    expect(answer).toEqual({
+      status: 503,
+      body: { error: { code: 'overloaded', message: 'busy' } },
+      retryAfterSeconds: 1,
+    });
+  });
+
+  // The secrets-at-rest errors name the operator's settings (store/secret-cipher.ts): the runbook
+  // tells the operator to find their code in the log, not in the answer.
+  it("answers the operator's 500s as internal, without their words, and logs them", () => {
+    const operators = codes.filter((code) => SENDER_ERROR_STATUS[code] === 500 && code !== 'internal');
+    expect(operators).toEqual(
+      expect.arrayContaining(['secret_not_encrypted', 'master_key_mismatch', 'master_key_missing']),
+    );
+    for (const code of operators) {
+      const answer = errorResponse(new SenderError(code, 'set LINKHOOKS_MASTER_KEY to the key'));
+      expect(answer, code).toEqual({
+        status: 500,
+        body: { error: { code: 'internal', message: 'an internal error occurred; it has been logged' } },
+        logged: true,
+      });
+    }
+  });
+
+  it("answers anything else as internal, without the error's message, and logs it", () => {
+    const answer = errorResponse(new TypeError('secret detail of a bug'));
+    expect(answer.status).toBe(500);
+    expect(JSON.stringify(answer.body)).not.toContain('secret detail');
+    expect(answer.logged).toBe(true);
+  });
+});
