@@ -138,6 +138,21 @@ describe('linkhooks trigger', () => {
       expect(out.stderr).toMatch(/^linkhooks: /);
     }
   });
+
+  it('says which field of --data does not fit the event, and why a secret cannot sign (exit 2)', async () => {
+    const data = await run(
+      ['trigger', 'click', '--url', `${base}/hooks`, '--secret', secret, '--data', '{"country":5}'],
+      { env: { LINKHOOKS_SECRET: '' } },
+    );
+    expect(data.code).toBe(2);
+    expect(data.stderr).toMatch(/^linkhooks: --data does not make a valid click event: at data\.country: /);
+    expect(data.stderr).not.toMatch(/^\s+at /m);
+    const blank = await run(['trigger', 'click', '--url', `${base}/hooks`, '--secret', '   '], {
+      env: { LINKHOOKS_SECRET: '' },
+    });
+    expect(blank.code).toBe(2);
+    expect(blank.stderr.split('\n')[0]).toBe('linkhooks: the secret cannot sign: The secret is blank.');
+  });
 });
 
 describe('linkhooks trigger --scheme standard-webhooks', () => {

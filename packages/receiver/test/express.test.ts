@@ -89,6 +89,33 @@ describe('express with a body parser mounted app-wide', () => {
     expect(await other.json()).toEqual({ parsed: { a: 1 } });
   });
 
+  it('holds bytes a parser kept to maxBodyBytes, whatever the parser allowed', async () => {
+    const clicks: string[] = [];
+    const base = await serve((app) => {
+      app.use('/captured', express.json({ verify: captureRawBody, limit: '10mb' }));
+      app.use('/raw', express.raw({ type: 'application/json', limit: '10mb' }));
+      for (const path of ['/captured', '/raw']) {
+        app.post(
+          path,
+          webhookMiddleware({
+            secret,
+            maxBodyBytes: 4096,
+            on: { click: (e) => void clicks.push(e.data.click_id) },
+          }),
+        );
+      }
+    });
+    const small = signedDelivery({ secret, event: buildEvent('click') });
+    const large = signedDelivery({ secret, body: JSON.stringify(buildEvent('click')).padEnd(5000) });
+    for (const path of ['/captured', '/raw']) {
+      expect((await post(`${base}${path}`, small.body, small.headers)).status, path).toBe(200);
+      const refused = await post(`${base}${path}`, large.body, large.headers);
+      expect(refused.status, path).toBe(413);
+      expect(refused.json, path).toMatchObject({ error: { code: 'payload_too_large' } });
+    }
+    expect(clicks).toHaveLength(2);
+  });
+
   it('verifies the Buffer left by express.raw()', async () => {
     const clicks: string[] = [];
     const base = await serve((app) => {

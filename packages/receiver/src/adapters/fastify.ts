@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { WebhookError } from '../errors.js';
-import { createDeliveryHandler, DEFAULT_MAX_BODY_BYTES, errorResponse } from '../handler/handle-delivery.js';
+import { createDeliveryHandler, DEFAULT_MAX_BODY_BYTES } from '../handler/handle-delivery.js';
 import type { WebhookOptions } from '../handler/options.js';
 
 export type { DeliveryContext, WebhookHandlers, WebhookOptions } from '../handler/options.js';
@@ -44,13 +44,19 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
   instance.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, next) => {
     next(null, body);
   });
-  instance.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+  // A body Fastify refused goes through the shared handler as the body it could not read, so that
+  // `onError` is told of it and it is answered as in the other adapters.
+  instance.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
     const e =
       error.statusCode === 413
         ? new WebhookError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)
         : new WebhookError('invalid_body', 'The request body could not be read.', { cause: error });
-    const response = errorResponse(e, options.exposeHints === true);
-    reply.code(response.status).headers(response.headers).send(response.body);
+    const response = await handle({
+      method: request.method,
+      header: (name) => request.headers[name],
+      readBody: () => Promise.reject(e),
+    });
+    return reply.code(response.status).headers(response.headers).send(response.body);
   });
 
   // Every method reaches the shared handler, which answers 405 to anything but POST.

@@ -5,23 +5,37 @@
  * with `export const config = { api: { bodyParser: false } }`, so Next hands over the raw bytes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookOptions } from '../handler/options.js';
+import { isWebhookError } from '../errors.js';
+import { refusedOptions } from '../handler/handle-delivery.js';
+import type { WebhookOptions, WebhookResponse } from '../handler/options.js';
 import { webhookHandler } from './fetch.js';
-import { createNodeHandler } from './node-handler.js';
+import { createNodeHandler, writeNodeResponse } from './node-handler.js';
 
 export type { DeliveryContext, WebhookHandlers, WebhookOptions } from '../handler/options.js';
 
 /**
  * Next evaluates route modules during `next build` ("Collecting page data"), often without the
  * runtime secrets, and `next start` loads them on the first request anyway. So the Next adapters
- * check their options when the first delivery arrives, not at import; a missing secret then
- * answers 500 `invalid_secret` (and is logged) instead of breaking the build.
+ * check their options when the first delivery arrives, not at import: a missing secret then
+ * answers each delivery 500 `invalid_secret` and tells `onError` (or logs it) instead of breaking
+ * the build. An option that is a mistake in the code (a misspelt handler name) throws, as at
+ * import in the other adapters.
  */
-function lazily<T>(create: () => T): () => T {
-  let made: T | undefined;
+function lazily<H>(
+  options: WebhookOptions,
+  create: () => H,
+  refused: (answer: WebhookResponse) => H,
+): () => H {
+  let made: H | undefined;
   return () => {
-    made ??= create();
-    return made;
+    if (made) return made;
+    try {
+      made = create();
+      return made;
+    } catch (error) {
+      if (!isWebhookError(error)) throw error;
+      return refused(refusedOptions(error, options));
+    }
   };
 }
 
@@ -34,8 +48,12 @@ function lazily<T>(create: () => T): () => T {
  * export const POST = webhookRoute({ secret: process.env.LINKHOOKS_SECRET!, on: { click: save } });
  */
 export function webhookRoute(options: WebhookOptions): (request: Request) => Promise<Response> {
-  const handler = lazily(() => webhookHandler(options));
-  return (request) => handler()(request);
+  const handler = lazily(
+    options,
+    () => webhookHandler(options),
+    (answer) => async () => new Response(answer.body, { status: answer.status, headers: answer.headers }),
+  );
+  return async (request) => handler()(request);
 }
 
 const PAGES_HINT =
@@ -53,6 +71,10 @@ const PAGES_HINT =
 export function webhookApiRoute(
   options: WebhookOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const handler = lazily(() => createNodeHandler(options, PAGES_HINT));
-  return (req, res) => handler()(req, res);
+  const handler = lazily(
+    options,
+    () => createNodeHandler(options, PAGES_HINT),
+    (answer) => async (_req, res) => writeNodeResponse(res, answer),
+  );
+  return async (req, res) => handler()(req, res);
 }

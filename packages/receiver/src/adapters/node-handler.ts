@@ -41,10 +41,21 @@ function tooLarge(max: number): WebhookError {
 
 function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<Uint8Array | string> {
   const r = req as MaybeParsed;
-  // Raw bytes captured by a parser's verify hook (captureRawBody, NestJS rawBody, Firebase).
-  if (r.rawBody instanceof Uint8Array || typeof r.rawBody === 'string') return Promise.resolve(r.rawBody);
-  // express.raw() / a buffer parser ran first: req.body holds the bytes themselves.
-  if (r.body instanceof Uint8Array) return Promise.resolve(r.body);
+  // Raw bytes captured by a parser's verify hook (captureRawBody, NestJS rawBody, Firebase), or
+  // left by express.raw() / a buffer parser in req.body: held to maxBodyBytes all the same, as the
+  // parser's own limit may be larger.
+  const captured =
+    r.rawBody instanceof Uint8Array || typeof r.rawBody === 'string'
+      ? r.rawBody
+      : r.body instanceof Uint8Array
+        ? r.body
+        : undefined;
+  if (captured !== undefined) {
+    const size = typeof captured === 'string' ? Buffer.byteLength(captured) : captured.byteLength;
+    return size > options.maxBodyBytes
+      ? Promise.reject(tooLarge(options.maxBodyBytes))
+      : Promise.resolve(captured);
+  }
   if (consumed(req) || (isObject(r.body) && !unreadDefault(r.body))) {
     return Promise.reject(
       new WebhookError(
@@ -97,7 +108,7 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
 }
 
 /** Writes a shared-handler response to a Node `ServerResponse`. */
-function writeNodeResponse(res: ServerResponse, response: WebhookResponse): void {
+export function writeNodeResponse(res: ServerResponse, response: WebhookResponse): void {
   if (res.headersSent) return;
   res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
   res.end(response.body);

@@ -49,7 +49,17 @@ export function checkTrigger(event: string, url: string): EventName {
 
 export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
   const name = checkTrigger(options.event, options.url);
-  const event = buildEvent(name, options.data ? { data: options.data as never } : {});
+  let event: ReturnType<typeof buildEvent>;
+  try {
+    event = buildEvent(name, options.data ? { data: options.data as never } : {});
+  } catch (error) {
+    // buildEvent names the field and what it must be: said here of --data, not of its overrides.
+    const why = (error as Error).message.replace(
+      /^buildEvent\([^)]*\): the overrides make the event invalid /,
+      '',
+    );
+    throw new TriggerError(`--data does not make a valid ${name} event: ${why}`);
+  }
   let delivery: { body: string; headers: Record<string, string> };
   try {
     delivery = signedDelivery({
@@ -58,9 +68,11 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
       ...(options.scheme ? { scheme: options.scheme } : {}),
       ...(options.test ? { test: true } : {}),
     });
-  } catch {
+  } catch (error) {
     throw new TriggerError(
-      'the Standard Webhooks form needs the endpoint secret as shown: whsec_ followed by base64',
+      options.scheme === 'standard-webhooks'
+        ? 'the Standard Webhooks form needs the endpoint secret as shown: whsec_ followed by base64'
+        : `the secret cannot sign: ${(error as Error).message.replace(/^sign: /, '')}`,
     );
   }
   const { body, headers } = delivery;

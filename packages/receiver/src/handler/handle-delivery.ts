@@ -255,4 +255,18 @@ export function createDeliveryHandler(
   };
 }
 
+/**
+ * The answer to a delivery that reached an adapter whose options were refused when it was first
+ * used (the Next.js adapters check them then, not at import): told to `onError`, or logged, as
+ * every delivery that was not acknowledged is.
+ */
+export function refusedOptions(error: WebhookError, options: WebhookOptions): WebhookResponse {
+  try {
+    (options.onError ?? defaultOnError)(error);
+  } catch {
+    // As in handleDelivery: a failing error hook does not change the answer.
+  }
+  return errorResponse(error, options.exposeHints === true);
+}
+
 export { errorResponse };

@@ -232,12 +232,14 @@ export function adapterBattery(adapterName: string, start: StartAdapter): void {
       ]);
     });
 
-    it('answers 413 for a body over maxBodyBytes', async () => {
+    it('answers 413 for a body over maxBodyBytes, and tells onError', async () => {
       const event = buildEvent('click', { data: { city: 'x'.repeat(70 * 1024) } });
       const { body, headers } = signedDelivery({ secret, event });
       const answer = await post(server.url, body, headers);
       expect(answer.status).toBe(413);
+      expect(answer.json.error?.code).toBe('payload_too_large');
       expect(seen).toHaveLength(0);
+      expect(errors.map((e) => e.code)).toEqual(['payload_too_large']);
     });
 
     it('answers 405 to other methods', async () => {
