@@ -131,6 +131,29 @@ describe('the shared delivery handler', () => {
     expect(() => createDeliveryHandler(undefined as never)).toThrow(/options/);
   });
 
+  it('refuses, when it is built, a Standard Webhooks secret that is not base64, and says which', () => {
+    const standard = { scheme: 'standard-webhooks' } as const;
+    const refused = (secret: string | string[]) => {
+      try {
+        createDeliveryHandler({ secret, ...standard });
+      } catch (error) {
+        return error instanceof WebhookError ? [error.code, error.message] : error;
+      }
+      return 'built';
+    };
+    expect(refused('whsec_not*base64!')).toEqual([
+      'invalid_secret',
+      expect.stringMatching(/not a Standard Webhooks secret: whsec_ followed by base64/),
+    ]);
+    expect(refused([secret, 'whsec_not*base64!'])).toEqual([
+      'invalid_secret',
+      expect.stringMatching(/entry 1 \(the second\): It is not a Standard Webhooks secret/),
+    ]);
+    expect(refused(secret)).toBe('built');
+    // The body-only scheme signs with the secret's text: any usable text is a key there.
+    expect(() => createDeliveryHandler({ secret: 'whsec_not*base64!' })).not.toThrow();
+  });
+
   it('ignores an X-Service-Attempt that is not a positive integer', async () => {
     let attempt: number | undefined = -1;
     const handle = createDeliveryHandler({

@@ -9,6 +9,7 @@ import {
   isKnownEvent,
   readStandardWebhookHeaders,
   SIGNATURE_HEADER,
+  standardWebhookKey,
   unusableSecret,
   type VerifyResult,
   verifySignature,
@@ -87,11 +88,18 @@ const ORDINALS = ['the first', 'the second'];
  * variable (which anyone could sign with). In a list (a rotation's [new, old]), which entry: the
  * old one's variable is the one forgotten.
  */
-function secretProblem(secret: unknown): string | null {
-  if (!Array.isArray(secret)) return unusableSecret(secret);
+function secretProblem(secret: unknown, standard: boolean): string | null {
+  // The Standard Webhooks form signs with the secret's base64-decoded bytes: one that does not
+  // decode would refuse every delivery, so it is refused here, once.
+  const entryProblem = (entry: unknown) =>
+    unusableSecret(entry) ??
+    (standard && standardWebhookKey(entry as string) === null
+      ? 'It is not a Standard Webhooks secret: whsec_ followed by base64, as the endpoint shows it.'
+      : null);
+  if (!Array.isArray(secret)) return entryProblem(secret);
   if (secret.length === 0) return 'The secret list is empty.';
   for (const [at, entry] of secret.entries()) {
-    const problem = unusableSecret(entry);
+    const problem = entryProblem(entry);
     if (problem) return `In the secret list, entry ${at} (${ORDINALS[at] ?? `number ${at + 1}`}): ${problem}`;
   }
   return null;
@@ -100,7 +108,7 @@ function secretProblem(secret: unknown): string | null {
 /** Checks options when the adapter is created, so a misconfigured app fails at start-up, not per request. */
 function checkOptions(options: WebhookOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('linkhooks: options are required');
-  const problem = secretProblem(options.secret);
+  const problem = secretProblem(options.secret, options.scheme === 'standard-webhooks');
   if (problem) {
     // The hint is not printed everywhere (Deno shows the message alone): the message names the fix too.
     throw new WebhookError(
