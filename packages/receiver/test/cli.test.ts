@@ -152,6 +152,12 @@ describe('linkhooks trigger', () => {
     });
     expect(blank.code).toBe(2);
     expect(blank.stderr.split('\n')[0]).toBe('linkhooks: the secret cannot sign: The secret is blank.');
+    const standard = await run(
+      ['trigger', 'click', '--url', `${base}/hooks`, '--secret', '   ', '--scheme', 'standard-webhooks'],
+      { env: { LINKHOOKS_SECRET: '' } },
+    );
+    expect(standard.code).toBe(2);
+    expect(standard.stderr.split('\n')[0]).toBe('linkhooks: the secret cannot sign: The secret is blank.');
   });
 });
 

@@ -79,6 +79,28 @@ describe('fastify plugin scope', () => {
     }
   });
 
+  it("leaves an app hook's error to the app: not a body the plugin could not read", async () => {
+    const errors: string[] = [];
+    const { base, stop } = await start(async (app) => {
+      app.addHook('onRequest', async () => {
+        throw Object.assign(new Error('slow down'), { statusCode: 429 });
+      });
+      await app.register(webhookPlugin, {
+        path: '/webhooks',
+        secret: generateSecret(),
+        on: {},
+        onError: (e) => void errors.push(e.code),
+      });
+    });
+    try {
+      const answer = await post(`${base}/webhooks`, '{}', { 'content-type': 'application/json' });
+      expect(answer.status).toBe(429);
+      expect(errors).toEqual([]);
+    } finally {
+      await stop();
+    }
+  });
+
   it('refuses to register without a path', async () => {
     const app = Fastify();
     await expect(app.register(webhookPlugin, { secret: generateSecret() } as never).ready()).rejects.toThrow(

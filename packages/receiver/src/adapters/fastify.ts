@@ -45,8 +45,10 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
     next(null, body);
   });
   // A body Fastify refused goes through the shared handler as the body it could not read, so that
-  // `onError` is told of it and it is answered as in the other adapters.
-  instance.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
+  // `onError` is told of it and it is answered as in the other adapters. Any other error (an app's
+  // hook in this scope) goes on to the app's own handler.
+  instance.setErrorHandler(async (error: { statusCode?: number; code?: string }, request, reply) => {
+    if (!error.code?.startsWith('FST_ERR_CTP_')) throw error;
     const e =
       error.statusCode === 413
         ? new WebhookError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)

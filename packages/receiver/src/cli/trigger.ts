@@ -2,7 +2,7 @@
  * `linkhooks trigger`: one signed, schema-valid sample delivery, as the service sends it: signed
  * over the body, and with `--scheme standard-webhooks` in the Standard Webhooks form as well.
  */
-import { EVENT_NAMES, type EventName, isEventName } from '@linkhooks/protocol';
+import { EVENT_NAMES, type EventName, isEventName, unusableSecret } from '@linkhooks/protocol';
 import type { Scheme } from '../scheme.js';
 import { buildEvent, signedDelivery } from '../testing.js';
 
@@ -69,11 +69,15 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
       ...(options.test ? { test: true } : {}),
     });
   } catch (error) {
-    throw new TriggerError(
-      options.scheme === 'standard-webhooks'
-        ? 'the Standard Webhooks form needs the endpoint secret as shown: whsec_ followed by base64'
-        : `the secret cannot sign: ${(error as Error).message.replace(/^sign: /, '')}`,
-    );
+    // Whatever the scheme, a blank or unset secret is said as such before its form is.
+    const unusable = unusableSecret(options.secret);
+    if (unusable) throw new TriggerError(`the secret cannot sign: ${unusable}`);
+    if (options.scheme === 'standard-webhooks') {
+      throw new TriggerError(
+        'the Standard Webhooks form needs the endpoint secret as shown: whsec_ followed by base64',
+      );
+    }
+    throw error;
   }
   const { body, headers } = delivery;
   const started = performance.now();

@@ -18,17 +18,24 @@ describe('errorResponse', () => {
     }
   });
 
-  it('answers the 503s a caller can act on as they are, with when to try again', () => {
-    const answer = errorResponse(new SenderError('overloaded', 'busy', { retryAfterSeconds: 1 }));
-    expect(answer).toEqual({
-      status: 503,
-      body: { error: { code: 'overloaded', message: 'busy' } },
-      retryAfterSeconds: 1,
-    });
+  it('answers every 503 as itself, with when to try again; an unreachable database is logged too', () => {
+    const unavailable = codes.filter((code) => SENDER_ERROR_STATUS[code] === 503);
+    expect(unavailable).toEqual(
+      expect.arrayContaining(['overloaded', 'store_unavailable', 'storage_failed']),
+    );
+    for (const code of unavailable) {
+      const answer = errorResponse(new SenderError(code, `message of ${code}`, { retryAfterSeconds: 2 }));
+      expect(answer, code).toEqual({
+        status: 503,
+        body: { error: { code, message: `message of ${code}` } },
+        retryAfterSeconds: 2,
+        ...(code === 'store_unavailable' ? { logged: true } : {}),
+      });
+    }
   });
 
-  // The secrets-at-rest errors name the operator's settings (store/secret-cipher.ts): the runbook
-  // tells the operator to find their code in the log, not in the answer.
+  // The secrets-at-rest errors name the operator's settings (store/secret-cipher.ts), as an
+  // invalid option names a setting: the runbook tells the operator to find their code in the log.
   it("answers the operator's 500s as internal, without their words, and logs them", () => {
     const operators = codes.filter((code) => SENDER_ERROR_STATUS[code] === 500 && code !== 'internal');
     expect(operators).toEqual(
