@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SENDER_ERROR_STATUS, SenderError, type SenderErrorCode } from '../errors.js';
-import { errorResponse } from './error-response.js';
+import { errorResponse, notJson } from './error-response.js';
 
 const codes = Object.keys(SENDER_ERROR_STATUS) as SenderErrorCode[];
 
@@ -48,6 +48,24 @@ describe('errorResponse', () => {
         body: { error: { code: 'internal', message: 'an internal error occurred; it has been logged' } },
         logged: true,
       });
+    }
+  });
+
+  it('says where a body stops being JSON without repeating what it held', () => {
+    for (const body of [
+      '{"api_key": lhk_0123456789abcdef}',
+      `{"a": 1, ${'"b": 2, '.repeat(20)}"api_key": lhk_0123456789abcdef}`,
+    ]) {
+      let parserMessage = '';
+      try {
+        JSON.parse(body);
+      } catch (error) {
+        parserMessage = (error as Error).message;
+      }
+      expect(parserMessage).toContain('lhk_');
+      const answer = errorResponse(notJson(body, parserMessage));
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toBe("the request body is not valid JSON: Unexpected token 'l'");
     }
   });
 

@@ -41,7 +41,19 @@ export function notJson(text: unknown, parserMessage: string): SenderError {
       // not JSON at all: the parser's own words say where
     }
   }
-  return new SenderError('invalid_request', `the request body is not valid JSON: ${parserMessage}`);
+  return new SenderError(
+    'invalid_request',
+    `the request body is not valid JSON: ${withoutEcho(parserMessage)}`,
+  );
+}
+
+/**
+ * The parser's words without the stretch of the body V8 quotes after an unexpected token
+ * (`Unexpected token 'l', ..."api_key": lhk_…"... is not valid JSON`): the answer never repeats
+ * what the body held, a key sent to the sign-in among it.
+ */
+function withoutEcho(parserMessage: string): string {
+  return parserMessage.replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
 }
 
 /**

@@ -35,6 +35,16 @@ describe('maskDb', () => {
     );
     expect(maskDb('postgres://linkhooks@db:5432/linkhooks')).toBe('postgres://linkhooks@db:5432/linkhooks');
   });
+
+  it('hides the passwords pg reads from the query too', () => {
+    const masked = maskDb(
+      'postgres://linkhooks@db:5432/linkhooks?password=s3cret&sslpassword=k3y&sslmode=require&schema=acme',
+    );
+    expect(masked).not.toMatch(/s3cret|k3y/);
+    expect(masked).toBe(
+      'postgres://linkhooks@db:5432/linkhooks?password=****&sslpassword=****&sslmode=require&schema=acme',
+    );
+  });
 });
 
 /** An error as `pg` gives one the server sent. */

@@ -13,12 +13,19 @@ import { postgresUrlProblem } from './postgres-url.js';
 import { loadDriver } from './sqlite-driver.js';
 import { sqliteFileOf } from './sqlite-url.js';
 
-/** The URL with its password replaced, for messages and logs. */
+/**
+ * The query parameters `pg` reads a password from, beside the URL's own `user:password@`
+ * (pg-connection-string): `?password=` and the client key's `?sslpassword=`.
+ */
+const PASSWORD_PARAMS = ['password', 'sslpassword'];
+
+/** The URL with its passwords replaced, for messages and logs. */
 export function maskDb(db: string): string {
   if (!db.startsWith('postgres')) return db;
   try {
     const url = new URL(db);
     if (url.password) url.password = '****';
+    for (const name of PASSWORD_PARAMS) if (url.searchParams.has(name)) url.searchParams.set(name, '****');
     return url.toString();
   } catch {
     return 'postgres://…';
