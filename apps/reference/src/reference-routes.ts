@@ -3,7 +3,7 @@
  * command line's keys and the dashboard) beside the sender's own management API and dashboard.
  */
 import type { Sender } from '@linkhooks/sender';
-import { createServiceApp } from '@linkhooks/sender/api';
+import { createServiceApp, errorResponse } from '@linkhooks/sender/api';
 import express, { type Express } from 'express';
 import { RECEIVER_MODES, type ReceiverMode, type SampleReceiver } from './sample-receiver.js';
 
@@ -23,25 +23,14 @@ export function createReferenceRoutes(options: {
       received: receiver.received.length,
     });
   });
-  // A body the parser refuses answers as the service's routes do, not with Express's page and stack.
+  // A body the parser refuses answers as the service's routes do (their errorResponse), not with
+  // Express's page and stack.
   const parse = express.json();
   const json = (req: express.Request, res: express.Response, next: express.NextFunction) =>
     parse(req, res, (error?: unknown) => {
       if (error === undefined) return next();
-      const { type, status, message } = error as { type?: string; status?: number; message: string };
-      if (type === 'entity.too.large') {
-        res
-          .status(413)
-          .json({ error: { code: 'payload_too_large', message: 'the request body is too large' } });
-        return;
-      }
-      const text =
-        type === 'entity.parse.failed'
-          ? `the request body is not valid JSON: ${message}`
-          : `the request body could not be read: ${message}`;
-      res.status(status && status >= 400 && status < 500 ? status : 400).json({
-        error: { code: 'invalid_request', message: text },
-      });
+      const answer = errorResponse(error);
+      res.status(answer.status).json(answer.body);
     });
   app.post('/reference/receiver', json, (req, res) => {
     const mode = (req.body as { mode?: unknown } | undefined)?.mode;

@@ -4,6 +4,7 @@
  * Only this entry imports Express; the engine stays free of it.
  */
 
+export { type ErrorResponse, errorResponse } from './error-response.js';
 export { openApiPath } from './openapi.js';
 export { frameAncestorsOf, publicUrlOf } from './origin-settings.js';
 export { PORTAL_PATH, portalLink } from './portal.js';
