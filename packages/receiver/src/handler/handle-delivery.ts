@@ -85,8 +85,8 @@ const ORDINALS = ['the first', 'the second'];
 
 /**
  * Why the secret option cannot verify, or null: not a string, blank, or the text of an unset
- * variable (which anyone could sign with), or for the Standard Webhooks scheme not base64. In a list (a rotation's [new, old]), which entry: the
- * old one's variable is the one forgotten.
+ * variable (which anyone could sign with), or for the Standard Webhooks scheme not base64. In a
+ * list (a rotation's [new, old]), which entry: the old one's variable is the one forgotten.
  */
 function secretProblem(secret: unknown, standard: boolean): string | null {
   // The Standard Webhooks form signs with the secret's base64-decoded bytes: one that does not
