@@ -54,8 +54,19 @@ function portsOutsideOutgoing(): [number, number] {
   } catch {
     // not Linux: its default is as good a guess as any
   }
-  return low >= 11_000 ? [10_000, low] : [high + 1, 65_536];
+  const [from, to] = low >= 11_000 ? [10_000, low] : [high + 1, 65_536];
+  // Each vitest worker takes a share of its own (VITEST_POOL_ID, 1 to maxWorkers): a file running in
+  // another worker picks ports too, and one probed free here could be bound there before the server
+  // this one starts after an npm install binds it.
+  const pool = Number(process.env.VITEST_POOL_ID);
+  if (!Number.isInteger(pool) || pool < 1) return [from, to];
+  const share = Math.floor((to - from) / POOL_SHARES);
+  const start = from + ((pool - 1) % POOL_SHARES) * share;
+  return [start, start + share];
 }
+
+/** The shares the range is cut into, one for each worker up to this many. */
+const POOL_SHARES = 8;
 
 /** Whether a server could listen on `port` on every address, as one started without a host does. */
 function listenable(port: number): Promise<boolean> {

@@ -243,7 +243,9 @@ describe('linkhooks-sender on SQLite', () => {
     blocker.close();
     await dropSchema(`cli_port_${taken}`);
     expect(inUse.code).toBe(1);
-    expect(inUse.stderr).toMatch(/^linkhooks-sender: cannot listen: .*EADDRINUSE.*\n$/);
+    expect(inUse.stderr).toBe(
+      `linkhooks-sender: cannot listen: port ${taken} on 127.0.0.1 is in use by another program: stop it, or give --port (LINKHOOKS_PORT) another port\n`,
+    );
     // Nothing else runs into the store it closed: the refusal is the only error.
     expect(inUse.stdout).not.toMatch(/"level":50/);
     const badHost = await runCli(

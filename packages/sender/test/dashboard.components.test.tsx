@@ -73,7 +73,12 @@ const server = setupServer(
     const { api_key } = (await request.json()) as { api_key: string };
     if (api_key !== 'lhk_good') {
       return HttpResponse.json(
-        { error: { code: 'unauthorized', message: 'the API key is not valid' } },
+        {
+          error: {
+            code: 'unauthorized',
+            message: 'the API key is not valid: check it, or make a new key for the account',
+          },
+        },
         { status: 401 },
       );
     }
@@ -184,7 +189,7 @@ describe('data fetching', () => {
     expect(error).toMatchObject({
       status: 401,
       code: 'unauthorized',
-      detail: 'the API key is not valid',
+      detail: 'the API key is not valid: check it, or make a new key for the account',
       message: API_ERROR_MESSAGES.unauthorized,
     });
   });

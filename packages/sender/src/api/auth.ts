@@ -16,6 +16,10 @@ function bearer(header: string | undefined): string | null {
 /** Whether the request presents a Bearer token, which then decides who it is (never the cookie). */
 export const hasBearer = (authorization: string | undefined): boolean => bearer(authorization) !== null;
 
+/** An API key no account holds, as a Bearer token or at the dashboard's sign-in. */
+export const invalidApiKey = () =>
+  new SenderError('unauthorized', 'the API key is not valid: check it, or make a new key for the account');
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -60,7 +64,7 @@ export async function accountOf(
   let account: AccountRecord | null;
   if (key) {
     account = (await sender.authenticateKey(key))?.account ?? null;
-    if (!account) throw new SenderError('unauthorized', 'the API key is not valid');
+    if (!account) throw invalidApiKey();
   } else if (credentials.sessionAccountId) {
     account = credentials.sessionKeyId
       ? await sender.authenticateSession(credentials.sessionAccountId, credentials.sessionKeyId)

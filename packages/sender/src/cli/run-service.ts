@@ -267,7 +267,11 @@ async function listenOrClose(
   } catch (error) {
     await sender.stop(0);
     await store.close();
-    throw new ListenError(`cannot listen: ${(error as Error).message}`, { cause: error });
+    const why =
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is in use by another program: stop it, or give --port (LINKHOOKS_PORT) another port`
+        : (error as Error).message;
+    throw new ListenError(`cannot listen: ${why}`, { cause: error });
   }
 }
 

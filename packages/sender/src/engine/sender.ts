@@ -294,7 +294,10 @@ export function createSender(options: SenderOptions): Sender {
         if (result.reason === 'endpoint_paused') {
           throw new SenderError('endpoint_paused', 'the endpoint is paused; resume it first');
         }
-        throw new SenderError('delivery_in_flight', 'an attempt of this delivery is in flight');
+        throw new SenderError(
+          'delivery_in_flight',
+          'an attempt of this delivery is in flight; retry it once that attempt has finished',
+        );
       }
       worker.wake();
       return result.delivery;

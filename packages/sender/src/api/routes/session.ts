@@ -3,9 +3,8 @@
  * its SameSite, design D55), so the key never sits in the browser's storage or a URL.
  */
 import { z } from 'zod';
-import { SenderError } from '../../errors.js';
 import type { AccountRecord } from '../../store/records.js';
-import { checkPlan } from '../auth.js';
+import { checkPlan, invalidApiKey } from '../auth.js';
 import { defineRoute } from '../route.js';
 import { errorSchema } from '../schemas.js';
 import { clearedSessionCookie, sessionCookie } from '../sessions.js';
@@ -34,7 +33,7 @@ export const sessionRoutes = [
     },
     async handle({ sender, sessions, request, body }) {
       const holder = await sender.authenticateKey(body.api_key);
-      if (!holder) throw new SenderError('unauthorized', 'the API key is not valid');
+      if (!holder) throw invalidApiKey();
       const account = checkPlan(holder.account);
       if (request.sessionId) sessions.delete(request.sessionId);
       const session = sessions.create(account.id, holder.key.id);
