@@ -79,12 +79,15 @@ export async function accountOf(
   return checkPlan(account);
 }
 
-/** Webhooks are offered on the Business plan and above (design R1). */
-export function checkPlan(account: AccountRecord): AccountRecord {
+/**
+ * Webhooks are offered on the Business plan and above (design R1). `which`: how the answer names
+ * the account (ingest, which publishes for every account, names it by its id).
+ */
+export function checkPlan(account: AccountRecord, which = 'this account'): AccountRecord {
   if (!planAllowsWebhooks(account.plan)) {
     throw new SenderError(
       'plan_required',
-      `webhooks need the ${WEBHOOK_PLANS.join(' or ')} plan; this account is on ${account.plan}`,
+      `webhooks need the ${WEBHOOK_PLANS.join(' or ')} plan; ${which} is on ${account.plan}`,
       { details: { plan: account.plan, required: WEBHOOK_PLANS } },
     );
   }

@@ -5,10 +5,11 @@
  * The events that arrive while an account is being looked up wait for that one lookup: each
  * making its own, every client of a busy account sent one when its entry ran out.
  */
-import { planAllowsWebhooks } from '../accounts.js';
+
 import type { PublishItem, Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
+import { checkPlan } from './auth.js';
 import { parseBody } from './parse-body.js';
 import { type IngestBody, ingestBodySchema } from './schemas.js';
 
@@ -52,10 +53,7 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
     if (!cached || cached.until <= now()) cached = lookUp(id);
     const account = await cached.account;
     if (!account) throw new SenderError('not_found', `no account ${id}`);
-    if (!planAllowsWebhooks(account.plan)) {
-      throw new SenderError('plan_required', `account ${id} is on the ${account.plan} plan`);
-    }
-    return account;
+    return checkPlan(account, `account ${id}`);
   }
 
   async function item(body: IngestBody): Promise<PublishItem> {
