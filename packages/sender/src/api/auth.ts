@@ -80,11 +80,16 @@ export async function accountOf(
 }
 
 /**
- * Webhooks are offered on the Business plan and above (design R1). `which`: how the answer names
- * the account (ingest, which publishes for every account, names it by its id).
+ * Webhooks are offered on the Business plan and above (design R1). `naming`: how the answer names
+ * the account; ingest, which publishes for every account, names it by its id. The name is made only
+ * for a refusal: ingest checks every event.
  */
-export function checkPlan(account: AccountRecord, which = 'this account'): AccountRecord {
+export function checkPlan(
+  account: AccountRecord,
+  naming: 'this account' | 'by id' = 'this account',
+): AccountRecord {
   if (!planAllowsWebhooks(account.plan)) {
+    const which = naming === 'by id' ? `account ${account.id}` : naming;
     throw new SenderError(
       'plan_required',
       `webhooks need the ${WEBHOOK_PLANS.join(' or ')} plan; ${which} is on ${account.plan}`,

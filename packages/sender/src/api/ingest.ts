@@ -5,7 +5,6 @@
  * The events that arrive while an account is being looked up wait for that one lookup: each
  * making its own, every client of a busy account sent one when its entry ran out.
  */
-
 import type { PublishItem, Sender } from '../engine/sender.js';
 import { SenderError } from '../errors.js';
 import type { AccountRecord } from '../store/records.js';
@@ -53,7 +52,7 @@ export function createIngest(sender: Pick<Sender, 'getAccount'>, now = () => Dat
     if (!cached || cached.until <= now()) cached = lookUp(id);
     const account = await cached.account;
     if (!account) throw new SenderError('not_found', `no account ${id}`);
-    return checkPlan(account, `account ${id}`);
+    return checkPlan(account, 'by id');
   }
 
   async function item(body: IngestBody): Promise<PublishItem> {
