@@ -130,7 +130,9 @@ function checkOptions(options: WebhookOptions): void {
   if (options.idempotency) storeTimeoutOf(options.idempotency.storeTimeoutMs);
   const max = options.maxBodyBytes;
   if (max !== undefined && !(Number.isInteger(max) && max > 0)) {
-    throw new TypeError('linkhooks: `maxBodyBytes` must be a positive integer');
+    throw new TypeError(
+      `linkhooks: \`maxBodyBytes\` must be a whole number of bytes above 0, got ${String(max)}`,
+    );
   }
 }
 

@@ -132,6 +132,8 @@ describe('memory store: past the budget', () => {
 
   it('rejects a nonsensical budget', () => {
     expect(() => createMemoryStore({ maxEntries: 0 })).toThrow(RangeError);
-    expect(() => createMemoryStore({ maxEntries: 1.5 })).toThrow(RangeError);
+    expect(() => createMemoryStore({ maxEntries: 1.5 })).toThrow(
+      'maxEntries must be a whole number above 0, got 1.5',
+    );
   });
 });

@@ -53,7 +53,7 @@ const expiryOf = (entry: Entry) => (typeof entry === 'number' ? entry : entry.ex
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryIdempotencyStore {
   const maxEntries = options.maxEntries ?? 1_000_000;
   if (!Number.isInteger(maxEntries) || maxEntries < 1)
-    throw new RangeError('maxEntries must be a positive integer');
+    throw new RangeError(`linkhooks: maxEntries must be a whole number above 0, got ${String(maxEntries)}`);
   const now = options.now ?? Date.now;
   const onWarning = options.onWarning ?? emitWarning;
 

@@ -11,6 +11,7 @@ import {
   checkUrl,
   createGuardedLookup,
   type LookupFunction,
+  rangeInWords,
 } from './address-guard.js';
 
 const STRICT: AddressPolicy = { allowPrivateNetworks: false };
@@ -168,8 +169,40 @@ describe('checkUrl', () => {
     ['https://[::127.0.0.1]/', 'reserved'],
   ])('refuses the IP-literal URL %s (%s)', (url, reason) => {
     const result = checkUrl(url, STRICT);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toContain(`(${reason})`);
+    expect(result).toEqual({ ok: false, reason: expect.any(String), range: reason });
+    // In words a customer reads, never the range's name (`ipv4Mapped:loopback`, `uniqueLocal`).
+    if (!result.ok) {
+      expect(result.reason).toMatch(/^address \S+ is .+, not one on the public internet$/);
+      expect(result.reason).toContain(rangeInWords(reason));
+      expect(result.reason).not.toMatch(/[a-z][A-Z]|:loopback/);
+    }
+  });
+
+  it('says each range in words of its own, and the rest as reserved for a special purpose', () => {
+    expect(rangeInWords('private')).toBe('a private network address');
+    expect(rangeInWords('ipv4Mapped:private')).toBe(
+      'an IPv4 address in IPv6 form, and that IPv4 address is a private network address',
+    );
+    expect(rangeInWords('teredo')).toBe('reserved for a special purpose');
+    expect(checkUrl('https://[2002::1]/', STRICT)).toEqual({
+      ok: false,
+      reason: 'address 2002::1 is reserved for a special purpose, not one on the public internet',
+      range: '6to4',
+    });
+    const words = [
+      'loopback',
+      'private',
+      'linkLocal',
+      'uniqueLocal',
+      'carrierGradeNat',
+      'unspecified',
+      'multicast',
+      'broadcast',
+      'reserved',
+      'metadata',
+    ].map(rangeInWords);
+    expect(new Set(words).size).toBe(words.length);
+    for (const w of words) expect(w).not.toBe('reserved for a special purpose');
   });
 
   it.each([
@@ -391,7 +424,7 @@ describe('the guarded lookup in a real undici connection', () => {
       expect(requests).toBe(2);
       expect(checkUrl(literal, STRICT)).toEqual({
         ok: false,
-        reason: expect.stringContaining('(loopback)'),
+        reason: "address 127.0.0.1 is this machine's own (loopback) address, not one on the public internet",
         range: 'loopback',
       });
     } finally {

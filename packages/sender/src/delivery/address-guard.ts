@@ -54,6 +54,33 @@ const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 const ALLOWED: AddressVerdict = { allowed: true };
 
+/**
+ * The plain words for a refusal's range, as a customer reads them in an answer or the delivery log.
+ * Ranges without words of their own (IPv6 transition and protocol ranges: rfc6052, 6to4, teredo,
+ * orchid2, …) are "reserved for a special purpose"; the range's name stays in `range` for machines.
+ */
+const RANGE_WORDS: Readonly<Record<string, string>> = {
+  loopback: "this machine's own (loopback) address",
+  private: 'a private network address',
+  linkLocal: 'a link-local address',
+  uniqueLocal: 'a private (unique local) IPv6 address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  unspecified: 'the unspecified address',
+  multicast: 'a multicast address',
+  broadcast: 'the broadcast address',
+  reserved: 'a reserved address',
+  metadata: "a cloud provider's metadata address",
+  invalid: 'an address that cannot be read',
+};
+
+/** How a refusal's `reason` (checkAddress) reads in a sentence: "is <words>". */
+export function rangeInWords(reason: string): string {
+  const mapped = reason.startsWith('ipv4Mapped:');
+  const words =
+    RANGE_WORDS[mapped ? reason.slice('ipv4Mapped:'.length) : reason] ?? 'reserved for a special purpose';
+  return mapped ? `an IPv4 address in IPv6 form, and that IPv4 address is ${words}` : words;
+}
+
 /** Whether a refusal's `reason` names a range `allowPrivateNetworks` opens (a receiver in development). */
 export function opensForPrivateNetworks(reason: string): boolean {
   return PRIVATE_RANGES.has(reason.replace(/^ipv4Mapped:/, ''));
@@ -217,7 +244,7 @@ export function createGuardedLookup(
  * @example
  * checkUrl('https://hooks.example.com/in', { allowPrivateNetworks: false }); // { ok: true, url }
  * checkUrl('http://hooks.example.com/in', { allowPrivateNetworks: false });  // { ok: false, reason: 'scheme http: …' }
- * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: '… (loopback)', range: 'loopback' }
+ * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: "address 127.0.0.1 is this machine's own (loopback) address, …", range: 'loopback' }
  *
  * A refused IP host's `range` is checkAddress's reason for it (a range name, `metadata`, …).
  */
@@ -247,7 +274,7 @@ export function checkUrl(
     if (!verdict.allowed) {
       return {
         ok: false,
-        reason: `address ${host} is not allowed (${verdict.reason})`,
+        reason: `address ${host} is ${rangeInWords(verdict.reason)}, not one on the public internet`,
         range: verdict.reason,
       };
     }

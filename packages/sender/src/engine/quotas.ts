@@ -38,7 +38,10 @@ export function checkQuotas(input: Partial<Quotas> | undefined): Quotas {
   const quotas = { ...DEFAULT_QUOTAS, ...input };
   for (const [name, value] of Object.entries(quotas)) {
     if (!Number.isInteger(value) || value < 1) {
-      throw new SenderError('invalid_option', `quotas.${name} must be a positive integer`);
+      throw new SenderError(
+        'invalid_option',
+        `quotas.${name} must be a whole number above 0, not ${String(value)}`,
+      );
     }
   }
   return quotas;
