@@ -58,16 +58,20 @@ export function endpointManagement(deps: EndpointManagementDeps): EndpointManage
       const secret = generateSecret();
       const standardWebhooks = checkStandardWebhooks(input.standardWebhooks, secret) ?? false;
       const now = clock.now();
-      const created = await store.createEndpoint({
-        id: newId('ep', now),
-        accountId,
-        url,
-        events,
-        secret,
-        description: input.description ?? null,
-        standardWebhooks,
-        now,
-      });
+      // Counted again where the endpoint is stored: requests made together all pass the count above.
+      const created = await store.createEndpoint(
+        {
+          id: newId('ep', now),
+          accountId,
+          url,
+          events,
+          secret,
+          description: input.description ?? null,
+          standardWebhooks,
+          now,
+        },
+        quota.endpoint,
+      );
       return live(created);
     },
 

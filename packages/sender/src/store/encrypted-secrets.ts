@@ -47,8 +47,10 @@ export function withSecretCipher(
   };
   return {
     ...store,
-    async createEndpoint(input) {
-      return open(await store.createEndpoint({ ...input, secret: cipher.encrypt(input.secret, input.id) }));
+    async createEndpoint(input, admit) {
+      return open(
+        await store.createEndpoint({ ...input, secret: cipher.encrypt(input.secret, input.id) }, admit),
+      );
     },
     async getEndpoint(accountId, id) {
       return openOrNull(await store.getEndpoint(accountId, id));

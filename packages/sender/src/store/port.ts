@@ -279,7 +279,12 @@ export interface DeliveryQueue {
 
 /** The catalogue: accounts, endpoints, the delivery log, retention and counts. */
 export interface Catalogue extends AccountCatalogue {
-  createEndpoint(input: NewEndpoint): Promise<EndpointRecord>;
+  /**
+   * `admit`, given how many endpoints the account holds, throws to refuse one more: it is called
+   * where no other creation for the account can run between the count and the insert, so parallel
+   * requests cannot all pass a quota that only one of them fits.
+   */
+  createEndpoint(input: NewEndpoint, admit?: (existing: number) => void): Promise<EndpointRecord>;
   /** Scoped: another account's endpoint is `null`, as if it did not exist (tenant isolation). */
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | null>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;

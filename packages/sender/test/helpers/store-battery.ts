@@ -44,16 +44,23 @@ export function storeBattery(
     });
 
     const account = () => newId('acct');
-    const endpoint = (accountId: string, events: string[] = ['click', 'conversion']) =>
-      store.createEndpoint({
-        id: newId('ep'),
-        accountId,
-        url: 'https://receiver.example.com/hook',
-        events: events as never,
-        secret: 'whsec_test',
-        description: null,
-        now: T0,
-      });
+    const endpoint = (
+      accountId: string,
+      events: string[] = ['click', 'conversion'],
+      admit?: (existing: number) => void,
+    ) =>
+      store.createEndpoint(
+        {
+          id: newId('ep'),
+          accountId,
+          url: 'https://receiver.example.com/hook',
+          events: events as never,
+          secret: 'whsec_test',
+          description: null,
+          now: T0,
+        },
+        admit,
+      );
     const event = (accountId: string, name = 'click', at = T0): EventRecord => ({
       id: newId('evt', at),
       accountId,
@@ -263,6 +270,29 @@ export function storeBattery(
       ).rejects.toThrow('crash');
       expect(await store.getEvent(a, e.id)).toBeNull();
       expect((await store.listDeliveries(a, { limit: 10 })).items).toEqual([]);
+    });
+
+    it('counts an account’s endpoints and stores one more in one step, so creations made together keep to a quota', async () => {
+      const accountId = account();
+      const other = account();
+      await endpoint(other);
+      const seen: number[] = [];
+      const admit = (existing: number) => {
+        seen.push(existing);
+        if (existing >= 3) throw new Error('at the quota');
+      };
+      const created = await Promise.allSettled(
+        Array.from({ length: 10 }, () => endpoint(accountId, ['click'], admit)),
+      );
+      expect(created.filter((c) => c.status === 'fulfilled')).toHaveLength(3);
+      expect(
+        created
+          .filter((c) => c.status === 'rejected')
+          .map((c) => (c as PromiseRejectedResult).reason.message),
+      ).toEqual(Array(7).fill('at the quota'));
+      expect(await store.listEndpoints(accountId)).toHaveLength(3);
+      // Each count saw the ones before it, and the other account's endpoint in none.
+      expect(seen.slice().sort()).toEqual([0, 1, 2, 3, 3, 3, 3, 3, 3, 3]);
     });
 
     it('records a skipped delivery for a disabled endpoint', async () => {

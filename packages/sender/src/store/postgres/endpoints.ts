@@ -38,8 +38,19 @@ WHERE previous_secret_expires_at <= $1`;
  */
 const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`;
 
-export async function createEndpoint(pg: Pg, input: NewEndpoint): Promise<EndpointRecord> {
-  const [row] = await pg.rows(INSERT_ENDPOINT, [
+/**
+ * Creations for one account queue on this lock until their transactions end, in every process on
+ * the database, so each counts the endpoints the ones before it committed.
+ */
+const LOCK_ACCOUNT_ENDPOINTS = `SELECT pg_advisory_xact_lock(hashtextextended('linkhooks endpoints of ' || $1, 0))`;
+const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*)::int AS n FROM endpoints WHERE account_id = $1`;
+
+export async function createEndpoint(
+  pg: Pg,
+  input: NewEndpoint,
+  admit?: (existing: number) => void,
+): Promise<EndpointRecord> {
+  const values = [
     input.id,
     input.accountId,
     input.url,
@@ -48,8 +59,13 @@ export async function createEndpoint(pg: Pg, input: NewEndpoint): Promise<Endpoi
     input.description,
     input.now,
     input.standardWebhooks ?? false,
-  ]);
-  return toEndpoint(row!);
+  ];
+  if (!admit) return toEndpoint((await pg.rows(INSERT_ENDPOINT, values))[0]!);
+  return pg.tx(async (client) => {
+    await client.query(LOCK_ACCOUNT_ENDPOINTS, [input.accountId]);
+    admit((await client.query(COUNT_ENDPOINTS_OF_ACCOUNT, [input.accountId])).rows[0].n);
+    return toEndpoint((await client.query(INSERT_ENDPOINT, values)).rows[0]);
+  });
 }
 
 export async function getEndpoint(pg: Pg, accountId: string, id: string): Promise<EndpointRecord | null> {

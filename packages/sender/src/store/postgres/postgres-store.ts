@@ -123,7 +123,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     revokeApiKey: (accountId, id, now) => keys.revokeApiKey(pg, accountId, id, now),
     markAccountDeleted: (id, now) => markAccountDeleted(pg, id, now),
     deleteAccountStep: (id, limit) => deleteAccountStep(pg, id, limit),
-    createEndpoint: (input) => endpoints.createEndpoint(pg, input),
+    createEndpoint: (input, admit) => endpoints.createEndpoint(pg, input, admit),
     getEndpoint: (accountId, id) => endpoints.getEndpoint(pg, accountId, id),
     listEndpoints: (accountId) => endpoints.listEndpoints(pg, accountId),
     updateEndpoint: (accountId, id, patch, now) => endpoints.updateEndpoint(pg, accountId, id, patch, now),

@@ -21,13 +21,19 @@ WHERE previous_secret_expires_at <= ?`;
 /** Deliveries and their attempts go by cascade. */
 const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = ? AND account_id = ?`;
 
-export function createEndpoint(db: SqliteDb, input: NewEndpoint): EndpointRecord {
-  db.st(INSERT_ENDPOINT).run({
-    ...input,
-    events: JSON.stringify(input.events),
-    standardWebhooks: input.standardWebhooks ? 1 : 0,
+const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*) AS n FROM endpoints WHERE account_id = ?`;
+
+/** The count and the insert in one write transaction: no other creation runs between them. */
+export function createEndpoint(db: SqliteDb) {
+  return db.immediate((input: NewEndpoint, admit?: (existing: number) => void): EndpointRecord => {
+    admit?.((db.st(COUNT_ENDPOINTS_OF_ACCOUNT).get(input.accountId) as Row).n as number);
+    db.st(INSERT_ENDPOINT).run({
+      ...input,
+      events: JSON.stringify(input.events),
+      standardWebhooks: input.standardWebhooks ? 1 : 0,
+    });
+    return toEndpoint(db.st(SELECT_ENDPOINT).get(input.id, input.accountId) as Row);
   });
-  return toEndpoint(db.st(SELECT_ENDPOINT).get(input.id, input.accountId) as Row);
 }
 
 export function getEndpoint(db: SqliteDb, accountId: string, id: string): EndpointRecord | null {
