@@ -81,17 +81,29 @@ export function securityHeaders(
   };
 }
 
-/** A path with a malformed `%` escape answers 400 before any route, as every bad input does (design D20). */
+/**
+ * A path with a malformed `%` escape, or a URL with a NUL character anywhere, answers 400 before any
+ * route, as every bad input does (design D20).
+ */
 export function rejectMalformedUrl(req: Request, res: Response, next: NextFunction): void {
-  const path = (req.originalUrl ?? req.url).split('?')[0]!;
-  try {
-    decodeURIComponent(path);
-  } catch {
-    const answer = errorResponse(new SenderError('invalid_request', 'the URL has a malformed "%" escape'));
-    // Answered before the routes that set it: an API answer is never kept by a cache, this one neither.
-    res.setHeader('cache-control', 'no-store');
-    res.status(answer.status).json(answer.body);
+  const refusal = malformedUrl(req.originalUrl ?? req.url);
+  if (refusal === null) {
+    next();
     return;
   }
-  next();
+  const answer = errorResponse(new SenderError('invalid_request', refusal));
+  // Answered before the routes that set it: an API answer is never kept by a cache, this one neither.
+  res.setHeader('cache-control', 'no-store');
+  res.status(answer.status).json(answer.body);
+}
+
+/** What is wrong with `url` as a request's, or null. */
+function malformedUrl(url: string): string | null {
+  try {
+    decodeURIComponent(url.split('?')[0]!);
+  } catch {
+    return 'the URL has a malformed "%" escape';
+  }
+  // No id, filter or search holds one, and PostgreSQL's text cannot: a 400 here, not a 500 there.
+  return /%00/i.test(url) ? 'the URL holds a NUL character (%00), which no id, filter or search can' : null;
 }

@@ -8,7 +8,7 @@ import { compilePlainCheck, EVENT_NAMES } from '@linkhooks/protocol';
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
-import { EVENT_ID_FORM } from '../engine/event-input.js';
+import { EVENT_ID_FORM, SEARCH_KEY_MAX_CHARS } from '../engine/event-input.js';
 import { EVENT_SCAN } from '../store/log-page-sql.js';
 import { pageCursor, pageLimit } from './page-cursor.js';
 import type { BodySchema } from './parse-body.js';
@@ -21,7 +21,12 @@ export const endpointCreateBody = z
   .strictObject({
     url: z.string().min(1).max(2048).describe('Absolute HTTPS URL of the receiver'),
     events: z.array(eventName).min(1).max(EVENT_NAMES.length).describe('The events to deliver'),
-    description: z.string().max(500).nullable().optional(),
+    description: z
+      .string()
+      .max(500)
+      .refine((text) => !text.includes('\0'), 'description must not contain a NUL character (\\u0000)')
+      .nullable()
+      .optional(),
     standard_webhooks: z
       .boolean()
       .optional()
@@ -86,7 +91,7 @@ export const deliveriesQuery = z.strictObject({
   q: z
     .string()
     .min(1)
-    .max(200)
+    .max(SEARCH_KEY_MAX_CHARS)
     .optional()
     .describe(
       'Only the deliveries of the events this names, exactly: an event id (ours, evt_…, or the event_id you published with), a click_id or a conversion_id',

@@ -132,11 +132,22 @@ export function buildEvent(accountId: string, input: PublishInput, now: number):
   };
 }
 
+/** The longest search the log takes (the API's `q`), and so the longest id worth keeping as a key. */
+export const SEARCH_KEY_MAX_CHARS = 200;
+
+/**
+ * An id the log can be searched by: one a search can name, and one the index takes. PostgreSQL's
+ * text holds no NUL character and its index no entry over some 2.7 kB: such an id is still in the
+ * event's bytes, delivered as sent, but is not a search key.
+ */
+const searchable = (id: unknown): id is string =>
+  typeof id === 'string' && id.length > 0 && id.length <= SEARCH_KEY_MAX_CHARS && !id.includes('\0');
+
 /** The ids the log can be searched by (design D47), when the data carries them as strings. */
 function searchKeysOf(data: unknown): Pick<EventRecord, 'clickId' | 'conversionId'> {
   const { click_id, conversion_id } = data as { click_id?: unknown; conversion_id?: unknown };
   return {
-    ...(typeof click_id === 'string' ? { clickId: click_id } : {}),
-    ...(typeof conversion_id === 'string' ? { conversionId: conversion_id } : {}),
+    ...(searchable(click_id) ? { clickId: click_id } : {}),
+    ...(searchable(conversion_id) ? { conversionId: conversion_id } : {}),
   };
 }
