@@ -47,6 +47,13 @@ function queryParameters(schema: z.ZodType, convert: (s: z.ZodType, io: 'input')
   }));
 }
 
+/** `Retry-After` as the API sends it: whole seconds. */
+const RETRY_AFTER = {
+  description:
+    'Seconds to wait before sending the request again, where the answer says to wait: a limit, a database that cannot be reached, a busy service; on a batch, the longest wait any of its items was answered with',
+  schema: { type: 'integer', minimum: 1 },
+};
+
 function operation(route: Described, convert: ReturnType<typeof collector>['convert']): Json {
   const params = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
     name: m[1],
@@ -79,7 +86,8 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
   if (route.auth !== 'none' && route.auth !== 'metrics') {
     responses['401'] ??= { description: 'Missing or wrong credentials', content: errorContent };
   }
-  if (route.auth === 'account' || route.auth === 'service') {
+  // Sign-in reads the account's key from the database too.
+  if (route.auth === 'account' || route.auth === 'service' || signIn) {
     also(
       '503',
       'the database cannot be reached right now (`store_unavailable`): send it again after `Retry-After`',
@@ -117,10 +125,12 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
       `this address (an IPv6 one by its /64) failed too many sign-ins with a${token === 'API key' ? 'n' : ''} ${token} this minute (\`rate_limited\`): send it again after \`Retry-After\``,
     );
   }
-  if (
-    (route.auth === 'account' && route.method !== 'get') ||
-    (route.tag === 'Session' && route.method !== 'get')
-  ) {
+  if (route.tag === 'Session' && route.method !== 'get') {
+    also(
+      '403',
+      `without an \`Authorization: Bearer\` key, it lacks the header \`X-Linkhooks-CSRF: 1\`, which signing in and out always need, with a session cookie or not (\`csrf_check_failed\`)`,
+    );
+  } else if (route.auth === 'account' && route.method !== 'get') {
     also(
       '403',
       `made with the session cookie, it lacks the header \`X-Linkhooks-CSRF: 1\` (\`csrf_check_failed\`)`,
@@ -129,6 +139,11 @@ function operation(route: Described, convert: ReturnType<typeof collector>['conv
   if (route.body) {
     const kib = (route.body.limitBytes ?? DEFAULT_BODY_BYTES) / 1024;
     also('413', `the body is larger than ${kib.toLocaleString('en-US')} KiB (\`payload_too_large\`)`);
+  }
+  // The answers that say when to send again say it in a header too, for clients made from this document.
+  for (const status of ['429', '503', ...(route.body?.ingest && route.body.arrayMember ? ['202'] : [])]) {
+    const answer = responses[status] as Json | undefined;
+    if (answer) answer.headers = { 'Retry-After': RETRY_AFTER };
   }
   return {
     summary: route.summary,

@@ -100,18 +100,22 @@ describe('tenant isolation', () => {
       route: 'bob',
     });
     await api.call('POST', `/v1/endpoints/${bobs.id}/test`, { key: api.bob.apiKey });
-    for (const path of ['/v1/endpoints', '/v1/deliveries', `/v1/deliveries?endpoint_id=${aliceEndpoint}`]) {
+    for (const path of ['/v1/endpoints', '/v1/deliveries']) {
       const res = await api.call('GET', path, { key: api.bob.apiKey });
       expect(res.status).toBe(200);
       expect(res.text).not.toContain(aliceEndpoint);
       expect(res.text).not.toContain(aliceDelivery);
     }
-    // Alice's endpoint holds none of Bob's deliveries, filtered by event too (what a page of it
-    // reads: log-pages.test.ts); his own endpoint's page holds his.
-    const byHers = await api.call('GET', `/v1/deliveries?endpoint_id=${aliceEndpoint}&event=click`, {
-      key: api.bob.apiKey,
-    });
-    expect(byHers.json).toEqual({ data: [], next_cursor: null });
+    // Alice's endpoint as Bob's filter is a 404 in the words of one that does not exist, filtered
+    // by event too; his own endpoint's page holds his.
+    const missing = await api.call('GET', '/v1/deliveries?endpoint_id=ep_nothing', { key: api.bob.apiKey });
+    expect(missing.status).toBe(404);
+    for (const query of [`endpoint_id=${aliceEndpoint}`, `endpoint_id=${aliceEndpoint}&event=click`]) {
+      const byHers = await api.call('GET', `/v1/deliveries?${query}`, { key: api.bob.apiKey });
+      expect(byHers.status).toBe(404);
+      expect(byHers.json.error.message).toBe(missing.json.error.message.replace('ep_nothing', aliceEndpoint));
+      expect(byHers.text).not.toContain(aliceDelivery);
+    }
     const byHis = await api.call('GET', `/v1/deliveries?endpoint_id=${bobs.id}`, { key: api.bob.apiKey });
     expect(byHis.json.data).toHaveLength(1);
     const alices = await api.call('GET', '/v1/endpoints');

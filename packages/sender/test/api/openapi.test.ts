@@ -131,6 +131,27 @@ describe('the OpenAPI document', () => {
       /sign-ins with an API key/,
     );
     expect(said(ops.find((o) => o.route === 'get /v1/openapi.json')!.op, '429')).toBe('');
+    // Signing in and out need the header whether a cookie came or not; sign-in reads the database.
+    const session = (method: string) => ops.find((o) => o.route === `${method} /v1/session`)!.op;
+    for (const method of ['post', 'delete'])
+      expect(said(session(method), '403')).toMatch(/with a session cookie or not/);
+    expect(said(session('post'), '503')).toMatch(/store_unavailable/);
+  });
+
+  it('declares Retry-After on every answer that says to wait, the batch’s 202 among them', () => {
+    type Op = { responses: Record<string, { headers?: Record<string, unknown> }> };
+    const paths = openApi().paths as Record<string, Record<string, Op>>;
+    let declared = 0;
+    for (const [path, byMethod] of Object.entries(paths))
+      for (const [method, op] of Object.entries(byMethod))
+        for (const status of ['429', '503']) {
+          if (!op.responses[status]) continue;
+          expect(op.responses[status].headers, `${method} ${path} ${status}`).toHaveProperty('Retry-After');
+          declared++;
+        }
+    expect(declared).toBeGreaterThanOrEqual(30);
+    expect(paths['/internal/v1/events/batch']!.post!.responses['202']!.headers).toHaveProperty('Retry-After');
+    expect(paths['/internal/v1/events']!.post!.responses['202']!.headers).toBeUndefined();
   });
 
   it('is served at /v1/openapi.json without credentials', async () => {

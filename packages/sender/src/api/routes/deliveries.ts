@@ -59,8 +59,12 @@ export const deliveryRoutes = [
     responses: {
       200: { description: 'A page of deliveries', schema: deliveryPageSchema },
       400: err('A filter is invalid'),
+      404: err('endpoint_id names no endpoint of this account'),
     },
     async handle({ sender, account, query }) {
+      // A mistyped or another account's endpoint_id is a 404, as on the endpoint's own log route,
+      // not an empty page that reads as "no deliveries".
+      if (query.endpoint_id !== undefined) await sender.getEndpoint(account.id, query.endpoint_id);
       const page = await sender.listDeliveries(account.id, filterOf(query, query.endpoint_id));
       return { status: 200, json: { data: page.items.map(deliveryJson), next_cursor: page.nextCursor } };
     },

@@ -44,7 +44,9 @@ export const endpointOperationRoutes = [
     body: { schema: recoverBody, required: true },
     responses: {
       200: { description: 'How many were re-queued, and how many remain', schema: recoverResultSchema },
-      400: err('since or until is missing or malformed, or since is not before until'),
+      400: err(
+        'since or until is missing or malformed, since is in the future, or since is not before until',
+      ),
       404: notFound,
       409: err('The endpoint is disabled or paused'),
       429: err('Too many recoveries this minute; Retry-After says when to call again'),

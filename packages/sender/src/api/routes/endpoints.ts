@@ -172,6 +172,9 @@ export const endpointRoutes = [
       404: notFound,
       409: err('The endpoint is disabled (`endpoint_disabled`) or paused (`endpoint_paused`)'),
       429: err('Too many test events this minute; Retry-After says when to send again'),
+      503: err(
+        'The service could not make the test event durable on its disk (`storage_failed`): send it again once the service has been restarted',
+      ),
     },
     async handle({ sender, account, params, body }) {
       const result = await sender.sendTestEvent(account.id, params.id!, body.event);

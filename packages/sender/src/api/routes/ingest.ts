@@ -84,7 +84,8 @@ const ingestBatch = defineRoute<z.infer<typeof batchBody>>({
   },
   responses: {
     202: {
-      description: 'Every item’s own result in order: the stored event, or the error that item answers with',
+      description:
+        'Every item’s own result in order: the stored event, or the error that item answers with; `Retry-After` when items were answered to wait (429 or 503), the longest of their waits',
       schema: batchResultSchema,
     },
     400: err('The body is not a list of events'),
