@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
 import { EVENT_ID_FORM, SEARCH_KEY_MAX_CHARS } from '../engine/event-input.js';
-import { EVENT_SCAN } from '../store/log-page-sql.js';
+import { ATTEMPTS_SHOWN, EVENT_SCAN } from '../store/log-page-sql.js';
 import { pageCursor, pageLimit } from './page-cursor.js';
 import type { BodySchema } from './parse-body.js';
 
@@ -228,7 +228,11 @@ export const deliveryDetailSchema = z
   .object({
     delivery: deliverySchema,
     request_body: z.string().describe('The exact body every attempt sends'),
-    attempts: z.array(attemptSchema),
+    attempts: z
+      .array(attemptSchema)
+      .describe(
+        `The latest ${ATTEMPTS_SHOWN} attempts, oldest first; the delivery's \`attempts\` counts them all`,
+      ),
   })
   .meta({ id: 'DeliveryDetail' });
 

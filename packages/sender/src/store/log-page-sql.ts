@@ -12,6 +12,16 @@ import type { DeliveryRecord } from './records.js';
 import { type Row, toDelivery, toPage } from './rows.js';
 import { sqlString } from './sql-rules.js';
 
+/**
+ * The attempts one delivery's detail shows, the latest: retried by hand again and again, a delivery
+ * gathers attempts without end, and its page reads only these (its `attempts` counts them all).
+ */
+export const ATTEMPTS_SHOWN = 100;
+
+/** The delivery `id`'s latest ATTEMPTS_SHOWN attempts, in order, given `id` as SQL (a placeholder). */
+export const latestAttemptsSql = (id: string) =>
+  `SELECT * FROM (SELECT * FROM attempts WHERE delivery_id = ${id} ORDER BY number DESC LIMIT ${ATTEMPTS_SHOWN}) AS latest ORDER BY number`;
+
 /** The deliveries of each status range a page filtered by event reads, at most, from its cursor. */
 export const EVENT_SCAN = 1_000;
 

@@ -8,7 +8,7 @@ import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import { claimWalk, claimWindow, turnEndpointsPerAccount, walkSteps } from '../../src/store/claim-window.js';
-import { EVENT_SCAN } from '../../src/store/log-page-sql.js';
+import { ATTEMPTS_SHOWN, EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import { turnCursor } from '../../src/store/pick-due.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
@@ -390,6 +390,26 @@ export function storeBattery(
       const [c2] = await claim(T0 + 60_000);
       expect((await attempt(c2!, false, T0 + 60_000, 1)).applied).toBe(false);
       expect((await store.getDelivery(a, c1!.delivery.id))!.attempts.map((x) => x.number)).toEqual([1]);
+    });
+
+    it('shows a delivery retried by hand again and again with its latest attempts only, in order', async () => {
+      const a = account();
+      await endpoint(a);
+      await publish(event(a));
+      let at = T0;
+      for (let n = 1; n <= ATTEMPTS_SHOWN + 3; n++) {
+        const [c] = await claim(at);
+        expect((await attempt(c!, true, at)).applied).toBe(true);
+        at += 1_000;
+        if (n <= ATTEMPTS_SHOWN + 2)
+          expect(await store.retryNow(a, c!.delivery.id, at)).toMatchObject({ ok: true });
+      }
+      const [listed] = (await store.listDeliveries(a, { limit: 1 })).items;
+      const shown = (await store.getDelivery(a, listed!.id))!;
+      expect(shown.delivery.attempts).toBe(ATTEMPTS_SHOWN + 3);
+      expect(shown.attempts.map((x) => x.number)).toEqual(
+        Array.from({ length: ATTEMPTS_SHOWN }, (_, i) => i + 4),
+      );
     });
 
     it('counts queued deliveries by status for the metrics', async () => {

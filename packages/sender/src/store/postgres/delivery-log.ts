@@ -3,6 +3,7 @@ import {
   endpointOfAccountSql,
   eventFilteredSql,
   eventPage,
+  latestAttemptsSql,
   newestFirstSql,
   readsEventWindows,
 } from '../log-page-sql.js';
@@ -12,7 +13,7 @@ import { toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
 import type { Pg } from './connection.js';
 
 export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2`;
-const SELECT_ATTEMPTS = `SELECT * FROM attempts WHERE delivery_id = $1 ORDER BY number`;
+const SELECT_ATTEMPTS = latestAttemptsSql('$1');
 const SELECT_EVENT = `SELECT * FROM events WHERE id = $1 AND account_id = $2`;
 /**
  * The account's events a search names (design D47): by our id, the platform's id, a click or a

@@ -3,6 +3,7 @@ import {
   endpointOfAccountSql,
   eventFilteredSql,
   eventPage,
+  latestAttemptsSql,
   newestFirstSql,
   readsEventWindows,
 } from '../log-page-sql.js';
@@ -12,7 +13,7 @@ import { type Row, toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
 import { countParam, type SqliteDb } from './database.js';
 
 export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = ? AND account_id = ?`;
-const SELECT_ATTEMPTS = `SELECT * FROM attempts WHERE delivery_id = ? ORDER BY number`;
+const SELECT_ATTEMPTS = latestAttemptsSql('?');
 const SELECT_EVENT = `SELECT * FROM events WHERE id = ? AND account_id = ?`;
 /**
  * The account's events a search names (design D47): by our id, the platform's id, a click or a
