@@ -120,6 +120,21 @@ describe.runIf(available)('the dashboard’s views in Chromium', () => {
     }
   });
 
+  it('says the endpoint is gone when the log is filtered by one that no longer exists', async () => {
+    const { context, page } = await signedIn(1280);
+    try {
+      await page.goto(`${app.dashboardUrl}/log?endpoint=ep_deleted_since`);
+      await page.getByRole('alert').filter({ hasText: 'This endpoint no longer exists' }).waitFor();
+      await page.getByLabel('Endpoint').selectOption('');
+      await expect
+        .poll(() => page.locator('tr[data-delivery]').count(), { timeout: 15_000 })
+        .toBeGreaterThan(0);
+      expect(await page.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('draws the endpoint’s attempts, pauses, resumes and recovers it', async () => {
     const { context, page } = await signedIn(1280);
     try {

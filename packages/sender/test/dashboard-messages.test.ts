@@ -8,6 +8,7 @@ import {
   apiErrorMessage,
   attemptFailureMessage,
   FAILURE_MESSAGES,
+  FILTERED_ENDPOINT_GONE,
 } from '../dashboard/src/messages.js';
 import { FAILURE_KINDS } from '../src/domain/delivery-state.js';
 import { SENDER_ERROR_STATUS } from '../src/errors.js';
@@ -27,7 +28,11 @@ describe('messages', () => {
   it('has a plain message for every SenderError code and every failure kind', () => {
     expect(Object.keys(API_ERROR_MESSAGES).sort()).toEqual(Object.keys(SENDER_ERROR_STATUS).sort());
     expect(Object.keys(FAILURE_MESSAGES).sort()).toEqual([...FAILURE_KINDS].sort());
-    for (const text of [...Object.values(API_ERROR_MESSAGES), ...Object.values(FAILURE_MESSAGES)]) {
+    for (const text of [
+      ...Object.values(API_ERROR_MESSAGES),
+      ...Object.values(FAILURE_MESSAGES),
+      FILTERED_ENDPOINT_GONE,
+    ]) {
       expect(text).toMatch(PLAIN);
       expect(text).not.toMatch(/design|RFC|\b[A-Z]{2,}_[A-Z_]+\b/);
     }

@@ -105,6 +105,17 @@ describe('timelineOf', () => {
     expect(again.note).toMatch(/^Failed: its 6 scheduled attempts and a retry by hand failed/);
   });
 
+  it('reads a page of the latest attempts only: the first shown has no due time, the note counts them all', () => {
+    // 103 attempts, of which the page holds attempts 4 to 103 (the API's latest 100).
+    const all = attempts(
+      Array.from({ length: 103 }, (_, i) => i),
+      Array.from({ length: 103 }, () => null),
+    );
+    const t = timelineOf(delivery('failed', null), all.slice(3), ACTIVE, NOW);
+    expect(t.rows[0]).toMatchObject({ number: 4, dueAt: null, madeAt: T0 + 3 });
+    expect(t.note).toMatch(/^Failed: its 6 scheduled attempts and 97 retries by hand failed/);
+  });
+
   it('lists no attempt for a skipped delivery, and explains skipping', () => {
     const t = timelineOf(delivery('skipped', null), [], DISABLED, NOW);
     expect(t.rows).toEqual([]);

@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, DELIVERY_STATUSES, type Delivery, type Endpoint, EVENTS, FINAL_STATUSES } from './api.js';
+import {
+  ApiError,
+  api,
+  DELIVERY_STATUSES,
+  type Delivery,
+  type Endpoint,
+  EVENTS,
+  FINAL_STATUSES,
+} from './api.js';
 import { EndpointName } from './endpoint-name.js';
-import { attemptFailureMessage } from './messages.js';
+import { attemptFailureMessage, FILTERED_ENDPOINT_GONE } from './messages.js';
 import { linkProps, navigate } from './navigation.js';
 import type { LogFilters } from './routes.js';
 import { formatMoment } from './timeline.js';
@@ -61,7 +69,12 @@ export function Deliveries({ filters }: { filters: LogFilters }) {
       setAnswer({ key: requestKey, ...p });
       setError(null);
     },
-    (err) => setError(err.message),
+    (err) =>
+      setError(
+        endpoint && err instanceof ApiError && err.code === 'not_found'
+          ? FILTERED_ENDPOINT_GONE
+          : err.message,
+      ),
     cursor ? null : LIVE_MS,
     [requestKey],
   );

@@ -85,8 +85,13 @@ export function DeliveryDetailView({ id }: { id: string }) {
       <h3>Request body</h3>
       <pre class="body">{detail.request_body}</pre>
       <h3>Attempts</h3>
+      {(attempts[0]?.number ?? 1) > 1 && (
+        <p class="note">
+          The latest {attempts.length} of its {attempts.at(-1)!.number} attempts.
+        </p>
+      )}
       {attempts.map((a) => (
-        <details key={a.number} class="attempt" data-attempt={a.number} open={a.number === attempts.length}>
+        <details key={a.number} class="attempt" data-attempt={a.number} open={a === attempts.at(-1)}>
           <summary>
             Attempt {a.number} · {formatMoment(Date.parse(a.started_at), now)} · {a.status_code ?? '—'} ·{' '}
             {formatSpan(a.duration_ms)}

@@ -82,6 +82,10 @@ const CAUSES: ReadonlyArray<[SenderErrorCode, RegExp, string]> = [
  * A plain message for an API error: its code's message, naming the field at fault when known.
  * `detail`: the service's own message, read where one code has more than one cause.
  */
+/** The log filtered by an endpoint deleted since (a link kept from before): the filter's 404. */
+export const FILTERED_ENDPOINT_GONE =
+  'This endpoint no longer exists, nor do its deliveries. Choose “any” endpoint to see the rest of the log.';
+
 export function apiErrorMessage(code: string, details?: unknown, detail = ''): string {
   const cause = CAUSES.find(([of, pattern]) => of === code && pattern.test(detail));
   if (cause) return cause[2];

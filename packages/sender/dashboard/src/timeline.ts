@@ -49,7 +49,8 @@ export function timelineOf(
   const rows: TimelineRow[] = made.map((a, i) => ({
     number: a.number,
     kind: a.failure_kind ? 'failed' : 'ok',
-    dueAt: i === 0 ? createdAt : time(made[i - 1]!.next_attempt_at),
+    // The page holds a delivery's latest attempts: the first one shown need not be its first.
+    dueAt: a.number === 1 ? createdAt : i === 0 ? null : time(made[i - 1]!.next_attempt_at),
     madeAt: time(a.started_at),
     dueNow: false,
     outcome: a.status_code !== null ? String(a.status_code) : a.failure_kind,
@@ -58,7 +59,7 @@ export function timelineOf(
   const queued = delivery.status === 'pending' || delivery.status === 'awaiting_retry';
   const waitsOnEndpoint =
     delivery.status === 'held' || (queued && endpoint !== null && (!endpoint.enabled || endpoint.paused));
-  let note = finalNote(delivery, made.length);
+  let note = finalNote(delivery, made.at(-1)?.number ?? 0);
   if (waitsOnEndpoint) {
     rows.push({ number, kind: 'waiting', dueAt: null, madeAt: null, dueNow: false, outcome: null });
     note = waitingNote(endpoint);
