@@ -424,7 +424,7 @@ describe('the guarded lookup in a real undici connection', () => {
       expect(requests).toBe(2);
       expect(checkUrl(literal, STRICT)).toEqual({
         ok: false,
-        reason: "address 127.0.0.1 is this machine's own (loopback) address, not one on the public internet",
+        reason: 'address 127.0.0.1 is a loopback address, not one on the public internet',
         range: 'loopback',
       });
     } finally {

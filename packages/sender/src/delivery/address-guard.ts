@@ -60,7 +60,7 @@ const ALLOWED: AddressVerdict = { allowed: true };
  * orchid2, …) are "reserved for a special purpose"; the range's name stays in `range` for machines.
  */
 const RANGE_WORDS: Readonly<Record<string, string>> = {
-  loopback: "this machine's own (loopback) address",
+  loopback: 'a loopback address',
   private: 'a private network address',
   linkLocal: 'a link-local address',
   uniqueLocal: 'a private (unique local) IPv6 address',
@@ -244,7 +244,7 @@ export function createGuardedLookup(
  * @example
  * checkUrl('https://hooks.example.com/in', { allowPrivateNetworks: false }); // { ok: true, url }
  * checkUrl('http://hooks.example.com/in', { allowPrivateNetworks: false });  // { ok: false, reason: 'scheme http: …' }
- * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: "address 127.0.0.1 is this machine's own (loopback) address, …", range: 'loopback' }
+ * checkUrl('https://0x7f000001/', { allowPrivateNetworks: false });          // { ok: false, reason: 'address 127.0.0.1 is a loopback address, …', range: 'loopback' }
  *
  * A refused IP host's `range` is checkAddress's reason for it (a range name, `metadata`, …).
  */

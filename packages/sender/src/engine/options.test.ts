@@ -20,14 +20,14 @@ describe('counts and times the library is given', () => {
     expect(() => settingsOf({ store: {} as never, [name]: value })).toThrow(
       expect.objectContaining({
         code: 'invalid_option',
-        message: `${name} must be a whole number above 0, not ${value}`,
+        message: `${name} must be a whole number above 0, got ${value}`,
       }),
     );
   });
 
   it('refuses a quota that is not a whole number above 0', () => {
     expect(() => checkQuotas({ eventsPerSecond: 0 })).toThrow(
-      'quotas.eventsPerSecond must be a whole number above 0, not 0',
+      'quotas.eventsPerSecond must be a whole number above 0, got 0',
     );
     expect(checkQuotas({ eventsPerSecond: 5 }).eventsPerSecond).toBe(5);
   });

@@ -134,7 +134,7 @@ const MIN_LEASE_MS = 1_500;
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < 1)
-    throw new SenderError('invalid_option', `${name} must be a whole number above 0, not ${String(v)}`);
+    throw new SenderError('invalid_option', `${name} must be a whole number above 0, got ${String(v)}`);
   return v;
 }
 

@@ -40,7 +40,7 @@ export function checkQuotas(input: Partial<Quotas> | undefined): Quotas {
     if (!Number.isInteger(value) || value < 1) {
       throw new SenderError(
         'invalid_option',
-        `quotas.${name} must be a whole number above 0, not ${String(value)}`,
+        `quotas.${name} must be a whole number above 0, got ${String(value)}`,
       );
     }
   }

@@ -4,15 +4,21 @@
  * moves on the engine's manual clock.
  */
 import { sampleEventData } from '@linkhooks/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { type Api, type ApiResponse, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
+import { pgSchemas } from '../helpers/pg-schemas.js';
+import { PG_URL, requireService } from '../helpers/services.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
 
 const certs = createTestCertificates();
+const pgUp = await requireService('PostgreSQL', PG_URL);
+const schemas = pgSchemas('lh_limits');
 let api: Api;
 afterEach(async () => {
   await api.close();
 });
+afterAll(() => schemas.drop());
 
 const click = (n: number) => ({ ...sampleEventData('click'), click_id: `clk_limit_${n}` });
 
@@ -44,6 +50,18 @@ describe('limits', () => {
       body: { url: 'https://127.0.0.1:4100/hook', events: ['click'] },
     });
     expect(bobs.status).toBe(201);
+  });
+
+  // On PostgreSQL, where each request's count waits on the network and the six interleave.
+  it.runIf(pgUp)('holds the endpoint quota for creations made together', async () => {
+    api = await startApi(certs, {
+      quotas: { endpointsPerAccount: 2 },
+      store: createPostgresStore({ connectionString: PG_URL, schema: schemas.fresh() }),
+    });
+    const answers = await Promise.all([1, 2, 3, 4, 5, 6].map(createEndpoint));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 429, 429, 429, 429]);
+    for (const refused of answers.filter((a) => a.status === 429)) expectLimited(refused, 'quota_exceeded');
+    expect((await api.call('GET', '/v1/endpoints')).json.data).toHaveLength(2);
   });
 
   it('limits an account’s events per second after its burst, single and batch, and stores every accepted one', async () => {

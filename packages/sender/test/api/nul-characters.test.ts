@@ -1,6 +1,6 @@
 /**
  * Inputs PostgreSQL's text cannot hold, on SQLite and on PostgreSQL alike: a NUL character in a
- * URL's id, filter or search, or in an endpoint's description, answers 400 in words that say so,
+ * URL's id, filter or search, an endpoint's description or an account_id, answers 400 in words that say so,
  * never the 500 of a database error; a click_id or conversion_id the log cannot index (a NUL
  * character, or longer than a search can be) leaves the event stored and delivered as sent, with
  * the other items of its batch.
@@ -84,6 +84,26 @@ describe.each(backends)('NUL characters and unindexable ids on %s', (name, up, s
     expect(changed.json.error.message).toMatch(/^body\.description: .*NUL/);
     expect((await api.call('GET', `/v1/endpoints/${endpointId}`)).json.description).toBeNull();
   });
+
+  it.runIf(up)(
+    'answers 400 for a NUL character in an account_id, for a portal link and for ingest',
+    async () => {
+      const portal = await api.call('POST', '/internal/v1/portal-sessions', {
+        key: SERVICE_TOKEN,
+        body: { account_id: `${api.alice.account.id}\u0000` },
+      });
+      expect(portal.status).toBe(400);
+      expect(portal.json.error.message).toBe(
+        'body.account_id: account_id must not contain a NUL character (\\u0000)',
+      );
+      const ingest = await api.call('POST', '/internal/v1/events', {
+        key: SERVICE_TOKEN,
+        body: { account_id: 'acct_\u0000', event: 'click', data: sampleEventData('click') },
+      });
+      expect(ingest.status).toBe(400);
+      expect(ingest.json.error.message).toMatch(/account_id must not contain a NUL character/);
+    },
+  );
 
   it.runIf(up)('stores and delivers events whose ids the log cannot index, single and batched', async () => {
     const long = `clk_${'x'.repeat(4000)}`;

@@ -8,14 +8,14 @@ import { SenderError } from '../../errors.js';
 import { checkPlan } from '../auth.js';
 import { portalLink } from '../portal.js';
 import { defineRoute } from '../route.js';
-import { errorSchema } from '../schemas.js';
+import { errorSchema, withoutNul } from '../schemas.js';
 
 const portalBody = z
   .strictObject({
-    account_id: z
-      .string('account_id must be the account’s id')
-      .min(1, 'account_id must not be empty')
-      .max(100),
+    account_id: withoutNul(
+      z.string('account_id must be the account’s id').min(1, 'account_id must not be empty').max(100),
+      'account_id',
+    ),
     ttl_seconds: z
       .number('ttl_seconds must be a number of seconds')
       .int('ttl_seconds must be a whole number')
