@@ -7,6 +7,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { planAllowsWebhooks } from '../accounts.js';
 import type { PortalRefusal, Sender } from '../engine/sender.js';
+import type { SenderError } from '../errors.js';
 import { frameAncestorsDirective } from './dashboard.js';
 import { cameOverTls } from './response-headers.js';
 import { type SessionStore, sessionCookie, sessionIdOf } from './sessions.js';
@@ -18,12 +19,20 @@ export function portalLink(baseUrl: string, token: string): string {
   return `${baseUrl}${PORTAL_PATH}?token=${encodeURIComponent(token)}`;
 }
 
-const WHY: Record<PortalRefusal | 'plan', string> = {
+const WHY: Record<PortalRefusal | 'plan' | 'limited', string> = {
   not_valid: 'This sign-in link has already been used, or it is not a valid link.',
   expired: 'This sign-in link has expired.',
   account_gone: 'The account this link was made for no longer exists.',
   plan: 'Webhooks are not part of this account’s plan.',
+  limited: 'Too many links that could not sign in came from your network just now. Wait a minute.',
 };
+
+/** The failed sign-ins portal links count against (createRouteRunner's `portalLinks`). */
+export interface PortalLinkLimit {
+  /** Throws the rate_limited error to answer when the client's allowance is spent. */
+  check(client: string): void;
+  failed(client: string): void;
+}
 
 function refusalPage(why: string): string {
   return `<!doctype html>
@@ -46,6 +55,7 @@ export interface PortalRouterOptions {
   trustProxy?: boolean;
   /** Checked origins that may frame the dashboard (design D55); the link may open in their frame. */
   frameAncestors: readonly string[];
+  limit: PortalLinkLimit;
 }
 
 export function createPortalRouter(options: PortalRouterOptions): Router {
@@ -59,8 +69,17 @@ export function createPortalRouter(options: PortalRouterOptions): Router {
   const router = express.Router();
   router.get(PORTAL_PATH, async (req: Request, res: Response) => {
     res.set(headers);
+    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    try {
+      options.limit.check(client);
+    } catch (error) {
+      const wait = (error as SenderError).retryAfterSeconds ?? 60;
+      res.status(429).set('retry-after', String(wait)).type('html').send(refusalPage(WHY.limited));
+      return;
+    }
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const opened = await sender.openPortalSession(token);
+    if (!opened.ok) options.limit.failed(client);
     const refusal = !opened.ok ? opened.reason : planAllowsWebhooks(opened.account.plan) ? null : 'plan';
     if (!opened.ok || refusal) {
       res

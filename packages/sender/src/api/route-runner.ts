@@ -210,6 +210,22 @@ export function createRouteRunner(options: ManagementRouterOptions) {
       });
     },
 
+    /**
+     * Portal links (design D54) are credentials too: a link that cannot sign in counts against its
+     * client's failed sign-ins, an allowance of their own, and past it links from that address are
+     * not looked up for a while. `check` throws the 429 to answer; `failed` counts one.
+     */
+    portalLinks: {
+      check(client: string): void {
+        const allowed = signIns.peek(`portal ${clientKey(client)}`);
+        if (!allowed.ok)
+          throw rateLimited('portal links that could not sign in from this address', allowed.retryAfterMs);
+      },
+      failed(client: string): void {
+        signIns.take(`portal ${clientKey(client)}`);
+      },
+    },
+
     /** The answer to an error; a refused credential counts against the client's sign-ins. */
     answer(error: unknown, req: RouteRequest): ErrorAnswer {
       const answer = errorResponse(error);

@@ -10,6 +10,7 @@ import { SenderError } from '../errors.js';
 import { createDirectRoutes, type DirectRoutes } from './direct-routes.js';
 import { invalidRequest } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
+import type { PortalLinkLimit } from './portal.js';
 import { rejectMalformedUrl, securityHeaders, type TransportOptions } from './response-headers.js';
 import { DEFAULT_BODY_BYTES, type RouteSpec } from './route.js';
 import { routeMethods } from './route-methods.js';
@@ -131,6 +132,8 @@ export function createManagementRouter(options: ManagementRouterOptions): Router
 export function createManagementApi(options: ManagementRouterOptions): {
   router: Router;
   direct: DirectRoutes;
+  /** The failed portal links' allowance, shared with the sign-ins' (the portal router's `limit`). */
+  portalLinks: PortalLinkLimit;
 } {
   const runner = createRouteRunner(options);
   const methodsAt = routeMethods([...API_ROUTES, openApiRouteSpec]);
@@ -206,6 +209,7 @@ export function createManagementApi(options: ManagementRouterOptions): {
 
   return {
     router,
+    portalLinks: runner.portalLinks,
     direct: createDirectRoutes(
       runner,
       options,

@@ -66,6 +66,7 @@ function buildService(options: ServiceOptions) {
         sessions,
         trustProxy: options.trustProxy,
         frameAncestors,
+        limit: api.portalLinks,
       }),
     );
   }

@@ -205,3 +205,26 @@ describe.each(backends)('portal links on %s', (name, up, start) => {
     expect(await res.text()).toMatch(/not a valid link/);
   });
 });
+
+describe('portal links that cannot sign in', () => {
+  it('count against the address’s failed sign-ins: past them, links from it answer 429 and are not looked up', async () => {
+    const api = await startApi(receiver.certs, {}, { signInFailuresPerMinute: 3 });
+    try {
+      for (const n of [1, 2, 3])
+        expect((await open(`${api.base}/portal?token=lhp_wrong_${n}`)).status).toBe(401);
+      const limited = await open(`${api.base}/portal?token=lhp_wrong_4`);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await limited.text()).toContain('Too many links that could not sign in came from your network');
+      // A good link from that address waits too, and is not used up meanwhile; API keys count apart.
+      const made = await api.call('POST', '/internal/v1/portal-sessions', {
+        key: SERVICE_TOKEN,
+        body: { account_id: api.alice.account.id },
+      });
+      expect((await open(made.json.url)).status).toBe(429);
+      expect((await api.call('GET', '/v1/endpoints')).status).toBe(200);
+    } finally {
+      await api.close();
+    }
+  });
+});
