@@ -7,7 +7,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { planAllowsWebhooks } from '../accounts.js';
 import type { PortalRefusal, Sender } from '../engine/sender.js';
-import type { SenderError } from '../errors.js';
 import { frameAncestorsDirective } from './dashboard.js';
 import { cameOverTls } from './response-headers.js';
 import { type SessionStore, sessionCookie, sessionIdOf } from './sessions.js';
@@ -29,8 +28,8 @@ const WHY: Record<PortalRefusal | 'plan' | 'limited', string> = {
 
 /** The failed sign-ins portal links count against (createRouteRunner's `portalLinks`). */
 export interface PortalLinkLimit {
-  /** Throws the rate_limited error to answer when the client's allowance is spent. */
-  check(client: string): void;
+  /** Seconds until links from `client` are looked up again, or 0. */
+  wait(client: string): number;
   failed(client: string): void;
 }
 
@@ -70,10 +69,8 @@ export function createPortalRouter(options: PortalRouterOptions): Router {
   router.get(PORTAL_PATH, async (req: Request, res: Response) => {
     res.set(headers);
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    try {
-      options.limit.check(client);
-    } catch (error) {
-      const wait = (error as SenderError).retryAfterSeconds ?? 60;
+    const wait = options.limit.wait(client);
+    if (wait > 0) {
       res.status(429).set('retry-after', String(wait)).type('html').send(refusalPage(WHY.limited));
       return;
     }

@@ -10,7 +10,7 @@ import { systemClock } from '../clock.js';
 import { SenderError } from '../errors.js';
 import { clientKey } from '../limits/client-key.js';
 import { createLimiter } from '../limits/limiter.js';
-import { rateLimited } from '../limits/rate-limited.js';
+import { rateLimited, retryAfterSeconds } from '../limits/rate-limited.js';
 import { perMinute } from '../limits/token-bucket.js';
 import type { AccountRecord } from '../store/records.js';
 import { accountOf, checkCsrf, checkMetricsToken, checkServiceToken, hasBearer } from './auth.js';
@@ -213,13 +213,12 @@ export function createRouteRunner(options: ManagementRouterOptions) {
     /**
      * Portal links (design D54) are credentials too: a link that cannot sign in counts against its
      * client's failed sign-ins, an allowance of their own, and past it links from that address are
-     * not looked up for a while. `check` throws the 429 to answer; `failed` counts one.
+     * not looked up for a while (`wait`: the seconds until they are, or 0).
      */
     portalLinks: {
-      check(client: string): void {
+      wait(client: string): number {
         const allowed = signIns.peek(`portal ${clientKey(client)}`);
-        if (!allowed.ok)
-          throw rateLimited('portal links that could not sign in from this address', allowed.retryAfterMs);
+        return allowed.ok ? 0 : retryAfterSeconds(allowed.retryAfterMs);
       },
       failed(client: string): void {
         signIns.take(`portal ${clientKey(client)}`);
