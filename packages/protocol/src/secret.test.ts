@@ -90,5 +90,12 @@ describe('unusableSecret', () => {
       /"undefined": the variable it was read from is not set/,
     );
     expect(unusableSecret('null\n')).toMatch(/"null"/);
+    // The prefix written before a variable that is not set.
+    expect(unusableSecret(`whsec_${process.env.LINKHOOKS_NO_SUCH_VARIABLE}`)).toMatch(
+      /"whsec_undefined": the variable it was read from is not set/,
+    );
+    expect(unusableSecret('whsec_null')).toMatch(/"whsec_null"/);
+    expect(unusableSecret('whsec_')).toBe('The secret is only the prefix whsec_, with nothing after it.');
+    expect(unusableSecret('whsec_undefinedX')).toBeNull();
   });
 });

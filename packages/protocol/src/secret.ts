@@ -55,7 +55,10 @@ const UNSET_TEXTS: ReadonlySet<string> = new Set(['undefined', 'null']);
 export function unusableSecret(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0) return 'The secret must be a non-empty string.';
   if (value.trim().length === 0) return 'The secret is blank.';
-  if (UNSET_TEXTS.has(value.trim()))
+  // `whsec_${process.env.KEY}` with KEY unset: the prefix alone, or the prefix and that text.
+  const afterPrefix = value.trim().replace(/^whsec_/, '');
+  if (afterPrefix.length === 0) return 'The secret is only the prefix whsec_, with nothing after it.';
+  if (UNSET_TEXTS.has(afterPrefix))
     return `The secret is the text "${value.trim()}": the variable it was read from is not set.`;
   return null;
 }

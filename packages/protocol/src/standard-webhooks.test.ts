@@ -152,6 +152,23 @@ describe('verification', () => {
     ).toBe(true);
   });
 
+  it('refuses every timestamp when the clock or the tolerance is not a number, never lets one through', async () => {
+    for (const options of [
+      { now: Number.NaN },
+      { now: new Date('not a date') },
+      { now: at(ts), toleranceSeconds: Number(undefined) },
+      { now: at(ts), toleranceSeconds: -1 },
+    ]) {
+      const refused = {
+        valid: false,
+        reason: 'timestamp_out_of_tolerance',
+        hint: expect.stringContaining('not a number'),
+      };
+      expect(verifyStandardWebhook(body, good, secret, options as never)).toMatchObject(refused);
+      expect(await verifyStandardWebhookAsync(body, good, secret, options as never)).toMatchObject(refused);
+    }
+  });
+
   it('bytes, Buffer and ArrayBuffer bodies verify like the string', () => {
     const bytes = new TextEncoder().encode(body);
     for (const b of [bytes, Buffer.from(body), bytes.buffer]) {

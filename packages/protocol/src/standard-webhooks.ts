@@ -268,6 +268,14 @@ function check(
   const timestamp = Number(ts);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowMs = options.now === undefined ? Date.now() : Number(options.now);
+  // A clock or tolerance that is not a number (an invalid Date, Number(undefined)) would let every
+  // timestamp through: `NaN > tolerance` is false. Refused instead, whatever the timestamp.
+  if (!Number.isFinite(nowMs) || typeof tolerance !== 'number' || !(tolerance >= 0)) {
+    return fail(
+      'timestamp_out_of_tolerance',
+      'The clock or toleranceSeconds this verification was given is not usable (not a number, or a tolerance below 0), so no timestamp can be checked.',
+    );
+  }
   const skew = Math.floor(nowMs / 1000) - timestamp;
   if (Math.abs(skew) > tolerance) {
     return fail(
