@@ -142,6 +142,18 @@ describe('runOnce with a store that does not answer', () => {
     }
   });
 
+  it('refuses, when the adapter is made, a claim or a memory given in seconds rather than milliseconds', () => {
+    const store = createMemoryStore();
+    const make = (idempotency: Record<string, number>) => () =>
+      webhookHandler({ secret: 'whsec_test_secret_for_options', idempotency: { store, ...idempotency } });
+    expect(make({ inFlightTtlMs: 60 })).toThrow(
+      'linkhooks: idempotency.inFlightTtlMs is in milliseconds and must be at least 1000 (a second), got 60',
+    );
+    expect(make({ completedTtlMs: 0 })).toThrow(/completedTtlMs is in milliseconds .* got 0$/);
+    expect(make({ inFlightTtlMs: Number.NaN })).toThrow(/inFlightTtlMs/);
+    expect(make({ inFlightTtlMs: 60_000, completedTtlMs: 86_400_000 })).not.toThrow();
+  });
+
   it('answers 503 in time with an ioredis client left at its defaults whose Redis is gone', async () => {
     // Nothing listens there: ioredis queues the command and reconnects, twenty times, by default.
     const gone = new IORedis('redis://127.0.0.1:9', { lazyConnect: true });

@@ -39,6 +39,9 @@ function tooLarge(max: number): WebhookError {
   });
 }
 
+const unreadable = (cause: unknown) =>
+  new WebhookError('invalid_body', 'The request body could not be read.', { cause });
+
 function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<Uint8Array | string> {
   const r = req as MaybeParsed;
   // Raw bytes captured by a parser's verify hook (captureRawBody, NestJS rawBody, Firebase), or
@@ -67,6 +70,16 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
       ),
     );
   }
+  // Chunks decoded to text by other code's setEncoding are not the bytes that were signed.
+  if (req.readableEncoding !== null) {
+    return Promise.reject(
+      new WebhookError(
+        'invalid_body',
+        `Other code set the request stream's encoding (${req.readableEncoding}): the signature needs its bytes. Remove the setEncoding call.`,
+      ),
+    );
+  }
+  if (req.destroyed) return Promise.reject(unreadable(new Error('request closed before it was read')));
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
     req.resume();
@@ -80,6 +93,7 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
       req.off('end', onEnd);
       req.off('error', onFail);
       req.off('aborted', onAborted);
+      req.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -97,13 +111,16 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
     };
     const onFail = (error: unknown) => {
       cleanup();
-      reject(new WebhookError('invalid_body', 'The request body could not be read.', { cause: error }));
+      reject(unreadable(error));
     };
     const onAborted = () => onFail(new Error('request aborted'));
+    // Closed before its end (the client went away): the body will never come.
+    const onClose = () => onFail(new Error('request closed before its end'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onFail);
     req.on('aborted', onAborted);
+    req.on('close', onClose);
   });
 }
 

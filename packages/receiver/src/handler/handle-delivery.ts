@@ -21,7 +21,7 @@ import {
 import { decodeEvent, verificationError } from '../construct-event.js';
 import { isWebhookError, WebhookError } from '../errors.js';
 import { idempotencyKey, webhookIdKey } from '../idempotency/key.js';
-import { runOnce, storeTimeoutOf } from '../idempotency/run-once.js';
+import { checkIdempotencyOptions, runOnce } from '../idempotency/run-once.js';
 import { checkSchemeOptions, standardVerificationError } from '../scheme.js';
 import type {
   DeliveryContext,
@@ -127,7 +127,7 @@ function checkOptions(options: WebhookOptions): void {
     }
   }
   checkSchemeOptions(options);
-  if (options.idempotency) storeTimeoutOf(options.idempotency.storeTimeoutMs);
+  if (options.idempotency) checkIdempotencyOptions(options.idempotency);
   const max = options.maxBodyBytes;
   if (max !== undefined && !(Number.isInteger(max) && max > 0)) {
     throw new TypeError(

@@ -33,6 +33,23 @@ export function storeTimeoutOf(ms: number | undefined): number {
   return ms;
 }
 
+/**
+ * The idempotency options, checked when an adapter is created: a claim or a memory of under a
+ * second was most likely given in seconds (`inFlightTtlMs: 60`), and would let a retry of a
+ * delivery still running claim it again.
+ */
+export function checkIdempotencyOptions(options: IdempotencyOptions): void {
+  storeTimeoutOf(options.storeTimeoutMs);
+  for (const name of ['inFlightTtlMs', 'completedTtlMs'] as const) {
+    const ms = options[name];
+    if (ms !== undefined && !(Number.isFinite(ms) && ms >= 1000)) {
+      throw new TypeError(
+        `linkhooks: idempotency.${name} is in milliseconds and must be at least 1000 (a second), got ${ms}`,
+      );
+    }
+  }
+}
+
 class StoreTimeout extends Error {
   constructor(ms: number) {
     super(`the idempotency store did not answer within ${ms} ms`);
