@@ -101,6 +101,31 @@ describe('fastify plugin scope', () => {
     }
   });
 
+  it('answers body_already_parsed when an app hook replaced the body, never the empty-body 200', async () => {
+    const errors: string[] = [];
+    const secret = generateSecret();
+    const { base, stop } = await start(async (app) => {
+      app.addHook('preValidation', async (request) => {
+        request.body = { parsed: true };
+      });
+      await app.register(webhookPlugin, {
+        path: '/webhooks',
+        secret,
+        on: {},
+        onError: (e) => void errors.push(e.code),
+      });
+    });
+    try {
+      const { body, headers } = signedDelivery({ secret, event: buildEvent('click') });
+      const answer = await post(`${base}/webhooks`, body, headers);
+      expect(answer.status).toBe(500);
+      expect(answer.json.error?.code).toBe('body_already_parsed');
+      expect(errors).toEqual(['body_already_parsed']);
+    } finally {
+      await stop();
+    }
+  });
+
   it('refuses to register without a path', async () => {
     const app = Fastify();
     await expect(app.register(webhookPlugin, { secret: generateSecret() } as never).ready()).rejects.toThrow(

@@ -237,3 +237,28 @@ describe('hono: the documented route', () => {
     expect(ran).toBe(false);
   });
 });
+
+describe('fetch handler: a body stream that fails', () => {
+  it('answers invalid_body and tells onError so, not a handler fault', async () => {
+    const errors: string[] = [];
+    const handler = webhookHandler({ secret: generateSecret(), on: {}, onError: (e) => errors.push(e.code) });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"event":'));
+      },
+      pull(controller) {
+        controller.error(new Error('the client went away'));
+      },
+    });
+    const request = new Request('https://receiver.example/hooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': 'a'.repeat(64) },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const response = await handler(request);
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_body');
+    expect(errors).toEqual(['invalid_body']);
+  });
+});

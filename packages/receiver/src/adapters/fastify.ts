@@ -70,8 +70,18 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
       const response = await handle({
         method: request.method,
         header: (name) => request.headers[name],
-        readBody: async () =>
-          body instanceof Uint8Array || typeof body === 'string' ? body : new Uint8Array(0),
+        readBody: async () => {
+          if (body instanceof Uint8Array || typeof body === 'string') return body;
+          if (body === undefined || body === null) return new Uint8Array(0);
+          // Replaced by an app's hook (a preValidation that parses): the signed bytes are gone.
+          throw new WebhookError(
+            'body_already_parsed',
+            'An app hook replaced the request body before the webhook handler.',
+            {
+              hint: 'Leave request.body alone in hooks that run for the webhook route (onRequest, preParsing, preValidation, preHandler).',
+            },
+          );
+        },
       });
       return reply.code(response.status).headers(response.headers).send(response.body);
     },
