@@ -93,3 +93,7 @@ export function isWebhookError(error: unknown): error is WebhookError {
   const e = error as { name?: unknown; code?: unknown };
   return e.name === 'WebhookError' && typeof e.code === 'string' && CODES.has(e.code);
 }
+
+/** A body the adapter could not read (a stream that failed, a client gone first): every adapter's words. */
+export const unreadableBody = (cause: unknown): WebhookError =>
+  new WebhookError('invalid_body', 'The request body could not be read.', { cause });

@@ -5,7 +5,7 @@
  * app keeps parsing JSON as usual.
  */
 import type { FastifyPluginCallback } from 'fastify';
-import { WebhookError } from '../errors.js';
+import { unreadableBody, WebhookError } from '../errors.js';
 import { createDeliveryHandler, DEFAULT_MAX_BODY_BYTES } from '../handler/handle-delivery.js';
 import type { WebhookOptions } from '../handler/options.js';
 
@@ -52,7 +52,7 @@ export const webhookPlugin: FastifyPluginCallback<WebhookPluginOptions> = (insta
     const e =
       error.statusCode === 413
         ? new WebhookError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)
-        : new WebhookError('invalid_body', 'The request body could not be read.', { cause: error });
+        : unreadableBody(error);
     const response = await handle({
       method: request.method,
       header: (name) => request.headers[name],

@@ -4,7 +4,7 @@
  * something else already drained: in that case it fails at once and says how to fix the app.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { WebhookError } from '../errors.js';
+import { unreadableBody, WebhookError } from '../errors.js';
 import { createDeliveryHandler, DEFAULT_MAX_BODY_BYTES } from '../handler/handle-delivery.js';
 import type { WebhookOptions, WebhookResponse } from '../handler/options.js';
 
@@ -38,9 +38,6 @@ function tooLarge(max: number): WebhookError {
     hint: 'Raise maxBodyBytes if your deliveries are legitimately this large.',
   });
 }
-
-const unreadable = (cause: unknown) =>
-  new WebhookError('invalid_body', 'The request body could not be read.', { cause });
 
 function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<Uint8Array | string> {
   const r = req as MaybeParsed;
@@ -79,7 +76,7 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
       ),
     );
   }
-  if (req.destroyed) return Promise.reject(unreadable(new Error('request closed before it was read')));
+  if (req.destroyed) return Promise.reject(unreadableBody(new Error('request closed before it was read')));
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
     req.resume();
@@ -111,7 +108,7 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
     };
     const onFail = (error: unknown) => {
       cleanup();
-      reject(unreadable(error));
+      reject(unreadableBody(error));
     };
     const onAborted = () => onFail(new Error('request aborted'));
     // Closed before its end (the client went away): the body will never come.

@@ -1,4 +1,4 @@
-import { WebhookError } from '../errors.js';
+import { unreadableBody, WebhookError } from '../errors.js';
 
 /**
  * Reads a Web `Request` body as bytes, stopping at `max` so a huge body is never buffered whole.
@@ -16,19 +16,17 @@ export async function readWebBody(request: Request, max: number): Promise<Uint8A
   if (!request.body) return new Uint8Array(0);
   // The stream failing (a client gone, a body locked by other code) is the body's fault, not the
   // handler's: answered invalid_body.
-  const unreadable = (cause: unknown) =>
-    new WebhookError('invalid_body', 'The request body could not be read.', { cause });
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
     reader = request.body.getReader();
   } catch (error) {
-    throw unreadable(error);
+    throw unreadableBody(error);
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read().catch((error: unknown) => {
-      throw unreadable(error);
+      throw unreadableBody(error);
     });
     if (done) break;
     size += value.byteLength;

@@ -8,7 +8,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { planAllowsWebhooks } from '../accounts.js';
 import type { PortalRefusal, Sender } from '../engine/sender.js';
 import { frameAncestorsDirective } from './dashboard.js';
-import { cameOverTls } from './response-headers.js';
+import { cameOverTls, clientAddressOf } from './response-headers.js';
 import { type SessionStore, sessionCookie, sessionIdOf } from './sessions.js';
 
 export const PORTAL_PATH = '/portal';
@@ -68,7 +68,7 @@ export function createPortalRouter(options: PortalRouterOptions): Router {
   const router = express.Router();
   router.get(PORTAL_PATH, async (req: Request, res: Response) => {
     res.set(headers);
-    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const client = clientAddressOf(req, options.trustProxy);
     const wait = options.limit.wait(client);
     if (wait > 0) {
       res.status(429).set('retry-after', String(wait)).type('html').send(refusalPage(WHY.limited));

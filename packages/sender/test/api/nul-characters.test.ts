@@ -6,18 +6,17 @@
  * the other items of its batch.
  */
 import { sampleEventData } from '@linkhooks/protocol';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_KEY_MAX_CHARS } from '../../src/engine/event-input.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { addEndpoint } from '../helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
+import { pgSchemas } from '../helpers/pg-schemas.js';
 import { PG_URL, requireService } from '../helpers/services.js';
 
 const pgUp = await requireService('PostgreSQL', PG_URL);
-const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
-const schema = `lh_nul_${process.pid}`;
+const schemas = pgSchemas('lh_nul');
 
 let receiver: HttpsReceiver;
 beforeAll(async () => {
@@ -25,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await receiver.close();
-  if (pgUp) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
+  await schemas.drop();
 });
 
 const backends: Array<[string, boolean, () => Promise<Api>]> = [
@@ -34,7 +32,10 @@ const backends: Array<[string, boolean, () => Promise<Api>]> = [
   [
     'PostgreSQL',
     pgUp,
-    () => startApi(receiver.certs, { store: createPostgresStore({ connectionString: PG_URL, schema }) }),
+    () =>
+      startApi(receiver.certs, {
+        store: createPostgresStore({ connectionString: PG_URL, schema: schemas.fresh() }),
+      }),
   ],
 ];
 
