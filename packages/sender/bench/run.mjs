@@ -795,7 +795,13 @@ async function main() {
 
   const service = PARTS.has('service') ? await servicePart(ctx) : {};
   const scale = PARTS.has('scale')
-    ? await runScale({ createSqliteStore, createPostgresStore, postgres: ctx.postgres, pgUrl: PG_URL })
+    ? await runScale({
+        createSender,
+        createSqliteStore,
+        createPostgresStore,
+        postgres: ctx.postgres,
+        pgUrl: PG_URL,
+      })
     : {};
 
   const noisy = PARTS.has('noisy') ? await runNoisy(ctx) : [];
@@ -926,9 +932,9 @@ async function main() {
   ]);
   for (const label of ['SQLite', 'PostgreSQL']) {
     const r = scale[label];
-    const worst = r ? Math.max(r.stats, r.first, r.deep, r.failed, r.event, r.prunePerK) : null;
+    const worst = r ? Math.max(r.stats, r.first, r.deep, r.failed, r.event, r.prunePerK, r.deletePerK) : null;
     summary.push([
-      `scale 1M / 10k (worst of 6), ${label}`,
+      `scale 1M / 10k (worst of 7), ${label}`,
       r ? `${worst.toFixed(2)}×` : 'n/a',
       '≤ 2×',
       r ? worst <= 2 : null,
@@ -938,6 +944,12 @@ async function main() {
       r ? `${r.loopP99.toFixed(1)} ms` : 'n/a',
       `≤ ${GOALS.loopP99Ms} ms`,
       r ? r.loopP99 <= GOALS.loopP99Ms : null,
+    ]);
+    summary.push([
+      `event-loop p99 deleting an endpoint, ${label}`,
+      r ? `${r.deleteLoopP99.toFixed(1)} ms` : 'n/a',
+      `≤ ${GOALS.loopP99Ms} ms`,
+      r ? r.deleteLoopP99 <= GOALS.loopP99Ms : null,
     ]);
   }
   for (const label of ['SQLite', 'PostgreSQL ×3']) {

@@ -1,17 +1,20 @@
 // The scale part of bench/run.mjs: what the service runs for a /metrics scrape (the store's counts),
 // a first and a deep page of the delivery log, an endpoint's page of its failed deliveries (its
 // oldest ten, behind all its delivered ones), a page filtered by an event the log does not hold,
-// and a prune of a tenth of the log, each with a log of
+// a prune of a tenth of the log and the deletion of an endpoint, each with a log of
 // 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL; with the event-loop
-// delay p99 of this process during the prune.
+// delay p99 of this process during the prune and during the deletion.
 
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sampleEventData } from '@linkhooks/protocol';
 import pg from 'pg';
 import { check, fmtInt, loopDelayMs, median, monotonicMs, runChild, tempDir } from './harness.mjs';
 
 export const SCALE = { small: 10_000, large: 1_000_000, samples: 15 };
 const ACCOUNT = 'acct_scale';
+/** A tenant publishing while another's endpoint is deleted. */
+const OTHER = 'acct_scale_other';
 /** The fill's failed deliveries (fill-log.mjs has the same): the oldest ten of ep_000001. */
 export const FAILED_SQL = `CASE WHEN i < 80 AND i % 8 = 1 THEN 'failed' ELSE 'delivered' END`;
 const LOOP_SAMPLE_MS = 1; // the prune's event-loop delay, sampled every millisecond
@@ -109,15 +112,88 @@ async function timePrune(store, n, now) {
   };
 }
 
-/** Both sizes of one store: filled (dated from `now`), their reads timed in turn, then each pruned. */
-async function measurePair(label, now, open) {
+/**
+ * Deleting endpoints of a store holding `n` deliveries after its prune (0.9 n / 8 each left): one
+ * as the service does (the engine's deleteEndpoint, in steps), and beside it, the baseline,
+ * another by the store's last step alone (one statement on SQLite, one transaction on PostgreSQL,
+ * as every deletion went before design D78). Each with the loop's delay meanwhile and the slowest
+ * publish of another tenant's, which publishes one event after another throughout, as does the
+ * endpoints' own account (to its other endpoints: on PostgreSQL each such publish share-locks the
+ * endpoint being deleted, and the other tenant's publishes go out in the same statements).
+ */
+async function timeEndpointDeletion(createSender, store, n) {
+  const sender = createSender({ store });
+  await store.createEndpoint({
+    id: 'ep_other_tenant',
+    accountId: OTHER,
+    url: 'https://127.0.0.1/hooks/other',
+    events: ['click'],
+    secret: 'whsec_bench_not_a_secret',
+    description: null,
+    now: Date.now(),
+  });
+  const rows = (0.9 * n) / 8;
+  const measure = async (endpointId, remove) => {
+    let going = true;
+    let slowest = 0;
+    const publishing = [OTHER, ACCOUNT].map(async (accountId) => {
+      while (going) {
+        const t = monotonicMs();
+        await sender.publish(accountId, { event: 'click', data: sampleEventData('click') });
+        if (accountId === OTHER) slowest = Math.max(slowest, monotonicMs() - t);
+      }
+    });
+    const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+    loop.enable();
+    const t = monotonicMs();
+    await remove(endpointId);
+    const ms = monotonicMs() - t;
+    loop.disable();
+    going = false;
+    await Promise.all(publishing);
+    const page = await store.listDeliveries(ACCOUNT, { limit: 1_000 });
+    check(
+      page.items.length === 1_000 && page.items.every((d) => d.endpointId !== endpointId),
+      `the log still lists deliveries of the deleted ${endpointId}`,
+    );
+    return {
+      perK: ms / (rows / 1000),
+      loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
+      otherMax: slowest,
+    };
+  };
+  const steps = await measure('ep_000002', (id) => sender.deleteEndpoint(ACCOUNT, id));
+  const whole = await measure('ep_000003', (id) => store.deleteEndpoint(ACCOUNT, id));
+  await sender.stop(0);
+  check((await store.endpointsBeingDeleted(10)).length === 0, 'a deletion was left unfinished');
+  return {
+    deletePerK: steps.perK,
+    deleteLoopP99: steps.loopP99,
+    deleteOtherMax: steps.otherMax,
+    wholePerK: whole.perK,
+    wholeOtherMax: whole.otherMax,
+  };
+}
+
+/**
+ * Both sizes of one store: filled (dated from `now`), their reads timed in turn, then each pruned,
+ * then one endpoint of each deleted.
+ */
+async function measurePair(label, now, createSender, open) {
   const stores = [];
   try {
     for (const n of [SCALE.small, SCALE.large]) stores.push({ n, store: await open(n) });
     const reads = await timeReads(stores);
     const results = [];
     for (const [k, { store, n }] of stores.entries()) {
-      results.push({ label, n, ...reads[k], ...(await timePrune(store, n, now)) });
+      const pruned = await timePrune(store, n, now);
+      results.push({
+        label,
+        n,
+        ...reads[k],
+        ...pruned,
+        ...(await timeEndpointDeletion(createSender, store, n)),
+      });
     }
     return results;
   } finally {
@@ -136,17 +212,17 @@ export async function fillSqliteLog(createSqliteStore, file, n, now) {
   await runChild('./fill-log.mjs', [file, String(n), String(now)]);
 }
 
-export async function runScale({ createSqliteStore, createPostgresStore, postgres, pgUrl }) {
+export async function runScale({ createSender, createSqliteStore, createPostgresStore, postgres, pgUrl }) {
   const now = Date.now();
   const dir = tempDir('linkhooks-bench-scale-');
-  const results = await measurePair('SQLite', now, async (n) => {
+  const results = await measurePair('SQLite', now, createSender, async (n) => {
     const file = join(dir, `log-${n}.db`);
     await fillSqliteLog(createSqliteStore, file, n, now);
     return createSqliteStore({ filename: file });
   });
   if (postgres && createPostgresStore) {
     results.push(
-      ...(await measurePair('PostgreSQL', now, async (n) => {
+      ...(await measurePair('PostgreSQL', now, createSender, async (n) => {
         const schema = await postgres.schema(`scale${n}`);
         const pgStore = createPostgresStore({ connectionString: pgUrl, schema });
         await pgStore.migrate();
@@ -162,7 +238,7 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
     `   failed (its oldest ten), a page by an event the log lacks, and a prune of a tenth of the log, with ${fmtInt(SCALE.large)}`,
   );
   console.log(
-    `   deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls, the two sizes' calls in turn (the prune once).`,
+    `   deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls, the two sizes' calls in turn (the prune once);`,
   );
   console.log(
     '                       log   stats ms   first ms   deep ms  failed ms   event ms   prune ms   per 1k ms   loop p99 ms',
@@ -170,6 +246,23 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
   for (const r of results) {
     console.log(
       `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.failed.toFixed(2).padStart(11)}${r.event.toFixed(2).padStart(11)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+    );
+  }
+  console.log(
+    `\n   Then the deletion of an endpoint holding an eighth of what the prune left, in steps through the engine, beside`,
+  );
+  console.log(
+    `   another's by one statement (SQLite) or transaction (PostgreSQL), the baseline; once each, while the endpoints'`,
+  );
+  console.log(
+    "   own account and another tenant publish, one event after another (the other's slowest publish shown).",
+  );
+  console.log(
+    '                       log   per 1k ms   loop p99 ms   other tenant max ms   baseline: per 1k ms   other tenant max ms',
+  );
+  for (const r of results) {
+    console.log(
+      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.deletePerK.toFixed(2).padStart(12)}${r.deleteLoopP99.toFixed(1).padStart(14)}${r.deleteOtherMax.toFixed(0).padStart(22)}${r.wholePerK.toFixed(2).padStart(22)}${r.wholeOtherMax.toFixed(0).padStart(22)}`,
     );
   }
   const ratios = {};
@@ -184,11 +277,13 @@ export async function runScale({ createSqliteStore, createPostgresStore, postgre
       failed: large.failed / small.failed,
       event: large.event / small.event,
       prunePerK: large.prunePerK / small.prunePerK,
+      deletePerK: large.deletePerK / small.deletePerK,
       loopP99: large.loopP99,
+      deleteLoopP99: large.deleteLoopP99,
     };
     const r = ratios[label];
     console.log(
-      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×`,
+      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×, endpoint deletion per row ${r.deletePerK.toFixed(2)}×`,
     );
   }
   return ratios;

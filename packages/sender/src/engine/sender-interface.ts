@@ -69,6 +69,11 @@ export interface Sender
   rotateSecret(accountId: string, id: string, options?: RotateOptions): Promise<EndpointRecord>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
+  /**
+   * Deletes an endpoint with its deliveries and their attempts (design D78): at once gone for every
+   * endpoint route and from fan-out, its deliveries then removed a bounded step at a time, so a
+   * large log never holds the store for long; resolves once all are gone.
+   */
   deleteEndpoint(accountId: string, id: string): Promise<void>;
   /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */
   reenableEndpoint(accountId: string, id: string, options?: { replaySkipped?: boolean }): Promise<Reenabled>;
@@ -104,8 +109,8 @@ export interface Sender
   tick(): Promise<number>;
   /**
    * Deletes final deliveries older than the retention period, previous secrets past their grace
-   * (design D38) and portal links that expired unused (design D54); resolves with how many
-   * deliveries.
+   * (design D38) and portal links that expired unused (design D54), and finishes endpoint
+   * deletions cut short (design D78); resolves with how many deliveries it pruned.
    */
   pruneLog(): Promise<number>;
   /** Attempts in flight on this engine's workers. */

@@ -22,6 +22,7 @@ import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.
 import { startBudgetFor } from '../turn-budget.js';
 import { createWorker } from '../worker/worker.js';
 import { accountAdministration } from './account-admin.js';
+import { endpointDeletion } from './endpoint-deletion.js';
 import { endpointManagement } from './endpoint-management.js';
 import { endpointOperations } from './endpoint-operations.js';
 import { endpointStatsOperations } from './endpoint-stats.js';
@@ -111,6 +112,7 @@ export function createSender(options: SenderOptions): Sender {
         })
       : null;
   const quota = createQuotaGuard(settings.quotas, clock);
+  const deletion = endpointDeletion({ store, clock });
 
   const worker = createWorker({
     queue: store,
@@ -268,7 +270,7 @@ export function createSender(options: SenderOptions): Sender {
     listEndpoints: endpoints.listEndpoints,
 
     async deleteEndpoint(accountId, id) {
-      if (!(await store.deleteEndpoint(accountId, id))) throw notFound('endpoint', id);
+      if (!(await deletion.deleteEndpoint(accountId, id))) throw notFound('endpoint', id);
     },
 
     async reenableEndpoint(accountId, id, { replaySkipped = false } = {}) {
@@ -335,7 +337,10 @@ export function createSender(options: SenderOptions): Sender {
     async pruneLog() {
       await store.dropExpiredSecrets(clock.now());
       await store.dropExpiredPortalTokens(clock.now());
-      return store.pruneBefore(clock.now() - settings.retentionMs);
+      const pruned = await store.pruneBefore(clock.now() - settings.retentionMs);
+      // After retention: a deletion that fails holds no prune back.
+      await deletion.finishEndpointDeletions();
+      return pruned;
     },
     get inFlight() {
       return worker.inFlight;

@@ -29,6 +29,12 @@ export type NewEndpoint = Pick<
   standardWebhooks?: boolean;
 };
 
+/** An endpoint named by its account and id. */
+export interface EndpointRef {
+  readonly accountId: string;
+  readonly id: string;
+}
+
 export interface EndpointPatch {
   url?: string;
   events?: EndpointRecord['events'];
@@ -294,8 +300,24 @@ export interface Catalogue extends AccountCatalogue {
     patch: EndpointPatch,
     now: number,
   ): Promise<EndpointRecord | null>;
-  /** Deletes the endpoint with its deliveries and their attempts. */
+  /**
+   * The first step of deleting an endpoint (design D78): disabled, and gone for every read of
+   * endpoints (fan-out included) from now on; its deliveries stay until deleteEndpointStep takes
+   * them. True when the account has the endpoint, marked before or not.
+   */
+  markEndpointDeleted(accountId: string, id: string, now: number): Promise<boolean>;
+  /**
+   * One bounded step of deleting a marked endpoint: up to `limit` of its deliveries, with their
+   * attempts and leases. Answers how many went; 0 once none is left (or the endpoint is not marked).
+   */
+  deleteEndpointStep(accountId: string, id: string, limit: number): Promise<number>;
+  /**
+   * Deletes the endpoint with any deliveries it has left and their attempts, in one transaction:
+   * the last step of a deletion, once deleteEndpointStep has taken them all.
+   */
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;
+  /** Up to `limit` marked endpoints, whose deletion was cut short or is under way. */
+  endpointsBeingDeleted(limit: number): Promise<EndpointRef[]>;
   /** Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked (design D2). */
   reenableEndpoint(
     accountId: string,

@@ -16,6 +16,28 @@ export const sqlString = (value: string) => `'${value}'`;
 
 const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')})`;
 
+/**
+ * An endpoint whose deletion has not begun, of the row `alias` (or the statement's one table): a
+ * deletion marks the endpoint first, and from then on every read of endpoints passes over it while
+ * its deliveries go in steps (design D78).
+ */
+export const keptEndpointSql = (alias?: string) =>
+  `${alias === undefined ? '' : `${alias}.`}deleted_at IS NULL`;
+
+/**
+ * Up to `limit` ids of the deliveries of the endpoint `endpoint` (placeholders), its queued ones
+ * first (pending, awaiting retry, held), each status read from the index by endpoint and status: a
+ * deletion's steps take those first (design D78), so that a marked endpoint's due deliveries weigh
+ * on claims, the next due time and the metrics for as short a time as may be. An id may come twice.
+ */
+export const endpointDeliveriesQueuedFirstSql = (endpoint: string, limit: string) =>
+  `${[...QUEUED_STATUSES.map((s) => `status = ${sqlString(s)}`), 'TRUE']
+    .map(
+      (only, i) =>
+        `SELECT id FROM (SELECT id FROM deliveries WHERE endpoint_id = ${endpoint} AND ${only} LIMIT ${limit}) AS q${i}`,
+    )
+    .join('\nUNION ALL ')}\nLIMIT ${limit}`;
+
 /** `status IN ('pending', 'awaiting_retry')`: the statuses a worker may claim. */
 export const CLAIMABLE_SQL = list(CLAIMABLE_STATUSES);
 

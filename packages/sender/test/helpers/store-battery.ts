@@ -1325,6 +1325,69 @@ export function storeBattery(
       expect(await store.getEndpoint(a, ep.id)).toBeNull();
     });
 
+    it('deletes an endpoint in steps: marked, it is gone for every read of endpoints and from fan-out, none of its deliveries is claimed, each step takes at most its limit, then the endpoint goes (design D78)', async () => {
+      const a = account();
+      const doomed = await endpoint(a, ['click']);
+      const kept = await endpoint(a, ['click']);
+      const made: DeliveryRecord[] = [];
+      for (let i = 0; i < 5; i++) made.push(...(await publish(event(a))));
+      const idsOf = (ep: { id: string }) => made.filter((d) => d.endpointId === ep.id).map((d) => d.id);
+      const [doomedIds, keptIds] = [idsOf(doomed), idsOf(kept)];
+      expect([doomedIds.length, keptIds.length]).toEqual([5, 5]);
+      // Every delivery failed once: each has an attempt, and a retry due a minute later.
+      for (const c of await claim()) await attempt(c, false, T0 + 1);
+
+      expect(await store.deleteEndpointStep(a, doomed.id, 10)).toBe(0); // not marked: takes nothing
+      expect(await store.markEndpointDeleted(account(), doomed.id, T0 + 2)).toBe(false);
+      expect(await store.markEndpointDeleted(a, doomed.id, T0 + 2)).toBe(true);
+      // Marked again, as a repeated DELETE does: it resumes.
+      expect(await store.markEndpointDeleted(a, doomed.id, T0 + 3)).toBe(true);
+      expect(await store.getEndpoint(a, doomed.id)).toBeNull();
+      expect((await store.listEndpoints(a)).map((e) => e.id)).toEqual([kept.id]);
+      expect(await store.updateEndpoint(a, doomed.id, { description: 'x' }, T0 + 3)).toBeNull();
+      expect(await store.pauseEndpoint(a, doomed.id, T0 + 3)).toBeNull();
+      expect(await store.resumeEndpoint(a, doomed.id, T0 + 3)).toBeNull();
+      expect(await store.reenableEndpoint(a, doomed.id, { replaySkipped: true, now: T0 + 3 })).toBeNull();
+      expect(
+        await store.recoverDeliveries(a, doomed.id, { since: 0, until: T0 + 3, limit: 10, now: T0 + 3 }),
+      ).toEqual({ ok: false, reason: 'not_found' });
+      expect(
+        await store.endpointStats(a, doomed.id, { since: T0, until: T0 + 3, bucketMs: 1_000 }),
+      ).toBeNull();
+      expect((await store.listDeliveries(a, { limit: 10, endpointId: doomed.id })).items).toEqual([]);
+      expect((await store.stats()).disabledEndpoints).toBe(0);
+      expect(await store.retryNow(a, doomedIds[0]!, T0 + 3)).toEqual({ ok: false, reason: 'not_found' });
+      expect((await store.endpointsBeingDeleted(100)).filter((e) => e.accountId === a)).toEqual([
+        { accountId: a, id: doomed.id },
+      ]);
+      expect((await publish(event(a, 'click', T0 + 4))).map((d) => d.endpointId)).toEqual([kept.id]);
+      const retried = await claim(T0 + 10 ** 8);
+      expect(retried.map((c) => c.delivery.endpointId)).toEqual(Array(6).fill(kept.id));
+
+      expect(await store.deleteEndpointStep(account(), doomed.id, 10)).toBe(0); // another account's: nothing
+      const steps = [await store.deleteEndpointStep(a, doomed.id, 2)];
+      while (steps.at(-1) !== 0) steps.push(await store.deleteEndpointStep(a, doomed.id, 2));
+      expect(steps).toEqual([2, 2, 1, 0]);
+      for (const id of doomedIds) expect(await store.getDelivery(a, id)).toBeNull();
+      for (const id of keptIds) expect((await store.getDelivery(a, id))!.attempts).toHaveLength(1);
+      expect(await store.deleteEndpoint(a, doomed.id)).toBe(true);
+      expect((await store.endpointsBeingDeleted(100)).filter((e) => e.accountId === a)).toEqual([]);
+      expect(await store.markEndpointDeleted(a, doomed.id, T0 + 5)).toBe(false);
+    });
+
+    it('claims past the due deliveries of an endpoint being deleted, however many come first (design D78)', async () => {
+      const a = account();
+      const doomed = await endpoint(a, ['conversion']);
+      const kept = await endpoint(a, ['click']);
+      // More of the doomed endpoint's due first than a claim of 8 walks (claimWindow), then one other.
+      for (let i = 0; i < claimWindow(8) + 8; i++) await publish(event(a, 'conversion', T0 - 1_000));
+      const [other] = await publish(event(a, 'click', T0));
+      expect(await store.markEndpointDeleted(a, doomed.id, T0)).toBe(true);
+      const claimed = await claim(T0, 8, 8);
+      expect(claimed.map((c) => c.delivery.id)).toEqual([other!.id]);
+      expect(kept.id).toBe(other!.endpointId);
+    });
+
     it('prunes final deliveries past retention and keeps the rest', async () => {
       const a = account();
       await endpoint(a);

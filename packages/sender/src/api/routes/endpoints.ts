@@ -98,7 +98,8 @@ export const endpointRoutes = [
   defineRoute({
     method: 'delete',
     path: '/v1/endpoints/:id',
-    summary: 'Delete an endpoint with its deliveries and their log',
+    summary:
+      'Delete an endpoint with its deliveries and their log: it stops at once, then its deliveries go in bounded steps; answered once all are gone',
     tag: 'Endpoints',
     auth: 'account',
     responses: { 204: { description: 'Deleted' }, 404: notFound },

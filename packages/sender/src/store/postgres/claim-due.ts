@@ -76,6 +76,10 @@ full_endpoints AS (
     UNION ALL
     SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
     WHERE coalesce(h.n, 0) >= c.cap)
+  UNION ALL
+  -- Endpoints being deleted (design D78): disabled, but their due deliveries are not held, so the
+  -- walk steps past them as past a full endpoint's, and a claim behind them reads past its walk.
+  SELECT e.id FROM endpoints e WHERE e.deleted_at IS NOT NULL
 ),
 full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int)
 `;

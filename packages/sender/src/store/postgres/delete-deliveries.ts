@@ -12,6 +12,7 @@
  * and the victim runs again (connection.ts).
  */
 import type pg from 'pg';
+import { endpointDeliveriesQueuedFirstSql } from '../sql-rules.js';
 
 /** Deletes the deliveries `which` selects (a condition on `deliveries`), their attempts and leases. */
 export const deleteDeliveriesSql = (which: string) => `
@@ -25,6 +26,16 @@ const LOCK_OF_ENDPOINT = `
 SELECT count(*)::int AS n FROM (SELECT 1 FROM deliveries WHERE endpoint_id = $1 ORDER BY id FOR UPDATE) d`;
 const DELETE_OF_ENDPOINT = deleteDeliveriesSql('endpoint_id = $1');
 
+/**
+ * Up to `$3` deliveries of a marked endpoint (delete-endpoint.ts), its queued ones first, read
+ * from the index by endpoint and status, then locked in id order: ordered by id in the read
+ * itself, it sorted every delivery of the endpoint, at each step.
+ */
+const STEP_OF_ENDPOINT = `
+SELECT d.id FROM (${endpointDeliveriesQueuedFirstSql('$1', '$3::int')}) d
+WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = $1 AND e.account_id = $2 AND e.deleted_at IS NOT NULL)`;
+const LOCK_BY_ID = `SELECT id FROM deliveries WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE`;
+
 const LOCK_OF_ACCOUNT = `SELECT id FROM deliveries WHERE account_id = $1 ORDER BY id LIMIT $2 FOR UPDATE`;
 const DELETE_BY_ID = deleteDeliveriesSql('id = ANY ($1::text[])');
 
@@ -36,6 +47,26 @@ const DELETE_BY_ID = deleteDeliveriesSql('id = ANY ($1::text[])');
 export async function deleteDeliveriesOfEndpoint(client: pg.PoolClient, endpointId: string): Promise<void> {
   await client.query(LOCK_OF_ENDPOINT, [endpointId]);
   await client.query(DELETE_OF_ENDPOINT, [endpointId]);
+}
+
+/** Up to `limit` deliveries of a marked endpoint, inside a transaction; resolves with how many went. */
+export async function deleteDeliveriesOfEndpointStep(
+  client: pg.PoolClient,
+  accountId: string,
+  endpointId: string,
+  limit: number,
+): Promise<number> {
+  for (;;) {
+    const picked = (await client.query<{ id: string }>(STEP_OF_ENDPOINT, [endpointId, accountId, limit]))
+      .rows;
+    if (picked.length === 0) return 0;
+    const locked = await client.query<{ id: string }>(LOCK_BY_ID, [picked.map((r) => r.id)]);
+    // All deleted meanwhile (another deletion of the endpoint, a prune): read again, past them. A
+    // step answering 0 here would end the deletion with the rest in its last transaction.
+    if (locked.rows.length === 0) continue;
+    const [row] = (await client.query<{ n: number }>(DELETE_BY_ID, [locked.rows.map((r) => r.id)])).rows;
+    return Number(row?.n ?? 0);
+  }
 }
 
 /** Up to `limit` deliveries of an account, inside a transaction; resolves with how many went. */

@@ -1,16 +1,16 @@
-/** Endpoints: create, read, list, patch and delete, always scoped to their account. */
+/** Endpoints: create, read, list and patch, always scoped to their account (deleting: delete-endpoint.ts). */
 import type { EndpointPatch, NewEndpoint } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { toEndpoint } from '../rows.js';
+import { keptEndpointSql } from '../sql-rules.js';
 import type { Pg } from './connection.js';
-import { deleteDeliveriesOfEndpoint } from './delete-deliveries.js';
 
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at, standard_webhooks)
 VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7, $8)
 RETURNING *`;
-const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2`;
-const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 ORDER BY id`;
+const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()}`;
+const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 AND ${keptEndpointSql()} ORDER BY id`;
 /**
  * One statement, so a concurrent patch of another field is never lost. `$6`: set the description.
  * A new secret (`$5`) keeps the one it replaces, as stored, until `$10` (design D38): the right-hand
@@ -26,24 +26,19 @@ UPDATE endpoints SET
   description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
   standard_webhooks = coalesce($9::boolean, standard_webhooks),
   updated_at = $8
-WHERE id = $1 AND account_id = $2
+WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()}
 RETURNING *`;
 /** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
 const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= $1`;
-/**
- * First, so that it waits for the publishes holding the endpoint share-locked; its deliveries go
- * after it in the same transaction (delete-deliveries.ts).
- */
-const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`;
 
 /**
  * Creations for one account queue on this lock until their transactions end, in every process on
  * the database, so each counts the endpoints the ones before it committed.
  */
 const LOCK_ACCOUNT_ENDPOINTS = `SELECT pg_advisory_xact_lock(hashtextextended('linkhooks endpoints of ' || $1, 0))`;
-const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*)::int AS n FROM endpoints WHERE account_id = $1`;
+const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*)::int AS n FROM endpoints WHERE account_id = $1 AND ${keptEndpointSql()}`;
 
 export async function createEndpoint(
   pg: Pg,
@@ -97,15 +92,6 @@ export async function updateEndpoint(
     patch.previousSecretExpiresAt ?? null,
   ]);
   return row ? toEndpoint(row) : null;
-}
-
-/** Run again if chosen as a deadlock victim (see connection.ts). */
-export async function deleteEndpoint(pg: Pg, accountId: string, id: string): Promise<boolean> {
-  return pg.tx(async (client) => {
-    if (((await client.query(DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) === 0) return false;
-    await deleteDeliveriesOfEndpoint(client, id);
-    return true;
-  });
 }
 
 export async function dropExpiredSecrets(pg: Pg, now: number): Promise<number> {

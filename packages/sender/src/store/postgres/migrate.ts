@@ -28,6 +28,7 @@ import m018 from './migrations/018-log-pages-by-status.sql';
 import m019 from './migrations/019-endpoint-due.sql';
 import m020 from './migrations/020-hot-tables-without-foreign-keys.sql';
 import m021 from './migrations/021-deliveries-counted-by-id.sql';
+import m022 from './migrations/022-endpoints-deleted-in-steps.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -52,6 +53,7 @@ export const PG_MIGRATIONS = [
   { version: 19, name: 'endpoint due times', sql: m019 },
   { version: 20, name: 'hot tables without foreign keys', sql: m020 },
   { version: 21, name: 'deliveries counted by id', sql: m021 },
+  { version: 22, name: 'endpoints deleted in steps', sql: m022 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

@@ -14,6 +14,7 @@ import { createClaimer } from './claim-due.js';
 import { claimProbes } from './claim-probes.js';
 import { connect } from './connection.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
+import * as deletion from './delete-endpoint.js';
 import * as log from './delivery-log.js';
 import { createDueSettler, REPAIR_DUE } from './endpoint-due.js';
 import * as secrets from './endpoint-secrets.js';
@@ -127,7 +128,10 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     getEndpoint: (accountId, id) => endpoints.getEndpoint(pg, accountId, id),
     listEndpoints: (accountId) => endpoints.listEndpoints(pg, accountId),
     updateEndpoint: (accountId, id, patch, now) => endpoints.updateEndpoint(pg, accountId, id, patch, now),
-    deleteEndpoint: (accountId, id) => endpoints.deleteEndpoint(pg, accountId, id),
+    markEndpointDeleted: (accountId, id, now) => deletion.markEndpointDeleted(pg, accountId, id, now),
+    deleteEndpointStep: (accountId, id, limit) => deletion.deleteEndpointStep(pg, accountId, id, limit),
+    deleteEndpoint: (accountId, id) => deletion.deleteEndpoint(pg, accountId, id),
+    endpointsBeingDeleted: (limit) => deletion.endpointsBeingDeleted(pg, limit),
     reenableEndpoint: (accountId, id, options) => reenableEndpoint(pg, accountId, id, options),
     claimNotices: (request) => claimNotices(pg, request),
     recordNotice: (outcome) => recordNotice(pg, outcome),

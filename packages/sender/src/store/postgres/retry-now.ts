@@ -1,13 +1,14 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
-import { RESUME_STATUS_SQL } from '../sql-rules.js';
+import { keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { madeClaimable } from './endpoint-due.js';
 
 /** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
-const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 FOR SHARE`;
+/** A delivery of an endpoint being deleted is going with it (design D78): not found. */
+const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND ${keptEndpointSql()} FOR SHARE`;
 const LOCK_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE`;
 /** The delivery's lease, if any (expired or not): whether an attempt is in flight. */
 const SELECT_LEASE = `SELECT expires_at FROM leases WHERE delivery_id = $1`;
@@ -27,7 +28,8 @@ export async function retryNow(
     const found = await one(SELECT_DELIVERY, [deliveryId, accountId]);
     if (!found) return { ok: false, reason: 'not_found' };
     const endpoint = await one(LOCK_ENDPOINT_SHARED, [found.endpoint_id]);
-    if (!endpoint?.enabled) return { ok: false, reason: 'endpoint_disabled' };
+    if (!endpoint) return { ok: false, reason: 'not_found' };
+    if (!endpoint.enabled) return { ok: false, reason: 'endpoint_disabled' };
     if (endpoint.paused) return { ok: false, reason: 'endpoint_paused' };
     if (!(await one(LOCK_DELIVERY, [deliveryId, accountId]))) return { ok: false, reason: 'not_found' };
     const lease = await one(SELECT_LEASE, [deliveryId]);

@@ -4,6 +4,7 @@
  * large account never holds the write lock for long. A deletion cut short resumes where it ended.
  */
 import { countParam, type SqliteDb } from './database.js';
+import { sqliteStepRows } from './step-rows.js';
 
 const MARK_DELETED = `UPDATE accounts SET deleted_at = coalesce(deleted_at, @now) WHERE id = @id`;
 const REVOKE_KEYS = `UPDATE api_keys SET revoked_at = @now WHERE account_id = @id AND revoked_at IS NULL`;
@@ -27,7 +28,8 @@ export function markAccountDeleted(db: SqliteDb) {
 }
 
 export function deleteAccountStep(db: SqliteDb) {
-  return db.immediate((id: string, limit: number): number => {
+  return db.immediate((id: string, asked: number): number => {
+    const limit = sqliteStepRows(asked);
     const deliveries = db.st(DELETE_DELIVERIES).run({ id, limit }).changes;
     if (deliveries > 0) return deliveries;
     const events = db.st(DELETE_EVENTS).run({ id, limit }).changes;

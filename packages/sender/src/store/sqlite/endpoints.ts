@@ -1,27 +1,26 @@
-/** Endpoints: create, read, list, patch and delete, always scoped to their account. */
+/** Endpoints: create, read, list and patch, always scoped to their account (deleting: delete-endpoint.ts). */
 import type { EndpointPatch, NewEndpoint } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { type Row, toEndpoint } from '../rows.js';
+import { keptEndpointSql } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, account_id, url, events, secret, description, standard_webhooks, created_at, updated_at)
 VALUES (@id, @accountId, @url, @events, @secret, @description, @standardWebhooks, @now, @now)`;
-export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ?`;
-export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? ORDER BY id`;
+export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ? AND ${keptEndpointSql()}`;
+export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? AND ${keptEndpointSql()} ORDER BY id`;
 const UPDATE_ENDPOINT = `
 UPDATE endpoints SET url = @url, events = @events, secret = @secret, previous_secret = @previousSecret,
   previous_secret_expires_at = @previousSecretExpiresAt, description = @description,
   standard_webhooks = @standardWebhooks, updated_at = @now
-WHERE id = @id AND account_id = @accountId`;
+WHERE id = @id AND account_id = @accountId AND ${keptEndpointSql()}`;
 /** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
 const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= ?`;
-/** Deliveries and their attempts go by cascade. */
-const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = ? AND account_id = ?`;
 
-const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*) AS n FROM endpoints WHERE account_id = ?`;
+const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*) AS n FROM endpoints WHERE account_id = ? AND ${keptEndpointSql()}`;
 
 /** The count and the insert in one write transaction: no other creation runs between them. */
 export function createEndpoint(db: SqliteDb) {
@@ -69,10 +68,6 @@ export function updateEndpoint(db: SqliteDb) {
       return getEndpoint(db, accountId, id);
     },
   );
-}
-
-export function deleteEndpoint(db: SqliteDb, accountId: string, id: string): boolean {
-  return db.st(DELETE_ENDPOINT).run(id, accountId).changes > 0;
 }
 
 export function dropExpiredSecrets(db: SqliteDb, now: number): number {

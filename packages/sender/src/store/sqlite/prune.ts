@@ -5,23 +5,17 @@
 import { inSteps } from '../prune-steps.js';
 import { isFinalSql } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
-
-/**
- * Rows per step: a SQLite step runs on the event loop, and a thousand deliveries (their indexes,
- * zeroed by secure_delete) held it some 35 ms at a million rows. A hundred hold it about 3 ms and
- * cost no more per row (bench part `scale`: loop p99 during a prune 49 ms → 7 ms).
- */
-const SQLITE_PRUNE_STEP = 100;
+import { SQLITE_STEP_ROWS } from './step-rows.js';
 
 const PRUNE_DELIVERIES = `
 DELETE FROM deliveries WHERE id IN (
   SELECT id FROM deliveries INDEXED BY deliveries_final
-  WHERE ${isFinalSql('status')} AND updated_at < @cutoff LIMIT ${SQLITE_PRUNE_STEP})`;
+  WHERE ${isFinalSql('status')} AND updated_at < @cutoff LIMIT ${SQLITE_STEP_ROWS})`;
 /** The next step of old events, from where the last one ended (`@afterAt`, `@afterId`). */
 const OLD_EVENTS = `
 SELECT id, created_at FROM events INDEXED BY events_by_created
 WHERE created_at < @cutoff AND (created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
-ORDER BY created_at, id LIMIT ${SQLITE_PRUNE_STEP}`;
+ORDER BY created_at, id LIMIT ${SQLITE_STEP_ROWS}`;
 const DELETE_EVENTS_WITHOUT_DELIVERIES = `
 DELETE FROM events WHERE id IN (SELECT value FROM json_each(@ids))
   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id)`;
@@ -42,9 +36,9 @@ export function pruneBefore(db: SqliteDb) {
     return rows.length;
   });
   return async (cutoff: number): Promise<number> => {
-    const removed = await inSteps(() => deliveries(cutoff), SQLITE_PRUNE_STEP);
+    const removed = await inSteps(() => deliveries(cutoff), SQLITE_STEP_ROWS);
     const after = { at: -1, id: '' };
-    await inSteps(() => events(cutoff, after), SQLITE_PRUNE_STEP);
+    await inSteps(() => events(cutoff, after), SQLITE_STEP_ROWS);
     return removed;
   };
 }

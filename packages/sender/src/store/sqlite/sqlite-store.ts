@@ -10,6 +10,7 @@ import { claims } from './claim-due.js';
 import { claimProbes } from './claim-probes.js';
 import { openSqlite } from './database.js';
 import { deleteAccountStep, markAccountDeleted } from './delete-account.js';
+import * as deletion from './delete-endpoint.js';
 import * as log from './delivery-log.js';
 import * as secrets from './endpoint-secrets.js';
 import { endpointStats } from './endpoint-stats.js';
@@ -71,6 +72,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     rotateApiKey: keys.rotateApiKey(db),
     markAccountDeleted: markAccountDeleted(db),
     deleteAccountStep: deleteAccountStep(db),
+    markEndpointDeleted: deletion.markEndpointDeleted(db),
+    deleteEndpointStep: deletion.deleteEndpointStep(db),
     pauseEndpoint: pauseEndpoint(db),
     resumeEndpoint: resumeEndpoint(db),
     recoverDeliveries: recoverDeliveries(db),
@@ -111,7 +114,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getEndpoint: async (accountId, id) => endpoints.getEndpoint(db, accountId, id),
     listEndpoints: async (accountId) => endpoints.listEndpoints(db, accountId),
     updateEndpoint: async (accountId, id, patch, now) => ops.updateEndpoint(accountId, id, patch, now),
-    deleteEndpoint: async (accountId, id) => endpoints.deleteEndpoint(db, accountId, id),
+    markEndpointDeleted: async (accountId, id, now) => ops.markEndpointDeleted(accountId, id, now),
+    deleteEndpointStep: async (accountId, id, limit) => ops.deleteEndpointStep(accountId, id, limit),
+    deleteEndpoint: async (accountId, id) => deletion.deleteEndpoint(db, accountId, id),
+    endpointsBeingDeleted: async (limit) => deletion.endpointsBeingDeleted(db, limit),
     reenableEndpoint: async (accountId, id, options) => ops.reenableEndpoint(accountId, id, options),
     claimNotices: async (request) => ops.claimNotices(request),
     recordNotice: async (outcome) => recordNotice(db, outcome),
