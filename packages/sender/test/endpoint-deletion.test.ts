@@ -6,8 +6,11 @@
  */
 import { sampleEventData } from '@linkhooks/protocol';
 import pg from 'pg';
+import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/clock.js';
 import { DELETE_STEP } from '../src/engine/account-admin.js';
+import { endpointDeletion } from '../src/engine/endpoint-deletion.js';
 import { createSender } from '../src/engine/sender.js';
 import { isSenderError } from '../src/errors.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
@@ -163,6 +166,51 @@ function deletionSuite(name: string, open: () => Promise<SenderStore>) {
     });
   });
 }
+
+describe('an endpoint deletion longer than a request should wait', () => {
+  const made = async (store: SenderStore) => {
+    const { doomed } = await endpointWithDeliveries(store, 'acct_long', ['click']);
+    const sender = createSender({ store });
+    const published = await sender.publishMany(
+      Array.from({ length: 1_000 }, () => ({ accountId: 'acct_long', ...click })),
+    );
+    expect(published.every((r) => r.ok)).toBe(true);
+    await sender.stop(0);
+    const left = async () =>
+      (await store.listDeliveries('acct_long', { limit: 5_000 })).items.filter(
+        (d) => d.endpointId === doomed.id,
+      ).length;
+    return { doomed, left };
+  };
+  const logger = pino({ enabled: false });
+
+  it('is answered when its time is up, the endpoint gone for every route, and its deliveries go on in the background', async () => {
+    const store = createMemoryStore();
+    const { doomed, left } = await made(store);
+    const deletion = endpointDeletion({ store, clock: systemClock, logger, answerWithinMs: 0 });
+    expect(await deletion.deleteEndpoint('acct_long', doomed.id)).toBe(true);
+    expect(await store.getEndpoint('acct_long', doomed.id)).toBeNull();
+    expect(await left()).toBeGreaterThan(0);
+    await deletion.idle();
+    expect(await left()).toBe(0);
+    expect(await store.endpointsBeingDeleted(10)).toEqual([]);
+    await store.close();
+  });
+
+  it('stops after its current step when the engine stops, and the next prune finishes it', async () => {
+    const store = createMemoryStore();
+    const { doomed, left } = await made(store);
+    const deletion = endpointDeletion({ store, clock: systemClock, logger, answerWithinMs: 0 });
+    await deletion.deleteEndpoint('acct_long', doomed.id);
+    await deletion.stop();
+    expect(await left()).toBeGreaterThan(0);
+    expect(await store.endpointsBeingDeleted(10)).toEqual([{ accountId: 'acct_long', id: doomed.id }]);
+    expect(await deletion.finishEndpointDeletions()).toBe(1);
+    expect(await left()).toBe(0);
+    expect(await store.endpointsBeingDeleted(10)).toEqual([]);
+    await store.close();
+  });
+});
 
 deletionSuite('sqlite', async () => createMemoryStore());
 

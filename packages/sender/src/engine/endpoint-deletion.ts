@@ -1,45 +1,119 @@
 /**
  * Deleting an endpoint (design D78): marked, then its deliveries a bounded step at a time with the
- * event loop free between steps, then the endpoint itself. A deletion cut short (the process
- * stopped, the request's client gone) is finished by the next DELETE of the endpoint, or by
- * `finishEndpointDeletions`, which every pruning of the log runs.
+ * event loop free between steps, then the endpoint itself. The DELETE is answered once all are
+ * gone, or after ANSWER_WITHIN_MS with the endpoint gone for every route and the rest going on in
+ * the background: a request held for minutes would meet the service's idle timeout, or a proxy's.
+ * A deletion cut short (the process stopped, a step that failed) is finished by the next DELETE of
+ * the endpoint, or by `finishEndpointDeletions`, which every pruning of the log runs.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { SenderStore } from '../store/port.js';
 import { DELETE_STEP } from './account-admin.js';
 
+/** The longest a DELETE waits for the endpoint's deliveries to go before it is answered. */
+export const ANSWER_WITHIN_MS = 10_000;
 /** The deletions cut short one pruning finishes at most: the rest wait for the next. */
 const DELETIONS_FINISHED_AT_ONCE = 100;
 
-export function endpointDeletion({ store, clock }: { store: SenderStore; clock: Clock }) {
-  /** A marked endpoint's deliveries in steps, then the endpoint; answers the deliveries removed. */
-  async function removeMarked(accountId: string, id: string): Promise<number> {
-    let removed = 0;
+export interface EndpointDeletionOptions {
+  store: SenderStore;
+  clock: Clock;
+  logger: Logger;
+  answerWithinMs?: number;
+}
+
+export function endpointDeletion({
+  store,
+  clock,
+  logger,
+  answerWithinMs = ANSWER_WITHIN_MS,
+}: EndpointDeletionOptions) {
+  /** This process's deletions under way, by endpoint id: a second DELETE of one joins it. */
+  const running = new Map<string, Promise<void>>();
+  let stopping = false;
+
+  /** A marked endpoint's deliveries in steps, then the endpoint; ends early once stopping. */
+  async function removeMarked(accountId: string, id: string): Promise<void> {
     for (;;) {
-      const step = await store.deleteEndpointStep(accountId, id, DELETE_STEP);
-      if (step === 0) break;
-      removed += step;
+      if (stopping) return; // left marked: the next prune finishes it
+      if ((await store.deleteEndpointStep(accountId, id, DELETE_STEP)) === 0) break;
       await nextTurn(); // the event loop is free between steps
     }
-    // False when another deletion of it ended first: gone either way.
+    // False when another process's deletion of it ended first: gone either way.
     await store.deleteEndpoint(accountId, id);
-    return removed;
+  }
+
+  /** Resolves once no deletion of this process is under way. */
+  async function idle(): Promise<void> {
+    while (running.size > 0) await Promise.allSettled([...running.values()]);
+  }
+
+  function removal(accountId: string, id: string): Promise<void> {
+    const under = running.get(id);
+    if (under) return under;
+    const started = removeMarked(accountId, id).finally(() => running.delete(id));
+    running.set(id, started);
+    return started;
   }
 
   return {
     /** False when the account has no such endpoint (a deletion under way still has it). */
     async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
       if (!(await store.markEndpointDeleted(accountId, id, clock.now()))) return false;
-      await removeMarked(accountId, id);
+      // Settles, never rejects: a failure after the answer is logged, not left unhandled.
+      const removed = removal(accountId, id).then(
+        () => ({ done: true, error: undefined }),
+        (error: unknown) => ({ done: true, error: error ?? new Error('an endpoint deletion failed') }),
+      );
+      const waited = new AbortController();
+      const first = await Promise.race([
+        removed,
+        delay(answerWithinMs, { done: false, error: undefined }, { signal: waited.signal, ref: false }).catch(
+          () => ({ done: false, error: undefined }),
+        ),
+      ]);
+      waited.abort();
+      if (first.error !== undefined) throw first.error;
+      if (!first.done) {
+        void removed.then(({ error }) => {
+          if (error !== undefined) {
+            logger.error(
+              { err: error, accountId, endpointId: id },
+              'deleting an endpoint stopped; the next prune finishes it',
+            );
+          }
+        });
+      }
       return true;
     },
 
-    /** Finishes deletions cut short; answers how many endpoints it finished. */
+    /** Finishes deletions cut short; one that fails is logged and left to the next prune. */
     async finishEndpointDeletions(): Promise<number> {
-      const marked = await store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE);
-      for (const { accountId, id } of marked) await removeMarked(accountId, id);
-      return marked.length;
+      let finished = 0;
+      for (const { accountId, id } of await store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE)) {
+        if (stopping) break;
+        try {
+          await removal(accountId, id);
+          finished++;
+        } catch (err) {
+          logger.error(
+            { err, accountId, endpointId: id },
+            'finishing an endpoint deletion failed; the next prune tries again',
+          );
+        }
+      }
+      return finished;
+    },
+
+    idle,
+
+    /** Deletions under way end after their current step; the next prune finishes them. */
+    async stop(): Promise<void> {
+      stopping = true;
+      await idle();
+      stopping = false;
     },
   };
 }

@@ -72,7 +72,8 @@ export interface Sender
   /**
    * Deletes an endpoint with its deliveries and their attempts (design D78): at once gone for every
    * endpoint route and from fan-out, its deliveries then removed a bounded step at a time, so a
-   * large log never holds the store for long; resolves once all are gone.
+   * large log never holds the store for long; resolves once all are gone, or after 10 s with the
+   * rest going on in the background.
    */
   deleteEndpoint(accountId: string, id: string): Promise<void>;
   /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */

@@ -112,7 +112,7 @@ export function createSender(options: SenderOptions): Sender {
         })
       : null;
   const quota = createQuotaGuard(settings.quotas, clock);
-  const deletion = endpointDeletion({ store, clock });
+  const deletion = endpointDeletion({ store, clock, logger });
 
   const worker = createWorker({
     queue: store,
@@ -350,7 +350,7 @@ export function createSender(options: SenderOptions): Sender {
       notifier?.start();
     },
     async stop(graceMs) {
-      await Promise.all([worker.stop(graceMs), notifier?.stop()]);
+      await Promise.all([worker.stop(graceMs), notifier?.stop(), deletion.stop()]);
       unsubscribe?.();
       // Attempts still running past the grace period were released; abort their requests.
       if (worker.inFlight > 0) await client.destroy();

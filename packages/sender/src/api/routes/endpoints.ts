@@ -99,7 +99,7 @@ export const endpointRoutes = [
     method: 'delete',
     path: '/v1/endpoints/:id',
     summary:
-      'Delete an endpoint with its deliveries and their log: it stops at once, then its deliveries go in bounded steps; answered once all are gone',
+      'Delete an endpoint with its deliveries and their log: it stops at once, then its deliveries go in bounded steps; answered once all are gone, or after 10 s with the rest going on',
     tag: 'Endpoints',
     auth: 'account',
     responses: { 204: { description: 'Deleted' }, 404: notFound },
