@@ -341,6 +341,7 @@ describe.runIf(pgUp)('postgres', () => {
       'deliveries',
       'endpoint_due',
       'endpoints',
+      'endpoints_being_deleted',
       'events',
       'leases',
       'operator_notices',

@@ -79,7 +79,7 @@ full_endpoints AS (
   UNION ALL
   -- Endpoints being deleted (design D78): disabled, but their due deliveries are not held, so the
   -- walk steps past them as past a full endpoint's, and a claim behind them reads past its walk.
-  SELECT e.id FROM endpoints e WHERE e.deleted_at IS NOT NULL
+  SELECT id FROM endpoints_being_deleted
 ),
 full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int)
 `;

@@ -24,6 +24,8 @@ WITH gone AS (
 )
 SELECT count(*)::int AS n FROM gone`;
 const DELETE_ENDPOINTS = `DELETE FROM endpoints WHERE account_id = $1`;
+/** Endpoint deletions of the account under way (delete-endpoint.ts) end with it. */
+const UNLIST_ENDPOINTS = `DELETE FROM endpoints_being_deleted WHERE account_id = $1`;
 const DELETE_KEYS = `DELETE FROM api_keys WHERE account_id = $1`;
 /**
  * Last, and only once no event of the account is left: the row goes in the transaction that
@@ -46,7 +48,7 @@ export async function deleteAccountStep(pg: Pg, id: string, limit: number): Prom
   if (Number(events?.n) > 0) return Number(events!.n);
   return pg.tx(async (client) => {
     let n = 0;
-    for (const sql of [DELETE_ENDPOINTS, DELETE_KEYS, DELETE_ACCOUNT]) {
+    for (const sql of [DELETE_ENDPOINTS, UNLIST_ENDPOINTS, DELETE_KEYS, DELETE_ACCOUNT]) {
       n += (await client.query(sql, [id])).rowCount ?? 0;
     }
     return n;

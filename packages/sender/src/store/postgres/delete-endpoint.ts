@@ -11,17 +11,27 @@ import type { EndpointRef } from '../port.js';
 import type { Pg } from './connection.js';
 import { deleteDeliveriesOfEndpoint, deleteDeliveriesOfEndpointStep } from './delete-deliveries.js';
 
+/** Marked, and listed among the deletions under way (migration 22). */
 const MARK_DELETED = `
-UPDATE endpoints SET deleted_at = coalesce(deleted_at, $3), enabled = false, updated_at = $3
-WHERE id = $1 AND account_id = $2`;
+WITH marked AS (
+  UPDATE endpoints SET deleted_at = coalesce(deleted_at, $3), enabled = false, updated_at = $3
+  WHERE id = $1 AND account_id = $2
+  RETURNING id, account_id
+),
+listed AS (
+  INSERT INTO endpoints_being_deleted (id, account_id) SELECT id, account_id FROM marked
+  ON CONFLICT (id) DO NOTHING
+)
+SELECT count(*)::int AS n FROM marked`;
 /**
  * First, so that it waits for the publishes holding the endpoint share-locked; any delivery left
  * goes after it in the same transaction (none, once the steps are done: fan-out makes none after
  * the mark).
  */
 const DELETE_ENDPOINT = `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`;
-const BEING_DELETED = `
-SELECT id, account_id FROM endpoints WHERE deleted_at IS NOT NULL ORDER BY id LIMIT $1`;
+/** Off the list, whether the endpoint was there still (its account's deletion may have taken it). */
+const UNLIST = `DELETE FROM endpoints_being_deleted WHERE id = $1 AND account_id = $2`;
+const BEING_DELETED = `SELECT id, account_id FROM endpoints_being_deleted ORDER BY id LIMIT $1`;
 
 export async function markEndpointDeleted(
   pg: Pg,
@@ -29,7 +39,8 @@ export async function markEndpointDeleted(
   id: string,
   now: number,
 ): Promise<boolean> {
-  return ((await pg.pool.query(MARK_DELETED, [id, accountId, now])).rowCount ?? 0) > 0;
+  const [row] = await pg.rows(MARK_DELETED, [id, accountId, now]);
+  return Number(row?.n ?? 0) > 0;
 }
 
 /** Each step's transaction runs again if chosen as a deadlock victim (`tx`; connection.ts). */
@@ -45,9 +56,11 @@ export async function deleteEndpointStep(
 /** Run again if chosen as a deadlock victim (see connection.ts). */
 export async function deleteEndpoint(pg: Pg, accountId: string, id: string): Promise<boolean> {
   return pg.tx(async (client) => {
-    if (((await client.query(DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) === 0) return false;
-    await deleteDeliveriesOfEndpoint(client, id);
-    return true;
+    // The endpoint's row, then the list's: the order the mark takes them in.
+    const deleted = ((await client.query(DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) > 0;
+    await client.query(UNLIST, [id, accountId]);
+    if (deleted) await deleteDeliveriesOfEndpoint(client, id);
+    return deleted;
   });
 }
 
