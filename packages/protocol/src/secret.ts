@@ -54,11 +54,12 @@ const UNSET_TEXTS: ReadonlySet<string> = new Set(['undefined', 'null']);
  */
 export function unusableSecret(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0) return 'The secret must be a non-empty string.';
-  if (value.trim().length === 0) return 'The secret is blank.';
+  const trimmed = value.trim();
+  if (trimmed.length === 0) return 'The secret is blank.';
   // `whsec_${process.env.KEY}` with KEY unset: the prefix alone, or the prefix and that text.
-  const afterPrefix = value.trim().replace(/^whsec_/, '');
+  const afterPrefix = trimmed.startsWith(SECRET_PREFIX) ? trimmed.slice(SECRET_PREFIX.length) : trimmed;
   if (afterPrefix.length === 0) return 'The secret is only the prefix whsec_, with nothing after it.';
   if (UNSET_TEXTS.has(afterPrefix))
-    return `The secret is the text "${value.trim()}": the variable it was read from is not set.`;
+    return `The secret is the text "${trimmed}": the variable it was read from is not set.`;
   return null;
 }

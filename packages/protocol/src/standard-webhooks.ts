@@ -102,10 +102,11 @@ const KEY_CACHE_LIMIT = 16;
 const decodedKeys = new Map<string, Uint8Array | null>();
 
 function keyOf(secret: unknown): Uint8Array | null {
-  if (typeof secret !== 'string' || unusableSecret(secret)) return null;
+  if (typeof secret !== 'string') return null;
   let key = decodedKeys.get(secret);
   if (key === undefined) {
-    key = standardWebhookKey(secret);
+    // Checked once, when it is decoded: only a usable secret is kept with its key.
+    key = unusableSecret(secret) ? null : standardWebhookKey(secret);
     if (decodedKeys.size >= KEY_CACHE_LIMIT) decodedKeys.delete(decodedKeys.keys().next().value!);
     decodedKeys.set(secret, key);
   }

@@ -109,6 +109,9 @@ function signInKey(req: RouteRequest): string {
   return `${kind} ${clientKey(req.client)}`;
 }
 
+/** The allowance of failed portal links from a client's address, apart from the other kinds. */
+const portalKey = (client: string) => `portal ${clientKey(client)}`;
+
 /**
  * The most of the body the route will hold: its declared length, or the route's limit when it
  * declares none or more (a body over the limit is refused before more of it is read).
@@ -217,11 +220,11 @@ export function createRouteRunner(options: ManagementRouterOptions) {
      */
     portalLinks: {
       wait(client: string): number {
-        const allowed = signIns.peek(`portal ${clientKey(client)}`);
+        const allowed = signIns.peek(portalKey(client));
         return allowed.ok ? 0 : retryAfterSeconds(allowed.retryAfterMs);
       },
       failed(client: string): void {
-        signIns.take(`portal ${clientKey(client)}`);
+        signIns.take(portalKey(client));
       },
     },
 

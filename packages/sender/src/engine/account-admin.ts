@@ -4,12 +4,12 @@
  * with everything it owns, a bounded step at a time. Part of the engine, reached through
  * `createSender`; the platform routes and the CLI call these.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { newApiKey } from '../accounts.js';
 import type { Clock } from '../clock.js';
 import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { SenderError } from '../errors.js';
 import type { Page, SenderStore } from '../store/port.js';
+import { untilNone } from '../store/prune-steps.js';
 import type { AccountRecord, ApiKeyRecord } from '../store/records.js';
 
 /** How long a rotated-out key keeps working by default: one hour to deploy the new one. */
@@ -120,13 +120,7 @@ export function accountAdministration(deps: { store: SenderStore; clock: Clock }
 
     async deleteAccount(accountId) {
       if (!(await store.markAccountDeleted(accountId, clock.now()))) throw noAccount(accountId);
-      let removed = 0;
-      for (;;) {
-        const step = await store.deleteAccountStep(accountId, DELETE_STEP);
-        if (step === 0) return { removed };
-        removed += step;
-        await nextTurn(); // the event loop is free between steps
-      }
+      return { removed: await untilNone(() => store.deleteAccountStep(accountId, DELETE_STEP)) };
     },
   };
 }

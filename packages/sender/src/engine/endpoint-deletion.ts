@@ -6,10 +6,11 @@
  * A deletion cut short (the process stopped, a step that failed) is finished by the next DELETE of
  * the endpoint, or by `finishEndpointDeletions`, which every pruning of the log runs.
  */
-import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { SenderStore } from '../store/port.js';
+import { untilNone } from '../store/prune-steps.js';
 import { DELETE_STEP } from './account-admin.js';
 
 /** The longest a DELETE waits for the endpoint's deliveries to go before it is answered. */
@@ -17,7 +18,7 @@ export const ANSWER_WITHIN_MS = 10_000;
 /** The deletions cut short one pruning finishes at most: the rest wait for the next. */
 const DELETIONS_FINISHED_AT_ONCE = 100;
 
-export interface EndpointDeletionOptions {
+interface EndpointDeletionOptions {
   store: SenderStore;
   clock: Clock;
   logger: Logger;
@@ -34,13 +35,13 @@ export function endpointDeletion({
   const running = new Map<string, Promise<void>>();
   let stopping = false;
 
-  /** A marked endpoint's deliveries in steps, then the endpoint; ends early once stopping. */
+  /** A marked endpoint's deliveries in steps, then the endpoint; stopping leaves it marked. */
   async function removeMarked(accountId: string, id: string): Promise<void> {
-    for (;;) {
-      if (stopping) return; // left marked: the next prune finishes it
-      if ((await store.deleteEndpointStep(accountId, id, DELETE_STEP)) === 0) break;
-      await nextTurn(); // the event loop is free between steps
-    }
+    await untilNone(
+      () => store.deleteEndpointStep(accountId, id, DELETE_STEP),
+      () => stopping,
+    );
+    if (stopping) return; // the next prune finishes it
     // False when another process's deletion of it ended first: gone either way.
     await store.deleteEndpoint(accountId, id);
   }
@@ -62,29 +63,23 @@ export function endpointDeletion({
     /** False when the account has no such endpoint (a deletion under way still has it). */
     async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
       if (!(await store.markEndpointDeleted(accountId, id, clock.now()))) return false;
-      // Settles, never rejects: a failure after the answer is logged, not left unhandled.
-      const removed = removal(accountId, id).then(
-        () => ({ done: true, error: undefined }),
-        (error: unknown) => ({ done: true, error: error ?? new Error('an endpoint deletion failed') }),
-      );
-      const waited = new AbortController();
-      const first = await Promise.race([
-        removed,
-        delay(answerWithinMs, { done: false, error: undefined }, { signal: waited.signal, ref: false }).catch(
-          () => ({ done: false, error: undefined }),
-        ),
-      ]);
-      waited.abort();
-      if (first.error !== undefined) throw first.error;
-      if (!first.done) {
-        void removed.then(({ error }) => {
-          if (error !== undefined) {
-            logger.error(
-              { err: error, accountId, endpointId: id },
-              'deleting an endpoint stopped; the next prune finishes it',
-            );
-          }
-        });
+      let answered = false;
+      const removing = removal(accountId, id).catch((err: unknown) => {
+        if (!answered) throw err;
+        logger.error(
+          { err, accountId, endpointId: id },
+          'deleting an endpoint stopped; the next prune finishes it',
+        );
+      });
+      const timer = new AbortController();
+      try {
+        await Promise.race([
+          removing,
+          delay(answerWithinMs, undefined, { signal: timer.signal, ref: false }),
+        ]);
+      } finally {
+        answered = true;
+        timer.abort();
       }
       return true;
     },

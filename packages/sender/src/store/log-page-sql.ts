@@ -10,7 +10,7 @@ import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import type { DeliveryFilter, Page } from './port.js';
 import type { DeliveryRecord } from './records.js';
 import { type Row, toDelivery, toPage } from './rows.js';
-import { keptEndpointSql, sqlString } from './sql-rules.js';
+import { KEPT_ENDPOINT_SQL, sqlString } from './sql-rules.js';
 
 /**
  * The attempts one delivery's detail shows, the latest: retried by hand again and again, a delivery
@@ -49,7 +49,7 @@ export function newestFirstSql(
  * `endpoint` and `account` are placeholders.
  */
 export const endpointOfAccountSql = (endpoint: string, account: string) =>
-  `endpoint_id = ${endpoint} AND (SELECT account_id FROM endpoints WHERE id = ${endpoint} AND ${keptEndpointSql()}) = ${account}`;
+  `endpoint_id = ${endpoint} AND (SELECT account_id FROM endpoints WHERE id = ${endpoint} AND ${KEPT_ENDPOINT_SQL}) = ${account}`;
 
 /** Whether a page is read through event windows (eventFilteredSql, eventPage): a search reads by event. */
 export const readsEventWindows = (filter: DeliveryFilter) =>

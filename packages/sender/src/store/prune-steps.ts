@@ -17,3 +17,22 @@ export async function inSteps(step: () => number | Promise<number>, size = PRUNE
     await nextTurn();
   }
 }
+
+/**
+ * Runs `step` until it deletes none, the event loop free between steps, or until `stopped()`
+ * before one; resolves with the total it deleted. For steps a store may make smaller than asked
+ * (SQLite's: sqlite/step-rows.ts), where a short step says nothing about what is left.
+ */
+export async function untilNone(
+  step: () => Promise<number>,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  let total = 0;
+  for (let first = true; !stopped(); first = false) {
+    if (!first) await nextTurn();
+    const n = await step();
+    if (n === 0) break;
+    total += n;
+  }
+  return total;
+}

@@ -17,12 +17,10 @@ export const sqlString = (value: string) => `'${value}'`;
 const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')})`;
 
 /**
- * An endpoint whose deletion has not begun, of the row `alias` (or the statement's one table): a
- * deletion marks the endpoint first, and from then on every read of endpoints passes over it while
- * its deliveries go in steps (design D78).
+ * An endpoint whose deletion has not begun: a deletion marks the endpoint first, and from then on
+ * every read of endpoints passes over it while its deliveries go in steps (design D78).
  */
-export const keptEndpointSql = (alias?: string) =>
-  `${alias === undefined ? '' : `${alias}.`}deleted_at IS NULL`;
+export const KEPT_ENDPOINT_SQL = 'deleted_at IS NULL';
 
 /**
  * Up to `limit` ids of the deliveries of the endpoint `endpoint` (placeholders), its queued ones

@@ -1378,14 +1378,13 @@ export function storeBattery(
     it('claims past the due deliveries of an endpoint being deleted, however many come first (design D78)', async () => {
       const a = account();
       const doomed = await endpoint(a, ['conversion']);
-      const kept = await endpoint(a, ['click']);
+      await endpoint(a, ['click']); // the other click's
       // More of the doomed endpoint's due first than a claim of 8 walks (claimWindow), then one other.
       for (let i = 0; i < claimWindow(8) + 8; i++) await publish(event(a, 'conversion', T0 - 1_000));
       const [other] = await publish(event(a, 'click', T0));
       expect(await store.markEndpointDeleted(a, doomed.id, T0)).toBe(true);
       const claimed = await claim(T0, 8, 8);
       expect(claimed.map((c) => c.delivery.id)).toEqual([other!.id]);
-      expect(kept.id).toBe(other!.endpointId);
     });
 
     it('prunes final deliveries past retention and keeps the rest', async () => {

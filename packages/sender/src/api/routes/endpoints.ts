@@ -1,5 +1,6 @@
 /** Endpoint routes: CRUD, the secret, re-enabling and the test event (design D19). */
 import type { z } from 'zod';
+import { ANSWER_WITHIN_MS } from '../../engine/endpoint-deletion.js';
 import { defineRoute } from '../route.js';
 import {
   enableBody,
@@ -98,8 +99,7 @@ export const endpointRoutes = [
   defineRoute({
     method: 'delete',
     path: '/v1/endpoints/:id',
-    summary:
-      'Delete an endpoint with its deliveries and their log: it stops at once, then its deliveries go in bounded steps; answered once all are gone, or after 10 s with the rest going on',
+    summary: `Delete an endpoint with its deliveries and their log: it stops at once, then its deliveries go in bounded steps; answered once all are gone, or after ${ANSWER_WITHIN_MS / 1000} s with the rest going on`,
     tag: 'Endpoints',
     auth: 'account',
     responses: { 204: { description: 'Deleted' }, 404: notFound },

@@ -5,11 +5,11 @@
  * SQL over the window's durations.
  */
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery-state.js';
-import { keptEndpointSql } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL } from '../sql-rules.js';
 import { bucketsOf, deliveryIdsOf, type StatsWindow, type WindowStats } from '../stats-port.js';
 import type { Pg } from './connection.js';
 
-const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()}`;
+const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL}`;
 /** $1 endpoint, $2 since, $3 until, $4 bucket size. */
 export const ATTEMPT_BUCKETS = `
 SELECT (started_at - $2) / $4 AS bucket,

@@ -2,15 +2,15 @@
 import type { EndpointPatch, NewEndpoint } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { toEndpoint } from '../rows.js';
-import { keptEndpointSql } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, account_id, url, events, secret, description, created_at, updated_at, standard_webhooks)
 VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $7, $8)
 RETURNING *`;
-const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()}`;
-const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 AND ${keptEndpointSql()} ORDER BY id`;
+const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL}`;
+const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = $1 AND ${KEPT_ENDPOINT_SQL} ORDER BY id`;
 /**
  * One statement, so a concurrent patch of another field is never lost. `$6`: set the description.
  * A new secret (`$5`) keeps the one it replaces, as stored, until `$10` (design D38): the right-hand
@@ -26,7 +26,7 @@ UPDATE endpoints SET
   description = CASE WHEN $6::boolean THEN $7::text ELSE description END,
   standard_webhooks = coalesce($9::boolean, standard_webhooks),
   updated_at = $8
-WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()}
+WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL}
 RETURNING *`;
 /** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
 const DROP_EXPIRED_SECRETS = `
@@ -38,7 +38,7 @@ WHERE previous_secret_expires_at <= $1`;
  * the database, so each counts the endpoints the ones before it committed.
  */
 const LOCK_ACCOUNT_ENDPOINTS = `SELECT pg_advisory_xact_lock(hashtextextended('linkhooks endpoints of ' || $1, 0))`;
-const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*)::int AS n FROM endpoints WHERE account_id = $1 AND ${keptEndpointSql()}`;
+const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*)::int AS n FROM endpoints WHERE account_id = $1 AND ${KEPT_ENDPOINT_SQL}`;
 
 export async function createEndpoint(
   pg: Pg,

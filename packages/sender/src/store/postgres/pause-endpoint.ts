@@ -8,18 +8,18 @@
 import type { Resumed } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { toEndpoint } from '../rows.js';
-import { CLAIMABLE_SQL, keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { CLAIMABLE_SQL, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 
 const PAUSE_ENDPOINT = `
 UPDATE endpoints SET paused = true, paused_at = $3, updated_at = $3
-WHERE id = $1 AND account_id = $2 AND NOT paused AND ${keptEndpointSql()} RETURNING id`;
+WHERE id = $1 AND account_id = $2 AND NOT paused AND ${KEPT_ENDPOINT_SQL} RETURNING id`;
 export const HOLD_DELIVERIES = `
 UPDATE deliveries SET status = 'held', updated_at = $2 WHERE endpoint_id = $1 AND status IN ${CLAIMABLE_SQL}`;
 const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = false, paused_at = NULL, updated_at = $3
-WHERE id = $1 AND account_id = $2 AND paused AND ${keptEndpointSql()} RETURNING enabled`;
+WHERE id = $1 AND account_id = $2 AND paused AND ${KEPT_ENDPOINT_SQL} RETURNING enabled`;
 /**
  * A held delivery keeps its due time: one due while paused goes at once, a later retry at its time.
  * Answers how many it resumed, and the earliest due time among them (endpoint-due.ts).
@@ -31,7 +31,7 @@ WITH resumed AS (
   RETURNING next_attempt_at
 )
 SELECT count(*)::int AS n, min(next_attempt_at) AS at FROM resumed`;
-const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()}`;
+const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL}`;
 
 export async function pauseEndpoint(
   pg: Pg,

@@ -12,7 +12,7 @@ import { createBatcher, type Settled } from '../batcher.js';
 import type { Published, PublishTarget } from '../port.js';
 import type { DeliveryRecord, EventRecord } from '../records.js';
 import { toDelivery } from '../rows.js';
-import { CLAIMABLE_SQL, keptEndpointSql, newDeliverySql } from '../sql-rules.js';
+import { CLAIMABLE_SQL, KEPT_ENDPOINT_SQL, newDeliverySql } from '../sql-rules.js';
 import { DUE_CHANNEL, type Pg } from './connection.js';
 
 /**
@@ -105,7 +105,7 @@ targets AS (
 -- condition made the plan without statistics read the input again for each endpoint.
 numbered AS (
   SELECT t.*, row_number() OVER (ORDER BY t.event_id, t.endpoint_id) AS n FROM targets t
-  WHERE ${keptEndpointSql('t')}
+  WHERE ${KEPT_ENDPOINT_SQL}
 ),
 created AS (
   INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, next_attempt_at,

@@ -5,11 +5,11 @@
  * share-locked, so it cannot be disabled or paused while its deliveries are set due.
  */
 import type { RecoverRequest, RecoverResult } from '../port.js';
-import { keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 
-const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()} FOR SHARE`;
+const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL} FOR SHARE`;
 /**
  * MATERIALIZED: the locking, limited walk runs exactly once. As a subquery of the UPDATE it may run
  * again per row, skip the rows this statement already changed, and take the next ones past the limit.

@@ -6,14 +6,14 @@
 import { enabledNotice, type NoticeRules } from '../../domain/operator-notice.js';
 import type { Reenabled } from '../port.js';
 import { toEndpoint } from '../rows.js';
-import { keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 import { insertNotice } from './operator-notices.js';
 
 /** `was_enabled`: the row's state before, read under the update's lock. */
 const REENABLE_ENDPOINT = `
-WITH before AS (SELECT id, enabled FROM endpoints WHERE id = $1 AND account_id = $2 AND ${keptEndpointSql()} FOR UPDATE)
+WITH before AS (SELECT id, enabled FROM endpoints WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL} FOR UPDATE)
 UPDATE endpoints e SET enabled = true, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL,
   updated_at = $3
 FROM before WHERE e.id = before.id

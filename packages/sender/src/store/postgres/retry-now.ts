@@ -1,14 +1,16 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
-import { keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { madeClaimable } from './endpoint-due.js';
 
-/** Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set. */
-/** A delivery of an endpoint being deleted is going with it (design D78): not found. */
-const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND ${keptEndpointSql()} FOR SHARE`;
+/**
+ * Share-locks the endpoint so it cannot be disabled while a retry of one of its deliveries is set.
+ * A delivery of an endpoint being deleted is going with it (design D78): not found.
+ */
+const LOCK_ENDPOINT_SHARED = `SELECT enabled, paused FROM endpoints WHERE id = $1 AND ${KEPT_ENDPOINT_SQL} FOR SHARE`;
 const LOCK_DELIVERY = `SELECT * FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE`;
 /** The delivery's lease, if any (expired or not): whether an attempt is in flight. */
 const SELECT_LEASE = `SELECT expires_at FROM leases WHERE delivery_id = $1`;

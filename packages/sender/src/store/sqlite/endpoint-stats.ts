@@ -4,11 +4,11 @@
  */
 import { DELIVERY_STATUSES } from '../../domain/delivery-state.js';
 import type { Row } from '../rows.js';
-import { keptEndpointSql } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL } from '../sql-rules.js';
 import { bucketsOf, deliveryIdsOf, nearestRank, type StatsWindow, type WindowStats } from '../stats-port.js';
 import { countParam, type SqliteDb } from './database.js';
 
-const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = @endpointId AND account_id = @accountId AND ${keptEndpointSql()}`;
+const ENDPOINT_OF_ACCOUNT = `SELECT 1 FROM endpoints WHERE id = @endpointId AND account_id = @accountId AND ${KEPT_ENDPOINT_SQL}`;
 /**
  * Attempts by bucket and outcome; the index holds every column read (a covering scan). The CAST:
  * numbers bound from JavaScript are REAL, whose division would not cut the window into buckets.

@@ -2,25 +2,25 @@
 import type { EndpointPatch, NewEndpoint } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import { type Row, toEndpoint } from '../rows.js';
-import { keptEndpointSql } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, account_id, url, events, secret, description, standard_webhooks, created_at, updated_at)
 VALUES (@id, @accountId, @url, @events, @secret, @description, @standardWebhooks, @now, @now)`;
-export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ? AND ${keptEndpointSql()}`;
-export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? AND ${keptEndpointSql()} ORDER BY id`;
+export const SELECT_ENDPOINT = `SELECT * FROM endpoints WHERE id = ? AND account_id = ? AND ${KEPT_ENDPOINT_SQL}`;
+export const SELECT_ENDPOINTS_OF_ACCOUNT = `SELECT * FROM endpoints WHERE account_id = ? AND ${KEPT_ENDPOINT_SQL} ORDER BY id`;
 const UPDATE_ENDPOINT = `
 UPDATE endpoints SET url = @url, events = @events, secret = @secret, previous_secret = @previousSecret,
   previous_secret_expires_at = @previousSecretExpiresAt, description = @description,
   standard_webhooks = @standardWebhooks, updated_at = @now
-WHERE id = @id AND account_id = @accountId AND ${keptEndpointSql()}`;
+WHERE id = @id AND account_id = @accountId AND ${KEPT_ENDPOINT_SQL}`;
 /** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
 const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= ?`;
 
-const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*) AS n FROM endpoints WHERE account_id = ? AND ${keptEndpointSql()}`;
+const COUNT_ENDPOINTS_OF_ACCOUNT = `SELECT count(*) AS n FROM endpoints WHERE account_id = ? AND ${KEPT_ENDPOINT_SQL}`;
 
 /** The count and the insert in one write transaction: no other creation runs between them. */
 export function createEndpoint(db: SqliteDb) {

@@ -7,20 +7,20 @@
 import type { Resumed } from '../port.js';
 import type { EndpointRecord } from '../records.js';
 import type { Row } from '../rows.js';
-import { CLAIMABLE_SQL, isQueuedSql, keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { CLAIMABLE_SQL, isQueuedSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import { getEndpoint } from './endpoints.js';
 
 const PAUSE_ENDPOINT = `
 UPDATE endpoints SET paused = 1, paused_at = @now, updated_at = @now
-WHERE id = @id AND account_id = @accountId AND paused = 0 AND ${keptEndpointSql()}`;
+WHERE id = @id AND account_id = @accountId AND paused = 0 AND ${KEPT_ENDPOINT_SQL}`;
 const HOLD_DELIVERIES = `
 UPDATE deliveries INDEXED BY deliveries_queued_by_endpoint SET status = 'held', updated_at = @now
 WHERE endpoint_id = @id AND ${isQueuedSql('status')} AND status IN ${CLAIMABLE_SQL}`;
 const RESUME_ENDPOINT = `
 UPDATE endpoints SET paused = 0, paused_at = NULL, updated_at = @now
-WHERE id = @id AND account_id = @accountId AND paused = 1 AND ${keptEndpointSql()} RETURNING enabled`;
+WHERE id = @id AND account_id = @accountId AND paused = 1 AND ${KEPT_ENDPOINT_SQL} RETURNING enabled`;
 /**
  * (isQueuedSql repeats the partial index's own condition: SQLite uses a partial index
  * only for a query that states it.) A held delivery keeps its due time: one due while paused goes at once, a later retry at its time. */

@@ -4,11 +4,11 @@
  * failed deliveries, so it costs what it recovers, never the endpoint's whole log.
  */
 import type { RecoverRequest, RecoverResult } from '../port.js';
-import { keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 
-const SELECT_ENDPOINT_STATE = `SELECT enabled, paused FROM endpoints WHERE id = ? AND account_id = ? AND ${keptEndpointSql()}`;
+const SELECT_ENDPOINT_STATE = `SELECT enabled, paused FROM endpoints WHERE id = ? AND account_id = ? AND ${KEPT_ENDPOINT_SQL}`;
 const RECOVER = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
 WHERE id IN (

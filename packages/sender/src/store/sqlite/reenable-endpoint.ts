@@ -8,7 +8,7 @@
 import { enabledNotice, type NoticeRules } from '../../domain/operator-notice.js';
 import type { Reenabled } from '../port.js';
 import { type Row, toEndpoint } from '../rows.js';
-import { isQueuedSql, keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { isQueuedSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import { SELECT_ENDPOINT } from './endpoints.js';
@@ -16,7 +16,7 @@ import { insertNotice } from './operator-notices.js';
 
 const REENABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = 1, consecutive_failures = 0, disabled_reason = NULL, disabled_at = NULL, updated_at = ?
-WHERE id = ? AND account_id = ? AND ${keptEndpointSql()} RETURNING *`;
+WHERE id = ? AND account_id = ? AND ${KEPT_ENDPOINT_SQL} RETURNING *`;
 /** Unlike a resume (pause-endpoint.ts), which keeps each held delivery's due time, a re-enabling
  * makes them due now: their retries were held by the disabling, not scheduled. */
 export const RESUME_HELD_NOW = `

@@ -1,13 +1,13 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
 import type { RetryNowResult } from '../port.js';
 import { type Row, toDelivery } from '../rows.js';
-import { keptEndpointSql, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { lowerDue } from './endpoint-due.js';
 
 /** A delivery of an endpoint being deleted is going with it (design D78): not found. */
-const SELECT_ENDPOINT_ENABLED = `SELECT enabled, paused FROM endpoints WHERE id = ? AND ${keptEndpointSql()}`;
+const SELECT_ENDPOINT_ENABLED = `SELECT enabled, paused FROM endpoints WHERE id = ? AND ${KEPT_ENDPOINT_SQL}`;
 const RETRY_NOW = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
 WHERE id = @id RETURNING *`;

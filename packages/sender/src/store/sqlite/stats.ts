@@ -5,7 +5,7 @@
 import { QUEUED_STATUSES } from '../../domain/delivery-state.js';
 import type { StoreStats } from '../port.js';
 import { type Row, toStats } from '../rows.js';
-import { isQueuedSql, keptEndpointSql } from '../sql-rules.js';
+import { isQueuedSql, KEPT_ENDPOINT_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 
 /**
@@ -16,7 +16,7 @@ import type { SqliteDb } from './database.js';
 export const COUNT_QUEUED = `
 SELECT ${QUEUED_STATUSES.map((s) => `coalesce(sum(status = '${s}'), 0) AS ${s}`).join(', ')}
 FROM deliveries INDEXED BY deliveries_queued_by_endpoint WHERE ${isQueuedSql('status')}`;
-const COUNT_DISABLED = `SELECT count(*) AS n FROM endpoints INDEXED BY endpoints_disabled WHERE enabled = 0 AND ${keptEndpointSql()}`;
+const COUNT_DISABLED = `SELECT count(*) AS n FROM endpoints INDEXED BY endpoints_disabled WHERE enabled = 0 AND ${KEPT_ENDPOINT_SQL}`;
 
 export function stats(db: SqliteDb): StoreStats {
   const disabled = db.st(COUNT_DISABLED).get() as Row;
