@@ -74,4 +74,32 @@ describe('node http: a request stream other code touched first, or closed early'
       await close(server);
     }
   });
+
+  it('answers a request whose client goes away in the middle of its body as unreadable', async () => {
+    const secret = generateSecret();
+    let firstBytes!: () => void;
+    const reading = new Promise<void>((resolve) => {
+      firstBytes = resolve;
+    });
+    const seen = new Promise<string>((resolve) => {
+      const listener = webhookListener({ secret, on: {}, onError: (e) => resolve(e.code) });
+      server = createServer((req, res) => {
+        listener(req, res);
+        // The handler reads already; told once the first part of the body reached it.
+        req.once('data', () => firstBytes());
+      });
+    });
+    const base = new URL(await listen(server));
+    try {
+      const socket = connect(Number(base.port), base.hostname);
+      socket.write(
+        'POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+      );
+      await reading;
+      socket.destroy();
+      expect(await seen).toBe('invalid_body');
+    } finally {
+      await close(server);
+    }
+  });
 });

@@ -89,7 +89,6 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onFail);
-      req.off('aborted', onAborted);
       req.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
@@ -110,13 +109,12 @@ function readNodeBody(req: IncomingMessage, options: NodeBodyOptions): Promise<U
       cleanup();
       reject(unreadableBody(error));
     };
-    const onAborted = () => onFail(new Error('request aborted'));
-    // Closed before its end (the client went away): the body will never come.
+    // Closed before its end (the client went away): the body will never come. Node 20 also emits
+    // 'error' then; 'close' covers a runtime that does not.
     const onClose = () => onFail(new Error('request closed before its end'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onFail);
-    req.on('aborted', onAborted);
     req.on('close', onClose);
   });
 }

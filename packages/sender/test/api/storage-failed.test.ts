@@ -2,7 +2,8 @@
  * A store whose disk sync failed (design D33) answers ingest 503 `storage_failed`, on the single
  * route and in each batch item's place; the sender logs the failure once and `/healthz` answers 503
  * from then on: the caller learns that nothing was acknowledged, and a supervisor restarts the
- * service. The service runs on a real SQLite store whose real WAL sync fails.
+ * service. The service runs on a real SQLite store whose WAL sync fails as a disk's I/O error
+ * fails it (`fdatasync` answering EIO, from the moment `failSyncs` is called).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +11,22 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { sampleEventData } from '@linkhooks/protocol';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
+
+const disk = vi.hoisted(() => ({ failing: false }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...fs,
+    fdatasync: (fd: number, done: (error: unknown) => void) => {
+      if (!disk.failing) return fs.fdatasync(fd, done);
+      done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    },
+  };
+});
 
 const SYNC_FAILED =
   'the database could not be synced to disk; restart the service so that it recovers from what the disk holds';
@@ -64,12 +77,10 @@ describe('ingest when the store cannot sync its disk', () => {
     data: { ...sampleEventData('click'), click_id: clickId },
   });
 
-  /**
-   * The WAL file taken away before the store's first sync opens it (accounts are written, no event
-   * is published yet): that sync fails (ENOENT), as a disk's I/O error fails it, and the store
-   * refuses every publish after it.
-   */
-  const failSyncs = () => rmSync(`${file}-wal`, { force: true });
+  /** Every sync from now on fails, and the store refuses every publish after the first that does. */
+  const failSyncs = () => {
+    disk.failing = true;
+  };
 
   const healthz = async () => {
     const res = await fetch(`${api.base}/healthz`);

@@ -20,7 +20,7 @@ const SELECT_ACCOUNT = `SELECT * FROM accounts WHERE id = $1 AND deleted_at IS N
 const LIST_ACCOUNTS = `SELECT * FROM accounts WHERE deleted_at IS NULL AND id > $1 ORDER BY id LIMIT $2`;
 
 export async function createAccount(pg: Pg, input: NewAccount): Promise<AccountRecord> {
-  const [row] = await pg.rows(INSERT_ACCOUNT, [
+  const [row] = await pg.durableRows(INSERT_ACCOUNT, [
     input.id,
     input.name,
     input.plan,

@@ -50,7 +50,7 @@ export async function rotateApiKey(
   key: NewApiKey,
   { now, expireOthersAt }: { now: number; expireOthersAt: number },
 ): Promise<{ key: ApiKeyRecord; others: ApiKeyRecord[] } | null> {
-  return pg.tx(async (client) => {
+  return pg.durableTx(async (client) => {
     if ((await client.query(LOCK_ACCOUNT, [accountId])).rowCount === 0) return null;
     const created = (await client.query(INSERT_KEY, [key.id, accountId, key.prefix, key.hash, now])).rows[0];
     const others = (await client.query(EXPIRE_OTHERS, [accountId, key.id, expireOthersAt])).rows;
@@ -64,6 +64,6 @@ export async function revokeApiKey(
   id: string,
   now: number,
 ): Promise<ApiKeyRecord | null> {
-  const [row] = await pg.rows(REVOKE_KEY, [id, accountId, now]);
+  const [row] = await pg.durableRows(REVOKE_KEY, [id, accountId, now]);
   return row ? toApiKey(row) : null;
 }

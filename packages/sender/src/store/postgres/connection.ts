@@ -119,13 +119,20 @@ export const endClient = (client: pg.Client, ms: number): Promise<void> =>
   );
 
 /** BEGIN … COMMIT on `client`; on an error, ROLLBACK, whose own failure goes to `rollbackFailed`. */
+/**
+ * The main pool's connections commit without waiting for the WAL flush (connect); a transaction
+ * begun so waits for it, in the one round trip of its BEGIN.
+ */
+const BEGIN_DURABLE = 'BEGIN; SET LOCAL synchronous_commit TO on';
+
 async function inTransaction<C extends pg.ClientBase, T>(
   client: C,
   fn: (client: C) => Promise<T>,
   rollbackFailed: (error: Error) => void,
+  begin = 'BEGIN',
 ): Promise<T> {
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
@@ -144,8 +151,18 @@ export interface Pg {
   readonly queryTimeoutMs: number;
   /** Runs `fn` in a transaction; again if PostgreSQL aborts it as a deadlock victim. */
   tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * `tx` whose commit waits for the WAL flush: for every change a user is answered about (an
+   * account, a key, an endpoint, a pause, a retry by hand…), which a crash of the database server
+   * must not take back once answered. Only claims, attempt records and the background's steps
+   * commit without waiting: losing one means work done again (connect).
+   */
+  durableTx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** One statement in a `durableTx`. */
+  durableRows(sql: string, values: unknown[]): Promise<Row[]>;
   /** Runs `run` again, up to three times in all, while PostgreSQL aborts it as a deadlock victim. */
   deadlockRetried<T>(run: () => Promise<T>): Promise<T>;
+  /** One statement, committed without waiting for the WAL flush (see durableTx). */
   rows(sql: string, values: unknown[]): Promise<Row[]>;
   /**
    * A named (prepared) statement: parsed and planned once per connection instead of on every
@@ -240,7 +257,8 @@ export function connect(options: PgOptions): Pg {
   };
   // Claims and attempt records commit without waiting for the WAL flush: losing one to a crash of
   // the database server only means an attempt is made again, which at-least-once delivery allows.
-  // `publish` turns the flush back on for its own transaction: an event is durable when it returns.
+  // `publish` turns the flush back on for its own transaction: an event is durable when it returns;
+  // so does every change a user is answered about (durableTx).
   const pool = waits.pool({
     ...bounded,
     max: options.poolSize,
@@ -285,13 +303,18 @@ export function connect(options: PgOptions): Pg {
   }
 
   /** BEGIN … COMMIT on one connection; ROLLBACK on error; the connection always goes back. */
-  async function txOnce<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async function txOnce<T>(fn: (client: pg.PoolClient) => Promise<T>, begin?: string): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      return await inTransaction(client, fn, (rollbackError) => {
-        broken = rollbackError; // the connection is unusable: destroy it rather than pool it
-      });
+      return await inTransaction(
+        client,
+        fn,
+        (rollbackError) => {
+          broken = rollbackError; // the connection is unusable: destroy it rather than pool it
+        },
+        begin,
+      );
     } finally {
       client.release(broken);
     }
@@ -303,6 +326,11 @@ export function connect(options: PgOptions): Pg {
     schema: options.schema,
     queryTimeoutMs: timeoutMs,
     tx: (fn) => deadlockRetried(() => txOnce(fn)),
+    durableTx: (fn) => deadlockRetried(() => txOnce(fn, BEGIN_DURABLE)),
+    durableRows: (sql, values) =>
+      deadlockRetried(() =>
+        txOnce(async (client) => (await client.query<Row>(sql, values)).rows, BEGIN_DURABLE),
+      ),
     deadlockRetried,
     rows: async (sql, values) => (await pool.query<Row>(sql, values)).rows,
     prepared: async (name, text, values) =>

@@ -36,7 +36,7 @@ DELETE FROM accounts WHERE id = $1 AND deleted_at IS NOT NULL
   AND NOT EXISTS (SELECT 1 FROM events WHERE account_id = $1)`;
 
 export async function markAccountDeleted(pg: Pg, id: string, now: number): Promise<boolean> {
-  const [row] = await pg.rows(MARK_DELETED, [id, now]);
+  const [row] = await pg.durableRows(MARK_DELETED, [id, now]);
   return Number(row?.n ?? 0) > 0;
 }
 
@@ -46,7 +46,7 @@ export async function deleteAccountStep(pg: Pg, id: string, limit: number): Prom
   if (deliveries > 0) return deliveries;
   const [events] = await pg.deadlockRetried(() => pg.rows(DELETE_EVENTS, [id, limit]));
   if (Number(events?.n) > 0) return Number(events!.n);
-  return pg.tx(async (client) => {
+  return pg.durableTx(async (client) => {
     let n = 0;
     for (const sql of [DELETE_ENDPOINTS, UNLIST_ENDPOINTS, DELETE_KEYS, DELETE_ACCOUNT]) {
       n += (await client.query(sql, [id])).rowCount ?? 0;

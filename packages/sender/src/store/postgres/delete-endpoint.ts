@@ -39,7 +39,7 @@ export async function markEndpointDeleted(
   id: string,
   now: number,
 ): Promise<boolean> {
-  const [row] = await pg.rows(MARK_DELETED, [id, accountId, now]);
+  const [row] = await pg.durableRows(MARK_DELETED, [id, accountId, now]);
   return Number(row?.n ?? 0) > 0;
 }
 
@@ -55,7 +55,7 @@ export async function deleteEndpointStep(
 
 /** Run again if chosen as a deadlock victim (see connection.ts). */
 export async function deleteEndpoint(pg: Pg, accountId: string, id: string): Promise<boolean> {
-  return pg.tx(async (client) => {
+  return pg.durableTx(async (client) => {
     // The endpoint's row, then the list's: the order the mark takes them in.
     const deleted = ((await client.query(DELETE_ENDPOINT, [id, accountId])).rowCount ?? 0) > 0;
     await client.query(UNLIST, [id, accountId]);

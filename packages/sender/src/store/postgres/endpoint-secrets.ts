@@ -38,7 +38,7 @@ export async function secretsNotSealedWith(
 
 export async function replaceSecrets(pg: Pg, changes: readonly SecretChange[]): Promise<string[]> {
   if (changes.length === 0) return [];
-  const rows = await pg.rows(REPLACE_SECRETS, [
+  const rows = await pg.durableRows(REPLACE_SECRETS, [
     changes.map((c) => c.id),
     changes.map((c) => c.from),
     changes.map((c) => c.to),

@@ -55,8 +55,8 @@ export async function createEndpoint(
     input.now,
     input.standardWebhooks ?? false,
   ];
-  if (!admit) return toEndpoint((await pg.rows(INSERT_ENDPOINT, values))[0]!);
-  return pg.tx(async (client) => {
+  if (!admit) return toEndpoint((await pg.durableRows(INSERT_ENDPOINT, values))[0]!);
+  return pg.durableTx(async (client) => {
     await client.query(LOCK_ACCOUNT_ENDPOINTS, [input.accountId]);
     admit((await client.query(COUNT_ENDPOINTS_OF_ACCOUNT, [input.accountId])).rows[0].n);
     return toEndpoint((await client.query(INSERT_ENDPOINT, values)).rows[0]);
@@ -79,7 +79,7 @@ export async function updateEndpoint(
   patch: EndpointPatch,
   now: number,
 ): Promise<EndpointRecord | null> {
-  const [row] = await pg.rows(UPDATE_ENDPOINT, [
+  const [row] = await pg.durableRows(UPDATE_ENDPOINT, [
     id,
     accountId,
     patch.url ?? null,

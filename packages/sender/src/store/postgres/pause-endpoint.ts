@@ -39,7 +39,7 @@ export async function pauseEndpoint(
   id: string,
   now: number,
 ): Promise<EndpointRecord | null> {
-  return pg.tx(async (client) => {
+  return pg.durableTx(async (client) => {
     if ((await client.query(PAUSE_ENDPOINT, [id, accountId, now])).rowCount) {
       await client.query(HOLD_DELIVERIES, [id, now]);
     }
@@ -54,7 +54,7 @@ export async function resumeEndpoint(
   id: string,
   now: number,
 ): Promise<Resumed | null> {
-  return pg.tx(async (client) => {
+  return pg.durableTx(async (client) => {
     const [row] = (await client.query(RESUME_ENDPOINT, [id, accountId, now])).rows;
     const [held] = row?.enabled ? (await client.query(RESUME_HELD, [id, now])).rows : [{ n: 0 }];
     const resumed = held.n as number;

@@ -15,12 +15,12 @@ const DROP_EXPIRED = `
 WITH gone AS (DELETE FROM portal_tokens WHERE expires_at <= $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`;
 
 export async function createPortalToken(pg: Pg, token: NewPortalToken): Promise<boolean> {
-  const rows = await pg.rows(INSERT_TOKEN, [token.hash, token.accountId, token.now, token.expiresAt]);
+  const rows = await pg.durableRows(INSERT_TOKEN, [token.hash, token.accountId, token.now, token.expiresAt]);
   return rows.length > 0;
 }
 
 export async function takePortalToken(pg: Pg, hash: string): Promise<TakenPortalToken | null> {
-  const [row] = await pg.rows(TAKE_TOKEN, [hash]);
+  const [row] = await pg.durableRows(TAKE_TOKEN, [hash]);
   return row ? { accountId: String(row.account_id), expiresAt: Number(row.expires_at) } : null;
 }
 

@@ -32,7 +32,7 @@ export async function recoverDeliveries(
   id: string,
   r: RecoverRequest,
 ): Promise<RecoverResult> {
-  return pg.tx(async (client): Promise<RecoverResult> => {
+  return pg.durableTx(async (client): Promise<RecoverResult> => {
     const [endpoint] = (await client.query(LOCK_ENDPOINT_SHARED, [id, accountId])).rows;
     if (!endpoint) return { ok: false, reason: 'not_found' };
     if (!endpoint.enabled) return { ok: false, reason: 'endpoint_disabled' };

@@ -32,7 +32,7 @@ export async function reenableEndpoint(
   id: string,
   { replaySkipped, now, notices }: { replaySkipped: boolean; now: number; notices?: NoticeRules | undefined },
 ): Promise<Reenabled | null> {
-  return pg.tx(async (client) => {
+  return pg.durableTx(async (client) => {
     const [row] = (await client.query(REENABLE_ENDPOINT, [id, accountId, now])).rows;
     if (!row) return null;
     const endpoint = toEndpoint(row);

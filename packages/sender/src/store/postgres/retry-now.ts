@@ -25,7 +25,7 @@ export async function retryNow(
   deliveryId: string,
   now: number,
 ): Promise<RetryNowResult> {
-  return pg.tx(async (client): Promise<RetryNowResult> => {
+  return pg.durableTx(async (client): Promise<RetryNowResult> => {
     const one = async (sql: string, values: unknown[]) => (await client.query(sql, values)).rows[0];
     const found = await one(SELECT_DELIVERY, [deliveryId, accountId]);
     if (!found) return { ok: false, reason: 'not_found' };

@@ -36,7 +36,8 @@ export interface SqliteStoreOptions {
   /** A file path, or `:memory:`. */
   filename: string;
   /**
-   * How publishes commit. `FULL` (default) syncs the WAL before `publish` returns, so a published
+   * How publishes and every change a user is answered about commit. `FULL` (default) syncs the WAL
+   * before `publish` (or the change: an account, a key, an endpoint, a pause…) returns, so a published
    * event survives a power cut, not only a crashed process; the sync runs off the event loop
    * (design D33). `NORMAL` answers at the commit: a crashed process loses nothing, a power cut may.
    * Claims and attempt records always commit `NORMAL`: losing one to a power cut only means an
@@ -56,6 +57,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.inMemory;
   const wal = durable ? createWalSync(`${db.file}-wal`) : null;
   const write = createWriteQueue(db, () => wal?.committed() ?? 0);
+  /**
+   * A change a user is answered about, once the WAL's sync covers it, as a publish is. A deletion's
+   * steps need not wait: its mark is kept, and the next prune finishes what a power cut undid.
+   */
+  const synced = async <T>(value: T): Promise<T> => {
+    if (wal) await wal.durable(wal.committed());
+    return value;
+  };
   const ops = {
     migrate: migrateSqlite(db),
     publish: publish(db, write, wal),
@@ -98,7 +107,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     renewLeases: async (leases, expiresAt) => (await write(() => renewLeases(db, leases, expiresAt))).value,
     nextDueAt: async () => nextDueAt(db),
 
-    createAccount: async (input) => ops.createAccount(input),
+    createAccount: async (input) => synced(ops.createAccount(input)),
     getAccount: async (id) => accounts.getAccount(db, id),
     findAccountByApiKeyHash: async (hash, now) => accounts.findAccountByApiKeyHash(db, hash, now),
     listAccounts: async (page) => accounts.listAccounts(db, page),
@@ -106,25 +115,27 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getApiKey: async (id, now) => keys.getApiKey(db, id, now),
     touchApiKey: async (id, now) => keys.touchApiKey(db, id, now),
     listApiKeys: async (accountId) => keys.listApiKeys(db, accountId),
-    rotateApiKey: async (accountId, key, options) => ops.rotateApiKey(accountId, key, options),
-    revokeApiKey: async (accountId, id, now) => keys.revokeApiKey(db, accountId, id, now),
-    markAccountDeleted: async (id, now) => ops.markAccountDeleted(id, now),
+    rotateApiKey: async (accountId, key, options) => synced(ops.rotateApiKey(accountId, key, options)),
+    revokeApiKey: async (accountId, id, now) => synced(keys.revokeApiKey(db, accountId, id, now)),
+    markAccountDeleted: async (id, now) => synced(ops.markAccountDeleted(id, now)),
     deleteAccountStep: async (id, limit) => ops.deleteAccountStep(id, limit),
-    createEndpoint: async (input, admit) => ops.createEndpoint(input, admit),
+    createEndpoint: async (input, admit) => synced(ops.createEndpoint(input, admit)),
     getEndpoint: async (accountId, id) => endpoints.getEndpoint(db, accountId, id),
     listEndpoints: async (accountId) => endpoints.listEndpoints(db, accountId),
-    updateEndpoint: async (accountId, id, patch, now) => ops.updateEndpoint(accountId, id, patch, now),
-    markEndpointDeleted: async (accountId, id, now) => ops.markEndpointDeleted(accountId, id, now),
+    updateEndpoint: async (accountId, id, patch, now) =>
+      synced(ops.updateEndpoint(accountId, id, patch, now)),
+    markEndpointDeleted: async (accountId, id, now) => synced(ops.markEndpointDeleted(accountId, id, now)),
     deleteEndpointStep: async (accountId, id, limit) => ops.deleteEndpointStep(accountId, id, limit),
-    deleteEndpoint: async (accountId, id) => deletion.deleteEndpoint(db, accountId, id),
+    deleteEndpoint: async (accountId, id) => synced(deletion.deleteEndpoint(db, accountId, id)),
     endpointsBeingDeleted: async (limit) => deletion.endpointsBeingDeleted(db, limit),
-    reenableEndpoint: async (accountId, id, options) => ops.reenableEndpoint(accountId, id, options),
+    reenableEndpoint: async (accountId, id, options) => synced(ops.reenableEndpoint(accountId, id, options)),
     claimNotices: async (request) => ops.claimNotices(request),
     recordNotice: async (outcome) => recordNotice(db, outcome),
-    pauseEndpoint: async (accountId, id, now) => ops.pauseEndpoint(accountId, id, now),
-    resumeEndpoint: async (accountId, id, now) => ops.resumeEndpoint(accountId, id, now),
-    recoverDeliveries: async (accountId, id, request) => ops.recoverDeliveries(accountId, id, request),
-    retryNow: async (accountId, id, now) => ops.retryNow(accountId, id, now),
+    pauseEndpoint: async (accountId, id, now) => synced(ops.pauseEndpoint(accountId, id, now)),
+    resumeEndpoint: async (accountId, id, now) => synced(ops.resumeEndpoint(accountId, id, now)),
+    recoverDeliveries: async (accountId, id, request) =>
+      synced(ops.recoverDeliveries(accountId, id, request)),
+    retryNow: async (accountId, id, now) => synced(ops.retryNow(accountId, id, now)),
     listDeliveries: async (accountId, filter) => log.listDeliveries(db, accountId, filter),
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
@@ -134,9 +145,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     endpointStats: async (accountId, id, window) => ops.endpointStats(accountId, id, window),
     secretsNotSealedWith: async (prefix, after, limit) =>
       secrets.secretsNotSealedWith(db, prefix, after, limit),
-    replaceSecrets: async (changes) => ops.replaceSecrets(changes),
-    createPortalToken: async (token) => portal.createPortalToken(db, token),
-    takePortalToken: async (hash) => portal.takePortalToken(db, hash),
+    replaceSecrets: async (changes) => synced(ops.replaceSecrets(changes)),
+    createPortalToken: async (token) => synced(portal.createPortalToken(db, token)),
+    takePortalToken: async (hash) => synced(portal.takePortalToken(db, hash)),
     dropExpiredPortalTokens: async (now) => portal.dropExpiredPortalTokens(db, now),
   };
 }
