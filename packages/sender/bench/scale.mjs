@@ -1,9 +1,10 @@
-// The scale part of bench/run.mjs: what the service runs for a /metrics scrape (the store's counts),
-// a first and a deep page of the delivery log, an endpoint's page of its failed deliveries (its
+// The scale part of bench/run.mjs: a /metrics scrape as the service makes it, and the store's count of
+// the queue behind it (a queue of half the log's size, in another account), a first and a deep page
+// of the delivery log, an endpoint's page of its failed deliveries (its
 // oldest ten, behind all its delivered ones), a page filtered by an event the log does not hold,
 // a prune of a tenth of the log and the deletion of an endpoint, each with a log of
 // 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL; with the event-loop
-// delay p99 of this process during the prune and during the deletion.
+// delay p99 of this process during the counts, the prune and the deletion.
 
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -15,6 +16,9 @@ export const SCALE = { small: 10_000, large: 1_000_000, samples: 15 };
 const ACCOUNT = 'acct_scale';
 /** A tenant publishing while another's endpoint is deleted. */
 const OTHER = 'acct_scale_other';
+/** The account whose queue /metrics counts: QUEUE_SHARE of the log's size, awaiting a retry due tomorrow. */
+export const QUEUE_ACCOUNT = 'acct_scale_queue';
+export const QUEUE_SHARE = 0.5;
 /** The fill's failed deliveries (fill-log.mjs has the same): the oldest ten of ep_000001. */
 export const FAILED_SQL = `CASE WHEN i < 80 AND i % 8 = 1 THEN 'failed' ELSE 'delivered' END`;
 const LOOP_SAMPLE_MS = 1; // the prune's event-loop delay, sampled every millisecond
@@ -44,6 +48,25 @@ async function fillPostgres(connectionString, schema, n, now) {
        FROM generate_series(0, $3 - 1) AS i`,
       [ACCOUNT, now, n],
     );
+    await client.query(
+      `INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+       VALUES ('ep_queue', $1, 'https://127.0.0.1/hooks/queue', '["click"]', 'whsec_bench_not_a_secret', $2::bigint, $2::bigint)`,
+      [QUEUE_ACCOUNT, now],
+    );
+    await client.query(
+      `INSERT INTO events (id, account_id, name, body, created_at)
+       SELECT 'evq_' || lpad(i::text, 9, '0'), $1, 'click', '\\x00'::bytea, $2::bigint - 1800000
+       FROM generate_series(0, $3 - 1) AS i`,
+      [QUEUE_ACCOUNT, now, n * QUEUE_SHARE],
+    );
+    await client.query(
+      `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                               next_attempt_at, last_status_code, created_at, updated_at)
+       SELECT 'dlq_' || lpad(i::text, 9, '0'), 'evq_' || lpad(i::text, 9, '0'), 'ep_queue', $1, 'click',
+              'awaiting_retry', 1, $2::bigint + 86400000, 503, $2::bigint - 1800000, $2::bigint - 1800000
+       FROM generate_series(0, $3 - 1) AS i`,
+      [QUEUE_ACCOUNT, now, n * QUEUE_SHARE],
+    );
     await client.query('VACUUM ANALYZE endpoints, events, deliveries');
   } finally {
     await client.end();
@@ -51,13 +74,25 @@ async function fillPostgres(connectionString, schema, n, now) {
 }
 
 /**
- * The five reads on two stores, one holding SCALE.small deliveries and one SCALE.large, timed call
- * by call in turn (small, large, small, …): a minute when the machine is slow weighs on both sides
- * of the ratio, not on whichever store was measured then. Medians of SCALE.samples calls each.
+ * The reads on two stores, one holding SCALE.small deliveries and one SCALE.large, timed call by
+ * call in turn (small, large, small, …): a minute when the machine is slow weighs on both sides of
+ * the ratio, not on whichever store was measured then. Medians of SCALE.samples calls each; and the
+ * worst of the loop's delay p99 over each count of the queue (on SQLite, a read on the loop holds it).
+ * `scrape`: the engine's /metrics text, as the service serves it: from the last count, one a few
+ * seconds old (the first scrape, untimed, waits for it).
  */
-async function timeReads(stores) {
+async function timeReads(stores, createSender) {
+  const senders = stores.map(({ store }) => createSender({ store }));
+  for (const sender of senders) await sender.metrics.metrics();
   const reads = {
-    stats: (store) => store.stats(),
+    scrape: async (_store, _n, k) => {
+      const text = await senders[k].metrics.metrics();
+      check(text.includes('linkhooks_queue_depth{status="awaiting_retry"}'), 'the scrape has no queue depth');
+    },
+    count: async (store, n) => {
+      const { queued } = await store.stats();
+      check(queued.awaiting_retry === n * QUEUE_SHARE, `the count found ${queued.awaiting_retry} queued`);
+    },
     first: async (store) => {
       const page = await store.listDeliveries(ACCOUNT, { limit: 50 });
       check(page.items.length === 50, 'the first log page is not full');
@@ -84,15 +119,25 @@ async function timeReads(stores) {
   const timed = stores.map(() => ({}));
   for (const [name, read] of Object.entries(reads)) {
     const ms = stores.map(() => []);
+    const loopP99s = stores.map(() => []);
     for (let i = 0; i < SCALE.samples; i++) {
       for (const [k, { store, n }] of stores.entries()) {
+        // A monitor of its own for each call: one enabled again measures the time it was off.
+        const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+        loop.enable();
         const t = monotonicMs();
-        await read(store, n);
+        await read(store, n, k);
         ms[k].push(monotonicMs() - t);
+        loop.disable();
+        loopP99s[k].push(loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS));
       }
     }
-    for (const [k, samples] of ms.entries()) timed[k][name] = median(samples);
+    for (const [k, samples] of ms.entries()) {
+      timed[k][name] = median(samples);
+      if (name === 'count') timed[k].countLoopP99 = Math.max(...loopP99s[k]);
+    }
   }
+  for (const sender of senders) await sender.stop(0);
   return timed;
 }
 
@@ -183,7 +228,7 @@ async function measurePair(label, now, createSender, open) {
   const stores = [];
   try {
     for (const n of [SCALE.small, SCALE.large]) stores.push({ n, store: await open(n) });
-    const reads = await timeReads(stores);
+    const reads = await timeReads(stores, createSender);
     const results = [];
     for (const [k, { store, n }] of stores.entries()) {
       const pruned = await timePrune(store, n, now);
@@ -232,20 +277,32 @@ export async function runScale({ createSender, createSqliteStore, createPostgres
     );
   }
   console.log(
-    `\n6. Scale: the store's side of a /metrics scrape (uncached), a first and a deep (middle) page of 50, an endpoint's`,
+    `\n6. Scale: a /metrics scrape (the engine's text, from its last count of the queue), a first and a deep (middle) page of 50,`,
   );
   console.log(
-    `   failed (its oldest ten), a page by an event the log lacks, and a prune of a tenth of the log, with ${fmtInt(SCALE.large)}`,
+    `   an endpoint's failed (its oldest ten), a page by an event the log lacks, and a prune of a tenth of the log, with`,
   );
   console.log(
-    `   deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls, the two sizes' calls in turn (the prune once);`,
+    `   ${fmtInt(SCALE.large)} deliveries beside ${fmtInt(SCALE.small)}; medians of ${SCALE.samples} calls, the two sizes' calls in turn (the prune once);`,
   );
   console.log(
-    '                       log   stats ms   first ms   deep ms  failed ms   event ms   prune ms   per 1k ms   loop p99 ms',
+    `   and the count of the queue behind a scrape (another account's, ${QUEUE_SHARE * 100}% of the log's size, read at most every 5 s),`,
+  );
+  console.log(
+    "   with the loop's delay p99 over each count, the worst (SQLite counts on a thread of its own).",
+  );
+  console.log(
+    '                       log  scrape ms   first ms   deep ms  failed ms   event ms   prune ms   per 1k ms   loop p99 ms',
   );
   for (const r of results) {
     console.log(
-      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.stats.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.failed.toFixed(2).padStart(11)}${r.event.toFixed(2).padStart(11)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.scrape.toFixed(2).padStart(11)}${r.first.toFixed(2).padStart(11)}${r.deep.toFixed(2).padStart(10)}${r.failed.toFixed(2).padStart(11)}${r.event.toFixed(2).padStart(11)}${r.prune.toFixed(0).padStart(11)}${r.prunePerK.toFixed(2).padStart(12)}${r.loopP99.toFixed(1).padStart(14)}`,
+    );
+  }
+  console.log('                       log     queued   count ms   loop p99 ms');
+  for (const r of results) {
+    console.log(
+      `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${fmtInt(r.n * QUEUE_SHARE).padStart(11)}${r.count.toFixed(2).padStart(11)}${r.countLoopP99.toFixed(1).padStart(14)}`,
     );
   }
   console.log(
@@ -271,7 +328,9 @@ export async function runScale({ createSender, createSqliteStore, createPostgres
     const large = results.find((r) => r.label === label && r.n === SCALE.large);
     if (!small || !large) continue;
     ratios[label] = {
-      stats: large.stats / small.stats,
+      scrape: large.scrape / small.scrape,
+      count: large.count / small.count,
+      countLoopP99: large.countLoopP99,
       first: large.first / small.first,
       deep: large.deep / small.deep,
       failed: large.failed / small.failed,
@@ -283,7 +342,7 @@ export async function runScale({ createSender, createSqliteStore, createPostgres
     };
     const r = ratios[label];
     console.log(
-      `   ${label}: 1M / 10k — stats ${r.stats.toFixed(2)}×, first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×, endpoint deletion per row ${r.deletePerK.toFixed(2)}×`,
+      `   ${label}: 1M / 10k — scrape ${r.scrape.toFixed(2)}× (the count behind it ${r.count.toFixed(0)}×, as the queue), first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×, endpoint deletion per row ${r.deletePerK.toFixed(2)}×`,
     );
   }
   return ratios;

@@ -19,14 +19,15 @@ export const STATS_MAX_AGE_MS = 5_000;
 
 /**
  * The store's counts, read at most once per STATS_MAX_AGE_MS however often they are scraped, and
- * never twice at once.
+ * never twice at once. Once read, a scrape answers at once with the last counts while a stale one
+ * has the next read: a count costs what is queued (a million deliveries: some 100 ms), which no
+ * scrape should wait for. A read that fails leaves the last counts, and the next scrape reads again.
  */
 function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => Promise<StoreStats> {
   let last: { at: number; stats: StoreStats } | undefined;
   let reading: Promise<StoreStats> | undefined;
-  return () => {
-    if (last && now() - last.at < STATS_MAX_AGE_MS) return Promise.resolve(last.stats);
-    reading ??= store
+  const read = () =>
+    (reading ??= store
       .stats()
       .then((stats) => {
         last = { at: now(), stats };
@@ -34,8 +35,11 @@ function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => 
       })
       .finally(() => {
         reading = undefined;
-      });
-    return reading;
+      }));
+  return () => {
+    if (!last) return read();
+    if (now() - last.at >= STATS_MAX_AGE_MS) read().catch(() => undefined);
+    return Promise.resolve(last.stats);
   };
 }
 
@@ -78,7 +82,7 @@ export function createMetrics(
   });
   new Gauge({
     name: 'linkhooks_queue_depth',
-    help: `Deliveries waiting (pending, awaiting_retry, held), by status; at most ${STATS_MAX_AGE_MS / 1000} s old.`,
+    help: `Deliveries waiting (pending, awaiting_retry, held), by status; counted every ${STATS_MAX_AGE_MS / 1000} s at most.`,
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
@@ -87,7 +91,7 @@ export function createMetrics(
   });
   new Gauge({
     name: 'linkhooks_disabled_endpoints',
-    help: `Endpoints disabled automatically or by hand; at most ${STATS_MAX_AGE_MS / 1000} s old.`,
+    help: `Endpoints disabled automatically or by hand; counted every ${STATS_MAX_AGE_MS / 1000} s at most.`,
     registers: [registry],
     async collect() {
       this.set((await stats()).disabledEndpoints);

@@ -17,6 +17,7 @@ import { endpointStats } from './endpoint-stats.js';
 import * as endpoints from './endpoints.js';
 import { migrateSqlite } from './migrate.js';
 import { nextDueAt } from './next-due.js';
+import { offLoopReads } from './off-loop-reads.js';
 import { claimNotices, recordNotice } from './operator-notices.js';
 import { pauseEndpoint, resumeEndpoint } from './pause-endpoint.js';
 import * as portal from './portal-tokens.js';
@@ -57,6 +58,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.inMemory;
   const wal = durable ? createWalSync(`${db.file}-wal`) : null;
   const write = createWriteQueue(db, () => wal?.committed() ?? 0);
+  const reads = offLoopReads(db);
   /**
    * A change a user is answered about, once the WAL's sync covers it, as a publish is. A deletion's
    * steps need not wait: its mark is kept, and the next prune finishes what a power cut undid.
@@ -85,7 +87,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     deleteEndpointStep: deletion.deleteEndpointStep(db),
     pauseEndpoint: pauseEndpoint(db),
     resumeEndpoint: resumeEndpoint(db),
-    recoverDeliveries: recoverDeliveries(db),
+    recoverDeliveries: recoverDeliveries(db, reads),
     endpointStats: endpointStats(db),
     claimNotices: claimNotices(db),
   };
@@ -93,6 +95,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     capabilities: { sharedAcrossProcesses: false, recordsOverNetwork: false },
     migrate: async () => ops.migrate(),
     close: async () => {
+      await reads.close();
       await db.close();
       wal?.close();
     },
@@ -141,7 +144,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
     dropExpiredSecrets: async (now) => endpoints.dropExpiredSecrets(db, now),
-    stats: async () => stats(db),
+    stats: () => stats(reads),
     endpointStats: async (accountId, id, window) => ops.endpointStats(accountId, id, window),
     secretsNotSealedWith: async (prefix, after, limit) =>
       secrets.secretsNotSealedWith(db, prefix, after, limit),

@@ -1,0 +1,113 @@
+/**
+ * Reads whose cost grows with what the store holds, run off the event loop (design D80): a worker
+ * thread with a read-only connection of its own runs each, in a snapshot of its own, while the loop
+ * goes on serving requests and deliveries. With a million deliveries queued, the count behind a
+ * `/metrics` scrape took 140 ms on the loop. The thread starts with the first read and stays;
+ * should it fail, the next read starts another. A database kept in memory has no file another
+ * connection could open: its reads run on the loop.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { SenderError } from '../../errors.js';
+import type { Row } from '../rows.js';
+import type { SqliteDb } from './database.js';
+
+// The thread's whole program: the connection, its statements prepared once and kept while it runs
+// (no object of the driver's left to the collector: database.ts), one row answered per message.
+const PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
+db.exec('PRAGMA busy_timeout = 5000');
+const statements = new Map();
+parentPort.on('message', (message) => {
+  if (message === 'stop') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  const { id, sql, params } = message;
+  try {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    parentPort.postMessage({ id, row: params === undefined ? statement.get() : statement.get(params) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) });
+  }
+});
+`;
+
+export interface OffLoopReads {
+  /** The first row of `sql`, a read-only statement, with its named `params`. */
+  get(sql: string, params?: Record<string, unknown>): Promise<Row | undefined>;
+  /** Stops the thread; reads still waiting fail. */
+  close(): Promise<void>;
+}
+
+type Waiting = { resolve: (row: Row | undefined) => void; reject: (error: unknown) => void };
+
+export function offLoopReads(db: SqliteDb): OffLoopReads {
+  if (db.inMemory) {
+    return {
+      get: async (sql, params) =>
+        (params === undefined ? db.st(sql).get() : db.st(sql).get(params)) as Row | undefined,
+      close: async () => {},
+    };
+  }
+  let thread: Worker | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  let closed = false;
+  let next = 0;
+  const waiting = new Map<number, Waiting>();
+
+  const failAll = (error: unknown) => {
+    for (const w of waiting.values()) w.reject(error);
+    waiting.clear();
+  };
+
+  function start(): Worker {
+    const worker = new Worker(PROGRAM, {
+      eval: true,
+      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), filename: db.file },
+    });
+    worker.unref(); // referenced only while a read waits (get), so it never keeps a process alive
+    worker.on('message', (message: { id: number; row?: Row; error?: string }) => {
+      const w = waiting.get(message.id);
+      if (!w) return;
+      waiting.delete(message.id);
+      if (waiting.size === 0) worker.unref();
+      if (message.error === undefined) w.resolve(message.row);
+      else w.reject(new SenderError('internal', `a read of the database failed: ${message.error}`));
+    });
+    worker.once('error', (error) => failAll(error));
+    exited = new Promise((resolve) => {
+      worker.once('exit', () => {
+        if (thread === worker) thread = null;
+        failAll(new SenderError('internal', 'the thread reading the database stopped'));
+        resolve();
+      });
+    });
+    return worker;
+  }
+
+  return {
+    get(sql, params) {
+      if (closed) return Promise.reject(new SenderError('internal', 'the store is closed'));
+      thread ??= start();
+      const worker = thread;
+      const id = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.ref();
+        worker.postMessage({ id, sql, params });
+      });
+    },
+    async close() {
+      closed = true;
+      if (!thread) return;
+      thread.ref();
+      thread.postMessage('stop');
+      await exited;
+    },
+  };
+}
