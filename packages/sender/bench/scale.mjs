@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sampleEventData } from '@linkhooks/protocol';
 import pg from 'pg';
-import { check, fmtInt, loopDelayMs, median, monotonicMs, runChild, tempDir } from './harness.mjs';
+import { check, fmtInt, loopDelayMs, median, monotonicMs, runChild, sleep, tempDir } from './harness.mjs';
 
 export const SCALE = { small: 10_000, large: 1_000_000, samples: 15 };
 const ACCOUNT = 'acct_scale';
@@ -123,11 +123,15 @@ async function timeReads(stores, createSender) {
     for (let i = 0; i < SCALE.samples; i++) {
       for (const [k, { store, n }] of stores.entries()) {
         // A monitor of its own for each call: one enabled again measures the time it was off.
+        // The monitor measures from its first tick, and ticks on a timer that a read holding the
+        // loop keeps from firing until after it: a tick before the read and one after.
         const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
         loop.enable();
+        await sleep(3 * LOOP_SAMPLE_MS);
         const t = monotonicMs();
         await read(store, n, k);
         ms[k].push(monotonicMs() - t);
+        await sleep(3 * LOOP_SAMPLE_MS);
         loop.disable();
         loopP99s[k].push(loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS));
       }
