@@ -471,7 +471,11 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(route.responses['202'])).toMatch(/IngestBatchResult/);
     const schemas = res.json.components.schemas;
     expect(schemas.IngestBatch.required).toEqual(['events']);
-    expect(schemas.IngestBatch.properties.events.type).toBe('array');
+    expect(schemas.IngestBatch.properties.events).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+    });
     expect(res.json.paths[SINGLE]?.post).toBeDefined();
   });
 });

@@ -143,18 +143,23 @@ describe('a SQLite publish (design D33)', () => {
     await db.close();
   });
 
-  it('commits the publishes of a batch together, and one that fails fails alone', async () => {
+  it('fails a publish of a batch alone: those before it commit without it, those after it in the next commit', async () => {
     const db = migratedDb('publish-batch-');
+    let commits = 0;
     const write = publish(
       db,
       createWriteQueue(
         db,
-        () => 0,
+        () => {
+          commits++;
+          return 0;
+        },
         () => 0,
       ),
       null,
     );
     await write(event('evt_taken'), () => 'dlv_0');
+    expect(commits).toBe(1);
     // Made in one turn, so one batch: the middle one's id is taken, and it alone is refused.
     const results = await Promise.allSettled([
       write(event('evt_a'), () => 'dlv_a'),
@@ -167,6 +172,8 @@ describe('a SQLite publish (design D33)', () => {
     });
     const ids = db.st('SELECT id FROM events ORDER BY id').pluck().all();
     expect(ids).toEqual(['evt_a', 'evt_c', 'evt_taken']);
+    // Rolled back with the failed one, the first went again alone; the last, in a commit of its own.
+    expect(commits).toBe(3);
     await db.close();
   });
 });
