@@ -1,7 +1,7 @@
 /**
  * On SQLite, the reads that cost what the store holds (the counts behind a `/metrics` scrape, a
- * recovery's count of what is left) run on a thread of their own: the event loop goes on turning
- * while they count, and they see what was committed before them.
+ * recovery's count of what is left, an endpoint's statistics over a window) run on a thread of their
+ * own: the event loop goes on turning while they read, and they see what was committed before them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,7 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-off-loop-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('counts the queue and what a recovery leaves while the loop turns', async () => {
+  it("counts the queue, what a recovery leaves and an endpoint's statistics while the loop turns", async () => {
     const file = join(dir, 'store.db');
     const setup = createSqliteStore({ filename: file });
     await setup.migrate();
@@ -54,6 +54,10 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
         SELECT printf('dlv_%09d', i), printf('evt_%09d', i), 'ep_a', 'acct_a', 'click',
           CASE WHEN i < ${QUEUED} THEN 'pending' ELSE 'failed' END, 0,
           CASE WHEN i < ${QUEUED} THEN ${T0} END, ${T0} + i, ${T0} FROM n`);
+      // An attempt of each failed delivery, answered (no failure kind), of 10 to 1,009 ms.
+      raw.exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${FAILED})
+        INSERT INTO attempts (delivery_id, number, endpoint_id, started_at, duration_ms, status_code, request_headers)
+        SELECT printf('dlv_%09d', ${QUEUED} + i), 1, 'ep_a', ${T0} + i, 10 + i % 1000, 500, '{}' FROM n`);
     })();
     raw.close();
 
@@ -76,6 +80,13 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
       // The count on the other connection saw what the recovery committed.
       expect(recovered).toEqual({ ok: true, recovered: 10, remaining: FAILED - 10 });
       expect((await store.stats()).queued.pending).toBe(QUEUED + 10);
+
+      const window = { since: T0, until: T0 + 3_600_000, bucketMs: 300_000 };
+      const stats = await turnsWhile(store.endpointStats('acct_a', 'ep_a', window));
+      expect(stats.turns).toBeGreaterThan(0);
+      // 10 to 1,009 ms three times over: the 1,500th and the 2,850th of the 3,000 in order.
+      expect(stats.value).toMatchObject({ p50Ms: 509, p95Ms: 959, lastSuccessAt: T0 + FAILED - 1 });
+      expect(await store.endpointStats('acct_b', 'ep_a', window)).toBeNull();
     } finally {
       await store.close();
     }

@@ -13,44 +13,64 @@ import type { Row } from '../rows.js';
 import type { SqliteDb } from './database.js';
 
 // The thread's whole program: the connection, its statements prepared once and kept while it runs
-// (no object of the driver's left to the collector: database.ts), one row answered per message.
+// (no object of the driver's left to the collector: database.ts), each message's reads run in one
+// read transaction, so they see one snapshot, and answered together.
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
 db.exec('PRAGMA busy_timeout = 5000');
 const statements = new Map();
+const run = ({ sql, params, all }) => {
+  let statement = statements.get(sql);
+  if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+  const args = params === undefined ? [] : [params];
+  return all ? statement.all(...args) : statement.get(...args);
+};
+const snapshot = db.transaction((reads) => reads.map(run));
 parentPort.on('message', (message) => {
   if (message === 'stop') {
     db.close();
     parentPort.close();
     return;
   }
-  const { id, sql, params } = message;
   try {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    parentPort.postMessage({ id, row: params === undefined ? statement.get() : statement.get(params) });
+    parentPort.postMessage({ id: message.id, results: snapshot.deferred(message.reads) });
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) });
+    parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) });
   }
 });
 `;
 
+/** A read-only statement with its named parameters: its first row, or (`all`) every row. */
+export interface Read {
+  sql: string;
+  params?: Record<string, unknown>;
+  all?: boolean;
+}
+
 export interface OffLoopReads {
   /** The first row of `sql`, a read-only statement, with its named `params`. */
   get(sql: string, params?: Record<string, unknown>): Promise<Row | undefined>;
+  /** Each read's answer (a row or undefined, or `all`'s rows), in order, all from one snapshot. */
+  snapshot(reads: Read[]): Promise<unknown[]>;
   /** Stops the thread; reads still waiting fail. */
   close(): Promise<void>;
 }
 
-type Waiting = { resolve: (row: Row | undefined) => void; reject: (error: unknown) => void };
+type Waiting = { resolve: (results: unknown[]) => void; reject: (error: unknown) => void };
+
+const runOn = (db: SqliteDb, { sql, params, all }: Read): unknown => {
+  const args = params === undefined ? [] : [params];
+  return all ? db.st(sql).all(...args) : db.st(sql).get(...args);
+};
 
 export function offLoopReads(db: SqliteDb): OffLoopReads {
   if (db.inMemory) {
+    const snapshot = db.reading((reads: Read[]) => reads.map((read) => runOn(db, read)));
     return {
-      get: async (sql, params) =>
-        (params === undefined ? db.st(sql).get() : db.st(sql).get(params)) as Row | undefined,
+      get: async (sql, params) => snapshot([{ sql, ...(params ? { params } : {}) }])[0] as Row | undefined,
+      snapshot: async (reads) => snapshot(reads),
       close: async () => {},
     };
   }
@@ -71,12 +91,12 @@ export function offLoopReads(db: SqliteDb): OffLoopReads {
       workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), filename: db.file },
     });
     worker.unref(); // referenced only while a read waits (get), so it never keeps a process alive
-    worker.on('message', (message: { id: number; row?: Row; error?: string }) => {
+    worker.on('message', (message: { id: number; results?: unknown[]; error?: string }) => {
       const w = waiting.get(message.id);
       if (!w) return;
       waiting.delete(message.id);
       if (waiting.size === 0) worker.unref();
-      if (message.error === undefined) w.resolve(message.row);
+      if (message.error === undefined) w.resolve(message.results ?? []);
       else w.reject(new SenderError('internal', `a read of the database failed: ${message.error}`));
     });
     worker.once('error', (error) => failAll(error));
@@ -90,18 +110,22 @@ export function offLoopReads(db: SqliteDb): OffLoopReads {
     return worker;
   }
 
+  const snapshot = (reads: Read[]): Promise<unknown[]> => {
+    if (closed) return Promise.reject(new SenderError('internal', 'the store is closed'));
+    thread ??= start();
+    const worker = thread;
+    const id = next++;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, reads });
+    });
+  };
+
   return {
-    get(sql, params) {
-      if (closed) return Promise.reject(new SenderError('internal', 'the store is closed'));
-      thread ??= start();
-      const worker = thread;
-      const id = next++;
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        worker.ref();
-        worker.postMessage({ id, sql, params });
-      });
-    },
+    get: async (sql, params) =>
+      (await snapshot([{ sql, ...(params ? { params } : {}) }]))[0] as Row | undefined,
+    snapshot,
     async close() {
       closed = true;
       if (!thread) return;

@@ -88,7 +88,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     pauseEndpoint: pauseEndpoint(db),
     resumeEndpoint: resumeEndpoint(db),
     recoverDeliveries: recoverDeliveries(db, reads),
-    endpointStats: endpointStats(db),
+    endpointStats: endpointStats(reads),
     claimNotices: claimNotices(db),
   };
   return {
