@@ -7,7 +7,8 @@
 // oldest ten of ep_000001 (failed: scale.mjs FAILED_SQL); the oldest tenth last updated a day
 // before `now` (what a prune with a cutoff of `now - 1 h` deletes), the rest within the last hour.
 // Beside them, another account's queue: QUEUE_SHARE of as many deliveries awaiting a retry due a
-// day after `now` (what /metrics counts; nothing claims them). Rows are generated inside SQLite.
+// day after `now` (what /metrics counts; nothing claims them), their events of one byte each, as on
+// PostgreSQL, so the file grows by little more than their rows. Rows are generated inside SQLite.
 import Database from 'better-sqlite3';
 import { FAILED_SQL, QUEUE_ACCOUNT, QUEUE_SHARE } from './scale.mjs';
 
@@ -47,7 +48,7 @@ db.transaction(() => {
   ).run({ account: QUEUE_ACCOUNT, now });
   db.prepare(
     `${queued} INSERT INTO events (id, account_id, name, body, created_at)
-     SELECT printf('evq_%09d', i), @account, 'click', zeroblob(1024), @now - 1800000 FROM n`,
+     SELECT printf('evq_%09d', i), @account, 'click', zeroblob(1), @now - 1800000 FROM n`,
   ).run({ q: n * QUEUE_SHARE, account: QUEUE_ACCOUNT, now });
   db.prepare(
     `${queued} INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,

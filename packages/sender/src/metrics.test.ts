@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics, STATS_MAX_AGE_MS } from './metrics.js';
+import { createMetrics, STATS_MAX_AGE_MS, STATS_STALE_LIMIT_MS } from './metrics.js';
 import type { StoreStats } from './store/port.js';
 
 describe('the store counts in /metrics', () => {
@@ -29,36 +29,43 @@ describe('the store counts in /metrics', () => {
     await registry.metrics();
     expect(reads).toBe(1);
 
-    // Stale: the scrape answers with the last counts at once, and the next read starts behind it.
+    // Stale: a read starts; the scrape waits for it STATS_WAIT_MS at most, then answers with the last.
     now += 1;
     expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
     expect(reads).toBe(2);
-    // Scrapes while it runs neither wait for it nor start another.
+    // A scrape while it runs starts no other.
     expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
     expect(reads).toBe(2);
     release();
     await new Promise((resolve) => setImmediate(resolve));
     expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 2');
     expect(reads).toBe(2);
+    // A read that comes within the wait is answered.
+    now += STATS_MAX_AGE_MS;
+    const fresh = registry.metrics();
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect(await fresh).toContain('linkhooks_queue_depth{status="pending"} 3');
   });
 
-  it('keeps the last counts when a read fails, and reads again at the next scrape', async () => {
+  it('answers with the last counts while reads fail, until they are too old to answer with', async () => {
     let reads = 0;
+    let failing = false;
     const stats = async (): Promise<StoreStats> => {
       reads++;
-      if (reads === 2) throw new Error('the database is restarting');
+      if (failing) throw new Error('the database is restarting');
       return { queued: { pending: reads, awaiting_retry: 0, held: 0 }, disabledEndpoints: 0 };
     };
     let now = 0;
     const { registry } = createMetrics({ stats }, undefined, () => now);
     expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
+    failing = true;
     now += STATS_MAX_AGE_MS;
     expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
-    await new Promise((resolve) => setImmediate(resolve));
     expect(reads).toBe(2);
-    expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(reads).toBe(3);
-    expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 3');
+    now = STATS_STALE_LIMIT_MS;
+    await expect(registry.metrics()).rejects.toThrow('the database is restarting');
+    failing = false;
+    expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 4');
   });
 });

@@ -14,14 +14,19 @@ export interface SenderMetrics {
   breakerTrips: Counter<'kind'>;
 }
 
-/** How old the store's counts in a scrape may be: scrapes in a burst share one count. */
+/** How often the store's counts are read at most: scrapes in a burst share one count. */
 export const STATS_MAX_AGE_MS = 5_000;
+/** How long a scrape waits for a new count before it answers with the last one. */
+export const STATS_WAIT_MS = 100;
+/** A count this old is not answered with: the scrape waits for the next, and fails if that fails. */
+export const STATS_STALE_LIMIT_MS = 60_000;
 
 /**
  * The store's counts, read at most once per STATS_MAX_AGE_MS however often they are scraped, and
- * never twice at once. Once read, a scrape answers at once with the last counts while a stale one
- * has the next read: a count costs what is queued (a million deliveries: some 100 ms), which no
- * scrape should wait for. A read that fails leaves the last counts, and the next scrape reads again.
+ * never twice at once. A count costs what is queued (half a million deliveries: some 50–90 ms), so
+ * a scrape waits for one at most STATS_WAIT_MS, then answers with the last while the read goes on
+ * for the next scrape; one that fails leaves the last, until that is STATS_STALE_LIMIT_MS old and
+ * scrapes fail with the read, as they do before any count (a store down is not hidden).
  */
 function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => Promise<StoreStats> {
   let last: { at: number; stats: StoreStats } | undefined;
@@ -37,9 +42,16 @@ function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => 
         reading = undefined;
       }));
   return () => {
-    if (!last) return read();
-    if (now() - last.at >= STATS_MAX_AGE_MS) read().catch(() => undefined);
-    return Promise.resolve(last.stats);
+    if (last && now() - last.at < STATS_MAX_AGE_MS) return Promise.resolve(last.stats);
+    const next = read();
+    if (!last || now() - last.at >= STATS_STALE_LIMIT_MS) return next;
+    const kept = last.stats;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<StoreStats>((resolve) => {
+      timer = setTimeout(() => resolve(kept), STATS_WAIT_MS);
+      timer.unref();
+    });
+    return Promise.race([next.catch(() => kept), waited]).finally(() => clearTimeout(timer));
   };
 }
 

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
@@ -46,7 +47,8 @@ interface Scene {
 
 /**
  * The changes, in an order each can run in, with the tables each writes on PostgreSQL; `before`
- * readies PostgreSQL's rows by SQL where the change needs a state the store has no call for.
+ * readies the rows by SQL (`?` for each value) where the change needs a state the store has no
+ * call for.
  */
 const CHANGES: {
   name: string;
@@ -120,7 +122,7 @@ const CHANGES: {
   {
     name: 'a recovery',
     tables: ['deliveries'],
-    before: (sql, s) => sql(`UPDATE deliveries SET status = 'failed' WHERE id = $1`, [s.deliveryId]),
+    before: (sql, s) => sql(`UPDATE deliveries SET status = 'failed' WHERE id = ?`, [s.deliveryId]),
     run: (store, s) =>
       store.recoverDeliveries(s.accountId, s.endpointId, {
         since: 0,
@@ -132,7 +134,7 @@ const CHANGES: {
   {
     name: 'a re-enabling',
     tables: ['endpoints'],
-    before: (sql, s) => sql('UPDATE endpoints SET enabled = false WHERE id = $1', [s.endpointId]),
+    before: (sql, s) => sql('UPDATE endpoints SET enabled = false WHERE id = ?', [s.endpointId]),
     run: (store, s) =>
       store.reenableEndpoint(s.accountId, s.endpointId, { replaySkipped: false, now: T0 + 6 }),
   },
@@ -192,12 +194,16 @@ describe('sqlite: every change a user is answered about waits for the WAL sync',
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('answers none before the sync that covers it has ended', async () => {
-    const store = createSqliteStore({ filename: join(dir, 'store.db') });
+    const file = join(dir, 'store.db');
+    const store = createSqliteStore({ filename: file });
     await store.migrate();
+    const raw = new Database(file);
+    const sql = async (text: string, values: unknown[]) => raw.prepare(text).run(...values);
     const s = newScene();
     try {
       for (const change of CHANGES) {
         if (change.name === 'a pause') await publishOne(store, s);
+        await change.before?.(sql, s);
         syncs.hold = true;
         const requested = new Promise<'sync requested'>((resolve) => {
           syncs.requested = () => resolve('sync requested');
@@ -216,9 +222,36 @@ describe('sqlite: every change a user is answered about waits for the WAL sync',
         for (const release of syncs.held.splice(0)) release();
         await answer;
       }
+      // The changes that need a state made by SQL found it.
+      expect(raw.prepare('SELECT status FROM deliveries WHERE id = ?').pluck().get(s.deliveryId)).toBe(
+        'pending',
+      );
+      expect(raw.prepare('SELECT enabled FROM endpoints WHERE id = ?').pluck().get(s.endpointId)).toBe(1);
+      // An account's deletion in steps: a step that removed rows is answered at its commit, and the
+      // one that finds nothing left once the sync covers every step before it.
+      syncs.hold = true;
+      const requested = new Promise<'sync requested'>((resolve) => {
+        syncs.requested = () => resolve('sync requested');
+      });
+      const removed: number[] = [];
+      let step: Promise<number>;
+      for (;;) {
+        step = store.deleteAccountStep(s.accountId, 100);
+        const first = await Promise.race([requested, step]);
+        if (first === 'sync requested') break;
+        removed.push(first);
+        if (first === 0) break; // answered without the sync: the check below fails
+      }
+      expect(removed.length).toBeGreaterThan(0);
+      expect(removed.every((n) => n > 0)).toBe(true);
+      syncs.hold = false;
+      for (const release of syncs.held.splice(0)) release();
+      expect(await step).toBe(0);
+      expect(await store.getAccount(s.accountId)).toBeNull();
     } finally {
       syncs.hold = false;
       for (const release of syncs.held.splice(0)) release();
+      raw.close();
       await store.close();
     }
   });
@@ -234,9 +267,15 @@ describe.skipIf(!pgUp)('postgres: every change a user is answered about commits 
     const schema = await schemas.migrated();
     const sql = async (text: string, values: unknown[] = []) => {
       const client = await schemas.admin.connect();
+      let n = 0;
       try {
         await client.query(`SET search_path TO "${schema}"`);
-        return (await client.query(text, values)).rows;
+        return (
+          await client.query(
+            text.replace(/\?/g, () => `$${++n}`),
+            values,
+          )
+        ).rows;
       } finally {
         client.release();
       }

@@ -36,7 +36,7 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-off-loop-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("counts the queue, what a recovery leaves and an endpoint's statistics while the loop turns", async () => {
+  it("counts the queue and reads an endpoint's statistics while the loop turns, and what a recovery left after it", async () => {
     const file = join(dir, 'store.db');
     const setup = createSqliteStore({ filename: file });
     await setup.migrate();

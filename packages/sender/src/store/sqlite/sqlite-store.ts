@@ -60,13 +60,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const write = createWriteQueue(db, () => wal?.committed() ?? 0);
   const reads = offLoopReads(db);
   /**
-   * A change a user is answered about, once the WAL's sync covers it, as a publish is. A deletion's
-   * steps need not wait: its mark is kept, and the next prune finishes what a power cut undid.
+   * A change a user is answered about, once the WAL's sync covers it, as a publish is. `value`: the
+   * change's answer, its commit made (a promise's, before it was given here). A deletion's steps
+   * need not wait each: the one that finds nothing left waits, and its sync covers every step before.
    */
-  const synced = async <T>(value: T): Promise<T> => {
-    if (wal) await wal.durable(wal.committed());
-    return value;
+  const synced = async <T>(value: T | Promise<T>): Promise<T> => {
+    if (!wal) return value;
+    const [answer] = await Promise.all([value, wal.durable(wal.committed())]);
+    return answer;
   };
+  const lastStepSynced = async (removed: number) => (removed === 0 ? synced(removed) : removed);
   const ops = {
     migrate: migrateSqlite(db),
     publish: publish(db, write, wal),
@@ -121,14 +124,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     rotateApiKey: async (accountId, key, options) => synced(ops.rotateApiKey(accountId, key, options)),
     revokeApiKey: async (accountId, id, now) => synced(keys.revokeApiKey(db, accountId, id, now)),
     markAccountDeleted: async (id, now) => synced(ops.markAccountDeleted(id, now)),
-    deleteAccountStep: async (id, limit) => ops.deleteAccountStep(id, limit),
+    deleteAccountStep: async (id, limit) => lastStepSynced(ops.deleteAccountStep(id, limit)),
     createEndpoint: async (input, admit) => synced(ops.createEndpoint(input, admit)),
     getEndpoint: async (accountId, id) => endpoints.getEndpoint(db, accountId, id),
     listEndpoints: async (accountId) => endpoints.listEndpoints(db, accountId),
     updateEndpoint: async (accountId, id, patch, now) =>
       synced(ops.updateEndpoint(accountId, id, patch, now)),
     markEndpointDeleted: async (accountId, id, now) => synced(ops.markEndpointDeleted(accountId, id, now)),
-    deleteEndpointStep: async (accountId, id, limit) => ops.deleteEndpointStep(accountId, id, limit),
+    deleteEndpointStep: async (accountId, id, limit) =>
+      lastStepSynced(ops.deleteEndpointStep(accountId, id, limit)),
     deleteEndpoint: async (accountId, id) => synced(deletion.deleteEndpoint(db, accountId, id)),
     endpointsBeingDeleted: async (limit) => deletion.endpointsBeingDeleted(db, limit),
     reenableEndpoint: async (accountId, id, options) => synced(ops.reenableEndpoint(accountId, id, options)),
