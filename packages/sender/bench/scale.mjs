@@ -78,8 +78,8 @@ async function fillPostgres(connectionString, schema, n, now) {
  * call in turn (small, large, small, …): a minute when the machine is slow weighs on both sides of
  * the ratio, not on whichever store was measured then. Medians of SCALE.samples calls each; and the
  * worst of the loop's delay p99 over each count of the queue (on SQLite, a read on the loop holds it).
- * `scrape`: the engine's /metrics text, as the service serves it: from the last count, one a few
- * seconds old (the first scrape, untimed, waits for it).
+ * `scrape`: the engine's /metrics text, as the service serves it, within 5 s of its count (the
+ * first scrape, untimed, waits for it): what a scrape costs but for the count, shown beside it.
  */
 async function timeReads(stores, createSender) {
   const senders = stores.map(({ store }) => createSender({ store }));

@@ -18,12 +18,15 @@ export interface SenderMetrics {
 export const STATS_MAX_AGE_MS = 5_000;
 /** How long a scrape waits for a new count before it answers with the last one. */
 export const STATS_WAIT_MS = 100;
-/** A count this old is not answered with: the scrape waits for the next, and fails if that fails. */
-export const STATS_STALE_LIMIT_MS = 60_000;
+/**
+ * A count this old is not answered with: the scrape waits for the next, and fails if that fails.
+ * Past scrape intervals of a minute or two, so a scraper at those waits 100 ms at most.
+ */
+export const STATS_STALE_LIMIT_MS = 5 * 60_000;
 
 /**
  * The store's counts, read at most once per STATS_MAX_AGE_MS however often they are scraped, and
- * never twice at once. A count costs what is queued (half a million deliveries: some 50–90 ms), so
+ * never twice at once. A count costs what is queued (half a million deliveries: some 60–92 ms), so
  * a scrape waits for one at most STATS_WAIT_MS, then answers with the last while the read goes on
  * for the next scrape; one that fails leaves the last, until that is STATS_STALE_LIMIT_MS old and
  * scrapes fail with the read, as they do before any count (a store down is not hidden).

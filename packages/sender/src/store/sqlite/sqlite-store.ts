@@ -62,7 +62,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   /**
    * A change a user is answered about, once the WAL's sync covers it, as a publish is. `value`: the
    * change's answer, its commit made (a promise's, before it was given here). A deletion's steps
-   * need not wait each: the one that finds nothing left waits, and its sync covers every step before.
+   * need not wait each: an account's that finds nothing left waits, and its sync covers every step
+   * before; an endpoint's last transaction is a change of its own.
    */
   const synced = async <T>(value: T | Promise<T>): Promise<T> => {
     if (!wal) return value;
@@ -131,8 +132,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     updateEndpoint: async (accountId, id, patch, now) =>
       synced(ops.updateEndpoint(accountId, id, patch, now)),
     markEndpointDeleted: async (accountId, id, now) => synced(ops.markEndpointDeleted(accountId, id, now)),
-    deleteEndpointStep: async (accountId, id, limit) =>
-      lastStepSynced(ops.deleteEndpointStep(accountId, id, limit)),
+    // The deletion's last transaction (deleteEndpoint) waits for the sync that covers its steps.
+    deleteEndpointStep: async (accountId, id, limit) => ops.deleteEndpointStep(accountId, id, limit),
     deleteEndpoint: async (accountId, id) => synced(deletion.deleteEndpoint(db, accountId, id)),
     endpointsBeingDeleted: async (limit) => deletion.endpointsBeingDeleted(db, limit),
     reenableEndpoint: async (accountId, id, options) => synced(ops.reenableEndpoint(accountId, id, options)),
