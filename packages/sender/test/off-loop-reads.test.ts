@@ -91,4 +91,26 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
       await store.close();
     }
   });
+
+  it('reads on the loop once its thread cannot run, and answers the reads that waited on it', async () => {
+    const file = join(dir, 'gone.db');
+    const store = createSqliteStore({ filename: file });
+    await store.migrate();
+    await storeEndpoint(store, 'acct_a', 'ep_a', T0);
+    await store.pauseEndpoint('acct_a', 'ep_a', T0);
+    // The store's connection keeps the file it opened; the thread, started by the first read below,
+    // finds no file to open.
+    rmSync(file);
+    try {
+      const [first, second] = await Promise.all([store.stats(), store.stats()]);
+      expect(first).toEqual({ queued: { pending: 0, awaiting_retry: 0, held: 0 }, disabledEndpoints: 0 });
+      expect(second).toEqual(first);
+      const later = await turnsWhile(store.stats());
+      expect(later.value).toEqual(first);
+      // On the loop now: answered before the loop turned.
+      expect(later.turns).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

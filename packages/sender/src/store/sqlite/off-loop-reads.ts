@@ -2,9 +2,10 @@
  * Reads whose cost grows with what the store holds, run off the event loop (design D80): a worker
  * thread with a read-only connection of its own runs each, in a snapshot of its own, while the loop
  * goes on serving requests and deliveries. With a million deliveries queued, the count behind a
- * `/metrics` scrape took 140 ms on the loop. The thread starts with the first read and stays;
- * should it fail, the next read starts another. A database kept in memory has no file another
- * connection could open: its reads run on the loop.
+ * `/metrics` scrape took 140 ms on the loop. The thread starts with the first read and stays.
+ * Should it fail (it could not start, load the driver or open the file), the reads waiting on it
+ * and every later one run on the loop, as all did before: slower for the others, never lost. A
+ * database kept in memory has no file another connection could open: its reads run on the loop.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -58,7 +59,7 @@ export interface OffLoopReads {
   close(): Promise<void>;
 }
 
-type Waiting = { resolve: (results: unknown[]) => void; reject: (error: unknown) => void };
+type Waiting = { reads: Read[]; resolve: (results: unknown[]) => void; reject: (error: unknown) => void };
 
 const runOn = (db: SqliteDb, { sql, params, all }: Read): unknown => {
   const args = params === undefined ? [] : [params];
@@ -66,8 +67,9 @@ const runOn = (db: SqliteDb, { sql, params, all }: Read): unknown => {
 };
 
 export function offLoopReads(db: SqliteDb): OffLoopReads {
+  const onLoop = db.reading((reads: Read[]) => reads.map((read) => runOn(db, read)));
   if (db.inMemory) {
-    const snapshot = db.reading((reads: Read[]) => reads.map((read) => runOn(db, read)));
+    const snapshot = onLoop;
     return {
       get: async (sql, params) => snapshot([{ sql, ...(params ? { params } : {}) }])[0] as Row | undefined,
       snapshot: async (reads) => snapshot(reads),
@@ -77,12 +79,25 @@ export function offLoopReads(db: SqliteDb): OffLoopReads {
   let thread: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
   let closed = false;
+  /** The thread failed: reads run on the loop from now on. */
+  let failed = false;
   let next = 0;
   const waiting = new Map<number, Waiting>();
 
-  const failAll = (error: unknown) => {
-    for (const w of waiting.values()) w.reject(error);
+  /** The reads the thread did not answer, on the loop (or refused, once the store is closed). */
+  const onLoopAll = () => {
+    const left = [...waiting.values()];
     waiting.clear();
+    for (const w of left) {
+      if (closed) w.reject(new SenderError('internal', 'the store is closed'));
+      else {
+        try {
+          w.resolve(onLoop(w.reads));
+        } catch (error) {
+          w.reject(error);
+        }
+      }
+    }
   };
 
   function start(): Worker {
@@ -99,11 +114,12 @@ export function offLoopReads(db: SqliteDb): OffLoopReads {
       if (message.error === undefined) w.resolve(message.results ?? []);
       else w.reject(new SenderError('internal', `a read of the database failed: ${message.error}`));
     });
-    worker.once('error', (error) => failAll(error));
+    worker.once('error', () => {}); // its exit follows
     exited = new Promise((resolve) => {
       worker.once('exit', () => {
         if (thread === worker) thread = null;
-        failAll(new SenderError('internal', 'the thread reading the database stopped'));
+        if (!closed) failed = true;
+        onLoopAll();
         resolve();
       });
     });
@@ -112,11 +128,17 @@ export function offLoopReads(db: SqliteDb): OffLoopReads {
 
   const snapshot = (reads: Read[]): Promise<unknown[]> => {
     if (closed) return Promise.reject(new SenderError('internal', 'the store is closed'));
-    thread ??= start();
+    if (failed) return Promise.resolve().then(() => onLoop(reads));
+    try {
+      thread ??= start();
+    } catch {
+      failed = true;
+      return Promise.resolve().then(() => onLoop(reads));
+    }
     const worker = thread;
     const id = next++;
     return new Promise((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
+      waiting.set(id, { reads, resolve, reject });
       worker.ref();
       worker.postMessage({ id, reads });
     });
