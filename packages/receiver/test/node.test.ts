@@ -19,6 +19,24 @@ standardWebhooksBattery('node http', startNode);
 
 let server: Server;
 
+/**
+ * Starts `server`, sends it the headers of a POST and the first bytes of its 1,000-byte body, and
+ * once `ready` resolves goes away without the rest; the server is closed after.
+ */
+async function hangUpMidBody(server: Server, ready: Promise<void>) {
+  const base = new URL(await listen(server));
+  try {
+    const socket = connect(Number(base.port), base.hostname);
+    socket.write(
+      'POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+    );
+    await ready;
+    socket.destroy();
+  } finally {
+    await close(server);
+  }
+}
+
 describe('node http: a request stream other code touched first, or closed early', () => {
   it('refuses a stream whose encoding was set, answering invalid_body rather than crashing on text chunks', async () => {
     const secret = generateSecret();
@@ -60,19 +78,9 @@ describe('node http: a request stream other code touched first, or closed early'
         arrived();
       });
     });
-    const base = new URL(await listen(server));
-    try {
-      const socket = connect(Number(base.port), base.hostname);
-      socket.write(
-        'POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
-      );
-      // The server has the headers and waits for the rest; the client goes away instead.
-      await inHandler;
-      socket.destroy();
-      expect(await seen).toBe('invalid_body');
-    } finally {
-      await close(server);
-    }
+    // The server has the headers and waits for the rest; the client goes away instead.
+    await hangUpMidBody(server, inHandler);
+    expect(await seen).toBe('invalid_body');
   });
 
   it('answers a request whose client goes away in the middle of its body as unreadable', async () => {
@@ -89,17 +97,7 @@ describe('node http: a request stream other code touched first, or closed early'
         req.once('data', () => firstBytes());
       });
     });
-    const base = new URL(await listen(server));
-    try {
-      const socket = connect(Number(base.port), base.hostname);
-      socket.write(
-        'POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
-      );
-      await reading;
-      socket.destroy();
-      expect(await seen).toBe('invalid_body');
-    } finally {
-      await close(server);
-    }
+    await hangUpMidBody(server, reading);
+    expect(await seen).toBe('invalid_body');
   });
 });

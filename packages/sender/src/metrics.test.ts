@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { createMetrics, STATS_MAX_AGE_MS, STATS_STALE_LIMIT_MS } from './metrics.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createMetrics, STATS_MAX_AGE_MS, STATS_STALE_LIMIT_MS, STATS_WAIT_MS } from './metrics.js';
 import type { StoreStats } from './store/port.js';
 
 describe('the store counts in /metrics', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('reads the store once per STATS_MAX_AGE_MS however often it is scraped, and never twice at once', async () => {
     let reads = 0;
     let release: () => void = () => undefined;
@@ -33,11 +37,22 @@ describe('the store counts in /metrics', () => {
     expect(reads).toBe(1);
 
     // Stale: a read starts; the scrape waits for it STATS_WAIT_MS at most, then answers with the last.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answered = async () => {
+      let settled = false;
+      const scrape = registry.metrics().finally(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(STATS_WAIT_MS - 1);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      return scrape;
+    };
     now += 1;
-    expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
+    expect(await answered()).toContain('linkhooks_queue_depth{status="pending"} 1');
     expect(reads).toBe(2);
     // A scrape while it runs starts no other.
-    expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
+    expect(await answered()).toContain('linkhooks_queue_depth{status="pending"} 1');
     expect(reads).toBe(2);
     release();
     await new Promise((resolve) => setImmediate(resolve));

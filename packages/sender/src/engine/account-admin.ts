@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { SenderError } from '../errors.js';
 import type { Page, SenderStore } from '../store/port.js';
-import { untilNone } from '../store/prune-steps.js';
+import { inSteps } from '../store/prune-steps.js';
 import type { AccountRecord, ApiKeyRecord } from '../store/records.js';
 
 /** How long a rotated-out key keeps working by default: one hour to deploy the new one. */
@@ -120,7 +120,7 @@ export function accountAdministration(deps: { store: SenderStore; clock: Clock }
 
     async deleteAccount(accountId) {
       if (!(await store.markAccountDeleted(accountId, clock.now()))) throw noAccount(accountId);
-      return { removed: await untilNone(() => store.deleteAccountStep(accountId, DELETE_STEP)) };
+      return { removed: await inSteps(() => store.deleteAccountStep(accountId, DELETE_STEP), 1) };
     },
   };
 }

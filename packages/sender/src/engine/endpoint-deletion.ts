@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { SenderStore } from '../store/port.js';
-import { untilNone } from '../store/prune-steps.js';
+import { inSteps } from '../store/prune-steps.js';
 import { DELETE_STEP } from './account-admin.js';
 
 /** The longest a DELETE waits for the endpoint's deliveries to go before it is answered. */
@@ -37,8 +37,9 @@ export function endpointDeletion({
 
   /** A marked endpoint's deliveries in steps, then the endpoint; stopping leaves it marked. */
   async function removeMarked(accountId: string, id: string): Promise<void> {
-    await untilNone(
+    await inSteps(
       () => store.deleteEndpointStep(accountId, id, DELETE_STEP),
+      1,
       () => stopping,
     );
     if (stopping) return; // the next prune finishes it

@@ -126,5 +126,12 @@ describe('ingest when the store cannot sync its disk', () => {
     expect(senderErrors()).toEqual([
       ['storage_failed', 'published events can no longer be made durable; restart the service'],
     ]);
+    // Any other change is refused as well, before it is written.
+    const before = (await api.call('GET', '/v1/endpoints')).json;
+    const created = await api.call('POST', '/v1/endpoints', {
+      body: { url: 'https://127.0.0.1:9/hooks/after-failure', events: ['click'] },
+    });
+    expect([created.status, created.json.error?.code]).toEqual([503, 'storage_failed']);
+    expect((await api.call('GET', '/v1/endpoints')).json).toEqual(before);
   });
 });

@@ -118,13 +118,13 @@ export const endClient = (client: pg.Client, ms: number): Promise<void> =>
     () => destroySocket(client),
   );
 
-/** BEGIN … COMMIT on `client`; on an error, ROLLBACK, whose own failure goes to `rollbackFailed`. */
 /**
  * The main pool's connections commit without waiting for the WAL flush (connect); a transaction
  * begun so waits for it, in the one round trip of its BEGIN.
  */
 const BEGIN_DURABLE = 'BEGIN; SET LOCAL synchronous_commit TO on';
 
+/** BEGIN … COMMIT on `client`; on an error, ROLLBACK, whose own failure goes to `rollbackFailed`. */
 async function inTransaction<C extends pg.ClientBase, T>(
   client: C,
   fn: (client: C) => Promise<T>,

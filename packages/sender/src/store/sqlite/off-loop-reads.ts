@@ -68,19 +68,11 @@ const runOn = (db: SqliteDb, { sql, params, all }: Read): unknown => {
 
 export function offLoopReads(db: SqliteDb): OffLoopReads {
   const onLoop = db.reading((reads: Read[]) => reads.map((read) => runOn(db, read)));
-  if (db.inMemory) {
-    const snapshot = onLoop;
-    return {
-      get: async (sql, params) => snapshot([{ sql, ...(params ? { params } : {}) }])[0] as Row | undefined,
-      snapshot: async (reads) => snapshot(reads),
-      close: async () => {},
-    };
-  }
   let thread: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
   let closed = false;
-  /** The thread failed: reads run on the loop from now on. */
-  let failed = false;
+  /** Reads run on the loop: the thread failed, or there is no file for it to open. */
+  let failed = db.inMemory;
   let next = 0;
   const waiting = new Map<number, Waiting>();
 

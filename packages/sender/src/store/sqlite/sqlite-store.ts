@@ -60,17 +60,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const write = createWriteQueue(db, () => wal?.committed() ?? 0);
   const reads = offLoopReads(db);
   /**
-   * A change a user is answered about, once the WAL's sync covers it, as a publish is. `value`: the
-   * change's answer, its commit made (a promise's, before it was given here). A deletion's steps
-   * need not wait each: an account's that finds nothing left waits, and its sync covers every step
-   * before; an endpoint's last transaction is a change of its own.
+   * A change a user is answered about, made as a publish is (design D79): not while a failed sync
+   * refuses every commit, and answered once a sync covers it. A deletion's steps need not wait each:
+   * an account's that finds nothing left waits, and its sync covers every step before; an
+   * endpoint's last transaction is a change of its own.
    */
-  const synced = async <T>(value: T | Promise<T>): Promise<T> => {
-    if (!wal) return value;
-    const [answer] = await Promise.all([value, wal.durable(wal.committed())]);
-    return answer;
+  const synced = async <T>(change: () => T | Promise<T>): Promise<T> => {
+    if (!wal) return change();
+    await wal.holdCommit();
+    const answer = change(); // committed here, before any await (a recovery's count comes after)
+    return (await Promise.all([answer, wal.durable(wal.committed())]))[0];
   };
-  const lastStepSynced = async (removed: number) => (removed === 0 ? synced(removed) : removed);
   const ops = {
     migrate: migrateSqlite(db),
     publish: publish(db, write, wal),
@@ -114,7 +114,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     renewLeases: async (leases, expiresAt) => (await write(() => renewLeases(db, leases, expiresAt))).value,
     nextDueAt: async () => nextDueAt(db),
 
-    createAccount: async (input) => synced(ops.createAccount(input)),
+    createAccount: async (input) => synced(() => ops.createAccount(input)),
     getAccount: async (id) => accounts.getAccount(db, id),
     findAccountByApiKeyHash: async (hash, now) => accounts.findAccountByApiKeyHash(db, hash, now),
     listAccounts: async (page) => accounts.listAccounts(db, page),
@@ -122,28 +122,33 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     getApiKey: async (id, now) => keys.getApiKey(db, id, now),
     touchApiKey: async (id, now) => keys.touchApiKey(db, id, now),
     listApiKeys: async (accountId) => keys.listApiKeys(db, accountId),
-    rotateApiKey: async (accountId, key, options) => synced(ops.rotateApiKey(accountId, key, options)),
-    revokeApiKey: async (accountId, id, now) => synced(keys.revokeApiKey(db, accountId, id, now)),
-    markAccountDeleted: async (id, now) => synced(ops.markAccountDeleted(id, now)),
-    deleteAccountStep: async (id, limit) => lastStepSynced(ops.deleteAccountStep(id, limit)),
-    createEndpoint: async (input, admit) => synced(ops.createEndpoint(input, admit)),
+    rotateApiKey: async (accountId, key, options) => synced(() => ops.rotateApiKey(accountId, key, options)),
+    revokeApiKey: async (accountId, id, now) => synced(() => keys.revokeApiKey(db, accountId, id, now)),
+    markAccountDeleted: async (id, now) => synced(() => ops.markAccountDeleted(id, now)),
+    deleteAccountStep: async (id, limit) => {
+      const removed = ops.deleteAccountStep(id, limit);
+      return removed === 0 ? synced(() => removed) : removed;
+    },
+    createEndpoint: async (input, admit) => synced(() => ops.createEndpoint(input, admit)),
     getEndpoint: async (accountId, id) => endpoints.getEndpoint(db, accountId, id),
     listEndpoints: async (accountId) => endpoints.listEndpoints(db, accountId),
     updateEndpoint: async (accountId, id, patch, now) =>
-      synced(ops.updateEndpoint(accountId, id, patch, now)),
-    markEndpointDeleted: async (accountId, id, now) => synced(ops.markEndpointDeleted(accountId, id, now)),
+      synced(() => ops.updateEndpoint(accountId, id, patch, now)),
+    markEndpointDeleted: async (accountId, id, now) =>
+      synced(() => ops.markEndpointDeleted(accountId, id, now)),
     // The deletion's last transaction (deleteEndpoint) waits for the sync that covers its steps.
     deleteEndpointStep: async (accountId, id, limit) => ops.deleteEndpointStep(accountId, id, limit),
-    deleteEndpoint: async (accountId, id) => synced(deletion.deleteEndpoint(db, accountId, id)),
+    deleteEndpoint: async (accountId, id) => synced(() => deletion.deleteEndpoint(db, accountId, id)),
     endpointsBeingDeleted: async (limit) => deletion.endpointsBeingDeleted(db, limit),
-    reenableEndpoint: async (accountId, id, options) => synced(ops.reenableEndpoint(accountId, id, options)),
+    reenableEndpoint: async (accountId, id, options) =>
+      synced(() => ops.reenableEndpoint(accountId, id, options)),
     claimNotices: async (request) => ops.claimNotices(request),
     recordNotice: async (outcome) => recordNotice(db, outcome),
-    pauseEndpoint: async (accountId, id, now) => synced(ops.pauseEndpoint(accountId, id, now)),
-    resumeEndpoint: async (accountId, id, now) => synced(ops.resumeEndpoint(accountId, id, now)),
+    pauseEndpoint: async (accountId, id, now) => synced(() => ops.pauseEndpoint(accountId, id, now)),
+    resumeEndpoint: async (accountId, id, now) => synced(() => ops.resumeEndpoint(accountId, id, now)),
     recoverDeliveries: async (accountId, id, request) =>
-      synced(ops.recoverDeliveries(accountId, id, request)),
-    retryNow: async (accountId, id, now) => synced(ops.retryNow(accountId, id, now)),
+      synced(() => ops.recoverDeliveries(accountId, id, request)),
+    retryNow: async (accountId, id, now) => synced(() => ops.retryNow(accountId, id, now)),
     listDeliveries: async (accountId, filter) => log.listDeliveries(db, accountId, filter),
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
@@ -153,9 +158,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     endpointStats: async (accountId, id, window) => ops.endpointStats(accountId, id, window),
     secretsNotSealedWith: async (prefix, after, limit) =>
       secrets.secretsNotSealedWith(db, prefix, after, limit),
-    replaceSecrets: async (changes) => synced(ops.replaceSecrets(changes)),
-    createPortalToken: async (token) => synced(portal.createPortalToken(db, token)),
-    takePortalToken: async (hash) => synced(portal.takePortalToken(db, hash)),
+    replaceSecrets: async (changes) => synced(() => ops.replaceSecrets(changes)),
+    createPortalToken: async (token) => synced(() => portal.createPortalToken(db, token)),
+    takePortalToken: async (hash) => synced(() => portal.takePortalToken(db, hash)),
     dropExpiredPortalTokens: async (now) => portal.dropExpiredPortalTokens(db, now),
   };
 }

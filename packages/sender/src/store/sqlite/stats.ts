@@ -20,8 +20,8 @@ FROM deliveries INDEXED BY deliveries_queued_by_endpoint WHERE ${isQueuedSql('st
 const COUNT_DISABLED = `SELECT count(*) AS n FROM endpoints INDEXED BY endpoints_disabled WHERE enabled = 0 AND ${KEPT_ENDPOINT_SQL}`;
 
 export async function stats(reads: OffLoopReads): Promise<StoreStats> {
-  // Aggregates without GROUP BY: one row each, always.
-  const [disabled, counts] = (await Promise.all([reads.get(COUNT_DISABLED), reads.get(COUNT_QUEUED)])) as [
+  // Aggregates without GROUP BY: one row each, always; both of one snapshot.
+  const [disabled, counts] = (await reads.snapshot([{ sql: COUNT_DISABLED }, { sql: COUNT_QUEUED }])) as [
     Row,
     Row,
   ];
