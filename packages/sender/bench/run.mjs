@@ -959,6 +959,18 @@ async function main() {
       `≤ ${GOALS.loopP99Ms} ms`,
       r ? r.deleteLoopP99 <= GOALS.loopP99Ms : null,
     ]);
+    summary.push([
+      `event-loop p99 pausing and resuming an endpoint, ${label}`,
+      r ? `${r.pauseLoopP99.toFixed(1)} ms` : 'n/a',
+      `≤ ${GOALS.loopP99Ms} ms`,
+      r ? r.pauseLoopP99 <= GOALS.loopP99Ms : null,
+    ]);
+    summary.push([
+      `pause, resume per row 1M / 10k, ${label}`,
+      r ? `${r.pausePerK.toFixed(2)}×, ${r.resumePerK.toFixed(2)}×` : 'n/a',
+      '—',
+      'info',
+    ]);
   }
   for (const label of ['SQLite', 'PostgreSQL ×3']) {
     const runs = noisy.filter((x) => x.label === label);

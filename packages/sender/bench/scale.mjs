@@ -2,9 +2,10 @@
 // the queue behind it (a queue of half the log's size, in another account), a first and a deep page
 // of the delivery log, an endpoint's page of its failed deliveries (its
 // oldest ten, behind all its delivered ones), a page filtered by an event the log does not hold,
-// a prune of a tenth of the log and the deletion of an endpoint, each with a log of
-// 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL; with the event-loop
-// delay p99 of this process during the counts, the prune and the deletion.
+// a prune of a tenth of the log, the deletion of an endpoint, and a pause and resume of the queue's,
+// each with a log of 1,000,000 deliveries beside the same with 10,000, on SQLite and PostgreSQL;
+// with the event-loop delay p99 of this process during the counts, the prune, the deletion and the
+// pause and resume.
 
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -230,6 +231,53 @@ async function timeEndpointDeletion(createSender, store, n) {
 }
 
 /**
+ * Pausing and then resuming the queue account's endpoint (QUEUE_SHARE of the log, queued) through
+ * the engine: its deliveries held, then made claimable again, in steps (design D34); each timed until
+ * the last step (the pruning joins the steps under way), while another tenant and the endpoint's own
+ * account publish one event after another (on PostgreSQL each publish to the paused endpoint
+ * share-locks it). With the loop's delay and the slowest publish of each.
+ */
+async function timePause(createSender, store, n) {
+  const sender = createSender({ store });
+  const queued = n * QUEUE_SHARE;
+  const measure = async (change) => {
+    let going = true;
+    const slowest = { [OTHER]: 0, [QUEUE_ACCOUNT]: 0 };
+    const publishing = [OTHER, QUEUE_ACCOUNT].map(async (accountId) => {
+      while (going) {
+        const t = monotonicMs();
+        await sender.publish(accountId, { event: 'click', data: sampleEventData('click') });
+        slowest[accountId] = Math.max(slowest[accountId], monotonicMs() - t);
+      }
+    });
+    const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+    loop.enable();
+    const t = monotonicMs();
+    await change();
+    await sender.pruneLog(); // joins the steps under way
+    const ms = monotonicMs() - t;
+    loop.disable();
+    going = false;
+    await Promise.all(publishing);
+    return {
+      perK: ms / (queued / 1000),
+      loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
+      loopMax: loopDelayMs(loop.max / 1e6, LOOP_SAMPLE_MS),
+      otherMax: slowest[OTHER],
+      ownMax: slowest[QUEUE_ACCOUNT],
+    };
+  };
+  const pause = await measure(() => sender.pauseEndpoint(QUEUE_ACCOUNT, 'ep_queue'));
+  const held = (await store.stats()).queued.held;
+  check(held >= queued, `the pause held ${held} deliveries, not ${queued} or more`);
+  const resume = await measure(() => sender.resumeEndpoint(QUEUE_ACCOUNT, 'ep_queue'));
+  check((await store.stats()).queued.held === 0, 'the resume left deliveries held');
+  check((await store.endpointsSettling(10)).length === 0, 'a move of deliveries was left unfinished');
+  await sender.stop(0);
+  return { pause, resume };
+}
+
+/**
  * Both sizes of one store: filled (dated from `now`), their reads timed in turn, then each pruned,
  * then one endpoint of each deleted.
  */
@@ -247,6 +295,7 @@ async function measurePair(label, now, createSender, open) {
         ...reads[k],
         ...pruned,
         ...(await timeEndpointDeletion(createSender, store, n)),
+        ...(await timePause(createSender, store, n)),
       });
     }
     return results;
@@ -331,6 +380,24 @@ export async function runScale({ createSender, createSqliteStore, createPostgres
       `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${r.deletePerK.toFixed(2).padStart(12)}${r.deleteLoopP99.toFixed(1).padStart(14)}${r.deleteOtherMax.toFixed(0).padStart(22)}${r.wholePerK.toFixed(2).padStart(22)}${r.wholeOtherMax.toFixed(0).padStart(22)}`,
     );
   }
+  console.log(
+    `\n   Then a pause of the queue's endpoint (its ${QUEUE_SHARE * 100}% of the log held, in steps), and its resume (made claimable`,
+  );
+  console.log(
+    '   again), each through the engine until its last step, while that account and another tenant publish one event',
+  );
+  console.log('   after another (the slowest publish of each shown).');
+  console.log(
+    '                       log   change   per 1k ms   loop p99 ms   loop max ms   other tenant max ms   own account max ms',
+  );
+  for (const r of results) {
+    for (const change of ['pause', 'resume']) {
+      const m = r[change];
+      console.log(
+        `   ${r.label.padEnd(12)}${fmtInt(r.n).padStart(10)}${change.padStart(9)}${m.perK.toFixed(2).padStart(12)}${m.loopP99.toFixed(1).padStart(14)}${m.loopMax.toFixed(1).padStart(14)}${m.otherMax.toFixed(0).padStart(22)}${m.ownMax.toFixed(0).padStart(21)}`,
+      );
+    }
+  }
   const ratios = {};
   for (const label of ['SQLite', 'PostgreSQL']) {
     const small = results.find((r) => r.label === label && r.n === SCALE.small);
@@ -348,10 +415,13 @@ export async function runScale({ createSender, createSqliteStore, createPostgres
       deletePerK: large.deletePerK / small.deletePerK,
       loopP99: large.loopP99,
       deleteLoopP99: large.deleteLoopP99,
+      pausePerK: large.pause.perK / small.pause.perK,
+      resumePerK: large.resume.perK / small.resume.perK,
+      pauseLoopP99: Math.max(large.pause.loopP99, large.resume.loopP99),
     };
     const r = ratios[label];
     console.log(
-      `   ${label}: 1M / 10k — scrape ${r.scrape.toFixed(2)}× (the count behind it ${r.count.toFixed(0)}×, as the queue), first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×, endpoint deletion per row ${r.deletePerK.toFixed(2)}×`,
+      `   ${label}: 1M / 10k — scrape ${r.scrape.toFixed(2)}× (the count behind it ${r.count.toFixed(0)}×, as the queue), first page ${r.first.toFixed(2)}×, deep page ${r.deep.toFixed(2)}×, failed page ${r.failed.toFixed(2)}×, event page ${r.event.toFixed(2)}×, prune per row ${r.prunePerK.toFixed(2)}×, endpoint deletion per row ${r.deletePerK.toFixed(2)}×, pause per row ${r.pausePerK.toFixed(2)}×, resume per row ${r.resumePerK.toFixed(2)}×`,
     );
   }
   return ratios;

@@ -106,12 +106,12 @@ const CHANGES: {
   },
   {
     name: 'a pause',
-    tables: ['endpoints', 'deliveries'],
+    tables: ['endpoints', 'deliveries', 'endpoints_settling'],
     run: (store, s) => store.pauseEndpoint(s.accountId, s.endpointId, T0 + 2),
   },
   {
     name: 'a resume',
-    tables: ['endpoints', 'deliveries'],
+    tables: ['endpoints', 'deliveries', 'endpoints_settling'],
     run: (store, s) => store.resumeEndpoint(s.accountId, s.endpointId, T0 + 3),
   },
   {
@@ -136,7 +136,7 @@ const CHANGES: {
   },
   {
     name: 'a re-enabling',
-    tables: ['endpoints'],
+    tables: ['endpoints', 'endpoints_settling'],
     before: (sql, s) => sql('UPDATE endpoints SET enabled = false WHERE id = ?', [s.endpointId]),
     run: (store, s) =>
       store.reenableEndpoint(s.accountId, s.endpointId, { replaySkipped: false, now: T0 + 6 }),

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
-import { HOLD_DELIVERIES, RESUME_HELD } from '../src/store/postgres/pause-endpoint.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { COUNT_FAILED, RECOVER } from '../src/store/postgres/recover.js';
+import { MOVES } from '../src/store/postgres/settle-queue.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { operationsBattery } from './helpers/operations-battery.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
@@ -33,7 +33,7 @@ describe.runIf(pgUp)('postgres', () => {
     createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),
   );
 
-  it('pauses, resumes and recovers through the endpoint’s own indexes, never a scan of the log', async () => {
+  it('moves and recovers an endpoint’s deliveries through its own indexes, never a scan of the log', async () => {
     const schema = await schemas.migrated();
     const client = await admin.connect();
     try {
@@ -43,10 +43,13 @@ describe.runIf(pgUp)('postgres', () => {
       await client.query('SET LOCAL enable_seqscan = off');
       const plan = async (sql: string, values: unknown[]) =>
         (await client.query(`EXPLAIN ${sql}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(await plan(HOLD_DELIVERIES, ['ep', 1])).toMatch(
-        /Index Scan using deliveries_queued_by_endpoint/,
-      );
-      expect(await plan(RESUME_HELD, ['ep', 1])).toMatch(/Index Scan using deliveries_queued_by_endpoint/);
+      for (const [move, sql] of Object.entries(MOVES)) {
+        const shown = await plan(sql, move === 'release' ? ['ep', 1000, 1, null] : ['ep', 1000, 1]);
+        const index =
+          move === 'hold' || move === 'release' ? 'deliveries_queued_by_endpoint' : 'deliveries_by_endpoint';
+        expect(shown, move).toMatch(new RegExp(`Index (Only )?Scan using ${index}`));
+        expect(shown, move).not.toMatch(/Seq Scan on deliveries/);
+      }
       expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).toMatch(/Index Scan using deliveries_failed/);
       expect(await plan(COUNT_FAILED, ['ep', 1, 2])).toMatch(/deliveries_failed/);
       expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).not.toMatch(/Seq Scan on deliveries/);

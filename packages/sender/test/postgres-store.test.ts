@@ -342,6 +342,7 @@ describe.runIf(pgUp)('postgres', () => {
       'endpoint_due',
       'endpoints',
       'endpoints_being_deleted',
+      'endpoints_settling',
       'events',
       'leases',
       'operator_notices',

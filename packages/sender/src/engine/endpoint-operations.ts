@@ -4,9 +4,11 @@
  * `createSender`.
  */
 import type { Clock } from '../clock.js';
+import { NOTHING_MOVED } from '../domain/queue-moves.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import type { EndpointRecord } from '../store/records.js';
+import type { QueueSettling } from './queue-settling.js';
 
 /** Failed deliveries one recovery call re-queues at most; the answer says how many remain. */
 export const RECOVER_BATCH = 1_000;
@@ -38,7 +40,11 @@ export interface EndpointOperations {
    * await sender.resumeEndpoint(accountId, endpointId); // what waited goes out now
    */
   pauseEndpoint(accountId: string, id: string): Promise<EndpointRecord>;
-  /** Resumes a paused endpoint: what waited is delivered, the due ones at once. */
+  /**
+   * Resumes a paused endpoint: what waited is delivered, the due ones at once. Answered once every
+   * held delivery is claimable again, or after 10 s with the rest going on (`resumed` counts those
+   * moved by then).
+   */
   resumeEndpoint(accountId: string, id: string): Promise<{ endpoint: EndpointRecord; resumed: number }>;
   /**
    * Gives the endpoint's failed deliveries created in [since, until) one more attempt each, up to
@@ -75,6 +81,7 @@ export function endpointOperations(deps: {
   /** Takes one of the account's recoveries this minute, or throws `rate_limited`. */
   takeRecovery: (accountId: string) => void;
   wake: () => void;
+  settling: QueueSettling;
 }): EndpointOperations {
   const { store, clock } = deps;
   const notFound = (id: string) => new SenderError('not_found', `no endpoint ${id}`);
@@ -88,6 +95,8 @@ export function endpointOperations(deps: {
     async pauseEndpoint(accountId, id) {
       const endpoint = await store.pauseEndpoint(accountId, id, clock.now());
       if (!endpoint) throw notFound(id);
+      // Nothing of it is claimed from now on (design D34): the holds need not be waited for.
+      deps.settling.inBackground(id);
       return endpoint;
     },
 
@@ -95,7 +104,12 @@ export function endpointOperations(deps: {
       const result = await store.resumeEndpoint(accountId, id, clock.now());
       if (!result) throw notFound(id);
       if (result.resumed > 0) deps.wake();
-      return result;
+      const moved = await deps.settling.answered(id, {
+        ...NOTHING_MOVED,
+        released: result.resumed,
+        settling: result.settling,
+      });
+      return { endpoint: result.endpoint, resumed: moved.released };
     },
 
     async recoverEndpoint(accountId, id, input) {

@@ -76,7 +76,11 @@ export interface Sender
    * rest going on in the background.
    */
   deleteEndpoint(accountId: string, id: string): Promise<void>;
-  /** Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked. */
+  /**
+   * Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked.
+   * Answered once all are claimable again, or after 10 s with the rest going on (the counts are
+   * those moved by then).
+   */
   reenableEndpoint(accountId: string, id: string, options?: { replaySkipped?: boolean }): Promise<Reenabled>;
 
   /** Schedules one delivery for an attempt now. */

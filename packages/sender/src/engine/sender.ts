@@ -13,6 +13,7 @@ import { createDeliveryClient } from '../delivery/http-client.js';
 import { createThreadedDeliveryClient } from '../delivery/threaded-client.js';
 import { newId } from '../domain/ids.js';
 import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
+import { NOTHING_MOVED } from '../domain/queue-moves.js';
 import { isSenderError, SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import { countInFlight, createMetrics } from '../metrics.js';
@@ -32,6 +33,7 @@ import { createOperatorNotifier } from './operator-notifier.js';
 import { type SenderOptions, settingsOf } from './options.js';
 import { portalSessions } from './portal-sessions.js';
 import { type PublishResult, publishEach } from './publish-many.js';
+import { queueSettling } from './queue-settling.js';
 import { createQuotaGuard } from './quotas.js';
 import { sealSecrets } from './seal-secrets.js';
 import { secretCipherOf } from './secrets-at-rest.js';
@@ -113,6 +115,7 @@ export function createSender(options: SenderOptions): Sender {
       : null;
   const quota = createQuotaGuard(settings.quotas, clock);
   const deletion = endpointDeletion({ store, clock, logger });
+  const settling = queueSettling({ store, clock, logger, wake: () => worker.wake() });
 
   const worker = createWorker({
     queue: store,
@@ -138,6 +141,7 @@ export function createSender(options: SenderOptions): Sender {
       onEndpointDisabled: options.onEndpointDisabled,
       onAttempt: (report) => {
         if (report.applied.noticed) notifier?.wake();
+        if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint.id);
         options.onAttempt?.(report);
       },
     }),
@@ -231,6 +235,7 @@ export function createSender(options: SenderOptions): Sender {
     clock,
     takeRecovery: (a) => quota.recovery(a),
     wake: () => worker.wake(),
+    settling,
   });
 
   return {
@@ -281,8 +286,19 @@ export function createSender(options: SenderOptions): Sender {
       });
       worker.wake();
       if (result?.noticed) notifier?.wake();
-      const reenabled = found(result, 'endpoint', id);
-      return { ...reenabled, endpoint: live(reenabled.endpoint) };
+      const { settling: left, ...reenabled } = found(result, 'endpoint', id);
+      const moved = await settling.answered(id, {
+        ...NOTHING_MOVED,
+        released: reenabled.resumed,
+        replayed: reenabled.replayed,
+        settling: left,
+      });
+      return {
+        ...reenabled,
+        resumed: moved.released,
+        replayed: moved.replayed,
+        endpoint: live(reenabled.endpoint),
+      };
     },
 
     async retryDelivery(accountId, deliveryId) {
@@ -340,6 +356,7 @@ export function createSender(options: SenderOptions): Sender {
       const pruned = await store.pruneBefore(clock.now() - settings.retentionMs);
       // After retention: a deletion that fails holds no prune back.
       await deletion.finishEndpointDeletions();
+      await settling.finish();
       return pruned;
     },
     get inFlight() {
@@ -348,9 +365,13 @@ export function createSender(options: SenderOptions): Sender {
     start() {
       worker.start();
       notifier?.start();
+      // Moves of deliveries a stopped process left (design D34) go on at once, not at the next prune.
+      settling
+        .finish()
+        .catch((err: unknown) => logger.error({ err }, 'finishing moves of deliveries failed'));
     },
     async stop(graceMs) {
-      await Promise.all([worker.stop(graceMs), notifier?.stop(), deletion.stop()]);
+      await Promise.all([worker.stop(graceMs), notifier?.stop(), deletion.stop(), settling.stop()]);
       unsubscribe?.();
       // Attempts still running past the grace period were released; abort their requests.
       if (worker.inFlight > 0) await client.destroy();

@@ -5,6 +5,7 @@
  */
 import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
 import type { NoticeRules } from '../domain/operator-notice.js';
+import type { QueueMoved } from '../domain/queue-moves.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AccountCatalogue } from './account-port.js';
 import type { MigrationReport } from './migration-plan.js';
@@ -205,6 +206,14 @@ export interface Resumed {
   resumed: number;
 }
 
+/**
+ * A change of an endpoint's flags as the store answers it: the first step of its deliveries moved
+ * with it, and `settling` when more are left for settleQueueStep (design D34).
+ */
+export interface Settling {
+  settling: boolean;
+}
+
 /** Which failed deliveries to recover (design D35): created in [since, until), at most `limit`. */
 export interface RecoverRequest {
   since: number;
@@ -318,19 +327,34 @@ export interface Catalogue extends AccountCatalogue {
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;
   /** Up to `limit` marked endpoints, whose deletion was cut short or is under way. */
   endpointsBeingDeleted(limit: number): Promise<EndpointRef[]>;
-  /** Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked (design D2). */
+  /**
+   * Re-enables: counter reset, held deliveries resumed, skipped ones replayed if asked (design D2).
+   * The first step of them moves with the change, the rest by settleQueueStep (`settling`).
+   */
   reenableEndpoint(
     accountId: string,
     id: string,
     options: { replaySkipped: boolean; now: number; notices?: NoticeRules | undefined },
-  ): Promise<Reenabled | null>;
+  ): Promise<(Reenabled & Settling) | null>;
   /**
-   * Pauses the endpoint (design D34): its claimable deliveries are held in the same transaction, and
-   * new ones are made held. Pausing a paused endpoint changes nothing.
+   * Pauses the endpoint (design D34): its claimable deliveries are held, the first step of them in
+   * the same transaction and the rest by settleQueueStep, and new ones are made held. Pausing a
+   * paused endpoint changes nothing.
    */
   pauseEndpoint(accountId: string, id: string, now: number): Promise<EndpointRecord | null>;
-  /** Resumes it: its held deliveries are claimable again at their own due times, unless it is disabled. */
-  resumeEndpoint(accountId: string, id: string, now: number): Promise<Resumed | null>;
+  /**
+   * Resumes it: its held deliveries are claimable again at their own due times, unless it is
+   * disabled; the first step of them with the change, the rest by settleQueueStep (`settling`).
+   */
+  resumeEndpoint(accountId: string, id: string, now: number): Promise<(Resumed & Settling) | null>;
+  /**
+   * One bounded step of moving the endpoint's deliveries toward its flags (queueMoves), when a change
+   * of them (a pause, a resume, a re-enabling, a disabling) left some: at most `limit` moved. `done`
+   * once none is left, the endpoint off the list of those settling.
+   */
+  settleQueueStep(id: string, limit: number, now: number): Promise<QueueMoved & { done: boolean }>;
+  /** Up to `limit` endpoints whose deliveries are being moved, or were when a process stopped. */
+  endpointsSettling(limit: number): Promise<string[]>;
   /** Schedules the endpoint's failed deliveries in a time range for one more attempt each (design D35). */
   recoverDeliveries(accountId: string, endpointId: string, request: RecoverRequest): Promise<RecoverResult>;
   /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled or paused. */

@@ -71,9 +71,11 @@ export const RESUME_STATUS_SQL = `CASE WHEN attempts = 0 THEN '${resumeStatus(0)
 
 /**
  * decideTransition's hold, where the endpoint's state is read from the delivery row: a disabling
- * or a pause holds every claimable delivery of its endpoint in the transaction that makes it, so a
- * row found `held` under its lease belongs to a disabled or paused endpoint. `next` is the decided
- * status.
+ * or a pause holds every claimable delivery of its endpoint, and a re-enabling or a resume releases
+ * them, in steps that go on until none is left to move (design D34), so a row found `held` under
+ * its lease belongs to a disabled or paused endpoint, or to one whose steps release it later; a
+ * retry written before a hold's step reached its row is held by a later step. `next` is the
+ * decided status.
  */
 export const heldIfDisabledSql = (next: string, current: string) =>
   `CASE WHEN ${next} = 'awaiting_retry' AND ${current} = 'held' THEN 'held' ELSE ${next} END`;

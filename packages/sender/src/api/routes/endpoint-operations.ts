@@ -1,6 +1,7 @@
 /** Endpoint operations: pause, resume (design D34) and recover failed deliveries (design D35). */
 import type { z } from 'zod';
 import { RECOVER_BATCH } from '../../engine/endpoint-operations.js';
+import { ANSWER_WITHIN_MS } from '../../engine/steps-under-way.js';
 import { defineRoute } from '../route.js';
 import { endpointSchema, errorSchema, recoverBody, recoverResultSchema } from '../schemas.js';
 import { endpointJson } from '../serialize.js';
@@ -16,7 +17,11 @@ export const endpointOperationRoutes = [
     tag: 'Endpoints',
     auth: 'account',
     responses: {
-      200: { description: 'Paused (pausing again changes nothing)', schema: endpointSchema },
+      200: {
+        description:
+          'Paused at once (pausing again changes nothing); its waiting deliveries are held in steps after the answer',
+        schema: endpointSchema,
+      },
       404: notFound,
     },
     async handle({ sender, account, params }) {
@@ -29,7 +34,13 @@ export const endpointOperationRoutes = [
     summary: 'Resume a paused endpoint: what waited is delivered, the due ones at once',
     tag: 'Endpoints',
     auth: 'account',
-    responses: { 200: { description: 'Resumed', schema: endpointSchema }, 404: notFound },
+    responses: {
+      200: {
+        description: `Resumed: answered once every held delivery is claimable again, or after ${ANSWER_WITHIN_MS / 1000} s with the rest going on`,
+        schema: endpointSchema,
+      },
+      404: notFound,
+    },
     async handle({ sender, account, params }) {
       const { endpoint } = await sender.resumeEndpoint(account.id, params.id!);
       return { status: 200, json: endpointJson(endpoint) };

@@ -1,6 +1,6 @@
 /** Endpoint routes: CRUD, the secret, re-enabling and the test event (design D19). */
 import type { z } from 'zod';
-import { ANSWER_WITHIN_MS } from '../../engine/endpoint-deletion.js';
+import { ANSWER_WITHIN_MS } from '../../engine/steps-under-way.js';
 import { defineRoute } from '../route.js';
 import {
   enableBody,
@@ -148,7 +148,10 @@ export const endpointRoutes = [
     auth: 'account',
     body: { schema: enableBody, required: false },
     responses: {
-      200: { description: 'Enabled', schema: enableResultSchema },
+      200: {
+        description: `Enabled: answered once every held and replayed delivery is claimable again, or after ${ANSWER_WITHIN_MS / 1000} s with the rest going on; the counts are those moved by the answer`,
+        schema: enableResultSchema,
+      },
       400: badRequest,
       404: notFound,
     },

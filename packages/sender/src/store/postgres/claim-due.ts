@@ -80,6 +80,10 @@ full_endpoints AS (
   -- Endpoints being deleted (design D78): disabled, but their due deliveries are not held, so the
   -- walk steps past them as past a full endpoint's, and a claim behind them reads past its walk.
   SELECT id FROM endpoints_being_deleted
+  UNION ALL
+  -- Endpoints disabled or paused whose deliveries are still being held (settle-queue.ts): passed
+  -- over the same way until the last is held.
+  SELECT s.id FROM endpoints_settling s JOIN endpoints e ON e.id = s.id WHERE NOT e.enabled OR e.paused
 ),
 full_accounts AS (SELECT account_id FROM held_accounts WHERE n >= $12::int)
 `;

@@ -1,6 +1,7 @@
 /**
  * The probes of endpoints whose circuit breaker is half-open (design D27): one delivery each, its
- * earliest due retry before its earliest new delivery (PROBE_ORDER), of an enabled endpoint with
+ * earliest due retry before its earliest new delivery (PROBE_ORDER), of an endpoint enabled and not
+ * paused (one whose deliveries are being held may have some not held yet) with
  * no delivery in flight.
  */
 import { PROBE_ORDER } from '../../domain/breaker.js';
@@ -40,7 +41,7 @@ probe AS (
     LIMIT 1
   ) p
   WHERE q.endpoint_id NOT IN (SELECT endpoint_id FROM live)
-    AND EXISTS (SELECT 1 FROM endpoints e WHERE e.id = q.endpoint_id AND e.enabled)
+    AND EXISTS (SELECT 1 FROM endpoints e WHERE e.id = q.endpoint_id AND e.enabled AND NOT e.paused)
 ),
 picked AS MATERIALIZED (
   SELECT ${CLAIMED_COLUMNS}, gen_random_uuid()::text AS token

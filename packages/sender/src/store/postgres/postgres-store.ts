@@ -34,6 +34,7 @@ import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
+import { endpointsSettling, settleQueueStep } from './settle-queue.js';
 import { stats } from './stats.js';
 import { createLeaseVacuum } from './vacuum-leases.js';
 
@@ -137,6 +138,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     recordNotice: (outcome) => recordNotice(pg, outcome),
     pauseEndpoint: (accountId, id, now) => pauseEndpoint(pg, accountId, id, now),
     resumeEndpoint: (accountId, id, now) => resumeEndpoint(pg, accountId, id, now),
+    settleQueueStep: (id, limit, now) => settleQueueStep(pg, id, limit, now),
+    endpointsSettling: (limit) => endpointsSettling(pg, limit),
     recoverDeliveries: (accountId, id, request) => recoverDeliveries(pg, accountId, id, request),
     retryNow: (accountId, id, now) => retryNow(pg, accountId, id, now),
     listDeliveries: (accountId, filter) => log.listDeliveries(pg, accountId, filter),

@@ -17,11 +17,13 @@ import { attemptApplied } from '../attempt-applied.js';
 import { createBatcher, type Settled } from '../batcher.js';
 import { leaseKey, leaseKeySql } from '../lease.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
+import { PRUNE_STEP } from '../prune-steps.js';
 import type { AttemptRecord, EndpointRecord } from '../records.js';
 import { attemptValues, toEndpoint } from '../rows.js';
-import { CLAIMABLE_SQL, heldIfDisabledSql } from '../sql-rules.js';
+import { heldIfDisabledSql } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { insertNotice } from './operator-notices.js';
+import { listAndMove } from './settle-queue.js';
 import type { LeaseVacuum } from './vacuum-leases.js';
 
 /** The batch's lease keys (leaseKey), in its order: an array made from `$1` and `$2`, once where it is used. */
@@ -42,8 +44,9 @@ const KEY_PLACE = `array_position(${BATCH_KEYS}, ${leaseKeySql('l.delivery_id', 
  *
  * Endpoint rows are not read or locked: locking them made every batch wait for the one before,
  * since a batch touches most endpoints. Whether a retry is held is read from the delivery itself:
- * a disabling holds every pending delivery of its endpoint, in flight or not, in the transaction
- * that disables it, and a re-enabling resumes them in the one that re-enables it. `fin` updates
+ * a disabling holds every pending delivery of its endpoint, in flight or not, and a re-enabling
+ * resumes them, in steps that go on until none is left to move (settle-queue.ts), so a retry
+ * recorded before a step reached its row is moved by a later one. `fin` updates
  * the rows `locked` holds, so it computes from their newest version — a disabling or re-enabling
  * that committed while this statement waited for a lock is seen, where the snapshot's
  * `endpoints.enabled` would be stale (a retry held on an enabled endpoint is never resumed).
@@ -148,10 +151,6 @@ const DISABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = false, disabled_reason = $3, disabled_at = $2, updated_at = $2
 WHERE id = $1
 RETURNING *`;
-/** The disabling holds every other claimable delivery of the endpoint (design D2). */
-const HOLD_DELIVERIES = `
-UPDATE deliveries SET status = 'held', updated_at = $3
-WHERE endpoint_id = $1 AND status IN ${CLAIMABLE_SQL} AND id <> $2`;
 const FINISH_ATTEMPT = `
 UPDATE deliveries SET status = $2, attempts = $3, next_attempt_at = $4,
   last_failure_kind = $5, last_status_code = $6, updated_at = $7
@@ -255,7 +254,9 @@ export function recordAttempt(
         disabledEndpoint = toEndpoint(
           (await client.query(DISABLE_ENDPOINT, [endpoint.id, now, t.endpoint.disabledReason])).rows[0],
         );
-        await client.query(HOLD_DELIVERIES, [endpoint.id, lease.deliveryId, now]);
+        // The disabling holds the endpoint's other claimable deliveries (design D2): the first step
+        // here, the rest in steps of their own (settle-queue.ts); this one's status is written below.
+        await listAndMove(client, pg.schema, endpoint, 'hold', { now, limit: PRUNE_STEP });
       }
       // design D50: the operator's notice commits with the change it reports.
       const notice = attemptNotice(t, endpoint, result.rules, now);

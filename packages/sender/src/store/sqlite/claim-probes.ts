@@ -1,6 +1,7 @@
 /**
  * The probes of endpoints whose circuit breaker is half-open (design D27): one delivery each, its
- * earliest due retry before its earliest new delivery (PROBE_ORDER), of an enabled endpoint with
+ * earliest due retry before its earliest new delivery (PROBE_ORDER), of an endpoint enabled and not
+ * paused (one whose deliveries are being held may have some not held yet) with
  * no delivery in flight.
  */
 import { PROBE_ORDER } from '../../domain/breaker.js';
@@ -20,7 +21,7 @@ import type { WriteQueue } from './write-queue.js';
  */
 export const SELECT_PROBE = `
 SELECT d.id FROM endpoints e CROSS JOIN deliveries d INDEXED BY deliveries_queued_by_endpoint
-WHERE e.id = @endpoint AND e.enabled = 1
+WHERE e.id = @endpoint AND e.enabled = 1 AND e.paused = 0
   AND d.endpoint_id = e.id AND d.status = @status AND ${isQueuedSql('d.status')}
   AND d.next_attempt_at <= @now
   AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)

@@ -8,12 +8,13 @@ import { attemptNotice } from '../../domain/operator-notice.js';
 import { decideTransition } from '../../domain/transition.js';
 import { attemptApplied } from '../attempt-applied.js';
 import type { AttemptApplied, AttemptResult } from '../port.js';
+import { PRUNE_STEP } from '../prune-steps.js';
 import type { EndpointRecord } from '../records.js';
 import { attemptValues, type Row, toEndpoint } from '../rows.js';
-import { CLAIMABLE_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { dropDue } from './endpoint-due.js';
 import { insertNotice } from './operator-notices.js';
+import { listAndMove } from './settle-queue.js';
 import type { TxMemo, WriteQueue } from './write-queue.js';
 
 /** The leased delivery with its endpoint's state, and whether this attempt number is recorded already. */
@@ -31,10 +32,6 @@ const SET_ENDPOINT_FAILURES = `UPDATE endpoints SET consecutive_failures = ? WHE
 const DISABLE_ENDPOINT = `
 UPDATE endpoints SET enabled = 0, disabled_reason = @reason, disabled_at = @now, updated_at = @now
 WHERE id = @id RETURNING *`;
-/** The disabling holds every other claimable delivery of the endpoint (design D2). */
-const HOLD_DELIVERIES = `
-UPDATE deliveries SET status = 'held', updated_at = ?
-WHERE endpoint_id = ? AND status IN ${CLAIMABLE_SQL} AND id <> ?`;
 const FINISH_ATTEMPT = `
 UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
   lease_token = NULL, lease_expires_at = NULL, last_failure_kind = ?, last_status_code = ?, updated_at = ?
@@ -78,7 +75,9 @@ function recordOne(
     disabledEndpoint = toEndpoint(
       db.st(DISABLE_ENDPOINT).get({ id: endpointId, now, reason: t.endpoint.disabledReason }) as Row,
     );
-    db.st(HOLD_DELIVERIES).run(now, endpointId, lease.deliveryId);
+    // The disabling holds the endpoint's other claimable deliveries (design D2): the first step
+    // here, the rest in steps of their own (settle-queue.ts); this one's status is written below.
+    listAndMove(db, disabledEndpoint, 'hold', { now, limit: PRUNE_STEP });
     memo.endpointsChanged(disabledEndpoint.accountId);
   }
   // design D50: the operator's notice commits with the change it reports.

@@ -29,6 +29,7 @@ import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
 import { retryNow } from './retry-now.js';
+import { endpointsSettling, settleQueueStep } from './settle-queue.js';
 import { stats } from './stats.js';
 import { createWalSync } from './wal-sync.js';
 import { createWriteQueue } from './write-queue.js';
@@ -91,6 +92,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     deleteEndpointStep: deletion.deleteEndpointStep(db),
     pauseEndpoint: pauseEndpoint(db),
     resumeEndpoint: resumeEndpoint(db),
+    settleQueueStep: settleQueueStep(db),
     recoverDeliveries: recoverDeliveries(db, reads),
     endpointStats: endpointStats(reads),
     claimNotices: claimNotices(db),
@@ -146,6 +148,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     recordNotice: async (outcome) => recordNotice(db, outcome),
     pauseEndpoint: async (accountId, id, now) => synced(() => ops.pauseEndpoint(accountId, id, now)),
     resumeEndpoint: async (accountId, id, now) => synced(() => ops.resumeEndpoint(accountId, id, now)),
+    settleQueueStep: async (id, limit, now) => ops.settleQueueStep(id, limit, now),
+    endpointsSettling: async (limit) => endpointsSettling(db, limit),
     recoverDeliveries: async (accountId, id, request) =>
       synced(() => ops.recoverDeliveries(accountId, id, request)),
     retryNow: async (accountId, id, now) => synced(() => ops.retryNow(accountId, id, now)),

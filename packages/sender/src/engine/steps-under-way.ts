@@ -1,0 +1,67 @@
+/**
+ * Work that goes in bounded steps per endpoint (its deletion, the moving of its deliveries), and
+ * how long a request waits for it. A second request for an endpoint joins the work under way;
+ * stopping lets each end after its current step, and the store's list of work under way has the
+ * rest finished later.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** The longest a request waits for an endpoint's steps before it is answered. */
+export const ANSWER_WITHIN_MS = 10_000;
+
+export function stepsUnderWay() {
+  /** This process's work under way, by endpoint id. */
+  const running = new Map<string, Promise<void>>();
+  let stopping = false;
+
+  async function idle(): Promise<void> {
+    while (running.size > 0) await Promise.allSettled([...running.values()]);
+  }
+
+  return {
+    /** True while stopping: each step loop ends before its next step. */
+    stopped: () => stopping,
+
+    /** Starts `work` for `id`, or joins the work under way for it. */
+    run(id: string, work: () => Promise<void>): Promise<void> {
+      const under = running.get(id);
+      if (under) return under;
+      const started = work().finally(() => running.delete(id));
+      running.set(id, started);
+      return started;
+    },
+
+    /** Resolves once no work of this process is under way. */
+    idle,
+
+    async stop(): Promise<void> {
+      stopping = true;
+      await idle();
+      stopping = false;
+    },
+  };
+}
+
+/**
+ * Waits for `work` at most `ms`: a request held for minutes would meet the service's idle timeout,
+ * or a proxy's, so past that it is answered with the rest going on. A failure before the answer
+ * fails the request; one after it goes to `lateFailure`.
+ */
+export async function answerWithin(
+  work: Promise<void>,
+  ms: number,
+  lateFailure: (err: unknown) => void,
+): Promise<void> {
+  let answered = false;
+  const watched = work.catch((err: unknown) => {
+    if (!answered) throw err;
+    lateFailure(err);
+  });
+  const timer = new AbortController();
+  try {
+    await Promise.race([watched, delay(ms, undefined, { signal: timer.signal, ref: false })]);
+  } finally {
+    answered = true;
+    timer.abort();
+  }
+}

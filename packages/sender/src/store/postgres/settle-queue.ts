@@ -1,0 +1,134 @@
+/**
+ * The PostgreSQL store's steps of moving an endpoint's deliveries toward its flags (queueMoves,
+ * design D34). In one transaction, a backlog of 100,000 held the endpoint's row for 3 s, and with it
+ * every publish batch holding an event for it (every tenant's: publish.ts). Claims pass over a
+ * listed endpoint that may not be attempted (claim-due.ts, full_endpoints).
+ *
+ * A step share-locks the endpoint first, as a publish does: a change of its flags waits for the
+ * step, and lists the endpoint again after the step's commit, so a step never takes an endpoint off
+ * the list with a change it has not seen. Each statement states its rows' status again outside
+ * the subquery that picks them: a row a record changed meanwhile is checked again as it is now.
+ */
+import type pg from 'pg';
+import {
+  MOVED_AS,
+  NOTHING_MOVED,
+  type QueueMove,
+  type QueueMoved,
+  queueMoves,
+} from '../../domain/queue-moves.js';
+import { CLAIMABLE_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import type { Pg } from './connection.js';
+import { madeClaimable } from './endpoint-due.js';
+
+/** `$1` the endpoint, `$2` the rows, `$3` now; a release's `$4`, the due time it gives (NULL: their own). */
+const moved = (set: string, status: string) => `
+WITH moved AS (
+  UPDATE deliveries SET ${set}, updated_at = $3
+  WHERE id IN (SELECT id FROM deliveries WHERE endpoint_id = $1 AND ${status} LIMIT $2)
+    AND endpoint_id = $1 AND ${status}
+  RETURNING next_attempt_at
+)
+SELECT count(*)::int AS n, min(next_attempt_at) AS at FROM moved`;
+
+/**
+ * Each move's statement. A release keeps each delivery's own due time (one due while paused goes
+ * at once), or gives every one `$4`: a re-enabling makes them due now, their retries were held by
+ * the disabling, not scheduled. Replayed skipped deliveries are due now.
+ */
+export const MOVES: Record<QueueMove, string> = {
+  hold: moved(`status = 'held'`, `status IN ${CLAIMABLE_SQL}`),
+  release: moved(
+    `status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce($4::bigint, next_attempt_at, $3)`,
+    `status = 'held'`,
+  ),
+  'hold-skipped': moved(`status = 'held', next_attempt_at = $3`, `status = 'skipped'`),
+  replay: moved(`status = ${RESUME_STATUS_SQL}, next_attempt_at = $3`, `status = 'skipped'`),
+};
+
+/**
+ * Lists the endpoint; `how` says what a listing already there keeps: a pause or a disabling keeps
+ * what a re-enabling asked, a resume's releases keep each delivery's own due time, a re-enabling's
+ * are due at once.
+ */
+const LIST = {
+  hold: `INSERT INTO endpoints_settling (id, account_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`,
+  resume: `INSERT INTO endpoints_settling (id, account_id) VALUES ($1, $2)
+           ON CONFLICT (id) DO UPDATE SET release_at = NULL`,
+  reenable: `INSERT INTO endpoints_settling AS s (id, account_id, release_at, replay) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (id) DO UPDATE SET release_at = $3, replay = s.replay OR $4`,
+};
+const LISTED = `
+SELECT s.release_at, s.replay, e.enabled, e.paused, e.deleted_at
+FROM endpoints_settling s JOIN endpoints e ON e.id = s.id WHERE s.id = $1
+FOR SHARE OF e`;
+const UNLIST = `DELETE FROM endpoints_settling WHERE id = $1`;
+const SETTLING = `SELECT id FROM endpoints_settling ORDER BY id LIMIT $1`;
+
+export type Listing = keyof typeof LIST;
+
+/**
+ * One step of the listed endpoint `id`, in the caller's transaction: each move its flags call for
+ * in turn, `limit` rows in all, then off the list when fewer were left to move. `done` says it is
+ * off the list (or was not on it).
+ */
+export async function moveStep(
+  client: pg.PoolClient,
+  schema: string,
+  id: string,
+  limit: number,
+  now: number,
+): Promise<QueueMoved & { done: boolean }> {
+  const [listed] = (await client.query(LISTED, [id])).rows;
+  if (!listed || listed.deleted_at !== null) {
+    await client.query(UNLIST, [id]);
+    return { ...NOTHING_MOVED, done: true };
+  }
+  const result = { ...NOTHING_MOVED };
+  let left = limit;
+  let earliest: number | null = null;
+  for (const move of queueMoves(listed, listed.replay)) {
+    if (left === 0) break;
+    const releaseAt = listed.release_at === null ? null : Number(listed.release_at);
+    const values = move === 'release' ? [id, left, now, releaseAt] : [id, left, now];
+    const [row] = (await client.query(MOVES[move], values)).rows;
+    const n = row.n as number;
+    result[MOVED_AS[move]] += n;
+    left -= n;
+    if (n > 0 && (move === 'release' || move === 'replay')) {
+      const at = Number(row.at);
+      earliest = earliest === null ? at : Math.min(earliest, at);
+    }
+  }
+  if (earliest !== null) await madeClaimable(client, schema, id, earliest);
+  if (left > 0) await client.query(UNLIST, [id]);
+  return { ...result, done: left > 0 };
+}
+
+/** Lists the endpoint and makes the first step, in the transaction that changed its flags. */
+export async function listAndMove(
+  client: pg.PoolClient,
+  schema: string,
+  endpoint: { id: string; accountId: string },
+  how: Listing,
+  { now, limit, replay = false }: { now: number; limit: number; replay?: boolean },
+): Promise<QueueMoved & { done: boolean }> {
+  const values =
+    how === 'reenable' ? [endpoint.id, endpoint.accountId, now, replay] : [endpoint.id, endpoint.accountId];
+  await client.query(LIST[how], values);
+  return moveStep(client, schema, endpoint.id, limit, now);
+}
+
+/** Run again if chosen as a deadlock victim (`tx`; connection.ts). */
+export async function settleQueueStep(
+  pg: Pg,
+  id: string,
+  limit: number,
+  now: number,
+): Promise<QueueMoved & { done: boolean }> {
+  return pg.tx((client) => moveStep(client, pg.schema, id, limit, now));
+}
+
+export async function endpointsSettling(pg: Pg, limit: number): Promise<string[]> {
+  return (await pg.rows(SETTLING, [limit])).map((r) => String(r.id));
+}

@@ -1,0 +1,213 @@
+/**
+ * A pause, a resume, a re-enabling and an automatic disabling move an endpoint's deliveries in
+ * bounded steps (design D34): the change and the first step in one transaction, the rest a step at
+ * a time. Meanwhile claims pass over what a disabled or paused endpoint has not had held yet, a
+ * change made midway turns the steps around, and moves cut short are finished by the pruning. On
+ * SQLite and PostgreSQL.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sampleEventData } from '@linkhooks/protocol';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSender } from '../src/engine/sender.js';
+import type { SenderStore } from '../src/store/port.js';
+import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { PRUNE_STEP } from '../src/store/prune-steps.js';
+import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { storeEndpoint } from './helpers/endpoints.js';
+import { pgSchemas } from './helpers/pg-schemas.js';
+import { DEFAULT_RULES, recordAnswer } from './helpers/record-answer.js';
+import { PG_URL, requireService } from './helpers/services.js';
+
+/** More deliveries than two of the larger steps take: three steps or more on either store. */
+const DELIVERIES = 2 * PRUNE_STEP + 500;
+const click = { event: 'click' as const, data: sampleEventData('click') };
+const LEASE = 60_000;
+
+/** An account with the endpoint a test moves and one it leaves alone, each with DELIVERIES due now. */
+async function backlog(store: SenderStore, accountId: string) {
+  const now = Date.now();
+  const moved = await storeEndpoint(store, accountId, `ep_${accountId}_moved`, now);
+  const other = await storeEndpoint(store, accountId, `ep_${accountId}_other`, now);
+  const sender = createSender({ store });
+  const made = await sender.publishMany(Array.from({ length: DELIVERIES }, () => ({ accountId, ...click })));
+  expect(made.every((r) => r.ok)).toBe(true);
+  return { moved, other, sender };
+}
+
+/** The endpoint's deliveries by status. */
+async function statuses(store: SenderStore, accountId: string, endpointId: string) {
+  const { items } = await store.listDeliveries(accountId, { endpointId, limit: 2 * DELIVERIES });
+  const count: Record<string, number> = {};
+  for (const d of items) count[d.status] = (count[d.status] ?? 0) + 1;
+  return count;
+}
+
+/** Steps until the endpoint is off the list; answers how many steps moved something. */
+async function stepsUntilDone(store: SenderStore, id: string) {
+  let moving = 0;
+  for (;;) {
+    const step = await store.settleQueueStep(id, PRUNE_STEP, Date.now());
+    if (step.held + step.released + step.replayed > 0) moving++;
+    if (step.done) return moving;
+  }
+}
+
+const claim = (store: SenderStore, limit: number) =>
+  store.claimDue({ now: Date.now() + 1_000, limit, leaseMs: LEASE, perEndpointCap: 10_000 });
+
+/** Claims until nothing is left to claim: the endpoints of all that was claimed. */
+async function claimAll(store: SenderStore) {
+  const endpoints: string[] = [];
+  for (let batch = await claim(store, 100); batch.length > 0; batch = await claim(store, 100)) {
+    endpoints.push(...batch.map((c) => c.delivery.endpointId));
+  }
+  return endpoints;
+}
+
+/** `open(db)`: a store on the database named `db`, made and migrated on its first opening. */
+function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>) {
+  describe(`${name}: moving an endpoint's deliveries in steps`, () => {
+    it('holds a paused backlog a step at a time, claims passing over what is not held yet', async () => {
+      const store = await open('pause');
+      try {
+        const { moved, other } = await backlog(store, 'acct_pause');
+        expect(await store.pauseEndpoint('acct_pause', moved.id, Date.now())).toMatchObject({ paused: true });
+        // The first step only: the rest waits for its steps.
+        const first = await statuses(store, 'acct_pause', moved.id);
+        expect(first.held).toBeGreaterThan(0);
+        expect(first.pending).toBeGreaterThan(0);
+        expect(first.held! + first.pending!).toBe(DELIVERIES);
+        expect(await store.endpointsSettling(10)).toEqual([moved.id]);
+
+        // Not held yet, none of them is claimed: every one of the other endpoint's is.
+        const claimed = await claimAll(store);
+        expect(claimed).toHaveLength(DELIVERIES);
+        expect(claimed.every((endpointId) => endpointId === other.id)).toBe(true);
+
+        expect(await stepsUntilDone(store, moved.id)).toBeGreaterThanOrEqual(2);
+        expect(await statuses(store, 'acct_pause', moved.id)).toEqual({ held: DELIVERIES });
+        expect(await store.endpointsSettling(10)).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('turns the steps around when the endpoint is resumed midway, and back when paused again', async () => {
+      const store = await open('turn');
+      try {
+        const { moved } = await backlog(store, 'acct_turn');
+        await store.pauseEndpoint('acct_turn', moved.id, Date.now());
+        await store.settleQueueStep(moved.id, PRUNE_STEP, Date.now());
+        const resumed = await store.resumeEndpoint('acct_turn', moved.id, Date.now());
+        expect(resumed).toMatchObject({ settling: true });
+        expect(resumed!.resumed).toBeGreaterThan(0);
+        // Still listed: a step leaves none held of a live endpoint.
+        expect(await stepsUntilDone(store, moved.id)).toBeGreaterThanOrEqual(1);
+        expect(await statuses(store, 'acct_turn', moved.id)).toEqual({ pending: DELIVERIES });
+
+        await store.pauseEndpoint('acct_turn', moved.id, Date.now());
+        await stepsUntilDone(store, moved.id);
+        expect(await statuses(store, 'acct_turn', moved.id)).toEqual({ held: DELIVERIES });
+        expect(await store.endpointsSettling(10)).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('answers a resume once all are claimable again, counting them, and the pruning finishes a pause', async () => {
+      const store = await open('engine');
+      try {
+        const { moved, sender } = await backlog(store, 'acct_engine');
+        await sender.pauseEndpoint('acct_engine', moved.id);
+        await sender.pruneLog(); // joins the pause's steps under way, or finishes them
+        expect(await statuses(store, 'acct_engine', moved.id)).toEqual({ held: DELIVERIES });
+        const { resumed } = await sender.resumeEndpoint('acct_engine', moved.id);
+        expect(resumed).toBe(DELIVERIES);
+        expect(await statuses(store, 'acct_engine', moved.id)).toEqual({ pending: DELIVERIES });
+        expect(await store.endpointsSettling(10)).toEqual([]);
+        await sender.stop();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('finishes a pause cut short by a stopped process at the next process’s pruning', async () => {
+      const first = await open('stopped');
+      const { moved } = await backlog(first, 'acct_stopped');
+      await first.pauseEndpoint('acct_stopped', moved.id, Date.now());
+      await first.close(); // the steps never ran
+      const store = await open('stopped');
+      try {
+        expect(await store.endpointsSettling(10)).toEqual([moved.id]);
+        expect((await statuses(store, 'acct_stopped', moved.id)).pending).toBeGreaterThan(0);
+        const sender = createSender({ store });
+        await sender.pruneLog();
+        expect(await statuses(store, 'acct_stopped', moved.id)).toEqual({ held: DELIVERIES });
+        expect(await store.endpointsSettling(10)).toEqual([]);
+        await sender.stop();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('re-enables a disabled endpoint in steps: held and replayed deliveries, each counted', async () => {
+      const store = await open('gone');
+      try {
+        const { moved, other, sender } = await backlog(store, 'acct_gone');
+        // One failed attempt disables it under a policy of one: the first step of holds with the record.
+        const first = await claim(store, 10);
+        const mine = first.find((c) => c.delivery.endpointId === moved.id);
+        const othersFirst = first.filter((c) => c.delivery.endpointId === other.id).length;
+        expect(mine).toBeDefined();
+        const applied = await recordAnswer(store, mine!, 500, Date.now(), {
+          rules: { ...DEFAULT_RULES, policy: { threshold: 1, countPer: 'attempt' } },
+        });
+        expect(applied.disabledEndpoint).toMatchObject({ id: moved.id, enabled: false });
+        expect(await store.endpointsSettling(10)).toEqual([moved.id]);
+        // Claims pass over the disabled endpoint's deliveries not held yet.
+        const claimed = await claimAll(store);
+        expect(claimed).toHaveLength(DELIVERIES - othersFirst);
+        expect(claimed.every((endpointId) => endpointId === other.id)).toBe(true);
+        await sender.pruneLog();
+        // The failed one's retry is held with the rest.
+        expect(await statuses(store, 'acct_gone', moved.id)).toEqual({ held: DELIVERIES });
+
+        // Events while disabled are skipped; the re-enabling replays them with the held ones.
+        await sender.publishMany(Array.from({ length: 3 }, () => ({ accountId: 'acct_gone', ...click })));
+        const reenabled = await sender.reenableEndpoint('acct_gone', moved.id, { replaySkipped: true });
+        expect(reenabled).toMatchObject({ resumed: DELIVERIES, replayed: 3 });
+        expect(await statuses(store, 'acct_gone', moved.id)).toEqual({
+          pending: DELIVERIES - 1 + 3,
+          awaiting_retry: 1,
+        });
+        await sender.stop();
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'linkhooks-settling-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+settlingSuite('sqlite', async (db) => {
+  const store = createSqliteStore({ filename: join(dir, `${db}.db`) });
+  await store.migrate();
+  return store;
+});
+
+const pgUp = await requireService('PostgreSQL', PG_URL);
+describe.runIf(pgUp)('postgres', () => {
+  const schemas = pgSchemas('lh_settle');
+  afterAll(schemas.drop);
+  const named = new Map<string, string>();
+  settlingSuite('postgres', async (db) => {
+    const schema = named.get(db) ?? schemas.fresh();
+    named.set(db, schema);
+    const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 4 });
+    await store.migrate();
+    return store;
+  });
+});
