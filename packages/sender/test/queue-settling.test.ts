@@ -9,7 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleEventData } from '@linkhooks/protocol';
+import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/clock.js';
+import { queueSettling } from '../src/engine/queue-settling.js';
 import { createSender } from '../src/engine/sender.js';
 import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
@@ -44,11 +47,11 @@ async function statuses(store: SenderStore, accountId: string, endpointId: strin
   return count;
 }
 
-/** Steps until the endpoint is off the list; answers how many steps moved something. */
-async function stepsUntilDone(store: SenderStore, id: string) {
+/** Steps of `limit` until the endpoint is off the list; answers how many steps moved something. */
+async function stepsUntilDone(store: SenderStore, id: string, limit = PRUNE_STEP) {
   let moving = 0;
   for (;;) {
-    const step = await store.settleQueueStep(id, PRUNE_STEP, Date.now());
+    const step = await store.settleQueueStep(id, limit, Date.now());
     if (step.held + step.released + step.replayed > 0) moving++;
     if (step.done) return moving;
   }
@@ -147,6 +150,81 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
         expect(await statuses(store, 'acct_stopped', moved.id)).toEqual({ held: DELIVERIES });
         expect(await store.endpointsSettling(10)).toEqual([]);
         await sender.stop();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('moves every delivery before the endpoint leaves the list when several processes step it at once', async () => {
+      const store = await open('together');
+      const others = await Promise.all(Array.from({ length: 5 }, () => open('together')));
+      try {
+        const { moved } = await backlog(store, 'acct_together');
+        await store.pauseEndpoint('acct_together', moved.id, Date.now());
+        // A process's own steps, others' prunings and starts: each steps until it sees none left,
+        // in small steps, so that many meet.
+        await Promise.all([store, ...others].map((s) => stepsUntilDone(s, moved.id, 50)));
+        expect(await statuses(store, 'acct_together', moved.id)).toEqual({ held: DELIVERIES });
+        expect(await store.endpointsSettling(10)).toEqual([]);
+      } finally {
+        for (const s of [store, ...others]) await s.close();
+      }
+    });
+
+    it('runs the steps after a disabling in the background, until none is left', async () => {
+      const store = await open('background');
+      try {
+        const { moved } = await backlog(store, 'acct_background');
+        await store.pauseEndpoint('acct_background', moved.id, Date.now());
+        const settling = queueSettling({
+          store,
+          clock: systemClock,
+          logger: pino({ level: 'silent' }),
+          wake: () => {},
+        });
+        settling.inBackground(moved.id);
+        await settling.idle();
+        expect(await statuses(store, 'acct_background', moved.id)).toEqual({ held: DELIVERIES });
+        expect(await store.endpointsSettling(10)).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('forgets a replay asked before the endpoint was disabled again', async () => {
+      const store = await open('replay');
+      try {
+        const { moved } = await backlog(store, 'acct_replay');
+        const disable = async () => {
+          // Claims in due order until one of the endpoint's comes (the other's are due first).
+          let mine: Awaited<ReturnType<typeof claim>>[number] | undefined;
+          for (
+            let batch = await claim(store, 100);
+            !mine && batch.length > 0;
+            batch = await claim(store, 100)
+          ) {
+            mine = batch.find((c) => c.delivery.endpointId === moved.id);
+          }
+          const applied = await recordAnswer(store, mine!, 500, Date.now(), {
+            rules: { ...DEFAULT_RULES, policy: { threshold: 1, countPer: 'attempt' } },
+          });
+          expect(applied.disabledEndpoint).toMatchObject({ id: moved.id });
+        };
+        const skip = (n: number) =>
+          createSender({ store }).publishMany(
+            Array.from({ length: n }, () => ({ accountId: 'acct_replay', ...click })),
+          );
+        await disable();
+        await skip(3);
+        // Re-enabled with a replay, whose first step releases held deliveries only; then disabled again.
+        expect(
+          await store.reenableEndpoint('acct_replay', moved.id, { replaySkipped: true, now: Date.now() }),
+        ).toMatchObject({ replayed: 0, settling: true });
+        await disable();
+        await skip(2);
+        await store.reenableEndpoint('acct_replay', moved.id, { replaySkipped: false, now: Date.now() });
+        await stepsUntilDone(store, moved.id);
+        expect((await statuses(store, 'acct_replay', moved.id)).skipped).toBe(5);
       } finally {
         await store.close();
       }

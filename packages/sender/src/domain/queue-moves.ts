@@ -9,7 +9,17 @@
  * later step is a transaction of its own (engine/queue-settling.ts), and the step that finds
  * nothing left to move takes the endpoint off the list (each store's settle-queue.ts).
  */
+import { CLAIMABLE_STATUSES, type DeliveryStatus } from './delivery-state.js';
+
 export type QueueMove = 'hold' | 'release' | 'hold-skipped' | 'replay';
+
+/** The statuses each move takes deliveries from. */
+export const MOVED_FROM: Record<QueueMove, readonly DeliveryStatus[]> = {
+  hold: CLAIMABLE_STATUSES,
+  release: ['held'],
+  'hold-skipped': ['skipped'],
+  replay: ['skipped'],
+};
 
 export function queueMoves(endpoint: { enabled: boolean; paused: boolean }, replay: boolean): QueueMove[] {
   if (!endpoint.enabled) return ['hold'];

@@ -41,7 +41,7 @@ export function queueSettling({
       "moving an endpoint's deliveries stopped; the next prune finishes it",
     );
 
-  /** The endpoint's steps until none is left, or joins those under way; never rejects. */
+  /** The endpoint's steps until none is left, or joins those under way. */
   function settle(id: string): { run: Promise<void>; moved: QueueMoved } {
     const run = steps.run(id, async () => {
       const moved = { ...NOTHING_MOVED };
@@ -59,8 +59,6 @@ export function queueSettling({
           1,
           steps.stopped,
         );
-      } catch (err) {
-        failed(id)(err);
       } finally {
         totals.delete(id);
       }
@@ -71,7 +69,8 @@ export function queueSettling({
   return {
     /**
      * With the store's first step `first`: the rest when it left some (`settling`), waited for at
-     * most ANSWER_WITHIN_MS; answers what this change moved by then.
+     * most ANSWER_WITHIN_MS; answers what this change moved by then. A step that fails before the
+     * answer fails it (the change itself is made; the next start or prune finishes the moves).
      */
     async answered(id: string, first: QueueMoved & { settling: boolean }): Promise<QueueMoved> {
       if (!first.settling) return first;
@@ -87,7 +86,7 @@ export function queueSettling({
 
     /** A change that waits for nothing (a disabling): its steps go on in the background. */
     inBackground(id: string): void {
-      void settle(id).run;
+      settle(id).run.catch(failed(id));
     },
 
     /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
@@ -95,8 +94,12 @@ export function queueSettling({
       let finished = 0;
       for (const id of await store.endpointsSettling(FINISHED_AT_ONCE)) {
         if (steps.stopped()) break;
-        await settle(id).run;
-        finished++;
+        try {
+          await settle(id).run;
+          finished++;
+        } catch (err) {
+          failed(id)(err);
+        }
       }
       return finished;
     },

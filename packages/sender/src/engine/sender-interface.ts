@@ -78,8 +78,8 @@ export interface Sender
   deleteEndpoint(accountId: string, id: string): Promise<void>;
   /**
    * Re-enables an endpoint: counter reset, held deliveries resumed, skipped ones replayed if asked.
-   * Answered once all are claimable again, or after 10 s with the rest going on (the counts are
-   * those moved by then).
+   * Answered once they are moved (made held, for a paused endpoint), or after 10 s with the rest
+   * going on (the counts are those moved by then).
    */
   reenableEndpoint(accountId: string, id: string, options?: { replaySkipped?: boolean }): Promise<Reenabled>;
 

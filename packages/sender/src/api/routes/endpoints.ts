@@ -149,7 +149,7 @@ export const endpointRoutes = [
     body: { schema: enableBody, required: false },
     responses: {
       200: {
-        description: `Enabled: answered once every held and replayed delivery is claimable again, or after ${ANSWER_WITHIN_MS / 1000} s with the rest going on; the counts are those moved by the answer`,
+        description: `Enabled: answered once its held and replayed deliveries are moved, or after ${ANSWER_WITHIN_MS / 1000} s with the rest going on; the counts are those moved by the answer`,
         schema: enableResultSchema,
       },
       400: badRequest,

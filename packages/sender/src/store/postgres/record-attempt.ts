@@ -256,7 +256,7 @@ export function recordAttempt(
         );
         // The disabling holds the endpoint's other claimable deliveries (design D2): the first step
         // here, the rest in steps of their own (settle-queue.ts); this one's status is written below.
-        await listAndMove(client, pg.schema, endpoint, 'hold', { now, limit: PRUNE_STEP });
+        await listAndMove(client, pg.schema, endpoint, 'disable', { now, limit: PRUNE_STEP });
       }
       // design D50: the operator's notice commits with the change it reports.
       const notice = attemptNotice(t, endpoint, result.rules, now);

@@ -5,8 +5,10 @@ import type { SqliteDb } from './database.js';
 /**
  * The earliest due time of an unleased delivery, or the earliest lease expiry (a crashed worker's
  * delivery comes back then). Two index walks, not a scan of the backlog: a million retries waiting
- * for later cost an idle worker nothing. Deliveries of a disabled endpoint are `held`, never
- * claimable, so no join with endpoints is needed.
+ * for later cost an idle worker nothing. Deliveries of a disabled or paused endpoint are `held`,
+ * never claimable, so no join with endpoints is needed: those not held yet while its steps go on
+ * (design D34), and those of an endpoint being deleted (D78), only make a worker look again sooner
+ * than it needs to, for as long as the steps last.
  */
 const NEXT_DUE = `
 SELECT (SELECT d.next_attempt_at FROM deliveries d INDEXED BY deliveries_due

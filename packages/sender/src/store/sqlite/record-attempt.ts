@@ -77,7 +77,7 @@ function recordOne(
     );
     // The disabling holds the endpoint's other claimable deliveries (design D2): the first step
     // here, the rest in steps of their own (settle-queue.ts); this one's status is written below.
-    listAndMove(db, disabledEndpoint, 'hold', { now, limit: PRUNE_STEP });
+    listAndMove(db, disabledEndpoint, 'disable', { now, limit: PRUNE_STEP });
     memo.endpointsChanged(disabledEndpoint.accountId);
   }
   // design D50: the operator's notice commits with the change it reports.

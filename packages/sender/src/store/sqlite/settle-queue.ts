@@ -43,12 +43,15 @@ export const MOVES: Record<QueueMove, string> = {
 };
 
 /**
- * Lists the endpoint; `how` says what a listing already there keeps: a pause or a disabling keeps
- * what a re-enabling asked, a resume's releases keep each delivery's own due time, a re-enabling's
- * are due at once.
+ * Lists the endpoint; `how` says what a listing already there keeps: a pause keeps what a
+ * re-enabling asked; a disabling ends its replay (events for a disabled endpoint are skipped, and a
+ * later re-enabling asks again); a resume's releases keep each delivery's own due time, a
+ * re-enabling's are due at once.
  */
 const LIST = {
   hold: `INSERT INTO endpoints_settling (id, account_id) VALUES (@id, @accountId) ON CONFLICT (id) DO NOTHING`,
+  disable: `INSERT INTO endpoints_settling (id, account_id) VALUES (@id, @accountId)
+            ON CONFLICT (id) DO UPDATE SET replay = 0`,
   resume: `INSERT INTO endpoints_settling (id, account_id) VALUES (@id, @accountId)
            ON CONFLICT (id) DO UPDATE SET release_at = NULL`,
   reenable: `INSERT INTO endpoints_settling (id, account_id, release_at, replay) VALUES (@id, @accountId, @now, @replay)
