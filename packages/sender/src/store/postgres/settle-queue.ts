@@ -20,22 +20,35 @@ import {
   type QueueMoved,
   queueMoves,
 } from '../../domain/queue-moves.js';
-import { CLAIMABLE_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { RESUME_STATUS_SQL, sqlString } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 
 /**
- * `$1` the endpoint, `$2` the rows, `$3` now; a release's `$4`, the due time it gives (NULL: their
- * own). The rows are picked from the endpoint's index, then updated by key as an array read once
- * (in id order, as records take them): as `id IN (…)`, with statistics from before the pause (no
- * row held), the planner read the picked rows again for each held row, and a resume of 500,000 ran
- * for minutes.
+ * The ids of up to `limit` of the endpoint `$1`'s deliveries in `statuses`, each status read on its
+ * own (by the index by endpoint and status): with a list of statuses, or an order, and statistics
+ * from before a pause (none held), the planner walked the due-time index of every endpoint
+ * instead, or read the picked rows again for each row it updated.
  */
-const moved = (set: string, status: string) => `
+const pickedSql = (statuses: readonly string[], limit: string) =>
+  `${statuses
+    .map(
+      (status, i) =>
+        `SELECT id FROM (SELECT id FROM deliveries WHERE endpoint_id = $1 AND status = ${sqlString(status)} LIMIT ${limit}) AS s${i}`,
+    )
+    .join('\n  UNION ALL ')}\n  LIMIT ${limit}`;
+
+/**
+ * A move: `$1` the endpoint, `$2` the rows, `$3` now; a release's `$4`, the due time it gives
+ * (NULL: their own). The picked rows are updated by key as an array read once (in id order, as
+ * records take them): as `id IN (…)`, the planner read the picked rows again for each held row
+ * (estimated at one), and a resume of 500,000 ran for minutes.
+ */
+const moved = (set: string, move: QueueMove) => `
 WITH moved AS (
   UPDATE deliveries SET ${set}, updated_at = $3
-  WHERE id = ANY (ARRAY(SELECT id FROM deliveries WHERE endpoint_id = $1 AND ${status} LIMIT $2))
-    AND endpoint_id = $1 AND ${status}
+  WHERE id = ANY (ARRAY(${pickedSql(MOVED_FROM[move], '$2')}))
+    AND endpoint_id = $1 AND status IN (${MOVED_FROM[move].map(sqlString).join(', ')})
   RETURNING next_attempt_at
 )
 SELECT count(*)::int AS n, min(next_attempt_at) AS at FROM moved`;
@@ -46,14 +59,18 @@ SELECT count(*)::int AS n, min(next_attempt_at) AS at FROM moved`;
  * the disabling, not scheduled. Replayed skipped deliveries are due now.
  */
 export const MOVES: Record<QueueMove, string> = {
-  hold: moved(`status = 'held'`, `status IN ${CLAIMABLE_SQL}`),
+  hold: moved(`status = 'held'`, 'hold'),
   release: moved(
     `status = ${RESUME_STATUS_SQL}, next_attempt_at = coalesce($4::bigint, next_attempt_at, $3)`,
-    `status = 'held'`,
+    'release',
   ),
-  'hold-skipped': moved(`status = 'held', next_attempt_at = $3`, `status = 'skipped'`),
-  replay: moved(`status = ${RESUME_STATUS_SQL}, next_attempt_at = $3`, `status = 'skipped'`),
+  'hold-skipped': moved(`status = 'held', next_attempt_at = $3`, 'hold-skipped'),
+  replay: moved(`status = ${RESUME_STATUS_SQL}, next_attempt_at = $3`, 'replay'),
 };
+
+/** Whether any delivery of the endpoint `$1` is left for `statuses`, read afresh (pickedSql's reads). */
+export const leftToMoveSql = (statuses: readonly string[]) =>
+  `SELECT EXISTS (${pickedSql(statuses, '1')}) AS left`;
 
 /**
  * Lists the endpoint; `how` says what a listing already there keeps: a pause keeps what a
@@ -81,8 +98,6 @@ const LISTED = `
 SELECT s.release_at, s.replay, e.enabled, e.paused, e.deleted_at
 FROM endpoints_settling s JOIN endpoints e ON e.id = s.id WHERE s.id = $1
 FOR UPDATE OF s`;
-/** What is left for the moves `$2` (their statuses), read afresh: a row a record changed meanwhile counts as it is now. */
-const LEFT_TO_MOVE = `SELECT EXISTS (SELECT 1 FROM deliveries WHERE endpoint_id = $1 AND status = ANY ($2::text[])) AS left`;
 const UNLIST = `DELETE FROM endpoints_settling WHERE id = $1`;
 const SETTLING = `SELECT id FROM endpoints_settling ORDER BY id LIMIT $1`;
 
@@ -129,7 +144,7 @@ export async function moveStep(
   // Fewer moved than asked need not mean none is left: a picked row a record changed meanwhile is
   // not moved, and not counted.
   const statuses = [...new Set(moves.flatMap((move) => MOVED_FROM[move]))];
-  const done = left > 0 && !(await client.query(LEFT_TO_MOVE, [id, statuses])).rows[0].left;
+  const done = left > 0 && !(await client.query(leftToMoveSql(statuses), [id])).rows[0].left;
   if (done) await client.query(UNLIST, [id]);
   return { ...result, done };
 }
