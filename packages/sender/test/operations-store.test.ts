@@ -59,6 +59,40 @@ describe.runIf(pgUp)('postgres', () => {
     }
   });
 
+  it('updates the rows a move picks by key, whatever the statistics say of their status', async () => {
+    const schema = await schemas.migrated();
+    const client = await admin.connect();
+    try {
+      await client.query(`SET search_path = "${schema}"`);
+      await client.query(
+        `INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
+         VALUES ('ep', 'acct', 'https://127.0.0.1/hook', '["click"]', 'whsec_test', 0, 0)`,
+      );
+      await client.query(
+        `INSERT INTO events (id, account_id, name, body, created_at)
+         SELECT 'evt_' || i, 'acct', 'click', '\\x00'::bytea, 0 FROM generate_series(1, 20000) AS i`,
+      );
+      await client.query(
+        `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                                 next_attempt_at, created_at, updated_at)
+         SELECT 'dlv_' || i, 'evt_' || i, 'ep', 'acct', 'click', 'awaiting_retry', 1, 1, 0, 0
+         FROM generate_series(1, 20000) AS i`,
+      );
+      // Analyzed before the pause: the statistics know of no held row, as after a pause of a backlog.
+      await client.query('ANALYZE deliveries');
+      await client.query(`UPDATE deliveries SET status = 'held'`);
+      const shown = (await client.query(`EXPLAIN ${MOVES.release}`, ['ep', 1000, 1, null])).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      // The update's own read is by key; a read of the held rows filtered by the picked ids read
+      // every held row at each step.
+      expect(shown).toMatch(/Update on deliveries[\s\S]*Index Scan using deliveries_pkey on deliveries/);
+      expect(shown).not.toMatch(/Filter: \(id = ANY/);
+    } finally {
+      client.release();
+    }
+  });
+
   it('stores one event of one key published at once through four store instances', async () => {
     const schema = freshSchema();
     const stores: SenderStore[] = Array.from({ length: 4 }, () =>
