@@ -28,6 +28,7 @@ import {
   monotonicMs,
   onCleanup,
   PACKAGE,
+  sleep,
   tempDir,
 } from './harness.mjs';
 
@@ -55,6 +56,8 @@ const ACCOUNT = 'acct_paused';
 const OTHER = 'acct_other';
 const LOOP_SAMPLE_MS = 1;
 const click = { event: 'click', data: sampleEventData('click') };
+/** The backlog is made faster than an account's default rate allows. */
+const UNLIMITED = { eventsPerSecond: 1_000_000, eventsBurst: 1_000_000 };
 
 const builds = await Promise.all(
   positionals.map(async (dir) => ({ dir, ...(await import(join(resolve(PACKAGE, dir), 'index.js'))) })),
@@ -94,15 +97,13 @@ async function filled(build, round) {
       now,
     });
   }
-  const sender = build.createSender({ store });
+  const sender = build.createSender({ store, quotas: UNLIMITED });
   for (let made = 0; made < QUEUED; made += 1_000) {
     const batch = await sender.publishMany(
       Array.from({ length: Math.min(1_000, QUEUED - made) }, () => ({ accountId: ACCOUNT, ...click })),
     );
-    check(
-      batch.every((r) => r.ok),
-      'a publish of the backlog failed',
-    );
+    const failed = batch.find((r) => !r.ok);
+    check(!failed, `a publish of the backlog failed: ${failed?.error?.message}`);
   }
   await sender.stop(0);
   return store;
@@ -122,6 +123,9 @@ async function timed(build, store, change) {
   });
   const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loop.enable();
+  // Its timer armed and ticking first: a change that holds the loop from its first instant reads
+  // as no delay at all otherwise.
+  await sleep(20);
   const t = monotonicMs();
   await change(sender);
   await sender.pruneLog(); // joins the steps under way, if the build has them

@@ -171,7 +171,7 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
       }
     });
 
-    it('runs the steps after a disabling in the background, until none is left', async () => {
+    it('runs the steps of a change that waits for nothing in the background, until none is left', async () => {
       const store = await open('background');
       try {
         const { moved } = await backlog(store, 'acct_background');

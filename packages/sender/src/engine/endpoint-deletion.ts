@@ -56,18 +56,20 @@ export function endpointDeletion({
     /** Finishes deletions cut short; one that fails is logged and left to the next prune. */
     async finishEndpointDeletions(): Promise<number> {
       let finished = 0;
-      for (const { accountId, id } of await store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE)) {
-        if (steps.stopped()) break;
-        try {
-          await removal(accountId, id);
-          finished++;
-        } catch (err) {
-          logger.error(
-            { err, accountId, endpointId: id },
-            'finishing an endpoint deletion failed; the next prune tries again',
-          );
+      await steps.finishing(async () => {
+        for (const { accountId, id } of await store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE)) {
+          if (steps.stopped()) break;
+          try {
+            await removal(accountId, id);
+            finished++;
+          } catch (err) {
+            logger.error(
+              { err, accountId, endpointId: id },
+              'finishing an endpoint deletion failed; the next prune tries again',
+            );
+          }
         }
-      }
+      });
       return finished;
     },
 

@@ -92,15 +92,17 @@ export function queueSettling({
     /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
     async finish(): Promise<number> {
       let finished = 0;
-      for (const id of await store.endpointsSettling(FINISHED_AT_ONCE)) {
-        if (steps.stopped()) break;
-        try {
-          await settle(id).run;
-          finished++;
-        } catch (err) {
-          failed(id)(err);
+      await steps.finishing(async () => {
+        for (const id of await store.endpointsSettling(FINISHED_AT_ONCE)) {
+          if (steps.stopped()) break;
+          try {
+            await settle(id).run;
+            finished++;
+          } catch (err) {
+            failed(id)(err);
+          }
         }
-      }
+      });
       return finished;
     },
 

@@ -6,6 +6,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
+/** The key of a finishing pass among the work under way (no endpoint id is empty). */
+const FINISHING = '';
+
 /** The longest a request waits for an endpoint's steps before it is answered. */
 export const ANSWER_WITHIN_MS = 10_000;
 
@@ -13,6 +16,14 @@ export function stepsUnderWay() {
   /** This process's work under way, by endpoint id. */
   const running = new Map<string, Promise<void>>();
   let stopping = false;
+
+  function run(id: string, work: () => Promise<void>): Promise<void> {
+    const under = running.get(id);
+    if (under) return under;
+    const started = work().finally(() => running.delete(id));
+    running.set(id, started);
+    return started;
+  }
 
   async function idle(): Promise<void> {
     while (running.size > 0) await Promise.allSettled([...running.values()]);
@@ -23,12 +34,14 @@ export function stepsUnderWay() {
     stopped: () => stopping,
 
     /** Starts `work` for `id`, or joins the work under way for it. */
-    run(id: string, work: () => Promise<void>): Promise<void> {
-      const under = running.get(id);
-      if (under) return under;
-      const started = work().finally(() => running.delete(id));
-      running.set(id, started);
-      return started;
+    run,
+
+    /**
+     * A pass finishing work cut short, under way itself from its start so that a stop waits for
+     * it (its first read included), or the pass under way.
+     */
+    finishing(work: () => Promise<void>): Promise<void> {
+      return run(FINISHING, work);
     },
 
     /** Resolves once no work of this process is under way. */
