@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleEventData } from '@linkhooks/protocol';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
@@ -281,11 +282,42 @@ describe.runIf(pgUp)('postgres', () => {
   const schemas = pgSchemas('lh_settle');
   afterAll(schemas.drop);
   const named = new Map<string, string>();
-  settlingSuite('postgres', async (db) => {
+  const open = async (db: string) => {
     const schema = named.get(db) ?? schemas.fresh();
     named.set(db, schema);
     const store = createPostgresStore({ connectionString: PG_URL, schema, poolSize: 4 });
     await store.migrate();
     return store;
+  };
+  settlingSuite('postgres', open);
+
+  it('passes over deliveries another transaction holds, as a record under way does, and moves them once it lets go', async () => {
+    const store = await open('locked');
+    const other = new pg.Client({ connectionString: PG_URL });
+    await other.connect();
+    try {
+      const { moved } = await backlog(store, 'acct_locked');
+      await other.query(`SET search_path = "${named.get('locked')}"`);
+      await other.query('BEGIN');
+      // Ten of its deliveries held by another transaction, as a record holds its delivery.
+      const { rows } = await other.query(
+        `SELECT id FROM deliveries WHERE endpoint_id = $1 ORDER BY id LIMIT 10 FOR UPDATE`,
+        [moved.id],
+      );
+      expect(rows).toHaveLength(10);
+      await store.pauseEndpoint('acct_locked', moved.id, Date.now());
+      // Answers rather than waits: every step passes over the ten, and none says it is done.
+      let step = await store.settleQueueStep(moved.id, PRUNE_STEP, Date.now());
+      while (step.held > 0) step = await store.settleQueueStep(moved.id, PRUNE_STEP, Date.now());
+      expect(step.done).toBe(false);
+      expect(await statuses(store, 'acct_locked', moved.id)).toEqual({ held: DELIVERIES - 10, pending: 10 });
+      expect(await store.endpointsSettling(10)).toEqual([moved.id]);
+      await other.query('COMMIT');
+      await stepsUntilDone(store, moved.id);
+      expect(await statuses(store, 'acct_locked', moved.id)).toEqual({ held: DELIVERIES });
+    } finally {
+      await other.end();
+      await store.close();
+    }
   });
 });

@@ -1,15 +1,14 @@
 /**
  * The PostgreSQL store's steps of moving an endpoint's deliveries toward its flags (queueMoves,
- * design D34). In one transaction, a backlog of 100,000 held the endpoint's row for 3 s, and with it
+ * design D34). In one transaction, a backlog of 100,000 held the endpoint's row for seconds, and with it
  * every publish batch holding an event for it (every tenant's: publish.ts). Claims pass over a
  * listed endpoint that may not be attempted (claim-due.ts, full_endpoints).
  *
  * A step share-locks the endpoint first, as a publish does: a change of its flags waits for the
  * step, and lists the endpoint again after the step's commit, so a step never takes an endpoint off
  * the list with a change it has not seen. It then locks the listing, so one step of an endpoint runs
- * at a time, whichever process runs it. Each statement states its rows' status again outside the
- * subquery that picks them: a row a record changed meanwhile is checked again as it is now, and
- * not counted, so only a fresh read that finds nothing left takes the endpoint off the list.
+ * at a time, whichever process runs it. It passes over deliveries another transaction holds, so
+ * only a fresh read that finds nothing left takes the endpoint off the list.
  */
 import type pg from 'pg';
 import {
@@ -28,13 +27,16 @@ import { madeClaimable } from './endpoint-due.js';
  * The ids of up to `limit` of the endpoint `$1`'s deliveries in `statuses`, each status read on its
  * own (by the index by endpoint and status): with a list of statuses, or an order, and statistics
  * from before a pause (none held), the planner walked the due-time index of every endpoint
- * instead, or read the picked rows again for each row it updated.
+ * instead, or read the picked rows again for each row it updated. `lock`: locked for the move,
+ * passing over rows another transaction holds (a record under way holds its delivery, then resets
+ * its endpoint, which this step share-locks: waiting for the row made the two a deadlock); a later
+ * step takes them.
  */
-const pickedSql = (statuses: readonly string[], limit: string) =>
+const pickedSql = (statuses: readonly string[], limit: string, lock: boolean) =>
   `${statuses
     .map(
       (status, i) =>
-        `SELECT id FROM (SELECT id FROM deliveries WHERE endpoint_id = $1 AND status = ${sqlString(status)} LIMIT ${limit}) AS s${i}`,
+        `SELECT id FROM (SELECT id FROM deliveries WHERE endpoint_id = $1 AND status = ${sqlString(status)} LIMIT ${limit}${lock ? ' FOR UPDATE SKIP LOCKED' : ''}) AS s${i}`,
     )
     .join('\n  UNION ALL ')}\n  LIMIT ${limit}`;
 
@@ -48,7 +50,7 @@ const pickedSql = (statuses: readonly string[], limit: string) =>
 const moved = (set: string, move: QueueMove) => `
 WITH moved AS (
   UPDATE deliveries SET ${set}, updated_at = $3
-  WHERE id = ANY (ARRAY(${pickedSql(MOVED_FROM[move], '$2')}))
+  WHERE id = ANY (ARRAY(${pickedSql(MOVED_FROM[move], '$2', true)}))
     AND (status IN (${MOVED_FROM[move].map(sqlString).join(', ')})) IS TRUE
   RETURNING next_attempt_at
 )
@@ -69,9 +71,12 @@ export const MOVES: Record<QueueMove, string> = {
   replay: moved(`status = ${RESUME_STATUS_SQL}, next_attempt_at = $3`, 'replay'),
 };
 
-/** Whether any delivery of the endpoint `$1` is left for `statuses`, read afresh (pickedSql's reads). */
+/**
+ * Whether any delivery of the endpoint `$1` is left for `statuses`, read afresh (pickedSql's reads),
+ * those another transaction holds included.
+ */
 export const leftToMoveSql = (statuses: readonly string[]) =>
-  `SELECT EXISTS (${pickedSql(statuses, '1')}) AS left`;
+  `SELECT EXISTS (${pickedSql(statuses, '1', false)}) AS left`;
 
 /**
  * Lists the endpoint; `how` says what a listing already there keeps: a pause keeps what a
@@ -142,8 +147,8 @@ export async function moveStep(
     }
   }
   if (earliest !== null) await madeClaimable(client, schema, id, earliest);
-  // Fewer moved than asked need not mean none is left: a picked row a record changed meanwhile is
-  // not moved, and not counted.
+  // Fewer moved than asked need not mean none is left: a row another transaction held was passed
+  // over.
   const statuses = [...new Set(moves.flatMap((move) => MOVED_FROM[move]))];
   const done = left > 0 && !(await client.query(leftToMoveSql(statuses), [id])).rows[0].left;
   if (done) await client.query(UNLIST, [id]);
