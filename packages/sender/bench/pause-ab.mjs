@@ -13,24 +13,12 @@
 // A build's dist/ is a folder with its index.js, as `pnpm build` leaves it (copy one aside, as
 // dist-base/, before building the other); a relative path is read from this package's folder.
 import { join, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sampleEventData } from '@linkhooks/protocol';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
-import {
-  check,
-  cleanup,
-  fmtInt,
-  fmtMs,
-  loopDelayMs,
-  median,
-  monotonicMs,
-  onCleanup,
-  PACKAGE,
-  sleep,
-  tempDir,
-} from './harness.mjs';
+import { check, cleanup, fmtInt, fmtMs, median, onCleanup, PACKAGE, tempDir } from './harness.mjs';
+import { whilePublishing } from './scale.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -54,7 +42,6 @@ check(Number.isInteger(ROUNDS) && ROUNDS >= 1 && ROUNDS <= 20, '--rounds must be
 const PG_URL = process.env.LINKHOOKS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ACCOUNT = 'acct_paused';
 const OTHER = 'acct_other';
-const LOOP_SAMPLE_MS = 1;
 const click = { event: 'click', data: sampleEventData('click') };
 /** The backlog is made faster than an account's default rate allows. */
 const UNLIMITED = { eventsPerSecond: 1_000_000, eventsBurst: 1_000_000 };
@@ -109,38 +96,12 @@ async function filled(build, round) {
   return store;
 }
 
-/** One change (`change` of a sender on `store`) until nothing is left to move, with the loop and the publishes meanwhile. */
+/** One change (`change` of a sender on `store`) until nothing is left to move (whilePublishing). */
 async function timed(build, store, change) {
   const sender = build.createSender({ store });
-  let going = true;
-  const slowest = { [OTHER]: 0, [ACCOUNT]: 0 };
-  const publishing = [OTHER, ACCOUNT].map(async (accountId) => {
-    while (going) {
-      const t = monotonicMs();
-      await sender.publish(accountId, click);
-      slowest[accountId] = Math.max(slowest[accountId], monotonicMs() - t);
-    }
-  });
-  const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
-  loop.enable();
-  // Its timer armed and ticking first: a change that holds the loop from its first instant reads
-  // as no delay at all otherwise.
-  await sleep(20);
-  const t = monotonicMs();
-  await change(sender);
-  await sender.pruneLog(); // joins the steps under way, if the build has them
-  const ms = monotonicMs() - t;
-  loop.disable();
-  going = false;
-  await Promise.all(publishing);
+  const m = await whilePublishing(sender, [OTHER, ACCOUNT], () => change(sender));
   await sender.stop(0);
-  return {
-    ms,
-    loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
-    loopMax: loopDelayMs(loop.max / 1e6, LOOP_SAMPLE_MS),
-    otherMax: slowest[OTHER],
-    ownMax: slowest[ACCOUNT],
-  };
+  return { ...m, otherMax: m.slowest[OTHER], ownMax: m.slowest[ACCOUNT] };
 }
 
 const results = builds.map(() => ({ pause: [], resume: [] }));

@@ -231,6 +231,40 @@ async function timeEndpointDeletion(createSender, store, n) {
 }
 
 /**
+ * `change` timed until it and the steps it started are done (the pruning joins steps under way),
+ * while each of `accounts` publishes one event after another through `sender`: the loop's delay p99
+ * and longest stall meanwhile, and each account's slowest publish. The loop monitor ticks before
+ * the change: one holding the loop from its first instant read as no delay at all otherwise.
+ */
+export async function whilePublishing(sender, accounts, change) {
+  let going = true;
+  const slowest = Object.fromEntries(accounts.map((a) => [a, 0]));
+  const publishing = accounts.map(async (accountId) => {
+    while (going) {
+      const t = monotonicMs();
+      await sender.publish(accountId, { event: 'click', data: sampleEventData('click') });
+      slowest[accountId] = Math.max(slowest[accountId], monotonicMs() - t);
+    }
+  });
+  const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+  loop.enable();
+  await sleep(20);
+  const t = monotonicMs();
+  await change();
+  await sender.pruneLog();
+  const ms = monotonicMs() - t;
+  loop.disable();
+  going = false;
+  await Promise.all(publishing);
+  return {
+    ms,
+    loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
+    loopMax: loopDelayMs(loop.max / 1e6, LOOP_SAMPLE_MS),
+    slowest,
+  };
+}
+
+/**
  * Pausing and then resuming the queue account's endpoint (QUEUE_SHARE of the log, queued) through
  * the engine: its deliveries held, then made claimable again, in steps (design D34); each timed until
  * the last step (the pruning joins the steps under way), while another tenant and the endpoint's own
@@ -241,30 +275,13 @@ async function timePause(createSender, store, n) {
   const sender = createSender({ store });
   const queued = n * QUEUE_SHARE;
   const measure = async (change) => {
-    let going = true;
-    const slowest = { [OTHER]: 0, [QUEUE_ACCOUNT]: 0 };
-    const publishing = [OTHER, QUEUE_ACCOUNT].map(async (accountId) => {
-      while (going) {
-        const t = monotonicMs();
-        await sender.publish(accountId, { event: 'click', data: sampleEventData('click') });
-        slowest[accountId] = Math.max(slowest[accountId], monotonicMs() - t);
-      }
-    });
-    const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
-    loop.enable();
-    const t = monotonicMs();
-    await change();
-    await sender.pruneLog(); // joins the steps under way
-    const ms = monotonicMs() - t;
-    loop.disable();
-    going = false;
-    await Promise.all(publishing);
+    const m = await whilePublishing(sender, [OTHER, QUEUE_ACCOUNT], change);
     return {
-      perK: ms / (queued / 1000),
-      loopP99: loopDelayMs(loop.percentile(99) / 1e6, LOOP_SAMPLE_MS),
-      loopMax: loopDelayMs(loop.max / 1e6, LOOP_SAMPLE_MS),
-      otherMax: slowest[OTHER],
-      ownMax: slowest[QUEUE_ACCOUNT],
+      perK: m.ms / (queued / 1000),
+      loopP99: m.loopP99,
+      loopMax: m.loopMax,
+      otherMax: m.slowest[OTHER],
+      ownMax: m.slowest[QUEUE_ACCOUNT],
     };
   };
   const pause = await measure(() => sender.pauseEndpoint(QUEUE_ACCOUNT, 'ep_queue'));

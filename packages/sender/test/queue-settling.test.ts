@@ -156,22 +156,6 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
       }
     });
 
-    it('moves every delivery before the endpoint leaves the list when several processes step it at once', async () => {
-      const store = await open('together');
-      const others = await Promise.all(Array.from({ length: 5 }, () => open('together')));
-      try {
-        const { moved } = await backlog(store, 'acct_together');
-        await store.pauseEndpoint('acct_together', moved.id, Date.now());
-        // A process's own steps, others' prunings and starts: each steps until it sees none left,
-        // in small steps, so that many meet.
-        await Promise.all([store, ...others].map((s) => stepsUntilDone(s, moved.id, 50)));
-        expect(await statuses(store, 'acct_together', moved.id)).toEqual({ held: DELIVERIES });
-        expect(await store.endpointsSettling(10)).toEqual([]);
-      } finally {
-        for (const s of [store, ...others]) await s.close();
-      }
-    });
-
     it('runs the steps of a change that waits for nothing in the background, until none is left', async () => {
       const store = await open('background');
       try {
@@ -318,6 +302,23 @@ describe.runIf(pgUp)('postgres', () => {
     } finally {
       await other.end();
       await store.close();
+    }
+  });
+
+  // Several processes share a PostgreSQL database; one SQLite file has one process.
+  it('moves every delivery before the endpoint leaves the list when several processes step it at once', async () => {
+    const store = await open('together');
+    const others = await Promise.all(Array.from({ length: 5 }, () => open('together')));
+    try {
+      const { moved } = await backlog(store, 'acct_together');
+      await store.pauseEndpoint('acct_together', moved.id, Date.now());
+      // A process's own steps, others' prunings and starts: each steps until it sees none left,
+      // in small steps, so that many meet.
+      await Promise.all([store, ...others].map((s) => stepsUntilDone(s, moved.id, 50)));
+      expect(await statuses(store, 'acct_together', moved.id)).toEqual({ held: DELIVERIES });
+      expect(await store.endpointsSettling(10)).toEqual([]);
+    } finally {
+      for (const s of [store, ...others]) await s.close();
     }
   });
 });

@@ -39,6 +39,13 @@ export interface QueueMoved {
 
 export const NOTHING_MOVED: QueueMoved = { held: 0, released: 0, replayed: 0 };
 
+/** Adds what `step` moved to `total`. */
+export function addMoved(total: QueueMoved, step: QueueMoved): void {
+  total.held += step.held;
+  total.released += step.released;
+  total.replayed += step.replayed;
+}
+
 /** Where a move's rows are counted. */
 export const MOVED_AS: Record<QueueMove, keyof QueueMoved> = {
   hold: 'held',

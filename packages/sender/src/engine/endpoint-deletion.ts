@@ -54,24 +54,17 @@ export function endpointDeletion({
     },
 
     /** Finishes deletions cut short; one that fails is logged and left to the next prune. */
-    async finishEndpointDeletions(): Promise<number> {
-      let finished = 0;
-      await steps.finishing(async () => {
-        for (const { accountId, id } of await store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE)) {
-          if (steps.stopped()) break;
-          try {
-            await removal(accountId, id);
-            finished++;
-          } catch (err) {
-            logger.error(
-              { err, accountId, endpointId: id },
-              'finishing an endpoint deletion failed; the next prune tries again',
-            );
-          }
-        }
-      });
-      return finished;
-    },
+    /** Finishes deletions cut short; one that fails is logged and left to the next prune. */
+    finishEndpointDeletions: (): Promise<number> =>
+      steps.finishing(
+        () => store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE),
+        ({ accountId, id }) => removal(accountId, id),
+        ({ accountId, id }, err) =>
+          logger.error(
+            { err, accountId, endpointId: id },
+            'finishing an endpoint deletion failed; the next prune tries again',
+          ),
+      ),
 
     idle: steps.idle,
 

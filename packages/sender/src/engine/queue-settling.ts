@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { NOTHING_MOVED, type QueueMoved } from '../domain/queue-moves.js';
+import { addMoved, NOTHING_MOVED, type QueueMoved } from '../domain/queue-moves.js';
 import type { SenderStore } from '../store/port.js';
 import { inSteps, PRUNE_STEP } from '../store/prune-steps.js';
 import { ANSWER_WITHIN_MS, answerWithin, stepsUnderWay } from './steps-under-way.js';
@@ -50,9 +50,7 @@ export function queueSettling({
         await inSteps(
           async () => {
             const step = await store.settleQueueStep(id, PRUNE_STEP, clock.now());
-            moved.held += step.held;
-            moved.released += step.released;
-            moved.replayed += step.replayed;
+            addMoved(moved, step);
             if (step.released + step.replayed > 0) wake();
             return step.done ? 0 : 1;
           },
@@ -90,21 +88,13 @@ export function queueSettling({
     },
 
     /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
-    async finish(): Promise<number> {
-      let finished = 0;
-      await steps.finishing(async () => {
-        for (const id of await store.endpointsSettling(FINISHED_AT_ONCE)) {
-          if (steps.stopped()) break;
-          try {
-            await settle(id).run;
-            finished++;
-          } catch (err) {
-            failed(id)(err);
-          }
-        }
-      });
-      return finished;
-    },
+    /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
+    finish: (): Promise<number> =>
+      steps.finishing(
+        () => store.endpointsSettling(FINISHED_AT_ONCE),
+        (id) => settle(id).run,
+        (id, err) => failed(id)(err),
+      ),
 
     idle: steps.idle,
 

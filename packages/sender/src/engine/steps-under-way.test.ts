@@ -9,12 +9,13 @@ describe('stepsUnderWay', () => {
       answer = resolve;
     });
     const started: string[] = [];
-    const pass = steps.finishing(async () => {
-      for (const id of await read) {
-        if (steps.stopped()) break;
+    const pass = steps.finishing(
+      () => read,
+      async (id) => {
         started.push(id);
-      }
-    });
+      },
+      () => {},
+    );
     let stopped = false;
     const stopping = steps.stop().then(() => {
       stopped = true;

@@ -37,11 +37,29 @@ export function stepsUnderWay() {
     run,
 
     /**
-     * A pass finishing work cut short, under way itself from its start so that a stop waits for
-     * it (its first read included), or the pass under way.
+     * A pass finishing work cut short: `each` of what `listed` reads, one after another until
+     * stopping, a failure passed to `failed` and the pass going on. Under way itself from its
+     * start, so that a stop waits for it (its first read included); a second pass joins it.
+     * Answers how many it finished.
      */
-    finishing(work: () => Promise<void>): Promise<void> {
-      return run(FINISHING, work);
+    async finishing<T>(
+      listed: () => Promise<T[]>,
+      each: (item: T) => Promise<void>,
+      failed: (item: T, err: unknown) => void,
+    ): Promise<number> {
+      let finished = 0;
+      await run(FINISHING, async () => {
+        for (const item of await listed()) {
+          if (stopping) break;
+          try {
+            await each(item);
+            finished++;
+          } catch (err) {
+            failed(item, err);
+          }
+        }
+      });
+      return finished;
     },
 
     /** Resolves once no work of this process is under way. */

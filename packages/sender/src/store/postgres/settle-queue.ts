@@ -133,9 +133,9 @@ export async function moveStep(
   const moves = queueMoves(listed, listed.replay);
   let left = limit;
   let earliest: number | null = null;
+  const releaseAt = listed.release_at === null ? null : Number(listed.release_at);
   for (const move of moves) {
     if (left === 0) break;
-    const releaseAt = listed.release_at === null ? null : Number(listed.release_at);
     const values = move === 'release' ? [id, left, now, releaseAt] : [id, left, now];
     const [row] = (await client.query(MOVES[move], values)).rows;
     const n = row.n as number;
