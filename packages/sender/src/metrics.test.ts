@@ -21,7 +21,7 @@ describe('the store counts in /metrics', () => {
       });
     };
     let now = 0;
-    const { registry } = createMetrics({ stats }, undefined, () => now);
+    const { registry } = createMetrics({ stats, publishCommits: () => 0 }, undefined, () => now);
 
     const scrapes = [registry.metrics(), registry.metrics(), registry.metrics()];
     await new Promise((resolve) => setImmediate(resolve));
@@ -73,7 +73,7 @@ describe('the store counts in /metrics', () => {
       return { queued: { pending: reads, awaiting_retry: 0, held: 0 }, disabledEndpoints: 0 };
     };
     let now = 0;
-    const { registry } = createMetrics({ stats }, undefined, () => now);
+    const { registry } = createMetrics({ stats, publishCommits: () => 0 }, undefined, () => now);
     expect(await registry.metrics()).toContain('linkhooks_queue_depth{status="pending"} 1');
     failing = true;
     now += STATS_MAX_AGE_MS;

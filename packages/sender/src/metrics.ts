@@ -1,13 +1,15 @@
 /**
- * Prometheus metrics (prom-client): deliveries by outcome, attempt duration, queued deliveries by
- * status and disabled endpoints, and the process's own (event-loop delay among them). Each engine
- * has its own registry, so several can live in one process.
+ * Prometheus metrics (prom-client): events published and the commits that wrote them, deliveries by
+ * outcome, attempt duration, queued deliveries by status and disabled endpoints, and the process's
+ * own (event-loop delay among them). Each engine has its own registry, so several can live in one
+ * process.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Catalogue, StoreStats } from './store/port.js';
+import type { Catalogue, DeliveryQueue, StoreStats } from './store/port.js';
 
 export interface SenderMetrics {
   registry: Registry;
+  events: Counter<'outcome'>;
   attempts: Counter<'outcome' | 'kind'>;
   deliveries: Counter<'outcome'>;
   duration: Histogram<'outcome'>;
@@ -65,7 +67,7 @@ function cachedStats(store: Pick<Catalogue, 'stats'>, now: () => number): () => 
 export const EVENT_LOOP_SAMPLE_MS = 10;
 
 export function createMetrics(
-  store: Pick<Catalogue, 'stats'>,
+  store: Pick<Catalogue, 'stats'> & Pick<DeliveryQueue, 'publishCommits'>,
   registry = new Registry(),
   now: () => number = () => performance.now(),
 ): SenderMetrics {
@@ -75,6 +77,21 @@ export function createMetrics(
     // prom-client's names start with process_ and nodejs_ already: linkhooks_process_cpu_seconds_total.
     prefix: 'linkhooks_',
     eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+  });
+  const events = new Counter({
+    name: 'linkhooks_events_published_total',
+    help: 'Events published through this process, by outcome: stored, or a duplicate (an idempotency key already stored, nothing written).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  new Counter({
+    name: 'linkhooks_publish_commits_total',
+    help: 'Commits of publishes in this process: publishes that arrive together share one, so events over commits is the size of the groups.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(store.publishCommits());
+    },
   });
   const attempts = new Counter({
     name: 'linkhooks_attempts_total',
@@ -118,7 +135,7 @@ export function createMetrics(
     labelNames: ['kind'] as const,
     registers: [registry],
   });
-  return { registry, attempts, deliveries, duration, breakerTrips };
+  return { registry, events, attempts, deliveries, duration, breakerTrips };
 }
 
 /**

@@ -2,6 +2,7 @@
  * Metrics (prom-client) and structured logs (pino): what an operator sees, and that no secret and
  * no signature ever reaches the logs.
  */
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import pino from 'pino';
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-it('counts attempts and deliveries, times attempts, and reports queue depth and disabled endpoints', async () => {
+it('counts events published and their commits, attempts and deliveries, times attempts, and reports queue depth and disabled endpoints', async () => {
   let logs = '';
   const logger = pino(
     { level: 'debug' },
@@ -36,10 +37,18 @@ it('counts attempts and deliveries, times attempts, and reports queue depth and 
   });
 
   for (let i = 0; i < 3; i++) await sender.publish(ACCOUNT, buildEvent('click'));
-  await sender.publish(ACCOUNT, buildEvent('conversion'));
+  await sender.publish(ACCOUNT, { ...buildEvent('conversion'), eventId: 'evt-obs-once' });
+  // A repeat of the key stores nothing: counted apart, though it was read in a commit of its own.
+  await sender.publish(ACCOUNT, { ...buildEvent('conversion'), eventId: 'evt-obs-once' });
   await sender.tick();
 
   const text = await sender.metrics.metrics();
+  expect(text).toContain('linkhooks_events_published_total{outcome="stored"} 4');
+  expect(text).toContain('linkhooks_events_published_total{outcome="duplicate"} 1');
+  // One after another, each in a commit of its own.
+  expect(text.split('\n').filter((l) => l.startsWith('linkhooks_publish'))).toEqual([
+    'linkhooks_publish_commits_total 5',
+  ]);
   expect(text).toContain('linkhooks_attempts_total{outcome="success",kind="none"} 3');
   expect(text).toContain('linkhooks_attempts_total{outcome="failure",kind="http_status"} 1');
   expect(text).toContain('linkhooks_deliveries_total{outcome="delivered"} 3');
@@ -48,6 +57,16 @@ it('counts attempts and deliveries, times attempts, and reports queue depth and 
   expect(text).not.toContain('linkhooks_queue_depth{status="delivered"}'); // counted by deliveries_total
   expect(text).toContain('linkhooks_queue_depth{status="awaiting_retry"} 1');
   expect(text).toContain('linkhooks_disabled_endpoints 0');
+
+  // Each of the sender's own metrics is in the runbook's table (the process's and Node's by prefix).
+  const runbook = readFileSync(new URL('../../../docs/platform/runbook.md', import.meta.url), 'utf8');
+  const documented = new Set([...runbook.matchAll(/^\| `(linkhooks_[a-z_]+)/gm)].map((m) => m[1]));
+  const own = sender.metrics
+    .getMetricsAsArray()
+    .map((m) => m.name)
+    .filter((name) => !/^linkhooks_(process|nodejs)_/.test(name));
+  expect(own).toContain('linkhooks_publish_commits_total');
+  expect(own.filter((name) => !documented.has(name))).toEqual([]);
 
   const lines = logs
     .trim()

@@ -214,6 +214,7 @@ export function createSender(options: SenderOptions): Sender {
     }
     return stored.then((published) => {
       try {
+        metrics.events.inc({ outcome: published.duplicate ? 'duplicate' : 'stored' });
         if (published.duplicate) {
           if (counted) quota.refundEvent(accountId);
         } else if (published.deliveries.some((d) => d.status === 'pending')) worker.wake();

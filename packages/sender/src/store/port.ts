@@ -259,6 +259,13 @@ export interface DeliveryQueue {
    * answers the first one's event id and its deliveries as they are now, with `duplicate` set.
    */
   publish(event: EventRecord, deliveryIds: () => string, target?: PublishTarget): Promise<Published>;
+  /**
+   * How many commits have held publishes in this process since the store opened: every commit a
+   * publish took part in, whatever it stored (a repeated idempotency key's among them). Publishes
+   * that arrive together share one (group commit), so the events published over this is the
+   * groups' size.
+   */
+  publishCommits(): number;
   /** Leases up to `limit` due deliveries (design I3, I6). */
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Leases up to `limit` due deliveries with the accounts in turn (design D77), as claimDue does. */

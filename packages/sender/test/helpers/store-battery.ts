@@ -120,6 +120,19 @@ export function storeBattery(
       expect([...made].sort()).toEqual(made);
     });
 
+    it('counts the commits that wrote publishes: one each for publishes one after another, fewer for publishes together', async () => {
+      const a = account();
+      await endpoint(a);
+      const before = store.publishCommits();
+      for (let i = 0; i < 3; i++) await publish(event(a));
+      expect(store.publishCommits() - before).toBe(3);
+      // At once: the store writes them in as few commits as it can, at least one.
+      await Promise.all(Array.from({ length: 40 }, () => publish(event(a))));
+      const together = store.publishCommits() - before - 3;
+      expect(together).toBeGreaterThanOrEqual(1);
+      expect(together).toBeLessThan(40);
+    });
+
     it('persists what decideTransition decides, attempt by attempt, on every path (design I5)', async () => {
       // A model endpoint and delivery advanced by the domain function beside the store's own: every
       // attempt of "fail k times, then succeed" and of "fail to the end", both counting policies,

@@ -81,6 +81,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const settler = createDueSettler(pg);
   const { claimDue, claimTurn } = createClaimer(pg, settler);
   const record = recordAttempt(pg, vacuum);
+  const publishing = publish(pg);
   let closing: Promise<void> | undefined;
 
   return {
@@ -103,7 +104,8 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
       return closing;
     },
 
-    publish: publish(pg),
+    publish: publishing.publish,
+    publishCommits: publishing.commits,
     claimDue,
     claimTurn,
     claimProbes: (request) => claimProbes(pg, request),

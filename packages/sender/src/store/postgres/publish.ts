@@ -186,8 +186,11 @@ export function publishParams(batch: Publish[], schema: string): unknown[] {
 }
 
 export function publish(pg: Pg) {
+  /** Statements of publishes that committed: each is a transaction of its own. */
+  let commits = 0;
   const writeAll = async (batch: Publish[]): Promise<Settled<Published>[]> => {
     const rows = await pg.durable('publish_events', PUBLISH_EVENTS, publishParams(batch, pg.schema));
+    commits++;
     const inserted = new Map<string, DeliveryRecord[]>();
     for (const row of rows) {
       const deliveries = inserted.get(row.inserted_id as string) ?? [];
@@ -253,8 +256,11 @@ export function publish(pg: Pg) {
       );
     }
   });
-  return (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<Published> =>
-    write({ event, target });
+  return {
+    publish: (event: EventRecord, _nextId: () => string, target: PublishTarget = {}): Promise<Published> =>
+      write({ event, target }),
+    commits: () => commits,
+  };
 }
 
 /** A unique violation of the deliveries' key: an id made twice. */

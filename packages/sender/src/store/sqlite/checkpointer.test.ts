@@ -177,7 +177,8 @@ async function walLimited() {
     },
   });
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)');
-  const write = createWriteQueue(db, () => 0);
+  let commits = 0;
+  const write = createWriteQueue(db, () => ++commits);
   const insert = (rows: number) => () => {
     for (let i = 0; i < rows; i++) db.st('INSERT INTO t (body) VALUES (?)').run(Buffer.alloc(4096, i));
   };

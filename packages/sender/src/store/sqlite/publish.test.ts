@@ -50,7 +50,7 @@ function withManualSync(name: string) {
 describe('a SQLite publish (design D33)', () => {
   it('is answered only after a WAL sync that started after its commit, and not before', async () => {
     const { db, syncs, asked, wal } = withManualSync('publish-sync-');
-    const write = publish(
+    const { publish: write } = publish(
       db,
       createWriteQueue(db, () => wal.committed()),
       wal,
@@ -79,7 +79,7 @@ describe('a SQLite publish (design D33)', () => {
   it('waits for the sync under way, so the publishes made during it share one commit after it', async () => {
     const { db, syncs, asked, wal } = withManualSync('publish-paced-');
     let commits = 0;
-    const write = publish(
+    const { publish: write, commits: publishCommits } = publish(
       db,
       // A stopped clock: the budget never splits a turn's writes, however slow the machine.
       createWriteQueue(
@@ -107,6 +107,7 @@ describe('a SQLite publish (design D33)', () => {
     // Both in one commit, and one sync for it.
     await asked.until(() => syncs.length === 2);
     expect([commits, count()]).toEqual([2, 3]);
+    expect(publishCommits()).toBe(2);
     syncs[1]!(null);
     await expect(Promise.all([second, third])).resolves.toMatchObject([
       { eventId: 'evt_2' },
@@ -118,7 +119,7 @@ describe('a SQLite publish (design D33)', () => {
 
   it('refuses a publish held during a sync that fails, without writing it', async () => {
     const { db, syncs, asked, wal } = withManualSync('publish-held-failed-');
-    const write = publish(
+    const { publish: write } = publish(
       db,
       createWriteQueue(
         db,
@@ -146,14 +147,11 @@ describe('a SQLite publish (design D33)', () => {
   it('fails a publish of a batch alone: those before it commit without it, those after it in the next commit', async () => {
     const db = migratedDb('publish-batch-');
     let commits = 0;
-    const write = publish(
+    const { publish: write, commits: publishCommits } = publish(
       db,
       createWriteQueue(
         db,
-        () => {
-          commits++;
-          return 0;
-        },
+        () => ++commits,
         () => 0,
       ),
       null,
@@ -174,6 +172,7 @@ describe('a SQLite publish (design D33)', () => {
     expect(ids).toEqual(['evt_a', 'evt_c', 'evt_taken']);
     // Rolled back with the failed one, the first went again alone; the last, in a commit of its own.
     expect(commits).toBe(3);
+    expect(publishCommits()).toBe(3);
     await db.close();
   });
 });

@@ -84,9 +84,24 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     }
     return { eventId: event.id, deliveries, duplicate: false };
   };
+  // Commits that held publishes, each counted at the first of its publishes to come back: the write
+  // queue answers a transaction's writes together, each commit with a number above the last's.
+  let commits = 0;
+  let lastCommit = Number.NEGATIVE_INFINITY;
+  const counted = <R>(written: Written<R>): Written<R> => {
+    if (written.commit > lastCommit) {
+      lastCommit = written.commit;
+      commits++;
+    }
+    return written;
+  };
   // Chained, not async: a suspended async function would wait with each publish (design D62).
-  return (event: EventRecord, nextId: () => string, target: PublishTarget = {}): Promise<Published> => {
-    const queued = () => write((memo) => publishOne(event, nextId, target, memo));
+  const publishEvent = (
+    event: EventRecord,
+    nextId: () => string,
+    target: PublishTarget = {},
+  ): Promise<Published> => {
+    const queued = () => write((memo) => publishOne(event, nextId, target, memo)).then(counted);
     // Held while a sync runs that no commit waits beyond yet (WalSync.holdCommit): committed now,
     // it would wait for the next sync all the same, so the publishes of one sync's time share one
     // commit after it instead of a commit for each turn's few.
@@ -95,6 +110,7 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     if (!wal) return written.then(writtenValue);
     return written.then(({ value, commit }) => wal.durable(commit).then(() => value));
   };
+  return { publish: publishEvent, commits: () => commits };
 }
 
 const writtenValue = <R>(written: Written<R>) => written.value;

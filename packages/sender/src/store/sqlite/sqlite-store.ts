@@ -58,7 +58,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   const db = openSqlite(options.filename);
   const durable = (options.synchronous ?? 'FULL') === 'FULL' && !db.inMemory;
   const wal = durable ? createWalSync(`${db.file}-wal`) : null;
-  const write = createWriteQueue(db, () => wal?.committed() ?? 0);
+  let commits = 0; // without a WAL to sync, the write queue's commits are numbered here
+  const write = createWriteQueue(db, () => wal?.committed() ?? ++commits);
   const reads = offLoopReads(db);
   /**
    * A change a user is answered about, made as a publish is (design D79): not while a failed sync
@@ -74,7 +75,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
   };
   const ops = {
     migrate: migrateSqlite(db),
-    publish: publish(db, write, wal),
+    publishing: publish(db, write, wal),
     ...claims(db, write),
     claimProbes: claimProbes(db, write),
     recordAttempt: recordAttempt(db, write),
@@ -106,7 +107,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
       wal?.close();
     },
 
-    publish: ops.publish,
+    publish: ops.publishing.publish,
+    publishCommits: ops.publishing.commits,
     claimDue: ops.claimDue,
     claimTurn: ops.claimTurn,
     claimProbes: ops.claimProbes,

@@ -84,9 +84,10 @@ export const FLUSH_BUDGET_MS = 5;
 const MAX_WRITES = 512;
 
 /**
- * `afterCommit` answers the number of the commit just made (WalSync.committed, or 0). `clock`
- * reads the time the budget is counted in, in milliseconds (a test stops it to keep a turn's
- * writes in one transaction however slow the machine).
+ * `afterCommit` answers the number of the commit just made, above the last one's
+ * (WalSync.committed, or a count of its own). `clock` reads the time the budget is counted in, in
+ * milliseconds (a test stops it to keep a turn's writes in one transaction however slow the
+ * machine).
  *
  * A write that throws fails alone: the transaction is rolled back, the writes before it are written
  * again without it, and the ones after it go into the next transaction. No savepoint per write (two
@@ -95,7 +96,7 @@ const MAX_WRITES = 512;
  * with the commit, after the budget's writes, one per endpoint recorded.
  *
  * @example
- * const write = createWriteQueue(db, () => wal?.committed() ?? 0);
+ * const write = createWriteQueue(db, () => wal.committed());
  * const { value } = await write(() => db.st(SQL).run(...));
  */
 export function createWriteQueue(
