@@ -3,7 +3,7 @@
  * decided from the flags, the environment and the database alone, before anything is opened. A
  * flag wins over its variable; a key given twice is refused rather than one silently ignored.
  */
-import { isInMemory } from '../store/sqlite/database.js';
+import { isInMemory } from '../store/sqlite/in-memory.js';
 import { sqliteFileOf } from './sqlite-url.js';
 import { UsageError } from './usage-error.js';
 

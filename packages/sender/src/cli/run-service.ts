@@ -14,16 +14,12 @@ import { SenderError } from '../errors.js';
 import { redaction } from '../log-redaction.js';
 import type { SenderStore } from '../store/port.js';
 import { apiLimitsOf, quotasOf, workerLimitsOf, workerSlotsOf } from './limits-env.js';
+import { ListenError } from './listen-error.js';
 import type { MasterKeys } from './master-keys.js';
 import { maskDb } from './open-store.js';
 import type { EngineSettings, HttpSettings } from './options.js';
 
 type Env = Record<string, string | undefined>;
-
-/** `serve` or `worker --port` could not listen (a port in use, an address it cannot bind or resolve): exit code 1. */
-export class ListenError extends Error {
-  override readonly name = 'ListenError';
-}
 
 /** pino's levels, the most severe first, and `silent`. */
 const LOG_LEVELS = [

@@ -10,7 +10,7 @@
 import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { isInMemory } from '../store/sqlite/database.js';
+import { isInMemory } from '../store/sqlite/in-memory.js';
 import { DatabaseError } from './database-error.js';
 import { loadDriver } from './sqlite-driver.js';
 import { sqliteFileOf } from './sqlite-url.js';

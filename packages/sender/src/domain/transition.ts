@@ -7,7 +7,8 @@
  */
 import { decideAfterAttempt } from './delivery-state.js';
 import { type DisablePolicy, decideEndpoint } from './disable-rule.js';
-import { type NoticeRules, noticeAfterAttempt } from './operator-notice.js';
+import type { NoticeRules } from './notice-rules.js';
+import { noticeAfterAttempt } from './operator-notice.js';
 import {
   DEFAULT_RECEIVER_POLICY,
   heededRetryAt,

@@ -1,6 +1,6 @@
 /** The operator notifications' settings (design D50), checked once at start-up. */
 import { checkUrl } from '../delivery/address-guard.js';
-import { DEFAULT_FAILING_SHARE, type NoticeRules, noticeRules } from '../domain/operator-notice.js';
+import { DEFAULT_FAILING_SHARE, type NoticeRules, noticeRules } from '../domain/notice-rules.js';
 import { SenderError } from '../errors.js';
 
 export interface OperatorNotifications {

@@ -4,7 +4,7 @@
  * each. Every method that changes several rows does so in one transaction (design I1 to I6).
  */
 import type { DeliveryStatus, QueuedStatus } from '../domain/delivery-state.js';
-import type { NoticeRules } from '../domain/operator-notice.js';
+import type { NoticeRules } from '../domain/notice-rules.js';
 import type { QueueMoved } from '../domain/queue-moves.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AccountCatalogue } from './account-port.js';

@@ -4,7 +4,8 @@
  * replayed ones join them as held. The first step of them moves in the transaction that re-enables
  * it, the rest in steps of their own (settle-queue.ts).
  */
-import { enabledNotice, type NoticeRules } from '../../domain/operator-notice.js';
+import type { NoticeRules } from '../../domain/notice-rules.js';
+import { enabledNotice } from '../../domain/operator-notice.js';
 import { reenabledAnswer } from '../flag-change.js';
 import type { Reenabled, Settling } from '../port.js';
 import { PRUNE_STEP } from '../prune-steps.js';

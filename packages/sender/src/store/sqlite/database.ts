@@ -15,6 +15,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SenderError } from '../../errors.js';
 import { type CheckpointEvents, createCheckpointer, WAL_LIMIT_FRAMES } from './checkpointer.js';
+import { isInMemory } from './in-memory.js';
 import { type StoreStatement, storeStatement } from './store-statement.js';
 
 /**
@@ -54,8 +55,6 @@ export interface SqliteDb {
  * Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`.
  * `checkpoints`: told what the checkpoints' thread does (tests).
  */
-/** Whether `filename` names no file: SQLite keeps the database in memory. */
-export const isInMemory = (filename: string) => filename === ':memory:' || filename === '';
 
 /**
  * The named parameter as a LIMIT or OFFSET. SQLite plans with the value bound to a bare parameter

@@ -5,7 +5,8 @@
  * it, the rest in steps of their own (settle-queue.ts), each reading the endpoint's held or skipped
  * deliveries from their own index, never its whole log (design D3).
  */
-import { enabledNotice, type NoticeRules } from '../../domain/operator-notice.js';
+import type { NoticeRules } from '../../domain/notice-rules.js';
+import { enabledNotice } from '../../domain/operator-notice.js';
 import { reenabledAnswer } from '../flag-change.js';
 import type { Reenabled, Settling } from '../port.js';
 import { PRUNE_STEP } from '../prune-steps.js';
