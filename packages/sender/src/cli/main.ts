@@ -5,12 +5,12 @@ import type { Logger } from 'pino';
  * `linkhooks-sender`: the service CLI (design D23). Exit codes: 0 done, 1 a runtime
  * failure (database unreachable, a port in use), 2 a usage error (unknown command or flag).
  *
- * Each command imports what it runs once the command line is read: the engine, the stores' drivers
- * and the HTTP service took 0.6 s of CPU to load, which `--help`, a usage error or `migrate` paid
- * for nothing.
+ * Each command imports what it runs once the command line is read, so that `--help`, a usage
+ * error or `migrate` does not load the engine, the stores' drivers and the HTTP service first.
  */
 import { isSenderError, SenderError } from '../errors.js';
 import type { MigrationReport } from '../store/migration-plan.js';
+import type { SenderStore } from '../store/port.js';
 import { withCaFile } from './ca-file.js';
 import { DatabaseError } from './database-error.js';
 import { ListenError } from './listen-error.js';
@@ -79,12 +79,18 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       return;
     }
     case 'rotate-master-key': {
-      const { holdProcessLock } = await import('./sqlite-process-lock.js');
+      // Loaded before rotationOf writes the key files: a failed load leaves none behind.
+      const [{ holdProcessLock }, { openStore }, { createSender }] = await Promise.all([
+        import('./sqlite-process-lock.js'),
+        import('./open-store.js'),
+        import('../engine/sender.js'),
+      ]);
       const named = withNamedKeysRead(command.keys, onTerminal);
       // On SQLite, not beside a running service: it would go on sealing under the replaced key.
       const lock = holdProcessLock(command.db, 'before rotate-master-key');
       try {
-        await rotateMasterKey(command.db, rotationOf(named, onTerminal));
+        const rotation = rotationOf(named, onTerminal);
+        await rotateMasterKey(createSender, await openStore(command.db), rotation);
       } finally {
         lock.release();
       }
@@ -113,13 +119,12 @@ const onTerminal: Say = {
 };
 
 /** Seals every secret under the new key; only then is the old one let go (design D30). */
-async function rotateMasterKey(db: string, rotation: ReturnType<typeof rotationOf>): Promise<void> {
+async function rotateMasterKey(
+  createSender: typeof import('../engine/sender.js').createSender,
+  store: SenderStore,
+  rotation: ReturnType<typeof rotationOf>,
+): Promise<void> {
   const { finish, ...keys } = rotation;
-  const [{ openStore }, { createSender }] = await Promise.all([
-    import('./open-store.js'),
-    import('../engine/sender.js'),
-  ]);
-  const store = await openStore(db);
   const sender = createSender({ store, ...keys });
   try {
     const { sealed, resealed, unreadable } = await sender.sealSecrets();

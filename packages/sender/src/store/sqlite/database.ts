@@ -52,11 +52,6 @@ export interface SqliteDb {
 }
 
 /**
- * Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`.
- * `checkpoints`: told what the checkpoints' thread does (tests).
- */
-
-/**
  * The named parameter as a LIMIT or OFFSET. SQLite plans with the value bound to a bare parameter
  * there, and prepares the statement again whenever that value changes: the claim's pages, whose
  * bounds move from claim to claim, were parsed and planned again and again (design D70). Added to
@@ -89,6 +84,10 @@ export const bareBounds = (sql: string): string[] => [...sql.matchAll(BARE_BOUND
  */
 export const PAGE_CACHE_KIB = 16 * 1024;
 
+/**
+ * Opens `filename` (or `:memory:`), creating its folder; claims and records commit `NORMAL`.
+ * `checkpoints`: told what the checkpoints' thread does (tests).
+ */
 export function openSqlite(filename: string, checkpoints: CheckpointEvents = {}): SqliteDb {
   const inMemory = isInMemory(filename);
   // Absolute: the checkpoints' thread and the WAL sync open the file by name, later, whatever the
