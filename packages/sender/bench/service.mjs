@@ -219,9 +219,10 @@ export async function startIngestFloor() {
 
 /**
  * What the service's /metrics says: its event-loop delay p99 since the previous scrape (prom-client
- * resets it per scrape), and the CPU its process has used so far (all its threads, in seconds). The
- * delay's gauge holds the time between samples, taken every EVENT_LOOP_SAMPLE_MS, so the delay is
- * what lies beyond that (an idle service reads about 10 ms there, a delay of about 0).
+ * resets it per scrape), the CPU its process has used so far (all its threads, in seconds), and the
+ * commits its publishes have taken part in (null from a build without that count). The delay's
+ * gauge holds the time between samples, taken every EVENT_LOOP_SAMPLE_MS, so the delay is what lies
+ * beyond that (an idle service reads about 10 ms there, a delay of about 0).
  */
 async function scrape(service) {
   const { text } = await service.call('GET', '/metrics');
@@ -240,6 +241,7 @@ async function scrape(service) {
       EVENT_LOOP_SAMPLE_MS,
     ),
     cpuSeconds: gauge('linkhooks_process_cpu_seconds_total', 'linkhooks_process_process_cpu_seconds_total'),
+    commits: Number(/^linkhooks_publish_commits_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN),
   };
 }
 
@@ -280,7 +282,7 @@ const batchRequest = (accountId, click, tag, size, b) => ({
  * and that it was ready to run but waited for a core: together near 1, the loop bounds the round.
  */
 async function cpuReading(service) {
-  const { cpuSeconds } = await scrape(service);
+  const { cpuSeconds, commits } = await scrape(service);
   const main = mainThreadTimes(service.pid);
   const started = monotonicMs();
   return async (count) => {
@@ -294,6 +296,8 @@ async function cpuReading(service) {
       // The shares of the round its event loop ran and waited for a core (cpu-meter.mjs).
       loopRunShare: (mainAfter.cpuUs - main.cpuUs) / wallUs,
       loopWaitShare: (mainAfter.waitUs - main.waitUs) / wallUs,
+      // An ingest round's events over the commits that held them: the group commit's size.
+      perCommit: count / (after.commits - commits),
     };
   };
 }
@@ -482,9 +486,11 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
     for (const { label, server, service } of services) {
       const one = await singleIngestRound(service, click);
       add(`${label} single`, one.rate);
+      add(`${label} single per commit`, one.perCommit);
       addBurst(label, 'single', one);
       const many = await batchIngestRound(service, click);
       add(`${label} batch`, many.rate);
+      add(`${label} batch per commit`, many.perCommit);
       addBurst(label, 'batch', many);
       const flow = await metered(label, server ?? null, () => deliveryRound(ctx, service, click));
       add(`${label} delivery`, flow.rate);
@@ -515,6 +521,13 @@ export async function runServicePart(ctx, { bare, click, stores, peers = [] }) {
   for (const { label } of services) {
     row(`${label}: ingest, one event per request`, `${label} single`, 'events/s');
     row(`${label}: ingest, batches of ${SERVICE.batchSize}`, `${label} batch`, 'events/s');
+    // The service's own count (linkhooks_publish_commits_total), where its build has it.
+    const perCommit = (kind) => samples.get(`${label} ${kind} per commit`);
+    if (perCommit('single').every(Number.isFinite))
+      console.log(
+        `   ${`${label}: events per commit`.padEnd(44)}${median(perCommit('single')).toFixed(1).padStart(9)} one event per request, ` +
+          `${median(perCommit('batch')).toFixed(1)} batches (medians)`,
+      );
     row(`${label}: ingest + delivery`, `${label} delivery`, 'deliveries/s');
     row(`${label}: batched ingest + delivery`, `${label} batched delivery`, 'deliveries/s');
     row(`${label}: service CPU per delivery`, `${label} cpu`, 'µs');
