@@ -137,11 +137,47 @@ describe('DNS rebinding', () => {
     await sender.tick();
     const { attempts } = await sender.getDelivery(ACCOUNT, deliveries[0]!.id);
     expect(calls).toBeGreaterThanOrEqual(2);
-    expect(attempts[0]).toMatchObject({ failureKind: 'blocked_address', statusCode: null });
+    expect(attempts[0]).toMatchObject({ failureKind: 'dns', statusCode: null });
     // The log names the host, never what it resolved to (a map of the platform's network).
     expect(attempts[0]!.errorMessage).toMatch(/rebind\.test/);
     expect(attempts[0]!.errorMessage).not.toMatch(/127\.0\.0\.1/);
     expect(receiver.hits.filter((h) => h.route === 'rebind')).toHaveLength(0);
+    await sender.stop(0);
+  });
+
+  it('logs a name gone from the DNS and one that now leads inside the network as the same failure', async () => {
+    // Both resolve publicly when made; then one is gone, the other leads to a private address.
+    let made = false;
+    const sender = safeSender((host, options, callback) => {
+      const answer = !made
+        ? [{ address: '8.8.8.8', family: 4 }]
+        : host.startsWith('inside')
+          ? [{ address: '10.20.30.40', family: 4 }]
+          : null;
+      if (!answer) {
+        const gone = Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        callback(gone, options.all ? [] : '', 4);
+      } else if (options.all) callback(null, answer);
+      else callback(null, answer[0]!.address, answer[0]!.family);
+    });
+    await addEndpoint(sender, receiver, { account: ACCOUNT, route: 'inside', host: 'inside.test' });
+    await addEndpoint(sender, receiver, { account: ACCOUNT, route: 'gone', host: 'gone.test' });
+    made = true;
+    const { event, data } = buildEvent('click');
+    const { deliveries } = await sender.publish(ACCOUNT, { event, data });
+    await sender.tick();
+    const logged = await Promise.all(
+      deliveries.map(async (d) => (await sender.getDelivery(ACCOUNT, d.id)).attempts[0]!),
+    );
+    const told = logged.map((a) => ({
+      kind: a.failureKind,
+      words: a.errorMessage?.replace(/inside\.test|gone\.test/, 'HOST'),
+    }));
+    expect(told).toEqual([
+      { kind: 'dns', words: 'HOST does not resolve to an address on the public internet' },
+      { kind: 'dns', words: 'HOST does not resolve to an address on the public internet' },
+    ]);
+    expect(receiver.hits.filter((h) => h.route === 'inside' || h.route === 'gone')).toHaveLength(0);
     await sender.stop(0);
   });
 });

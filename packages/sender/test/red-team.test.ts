@@ -266,7 +266,7 @@ describe('production start: behind a trusted TLS proxy, private networks refused
     const id = ingest.json.deliveries[0].id as string;
     await prod.service.logged((l) => l.msg === 'attempt' && l.delivery === id, 'the refused attempt');
     const detail = await call(prod.base, 'GET', `/v1/deliveries/${id}`);
-    expect(detail.json.attempts[0].failure_kind).toBe('blocked_address');
+    expect(detail.json.attempts[0].failure_kind).toBe('dns');
     expect(detail.json.attempts[0].error_message).toMatch(/localhost/);
     expect(detail.text).not.toMatch(/127\.0\.0\.1|::1\b/);
     expect(prod.service.output()).not.toMatch(/127\.0\.0\.1[^:]/);

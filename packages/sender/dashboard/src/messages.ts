@@ -98,7 +98,7 @@ export function apiErrorMessage(code: string, details?: unknown, detail = ''): s
 
 export const FAILURE_MESSAGES: Readonly<Record<FailureKind, string>> = {
   timeout: 'Your server did not answer in time.',
-  dns: 'Your server’s domain name could not be found.',
+  dns: 'Your server’s domain name does not lead to an address on the public internet.',
   connect: 'Your server could not be reached: the connection was refused or dropped.',
   tls: 'Your server’s HTTPS certificate was not accepted.',
   http_status: 'Your server answered with an error status.',
@@ -125,7 +125,6 @@ const CODE_MESSAGES: ReadonlyArray<[RegExp, (seconds: string) => string]> = [
     () => 'Your server refused the connection: nothing is listening on that address and port.',
   ],
   [/ECONNRESET|UND_ERR_SOCKET|EPIPE/, () => 'Your server closed the connection before answering.'],
-  [/ENOTFOUND|EAI_NONAME/, () => 'Your server’s domain name does not exist.'],
   [/EAI_AGAIN|ETIMEOUT/, () => 'Your server’s domain name could not be looked up in time.'],
   [/CERT_HAS_EXPIRED/, () => 'Your server’s HTTPS certificate has expired.'],
   [

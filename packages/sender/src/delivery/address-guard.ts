@@ -86,6 +86,30 @@ export function opensForPrivateNetworks(reason: string): boolean {
   return PRIVATE_RANGES.has(reason.replace(/^ipv4Mapped:/, ''));
 }
 
+/**
+ * A developer's receiver on their own machine or network is refused like any private address; the
+ * message says how a service run for development lets it through, when the flag would lift every
+ * refusal in `reasons` (checkAddress's).
+ */
+export function privateNetworkHint(reasons: readonly string[]): string {
+  return reasons.length > 0 && reasons.every(opensForPrivateNetworks)
+    ? '. This service does not deliver to private networks (a service run for development allows them with --allow-private-networks)'
+    : '';
+}
+
+/**
+ * What a customer reads of a host whose name gives no address to deliver to: one that does not
+ * exist and one whose addresses are refused (`refused`, checkAddress's reasons) in the same words,
+ * when an endpoint is made and in its delivery log alike. Told apart, a customer could point a name
+ * of their own at the platform's internal names and learn which exist. Never the address; the
+ * development hint only for a name of the machine's own (loopback), which every machine has.
+ */
+export function notOnPublicInternet(host: string, refused: readonly string[] = []): string {
+  const own =
+    refused.length > 0 && refused.every((reason) => reason.replace(/^ipv4Mapped:/, '') === 'loopback');
+  return `${host} does not resolve to an address on the public internet${own ? privateNetworkHint(refused) : ''}`;
+}
+
 // Cloud metadata services answer on these, handing out the machine's credentials: refused even
 // with `allowPrivateNetworks`, which opens link-local and private ranges for development
 // (AWS, GCP and Azure's 169.254.169.254 and AWS's IPv6 fd00:ec2::254, the ECS task endpoint, EKS
@@ -174,8 +198,8 @@ export function checkAddress(ip: string, policy: AddressPolicy): AddressVerdict 
 
 /**
  * The error a guarded lookup fails with. Its `code` is what the delivery client's failure
- * classifier looks for in an error's `cause` chain to record the attempt as `blocked_address`
- * (design D4), whatever undici wraps it in.
+ * classifier looks for in an error's `cause` chain (attemptFailure), whatever undici wraps it in,
+ * to record the attempt as a name that does not exist is (design D4, D17).
  */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
@@ -189,9 +213,9 @@ export class BlockedAddressError extends Error {
 
   constructor(details: { hostname: string; address: string; reason: string }) {
     const { hostname, address, reason } = details;
-    // The message reaches the customer's delivery log: it names their host, never what it resolved
-    // to, which would tell them about the platform's network. The fields keep it for operators.
-    super(`refusing to connect to ${hostname}: it resolves to an address that is not on the public internet`);
+    // The message reaches the customer's delivery log as a name that does not exist does
+    // (notOnPublicInternet): their host, never what it resolved to. The fields keep it for operators.
+    super(notOnPublicInternet(hostname, [reason]));
     this.hostname = hostname;
     this.address = address;
     this.reason = reason;

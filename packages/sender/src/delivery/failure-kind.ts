@@ -3,6 +3,7 @@
  * the error's `code` and those of its `cause` chain, as undici and Node report them.
  */
 import type { FailureKind } from '../domain/delivery-state.js';
+import { notOnPublicInternet } from './address-guard.js';
 
 // ETIMEOUT: a lookup past its deadline (bounded-lookup.ts), as c-ares names it.
 const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL', 'EAI_NONAME', 'ETIMEOUT']);
@@ -47,12 +48,34 @@ function codes(error: unknown): string[] {
 /** The failure kind of an error an attempt ended with (its own deadline answers `timeout` itself). */
 export function classifyError(error: unknown): FailureKind {
   const all = codes(error);
-  if (all.includes('LINKHOOKS_BLOCKED_ADDRESS')) return 'blocked_address';
   if (all.some((c) => DNS.has(c))) return 'dns';
   if (all.some((c) => TIMEOUT.has(c))) return 'timeout';
   if (all.some((c) => TOO_LARGE.has(c))) return 'response_too_large';
   if (all.some((c) => TLS.has(c) || c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_'))) return 'tls';
   return 'connect';
+}
+
+// A name that does not exist, in the words of the system's resolver (resolver-lookup.ts answers so).
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
+
+/**
+ * The kind and the log's message of an error an attempt to `host` ended with. A name that does not
+ * exist and one whose address the guarded lookup refused (BlockedAddressError, design D17) are one
+ * failure in the same words (notOnPublicInternet): the delivery log must not tell a customer which
+ * of the platform's internal names exist.
+ */
+export function attemptFailure(error: unknown, host: string): { kind: FailureKind; message: string } {
+  let blocked: string | undefined;
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 8 && blocked === undefined; depth++) {
+    const { code, reason } = current as { code?: unknown; reason?: unknown };
+    if (code === 'LINKHOOKS_BLOCKED_ADDRESS' && typeof reason === 'string') blocked = reason;
+    current = (current as { cause?: unknown }).cause;
+  }
+  if (blocked !== undefined || codes(error).some((c) => NO_SUCH_NAME.has(c))) {
+    return { kind: 'dns', message: notOnPublicInternet(host, blocked === undefined ? [] : [blocked]) };
+  }
+  return { kind: classifyError(error), message: describeError(error) };
 }
 
 /** A short, secret-free description of an error for the delivery log. */

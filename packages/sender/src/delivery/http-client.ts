@@ -12,7 +12,7 @@ import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import type { AbandonSignal } from './abandon.js';
 import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
 import { createBoundedLookup } from './bounded-lookup.js';
-import { classifyError, describeError } from './failure-kind.js';
+import { attemptFailure } from './failure-kind.js';
 import { createResolverLookup, systemFallback } from './resolver-lookup.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
@@ -239,7 +239,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
               // With the status in, the body broke off: the status stands (above).
               if (statusCode !== 0) return answered();
               settle({
-                outcome: { ok: false, kind: classifyError(error), message: describeError(error) },
+                outcome: { ok: false, ...attemptFailure(error, url.hostname) },
                 responseSnippet: null,
               });
             },

@@ -68,7 +68,7 @@ describe('the delivery client on a thread of its own', () => {
     const c = client({ allowPrivateNetworks: false });
     try {
       const r = await c.send(post('status200'));
-      expect(r.outcome).toMatchObject({ ok: false, kind: 'blocked_address' });
+      expect(r.outcome).toMatchObject({ ok: false, kind: 'dns' });
     } finally {
       await c.close();
     }

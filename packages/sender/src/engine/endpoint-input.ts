@@ -5,7 +5,8 @@ import {
   checkAddress,
   checkUrl,
   type LookupFunction,
-  opensForPrivateNetworks,
+  notOnPublicInternet,
+  privateNetworkHint,
 } from '../delivery/address-guard.js';
 import { dnsLookup } from '../delivery/dns.js';
 import { SenderError } from '../errors.js';
@@ -23,7 +24,7 @@ export async function checkEndpointUrl(
   const checked = checkUrl(url, policy);
   if (!checked.ok) {
     const ranges = checked.range === undefined ? [] : [checked.range];
-    throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}${hintFor(ranges)}`);
+    throw new SenderError('unsafe_url', `url is not allowed: ${checked.reason}${privateNetworkHint(ranges)}`);
   }
   // A fragment never leaves the client: a receiver told apart by one would get another's events.
   if (checked.url.hash !== '') {
@@ -34,12 +35,12 @@ export async function checkEndpointUrl(
   }
   const host = checked.url.hostname.replace(/^\[|\]$/g, '');
   // Checked again at every connection (DNS rebinding); this early check gives a clear error now.
-  // A name that does not exist and one that leads into a private network are refused in the same
-  // words: told apart, a customer could learn which of the platform's internal names exist.
-  const notPublic = `url host ${host} does not resolve to an address on the public internet`;
+  // A name that does not exist and one that leads into a private network in the same words and
+  // the same code, which is in the answer's body (notOnPublicInternet).
   const addresses = await dnsLookup(host, resolve).catch((cause: NodeJS.ErrnoException) => {
-    // Also in the same code: the code is in the answer's body.
-    if (cause?.code !== 'ETIMEOUT') throw new SenderError('unsafe_url', notPublic, { cause });
+    if (cause?.code !== 'ETIMEOUT') {
+      throw new SenderError('unsafe_url', `url host ${notOnPublicInternet(host)}`, { cause });
+    }
     throw new SenderError('invalid_endpoint', `url host ${host} could not be looked up in time; try again`, {
       cause,
     });
@@ -48,24 +49,9 @@ export async function checkEndpointUrl(
     const verdict = checkAddress(address, policy);
     return verdict.allowed ? [] : [verdict.reason];
   });
-  if (refused.length > 0) {
-    // Never the address, nor that the name exists (above): the development hint only for a name of
-    // the machine's own (loopback), which every machine has.
-    const own = refused.every((reason) => reason.replace(/^ipv4Mapped:/, '') === 'loopback');
-    throw new SenderError('unsafe_url', `${notPublic}${own ? hintFor(refused) : ''}`);
-  }
+  if (refused.length > 0)
+    throw new SenderError('unsafe_url', `url host ${notOnPublicInternet(host, refused)}`);
   return checked.url.toString();
-}
-
-/**
- * A developer's receiver on their own machine or network is refused like any private address; the
- * message says how a service run for development lets it through (design D17), when the flag would
- * lift every refusal in `reasons` (checkAddress's).
- */
-function hintFor(reasons: readonly string[]): string {
-  return reasons.length > 0 && reasons.every(opensForPrivateNetworks)
-    ? '. This service does not deliver to private networks (a service run for development allows them with --allow-private-networks)'
-    : '';
 }
 
 export function checkEvents(events: unknown): EventName[] {
