@@ -96,6 +96,17 @@ describe('messages', () => {
       /expired/,
     );
     expect(attemptFailureMessage(attempt('http_status', 'receiver answered 410', 410))).toMatch(/410 Gone/);
+    // During a rotation's grace the signature is the previous secret's: a receiver holding only the
+    // new one is refused, and the hint must not send it back to that one alone.
+    expect(attemptFailureMessage(attempt('http_status', 'receiver answered 401', 401))).toMatch(
+      /previous one: keep both/,
+    );
+    // A name gone and one leading inside the network are logged alike: so is what the page says.
+    expect(
+      attemptFailureMessage(
+        attempt('dns', 'gone.test does not resolve to an address on the public internet'),
+      ),
+    ).toBe('Your server’s domain name does not lead to an address on the public internet.');
     // A 410 ends the deliveries only where the service disables on it: the record says which.
     const gone = { ...attempt('http_status', 'receiver answered 410', 410) };
     expect(attemptFailureMessage({ ...gone, next_attempt_at: null })).toMatch(/no more attempts/);

@@ -175,7 +175,7 @@ function statusMessage(status: number | null, next?: string | null): string {
       : 'Your server answered 410 Gone: this delivery is tried again on the schedule, as after any failure.';
   }
   if (status === 401 || status === 403)
-    return `Your server refused the request (${status}): check that it verifies signatures with this endpoint’s current secret.`;
+    return `Your server refused the request (${status}): check that it verifies signatures with this endpoint’s secret (while a rotation’s grace period lasts, X-Service-Signature is still signed with the previous one: keep both until it ends).`;
   if (status === 404) return 'Your server answered 404 Not Found: check the endpoint’s URL path.';
   if (status === 429) return 'Your server answered 429 Too Many Requests: it asked us to slow down.';
   if (status >= 500) return `Your server answered ${status}: it failed while handling the webhook.`;
