@@ -267,6 +267,11 @@ describe('production start: behind a trusted TLS proxy, private networks refused
     await prod.service.logged((l) => l.msg === 'attempt' && l.delivery === id, 'the refused attempt');
     const detail = await call(prod.base, 'GET', `/v1/deliveries/${id}`);
     expect(detail.json.attempts[0].failure_kind).toBe('dns');
+    // The operator's log says why; the customer's log only that the name gives no public address.
+    expect(prod.service.output()).toMatch(
+      /"msg":"attempt"[^\n]*"refused":"loopback"|"refused":"loopback"[^\n]*"msg":"attempt"/,
+    );
+    expect(detail.text).not.toMatch(/loopback|allow-private-networks/);
     expect(detail.json.attempts[0].error_message).toMatch(/localhost/);
     expect(detail.text).not.toMatch(/127\.0\.0\.1|::1\b/);
     expect(prod.service.output()).not.toMatch(/127\.0\.0\.1[^:]/);

@@ -48,7 +48,8 @@ function codes(error: unknown): string[] {
 /** The failure kind of an error an attempt ended with (its own deadline answers `timeout` itself). */
 export function classifyError(error: unknown): FailureKind {
   const all = codes(error);
-  if (all.some((c) => DNS.has(c))) return 'dns';
+  // A refused address is a name without a public address, as attemptFailure words it.
+  if (all.includes('LINKHOOKS_BLOCKED_ADDRESS') || all.some((c) => DNS.has(c))) return 'dns';
   if (all.some((c) => TIMEOUT.has(c))) return 'timeout';
   if (all.some((c) => TOO_LARGE.has(c))) return 'response_too_large';
   if (all.some((c) => TLS.has(c) || c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_'))) return 'tls';
@@ -64,7 +65,10 @@ const NO_SUCH_NAME = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
  * failure in the same words (notOnPublicInternet): the delivery log must not tell a customer which
  * of the platform's internal names exist.
  */
-export function attemptFailure(error: unknown, host: string): { kind: FailureKind; message: string } {
+export function attemptFailure(
+  error: unknown,
+  host: string,
+): { kind: FailureKind; message: string; refused?: string } {
   let blocked: string | undefined;
   let current: unknown = error;
   for (let depth = 0; current && depth < 8 && blocked === undefined; depth++) {
@@ -72,9 +76,11 @@ export function attemptFailure(error: unknown, host: string): { kind: FailureKin
     if (code === 'LINKHOOKS_BLOCKED_ADDRESS' && typeof reason === 'string') blocked = reason;
     current = (current as { cause?: unknown }).cause;
   }
-  if (blocked !== undefined || codes(error).some((c) => NO_SUCH_NAME.has(c))) {
-    return { kind: 'dns', message: notOnPublicInternet(host, blocked === undefined ? [] : [blocked]) };
-  }
+  // No development hint here: the endpoint was made, so its host was allowed then, and the hint
+  // would tell a name of the machine's own from one that does not exist.
+  if (blocked !== undefined) return { kind: 'dns', message: notOnPublicInternet(host), refused: blocked };
+  if (codes(error).some((c) => NO_SUCH_NAME.has(c)))
+    return { kind: 'dns', message: notOnPublicInternet(host) };
   return { kind: classifyError(error), message: describeError(error) };
 }
 

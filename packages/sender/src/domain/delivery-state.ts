@@ -58,7 +58,18 @@ export const FAILURE_KINDS: readonly FailureKind[] = [
 
 export type AttemptOutcome =
   | { ok: true; statusCode: number }
-  | { ok: false; kind: FailureKind; statusCode?: number | undefined; message: string };
+  | {
+      ok: false;
+      kind: FailureKind;
+      statusCode?: number | undefined;
+      message: string;
+      /**
+       * For the operator's log alone, never stored: why the connection's address was refused
+       * (checkAddress's reason), where the customer reads only that the name gives no public
+       * address (design D17).
+       */
+      refused?: string;
+    };
 
 export interface AttemptDecision {
   status: 'delivered' | 'awaiting_retry' | 'failed';

@@ -14,7 +14,7 @@ export interface Observers {
 
 export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt }: Observers) {
   return (report: AttemptReport): void => {
-    const { attempt, applied, claim } = report;
+    const { attempt, applied, claim, refused } = report;
     const outcome = attempt.failureKind ? 'failure' : 'success';
     metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
     metrics.duration.observe({ outcome }, attempt.durationMs / 1000);
@@ -30,6 +30,8 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
         ms: attempt.durationMs,
         applied: applied.applied,
         next: applied.status,
+        // The operator's log only: the customer's reads that the name gives no public address.
+        ...(refused === undefined ? {} : { refused }),
       },
       'attempt',
     );

@@ -27,6 +27,8 @@ export interface AttemptReport {
   claim: ClaimedDelivery;
   attempt: AttemptRecord;
   applied: AttemptApplied;
+  /** For the operator's log: why the address was refused (AttemptOutcome's `refused`). */
+  refused?: string;
 }
 
 /**
@@ -105,7 +107,9 @@ export async function runAttempt(
     nextAttemptAt: null,
     requestHeaders: headers,
   };
-  if (abandon?.aborted) return { claim, attempt, applied: { applied: false } };
+  const refused = result.outcome.ok ? undefined : result.outcome.refused;
+  const operators = refused === undefined ? {} : { refused };
+  if (abandon?.aborted) return { claim, attempt, applied: { applied: false }, ...operators };
   const applied = await deps.queue.recordAttempt({
     lease: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
     attempt,
@@ -113,5 +117,10 @@ export async function runAttempt(
     now: finishedAt,
     retryAfter: result.retryAfter ?? null,
   });
-  return { claim, attempt: { ...attempt, nextAttemptAt: applied.nextAttemptAt ?? null }, applied };
+  return {
+    claim,
+    attempt: { ...attempt, nextAttemptAt: applied.nextAttemptAt ?? null },
+    applied,
+    ...operators,
+  };
 }
