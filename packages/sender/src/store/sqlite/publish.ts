@@ -85,15 +85,19 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     return { eventId: event.id, deliveries, duplicate: false };
   };
   // Commits that held publishes, each counted at the first of its publishes to come back: the write
-  // queue answers a transaction's writes together, each commit with a number above the last's.
+  // queue answers a transaction's writes together, each commit with a number above the last's, and
+  // its next commit comes a turn of the event loop later, once these answers have run.
   let commits = 0;
   let lastCommit = Number.NEGATIVE_INFINITY;
-  const counted = <R>(written: Written<R>): Written<R> => {
-    if (written.commit > lastCommit) {
-      lastCommit = written.commit;
+  const count = (commit: number) => {
+    if (commit > lastCommit) {
+      lastCommit = commit;
       commits++;
     }
-    return written;
+  };
+  const countedValue = ({ value, commit }: Written<Published>) => {
+    count(commit);
+    return value;
   };
   // Chained, not async: a suspended async function would wait with each publish (design D62).
   const publishEvent = (
@@ -101,16 +105,17 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     nextId: () => string,
     target: PublishTarget = {},
   ): Promise<Published> => {
-    const queued = () => write((memo) => publishOne(event, nextId, target, memo)).then(counted);
+    const queued = () => write((memo) => publishOne(event, nextId, target, memo));
     // Held while a sync runs that no commit waits beyond yet (WalSync.holdCommit): committed now,
     // it would wait for the next sync all the same, so the publishes of one sync's time share one
     // commit after it instead of a commit for each turn's few.
     const hold = wal?.holdCommit();
     const written = hold ? hold.then(queued) : queued();
-    if (!wal) return written.then(writtenValue);
-    return written.then(({ value, commit }) => wal.durable(commit).then(() => value));
+    if (!wal) return written.then(countedValue);
+    return written.then(({ value, commit }) => {
+      count(commit);
+      return wal.durable(commit).then(() => value);
+    });
   };
   return { publish: publishEvent, commits: () => commits };
 }
-
-const writtenValue = <R>(written: Written<R>) => written.value;
