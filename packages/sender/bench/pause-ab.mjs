@@ -12,13 +12,14 @@
 //
 // A build's dist/ is a folder with its index.js, as `pnpm build` leaves it (copy one aside, as
 // dist-base/, before building the other); a relative path is read from this package's folder.
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sampleEventData } from '@linkhooks/protocol';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
-import { check, cleanup, fmtInt, fmtMs, median, onCleanup, PACKAGE, tempDir } from './harness.mjs';
+import { check, cleanup, fmtInt, fmtMs, fmtRange, median, onCleanup, tempDir } from './harness.mjs';
 import { whilePublishing } from './scale.mjs';
+import { addEndpoints, buildAt } from './store-bench.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -39,16 +40,14 @@ check(
   '--queued must be 1,000 to 2,000,000',
 );
 check(Number.isInteger(ROUNDS) && ROUNDS >= 1 && ROUNDS <= 20, '--rounds must be 1 to 20');
-const PG_URL = process.env.LINKHOOKS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ACCOUNT = 'acct_paused';
 const OTHER = 'acct_other';
 const click = { event: 'click', data: sampleEventData('click') };
 /** The backlog is made faster than an account's default rate allows. */
 const UNLIMITED = { eventsPerSecond: 1_000_000, eventsBurst: 1_000_000 };
 
-const builds = await Promise.all(
-  positionals.map(async (dir) => ({ dir, ...(await import(join(resolve(PACKAGE, dir), 'index.js'))) })),
-);
+const builds = await Promise.all(positionals.map(async (dir) => ({ dir, ...(await buildAt(dir)) })));
 const dir = tempDir('linkhooks-bench-pause-');
 const admin = values.postgres ? new pg.Client({ connectionString: PG_URL }) : null;
 if (admin) {
@@ -69,21 +68,8 @@ async function filled(build, round) {
     });
   }
   await store.migrate();
-  const now = Date.now();
-  for (const [accountId, id] of [
-    [ACCOUNT, 'ep_paused'],
-    [OTHER, 'ep_other'],
-  ]) {
-    await store.createEndpoint({
-      id,
-      accountId,
-      url: `https://127.0.0.1/hooks/${id}`,
-      events: ['click'],
-      secret: 'whsec_bench_not_a_secret',
-      description: null,
-      now,
-    });
-  }
+  await addEndpoints(store, ACCOUNT, ['ep_paused']);
+  await addEndpoints(store, OTHER, ['ep_other']);
   const sender = build.createSender({ store, quotas: UNLIMITED });
   for (let made = 0; made < QUEUED; made += 1_000) {
     const batch = await sender.publishMany(
@@ -119,18 +105,16 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const range = (xs, fmt) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
 console.log(
   `\nPause and resume of an endpoint holding ${fmtInt(QUEUED)} deliveries, ${values.postgres ? 'PostgreSQL' : 'SQLite'}, ${ROUNDS} round(s) each; medians (ranges), ms:`,
 );
 for (const change of ['pause', 'resume']) {
   for (const [k, build] of builds.entries()) {
     const rs = results[k][change];
-    const of = (key) =>
-      range(
-        rs.map((r) => r[key]),
-        fmtMs,
-      );
+    const of = (key) => {
+      const xs = rs.map((r) => r[key]);
+      return `${fmtMs(median(xs))} (${fmtRange(xs, fmtMs)})`;
+    };
     console.log(
       `  ${change.padEnd(7)} ${'AB'[k]} ${build.dir.padEnd(10)} until moved ${of('ms')}  loop p99 ${of('loopP99')}  loop max ${of('loopMax')}  other tenant's slowest publish ${of('otherMax')}  own account's ${of('ownMax')}`,
     );

@@ -220,7 +220,7 @@ export async function startIngestFloor() {
 /**
  * What the service's /metrics says: its event-loop delay p99 since the previous scrape (prom-client
  * resets it per scrape), the CPU its process has used so far (all its threads, in seconds), and the
- * commits its publishes have taken part in (null from a build without that count). The delay's
+ * commits its publishes have taken part in (NaN from a build without that count). The delay's
  * gauge holds the time between samples, taken every EVENT_LOOP_SAMPLE_MS, so the delay is what lies
  * beyond that (an idle service reads about 10 ms there, a delay of about 0).
  */

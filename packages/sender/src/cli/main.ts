@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
  */
 import { isSenderError, SenderError } from '../errors.js';
 import type { MigrationReport } from '../store/migration-plan.js';
-import type { SenderStore } from '../store/port.js';
 import { withCaFile } from './ca-file.js';
 import { DatabaseError } from './database-error.js';
 import { ListenError } from './listen-error.js';
@@ -79,18 +78,12 @@ async function run(command: Command, env: NodeJS.ProcessEnv): Promise<void> {
       return;
     }
     case 'rotate-master-key': {
-      // Loaded before rotationOf writes the key files: a failed load leaves none behind.
-      const [{ holdProcessLock }, { openStore }, { createSender }] = await Promise.all([
-        import('./sqlite-process-lock.js'),
-        import('./open-store.js'),
-        import('../engine/sender.js'),
-      ]);
+      const { holdProcessLock } = await import('./sqlite-process-lock.js');
       const named = withNamedKeysRead(command.keys, onTerminal);
       // On SQLite, not beside a running service: it would go on sealing under the replaced key.
       const lock = holdProcessLock(command.db, 'before rotate-master-key');
       try {
-        const rotation = rotationOf(named, onTerminal);
-        await rotateMasterKey(createSender, await openStore(command.db), rotation);
+        await rotateMasterKey(command.db, named);
       } finally {
         lock.release();
       }
@@ -119,12 +112,14 @@ const onTerminal: Say = {
 };
 
 /** Seals every secret under the new key; only then is the old one let go (design D30). */
-async function rotateMasterKey(
-  createSender: typeof import('../engine/sender.js').createSender,
-  store: SenderStore,
-  rotation: ReturnType<typeof rotationOf>,
-): Promise<void> {
-  const { finish, ...keys } = rotation;
+async function rotateMasterKey(db: string, named: ReturnType<typeof withNamedKeysRead>): Promise<void> {
+  // Loaded before rotationOf writes the key files: a failed load leaves none behind.
+  const [{ openStore }, { createSender }] = await Promise.all([
+    import('./open-store.js'),
+    import('../engine/sender.js'),
+  ]);
+  const { finish, ...keys } = rotationOf(named, onTerminal);
+  const store = await openStore(db);
   const sender = createSender({ store, ...keys });
   try {
     const { sealed, resealed, unreadable } = await sender.sealSecrets();

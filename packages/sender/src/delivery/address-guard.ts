@@ -213,8 +213,8 @@ export class BlockedAddressError extends Error {
 
   constructor(details: { hostname: string; address: string; reason: string }) {
     const { hostname, address, reason } = details;
-    // The message reaches the customer's delivery log as a name that does not exist does
-    // (notOnPublicInternet): their host, never what it resolved to. The fields keep it for operators.
+    // Never the address, whoever reads the message; the fields keep it for operators. The customer's
+    // delivery log words a refusal as it words a name that does not exist (attemptFailure).
     super(notOnPublicInternet(hostname, [reason]));
     this.hostname = hostname;
     this.address = address;

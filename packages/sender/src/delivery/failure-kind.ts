@@ -34,67 +34,65 @@ const TLS = new Set([
   'EPROTO',
 ]);
 
-function codes(error: unknown): string[] {
-  const out: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 8; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') out.push(code);
-    current = (current as { cause?: unknown }).cause;
+// The guarded lookup's refusal (BlockedAddressError), and a name that does not exist in the words
+// of the system's resolver (resolver-lookup.ts answers so).
+const BLOCKED = 'LINKHOOKS_BLOCKED_ADDRESS';
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
+
+type ErrorLink = { code?: unknown; message?: unknown; reason?: unknown; cause?: unknown };
+
+/** `error` and the errors of its `cause` chain, `depth` at most. */
+function chainOf(error: unknown, depth: number): ErrorLink[] {
+  const links: ErrorLink[] = [];
+  for (let current = error; current && links.length < depth; current = (current as ErrorLink).cause) {
+    links.push(current as ErrorLink);
   }
-  return out;
+  return links;
 }
+
+const codes = (error: unknown): string[] =>
+  chainOf(error, 8).flatMap(({ code }) => (typeof code === 'string' ? [code] : []));
 
 /** The failure kind of an error an attempt ended with (its own deadline answers `timeout` itself). */
 export function classifyError(error: unknown): FailureKind {
   const all = codes(error);
-  // A refused address is a name without a public address, as attemptFailure words it.
-  if (all.includes('LINKHOOKS_BLOCKED_ADDRESS') || all.some((c) => DNS.has(c))) return 'dns';
+  // A refused address is a name without a public address (design D17; attemptFailure's words).
+  if (all.includes(BLOCKED) || all.some((c) => DNS.has(c))) return 'dns';
   if (all.some((c) => TIMEOUT.has(c))) return 'timeout';
   if (all.some((c) => TOO_LARGE.has(c))) return 'response_too_large';
   if (all.some((c) => TLS.has(c) || c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_'))) return 'tls';
   return 'connect';
 }
 
-// A name that does not exist, in the words of the system's resolver (resolver-lookup.ts answers so).
-const NO_SUCH_NAME = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_NODATA']);
-
 /**
  * The kind and the log's message of an error an attempt to `host` ended with. A name that does not
- * exist and one whose address the guarded lookup refused (BlockedAddressError, design D17) are one
- * failure in the same words (notOnPublicInternet): the delivery log must not tell a customer which
- * of the platform's internal names exist.
+ * exist and one whose address the guarded lookup refused are one failure in the same words
+ * (notOnPublicInternet): the delivery log must not tell a customer which of the platform's internal
+ * names exist. `refused`, for the operator's log, says why an address was refused.
  */
 export function attemptFailure(
   error: unknown,
   host: string,
 ): { kind: FailureKind; message: string; refused?: string } {
-  let blocked: string | undefined;
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 8 && blocked === undefined; depth++) {
-    const { code, reason } = current as { code?: unknown; reason?: unknown };
-    if (code === 'LINKHOOKS_BLOCKED_ADDRESS' && typeof reason === 'string') blocked = reason;
-    current = (current as { cause?: unknown }).cause;
-  }
+  const kind = classifyError(error);
+  const links = chainOf(error, 8);
+  const refused = links.find(({ code }) => code === BLOCKED)?.reason;
   // No development hint here: the endpoint was made, so its host was allowed then, and the hint
   // would tell a name of the machine's own from one that does not exist.
-  if (blocked !== undefined) return { kind: 'dns', message: notOnPublicInternet(host), refused: blocked };
-  if (codes(error).some((c) => NO_SUCH_NAME.has(c)))
-    return { kind: 'dns', message: notOnPublicInternet(host) };
-  return { kind: classifyError(error), message: describeError(error) };
+  if (typeof refused === 'string') return { kind, message: notOnPublicInternet(host), refused };
+  if (links.some(({ code }) => NO_SUCH_NAME.has(code as string)))
+    return { kind, message: notOnPublicInternet(host) };
+  return { kind, message: describeError(error) };
 }
 
 /** A short, secret-free description of an error for the delivery log. */
 export function describeError(error: unknown): string {
   const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    const e = current as { code?: unknown; message?: unknown };
+  for (const e of chainOf(error, 4)) {
     const text = [typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : '']
       .filter(Boolean)
       .join(': ');
     if (text && !parts.includes(text)) parts.push(text);
-    current = (current as { cause?: unknown }).cause;
   }
   return withoutAddresses(parts.join(' ← ') || String(error)).slice(0, 500);
 }

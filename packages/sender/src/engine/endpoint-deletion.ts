@@ -54,7 +54,6 @@ export function endpointDeletion({
     },
 
     /** Finishes deletions cut short; one that fails is logged and left to the next prune. */
-    /** Finishes deletions cut short; one that fails is logged and left to the next prune. */
     finishEndpointDeletions: (): Promise<number> =>
       steps.finishing(
         () => store.endpointsBeingDeleted(DELETIONS_FINISHED_AT_ONCE),

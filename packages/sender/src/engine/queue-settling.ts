@@ -88,7 +88,6 @@ export function queueSettling({
     },
 
     /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
-    /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
     finish: (): Promise<number> =>
       steps.finishing(
         () => store.endpointsSettling(FINISHED_AT_ONCE),
