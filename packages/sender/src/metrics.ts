@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics (prom-client): events published and the commits that wrote them, deliveries by
- * outcome, attempt duration, queued deliveries by status and disabled endpoints, and the process's
+ * Prometheus metrics (prom-client): events published and the commits that wrote them, attempts and
+ * requests given back unsent, deliveries by outcome, attempt duration, queued deliveries by status and disabled endpoints, and the process's
  * own (event-loop delay among them). Each engine has its own registry, so several can live in one
  * process.
  */
@@ -11,6 +11,7 @@ export interface SenderMetrics {
   registry: Registry;
   events: Counter<'outcome'>;
   attempts: Counter<'outcome' | 'kind'>;
+  unsent: Counter;
   deliveries: Counter<'outcome'>;
   duration: Histogram<'outcome'>;
   breakerTrips: Counter<'kind'>;
@@ -99,6 +100,11 @@ export function createMetrics(
     labelNames: ['outcome', 'kind'] as const,
     registers: [registry],
   });
+  const unsent = new Counter({
+    name: 'linkhooks_attempts_unsent_total',
+    help: "Requests given back unsent: their deadline passed while every connection to their receiver's server was held by earlier requests.",
+    registers: [registry],
+  });
   const deliveries = new Counter({
     name: 'linkhooks_deliveries_total',
     help: 'Deliveries that reached a final state, by outcome (delivered or failed).',
@@ -135,7 +141,7 @@ export function createMetrics(
     labelNames: ['kind'] as const,
     registers: [registry],
   });
-  return { registry, events, attempts, deliveries, duration, breakerTrips };
+  return { registry, events, attempts, unsent, deliveries, duration, breakerTrips };
 }
 
 /**

@@ -2,18 +2,32 @@
  * The hard attempt deadline (design D24), against a stalled origin: a server that accepts TCP
  * connections and never answers, so undici's pool queues requests behind sockets stuck in their
  * handshake. Every attempt ends at the deadline (queueing included), and no delivery is sent again
- * while an earlier request of it is still open.
+ * while an earlier request of it is still open. A request that waited behind the origin's earlier
+ * requests for a connection until its deadline is given back unsent, never written.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
-import { createDeliveryClient, type DeliveryClient } from '../src/delivery/http-client.js';
+import {
+  CONNECTIONS_PER_ORIGIN,
+  createDeliveryClient,
+  type DeliveryClient,
+  noAnswerWithin,
+  noConnectionWithin,
+  timedOut,
+} from '../src/delivery/http-client.js';
 import { createSender } from '../src/engine/sender.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { AttemptReport } from '../src/worker/attempt.js';
+import { addEndpoint } from './helpers/endpoints.js';
+import { ACCOUNT } from './helpers/harness.js';
+import { startHttpsReceiver } from './helpers/https-receiver.js';
 import { createTestCertificates } from './helpers/test-ca.mjs';
 
 const certs = createTestCertificates();
@@ -37,6 +51,33 @@ afterAll(async () => {
 const DEADLINE_MS = 1_000;
 const body = new TextEncoder().encode('{}');
 
+/**
+ * An HTTPS server of the test CA answering as `handle` does, and a client to it with the deadline
+ * and `connections` sockets; `use` gets both, and both are closed after it.
+ */
+async function withServer(
+  connections: number,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  use: (origin: string, client: DeliveryClient) => Promise<void>,
+) {
+  const server = createHttpsServer({ key: certs.key, cert: certs.cert }, handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `https://localhost:${(server.address() as { port: number }).port}`;
+  const client = createDeliveryClient({
+    ca: certs.ca,
+    allowPrivateNetworks: true,
+    timeoutMs: DEADLINE_MS,
+    connectionsPerOrigin: connections,
+  });
+  try {
+    await use(origin, client);
+  } finally {
+    await client.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 describe('delivery client', () => {
   it('ends every one of 50 requests to one stalled origin at the deadline, queued ones included', async () => {
     const client = createDeliveryClient({ ca: certs.ca, allowPrivateNetworks: true, timeoutMs: DEADLINE_MS });
@@ -53,10 +94,123 @@ describe('delivery client', () => {
       expect(result.durationMs).toBeLessThanOrEqual(DEADLINE_MS + 1_000);
       expect(wallMs).toBeLessThanOrEqual(DEADLINE_MS + 1_000);
     }
+    // The pool's first 16 waited on handshakes of their own: the receiver's time-outs. The rest
+    // waited behind those for a connection, and were never sent.
+    expect(ended.map(({ result }) => result.unsent ?? false)).toEqual([
+      ...Array(CONNECTIONS_PER_ORIGIN).fill(false),
+      ...Array(50 - CONNECTIONS_PER_ORIGIN).fill(true),
+    ]);
+  });
+
+  it('gives back unsent, never written, a request that waited behind requests its receiver holds', async () => {
+    const seen: string[] = [];
+    await withServer(
+      2,
+      (req) => void seen.push(req.url ?? ''),
+      async (origin, client) => {
+        const results = await Promise.all(
+          ['/a', '/b', '/c'].map((path) => client.send({ url: `${origin}${path}`, body, headers: {} })),
+        );
+        expect(results.map((r) => r.unsent ?? false)).toEqual([false, false, true]);
+        expect(results[0]!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
+        expect(results[2]!.outcome).toMatchObject({
+          kind: 'timeout',
+          message: noConnectionWithin(DEADLINE_MS),
+        });
+        // A request after them finds a connection: the one given back was cut, not written later.
+        const after = await client.send({ url: `${origin}/d`, body, headers: {} });
+        expect(after.unsent).toBeUndefined();
+        expect(seen).toEqual(['/a', '/b', '/d']);
+      },
+    );
+  });
+
+  it("gives a request that waited for a connection its receiver's whole deadline from its writing", async () => {
+    // The first holds the one connection for half a deadline; the second, written then, is
+    // answered three quarters of a deadline later: past its dispatch's deadline, within its own.
+    const answerAfterMs: Record<string, number> = {
+      '/first': DEADLINE_MS / 2,
+      '/second': (DEADLINE_MS * 3) / 4,
+    };
+    await withServer(
+      1,
+      (req, res) => void setTimeout(() => res.end('ok'), answerAfterMs[req.url ?? ''] ?? 0),
+      async (origin, client) => {
+        const started = performance.now();
+        const [first, second] = await Promise.all([
+          client.send({ url: `${origin}/first`, body, headers: {} }),
+          client.send({ url: `${origin}/second`, body, headers: {} }),
+        ]);
+        expect(first.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(second.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(performance.now() - started).toBeGreaterThan(DEADLINE_MS);
+        // Its duration is its receiver's: from its writing.
+        expect(second.durationMs).toBeGreaterThanOrEqual(answerAfterMs['/second']! - 1);
+        expect(second.durationMs).toBeLessThan(DEADLINE_MS);
+      },
+    );
   });
 });
 
 describe('engine', () => {
+  it('gives back a request never sent: nothing recorded or counted against its endpoint, due again as it was', async () => {
+    const receiver = await startHttpsReceiver(certs);
+    const real = createDeliveryClient({ ca: certs.ca, allowPrivateNetworks: true });
+    // Each delivery's first three requests wait a whole deadline for a connection, as behind
+    // another customer's hanging requests at a shared server; the fourth goes out.
+    const waits = new Map<string, number>();
+    const client: DeliveryClient = {
+      async send(request) {
+        const id = String(request.headers['x-service-delivery-id']);
+        const waited = waits.get(id) ?? 0;
+        if (waited === 3) return real.send(request);
+        waits.set(id, waited + 1);
+        return { ...timedOut(noConnectionWithin(30_000)), unsent: true, durationMs: 30_000 };
+      },
+      close: () => real.close(),
+      destroy: () => real.destroy(),
+    };
+    const store = createSqliteStore({ filename: join(dir, 'given-back.db') });
+    await store.migrate();
+    const reports: AttemptReport[] = [];
+    const sender = createSender({
+      store,
+      clock: systemClock,
+      client,
+      allowPrivateNetworks: true,
+      onAttempt: (report) => reports.push(report),
+    });
+    try {
+      const { route, endpoint } = await addEndpoint(sender, receiver);
+      const { deliveries } = await sender.publish(ACCOUNT, buildEvent('click'));
+      const deliveryId = deliveries[0]!.id;
+      await sender.tick();
+
+      expect(reports.map((r) => [r.unsent ?? false, r.applied.applied])).toEqual([
+        [true, false],
+        [true, false],
+        [true, false],
+        [false, true],
+      ]);
+      // Three waits of 30 s each would have opened the endpoint's breaker had they been attempts.
+      expect(reports[3]!.attempt).toMatchObject({ number: 1, failureKind: null });
+      expect(receiver.received.filter((r) => r.route === route).map((r) => r.attempt)).toEqual([1]);
+      const { delivery, attempts } = await sender.getDelivery(ACCOUNT, deliveryId);
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(attempts.map((a) => a.number)).toEqual([1]);
+      expect((await sender.getEndpoint(ACCOUNT, endpoint.id)).consecutiveFailures).toBe(0);
+      const metrics = await sender.metrics.getMetricsAsJSON();
+      const value = (name: string) => metrics.find((m) => m.name === name)?.values.map((v) => v.value);
+      expect(value('linkhooks_attempts_unsent_total')).toEqual([3]);
+      expect(value('linkhooks_attempts_total')).toEqual([1]);
+    } finally {
+      await sender.stop(0);
+      await real.destroy();
+      await store.close();
+      await receiver.close();
+    }
+  });
+
   it('records every attempt within the deadline and never sends a delivery twice at once, 50 endpoints on one stalled origin', async () => {
     const real = createDeliveryClient({ ca: certs.ca, allowPrivateNetworks: true, timeoutMs: DEADLINE_MS });
     // The real client, watched: which deliveries have a request open right now.

@@ -61,6 +61,11 @@ export interface SendResult {
   responseSnippet: string | null;
   /** The `Retry-After` header of a non-2xx answer, as sent (design D40). */
   retryAfter?: string | null;
+  /**
+   * Its deadline passed while it waited behind earlier requests for one of its origin's
+   * connections: no byte of it was written, so it says nothing of its receiver (design D24).
+   */
+  unsent?: true;
 }
 
 export interface DeliveryClient {
@@ -82,6 +87,16 @@ export const timedOut = (message: string): Omit<SendResult, 'durationMs'> => ({
 
 /** What an attempt whose deadline passed records (design D24). */
 export const noAnswerWithin = (timeoutMs: number) => `no answer within ${timeoutMs} ms`;
+
+/**
+ * The longest a request is out: one that waited for a connection has its deadline again from its
+ * writing (SendResult's `unsent`).
+ */
+export const longestRequestMs = (timeoutMs: number) => 2 * timeoutMs;
+
+/** What a request that never had a connection ends with (SendResult's `unsent`). */
+export const noConnectionWithin = (timeoutMs: number) =>
+  `not sent: no connection to its server was free within ${timeoutMs} ms`;
 
 /** A response snippet as log text: NUL cannot be stored in a PostgreSQL text column, so it is shown as U+FFFD. */
 const snippetText = (chunks: Buffer[]) =>
@@ -106,22 +121,31 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
   const lookup = options.resolve
     ? createBoundedLookup(options.resolve)
     : createResolverLookup(policy.allowPrivateNetworks ? { fallback: systemFallback() } : {});
+  const connections = options.connectionsPerOrigin ?? CONNECTIONS_PER_ORIGIN;
   const agent = new Agent({
     connect: {
       lookup: createGuardedLookup(policy, lookup),
       secureContext,
       timeout: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs),
     },
-    connections: options.connectionsPerOrigin ?? CONNECTIONS_PER_ORIGIN,
+    connections,
     keepAliveTimeout: 30_000,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     maxHeaderSize: RESPONSE_HEADER_BYTES,
   });
+  // This client's requests to each origin not yet over, written or waiting for a connection.
+  const openByOrigin = new Map<string, number>();
+  const opened = (origin: string, by: number) => {
+    const open = (openByOrigin.get(origin) ?? 0) + by;
+    if (open === 0) openByOrigin.delete(origin);
+    else openByOrigin.set(origin, open);
+  };
 
   return {
     async send(request) {
-      const started = performance.now();
+      // From the request's dispatch, or, for one that waited for a connection, from its writing.
+      let started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       const target = checkUrl(request.url, policy);
       if (!target.ok) {
@@ -132,6 +156,9 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         };
       }
       const { url } = target;
+      // Every connection may be held by the origin's earlier requests: this one then waits for one
+      // of them to end, and a deadline passed while it waits was none of its receiver's doing.
+      const queued = (openByOrigin.get(url.origin) ?? 0) >= connections;
       return new Promise<SendResult>((resolve) => {
         let settled = false;
         let controller: Dispatcher.DispatchController | null = null;
@@ -161,7 +188,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // is not used): a body that stalls or breaks off after it only shortens the snippet. Before
         // it, the deadline is a time-out. A lost lease is always an abandonment.
         const end = (message: string) => {
-          if (statusCode !== 0 && message !== ABANDONED) answered();
+          if (message === ABANDONED) settle(timedOut(message));
+          else if (statusCode !== 0) answered();
           else settle(timedOut(message));
           cut(new Error(message));
         };
@@ -170,12 +198,24 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           abandoned();
           return;
         }
-        const timer = setTimeout(() => end(noAnswerWithin(timeoutMs)), timeoutMs);
+        // One that waits behind the origin's earlier requests gets the deadline twice: to be handed
+        // a connection (past it, it is given back unsent, nothing of it written), then, from its
+        // writing, for its receiver (onRequestStart), whose time it is.
+        const timer = setTimeout(() => {
+          if (controller !== null || !queued) end(noAnswerWithin(timeoutMs));
+          else {
+            settle({ ...timedOut(noConnectionWithin(timeoutMs)), unsent: true });
+            cut(new Error(noConnectionWithin(timeoutMs)));
+          }
+        }, timeoutMs);
         request.signal?.addEventListener('abort', abandoned, { once: true });
         // The request is over (its answer read, or failed): the deadline and the lease's signal let
         // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
         // of the answer is read within the same deadline, so no request outlives its attempt's.
+        let done = false;
         const over = () => {
+          if (!done) opened(url.origin, -1);
+          done = true;
           clearTimeout(timer);
           request.signal?.removeEventListener('abort', abandoned);
         };
@@ -193,6 +233,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // undici's dispatch, not request(): no AbortController, response stream or async iterator
         // per attempt, which cost a fifth of the service's CPU per delivery (design D24).
         // Options undici refuses (a header it cannot write) come to onResponseError too.
+        opened(url.origin, 1);
         agent.dispatch(
           {
             origin: url.origin,
@@ -205,6 +246,10 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
             onRequestStart(c) {
               controller = c;
               if (cutShort) c.abort(cutShort);
+              else if (queued) {
+                started = performance.now();
+                timer.refresh();
+              }
             },
             onResponseStart(_c, code, headers) {
               if (code < 200) return; // informational: the answer is still to come

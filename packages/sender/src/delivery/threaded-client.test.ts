@@ -108,7 +108,8 @@ describe('the delivery client on a thread of its own', () => {
       const started = performance.now();
       const r = await c.send(post('status200'));
       expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 100 ms' });
-      expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+      // Not before the longest a request that waited for a connection may be out.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(200);
     } finally {
       await c.close();
     }

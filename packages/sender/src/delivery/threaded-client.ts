@@ -6,7 +6,8 @@
  * (flushed in a microtask), one per turn of the thread's loop.
  *
  * The 30 s deadline holds whatever the thread does: a request it has not answered one to one and a
- * half seconds after its deadline is answered here, as a timeout, and its late answer is dropped.
+ * half seconds after the longest it may be out (its deadline, twice for one that waited for a
+ * connection) is answered here, as a timeout, and its late answer is dropped.
  * Should the thread stop, its requests fail with an error rather than an outcome: nothing is
  * recorded against their receivers (whether they got the request is unknown), their leases lapse
  * and they are retried, and the next request starts a new thread.
@@ -23,6 +24,7 @@ import {
   ABANDONED,
   type DeliveryClient,
   type DeliveryClientOptions,
+  longestRequestMs,
   noAnswerWithin,
   type SendRequest,
   type SendResult,
@@ -45,8 +47,8 @@ export type ToThread =
 export type FromThread = ({ id: number; result: SendResult } | { id: number; error: string })[];
 
 /**
- * How late past its deadline a request is answered here, should the thread not have answered it
- * (checked every half of it, so between one and one and a half of it late).
+ * How late past the longest it may be out (longestRequestMs) a request is answered here, should the
+ * thread not have answered it (checked every half of it, so between one and one and a half of it late).
  */
 const THREAD_GRACE_MS = 1_000;
 
@@ -134,7 +136,7 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
   // Requests the thread left unanswered past their deadline: answered here (ids grow with time, so
   // the walk stops at the first one still within it).
   const sweep = () => {
-    const late = performance.now() - timeoutMs - graceMs;
+    const late = performance.now() - longestRequestMs(timeoutMs) - graceMs;
     for (const [id, p] of pending) {
       if (p.sentAt > late) break;
       aborts.push(id);

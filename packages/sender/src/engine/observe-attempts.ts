@@ -15,6 +15,21 @@ export interface Observers {
 export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt }: Observers) {
   return (report: AttemptReport): void => {
     const { attempt, applied, claim, refused } = report;
+    if (report.unsent) {
+      // No attempt: the delivery is due again as it was, and its receiver was not asked.
+      metrics.unsent.inc();
+      logger.info(
+        {
+          delivery: claim.delivery.id,
+          endpoint: claim.delivery.endpointId,
+          origin: claim.origin,
+          ms: attempt.durationMs,
+        },
+        'attempt not sent: every connection to its server was held by earlier requests until its deadline',
+      );
+      onAttempt?.(report);
+      return;
+    }
     const outcome = attempt.failureKind ? 'failure' : 'success';
     metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
     metrics.duration.observe({ outcome }, attempt.durationMs / 1000);

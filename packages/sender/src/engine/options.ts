@@ -87,7 +87,10 @@ export interface SenderOptions {
    * `endpoint.disabled`, `endpoint.enabled`, durable and retried on the deliveries' schedule.
    */
   operatorNotifications?: OperatorNotifications;
-  /** Told of every recorded attempt. */
+  /**
+   * Told of every attempt: recorded (`report.applied.applied`), abandoned with its lease, or given
+   * back unsent (`report.unsent`: its deadline passed while it waited for a connection).
+   */
   onAttempt?: (report: AttemptReport) => void;
   logger?: Logger;
   /** How long final deliveries stay in the log. Default 30 days. */

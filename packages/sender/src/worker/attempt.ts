@@ -29,6 +29,12 @@ export interface AttemptReport {
   applied: AttemptApplied;
   /** For the operator's log: why the address was refused (AttemptOutcome's `refused`). */
   refused?: string;
+  /**
+   * The request waited behind its origin's earlier requests for a connection until its deadline
+   * (SendResult's `unsent`): nothing was written, nothing is recorded, and the delivery was given
+   * back, due as it was.
+   */
+  unsent?: true;
 }
 
 /**
@@ -110,6 +116,11 @@ export async function runAttempt(
   const refused = result.outcome.ok ? undefined : result.outcome.refused;
   const operators = refused === undefined ? {} : { refused };
   if (abandon?.aborted) return { claim, attempt, applied: { applied: false }, ...operators };
+  if (result.unsent) {
+    // Not the receiver's failure: no attempt is counted against it (design D24).
+    await deps.queue.releaseLease(claim.delivery.id, claim.leaseToken);
+    return { claim, attempt, applied: { applied: false }, unsent: true };
+  }
   const applied = await deps.queue.recordAttempt({
     lease: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
     attempt,

@@ -142,8 +142,9 @@ export function createWorker(options: WorkerOptions): Worker {
       .then((report) => {
         if (report.applied.status === 'awaiting_retry')
           knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
-        // An abandoned attempt says nothing of the receiver: the worker cut it short.
-        if (!running.abandon.signal.aborted) breakers.observe(report, options.onBreaker);
+        // An abandoned attempt says nothing of the receiver (the worker cut it short), nor does one
+        // never sent.
+        if (!running.abandon.signal.aborted && !report.unsent) breakers.observe(report, options.onBreaker);
         options.onAttempt(report);
       }, options.onError)
       .finally(() => {
