@@ -105,22 +105,24 @@ describe('delivery client', () => {
   it('gives back unsent, never written, a request that waited behind requests its receiver holds', async () => {
     const seen: string[] = [];
     await withServer(
-      2,
+      1,
       (req) => void seen.push(req.url ?? ''),
       async (origin, client) => {
-        const results = await Promise.all(
+        // /a holds the one connection until its deadline; /b, next in line, takes it then, with its
+        // receiver's deadline from there (or is given back too, should the deadlines meet); /c is
+        // still waiting at its own.
+        const [a, , c] = await Promise.all(
           ['/a', '/b', '/c'].map((path) => client.send({ url: `${origin}${path}`, body, headers: {} })),
         );
-        expect(results.map((r) => r.unsent ?? false)).toEqual([false, false, true]);
-        expect(results[0]!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
-        expect(results[2]!.outcome).toMatchObject({
-          kind: 'timeout',
-          message: noConnectionWithin(DEADLINE_MS),
-        });
+        expect(a!.unsent).toBeUndefined();
+        expect(a!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
+        expect(c!.unsent).toBe(true);
+        expect(c!.outcome).toMatchObject({ kind: 'timeout', message: noConnectionWithin(DEADLINE_MS) });
         // A request after them finds a connection: the one given back was cut, not written later.
         const after = await client.send({ url: `${origin}/d`, body, headers: {} });
         expect(after.unsent).toBeUndefined();
-        expect(seen).toEqual(['/a', '/b', '/d']);
+        expect(seen).toContain('/d');
+        expect(seen).not.toContain('/c');
       },
     );
   });
@@ -234,8 +236,8 @@ describe('engine', () => {
     await store.migrate();
     const durations: number[] = [];
     // One origin may have 32 requests open (its share), twice the pool's 16 sockets: half of them
-    // wait in the pool. Those 32 are what is measured; after them the origin's circuit breaker
-    // holds the rest back.
+    // wait in the pool, and are given back unsent at their deadline. Those 32 are what is measured;
+    // after them the origin's circuit breaker holds the rest back.
     const total = 32;
     let reached: () => void = () => {};
     const allAttempted = new Promise<void>((resolve) => {

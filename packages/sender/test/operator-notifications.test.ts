@@ -12,6 +12,13 @@ import {
   verifyStandardWebhook,
 } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDeliveryClient,
+  type DeliveryClient,
+  longestRequestMs,
+  noConnectionWithin,
+  timedOut,
+} from '../src/delivery/http-client.js';
 import { newId } from '../src/domain/ids.js';
 import { createSender } from '../src/engine/sender.js';
 import type { SenderStore } from '../src/store/port.js';
@@ -23,6 +30,7 @@ import { headerRecord, type RawReceiver, startRawReceiver } from './helpers/raw-
 import { PG_URL, requireService } from './helpers/services.js';
 
 const SECRET = generateSecret();
+const TIMEOUT_MS = 2_000;
 let receiver: RawReceiver;
 beforeAll(async () => {
   receiver = await startRawReceiver();
@@ -133,6 +141,51 @@ describe('operator notification settings', () => {
   const store = createSqliteStore({ filename: ':memory:' });
   const bad = (operatorNotifications: { url: string; secret: string; failingShare?: number }) => () =>
     createSender({ store, operatorNotifications });
+  it('sends again, as its first attempt, a notice whose request was given back unsent', async () => {
+    const route = newId('ep').toLowerCase();
+    const ops = `${route}-ops`;
+    const endpointUrl = receiver.route(route, () => ({ status: 500 }));
+    const operatorUrl = receiver.route(ops, () => ({ status: 204 }));
+    const real = createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true });
+    // The first notice waits for a connection until its deadline, as behind others (never written).
+    let givenBack = 0;
+    const client: DeliveryClient = {
+      send: async (request) => {
+        if (request.url !== operatorUrl || givenBack > 0) return real.send(request);
+        givenBack++;
+        return { ...timedOut(noConnectionWithin(TIMEOUT_MS)), unsent: true, durationMs: TIMEOUT_MS };
+      },
+      close: () => real.close(),
+      destroy: () => real.destroy(),
+    };
+    const { sender, clock } = makeSender(receiver.certs, {
+      client,
+      attemptTimeoutMs: TIMEOUT_MS,
+      retryDelaysMs: [1_000],
+      disablePolicy: { threshold: 1 },
+      operatorNotifications: { url: operatorUrl, secret: SECRET, failingShare: 0.5 },
+    });
+    const notices = () => receiver.requests.filter((r) => r.route === ops);
+    try {
+      await sender.createEndpoint(ACCOUNT, { url: endpointUrl, events: ['click'] });
+      await sender.publish(ACCOUNT, { event: 'click', data: sampleEventData('click') });
+      await sender.tick();
+      clock.advance(1_000);
+      await sender.tick(); // the delivery fails: the endpoint is disabled, a notice is due
+      expect(givenBack).toBe(1);
+      expect(notices()).toEqual([]);
+      // Not recorded: no retry is scheduled; it goes once its lease, longer than any request, ends.
+      clock.advance(longestRequestMs(TIMEOUT_MS) + 10_000);
+      await sender.tick();
+      expect(
+        notices().map((n) => [n.headers['x-service-attempt'], JSON.parse(n.body.toString()).type]),
+      ).toEqual([['1', 'endpoint.disabled']]);
+    } finally {
+      await sender.stop(0);
+      await real.destroy();
+    }
+  });
+
   it('refuses a URL that is not https, a short secret and a share outside (0, 1)', () => {
     expect(bad({ url: 'http://ops.example.com/in', secret: SECRET })).toThrow(/must use https/);
     expect(bad({ url: 'https://ops.example.com/in', secret: 'short' })).toThrow(/at least 32 characters/);

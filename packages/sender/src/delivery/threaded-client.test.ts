@@ -6,7 +6,7 @@ import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import { createSender } from '../engine/sender.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { type AbandonSignal, createAbandon } from './abandon.js';
-import type { SendResult } from './http-client.js';
+import { noAnswerWithin, noConnectionWithin, type SendResult } from './http-client.js';
 import { createThreadedDeliveryClient } from './threaded-client.js';
 
 // The thread runs the built program (`pnpm build`), as the package ships it.
@@ -97,6 +97,21 @@ describe('the delivery client on a thread of its own', () => {
     try {
       const r = await c.send(post('hang', 2));
       expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 150 ms' });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('tells of a request the thread gave back unsent, behind others for its one connection', async () => {
+    const c = client({ timeoutMs: 150, connectionsPerOrigin: 1 });
+    try {
+      // The first holds the connection until its deadline, the second takes it then; the third is
+      // still waiting at its own deadline.
+      const [held, , queued] = await Promise.all([1, 2, 3].map((n) => c.send(post('hang', n))));
+      expect(held!.unsent).toBeUndefined();
+      expect(held!.outcome).toEqual({ ok: false, kind: 'timeout', message: noAnswerWithin(150) });
+      expect(queued!.unsent).toBe(true);
+      expect(queued!.outcome).toEqual({ ok: false, kind: 'timeout', message: noConnectionWithin(150) });
     } finally {
       await c.close();
     }

@@ -19,7 +19,7 @@ export interface NotifierDeps {
   clock: Clock;
   settings: OperatorSettings;
   schedule: RetrySchedule;
-  /** Longer than an attempt's deadline, so a notice is never sent twice at once (no heartbeat). */
+  /** Longer than a request can be out (longestRequestMs), so a notice is never sent twice at once (no heartbeat). */
   leaseMs: number;
   pollIntervalMs: number;
   userAgent: string;
@@ -87,7 +87,13 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
 
   async function send(notice: ClaimedNotice): Promise<void> {
     const headers = noticeHeaders(notice, settings.secret, deps.userAgent, clock.now());
-    const { outcome } = await client.send({ url: settings.url, body: notice.body, headers });
+    const { outcome, unsent } = await client.send({ url: settings.url, body: notice.body, headers });
+    if (unsent) {
+      // Never written (it waited for a connection behind the others): not an attempt. Its lease
+      // runs out and a later claim sends it.
+      logger.info({ notice: notice.id, type: notice.type }, 'an operator notice was not sent; it will be');
+      return;
+    }
     const status = await outbox.recordNotice({
       notice,
       succeeded: outcome.ok,

@@ -9,7 +9,7 @@ import pino, { type Logger } from 'pino';
 import { authenticateApiKey, createAccount, findKeyHolder } from '../accounts.js';
 import { systemClock } from '../clock.js';
 import type { AddressPolicy } from '../delivery/address-guard.js';
-import { createDeliveryClient } from '../delivery/http-client.js';
+import { createDeliveryClient, longestRequestMs } from '../delivery/http-client.js';
 import { createThreadedDeliveryClient } from '../delivery/threaded-client.js';
 import { newId } from '../domain/ids.js';
 import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
@@ -107,7 +107,7 @@ export function createSender(options: SenderOptions): Sender {
           clock,
           settings: settings.operator,
           schedule: settings.rules.schedule,
-          leaseMs: settings.timeoutMs + settings.leaseMs,
+          leaseMs: longestRequestMs(settings.timeoutMs) + settings.leaseMs,
           pollIntervalMs: settings.pollIntervalMs,
           userAgent: USER_AGENT,
           logger,
