@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +58,7 @@ const body = new TextEncoder().encode('{}');
 async function withServer(
   connections: number,
   handle: (req: IncomingMessage, res: ServerResponse) => void,
-  use: (origin: string, client: DeliveryClient) => Promise<void>,
+  use: (origin: string, client: DeliveryClient, server: HttpsServer) => Promise<void>,
 ) {
   const server = createHttpsServer({ key: certs.key, cert: certs.cert }, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,7 +70,7 @@ async function withServer(
     connectionsPerOrigin: connections,
   });
   try {
-    await use(origin, client);
+    await use(origin, client, server);
   } finally {
     await client.destroy();
     server.closeAllConnections();
@@ -123,6 +123,28 @@ describe('delivery client', () => {
         expect(after.unsent).toBeUndefined();
         expect(seen).toContain('/d');
         expect(seen).not.toContain('/c');
+      },
+    );
+  });
+
+  it('keeps the connection a request given back unsent would have had, when its turn comes', async () => {
+    // /z holds the one connection for half a deadline, /a then for 0.8 of one (its own deadline
+    // starts at its writing); /b waits behind both and is given back at its deadline, and is
+    // still in the pool's queue when /a's answer frees the connection.
+    const answerAfterMs: Record<string, number> = { '/z': DEADLINE_MS / 2, '/a': DEADLINE_MS * 0.8 };
+    let connections = 0;
+    await withServer(
+      1,
+      (req, res) => void setTimeout(() => res.end('ok'), answerAfterMs[req.url ?? ''] ?? 0),
+      async (origin, client, server) => {
+        server.on('secureConnection', () => connections++);
+        const [z, a, b] = await Promise.all(
+          ['/z', '/a', '/b'].map((path) => client.send({ url: `${origin}${path}`, body, headers: {} })),
+        );
+        expect([z!.outcome.ok, a!.outcome.ok, b!.unsent]).toEqual([true, true, true]);
+        const after = await client.send({ url: `${origin}/c`, body, headers: {} });
+        expect(after.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(connections).toBe(1);
       },
     );
   });

@@ -244,9 +244,12 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           },
           {
             onRequestStart(c) {
+              // Cut before its writing: thrown, undici drops it and keeps the connection for the
+              // next request, where an abort would close it (and a waiting request cut at its
+              // deadline would cost the receiver a connection, and a handshake, when its turn came).
+              if (cutShort) throw cutShort;
               controller = c;
-              if (cutShort) c.abort(cutShort);
-              else if (queued) {
+              if (queued) {
                 started = performance.now();
                 timer.refresh();
               }
