@@ -6,7 +6,8 @@
 import type { LookupAddress } from 'node:dns';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/clock.js';
+import { ManualClock, systemClock } from '../src/clock.js';
+import { RETRY_DELAYS_MS } from '../src/domain/schedule.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import { addEndpoint } from './helpers/endpoints.js';
@@ -146,19 +147,25 @@ describe('DNS rebinding', () => {
   });
 
   it('logs a name gone from the DNS and one that now leads inside the network as the same failure', async () => {
-    // Both resolve publicly when made; then one is gone, the other leads to a private address.
+    // Both resolve publicly when made; then one is gone, the other leads to a private address:
+    // the first answered by the DNS a little later, the second at once, as from the hosts file.
     let made = false;
-    const sender = safeSender((host, options, callback) => {
-      const answer = !made
-        ? [{ address: '8.8.8.8', family: 4 }]
-        : host.startsWith('inside')
-          ? [{ address: '10.20.30.40', family: 4 }]
-          : null;
-      if (!answer) {
-        const gone = Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-        callback(gone, options.all ? [] : '', 4);
-      } else if (options.all) callback(null, answer);
-      else callback(null, answer[0]!.address, answer[0]!.family);
+    const sender = createSender({
+      store: createMemoryStore(),
+      clock: systemClock,
+      ca: receiver.certs.ca,
+      resolve: (host, options, callback) => {
+        const answer = !made
+          ? [{ address: '8.8.8.8', family: 4 }]
+          : host.startsWith('inside')
+            ? [{ address: '10.20.30.40', family: 4 }]
+            : null;
+        if (!answer) {
+          const gone = Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+          setTimeout(() => callback(gone, options.all ? [] : '', 4), 40);
+        } else if (options.all) callback(null, answer);
+        else callback(null, answer[0]!.address, answer[0]!.family);
+      },
     });
     await addEndpoint(sender, receiver, { account: ACCOUNT, route: 'inside', host: 'inside.test' });
     await addEndpoint(sender, receiver, { account: ACCOUNT, route: 'gone', host: 'gone.test' });
@@ -176,6 +183,12 @@ describe('DNS rebinding', () => {
     expect(told).toEqual([
       { kind: 'dns', words: 'HOST does not resolve to an address on the public internet' },
       { kind: 'dns', words: 'HOST does not resolve to an address on the public internet' },
+    ]);
+    // Nor does the time tell them apart: neither made a request, and the retry is due a whole
+    // first delay after the attempt's start.
+    expect(logged.map((a) => [a.durationMs, a.nextAttemptAt! - a.startedAt])).toEqual([
+      [0, RETRY_DELAYS_MS[0]],
+      [0, RETRY_DELAYS_MS[0]],
     ]);
     expect(receiver.hits.filter((h) => h.route === 'inside' || h.route === 'gone')).toHaveLength(0);
     await sender.stop(0);

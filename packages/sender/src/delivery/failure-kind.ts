@@ -68,20 +68,21 @@ export function classifyError(error: unknown): FailureKind {
  * The kind and the log's message of an error an attempt to `host` ended with. A name that does not
  * exist and one whose address the guarded lookup refused are one failure in the same words
  * (notOnPublicInternet): the delivery log must not tell a customer which of the platform's internal
- * names exist. `refused`, for the operator's log, says why an address was refused.
+ * names exist, nor does its time (`noPublicAddress`: recorded as taking none). `refused`, for the
+ * operator's log, says why an address was refused.
  */
 export function attemptFailure(
   error: unknown,
   host: string,
-): { kind: FailureKind; message: string; refused?: string } {
+): { kind: FailureKind; message: string; refused?: string; noPublicAddress?: true } {
   const kind = classifyError(error);
   const links = chainOf(error, 8);
   const refused = links.find(({ code }) => code === BLOCKED)?.reason;
   // No development hint here: the endpoint was made, so its host was allowed then, and the hint
   // would tell a name of the machine's own from one that does not exist.
-  if (typeof refused === 'string') return { kind, message: notOnPublicInternet(host), refused };
-  if (links.some(({ code }) => NO_SUCH_NAME.has(code as string)))
-    return { kind, message: notOnPublicInternet(host) };
+  const noPublic = { kind, message: notOnPublicInternet(host), noPublicAddress: true } as const;
+  if (typeof refused === 'string') return { ...noPublic, refused };
+  if (links.some(({ code }) => NO_SUCH_NAME.has(code as string))) return noPublic;
   return { kind, message: describeError(error) };
 }
 

@@ -69,6 +69,12 @@ export type AttemptOutcome =
        * address (design D17).
        */
       refused?: string;
+      /**
+       * The name gave no public address (it does not exist, or its address was refused): no
+       * request was made, and the attempt is recorded as taking no time, since how long the
+       * lookup took would tell a name of the machine's own from one the DNS lacks (design D17).
+       */
+      noPublicAddress?: true;
     };
 
 export interface AttemptDecision {

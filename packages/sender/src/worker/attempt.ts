@@ -99,13 +99,16 @@ export async function runAttempt(
     claim.body.byteLength > LARGE_BODY_BYTES ? await (deps.turnBudget ?? atOnce)(start) : start();
   const result = await sent;
   onSent?.();
+  // A name without a public address took no request: its attempt takes no time, as how long its
+  // lookup took would tell the machine's own names from those the DNS lacks (design D17).
+  const untimed = !result.outcome.ok && result.outcome.noPublicAddress === true;
   // design R12: the next delay is measured from the failure of this attempt.
-  const finishedAt = deps.clock.now();
+  const finishedAt = untimed ? startedAt : deps.clock.now();
   const attempt: AttemptRecord = {
     deliveryId: claim.delivery.id,
     number,
     startedAt,
-    durationMs: result.durationMs,
+    durationMs: untimed ? 0 : result.durationMs,
     statusCode: result.outcome.ok ? result.outcome.statusCode : (result.outcome.statusCode ?? null),
     failureKind: result.outcome.ok ? null : result.outcome.kind,
     errorMessage: result.outcome.ok ? null : result.outcome.message,
