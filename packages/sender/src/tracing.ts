@@ -159,7 +159,7 @@ export function traceAttempt(claim: ClaimedDelivery, attempt: () => Promise<Atte
       const report = await attempt();
       const { statusCode, failureKind, durationMs } = report.attempt;
       if (statusCode !== null) span.setAttribute('http.response.status_code', statusCode);
-      span.setAttribute('linkhooks.attempt.duration_ms', durationMs);
+      span.setAttribute('linkhooks.attempt.duration_ms', report.heldMs ?? durationMs);
       span.setAttribute('linkhooks.attempt.recorded', report.applied.applied);
       if (report.applied.status) span.setAttribute('linkhooks.delivery.status', report.applied.status);
       if (failureKind !== null) {

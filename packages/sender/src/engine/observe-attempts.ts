@@ -31,8 +31,11 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
       return;
     }
     const outcome = attempt.failureKind ? 'failure' : 'success';
+    // The operator's figures keep the time the request held its slot (heldMs), where the
+    // customer's record may leave it out.
+    const ms = report.heldMs ?? attempt.durationMs;
     metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
-    metrics.duration.observe({ outcome }, attempt.durationMs / 1000);
+    metrics.duration.observe({ outcome }, ms / 1000);
     if (applied.status === 'delivered' || applied.status === 'failed')
       metrics.deliveries.inc({ outcome: applied.status });
     logger.info(
@@ -42,7 +45,7 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
         attempt: attempt.number,
         status: attempt.statusCode,
         kind: attempt.failureKind,
-        ms: attempt.durationMs,
+        ms,
         applied: applied.applied,
         next: applied.status,
         // The operator's log only: the customer's reads that the name gives no public address.

@@ -35,6 +35,11 @@ export interface AttemptReport {
    * back, due as it was.
    */
   unsent?: true;
+  /**
+   * How long the request held its slot, where the attempt records less (a name without a public
+   * address records none): what the breakers and the operator's figures read.
+   */
+  heldMs?: number;
 }
 
 /**
@@ -117,7 +122,9 @@ export async function runAttempt(
     requestHeaders: headers,
   };
   const refused = result.outcome.ok ? undefined : result.outcome.refused;
-  const operators = refused === undefined ? {} : { refused };
+  const operators: Pick<AttemptReport, 'refused' | 'heldMs'> = {};
+  if (refused !== undefined) operators.refused = refused;
+  if (untimed) operators.heldMs = result.durationMs;
   if (abandon?.aborted) return { claim, attempt, applied: { applied: false }, ...operators };
   if (result.unsent) {
     // Not the receiver's failure: no attempt is counted against it (design D24).

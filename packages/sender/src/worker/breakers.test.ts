@@ -60,6 +60,16 @@ describe("a worker's breakers", () => {
     });
   });
 
+  it('counts the time a request held its slot where its record shows none (a name without a public address)', () => {
+    const breakers = createBreakers(new ManualClock());
+    const slowName = (heldMs: number) =>
+      ({ ...hung('ep_n'), attempt: { failureKind: 'dns', durationMs: 0 }, heldMs }) as AttemptReport;
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(slowName(5));
+    expect(breakers.caps(8, 16).capped.endpoints).toEqual(new Map());
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(slowName(5_000));
+    expect(breakers.caps(8, 16).capped.endpoints).toEqual(new Map([['ep_n', 0]]));
+  });
+
   it('probes an endpoint apart with a per-endpoint cap of 1 too', () => {
     const clock = new ManualClock();
     const breakers = createBreakers(clock);

@@ -16,6 +16,7 @@ import {
   MAX_COOL_DOWN_MS,
   type OriginBreakerState,
 } from '../domain/breaker.js';
+import type { FailureKind } from '../domain/delivery-state.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import type { AttemptReport } from './attempt.js';
@@ -81,7 +82,7 @@ export function createBreakers(clock: Clock) {
   const endpoints = new Map<string, EndpointBreaker>();
   const origins = new Map<string, OriginBreakerState>();
   const missed = new Map<string, { misses: number; askAt: number }>();
-  const next = (state: BreakerState | null, { failureKind, durationMs }: AttemptReport['attempt']) =>
+  const next = (state: BreakerState | null, failureKind: FailureKind | null, durationMs: number) =>
     afterAttempt(state, failureKind, durationMs, clock.now(), ENDPOINT_THRESHOLD);
   return {
     /** Takes the attempt into its endpoint's and origin's breakers; tells `onChange` of each that opened or closed. */
@@ -90,17 +91,16 @@ export function createBreakers(clock: Clock) {
       const { origin } = report.claim;
       const now = clock.now();
       const before = endpoints.get(endpointId)?.state ?? null;
-      const endpoint = next(before, report.attempt);
+      // The time the request held its slot, which the attempt's record may leave out (heldMs).
+      const { failureKind } = report.attempt;
+      const durationMs = report.heldMs ?? report.attempt.durationMs;
+      const endpoint = next(before, failureKind, durationMs);
       if (endpoint) endpoints.set(endpointId, { state: endpoint, accountId, origin });
       else endpoints.delete(endpointId); // closed: nothing to keep
       const originBefore = origins.get(origin) ?? null;
       // An endpoint its own breaker already backs off says nothing new of its origin: its requests
       // out when it opened tripped the origin's too (two warnings for one receiver). Answers count.
-      const contained =
-        before !== null &&
-        before.trips > 0 &&
-        heldUnanswered(report.attempt.failureKind, report.attempt.durationMs);
-      const { failureKind, durationMs } = report.attempt;
+      const contained = before !== null && before.trips > 0 && heldUnanswered(failureKind, durationMs);
       const byOrigin = contained
         ? originBefore
         : afterOriginAttempt(originBefore, accountId, failureKind, durationMs, now);

@@ -394,6 +394,21 @@ export function storeBattery(
       expect(detail!.attempts.map((x) => x.statusCode)).toEqual([200]);
     });
 
+    it('writes each attempt its own time, also when attempts are recorded together', async () => {
+      const a = account();
+      await endpoint(a);
+      await endpoint(a);
+      await publish(event(a));
+      const claimed = await claim();
+      expect(claimed).toHaveLength(2);
+      // Answered together (a store may record them in one batch), each at a time of its own.
+      await Promise.all(claimed.map((c, i) => attempt(c, false, T0 + 10 + i * 40)));
+      const updated = await Promise.all(
+        claimed.map(async (c) => (await store.getDelivery(a, c.delivery.id))!.delivery.updatedAt),
+      );
+      expect(updated).toEqual([T0 + 10, T0 + 50]);
+    });
+
     it('records an attempt number at most once (design I4)', async () => {
       const a = account();
       await endpoint(a);

@@ -93,7 +93,7 @@ ended AS MATERIALIZED (
          ($4::bigint[])[k] AS started_at, ($5::int[])[k] AS duration_ms, ($6::int[])[k] AS status_code,
          ($7::text[])[k] AS failure_kind, ($8::text[])[k] AS error_message, ($9::text[])[k] AS response_snippet,
          ($10::bigint[])[k] AS next_attempt_at, ($11::text[])[k] AS request_headers, ($12::text[])[k] AS status,
-         ($13::int[])[k] AS attempts, ($14::boolean[])[k] AS reset, endpoint_id
+         ($13::int[])[k] AS attempts, ($14::boolean[])[k] AS reset, ($15::bigint[])[k] AS now, endpoint_id
   FROM leased
 ),
 ins AS (
@@ -112,7 +112,7 @@ fin AS (
   UPDATE deliveries d
   SET status = ${heldIfDisabledSql('a.status', 'd.status')},
       attempts = a.attempts, next_attempt_at = a.next_attempt_at,
-      last_failure_kind = a.failure_kind, last_status_code = a.status_code, updated_at = $15
+      last_failure_kind = a.failure_kind, last_status_code = a.status_code, updated_at = a.now
   FROM applied a
   WHERE d.id = a.delivery_id
   RETURNING d.id, d.status, d.endpoint_id, a.lease_token AS token, a.reset
@@ -176,12 +176,12 @@ function decide({ lease, attempt, rules, now, retryAfter }: AttemptResult, state
 }
 
 /**
- * RECORD_ATTEMPTS_FAST's parameters for `batch` ($1 to $14 the attempts' columns, $15 the
- * batch's latest `now`), and the transition decided in the
+ * RECORD_ATTEMPTS_FAST's parameters for `batch` ($1 to $15 the attempts' columns, the last its
+ * own `now`: one attempt's time must not be another's, design D17), and the transition decided in the
  * process for each attempt (its endpoint is never read: see UNREAD_ENDPOINT).
  */
 export function recordParams(batch: AttemptResult[]): { params: unknown[]; decided: Transition[] } {
-  const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 15 }, () => []);
   const decided = batch.map((result) => {
     const { t, record } = decide(result, {
       attemptsBefore: result.attempt.number - 1,
@@ -195,11 +195,12 @@ export function recordParams(batch: AttemptResult[]): { params: unknown[]; decid
       t.delivery.status,
       t.delivery.attempts,
       t.endpoint.consecutiveFailures === 0,
+      result.now,
     ];
     for (const [i, v] of values.entries()) columns[i]!.push(v);
     return t;
   });
-  return { params: [...columns, Math.max(...batch.map((r) => r.now))], decided };
+  return { params: columns, decided };
 }
 
 export function recordAttempt(
