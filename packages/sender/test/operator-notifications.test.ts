@@ -138,16 +138,21 @@ describe.runIf(pgUp)('postgres', () => {
   );
 });
 
-describe('operator notification settings', () => {
-  const store = createSqliteStore({ filename: ':memory:' });
-  const bad = (operatorNotifications: { url: string; secret: string; failingShare?: number }) => () =>
-    createSender({ store, operatorNotifications });
+/** A fresh route answering 500 for an endpoint, one answering 204 for the operator, and a client. */
+function failingRoutes() {
+  const route = newId('ep').toLowerCase();
+  const ops = `${route}-ops`;
+  return {
+    ops,
+    endpointUrl: receiver.route(route, () => ({ status: 500 })),
+    operatorUrl: receiver.route(ops, () => ({ status: 204 })),
+    real: createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true }),
+  };
+}
+
+describe('operator notices whose requests could not go at once', () => {
   it('sends again, as its first attempt, a notice whose request was given back unsent', async () => {
-    const route = newId('ep').toLowerCase();
-    const ops = `${route}-ops`;
-    const endpointUrl = receiver.route(route, () => ({ status: 500 }));
-    const operatorUrl = receiver.route(ops, () => ({ status: 204 }));
-    const real = createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true });
+    const { ops, endpointUrl, operatorUrl, real } = failingRoutes();
     // The first notice waits for a connection until its deadline, as behind others (never written).
     let givenBack = 0;
     const client: DeliveryClient = {
@@ -188,11 +193,7 @@ describe('operator notification settings', () => {
   });
 
   it("sends an endpoint's next notice at a later claim when the one before it took so long that its request could outlast the lease", async () => {
-    const route = newId('ep').toLowerCase();
-    const ops = `${route}-ops`;
-    const endpointUrl = receiver.route(route, () => ({ status: 500 }));
-    const operatorUrl = receiver.route(ops, () => ({ status: 204 }));
-    const real = createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true });
+    const { ops, endpointUrl, operatorUrl, real } = failingRoutes();
     const lease = longestRequestMs(TIMEOUT_MS) + 10_000; // the default leaseMs
     let slow = true;
     let clock: ManualClock | undefined;
@@ -240,7 +241,12 @@ describe('operator notification settings', () => {
       await real.destroy();
     }
   });
+});
 
+describe('operator notification settings', () => {
+  const store = createSqliteStore({ filename: ':memory:' });
+  const bad = (operatorNotifications: { url: string; secret: string; failingShare?: number }) => () =>
+    createSender({ store, operatorNotifications });
   it('refuses a URL that is not https, a short secret and a share outside (0, 1)', () => {
     expect(bad({ url: 'http://ops.example.com/in', secret: SECRET })).toThrow(/must use https/);
     expect(bad({ url: 'https://ops.example.com/in', secret: 'short' })).toThrow(/at least 32 characters/);
