@@ -60,7 +60,8 @@ function battery(name: string, open: () => SenderStore & { db: string; pgSchema?
       // Two deliveries that fail for good within a second disable the endpoint (threshold 2).
       RETRY_DELAYS_MS: '50',
       DISABLE_THRESHOLD: '2',
-      // A hanging notice holds its lease for the deadline plus a lease: 1.5 + 1.5 s here.
+      // A hanging notice holds its lease for the longest a request can be out (twice the deadline)
+      // plus a lease: 3 + 1.5 s here.
       ATTEMPT_TIMEOUT_MS: '1500',
       LEASE_MS: '1500',
     };

@@ -12,7 +12,6 @@ import {
   verifyStandardWebhook,
 } from '@linkhooks/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../src/clock.js';
 import {
   createDeliveryClient,
   type DeliveryClient,
@@ -150,7 +149,7 @@ function failingRoutes() {
   };
 }
 
-describe('operator notices whose requests could not go at once', () => {
+describe('operator notices whose requests could not be sent', () => {
   it('sends again, as its first attempt, a notice whose request was given back unsent', async () => {
     const { ops, endpointUrl, operatorUrl, real } = failingRoutes();
     // The first notice waits for a connection until its deadline, as behind others (never written).
@@ -186,56 +185,6 @@ describe('operator notices whose requests could not go at once', () => {
       expect(
         notices().map((n) => [n.headers['x-service-attempt'], JSON.parse(n.body.toString()).type]),
       ).toEqual([['1', 'endpoint.disabled']]);
-    } finally {
-      await sender.stop(0);
-      await real.destroy();
-    }
-  });
-
-  it("sends an endpoint's next notice at a later claim when the one before it took so long that its request could outlast the lease", async () => {
-    const { ops, endpointUrl, operatorUrl, real } = failingRoutes();
-    const lease = longestRequestMs(TIMEOUT_MS) + 10_000; // the default leaseMs
-    let slow = true;
-    let clock: ManualClock | undefined;
-    // The first notice's request takes most of the lease (the virtual clock moves with it).
-    const client: DeliveryClient = {
-      send: async (request) => {
-        if (request.url === operatorUrl && slow) {
-          slow = false;
-          clock!.advance(lease - longestRequestMs(TIMEOUT_MS) / 2);
-        }
-        return real.send(request);
-      },
-      close: () => real.close(),
-      destroy: () => real.destroy(),
-    };
-    const made = makeSender(receiver.certs, {
-      client,
-      attemptTimeoutMs: TIMEOUT_MS,
-      retryDelaysMs: [1_000],
-      disablePolicy: { threshold: 2 },
-      operatorNotifications: { url: operatorUrl, secret: SECRET, failingShare: 0.5 },
-    });
-    const { sender } = made;
-    clock = made.clock;
-    const types = () =>
-      receiver.requests
-        .filter((r) => r.route === ops)
-        .map((r) => [JSON.parse(r.body.toString()).type, r.headers['x-service-attempt']]);
-    try {
-      await sender.createEndpoint(ACCOUNT, { url: endpointUrl, events: ['click'] });
-      for (let i = 0; i < 2; i++)
-        await sender.publish(ACCOUNT, { event: 'click', data: sampleEventData('click') });
-      await sender.tick();
-      clock.advance(1_000);
-      await sender.tick(); // two deliveries fail: a warning, then the disabling, claimed together
-      expect(types()).toEqual([['endpoint.failing', '1']]);
-      clock.advance(longestRequestMs(TIMEOUT_MS)); // past the lease
-      await sender.tick();
-      expect(types()).toEqual([
-        ['endpoint.failing', '1'],
-        ['endpoint.disabled', '1'],
-      ]);
     } finally {
       await sender.stop(0);
       await real.destroy();

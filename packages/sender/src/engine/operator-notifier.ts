@@ -19,10 +19,8 @@ export interface NotifierDeps {
   clock: Clock;
   settings: OperatorSettings;
   schedule: RetrySchedule;
-  /** Longer than a request can be out (requestMs), so a notice is never sent twice at once (no heartbeat). */
+  /** Longer than a request can be out (longestRequestMs): no heartbeat renews it. */
   leaseMs: number;
-  /** The longest a request can be out (longestRequestMs). */
-  requestMs: number;
   pollIntervalMs: number;
   userAgent: string;
   logger: Logger;
@@ -117,19 +115,18 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
   async function tick(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const claimedAt = clock.now();
-      const claims = await outbox.claimNotices({ now: claimedAt, limit: CLAIM_LIMIT, leaseMs: deps.leaseMs });
+      const claims = await outbox.claimNotices({
+        now: clock.now(),
+        limit: CLAIM_LIMIT,
+        leaseMs: deps.leaseMs,
+      });
       if (claims.length === 0) return sent;
-      // One endpoint's go one after another, under the one lease: a request that could outlast
-      // it is not made (another process may claim the notice then), and the rest of the group
-      // goes at a later claim, once the lease has ended.
-      const leaseEnds = claimedAt + deps.leaseMs;
+      // One endpoint's go one after another under the one lease, which covers one request: one
+      // after a slow one may still be out when the lease ends, and another process may then send
+      // it too (notices are at least once: the operator drops repeats by notice_id).
       await Promise.all(
         inOrderPerEndpoint(claims).map(async (notices) => {
-          for (const notice of notices) {
-            if (clock.now() + deps.requestMs > leaseEnds) return;
-            await send(notice);
-          }
+          for (const notice of notices) await send(notice);
         }),
       );
       sent += claims.length;

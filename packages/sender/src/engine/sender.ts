@@ -108,7 +108,6 @@ export function createSender(options: SenderOptions): Sender {
           settings: settings.operator,
           schedule: settings.rules.schedule,
           leaseMs: longestRequestMs(settings.timeoutMs) + settings.leaseMs,
-          requestMs: longestRequestMs(settings.timeoutMs),
           pollIntervalMs: settings.pollIntervalMs,
           userAgent: USER_AGENT,
           logger,
