@@ -1,8 +1,8 @@
 /**
  * Prometheus metrics (prom-client): events published and the commits that wrote them, attempts and
- * requests given back unsent, deliveries by outcome, attempt duration, queued deliveries by status and disabled endpoints, and the process's
- * own (event-loop delay among them). Each engine has its own registry, so several can live in one
- * process.
+ * requests given back unsent, deliveries by outcome, attempt duration, queued deliveries by status
+ * and disabled endpoints, and the process's own (event-loop delay among them). Each engine has its
+ * own registry, so several can live in one process.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Catalogue, DeliveryQueue, StoreStats } from './store/port.js';
@@ -101,7 +101,7 @@ export function createMetrics(
     registers: [registry],
   });
   const unsent = new Counter({
-    name: 'linkhooks_attempts_unsent_total',
+    name: 'linkhooks_requests_unsent_total',
     help: "Requests given back unsent: their deadline passed while every connection to their receiver's server was held by earlier requests.",
     registers: [registry],
   });

@@ -225,7 +225,7 @@ describe('engine', () => {
       expect((await sender.getEndpoint(ACCOUNT, endpoint.id)).consecutiveFailures).toBe(0);
       const metrics = await sender.metrics.getMetricsAsJSON();
       const value = (name: string) => metrics.find((m) => m.name === name)?.values.map((v) => v.value);
-      expect(value('linkhooks_attempts_unsent_total')).toEqual([3]);
+      expect(value('linkhooks_requests_unsent_total')).toEqual([3]);
       expect(value('linkhooks_attempts_total')).toEqual([1]);
     } finally {
       await sender.stop(0);

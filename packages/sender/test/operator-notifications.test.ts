@@ -137,21 +137,13 @@ describe.runIf(pgUp)('postgres', () => {
   );
 });
 
-/** A fresh route answering 500 for an endpoint, one answering 204 for the operator, and a client. */
-function failingRoutes() {
-  const route = newId('ep').toLowerCase();
-  const ops = `${route}-ops`;
-  return {
-    ops,
-    endpointUrl: receiver.route(route, () => ({ status: 500 })),
-    operatorUrl: receiver.route(ops, () => ({ status: 204 })),
-    real: createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true }),
-  };
-}
-
 describe('operator notices whose requests could not be sent', () => {
-  it('sends again, as its first attempt, a notice whose request was given back unsent', async () => {
-    const { ops, endpointUrl, operatorUrl, real } = failingRoutes();
+  it('sends a notice given back unsent again, as its first attempt, and its endpoint’s next one after it', async () => {
+    const route = newId('ep').toLowerCase();
+    const ops = `${route}-ops`;
+    const endpointUrl = receiver.route(route, () => ({ status: 500 }));
+    const operatorUrl = receiver.route(ops, () => ({ status: 204 }));
+    const real = createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true });
     // The first notice waits for a connection until its deadline, as behind others (never written).
     let givenBack = 0;
     const client: DeliveryClient = {
@@ -167,16 +159,19 @@ describe('operator notices whose requests could not be sent', () => {
       client,
       attemptTimeoutMs: TIMEOUT_MS,
       retryDelaysMs: [1_000],
-      disablePolicy: { threshold: 1 },
+      disablePolicy: { threshold: 2 },
       operatorNotifications: { url: operatorUrl, secret: SECRET, failingShare: 0.5 },
     });
     const notices = () => receiver.requests.filter((r) => r.route === ops);
     try {
       await sender.createEndpoint(ACCOUNT, { url: endpointUrl, events: ['click'] });
-      await sender.publish(ACCOUNT, { event: 'click', data: sampleEventData('click') });
+      for (let i = 0; i < 2; i++)
+        await sender.publish(ACCOUNT, { event: 'click', data: sampleEventData('click') });
       await sender.tick();
       clock.advance(1_000);
-      await sender.tick(); // the delivery fails: the endpoint is disabled, a notice is due
+      // Two deliveries fail: a warning and the disabling are due, claimed together; the warning
+      // is given back, and the disabling waits behind it.
+      await sender.tick();
       expect(givenBack).toBe(1);
       expect(notices()).toEqual([]);
       // Not recorded: no retry is scheduled; it goes once its lease, longer than any request, ends.
@@ -184,7 +179,10 @@ describe('operator notices whose requests could not be sent', () => {
       await sender.tick();
       expect(
         notices().map((n) => [n.headers['x-service-attempt'], JSON.parse(n.body.toString()).type]),
-      ).toEqual([['1', 'endpoint.disabled']]);
+      ).toEqual([
+        ['1', 'endpoint.failing'],
+        ['1', 'endpoint.disabled'],
+      ]);
     } finally {
       await sender.stop(0);
       await real.destroy();

@@ -18,7 +18,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import type { SenderStore } from '../src/store/port.js';
-import { SPAN, TRACER_NAME } from '../src/tracing.js';
+import type { ClaimedDelivery } from '../src/store/records.js';
+import { SPAN, TRACER_NAME, traceAttempt } from '../src/tracing.js';
+import type { AttemptReport } from '../src/worker/attempt.js';
 import { type Api, SERVICE_TOKEN, startApi } from './helpers/api-service.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 
@@ -236,4 +238,33 @@ it('answers a store that throws at once as a rejected publish, its span ended fa
   ]);
   await sender.stop();
   await memory.close();
+});
+
+it('marks a request given back unsent as such, not as a failure of its receiver', async () => {
+  exporter.reset();
+  const claim = {
+    delivery: {
+      id: 'dlv_unsent',
+      accountId: 'acct_unsent',
+      endpointId: 'ep_unsent',
+      eventId: 'evt_unsent',
+      eventName: 'click',
+      attempts: 0,
+    },
+    origin: 'https://relay.example.com',
+  } as unknown as ClaimedDelivery;
+  const report = {
+    claim,
+    attempt: { failureKind: 'timeout', statusCode: null, durationMs: 30_000 },
+    applied: { applied: false },
+    unsent: true,
+  } as unknown as AttemptReport;
+  await traceAttempt(claim, async () => report);
+  const [span] = byName(exporter.getFinishedSpans(), SPAN.attempt);
+  expect(span!.attributes).toMatchObject({
+    'linkhooks.attempt.unsent': true,
+    'linkhooks.attempt.recorded': false,
+  });
+  expect(span!.attributes['linkhooks.attempt.failure_kind']).toBeUndefined();
+  expect(span!.status.code).toBe(SpanStatusCode.UNSET);
 });

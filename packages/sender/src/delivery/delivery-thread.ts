@@ -12,7 +12,7 @@ if (!port) throw new Error('the delivery thread runs as a worker thread');
 
 const client = createDeliveryClient(workerData as ThreadClientOptions);
 // Each request's own abandonment: the event loop aborts it when the worker lost its lease or gave
-// it back at stop, or when it answered the request itself past its deadline.
+// it back at stop, or when it answered the request itself past the longest it may be out.
 const abandons = new Map<number, Abandon>();
 let answers: FromThread = [];
 let flushQueued = false;

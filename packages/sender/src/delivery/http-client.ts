@@ -1,6 +1,7 @@
 /**
  * Sends one attempt over HTTPS through undici keep-alive pools (design D13): the stored bytes,
- * 30 s for the whole attempt whatever the pool is doing (design D24), the first 4 KiB of the
+ * 30 s for the whole attempt whatever the pool is doing, or for one that waited behind others for a
+ * connection, 30 s for that wait and 30 s from its writing (design D24), the first 4 KiB of the
  * response kept (and at most 64 KiB read), redirects never followed, and every connection's address
  * checked at connect time (design D17).
  */

@@ -66,7 +66,7 @@ export interface ThreadedClientOptions extends Omit<DeliveryClientOptions, 'reso
   onThreadError?: (error: Error) => void;
   /** The thread's program; the built one beside this module by default (tests name it). */
   program?: URL;
-  /** How late past its deadline a request unanswered by the thread is answered here (tests shorten it). */
+  /** How late past the longest it may be out a request unanswered by the thread is answered here (tests shorten it). */
   graceMs?: number;
 }
 
@@ -133,8 +133,8 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
     queueMicrotask(flush);
   };
 
-  // Requests the thread left unanswered past their deadline: answered here (ids grow with time, so
-  // the walk stops at the first one still within it).
+  // Requests the thread left unanswered past the longest they may be out: answered here (ids grow
+  // with time, so the walk stops at the first one still within it).
   const sweep = () => {
     const late = performance.now() - longestRequestMs(timeoutMs) - graceMs;
     for (const [id, p] of pending) {

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { SenderMetrics } from '../metrics.js';
 import type { EndpointRecord } from '../store/records.js';
-import type { AttemptReport } from '../worker/attempt.js';
+import { type AttemptReport, heldMsOf } from '../worker/attempt.js';
 import type { BreakerChange } from '../worker/breakers.js';
 
 export interface Observers {
@@ -31,9 +31,9 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
       return;
     }
     const outcome = attempt.failureKind ? 'failure' : 'success';
-    // The operator's figures keep the time the request held its slot (heldMs), where the
-    // customer's record may leave it out.
-    const ms = report.heldMs ?? attempt.durationMs;
+    // The operator's figures keep the time the request held its slot, which the customer's record
+    // may leave out.
+    const ms = heldMsOf(report);
     metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
     metrics.duration.observe({ outcome }, ms / 1000);
     if (applied.status === 'delivered' || applied.status === 'failed')

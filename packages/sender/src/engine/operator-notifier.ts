@@ -85,14 +85,15 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
   let loop: Promise<void> | null = null;
   let wakeUp: (() => void) | null = null;
 
-  async function send(notice: ClaimedNotice): Promise<void> {
+  /** Sends and records `notice`; false when it was given back unsent. */
+  async function send(notice: ClaimedNotice): Promise<boolean> {
     const headers = noticeHeaders(notice, settings.secret, deps.userAgent, clock.now());
     const { outcome, unsent } = await client.send({ url: settings.url, body: notice.body, headers });
     if (unsent) {
       // Never written (it waited for a connection behind the others): not an attempt. Its lease
       // runs out and a later claim sends it.
       logger.info({ notice: notice.id, type: notice.type }, 'an operator notice was not sent; it will be');
-      return;
+      return false;
     }
     const status = await outbox.recordNotice({
       notice,
@@ -110,6 +111,7 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
     } else if (status === 'awaiting_retry') {
       logger.warn({ notice: notice.id, type: notice.type }, 'an operator notice failed; it will be retried');
     }
+    return true;
   }
 
   async function tick(): Promise<number> {
@@ -123,10 +125,11 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
       if (claims.length === 0) return sent;
       // One endpoint's go one after another under the one lease, which covers one request: one
       // after a slow one may still be out when the lease ends, and another process may then send
-      // it too (notices are at least once: the operator drops repeats by notice_id).
+      // it too (notices are at least once: the operator drops repeats by notice_id). One given
+      // back unsent holds back the rest, which go after it at a later claim, in order.
       await Promise.all(
         inOrderPerEndpoint(claims).map(async (notices) => {
-          for (const notice of notices) await send(notice);
+          for (const notice of notices) if (!(await send(notice))) return;
         }),
       );
       sent += claims.length;

@@ -282,7 +282,7 @@ export interface DeliveryQueue {
    * matches: nobody else has sent the delivery, so the result is the truth.
    */
   recordAttempt(result: AttemptResult): Promise<AttemptApplied>;
-  /** Gives a leased delivery back unattempted (graceful shutdown). */
+  /** Gives a leased delivery back unattempted (graceful shutdown, a breaker's hold-back, a request given back unsent). */
   releaseLease(deliveryId: string, leaseToken: string): Promise<void>;
   /**
    * Extends the caller's leases to `expiresAt` (the worker's heartbeat, design I3) and answers

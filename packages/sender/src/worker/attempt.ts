@@ -42,6 +42,9 @@ export interface AttemptReport {
   heldMs?: number;
 }
 
+/** How long the report's request held its slot (its `heldMs`, else what its attempt records). */
+export const heldMsOf = (report: AttemptReport): number => report.heldMs ?? report.attempt.durationMs;
+
 /**
  * The request headers of design R4 and R9, the extension headers of design D6 and D42, and, for
  * an endpoint that asks, the Standard Webhooks headers of design D32. `now` is the attempt's time:
@@ -104,8 +107,7 @@ export async function runAttempt(
     claim.body.byteLength > LARGE_BODY_BYTES ? await (deps.turnBudget ?? atOnce)(start) : start();
   const result = await sent;
   onSent?.();
-  // A name without a public address took no request: its attempt takes no time, as how long its
-  // lookup took would tell the machine's own names from those the DNS lacks (design D17).
+  // A name without a public address: its attempt records no time (AttemptOutcome's noPublicAddress).
   const untimed = !result.outcome.ok && result.outcome.noPublicAddress === true;
   // design R12: the next delay is measured from the failure of this attempt.
   const finishedAt = untimed ? startedAt : deps.clock.now();

@@ -1,4 +1,7 @@
-/** Gives a leased delivery back unattempted (graceful shutdown): only while the lease is the caller's. */
+/**
+ * Gives a leased delivery back unattempted (graceful shutdown, a breaker's hold-back, a request
+ * given back unsent): only while the lease is the caller's.
+ */
 import type { SqliteDb } from './database.js';
 
 const RELEASE_LEASE = `
