@@ -14,6 +14,7 @@ import type { AbandonSignal } from './abandon.js';
 import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
 import { createBoundedLookup } from './bounded-lookup.js';
 import { attemptFailure } from './failure-kind.js';
+import { createOriginRequests } from './origin-requests.js';
 import { createResolverLookup, systemFallback } from './resolver-lookup.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
@@ -135,13 +136,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
     bodyTimeout: timeoutMs,
     maxHeaderSize: RESPONSE_HEADER_BYTES,
   });
-  // This client's requests to each origin not yet over, written or waiting for a connection.
-  const openByOrigin = new Map<string, number>();
-  const opened = (origin: string, by: number) => {
-    const open = (openByOrigin.get(origin) ?? 0) + by;
-    if (open === 0) openByOrigin.delete(origin);
-    else openByOrigin.set(origin, open);
-  };
+  const requests = createOriginRequests(connections);
 
   return {
     async send(request) {
@@ -157,9 +152,6 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         };
       }
       const { url } = target;
-      // Every connection may be held by the origin's earlier requests: this one then waits for one
-      // of them to end, and a deadline passed while it waits was none of its receiver's doing.
-      const queued = (openByOrigin.get(url.origin) ?? 0) >= connections;
       return new Promise<SendResult>((resolve) => {
         let settled = false;
         let controller: Dispatcher.DispatchController | null = null;
@@ -199,6 +191,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           abandoned();
           return;
         }
+        const queued = requests.open(url.origin);
         // One that waits behind the origin's earlier requests gets the deadline twice: to be handed
         // a connection (past it, it is given back unsent, nothing of it written), then, from its
         // writing, for its receiver (onRequestStart), whose time it is.
@@ -215,7 +208,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // of the answer is read within the same deadline, so no request outlives its attempt's.
         let done = false;
         const over = () => {
-          if (!done) opened(url.origin, -1);
+          if (!done) requests.close(url.origin);
           done = true;
           clearTimeout(timer);
           request.signal?.removeEventListener('abort', abandoned);
@@ -234,7 +227,6 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // undici's dispatch, not request(): no AbortController, response stream or async iterator
         // per attempt, which cost a fifth of the service's CPU per delivery (design D24).
         // Options undici refuses (a header it cannot write) come to onResponseError too.
-        opened(url.origin, 1);
         agent.dispatch(
           {
             origin: url.origin,
