@@ -127,6 +127,29 @@ describe('delivery client', () => {
     );
   });
 
+  it("sends an account's request through the second pool while another account's hold the first", async () => {
+    await withServer(
+      1,
+      (req, res) => {
+        if (req.url !== '/hangs') res.end('ok'); // /hangs holds its connection until its deadline
+      },
+      async (origin, client) => {
+        const send = (path: string, account: string) =>
+          client.send({ url: `${origin}${path}`, body, headers: {}, account });
+        const started = performance.now();
+        const held = [send('/hangs', 'acct_a'), send('/hangs', 'acct_a')];
+        // acct_a's first holds the one connection, its second waits behind it; acct_b waits for neither.
+        const other = await send('/answers', 'acct_b');
+        expect(other.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+        const [first, second] = await Promise.all(held);
+        expect(first!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
+        // Its own account's request ahead of it kept it waiting, in the first pool.
+        expect(second!.outcome).toMatchObject({ ok: false, kind: 'timeout' });
+      },
+    );
+  });
+
   it('keeps the connection a request given back unsent would have had, when its turn comes', async () => {
     // /z holds the one connection for half a deadline, /a then for 0.8 of one (its own deadline
     // starts at its writing); /b waits behind both and is given back at its deadline, and is

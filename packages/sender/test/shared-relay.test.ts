@@ -7,7 +7,7 @@
  */
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/clock.js';
+import { ManualClock, systemClock } from '../src/clock.js';
 import {
   COOL_DOWN_MS,
   HELD_SLOT_MS,
@@ -16,6 +16,7 @@ import {
 } from '../src/domain/breaker.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import type { AttemptReport } from '../src/worker/attempt.js';
 import { addEndpoint } from './helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 
@@ -92,6 +93,47 @@ describe('a relay many customers share', () => {
       clock.advance(COOL_DOWN_MS);
       await sender.tick();
       expect(outcomes.get(healthy)).toEqual([null]);
+    } finally {
+      await sender.stop(0);
+    }
+  });
+
+  it("delivers a customer's event at once while another customer's requests there hold every connection", async () => {
+    const delivered: AttemptReport[] = [];
+    const hung: AttemptReport[] = [];
+    let reported = () => {};
+    const sender = createSender({
+      store: createMemoryStore(),
+      clock: systemClock,
+      allowPrivateNetworks: true,
+      ca: relay.certs.ca,
+      attemptTimeoutMs: DEADLINE_MS,
+      onAttempt: (report) => {
+        (report.attempt.failureKind === null ? delivered : hung).push(report);
+        reported();
+      },
+    });
+    try {
+      const { account: broken } = await sender.createAccount({ name: 'Broken', plan: 'business' });
+      const { account: healthy } = await sender.createAccount({ name: 'Healthy', plan: 'business' });
+      // Four endpoints at their cap of 8: 32 requests that hang, twice the relay's 16 connections.
+      const routes: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        routes.push((await addEndpoint(sender, relay, { account: broken.id, behaviour: 'hang' })).route);
+      }
+      const { route } = await addEndpoint(sender, relay, { account: healthy.id });
+      for (let i = 0; i < 8; i++) await sender.publish(broken.id, buildEvent('click'));
+      sender.start();
+      await relay.until(() => relay.hits.filter((h) => routes.includes(h.route)).length >= 16);
+      await sender.publish(healthy.id, buildEvent('click'));
+      await new Promise<void>((resolve) => {
+        reported = () => delivered.length > 0 && resolve();
+        reported();
+      });
+      // Delivered before any of the hanging requests reached its deadline.
+      expect(hung).toEqual([]);
+      expect(delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([[healthy.id, 1]]);
+      expect(relay.received.filter((r) => r.route === route)).toHaveLength(1);
     } finally {
       await sender.stop(0);
     }

@@ -36,7 +36,7 @@ const end = (stopping: Promise<void>) =>
 port.on('message', (message: ToThread) => {
   switch (message.type) {
     case 'send':
-      for (const { id, url, body, headers } of message.requests) {
+      for (const { id, url, body, headers, account } of message.requests) {
         const abandon = createAbandon();
         abandons.set(id, abandon);
         const answered = (answer: FromThread[number]) => {
@@ -48,7 +48,7 @@ port.on('message', (message: ToThread) => {
           }
         };
         // A send that throws (undici refusing its options) fails there as it would here.
-        client.send({ url, body, headers, signal: abandon.signal }).then(
+        client.send({ url, body, headers, signal: abandon.signal, account }).then(
           (result) => answered({ id, result }),
           (error: unknown) => answered({ id, error: error instanceof Error ? error.message : String(error) }),
         );

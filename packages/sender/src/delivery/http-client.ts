@@ -55,6 +55,8 @@ export interface SendRequest {
   headers: Record<string, string>;
   /** Cuts the request short (the worker lost its lease); it then ends as a `timeout`. */
   signal?: AbandonSignal;
+  /** The account it is for: another account's requests never keep it waiting for a connection (origin-requests.ts). */
+  account?: string | undefined;
 }
 
 export interface SendResult {
@@ -124,18 +126,21 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
     ? createBoundedLookup(options.resolve)
     : createResolverLookup(policy.allowPrivateNetworks ? { fallback: systemFallback() } : {});
   const connections = options.connectionsPerOrigin ?? CONNECTIONS_PER_ORIGIN;
-  const agent = new Agent({
-    connect: {
-      lookup: createGuardedLookup(policy, lookup),
-      secureContext,
-      timeout: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs),
-    },
-    connections,
-    keepAliveTimeout: 30_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    maxHeaderSize: RESPONSE_HEADER_BYTES,
-  });
+  const pool = () =>
+    new Agent({
+      connect: {
+        lookup: createGuardedLookup(policy, lookup),
+        secureContext,
+        timeout: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs),
+      },
+      connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      maxHeaderSize: RESPONSE_HEADER_BYTES,
+    });
+  // The second opens connections only for accounts kept waiting by another's (origin-requests.ts).
+  const agents = [pool(), pool()] as const;
   const requests = createOriginRequests(connections);
 
   return {
@@ -191,7 +196,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           abandoned();
           return;
         }
-        const queued = requests.open(url.origin);
+        const route = requests.open(url.origin, request.account);
+        const { queued } = route;
         // One that waits behind the origin's earlier requests gets the deadline twice: to be handed
         // a connection (past it, it is given back unsent, nothing of it written), then, from its
         // writing, for its receiver (onRequestStart), whose time it is.
@@ -208,7 +214,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // of the answer is read within the same deadline, so no request outlives its attempt's.
         let done = false;
         const over = () => {
-          if (!done) requests.close(url.origin);
+          if (!done) requests.close(url.origin, request.account, route);
           done = true;
           clearTimeout(timer);
           request.signal?.removeEventListener('abort', abandoned);
@@ -227,7 +233,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // undici's dispatch, not request(): no AbortController, response stream or async iterator
         // per attempt, which cost a fifth of the service's CPU per delivery (design D24).
         // Options undici refuses (a header it cannot write) come to onResponseError too.
-        agent.dispatch(
+        agents[route.pool].dispatch(
           {
             origin: url.origin,
             path: url.pathname + url.search,
@@ -288,7 +294,11 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         );
       });
     },
-    close: () => agent.close(),
-    destroy: () => agent.destroy(),
+    close: async () => {
+      await Promise.all(agents.map((a) => a.close()));
+    },
+    destroy: async () => {
+      await Promise.all(agents.map((a) => a.destroy()));
+    },
   };
 }

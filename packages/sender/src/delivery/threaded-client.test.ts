@@ -117,6 +117,19 @@ describe('the delivery client on a thread of its own', () => {
     }
   });
 
+  it("hands each request's account to the thread: another account's hanging requests keep it waiting for no connection", async () => {
+    const c = client({ timeoutMs: 150, connectionsPerOrigin: 1 });
+    try {
+      const held = [1, 2].map((n) => c.send({ ...post('hang', n), account: 'acct_a' }));
+      const other = await c.send({ ...post('status200', 3), account: 'acct_b' });
+      expect(other.outcome).toEqual({ ok: true, statusCode: 200 });
+      expect(other.durationMs).toBeLessThan(150);
+      await Promise.all(held);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('answers past the deadline itself when the thread does not', async () => {
     const c = client({ program: fixture('silent-delivery-thread.mjs'), timeoutMs: 100, graceMs: 20 });
     try {

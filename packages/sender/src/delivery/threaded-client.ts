@@ -38,7 +38,13 @@ export type ThreadClientOptions = Omit<DeliveryClientOptions, 'resolve' | 'ca'> 
 export type ToThread =
   | {
       type: 'send';
-      requests: { id: number; url: string; body: Uint8Array; headers: Record<string, string> }[];
+      requests: {
+        id: number;
+        url: string;
+        body: Uint8Array;
+        headers: Record<string, string>;
+        account?: string | undefined;
+      }[];
     }
   | { type: 'abort'; ids: number[] }
   | { type: 'close' }
@@ -212,7 +218,7 @@ export function createThreadedDeliveryClient(options: ThreadedClientOptions = {}
         const p: Pending = { resolve, reject, sentAt: performance.now() };
         if (pending.size === 0) busy();
         pending.set(id, p);
-        sends.push({ id, url: request.url, body: bytes, headers: request.headers });
+        sends.push({ id, url: request.url, body: bytes, headers: request.headers, account: request.account });
         if (request.signal) {
           p.signal = request.signal;
           p.onAbort = () => {

@@ -95,6 +95,7 @@ export async function runAttempt(
       url: claim.url,
       body: claim.body,
       headers,
+      account: claim.delivery.accountId,
       ...(abandon ? { signal: abandon } : {}),
     });
     return { startedAt, headers, sent };
