@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
+import { type AbandonSignal, createAbandon } from '../src/delivery/abandon.js';
 import {
   CONNECTIONS_PER_ORIGIN,
   createDeliveryClient,
@@ -146,6 +147,30 @@ describe('delivery client', () => {
         expect(first!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
         // Its own account's request ahead of it kept it waiting, in the first pool.
         expect(second!.outcome).toMatchObject({ ok: false, kind: 'timeout' });
+      },
+    );
+  });
+
+  it("counts a request cut before its writing no more: its account's next one is routed without it", async () => {
+    await withServer(
+      4,
+      (req, res) => {
+        if (req.url === '/answers') res.end('ok'); // every other request hangs
+      },
+      async (origin, client) => {
+        const send = (account: string, path = '/hangs', signal?: AbandonSignal) =>
+          client.send({ url: `${origin}${path}`, body, headers: {}, account, ...(signal ? { signal } : {}) });
+        const out = [0, 1, 2, 3].map(() => send('acct_a')); // the first pool full
+        const lost = [createAbandon(), createAbandon()];
+        out.push(send('acct_b'), send('acct_b', '/hangs', lost[0]!.signal)); // the second pool
+        out.push(send('acct_b', '/hangs', lost[1]!.signal)); // half the connections: waits in the first
+        // Two of acct_b's leases lost: the waiting one and one in the second pool.
+        for (const abandon of lost) abandon.abort();
+        const started = performance.now();
+        const next = await send('acct_b', '/answers');
+        expect(next.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+        await Promise.all(out);
       },
     );
   });

@@ -173,11 +173,15 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           settled = true;
           resolve(Object.assign(result, { durationMs: elapsed() }));
         };
+        // Its place among the origin's open requests, once counted (origin-requests.ts).
+        let release: (() => void) | null = null;
         // Drops the request, now or as soon as undici hands it a connection: a request that
-        // outlives its attempt is never written afterwards.
+        // outlives its attempt is never written afterwards. One not yet written is counted no
+        // more: it will hold no connection, and its account's next requests are routed without it.
         const cut = (reason: Error) => {
           cutShort ??= reason;
-          controller?.abort(reason);
+          if (controller) controller.abort(reason);
+          else release?.();
         };
         // The deadline answers for the attempt whatever undici is doing: a request waiting for a
         // socket, or a connection stuck in its handshake, notices a cut only when it gets one
@@ -198,6 +202,11 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         }
         const route = requests.open(url.origin, request.account);
         const { queued } = route;
+        let counted = true;
+        release = () => {
+          if (counted) requests.close(url.origin, request.account, route);
+          counted = false;
+        };
         // One that waits behind the origin's earlier requests gets the deadline twice: to be handed
         // a connection (past it, it is given back unsent, nothing of it written), then, from its
         // writing, for its receiver (onRequestStart), whose time it is.
@@ -212,10 +221,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // The request is over (its answer read, or failed): the deadline and the lease's signal let
         // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
         // of the answer is read within the same deadline, so no request outlives its attempt's.
-        let done = false;
         const over = () => {
-          if (!done) requests.close(url.origin, request.account, route);
-          done = true;
+          release?.();
           clearTimeout(timer);
           request.signal?.removeEventListener('abort', abandoned);
         };

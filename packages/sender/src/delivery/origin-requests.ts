@@ -2,9 +2,9 @@
  * Which of a delivery client's two connection pools a request goes through, and whether it waits
  * there for a connection (design D24, D25). The first pool keeps up to `connections` connections to
  * each origin; a request sent while as many of its requests are open waits behind them. While it
- * is full, an account whose requests at that origin are fewer than half its connections goes
- * through the second: one customer's requests that hang at a server many share never keep another
- * customer's waiting there.
+ * is full and the second has room, an account whose requests at that origin are fewer than half its
+ * connections goes through the second: one customer's requests that hang at a server many share
+ * do not keep a customer with few requests there waiting.
  */
 export interface Route {
   /** 0 the first pool, 1 the second. */
@@ -33,10 +33,9 @@ export function createOriginRequests(connections: number): OriginRequests {
   return {
     open(origin, account) {
       const first = count(poolKey(0, origin));
-      const pool: 0 | 1 =
-        first >= connections && account !== undefined && 2 * count(accountKey(origin, account)) < connections
-          ? 1
-          : 0;
+      const light = account !== undefined && 2 * count(accountKey(origin, account)) < connections;
+      // The second only while it has room: full too, the first frees a connection as soon.
+      const pool: 0 | 1 = first >= connections && light && count(poolKey(1, origin)) < connections ? 1 : 0;
       const queued = (pool === 0 ? first : count(poolKey(1, origin))) >= connections;
       add(poolKey(pool, origin), 1);
       if (account !== undefined) add(accountKey(origin, account), 1);
