@@ -19,7 +19,7 @@ import {
 import { isSenderError } from './errors.js';
 import type { Published } from './store/port.js';
 import type { ClaimedDelivery } from './store/records.js';
-import { type AttemptReport, heldMsOf } from './worker/attempt.js';
+import type { AttemptReport } from './worker/attempt.js';
 
 /** The instrumentation scope every span of the sender is created under. */
 export const TRACER_NAME = '@linkhooks/sender';
@@ -159,7 +159,7 @@ export function traceAttempt(claim: ClaimedDelivery, attempt: () => Promise<Atte
       const report = await attempt();
       const { statusCode, failureKind } = report.attempt;
       if (statusCode !== null) span.setAttribute('http.response.status_code', statusCode);
-      span.setAttribute('linkhooks.attempt.duration_ms', heldMsOf(report));
+      span.setAttribute('linkhooks.attempt.duration_ms', report.heldMs);
       span.setAttribute('linkhooks.attempt.recorded', report.applied.applied);
       if (report.applied.status) span.setAttribute('linkhooks.delivery.status', report.applied.status);
       // Given back unsent, it is no attempt and no failure of its receiver.

@@ -6,8 +6,6 @@
  * requests for a connection until its deadline is given back unsent, never written.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +27,7 @@ import type { AttemptReport } from '../src/worker/attempt.js';
 import { addEndpoint } from './helpers/endpoints.js';
 import { ACCOUNT } from './helpers/harness.js';
 import { startHttpsReceiver } from './helpers/https-receiver.js';
+import { type RawReceiver, startRawReceiver } from './helpers/raw-receiver.js';
 import { createTestCertificates } from './helpers/test-ca.mjs';
 
 const certs = createTestCertificates();
@@ -52,30 +51,30 @@ afterAll(async () => {
 const DEADLINE_MS = 1_000;
 const body = new TextEncoder().encode('{}');
 
+/** A deadline long enough that receivers answering at fractions of it keep wide margins. */
+const LONG_DEADLINE_MS = 3_000;
+
 /**
- * An HTTPS server of the test CA answering as `handle` does, and a client to it with the deadline
- * and `connections` sockets; `use` gets both, and both are closed after it.
+ * A receiver of its own (routes answered as the test sets them, 200 unless set) and a client to it
+ * with `connections` sockets per origin and the deadline given; both closed after `use`.
  */
-async function withServer(
+async function withReceiver(
   connections: number,
-  handle: (req: IncomingMessage, res: ServerResponse) => void,
-  use: (origin: string, client: DeliveryClient, server: HttpsServer) => Promise<void>,
+  use: (receiver: RawReceiver, client: DeliveryClient) => Promise<void>,
+  timeoutMs = DEADLINE_MS,
 ) {
-  const server = createHttpsServer({ key: certs.key, cert: certs.cert }, handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `https://localhost:${(server.address() as { port: number }).port}`;
+  const receiver = await startRawReceiver(certs);
   const client = createDeliveryClient({
     ca: certs.ca,
     allowPrivateNetworks: true,
-    timeoutMs: DEADLINE_MS,
+    timeoutMs,
     connectionsPerOrigin: connections,
   });
   try {
-    await use(origin, client, server);
+    await use(receiver, client);
   } finally {
     await client.destroy();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await receiver.close();
   }
 }
 
@@ -104,122 +103,111 @@ describe('delivery client', () => {
   });
 
   it('gives back unsent, never written, a request that waited behind requests its receiver holds', async () => {
-    const seen: string[] = [];
-    await withServer(
-      1,
-      (req) => void seen.push(req.url ?? ''),
-      async (origin, client) => {
-        // /a holds the one connection until its deadline; /b, next in line, takes it then, with its
-        // receiver's deadline from there (or is given back too, should the deadlines meet); /c is
-        // still waiting at its own.
-        const [a, , c] = await Promise.all(
-          ['/a', '/b', '/c'].map((path) => client.send({ url: `${origin}${path}`, body, headers: {} })),
-        );
-        expect(a!.unsent).toBeUndefined();
-        expect(a!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
-        expect(c!.unsent).toBe(true);
-        expect(c!.outcome).toMatchObject({ kind: 'timeout', message: noConnectionWithin(DEADLINE_MS) });
-        // A request after them finds a connection: the one given back was cut, not written later.
-        const after = await client.send({ url: `${origin}/d`, body, headers: {} });
-        expect(after.unsent).toBeUndefined();
-        expect(seen).toContain('/d');
-        expect(seen).not.toContain('/c');
-      },
-    );
+    await withReceiver(1, async (receiver, client) => {
+      for (const route of ['a', 'b', 'c', 'd']) receiver.route(route, () => null); // all hang
+      // a holds the one connection until its deadline; b, next in line, is given back at nearly
+      // the same moment, or takes the connection freed then; c is still waiting at its own.
+      const [a, , c] = await Promise.all(
+        ['a', 'b', 'c'].map((route) => client.send({ url: receiver.route(route), body, headers: {} })),
+      );
+      expect(a!.unsent).toBeUndefined();
+      expect(a!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
+      expect(c!.unsent).toBe(true);
+      expect(c!.outcome).toMatchObject({ kind: 'timeout', message: noConnectionWithin(DEADLINE_MS) });
+      // A request after them finds a connection: the one given back was cut, not written later.
+      const after = await client.send({ url: receiver.route('d'), body, headers: {} });
+      expect(after.unsent).toBeUndefined();
+      const seen = receiver.requests.map((r) => r.route);
+      expect(seen).toContain('d');
+      expect(seen).not.toContain('c');
+    });
   });
 
   it("sends an account's request through the second pool while another account's hold the first", async () => {
-    await withServer(
-      1,
-      (req, res) => {
-        if (req.url !== '/hangs') res.end('ok'); // /hangs holds its connection until its deadline
-      },
-      async (origin, client) => {
-        const send = (path: string, account: string) =>
-          client.send({ url: `${origin}${path}`, body, headers: {}, account });
-        const started = performance.now();
-        const held = [send('/hangs', 'acct_a'), send('/hangs', 'acct_a')];
-        // acct_a's first holds the one connection, its second waits behind it; acct_b waits for neither.
-        const other = await send('/answers', 'acct_b');
-        expect(other.outcome).toEqual({ ok: true, statusCode: 200 });
-        expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
-        const [first, second] = await Promise.all(held);
-        expect(first!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
-        // Its own account's request ahead of it kept it waiting, in the first pool.
-        expect(second!.outcome).toMatchObject({ ok: false, kind: 'timeout' });
-      },
-    );
+    await withReceiver(1, async (receiver, client) => {
+      receiver.route('hangs', () => null); // holds its connection until its deadline
+      const send = (route: string, account: string) =>
+        client.send({ url: receiver.route(route), body, headers: {}, account });
+      const started = performance.now();
+      const held = [send('hangs', 'acct_a'), send('hangs', 'acct_a')];
+      // acct_a's first holds the one connection, its second waits behind it; acct_b waits for neither.
+      const other = await send('answers', 'acct_b');
+      expect(other.outcome).toEqual({ ok: true, statusCode: 200 });
+      expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+      const [first, second] = await Promise.all(held);
+      expect(first!.outcome).toMatchObject({ kind: 'timeout', message: noAnswerWithin(DEADLINE_MS) });
+      // Its own account's request ahead of it kept it waiting, in the first pool.
+      expect(second!.outcome).toMatchObject({ ok: false, kind: 'timeout' });
+    });
   });
 
   it("counts a request cut before its writing no more: its account's next one is routed without it", async () => {
-    await withServer(
-      4,
-      (req, res) => {
-        if (req.url === '/answers') res.end('ok'); // every other request hangs
-      },
-      async (origin, client) => {
-        const send = (account: string, path = '/hangs', signal?: AbandonSignal) =>
-          client.send({ url: `${origin}${path}`, body, headers: {}, account, ...(signal ? { signal } : {}) });
-        const out = [0, 1, 2, 3].map(() => send('acct_a')); // the first pool full
-        const lost = [createAbandon(), createAbandon()];
-        out.push(send('acct_b'), send('acct_b', '/hangs', lost[0]!.signal)); // the second pool
-        out.push(send('acct_b', '/hangs', lost[1]!.signal)); // half the connections: waits in the first
-        // Two of acct_b's leases lost: the waiting one and one in the second pool.
-        for (const abandon of lost) abandon.abort();
-        const started = performance.now();
-        const next = await send('acct_b', '/answers');
-        expect(next.outcome).toEqual({ ok: true, statusCode: 200 });
-        expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
-        await Promise.all(out);
-      },
-    );
+    await withReceiver(4, async (receiver, client) => {
+      receiver.route('hangs', () => null);
+      const send = (account: string, route = 'hangs', signal?: AbandonSignal) =>
+        client.send({
+          url: receiver.route(route),
+          body,
+          headers: {},
+          account,
+          ...(signal ? { signal } : {}),
+        });
+      const out = [0, 1, 2, 3].map(() => send('acct_a')); // the first pool full
+      const lost = [createAbandon(), createAbandon()];
+      out.push(send('acct_b'), send('acct_b', 'hangs', lost[0]!.signal)); // the second pool
+      out.push(send('acct_b', 'hangs', lost[1]!.signal)); // half the connections: waits in the first
+      // Two of acct_b's leases lost: the waiting one and one in the second pool.
+      for (const abandon of lost) abandon.abort();
+      const started = performance.now();
+      const next = await send('acct_b', 'answers');
+      expect(next.outcome).toEqual({ ok: true, statusCode: 200 });
+      expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
+      await Promise.all(out);
+    });
   });
 
   it('keeps the connection a request given back unsent would have had, when its turn comes', async () => {
-    // /z holds the one connection for half a deadline, /a then for 0.8 of one (its own deadline
-    // starts at its writing); /b waits behind both and is given back at its deadline, and is
-    // still in the pool's queue when /a's answer frees the connection.
-    const answerAfterMs: Record<string, number> = { '/z': DEADLINE_MS / 2, '/a': DEADLINE_MS * 0.8 };
-    let connections = 0;
-    await withServer(
+    // z holds the one connection for half a deadline, a then for 0.8 of one (its own deadline
+    // starts at its writing); b waits behind both and is given back at its deadline, and is
+    // still in the pool's queue when a's answer frees the connection.
+    await withReceiver(
       1,
-      (req, res) => void setTimeout(() => res.end('ok'), answerAfterMs[req.url ?? ''] ?? 0),
-      async (origin, client, server) => {
-        server.on('secureConnection', () => connections++);
+      async (receiver, client) => {
+        receiver.route('z', () => ({ status: 200, delayMs: LONG_DEADLINE_MS / 2 }));
+        receiver.route('a', () => ({ status: 200, delayMs: LONG_DEADLINE_MS * 0.8 }));
         const [z, a, b] = await Promise.all(
-          ['/z', '/a', '/b'].map((path) => client.send({ url: `${origin}${path}`, body, headers: {} })),
+          ['z', 'a', 'b'].map((route) => client.send({ url: receiver.route(route), body, headers: {} })),
         );
         expect([z!.outcome.ok, a!.outcome.ok, b!.unsent]).toEqual([true, true, true]);
-        const after = await client.send({ url: `${origin}/c`, body, headers: {} });
+        const after = await client.send({ url: receiver.route('c'), body, headers: {} });
         expect(after.outcome).toEqual({ ok: true, statusCode: 200 });
-        expect(connections).toBe(1);
+        expect(receiver.connections).toBe(1);
       },
+      LONG_DEADLINE_MS,
     );
   });
 
   it("gives a request that waited for a connection its receiver's whole deadline from its writing", async () => {
     // The first holds the one connection for half a deadline; the second, written then, is
     // answered three quarters of a deadline later: past its dispatch's deadline, within its own.
-    const answerAfterMs: Record<string, number> = {
-      '/first': DEADLINE_MS / 2,
-      '/second': (DEADLINE_MS * 3) / 4,
-    };
-    await withServer(
+    const secondAfterMs = (LONG_DEADLINE_MS * 3) / 4;
+    await withReceiver(
       1,
-      (req, res) => void setTimeout(() => res.end('ok'), answerAfterMs[req.url ?? ''] ?? 0),
-      async (origin, client) => {
+      async (receiver, client) => {
+        receiver.route('first', () => ({ status: 200, delayMs: LONG_DEADLINE_MS / 2 }));
+        receiver.route('second', () => ({ status: 200, delayMs: secondAfterMs }));
         const started = performance.now();
-        const [first, second] = await Promise.all([
-          client.send({ url: `${origin}/first`, body, headers: {} }),
-          client.send({ url: `${origin}/second`, body, headers: {} }),
-        ]);
-        expect(first.outcome).toEqual({ ok: true, statusCode: 200 });
-        expect(second.outcome).toEqual({ ok: true, statusCode: 200 });
-        expect(performance.now() - started).toBeGreaterThan(DEADLINE_MS);
+        const [first, second] = await Promise.all(
+          ['first', 'second'].map((route) => client.send({ url: receiver.route(route), body, headers: {} })),
+        );
+        expect(first!.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(second!.outcome).toEqual({ ok: true, statusCode: 200 });
+        expect(performance.now() - started).toBeGreaterThan(LONG_DEADLINE_MS);
         // Its duration is its receiver's: from its writing.
-        expect(second.durationMs).toBeGreaterThanOrEqual(answerAfterMs['/second']! - 1);
-        expect(second.durationMs).toBeLessThan(DEADLINE_MS);
+        expect(second!.durationMs).toBeGreaterThanOrEqual(secondAfterMs - 1);
+        expect(second!.durationMs).toBeLessThan(LONG_DEADLINE_MS);
       },
+      LONG_DEADLINE_MS,
     );
   });
 });

@@ -30,7 +30,11 @@ const claim = {
   },
   origin: 'https://receiver.example',
 } as ClaimedDelivery;
-const report = { attempt: { statusCode: 200, failureKind: null, durationMs: 3 }, applied: { applied: true } };
+const report = {
+  attempt: { statusCode: 200, failureKind: null, durationMs: 3 },
+  applied: { applied: true },
+  heldMs: 3,
+};
 
 /** The span active where it is called: its trace id, and whether it records. */
 const active = () => {

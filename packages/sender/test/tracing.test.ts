@@ -256,6 +256,7 @@ it('marks a request given back unsent as such, not as a failure of its receiver'
   const report = {
     claim,
     attempt: { failureKind: 'timeout', statusCode: null, durationMs: 30_000 },
+    heldMs: 30_000,
     applied: { applied: false },
     unsent: true,
   } as unknown as AttemptReport;

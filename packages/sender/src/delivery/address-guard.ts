@@ -73,17 +73,21 @@ const RANGE_WORDS: Readonly<Record<string, string>> = {
   invalid: 'an address that cannot be read',
 };
 
+const MAPPED = 'ipv4Mapped:';
+/** A refusal's range, for an IPv4-mapped IPv6 address its IPv4 address's. */
+const rangeOf = (reason: string) => (reason.startsWith(MAPPED) ? reason.slice(MAPPED.length) : reason);
+
 /** How a refusal's `reason` (checkAddress) reads in a sentence: "is <words>". */
 export function rangeInWords(reason: string): string {
-  const mapped = reason.startsWith('ipv4Mapped:');
-  const words =
-    RANGE_WORDS[mapped ? reason.slice('ipv4Mapped:'.length) : reason] ?? 'reserved for a special purpose';
-  return mapped ? `an IPv4 address in IPv6 form, and that IPv4 address is ${words}` : words;
+  const words = RANGE_WORDS[rangeOf(reason)] ?? 'reserved for a special purpose';
+  return reason.startsWith(MAPPED)
+    ? `an IPv4 address in IPv6 form, and that IPv4 address is ${words}`
+    : words;
 }
 
 /** Whether a refusal's `reason` names a range `allowPrivateNetworks` opens (a receiver in development). */
 export function opensForPrivateNetworks(reason: string): boolean {
-  return PRIVATE_RANGES.has(reason.replace(/^ipv4Mapped:/, ''));
+  return PRIVATE_RANGES.has(rangeOf(reason));
 }
 
 /**
@@ -105,8 +109,7 @@ export function privateNetworkHint(reasons: readonly string[]): string {
  * development hint only for a name of the machine's own (loopback), which every machine has.
  */
 export function notOnPublicInternet(host: string, refused: readonly string[] = []): string {
-  const own =
-    refused.length > 0 && refused.every((reason) => reason.replace(/^ipv4Mapped:/, '') === 'loopback');
+  const own = refused.length > 0 && refused.every((reason) => rangeOf(reason) === 'loopback');
   return `${host} does not resolve to an address on the public internet${own ? privateNetworkHint(refused) : ''}`;
 }
 
@@ -160,7 +163,7 @@ function parseIPv6(ip: string): ipaddr.IPv6 | null {
 function classifyIPv6(address: ipaddr.IPv6, policy: AddressPolicy): AddressVerdict {
   // ::ffff:a.b.c.d is a.b.c.d on a dual-stack socket: judge the IPv4 address inside.
   if (address.isIPv4MappedAddress()) {
-    return verdictFor(address.toIPv4Address().range(), policy, 'ipv4Mapped:');
+    return verdictFor(address.toIPv4Address().range(), policy, MAPPED);
   }
   // NAT64 (rfc6052), 6to4, Teredo, rfc6145 and the rest are refused whole, even when the IPv4
   // address they embed is public: conservative, and no webhook receiver needs them.

@@ -50,12 +50,15 @@ function chainOf(error: unknown, depth: number): ErrorLink[] {
   return links;
 }
 
-const codes = (error: unknown): string[] =>
-  chainOf(error, 8).flatMap(({ code }) => (typeof code === 'string' ? [code] : []));
+const codesOf = (links: ErrorLink[]): string[] =>
+  links.flatMap(({ code }) => (typeof code === 'string' ? [code] : []));
 
 /** The failure kind of an error an attempt ended with (its own deadline answers `timeout` itself). */
-export function classifyError(error: unknown): FailureKind {
-  const all = codes(error);
+export const classifyError = (error: unknown): FailureKind => kindOf(chainOf(error, 8));
+
+/** classifyError's decision, on the error's cause chain (chainOf). */
+function kindOf(links: ErrorLink[]): FailureKind {
+  const all = codesOf(links);
   // A refused address is a name without a public address (design D17; attemptFailure's words).
   if (all.includes(BLOCKED) || all.some((c) => DNS.has(c))) return 'dns';
   if (all.some((c) => TIMEOUT.has(c))) return 'timeout';
@@ -75,14 +78,14 @@ export function attemptFailure(
   error: unknown,
   host: string,
 ): { kind: FailureKind; message: string; refused?: string; noPublicAddress?: true } {
-  const kind = classifyError(error);
   const links = chainOf(error, 8);
+  const kind = kindOf(links);
   const refused = links.find(({ code }) => code === BLOCKED)?.reason;
   // No development hint here: the endpoint was made, so its host was allowed then, and the hint
   // would tell a name of the machine's own from one that does not exist.
-  const noPublic = { kind, message: notOnPublicInternet(host), noPublicAddress: true } as const;
-  if (typeof refused === 'string') return { ...noPublic, refused };
-  if (links.some(({ code }) => NO_SUCH_NAME.has(code as string))) return noPublic;
+  const noPublic = () => ({ kind, message: notOnPublicInternet(host), noPublicAddress: true }) as const;
+  if (typeof refused === 'string') return { ...noPublic(), refused };
+  if (links.some(({ code }) => NO_SUCH_NAME.has(code as string))) return noPublic();
   return { kind, message: describeError(error) };
 }
 

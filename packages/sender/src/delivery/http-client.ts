@@ -157,6 +157,17 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         };
       }
       const { url } = target;
+      // Abandoned before it was handed over: never sent (design I3).
+      if (request.signal?.aborted) return { ...timedOut(ABANDONED), durationMs: elapsed() };
+      const route = requests.open(url.origin, request.account);
+      // Its place among the origin's open requests, given up once: when it is over, or when it is
+      // cut before its writing (it will hold no connection, and its account's next requests are
+      // routed without it).
+      let counted = true;
+      const release = () => {
+        if (counted) requests.close(url.origin, request.account, route);
+        counted = false;
+      };
       return new Promise<SendResult>((resolve) => {
         let settled = false;
         let controller: Dispatcher.DispatchController | null = null;
@@ -173,15 +184,12 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
           settled = true;
           resolve(Object.assign(result, { durationMs: elapsed() }));
         };
-        // Its place among the origin's open requests, once counted (origin-requests.ts).
-        let release: (() => void) | null = null;
         // Drops the request, now or as soon as undici hands it a connection: a request that
-        // outlives its attempt is never written afterwards. One not yet written is counted no
-        // more: it will hold no connection, and its account's next requests are routed without it.
+        // outlives its attempt is never written afterwards.
         const cut = (reason: Error) => {
           cutShort ??= reason;
           if (controller) controller.abort(reason);
-          else release?.();
+          else release();
         };
         // The deadline answers for the attempt whatever undici is doing: a request waiting for a
         // socket, or a connection stuck in its handshake, notices a cut only when it gets one
@@ -189,40 +197,26 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // Once the status line is in, the status decides the attempt (a 2xx is delivered, the body
         // is not used): a body that stalls or breaks off after it only shortens the snippet. Before
         // it, the deadline is a time-out. A lost lease is always an abandonment.
-        const end = (message: string) => {
-          if (message === ABANDONED) settle(timedOut(message));
-          else if (statusCode !== 0) answered();
-          else settle(timedOut(message));
+        // `unsent`: never written (SendResult's `unsent`).
+        const end = (message: string, unsent = false) => {
+          if (statusCode !== 0 && message !== ABANDONED) answered();
+          else settle(unsent ? { ...timedOut(message), unsent } : timedOut(message));
           cut(new Error(message));
         };
         const abandoned = () => end(ABANDONED);
-        if (request.signal?.aborted) {
-          abandoned();
-          return;
-        }
-        const route = requests.open(url.origin, request.account);
-        const { queued } = route;
-        let counted = true;
-        release = () => {
-          if (counted) requests.close(url.origin, request.account, route);
-          counted = false;
-        };
         // One that waits behind the origin's earlier requests gets the deadline twice: to be handed
         // a connection (past it, it is given back unsent, nothing of it written), then, from its
         // writing, for its receiver (onRequestStart), whose time it is.
         const timer = setTimeout(() => {
-          if (controller !== null || !queued) end(noAnswerWithin(timeoutMs));
-          else {
-            settle({ ...timedOut(noConnectionWithin(timeoutMs)), unsent: true });
-            cut(new Error(noConnectionWithin(timeoutMs)));
-          }
+          if (controller === null && route.queued) end(noConnectionWithin(timeoutMs), true);
+          else end(noAnswerWithin(timeoutMs));
         }, timeoutMs);
         request.signal?.addEventListener('abort', abandoned, { once: true });
         // The request is over (its answer read, or failed): the deadline and the lease's signal let
         // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
         // of the answer is read within the same deadline, so no request outlives its attempt's.
         const over = () => {
-          release?.();
+          release();
           clearTimeout(timer);
           request.signal?.removeEventListener('abort', abandoned);
         };
@@ -255,7 +249,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
               // deadline would cost the receiver a connection, and a handshake, when its turn came).
               if (cutShort) throw cutShort;
               controller = c;
-              if (queued) {
+              if (route.queued) {
                 started = performance.now();
                 timer.refresh();
               }

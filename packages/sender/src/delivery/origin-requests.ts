@@ -20,30 +20,41 @@ export interface OriginRequests {
   close(origin: string, account: string | undefined, route: Route): void;
 }
 
+/** An origin's open requests: in each pool, and of each account. */
+interface Open {
+  pools: [number, number];
+  accounts: Map<string, number>;
+}
+
 export function createOriginRequests(connections: number): OriginRequests {
-  const open = new Map<string, number>();
-  const count = (key: string) => open.get(key) ?? 0;
-  const add = (key: string, by: number) => {
-    const n = count(key) + by;
-    if (n === 0) open.delete(key);
-    else open.set(key, n);
-  };
-  const poolKey = (pool: 0 | 1, origin: string) => `${pool} ${origin}`;
-  const accountKey = (origin: string, account: string) => `a ${origin} ${account}`;
+  const byOrigin = new Map<string, Open>();
   return {
     open(origin, account) {
-      const first = count(poolKey(0, origin));
-      const light = account !== undefined && 2 * count(accountKey(origin, account)) < connections;
+      let open = byOrigin.get(origin);
+      if (!open) {
+        open = { pools: [0, 0], accounts: new Map() };
+        byOrigin.set(origin, open);
+      }
+      const ofAccount = account === undefined ? undefined : (open.accounts.get(account) ?? 0);
+      const light = ofAccount !== undefined && 2 * ofAccount < connections;
+      const [first, second] = open.pools;
       // The second only while it has room: full too, the first frees a connection as soon.
-      const pool: 0 | 1 = first >= connections && light && count(poolKey(1, origin)) < connections ? 1 : 0;
-      const queued = (pool === 0 ? first : count(poolKey(1, origin))) >= connections;
-      add(poolKey(pool, origin), 1);
-      if (account !== undefined) add(accountKey(origin, account), 1);
+      const pool: 0 | 1 = first >= connections && light && second < connections ? 1 : 0;
+      const queued = open.pools[pool] >= connections;
+      open.pools[pool]++;
+      if (account !== undefined) open.accounts.set(account, (ofAccount ?? 0) + 1);
       return { pool, queued };
     },
     close(origin, account, route) {
-      add(poolKey(route.pool, origin), -1);
-      if (account !== undefined) add(accountKey(origin, account), -1);
+      const open = byOrigin.get(origin);
+      if (!open) return;
+      open.pools[route.pool]--;
+      if (account !== undefined) {
+        const left = (open.accounts.get(account) ?? 1) - 1;
+        if (left === 0) open.accounts.delete(account);
+        else open.accounts.set(account, left);
+      }
+      if (open.pools[0] + open.pools[1] === 0) byOrigin.delete(origin);
     },
   };
 }

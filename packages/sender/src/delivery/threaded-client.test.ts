@@ -118,15 +118,15 @@ describe('the delivery client on a thread of its own', () => {
   });
 
   it("hands each request's account to the thread: another account's hanging requests keep it waiting for no connection", async () => {
-    const c = client({ timeoutMs: 150, connectionsPerOrigin: 1 });
+    const c = client({ timeoutMs: 2_000, connectionsPerOrigin: 1 });
     try {
-      const held = [1, 2].map((n) => c.send({ ...post('hang', n), account: 'acct_a' }));
+      // Settled whichever way the destroy ends them.
+      for (const n of [1, 2]) void c.send({ ...post('hang', n), account: 'acct_a' }).catch(() => {});
       const other = await c.send({ ...post('status200', 3), account: 'acct_b' });
       expect(other.outcome).toEqual({ ok: true, statusCode: 200 });
-      expect(other.durationMs).toBeLessThan(150);
-      await Promise.all(held);
+      expect(other.durationMs).toBeLessThan(2_000);
     } finally {
-      await c.close();
+      await c.destroy(); // the hanging ones end at once
     }
   });
 

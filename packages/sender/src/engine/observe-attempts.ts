@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { SenderMetrics } from '../metrics.js';
 import type { EndpointRecord } from '../store/records.js';
-import { type AttemptReport, heldMsOf } from '../worker/attempt.js';
+import type { AttemptReport } from '../worker/attempt.js';
 import type { BreakerChange } from '../worker/breakers.js';
 
 export interface Observers {
@@ -33,7 +33,7 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
     const outcome = attempt.failureKind ? 'failure' : 'success';
     // The operator's figures keep the time the request held its slot, which the customer's record
     // may leave out.
-    const ms = heldMsOf(report);
+    const ms = report.heldMs;
     metrics.attempts.inc({ outcome, kind: attempt.failureKind ?? 'none' });
     metrics.duration.observe({ outcome }, ms / 1000);
     if (applied.status === 'delivered' || applied.status === 'failed')

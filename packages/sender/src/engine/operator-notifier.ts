@@ -27,7 +27,7 @@ export interface NotifierDeps {
 }
 
 export interface OperatorNotifier {
-  /** Sends every notice due now; resolves with how many were attempted. */
+  /** Sends every notice due now; resolves with how many were attempted (none given back unsent). */
   tick(): Promise<number>;
   wake(): void;
   start(): void;
@@ -129,10 +129,12 @@ export function createOperatorNotifier(deps: NotifierDeps): OperatorNotifier {
       // back unsent holds back the rest, which go after it at a later claim, in order.
       await Promise.all(
         inOrderPerEndpoint(claims).map(async (notices) => {
-          for (const notice of notices) if (!(await send(notice))) return;
+          for (const notice of notices) {
+            if (!(await send(notice))) return;
+            sent++;
+          }
         }),
       );
-      sent += claims.length;
     }
   }
 

@@ -36,14 +36,11 @@ export interface AttemptReport {
    */
   unsent?: true;
   /**
-   * How long the request held its slot, where the attempt records less (a name without a public
-   * address records none): what the breakers and the operator's figures read.
+   * How long the request held its slot, which the attempt may record as less (a name without a
+   * public address records none): what the breakers and the operator's figures read.
    */
-  heldMs?: number;
+  heldMs: number;
 }
-
-/** How long the report's request held its slot (its `heldMs`, else what its attempt records). */
-export const heldMsOf = (report: AttemptReport): number => report.heldMs ?? report.attempt.durationMs;
 
 /**
  * The request headers of design R4 and R9, the extension headers of design D6 and D42, and, for
@@ -124,15 +121,17 @@ export async function runAttempt(
     nextAttemptAt: null,
     requestHeaders: headers,
   };
-  const refused = result.outcome.ok ? undefined : result.outcome.refused;
-  const operators: Pick<AttemptReport, 'refused' | 'heldMs'> = {};
-  if (refused !== undefined) operators.refused = refused;
-  if (untimed) operators.heldMs = result.durationMs;
-  if (abandon?.aborted) return { claim, attempt, applied: { applied: false }, ...operators };
+  const report = (recorded: AttemptRecord, applied: AttemptApplied): AttemptReport => {
+    const made: AttemptReport = { claim, attempt: recorded, applied, heldMs: result.durationMs };
+    if (!result.outcome.ok && result.outcome.refused !== undefined) made.refused = result.outcome.refused;
+    if (result.unsent) made.unsent = true;
+    return made;
+  };
+  if (abandon?.aborted) return report(attempt, { applied: false });
   if (result.unsent) {
     // Not the receiver's failure: no attempt is counted against it (design D24).
     await deps.queue.releaseLease(claim.delivery.id, claim.leaseToken);
-    return { claim, attempt, applied: { applied: false }, unsent: true };
+    return report(attempt, { applied: false });
   }
   const applied = await deps.queue.recordAttempt({
     lease: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
@@ -141,10 +140,5 @@ export async function runAttempt(
     now: finishedAt,
     retryAfter: result.retryAfter ?? null,
   });
-  return {
-    claim,
-    attempt: { ...attempt, nextAttemptAt: applied.nextAttemptAt ?? null },
-    applied,
-    ...operators,
-  };
+  return report({ ...attempt, nextAttemptAt: applied.nextAttemptAt ?? null }, applied);
 }

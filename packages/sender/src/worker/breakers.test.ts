@@ -14,6 +14,7 @@ const hung = (endpointId: string, accountId = 'acct_a', origin = `https://${endp
   ({
     claim: { delivery: { endpointId, accountId }, origin },
     attempt: { failureKind: 'timeout', durationMs: 30_000 },
+    heldMs: 30_000,
   }) as unknown as AttemptReport;
 
 describe("a worker's breakers", () => {
@@ -53,7 +54,11 @@ describe("a worker's breakers", () => {
     expect(breakers.caps(8, 16).probing).toEqual([]);
     clock.advance(2 * COOL_DOWN_MS); // its second trip's cool-down, not the misses' 10 minutes
     expect(breakers.caps(8, 16).probing).toHaveLength(1);
-    breakers.observe({ ...hung('ep_1'), attempt: { failureKind: null, durationMs: 5 } } as AttemptReport);
+    breakers.observe({
+      ...hung('ep_1'),
+      attempt: { failureKind: null, durationMs: 5 },
+      heldMs: 5,
+    } as AttemptReport);
     expect(breakers.caps(8, 16)).toEqual({
       capped: { endpoints: new Map(), origins: new Map() },
       probing: [],
@@ -103,7 +108,11 @@ describe("a worker's breakers", () => {
     ]);
     // An attempt out when it opened is no news; an answer closes it.
     expect(changesOf(hung('ep_1'))).toEqual([]);
-    const answered = { ...hung('ep_1'), attempt: { failureKind: null, durationMs: 5 } } as AttemptReport;
+    const answered = {
+      ...hung('ep_1'),
+      attempt: { failureKind: null, durationMs: 5 },
+      heldMs: 5,
+    } as AttemptReport;
     expect(changesOf(answered)).toEqual([
       { kind: 'endpoint', key: 'ep_1', accountId: 'acct_a', change: 'closed', trips: 1, coolDownMs: 0 },
     ]);

@@ -19,7 +19,7 @@ import {
 import type { FailureKind } from '../domain/delivery-state.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
-import { type AttemptReport, heldMsOf } from './attempt.js';
+import type { AttemptReport } from './attempt.js';
 
 /**
  * A probe that found nothing due is asked for again this long after, doubling with each miss in a
@@ -93,7 +93,7 @@ export function createBreakers(clock: Clock) {
       const before = endpoints.get(endpointId)?.state ?? null;
       // The time the request held its slot, which the attempt's record may leave out (heldMs).
       const { failureKind } = report.attempt;
-      const durationMs = heldMsOf(report);
+      const durationMs = report.heldMs;
       const endpoint = next(before, failureKind, durationMs);
       if (endpoint) endpoints.set(endpointId, { state: endpoint, accountId, origin });
       else endpoints.delete(endpointId); // closed: nothing to keep

@@ -20,6 +20,8 @@ export interface RawAnswer {
   headers?: Record<string, string>;
   /** The body; by default a small JSON one. */
   body?: string;
+  /** Answered this long after the request came in (a slow receiver); at once by default. */
+  delayMs?: number;
 }
 
 /** `null`: the request is never answered (a receiver that hangs; the sender's deadline ends it). */
@@ -30,6 +32,8 @@ export interface RawReceiver {
   certs: TestCertificates;
   /** Every request, in arrival order, with the answer it got (null: left unanswered). */
   requests: (RawRequest & { answer: RawAnswer | null })[];
+  /** The TLS connections it has accepted. */
+  readonly connections: number;
   /** `https://localhost:<port>/hooks/<route>`, answered by `answer` (200 unless given). */
   route(name: string, answer?: Answerer): string;
   /** Resolves once `predicate` holds, checked as each request arrives (no polling). */
@@ -65,16 +69,25 @@ export async function startRawReceiver(
       requests.push({ ...request, answer });
       for (const waiter of waiters) waiter();
       if (answer === null) return;
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.body ?? (answer.status < 300 ? '{"received":true}' : '{"error":"refused"}'));
+      const write = () => {
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end(answer.body ?? (answer.status < 300 ? '{"received":true}' : '{"error":"refused"}'));
+      };
+      if (answer.delayMs) setTimeout(write, answer.delayMs);
+      else write();
     });
   });
+  let connections = 0;
+  server.on('secureConnection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
   return {
     origin,
     certs,
     requests,
+    get connections() {
+      return connections;
+    },
     route(name, answer) {
       if (answer) answers.set(name, answer);
       return `${origin}/hooks/${name}`;

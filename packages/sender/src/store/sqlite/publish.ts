@@ -8,7 +8,7 @@ import type { SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import { SELECT_ENDPOINTS_OF_ACCOUNT } from './endpoints.js';
 import type { WalSync } from './wal-sync.js';
-import type { TxMemo, WriteQueue, Written } from './write-queue.js';
+import type { TxMemo, WriteQueue } from './write-queue.js';
 
 /** A repeated idempotency key inserts nothing: the account's unique index decides (design D36). */
 const INSERT_EVENT = `
@@ -95,10 +95,6 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
       commits++;
     }
   };
-  const countedValue = ({ value, commit }: Written<Published>) => {
-    count(commit);
-    return value;
-  };
   // Chained, not async: a suspended async function would wait with each publish (design D62).
   const publishEvent = (
     event: EventRecord,
@@ -111,10 +107,9 @@ export function publish(db: SqliteDb, write: WriteQueue, wal: WalSync | null) {
     // commit after it instead of a commit for each turn's few.
     const hold = wal?.holdCommit();
     const written = hold ? hold.then(queued) : queued();
-    if (!wal) return written.then(countedValue);
     return written.then(({ value, commit }) => {
       count(commit);
-      return wal.durable(commit).then(() => value);
+      return wal ? wal.durable(commit).then(() => value) : value;
     });
   };
   return { publish: publishEvent, commits: () => commits };
