@@ -131,9 +131,11 @@ export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS, e
     LINKHOOKS_EVENTS_PER_SECOND: '1000000',
     LINKHOOKS_EVENTS_BURST: '1000000',
     // Its share of the worker is the whole worker, as the bare loop's and each peer's 64 requests
-    // open (the library part does the same); by default one account holds at most 56 of 64.
+    // open (the library part does the same); by default one account holds at most 56 of 64, and
+    // 48 of an origin's 56.
     LINKHOOKS_PER_ACCOUNT_CAP: '64',
     LINKHOOKS_PER_ORIGIN_CAP: '64',
+    LINKHOOKS_PER_ACCOUNT_AT_ORIGIN_CAP: '64',
     NODE_EXTRA_CA_CERTS: caFile,
     ...settings,
   };

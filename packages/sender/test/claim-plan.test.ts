@@ -47,7 +47,7 @@ import { withSqlitePlans } from './helpers/sqlite-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'linkhooks-claim-plan-'));
 /** No endpoint, account or origin full: the JSON arrays the SQLite statements take. */
-const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]' };
+const full = { full: '[]', fullAccounts: '[]', fullOrigins: '[]', fullAtOrigins: '[]' };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the SQLite claim', () => {

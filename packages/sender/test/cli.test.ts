@@ -128,6 +128,7 @@ describe('linkhooks-sender on SQLite', () => {
       perEndpointCap: 8,
       perAccountCap: 40,
       perOriginCap: 56,
+      perAccountAtOriginCap: 48,
     });
 
     const endpoint = await http(base, 'POST', '/v1/endpoints', account.api_key, {

@@ -132,6 +132,7 @@ describe.each(kinds)('$kind', ({ kind, up, open }) => {
       // One account, one origin: their shares do not stand between the endpoints and their caps.
       perAccountCap: 8,
       perOriginCap: 8,
+      perAccountAtOriginCap: 8,
     });
     const account = `acct_cap_${kind}`;
     const routes: string[] = [];

@@ -14,8 +14,11 @@ import {
   ORIGIN_OTHER_ACCOUNTS,
   ORIGIN_THRESHOLD,
 } from '../src/domain/breaker.js';
+import { slotsOf } from '../src/engine/options.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import type { SenderStore } from '../src/store/port.js';
+import type { ClaimedDelivery } from '../src/store/records.js';
 import type { AttemptReport } from '../src/worker/attempt.js';
 import { conditions } from './helpers/conditions.js';
 import { addEndpoint } from './helpers/endpoints.js';
@@ -100,40 +103,93 @@ describe('a relay many customers share', () => {
   });
 
   it("delivers a customer's event at once while another customer's requests there hold every connection", async () => {
-    const delivered: AttemptReport[] = [];
-    const hung: AttemptReport[] = [];
-    const reported = conditions();
-    const sender = createSender({
-      store: createMemoryStore(),
-      clock: systemClock,
-      allowPrivateNetworks: true,
-      ca: relay.certs.ca,
-      // The whole default deadline: the hanging requests hold their connections for all of the test.
-      onAttempt: (report) => {
-        (report.attempt.failureKind === null ? delivered : hung).push(report);
-        reported.changed();
-      },
-    });
+    // Four endpoints at their cap of 8: 32 requests that hang, twice the relay's 16 connections.
+    const t = await hangingThere(4, 32);
     try {
-      const { account: broken } = await sender.createAccount({ name: 'Broken', plan: 'business' });
-      const { account: healthy } = await sender.createAccount({ name: 'Healthy', plan: 'business' });
-      // Four endpoints at their cap of 8: 32 requests that hang, twice the relay's 16 connections.
-      const routes: string[] = [];
-      for (let i = 0; i < 4; i++) {
-        routes.push((await addEndpoint(sender, relay, { account: broken.id, behaviour: 'hang' })).route);
-      }
-      const { route } = await addEndpoint(sender, relay, { account: healthy.id });
-      for (let i = 0; i < 8; i++) await sender.publish(broken.id, buildEvent('click'));
-      sender.start();
-      await relay.until(() => relay.hits.filter((h) => routes.includes(h.route)).length >= 16);
-      await sender.publish(healthy.id, buildEvent('click'));
-      await reported.until(() => delivered.length > 0);
-      // Delivered while every one of the hanging requests was still out.
-      expect(hung).toEqual([]);
-      expect(delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([[healthy.id, 1]]);
-      expect(relay.received.filter((r) => r.route === route)).toHaveLength(1);
+      expect(t.hung).toEqual([]);
+      expect(t.delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([
+        [t.healthy, 1],
+      ]);
+      expect(relay.received.filter((r) => r.route === t.route)).toHaveLength(1);
     } finally {
-      await sender.stop(0);
+      await t.sender.stop(0);
+    }
+  });
+
+  it("delivers a customer's event at once while another customer has enough hanging there to fill the relay's share", async () => {
+    const { perOriginCap, perAccountAtOriginCap } = slotsOf({});
+    // Endpoints at their cap of 8 that hang, enough to hold the relay's whole share (56); the
+    // healthy customer's click published once the hanging one's claims reach its share there (48).
+    const t = await hangingThere(perOriginCap / 8, perAccountAtOriginCap);
+    try {
+      expect(t.hung).toEqual([]);
+      expect(t.delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([
+        [t.healthy, 1],
+      ]);
+      expect(t.claimed.get(t.broken)).toBe(perAccountAtOriginCap);
+    } finally {
+      await t.sender.stop(0);
     }
   });
 });
+
+/**
+ * A sender delivering to the relay with the whole default deadline (the hanging requests hold
+ * their connections for all of a test), its claims counted per account: a customer with
+ * `endpoints` there that hang, 8 clicks each, and once `claimedFirst` of those are claimed, a
+ * healthy customer's click there; resolves once something is delivered.
+ */
+async function hangingThere(endpoints: number, claimedFirst: number) {
+  const delivered: AttemptReport[] = [];
+  const hung: AttemptReport[] = [];
+  const claimed = new Map<string, number>();
+  const happened = conditions();
+  const counted = (taken: ClaimedDelivery[]) => {
+    for (const c of taken) claimed.set(c.delivery.accountId, (claimed.get(c.delivery.accountId) ?? 0) + 1);
+    happened.changed();
+  };
+  const memory = createMemoryStore();
+  const store: SenderStore = {
+    ...memory,
+    async claimDue(request) {
+      const taken = await memory.claimDue(request);
+      counted(taken);
+      return taken;
+    },
+    async claimTurn(request) {
+      const turn = await memory.claimTurn(request);
+      counted(turn.claimed);
+      return turn;
+    },
+  };
+  const sender = createSender({
+    store,
+    clock: systemClock,
+    allowPrivateNetworks: true,
+    ca: relay.certs.ca,
+    onAttempt: (report) => {
+      (report.attempt.failureKind === null ? delivered : hung).push(report);
+      happened.changed();
+    },
+  });
+  const { account: broken } = await sender.createAccount({ name: 'Broken', plan: 'business' });
+  const { account: healthy } = await sender.createAccount({ name: 'Healthy', plan: 'business' });
+  const routes: string[] = [];
+  for (let i = 0; i < endpoints; i++) {
+    routes.push((await addEndpoint(sender, relay, { account: broken.id, behaviour: 'hang' })).route);
+  }
+  const { route } = await addEndpoint(sender, relay, { account: healthy.id });
+  for (let i = 0; i < 8; i++) await sender.publish(broken.id, buildEvent('click'));
+  sender.start();
+  try {
+    await happened.until(() => (claimed.get(broken.id) ?? 0) >= claimedFirst);
+    // The relay's 16 connections taken by them.
+    await relay.until(() => relay.hits.filter((h) => routes.includes(h.route)).length >= 16);
+    await sender.publish(healthy.id, buildEvent('click'));
+    await happened.until(() => delivered.length > 0);
+  } catch (error) {
+    await sender.stop(0);
+    throw error;
+  }
+  return { sender, delivered, hung, claimed, route, broken: broken.id, healthy: healthy.id };
+}

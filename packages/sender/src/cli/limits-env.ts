@@ -48,6 +48,7 @@ const WORKER_VARIABLES: Record<keyof SlotOptions, string> = {
   perEndpointCap: 'LINKHOOKS_PER_ENDPOINT_CAP',
   perAccountCap: 'LINKHOOKS_PER_ACCOUNT_CAP',
   perOriginCap: 'LINKHOOKS_PER_ORIGIN_CAP',
+  perAccountAtOriginCap: 'LINKHOOKS_PER_ACCOUNT_AT_ORIGIN_CAP',
 };
 /** More slots than any process could hold open; a claim takes its counts as 32-bit integers. */
 const MAX_SLOTS = 100_000;

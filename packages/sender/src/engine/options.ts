@@ -56,6 +56,12 @@ export interface SenderOptions {
    * (design D25). Default as `perAccountCap`.
    */
   perOriginCap?: number;
+  /**
+   * Of an origin's `perOriginCap`, the most one account's requests there may hold (design D25), so
+   * that at a server many customers share, one customer's hanging requests leave room for the
+   * others'. Default all but a reserve of min(8, a quarter of it), at least 1: 48 of 56.
+   */
+  perAccountAtOriginCap?: number;
   batchSize?: number;
   /**
    * The longest the worker and the operator notifier sleep when nothing wakes them: how soon work
@@ -121,6 +127,7 @@ export interface Settings {
   perEndpointCap: number;
   perAccountCap: number;
   perOriginCap: number;
+  perAccountAtOriginCap: number;
   batchSize: number;
   pollIntervalMs: number;
   retentionMs: number;
@@ -143,7 +150,7 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
 
 export type SlotOptions = Pick<
   SenderOptions,
-  'concurrency' | 'perEndpointCap' | 'perAccountCap' | 'perOriginCap'
+  'concurrency' | 'perEndpointCap' | 'perAccountCap' | 'perOriginCap' | 'perAccountAtOriginCap'
 >;
 
 /** The worker's slots (design D25): those given, checked, and the defaults for the rest. */
@@ -152,11 +159,16 @@ export function slotsOf(options: SlotOptions): Required<SlotOptions> {
   // One account or origin may fill all but a reserve of the slots: alone it runs nearly at full
   // speed, and the reserve is always left to the others (design D25).
   const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
+  const perOriginCap = positiveInt('perOriginCap', options.perOriginCap, share);
+  // Within an origin, the reserve is what the second pool takes for accounts with few requests
+  // there (design D25): one account's hanging requests leave their room to the others.
+  const atOrigin = Math.max(1, perOriginCap - Math.min(8, Math.ceil(perOriginCap / 4)));
   return {
     concurrency,
     perEndpointCap: positiveInt('perEndpointCap', options.perEndpointCap, 8),
     perAccountCap: positiveInt('perAccountCap', options.perAccountCap, share),
-    perOriginCap: positiveInt('perOriginCap', options.perOriginCap, share),
+    perOriginCap,
+    perAccountAtOriginCap: positiveInt('perAccountAtOriginCap', options.perAccountAtOriginCap, atOrigin),
   };
 }
 

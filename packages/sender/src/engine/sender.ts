@@ -128,6 +128,7 @@ export function createSender(options: SenderOptions): Sender {
     perEndpointCap: settings.perEndpointCap,
     perAccountCap: settings.perAccountCap,
     perOriginCap: settings.perOriginCap,
+    perAccountAtOriginCap: settings.perAccountAtOriginCap,
     batchSize: settings.batchSize,
     leaseMs: settings.leaseMs,
     renewEveryMs: settings.renewEveryMs,

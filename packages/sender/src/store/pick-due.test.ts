@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { inAccountTurns, nextTurnCursor, pickDue, turnCursor } from './pick-due.js';
+import {
+  accountAtOrigin,
+  inAccountTurns,
+  nextTurnCursor,
+  pickDue,
+  shareLimits,
+  splitAccountAtOrigin,
+  turnCursor,
+} from './pick-due.js';
 import type { TurnRequest } from './port.js';
 import type { ClaimedDelivery } from './records.js';
 
@@ -81,6 +89,54 @@ describe('pickDue', () => {
     // d1: e1 is full; d3: account A has 2; d4: origin o1 has 2 (d0, d2); d5: B has 1 + 1;
     // d6: o3 has 1 (d5) + 1.
     expect(picked).toEqual(['d0', 'd2', 'd5', 'd6']);
+  });
+
+  it("keeps an account within its share of an origin, leaving the rest of the origin's to the others (design D25)", () => {
+    // account/origin of each due delivery, in due order: A's backlog at the relay first.
+    const rows = [
+      ['A', 'relay'],
+      ['A', 'relay'],
+      ['A', 'relay'],
+      ['A', 'own'],
+      ['B', 'relay'],
+      ['A', 'relay'],
+      ['C', 'relay'],
+    ].map(([account, origin], i) => ({ id: `d${i}`, account: account!, origin: origin! }));
+    type R = (typeof rows)[number];
+    const share = shareLimits<R>(
+      {
+        perAccount: 10,
+        perOrigin: 5,
+        perAccountAtOrigin: 3,
+        openByAccount: new Map([['A', 1]]),
+        openByOrigin: new Map([['relay', 1]]),
+        openByAccountAtOrigin: new Map([[accountAtOrigin('A', 'relay'), 1]]),
+      },
+      (r) => r.account,
+      (r) => r.origin,
+    );
+    const picked = pickDue(rows, [share.accounts, share.origins, share.accountsAtOrigins], 10).map(
+      (r) => r.id,
+    );
+    // A has 1 open at the relay: two more there (d0, d1), none after; its own origin is its own.
+    // The relay's share of 5: 1 open, A's 2, then B's and C's.
+    expect(picked).toEqual(['d0', 'd1', 'd3', 'd4', 'd6']);
+  });
+
+  it('keys an account at an origin apart from every other account and origin', () => {
+    const keys = [
+      accountAtOrigin('acct_1', 'https://a.example.com'),
+      accountAtOrigin('acct_1', 'https://a.example.com:8443'),
+      accountAtOrigin('acct_2', 'https://a.example.com'),
+      accountAtOrigin('acct_1', 'https://[2001:db8::1]:9443'),
+    ];
+    expect(new Set(keys).size).toBe(4);
+    expect(keys.map(splitAccountAtOrigin)).toEqual([
+      ['acct_1', 'https://a.example.com'],
+      ['acct_1', 'https://a.example.com:8443'],
+      ['acct_2', 'https://a.example.com'],
+      ['acct_1', 'https://[2001:db8::1]:9443'],
+    ]);
   });
 });
 
@@ -172,7 +228,9 @@ describe('nextTurnCursor', () => {
     perAccount: 56,
     perOrigin,
     openByAccount: new Map<string, number>(),
+    perAccountAtOrigin: perOrigin,
     openByOrigin: new Map(open),
+    openByAccountAtOrigin: new Map<string, number>(),
     capped: { endpoints: new Map<string, number>(), origins: new Map(capped) },
   });
   // R1 behind relay origin O, X after it at an origin of its own.

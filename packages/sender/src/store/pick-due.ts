@@ -16,17 +16,35 @@ export interface PickLimit<T> {
 const capFor = <T>(l: PickLimit<T>, key: string) => l.caps?.get(key) ?? l.cap;
 
 /**
- * A claimer's shares (design D25) as limits: its share of each account and of each origin,
- * counting what it has open there, an origin's breaker's cap in place of its share.
+ * The key of an account's requests at an origin (ClaimShares' `openByAccountAtOrigin`): the origin
+ * first, which holds no space (a URL's origin), so that splitAccountAtOrigin can take it apart.
+ */
+export const accountAtOrigin = (accountId: string, origin: string) => `${origin} ${accountId}`;
+
+/** accountAtOrigin's parts: [account id, origin]. */
+export function splitAccountAtOrigin(key: string): [accountId: string, origin: string] {
+  const space = key.indexOf(' ');
+  return [key.slice(space + 1), key.slice(0, space)];
+}
+
+/**
+ * A claimer's shares (design D25) as limits: its share of each account, of each origin, and of
+ * each account at an origin, counting what it has open there, an origin's breaker's cap in place
+ * of its share.
  */
 export function shareLimits<T>(
   shares: ClaimShares,
   accountOf: (delivery: T) => string,
   originOf: (delivery: T) => string,
-): { accounts: PickLimit<T>; origins: PickLimit<T> } {
+): { accounts: PickLimit<T>; origins: PickLimit<T>; accountsAtOrigins: PickLimit<T> } {
   return {
     accounts: { keyOf: accountOf, cap: shares.perAccount, inFlight: shares.openByAccount },
     origins: originShare(shares, originOf),
+    accountsAtOrigins: {
+      keyOf: (delivery) => accountAtOrigin(accountOf(delivery), originOf(delivery)),
+      cap: shares.perAccountAtOrigin,
+      inFlight: shares.openByAccountAtOrigin,
+    },
   };
 }
 
@@ -43,10 +61,10 @@ function originShare<T>(shares: ClaimShares, originOf: (delivery: T) => string):
 /**
  * Which due deliveries a claim leases, for the store that picks in the process (SQLite;
  * PostgreSQL ranks in its claim statement to save round trips): in due order, at most `limit` in
- * all, and within every limit given (design I6: per endpoint; design D25: per account and per
- * origin, this worker's share). A delivery over any limit is passed over, never waited on, so a
- * hanging endpoint, origin or account cannot hold up the others. It reads `due` lazily and stops
- * at `limit`, so a store can hand it rows it reads only as they are needed.
+ * all, and within every limit given (design I6: per endpoint; design D25: per account, per origin
+ * and per account at an origin, this worker's share). A delivery over any limit is passed over,
+ * never waited on, so a hanging endpoint, origin or account cannot hold up the others. It reads
+ * `due` lazily and stops at `limit`, so a store can hand it rows it reads only as they are needed.
  */
 export function pickDue<T>(due: Iterable<T>, limits: readonly PickLimit<T>[], limit: number): T[] {
   const picked: T[] = [];

@@ -124,8 +124,12 @@ export interface ProbeRequest {
 export interface ClaimShares {
   perAccount: number;
   perOrigin: number;
+  /** Of an origin's share, the most one account's requests there may hold. */
+  perAccountAtOrigin: number;
   openByAccount: ReadonlyMap<string, number>;
   openByOrigin: ReadonlyMap<string, number>;
+  /** Keyed by accountAtOrigin. */
+  openByAccountAtOrigin: ReadonlyMap<string, number>;
   /**
    * Tighter caps the circuit breaker sets (design D27), by endpoint id and by origin: 0 while open
    * (none claimed), 1 while half-open (one probe at a time). The worker gives an endpoint half-open

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS, ORIGIN_THRESHOLD } from '../domain/breaker.js';
+import { accountAtOrigin } from '../store/pick-due.js';
 import type { AttemptReport } from './attempt.js';
 import {
   type BreakerCaps,
@@ -185,10 +186,34 @@ describe("a worker's breakers", () => {
         ['acct_a', 1],
       ]),
       openByOrigin: new Map<string, number>(),
+      perAccountAtOrigin: 1,
+      openByAccountAtOrigin: new Map<string, number>(),
     };
     // ep_2 shares ep_1's origin (one each); acct_a has one out, so two more, ep_4 left for the next claim.
     expect(chooseProbes(caps, shares, new Set(['ep_out']), 10)).toEqual(['ep_1', 'ep_3']);
     expect(chooseProbes(caps, shares, new Set(['ep_out']), 1)).toEqual(['ep_1']);
     expect(shares.openByAccount.get('acct_a')).toBe(1);
+  });
+
+  it("probes no endpoint of an account at its share of an origin, and another account's there (design D25)", () => {
+    const relay = 'https://relay.example.com';
+    const caps: BreakerCaps = {
+      capped: { endpoints: new Map(), origins: new Map() },
+      probing: [
+        { endpointId: 'ep_a1', accountId: 'acct_a', origin: relay },
+        { endpointId: 'ep_a2', accountId: 'acct_a', origin: relay },
+        { endpointId: 'ep_b', accountId: 'acct_b', origin: relay },
+        { endpointId: 'ep_a3', accountId: 'acct_a', origin: 'https://own.example.com' },
+      ],
+    };
+    const shares = {
+      perAccount: 10,
+      perOrigin: 10,
+      openByAccount: new Map([['acct_a', 1]]),
+      openByOrigin: new Map([[relay, 1]]),
+      perAccountAtOrigin: 2,
+      openByAccountAtOrigin: new Map([[accountAtOrigin('acct_a', relay), 1]]),
+    };
+    expect(chooseProbes(caps, shares, new Set(), 10)).toEqual(['ep_a1', 'ep_b', 'ep_a3']);
   });
 });

@@ -17,6 +17,7 @@ import {
   type OriginBreakerState,
 } from '../domain/breaker.js';
 import type { FailureKind } from '../domain/delivery-state.js';
+import { accountAtOrigin } from '../store/pick-due.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import type { AttemptReport } from './attempt.js';
@@ -146,27 +147,32 @@ export function createBreakers(clock: Clock) {
 
 /**
  * Which of the half-open endpoints a claim of `limit` probes: those with no attempt of this worker
- * still out (`busy`), within their origin's cap and their account's and origin's shares (design
- * D25), counting the probes chosen before. Pure; the store leases only those with something due
- * and no delivery in flight.
+ * still out (`busy`), within their origin's cap and their account's, origin's and account's at the
+ * origin shares (design D25), counting the probes chosen before. Pure; the store leases only those
+ * with something due and no delivery in flight.
  */
 export function chooseProbes(
   { capped, probing }: BreakerCaps,
-  shares: Pick<ClaimShares, 'perAccount' | 'perOrigin' | 'openByAccount' | 'openByOrigin'>,
+  shares: Omit<ClaimShares, 'capped'>,
   busy: ReadonlySet<string>,
   limit: number,
 ): string[] {
   const byAccount = new Map(shares.openByAccount);
   const byOrigin = new Map(shares.openByOrigin);
+  const atOrigin = new Map(shares.openByAccountAtOrigin);
   const chosen: string[] = [];
   for (const { endpointId, accountId, origin } of probing) {
     if (chosen.length >= limit) break;
     const account = byAccount.get(accountId) ?? 0;
     const host = byOrigin.get(origin) ?? 0;
+    const key = accountAtOrigin(accountId, origin);
+    const there = atOrigin.get(key) ?? 0;
     const originCap = Math.min(capped.origins.get(origin) ?? shares.perOrigin, shares.perOrigin);
     if (busy.has(endpointId) || account >= shares.perAccount || host >= originCap) continue;
+    if (there >= shares.perAccountAtOrigin) continue;
     byAccount.set(accountId, account + 1);
     byOrigin.set(origin, host + 1);
+    atOrigin.set(key, there + 1);
     chosen.push(endpointId);
   }
   return chosen;

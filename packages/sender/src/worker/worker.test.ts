@@ -478,6 +478,7 @@ function retryingWorker(
     perEndpointCap: slots,
     perAccountCap: slots,
     perOriginCap: slots,
+    perAccountAtOriginCap: slots,
     batchSize,
     rules: { schedule: { delaysMs: [5_000, 10_000] }, policy: DEFAULT_DISABLE_POLICY },
     leaseMs: 600_000,
@@ -576,6 +577,7 @@ async function oneSlotTwoClicks(firstBytes: number) {
       perEndpointCap: 2,
       perAccountCap: 2,
       perOriginCap: 2,
+      perAccountAtOriginCap: 2,
       pollIntervalMs: POLL_MS,
     }),
   );

@@ -4,6 +4,7 @@
  * due right now and resolves when it is done — what virtual-time tests drive instead of the loop.
  */
 import { createAbandon } from '../delivery/abandon.js';
+import { accountAtOrigin } from '../store/pick-due.js';
 import type { ClaimRequest } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { storeUnavailable } from '../store/unavailable.js';
@@ -45,6 +46,8 @@ export interface WorkerOptions extends AttemptDeps {
   perAccountCap: number;
   /** Of this worker's slots, the most requests to one origin (design D25). */
   perOriginCap: number;
+  /** Of an origin's share, the most one account's requests there (design D25). */
+  perAccountAtOriginCap: number;
   /** Claimed at once. */
   batchSize: number;
   /** How long a lease holds unless renewed (design I3). */
@@ -173,14 +176,23 @@ export function createWorker(options: WorkerOptions): Worker {
 
   const breakers = createBreakers(options.clock);
 
-  /** This worker's requests open, per account and per origin (design D25): `claims` added to `into`. */
+  /**
+   * This worker's requests open, per account, per origin and per account at an origin (design
+   * D25): `claims` added to `into`.
+   */
   const countOpen = (
     claims: Iterable<ClaimedDelivery>,
-    into = { openByAccount: new Map<string, number>(), openByOrigin: new Map<string, number>() },
+    into = {
+      openByAccount: new Map<string, number>(),
+      openByOrigin: new Map<string, number>(),
+      openByAccountAtOrigin: new Map<string, number>(),
+    },
   ) => {
+    const add = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
     for (const { delivery, origin } of claims) {
-      into.openByAccount.set(delivery.accountId, (into.openByAccount.get(delivery.accountId) ?? 0) + 1);
-      into.openByOrigin.set(origin, (into.openByOrigin.get(origin) ?? 0) + 1);
+      add(into.openByAccount, delivery.accountId);
+      add(into.openByOrigin, origin);
+      add(into.openByAccountAtOrigin, accountAtOrigin(delivery.accountId, origin));
     }
     return into;
   };
@@ -201,7 +213,12 @@ export function createWorker(options: WorkerOptions): Worker {
       const now = options.clock.now();
       const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
       const opened = open();
-      const shares = { perAccount: options.perAccountCap, perOrigin: options.perOriginCap, ...opened };
+      const shares = {
+        perAccount: options.perAccountCap,
+        perOrigin: options.perOriginCap,
+        perAccountAtOrigin: options.perAccountAtOriginCap,
+        ...opened,
+      };
       let probes: ClaimedDelivery[] = [];
       if (breaking.probing.length > 0) {
         const busy = new Set([...inFlight].map((r) => r.claim.delivery.endpointId));

@@ -12,17 +12,24 @@ import type { ClaimShares, SenderStore } from '../../src/store/port.js';
 /** More due deliveries than claimPastShare's claim walks: a backlog of that size holds it up. */
 export const HELD_UP_BACKLOG = claimWalk(claimWindow(8)) + 20;
 
-/** A claimer's shares: its limits per account and per origin, and what it has open of each. */
+/**
+ * A claimer's shares: its limits per account and per origin, and what it has open of each; an
+ * account's share at an origin all of the origin's, unless `atOrigin` gives it and what is open
+ * (keyed by accountAtOrigin).
+ */
 export const sharesOf = (
   perAccount: number,
   perOrigin: number,
   openByAccount: [string, number][] = [],
   openByOrigin: [string, number][] = [],
+  atOrigin: { cap: number; open: [string, number][] } = { cap: perOrigin, open: [] },
 ): ClaimShares => ({
   perAccount,
   perOrigin,
+  perAccountAtOrigin: atOrigin.cap,
   openByAccount: new Map(openByAccount),
   openByOrigin: new Map(openByOrigin),
+  openByAccountAtOrigin: new Map(atOrigin.open),
 });
 
 /** A claimer's shares, 8 per account, with `heldAccount` at its share; `perOrigin` per origin. */

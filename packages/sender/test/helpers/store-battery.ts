@@ -9,7 +9,7 @@ import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import { claimWalk, claimWindow, turnEndpointsPerAccount, walkSteps } from '../../src/store/claim-window.js';
 import { ATTEMPTS_SHOWN, EVENT_SCAN } from '../../src/store/log-page-sql.js';
-import { turnCursor } from '../../src/store/pick-due.js';
+import { accountAtOrigin, turnCursor } from '../../src/store/pick-due.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, DeliveryRecord, EventRecord } from '../../src/store/records.js';
@@ -571,6 +571,62 @@ export function storeBattery(
       expect(origins.filter((o) => o === 'https://relay.example.com:8443')).toHaveLength(3);
       expect(origins.filter((o) => o === 'https://[2001:db8::1]:9443')).toHaveLength(3);
       for (const c of claimed) expect(c.origin).toBe(new URL(c.url).origin);
+    });
+
+    it("passes over an account at its share of an origin, and takes the others' there (design D25)", async () => {
+      const [a, b] = [account(), account()];
+      const relay = 'https://relay.example.com';
+      for (let i = 0; i < 3; i++) await endpointAt(a, `${relay}/a-${i}`);
+      const own = await endpointAt(a, 'https://a.example.com/own');
+      const b1 = await endpointAt(b, `${relay}/b`);
+      for (let i = 0; i < 3; i++) await publish(event(a, 'click', T0 + i));
+      await publish(event(b, 'click', T0 + 20));
+      const request = { now: T0 + 30, limit: 100, leaseMs: LEASE, perEndpointCap: 100 };
+      // A has 2 open at the relay, of its 4 there; the relay's share (100) and A's (100) far off.
+      const shares = sharesOf(100, 100, [[a, 2]], [[relay, 2]], {
+        cap: 4,
+        open: [[accountAtOrigin(a, relay), 2]],
+      });
+      const count = (claimed: ClaimedDelivery[]) => {
+        const at = (c: ClaimedDelivery) =>
+          c.delivery.accountId === b ? 'b' : c.delivery.endpointId === own.id ? 'a own' : 'a relay';
+        const counts: Record<string, number> = {};
+        for (const c of claimed) counts[at(c)] = (counts[at(c)] ?? 0) + 1;
+        return counts;
+      };
+      // In due order: A's 9 at the relay first, two taken; its own origin's 3, and B's at the relay.
+      const claimed = await store.claimDue({ ...request, shares });
+      expect(count(claimed)).toEqual({ 'a relay': 2, 'a own': 3, b: 1 });
+      expect(claimed.find((c) => c.delivery.accountId === b)!.delivery.endpointId).toBe(b1.id);
+      for (const c of claimed) await store.releaseLease(c.delivery.id, c.leaseToken);
+      // With the accounts in turn, the same shares (a turn reads a few of each account's endpoints:
+      // A's own may be among them or not).
+      const turn = await store.claimTurn({ ...request, now: T0 + 31, shares, after: '' });
+      expect(count(turn.claimed)).toMatchObject({ 'a relay': 2, b: 1 });
+      for (const c of turn.claimed) await store.releaseLease(c.delivery.id, c.leaseToken);
+      // At its share there, none of A's at the relay; B's still.
+      const full = sharesOf(100, 100, [], [], { cap: 4, open: [[accountAtOrigin(a, relay), 4]] });
+      expect(count(await store.claimDue({ ...request, now: T0 + 32, shares: full }))).toEqual({
+        'a own': 3,
+        b: 1,
+      });
+    });
+
+    it("claims another account's delivery at an origin while one account's backlog there, at its share, fills the walk (design D25)", async () => {
+      const [a, b] = [account(), account()];
+      const relay = 'https://relay.example.com';
+      await endpointAt(a, `${relay}/a`);
+      const b1 = await endpointAt(b, `${relay}/b`);
+      for (let i = 0; i < HELD_UP_BACKLOG; i++) await publish(event(a, 'click', T0 + i));
+      await publish(event(b, 'click', T0 + HELD_UP_BACKLOG));
+      const claimed = await store.claimDue({
+        now: T0 + HELD_UP_BACKLOG + 1,
+        limit: 8,
+        leaseMs: LEASE,
+        perEndpointCap: 8,
+        shares: sharesOf(8, 8, [], [], { cap: 4, open: [[accountAtOrigin(a, relay), 4]] }),
+      });
+      expect(claimed.map((c) => c.delivery.endpointId)).toEqual([b1.id]);
     });
 
     it("keeps the circuit breaker's tighter caps: none while open, one while half-open (design D27)", async () => {

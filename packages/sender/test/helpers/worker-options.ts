@@ -16,6 +16,7 @@ export function workerOptions<G extends Given>(slots: number, given: G): WorkerO
     perEndpointCap: slots,
     perAccountCap: slots,
     perOriginCap: slots,
+    perAccountAtOriginCap: slots,
     batchSize: slots,
     leaseMs: 60_000,
     renewEveryMs: 20_000,

@@ -13,8 +13,8 @@ import {
   nothingToClaim,
   turnEndpointsPerAccount,
 } from '../claim-window.js';
-import { nextTurnCursor } from '../pick-due.js';
-import type { ClaimedTurn, ClaimRequest, TurnRequest } from '../port.js';
+import { nextTurnCursor, splitAccountAtOrigin } from '../pick-due.js';
+import type { ClaimedTurn, ClaimRequest, ClaimShares, TurnRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
 import { bodiesOf, leaseOfRow, type Row, toClaimed } from '../rows.js';
 import { attemptColumnsSql, CLAIMABLE_SQL, QUEUED_SQL } from '../sql-rules.js';
@@ -65,6 +65,7 @@ held_accounts AS (SELECT * FROM unnest($8::text[], $9::int[]) AS h (account_id, 
 held_origins AS (SELECT * FROM unnest($10::text[], $11::int[]) AS h (origin, n)),
 endpoint_caps AS (SELECT * FROM unnest($14::text[], $15::int[]) AS c (endpoint_id, cap)),
 origin_caps AS (SELECT * FROM unnest($16::text[], $17::int[]) AS c (origin, cap)),
+held_at_origins AS (SELECT * FROM unnest($20::text[], $21::text[], $22::int[]) AS h (account_id, origin, n)),
 full_endpoints AS (
   SELECT endpoint_id FROM inflight WHERE n >= $3::int
   UNION ALL
@@ -76,6 +77,11 @@ full_endpoints AS (
     UNION ALL
     SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
     WHERE coalesce(h.n, 0) >= c.cap)
+  UNION ALL
+  -- An account's endpoints at an origin where it is at its share there, by the endpoints' index by
+  -- account.
+  SELECT e.id FROM held_at_origins h JOIN endpoints e ON e.account_id = h.account_id AND e.origin = h.origin
+  WHERE h.n >= $23::int
   UNION ALL
   -- Endpoints being deleted (design D78): disabled, but their due deliveries are not held, so the
   -- walk steps past them as past a full endpoint's, and a claim behind them reads past its walk.
@@ -114,23 +120,23 @@ held_up AS MATERIALIZED (
 )
 `;
 /**
- * A claim with the accounts in turn reads the first `$21` (turnEndpointsPerAccount) of each
+ * A claim with the accounts in turn reads the first `$25` (turnEndpointsPerAccount) of each
  * account's endpoints with something due, the earliest due first, for `$2` accounts: those whose id
- * comes after the turn's cursor `$22` (TurnRequest's `after`), then from the first id on, in byte order
+ * comes after the turn's cursor `$26` (TurnRequest's `after`), then from the first id on, in byte order
  * (as inTurnOrder compares them), as the SQLite store's turnEndpoints picks them.
  */
 const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
   SELECT t.id, t.live, t.account_id FROM (
     SELECT f.*, dense_rank() OVER (
-      ORDER BY f.account_id <= $22::text, f.account_id
+      ORDER BY f.account_id <= $26::text, f.account_id
     ) AS account_turn
     FROM (
       SELECT q.id, q.live, q.account_id,
              row_number() OVER (PARTITION BY q.account_id ORDER BY q.next_due_at, q.id) AS rn_endpoint
       FROM due_endpoints q WHERE q.live
     ) f
-    WHERE f.rn_endpoint <= $21::int
+    WHERE f.rn_endpoint <= $25::int
   ) t
   WHERE t.account_turn <= $2::int
 ),`;
@@ -149,9 +155,9 @@ const dueEntryAndEndpoint = (id: string) => `CROSS JOIN LATERAL (
 
 /**
  * For a turn, the endpoints with something due among the first `$19` endpoints in account-id order
- * after the turn's cursor `$22`, then from the first id on (in byte order, as inTurnOrder), by the
- * endpoints' index by account and each one's entry by key, those `idle_due` has not read: `$21` of
- * each account's, for as many accounts as make `$2` × `$21` (as many as the turn reads:
+ * after the turn's cursor `$26`, then from the first id on (in byte order, as inTurnOrder), by the
+ * endpoints' index by account and each one's entry by key, those `idle_due` has not read: `$25` of
+ * each account's, for as many accounts as make `$2` × `$25` (as many as the turn reads:
  * TURN_ENDPOINTS), the first in that order. The accounts a turn takes next are read so, whatever is
  * due before them: `idle_due` alone, in due order, read none past its `$19` entries, so tenants with
  * more endpoints than that, all due first, kept every other one out of the turns until their
@@ -163,10 +169,10 @@ const AFTER_CURSOR = `after_cursor AS (
     SELECT e.id, true AS live, e.account_id, q.next_due_at, w.part,
            row_number() OVER (PARTITION BY e.account_id ORDER BY e.id) AS rn
     FROM (
-      (SELECT e.id, 0 AS part FROM endpoints e WHERE e.account_id > $22::text
+      (SELECT e.id, 0 AS part FROM endpoints e WHERE e.account_id > $26::text
        ORDER BY e.account_id, e.id LIMIT $19::int)
       UNION ALL
-      (SELECT e.id, 1 AS part FROM endpoints e WHERE e.account_id <= $22::text
+      (SELECT e.id, 1 AS part FROM endpoints e WHERE e.account_id <= $26::text
        ORDER BY e.account_id, e.id LIMIT $19::int)
       LIMIT $19::int
     ) w
@@ -176,31 +182,31 @@ const AFTER_CURSOR = `after_cursor AS (
       AND e.id NOT IN (SELECT endpoint_id FROM live)
       AND e.enabled AND NOT e.paused
   ) a
-  WHERE a.rn <= $21::int
+  WHERE a.rn <= $25::int
   ORDER BY a.part, a.account_id, a.id
-  LIMIT $2::int * $21::int
+  LIMIT $2::int * $25::int
 ),
 `;
 
 /**
- * Where AFTER_CURSOR's read after `$22` stopped, for the next turn's cursor (nextTurnCursor), as
+ * Where AFTER_CURSOR's read after `$26` stopped, for the next turn's cursor (nextTurnCursor), as
  * turnReadTo decides it: where it met its bound `$19` before the last account, from the
  * accounts of the last endpoint it read and of the next (`edge`): the last account it read every
  * endpoint of, or the one it stopped in when no account before it was read (`read_stop`); no
- * further than the last account of its rows when they filled its `$2` × `$21`; and nothing when the
+ * further than the last account of its rows when they filled its `$2` × `$25`; and nothing when the
  * turn chose fewer than every account with something due it found past the cursor, or when as many
  * endpoints in flight as it reads (`in_flight_due`) may have hidden one.
  */
 const READ_TO = `edge AS MATERIALIZED (
   SELECT x.account_id, row_number() OVER (ORDER BY x.account_id, x.id) AS k FROM (
-    SELECT e.account_id, e.id FROM endpoints e WHERE e.account_id > $22::text
+    SELECT e.account_id, e.id FROM endpoints e WHERE e.account_id > $26::text
     ORDER BY e.account_id, e.id OFFSET $19::int - 1 LIMIT 2
   ) x
 ),
 read_stop AS (
   SELECT CASE WHEN n.account_id <> l.account_id THEN l.account_id
               ELSE coalesce((SELECT max(e.account_id) FROM endpoints e
-                             WHERE e.account_id > $22::text AND e.account_id < l.account_id), l.account_id)
+                             WHERE e.account_id > $26::text AND e.account_id < l.account_id), l.account_id)
          END AS account_id
   FROM edge l JOIN edge n ON l.k = 1 AND n.k = 2
 ),
@@ -211,11 +217,11 @@ read_to AS (
     WHEN (SELECT count(*) FROM in_flight_due) >= $19::int THEN NULL
     WHEN EXISTS (
       SELECT 1 FROM due_endpoints q
-      WHERE q.live AND q.account_id > $22::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
+      WHERE q.live AND q.account_id > $26::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
     ) THEN NULL
     -- Inside read_stop's row: least() passes over a NULL, and a read that stopped nowhere says nothing.
-    WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $21::int
-      THEN (SELECT least(r.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $22::text))
+    WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $25::int
+      THEN (SELECT least(r.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $26::text))
             FROM read_stop r)
     ELSE (SELECT account_id FROM read_stop)
   END AS account_id
@@ -284,7 +290,7 @@ heads AS (
       AND d.next_attempt_at <= $1::bigint
       AND d.id NOT IN (SELECT delivery_id FROM live)
     ORDER BY d.next_attempt_at
-    LIMIT $20::int
+    LIMIT $24::int
   ) h
   WHERE q.live
 ),
@@ -367,15 +373,19 @@ by_account AS (
   CROSS JOIN LATERAL (SELECT e.origin FROM endpoints e WHERE e.id = l.endpoint_id LIMIT 1) w
 ),
 ranked AS (
-  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin FROM by_account a
+  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin,
+         row_number() OVER (PARTITION BY a.origin, a.account_id ORDER BY ${order('a')}) AS rn_at_origin
+  FROM by_account a
 ),
 picked AS MATERIALIZED (
   SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
   LEFT JOIN held_accounts ha ON ha.account_id = r.account_id
   LEFT JOIN held_origins ho ON ho.origin = r.origin
   LEFT JOIN origin_caps oc ON oc.origin = r.origin
+  LEFT JOIN held_at_origins hao ON hao.account_id = r.account_id AND hao.origin = r.origin
   WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
     AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
+    AND r.rn_at_origin + coalesce(hao.n, 0) <= $23::int
   ORDER BY ${order('r')}
   LIMIT $2::int
 ),
@@ -388,8 +398,9 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
  * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing);
  * `$8` to `$17` the shares and the breakers' caps (below), `$18` the claimable statuses, `$19` the
- * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`), `$20` how
- * many of an endpoint's own due deliveries a held-up read takes (headsPerEndpoint).
+ * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`), `$20` to
+ * `$23` each account's requests open at each origin and its share there (accountsAtOrigins), `$24`
+ * how many of an endpoint's own due deliveries a held-up read takes (headsPerEndpoint).
  *
  * A lease is a row of `leases` (migration 3), and only that: claiming inserts it, and writes
  * nothing into the delivery (migration 15 dropped the delivery's copy of the expiry, whose write
@@ -399,17 +410,19 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * It picks as the SQLite store's pickDue does (design I6, D25): due, unleased deliveries of
  * enabled endpoints, at most `cap - in flight` per endpoint in due order (`within_endpoint`), then,
  * among the rows it could lock (`locked`), at most the claimer's share less what it holds per
- * account (`$12`, held `$8`/`$9`) and per origin (`$13`, held `$10`/`$11`), so an endpoint,
- * account or origin at its limit is skipped, never waited on. The shares rank locked rows, not
+ * account (`$12`, held `$8`/`$9`), per origin (`$13`, held `$10`/`$11`) and per account at an
+ * origin (`$23`, held `$20` to `$22`), so an endpoint, account or origin at its limit is skipped,
+ * never waited on. The shares rank locked rows, not
  * candidates: rows another claimer holds are passed over for the next ones of the same account.
  * That costs a lock (a WAL record) for each row of the window it does not lease; ranking the
  * candidates instead locked only the batch and made a claim 0.9× as long, but then the rows
  * another claimer holds count against their account, and a second worker on one busy account
- * could come back empty. The account and origin ranks are taken separately, so a claim may take
- * fewer than it could (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
+ * could come back empty. The ranks are taken separately, so a claim may take fewer than it could
+ * (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
  * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`); an endpoint or origin already at
- * that tighter cap is left out of `due` too, or its backlog (piled up while its breaker was open)
- * would fill the window and leave the claim nothing for anyone else.
+ * that tighter cap, or an account at its share of an origin, is left out of `due` too, or its
+ * backlog (piled up while its breaker was open, or behind its hanging requests) would fill the
+ * window and leave the claim nothing for anyone else.
  *
  * "Unleased" is `NOT IN` the live leases: a hashed set built once per claim (`leases` holds only
  * what is in flight), which each row of the due-time walk probes, so the walk stays an index walk
@@ -459,7 +472,7 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * ones with a due delivery no one holds. In one due order with the others, more of them than `$19`
  * (a tenant's hanging endpoints, held by other workers) filled the read, and every other tenant's
  * delivery waited until their requests ended. `heads`
- * then reads the first `$20` due, unleased deliveries of each claimable status (`$18`) of each one
+ * then reads the first `$24` due, unleased deliveries of each claimable status (`$18`) of each one
  * enabled and unpaused, a seek each into the index of each endpoint's queued deliveries by status
  * and due time (migration 17). The status sought is that parameter's, beside the queued statuses'
  * list, so that only that index can be proven to hold the rows, not the due-time index (every
@@ -491,7 +504,7 @@ LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
 /**
- * CLAIM_WALK: the walk alone, `$1` to `$19` as CLAIM_DUE's. A walk held up leases nothing here and
+ * CLAIM_WALK: the walk alone, `$1` to `$23` as CLAIM_DUE's. A walk held up leases nothing here and
  * answers `held_up` (one row, no delivery): the caller runs CLAIM_DUE instead. Otherwise it leases
  * what CLAIM_DUE would, whose read past the walk then finds nothing to add. The read's parts are
  * planned into CLAIM_DUE and started at every run, taken or not: the walk alone first took the
@@ -513,14 +526,14 @@ ORDER BY c.next_attempt_at, c.id`;
 
 /**
  * The order of a turn's deliveries: each account's first, then each one's second, and so on; in a
- * round, in the turn order after the cursor `$22` (as TURN_ENDPOINTS), so that a share that cuts
+ * round, in the turn order after the cursor `$26` (as TURN_ENDPOINTS), so that a share that cuts
  * the turn short leaves out the accounts the next turn starts with (turnCursor).
  */
 const TURN_ORDER = (t: string) => `${t}.rn_account,
-  ${t}.account_id <= $22::text, ${t}.account_id, ${t}.next_attempt_at, ${t}.id`;
+  ${t}.account_id <= $26::text, ${t}.account_id, ${t}.next_attempt_at, ${t}.id`;
 
 /**
- * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$20` as its, `$21` and `$22` (turnParams): no
+ * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$24` as its, `$25` and `$26` (turnParams): no
  * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
  * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the turn order after
  * the cursor, TURN_ORDER), then each one's second, and so on, within the same caps
@@ -544,12 +557,23 @@ FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints, (SELECT account_id 
 LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
-/** CLAIM_WALK's parameters: CLAIM_DUE's first 19 (it takes no heads, `$20`). */
-export const WALK_PARAMS = 19;
+/** CLAIM_WALK's parameters: CLAIM_DUE's first 23 (it takes no heads, `$24`). */
+export const WALK_PARAMS = 23;
 
 const NO_LIMIT = 2_147_483_647;
 
-/** CLAIM_DUE's parameters for `request`, in their order ($1 to $20; CLAIM_WALK takes all but the last). */
+/** `$20` to `$23`: the accounts and origins of `shares.openByAccountAtOrigin`, their counts, the cap. */
+function accountsAtOrigins(shares: ClaimShares | undefined): unknown[] {
+  const pairs = [...(shares?.openByAccountAtOrigin.keys() ?? [])].map(splitAccountAtOrigin);
+  return [
+    pairs.map(([account]) => account),
+    pairs.map(([, origin]) => origin),
+    [...(shares?.openByAccountAtOrigin.values() ?? [])],
+    shares?.perAccountAtOrigin ?? NO_LIMIT,
+  ];
+}
+
+/** CLAIM_DUE's parameters for `request`, in their order ($1 to $24; CLAIM_WALK takes all but the last). */
 export function claimParams({
   now,
   limit,
@@ -581,6 +605,7 @@ export function claimParams({
     [...(shares?.capped?.origins.values() ?? [])],
     CLAIMABLE_STATUSES,
     claimWalk(window),
+    ...accountsAtOrigins(shares),
     headsPerEndpoint(limit, perEndpointCap),
   ];
 }

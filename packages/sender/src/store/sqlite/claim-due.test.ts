@@ -6,7 +6,14 @@ import { migrateSqlite } from './migrate.js';
 
 const NOW = 1_700_000_000_000;
 /** SELECT_DUE's parameters but the page's: nothing full, a walk longer than any window here. */
-const PARAMS = { now: NOW, full: '[]', fullAccounts: '[]', fullOrigins: '[]', walk: 512 };
+const PARAMS = {
+  now: NOW,
+  full: '[]',
+  fullAccounts: '[]',
+  fullOrigins: '[]',
+  fullAtOrigins: '[]',
+  walk: 512,
+};
 
 /**
  * A migrated in-memory store with `n` deliveries due to one endpoint, a millisecond apart, whose

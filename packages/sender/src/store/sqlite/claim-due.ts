@@ -23,6 +23,7 @@ import {
   type PickLimit,
   pickDue,
   shareLimits,
+  splitAccountAtOrigin,
 } from '../pick-due.js';
 import type { ClaimedTurn, ClaimRequest, TurnRequest } from '../port.js';
 import type { ClaimedDelivery } from '../records.js';
@@ -65,14 +66,18 @@ WHERE status IN ${CLAIMABLE_SQL} AND next_attempt_at <= @now
   AND (lease_expires_at IS NULL OR lease_expires_at <= @now)
 ORDER BY next_attempt_at`;
 
+/** The accounts at their share of an origin (`@fullAtOrigins`, a JSON array of [account, origin]). */
+const FULL_AT_ORIGINS = `SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@fullAtOrigins)`;
+
 /**
  * Due deliveries of endpoints enabled and not paused, not leased, in due order: only what picking
  * reads (a disabled or paused endpoint's not yet held are passed over: settle-queue.ts).
- * Endpoints at their cap (`@full`), and accounts and origins at the claimer's share
- * (`@fullAccounts`, `@fullOrigins`; JSON arrays) are left out here, so the window holds what may
- * be taken. The rows passed over still cost a step of the walk each, so the walk follows the
- * due-time index for at most `@walk` rows not in flight (claimWalk), and stops after `@skip` and
- * `@window` more rows it may take (a page of the claim's window, claimWindow): a claim is bounded by what is due and in flight, never by the table, nor by a
+ * Endpoints at their cap (`@full`), and accounts, origins and accounts at an origin at the
+ * claimer's share (`@fullAccounts`, `@fullOrigins`, `@fullAtOrigins`; JSON arrays) are left out
+ * here, so the window holds what may be taken. The rows passed over still cost a step of the walk
+ * each, so the walk follows the due-time index for at most `@walk` rows not in flight (claimWalk),
+ * and stops after `@skip` and `@window` more rows it may take (a page of the claim's window,
+ * claimWindow): a claim is bounded by what is due and in flight, never by the table, nor by a
  * backlog it cannot take now (SELECT_HEADS reads past that). Only the rows the walk reaches are
  * read from the table, by rowid. Ties in due time come in index order: those not leased first, then
  * by lease expiry, then by status, then in insertion (rowid) order; no invariant depends on it.
@@ -85,6 +90,7 @@ JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1 AND e.paused = 0
 WHERE d.endpoint_id NOT IN (SELECT value FROM json_each(@full))
   AND d.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
   AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
+  AND (d.account_id, e.origin) NOT IN (${FULL_AT_ORIGINS})
 ORDER BY w.next_attempt_at
 LIMIT ${countParam('window')} OFFSET ${countParam('skip')}`;
 
@@ -109,7 +115,8 @@ export const DUE_PAST_WALK = `SELECT 1 ${DUE_IN_ORDER} LIMIT 1 OFFSET ${countPar
 const NOT_FULL = `
   AND e.id NOT IN (SELECT value FROM json_each(@full))
   AND e.account_id NOT IN (SELECT value FROM json_each(@fullAccounts))
-  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))`;
+  AND e.origin NOT IN (SELECT value FROM json_each(@fullOrigins))
+  AND (e.account_id, e.origin) NOT IN (${FULL_AT_ORIGINS})`;
 export const DUE_ENDPOINTS = `
 SELECT e.id, e.enabled = 1 AND e.paused = 0 AS live, e.account_id, q.next_due_at
 FROM endpoint_due q INDEXED BY endpoint_due_by_time CROSS JOIN endpoints e -- in this order
@@ -359,15 +366,16 @@ export function claims(db: SqliteDb, write: WriteQueue) {
         (row) => row.account_id as string,
         (row) => row.origin as string,
       );
-      limits.push(share.accounts, share.origins);
+      limits.push(share.accounts, share.origins, share.accountsAtOrigins);
     }
-    const [endpoints, accounts = [], origins = []] = limits.map((l) => fullKeys(l));
+    const [endpoints, accounts = [], origins = [], atOrigins = []] = limits.map((l) => fullKeys(l));
     const window = claimWindow(limit);
     const params = {
       now,
       full: JSON.stringify(endpoints),
       fullAccounts: JSON.stringify(accounts),
       fullOrigins: JSON.stringify(origins),
+      fullAtOrigins: JSON.stringify(atOrigins.map(splitAccountAtOrigin)),
       // The deliveries in flight take no step of the walk: the index steps past them.
       walk: claimWalk(window),
     };
