@@ -14,13 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
 import { type AbandonSignal, createAbandon } from '../src/delivery/abandon.js';
 import {
-  CONNECTIONS_PER_ORIGIN,
   createDeliveryClient,
   type DeliveryClient,
   noAnswerWithin,
   noConnectionWithin,
   timedOut,
 } from '../src/delivery/http-client.js';
+import { CONNECTIONS_PER_ORIGIN } from '../src/delivery/origin-requests.js';
 import { createSender } from '../src/engine/sender.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { AttemptReport } from '../src/worker/attempt.js';

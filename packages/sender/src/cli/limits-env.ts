@@ -55,8 +55,8 @@ const MAX_SLOTS = 100_000;
 
 /**
  * The worker's slots (design D25): requests open at once in this process, and the most one
- * endpoint (across every process), account or origin may hold of them; the engine's defaults where
- * unset.
+ * endpoint (across every process), account, origin or account at an origin may hold of them; the
+ * engine's defaults where unset.
  */
 export function workerLimitsOf(env: Env): SlotOptions {
   const slots = fromEnv(env, WORKER_VARIABLES);

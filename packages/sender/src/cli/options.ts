@@ -475,5 +475,8 @@ Environment:
   LINKHOOKS_PER_ACCOUNT_CAP, LINKHOOKS_PER_ORIGIN_CAP
                             of a process's slots, the most one account, or one receiving origin, may
                             hold (default: all but a reserve for the others, 56 of 64)
+  LINKHOOKS_PER_ACCOUNT_AT_ORIGIN_CAP
+                            of a receiving origin's, the most one account may hold (default: all but
+                            a reserve for the other accounts there, 48 of 56)
   NODE_EXTRA_CA_CERTS       Node's own: trust an extra CA (a test receiver's)
 `;

@@ -14,7 +14,7 @@ import type { AbandonSignal } from './abandon.js';
 import { type AddressPolicy, checkUrl, createGuardedLookup, type LookupFunction } from './address-guard.js';
 import { createBoundedLookup } from './bounded-lookup.js';
 import { attemptFailure } from './failure-kind.js';
-import { createOriginRequests } from './origin-requests.js';
+import { CONNECTIONS_PER_ORIGIN, createOriginRequests } from './origin-requests.js';
 import { createResolverLookup, systemFallback } from './resolver-lookup.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
@@ -32,8 +32,6 @@ export const RESPONSE_READ_BYTES = 64 * 1024;
 export const RESPONSE_HEADER_BYTES = 64 * 1024;
 /** Connecting (TCP and TLS) gets at most this long, well inside the attempt's 30 s. */
 export const CONNECT_TIMEOUT_MS = 10_000;
-/** Keep-alive sockets per origin: the claim holds an origin's requests in flight to this many. */
-export const CONNECTIONS_PER_ORIGIN = 16;
 
 export interface DeliveryClientOptions extends Partial<AddressPolicy> {
   /** Whole-attempt deadline. Default 30 s (design R11). */

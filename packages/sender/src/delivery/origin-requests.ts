@@ -20,6 +20,22 @@ export interface OriginRequests {
   close(origin: string, account: string | undefined, route: Route): void;
 }
 
+/** Keep-alive sockets per origin in each pool, unless the client is given another number. */
+export const CONNECTIONS_PER_ORIGIN = 16;
+
+/**
+ * The engine's connections per origin for an origin's share of `perOriginCap`: up to 16 (more
+ * cost a TLS handshake each and measured slower), never more than the share.
+ */
+export const connectionsAt = (perOriginCap: number): number => Math.min(CONNECTIONS_PER_ORIGIN, perOriginCap);
+
+/**
+ * Below this many requests open at an origin, an account's requests there may go through the
+ * second pool: half its `connections`. The claim leaves as many of an origin's share to the other
+ * accounts there (design D25), so their requests find that pool.
+ */
+export const fewAtOrigin = (connections: number): number => connections / 2;
+
 /** An origin's open requests: in each pool, and of each account. */
 interface Open {
   pools: [number, number];
@@ -36,7 +52,7 @@ export function createOriginRequests(connections: number): OriginRequests {
         byOrigin.set(origin, open);
       }
       const ofAccount = account === undefined ? undefined : (open.accounts.get(account) ?? 0);
-      const light = ofAccount !== undefined && 2 * ofAccount < connections;
+      const light = ofAccount !== undefined && ofAccount < fewAtOrigin(connections);
       const [first, second] = open.pools;
       // The second only while it has room: full too, the first frees a connection as soon.
       const pool: 0 | 1 = first >= connections && light && second < connections ? 1 : 0;

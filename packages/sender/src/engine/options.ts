@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { LookupFunction } from '../delivery/address-guard.js';
 import type { DeliveryClient } from '../delivery/http-client.js';
+import { connectionsAt, fewAtOrigin } from '../delivery/origin-requests.js';
 import { DEFAULT_DISABLE_POLICY, type DisablePolicy } from '../domain/disable-rule.js';
 import { DEFAULT_RECEIVER_POLICY } from '../domain/receiver-hints.js';
 import { ATTEMPT_TIMEOUT_MS, assertSchedule, RETRY_DELAYS_MS } from '../domain/schedule.js';
@@ -160,9 +161,11 @@ export function slotsOf(options: SlotOptions): Required<SlotOptions> {
   // speed, and the reserve is always left to the others (design D25).
   const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
   const perOriginCap = positiveInt('perOriginCap', options.perOriginCap, share);
-  // Within an origin, the reserve is what the second pool takes for accounts with few requests
-  // there (design D25): one account's hanging requests leave their room to the others.
-  const atOrigin = Math.max(1, perOriginCap - Math.min(8, Math.ceil(perOriginCap / 4)));
+  // Within an origin, a reserve as large as the second pool's few (at most a quarter of the
+  // origin's share): one account's hanging requests there leave room for the others', which that
+  // pool then sends at once (design D25).
+  const few = fewAtOrigin(connectionsAt(perOriginCap));
+  const atOrigin = Math.max(1, perOriginCap - Math.ceil(Math.min(few, perOriginCap / 4)));
   return {
     concurrency,
     perEndpointCap: positiveInt('perEndpointCap', options.perEndpointCap, 8),

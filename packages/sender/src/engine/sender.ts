@@ -10,6 +10,7 @@ import { authenticateApiKey, createAccount, findKeyHolder } from '../accounts.js
 import { systemClock } from '../clock.js';
 import type { AddressPolicy } from '../delivery/address-guard.js';
 import { createDeliveryClient, longestRequestMs } from '../delivery/http-client.js';
+import { connectionsAt } from '../delivery/origin-requests.js';
 import { createThreadedDeliveryClient } from '../delivery/threaded-client.js';
 import { newId } from '../domain/ids.js';
 import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
@@ -67,9 +68,8 @@ export function createSender(options: SenderOptions): Sender {
   const addressPolicy: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks ?? false };
   const clientOptions = {
     timeoutMs: settings.timeoutMs,
-    // Up to 16 keep-alive connections per origin: more cost a TLS handshake each and measured
-    // slower; requests beyond them wait for a socket within the attempt's deadline (design D25).
-    connectionsPerOrigin: Math.min(16, settings.perOriginCap),
+    // Requests beyond them wait for a socket within the attempt's deadline (design D25).
+    connectionsPerOrigin: connectionsAt(settings.perOriginCap),
     allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
     ...(options.ca ? { ca: options.ca } : {}),
   };

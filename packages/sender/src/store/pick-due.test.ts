@@ -129,13 +129,16 @@ describe('pickDue', () => {
       accountAtOrigin('acct_1', 'https://a.example.com:8443'),
       accountAtOrigin('acct_2', 'https://a.example.com'),
       accountAtOrigin('acct_1', 'https://[2001:db8::1]:9443'),
+      // An account id is the store's to choose: a space in it is its own.
+      accountAtOrigin('acct 1', 'https://a.example.com'),
     ];
-    expect(new Set(keys).size).toBe(4);
+    expect(new Set(keys).size).toBe(5);
     expect(keys.map(splitAccountAtOrigin)).toEqual([
       ['acct_1', 'https://a.example.com'],
       ['acct_1', 'https://a.example.com:8443'],
       ['acct_2', 'https://a.example.com'],
       ['acct_1', 'https://[2001:db8::1]:9443'],
+      ['acct 1', 'https://a.example.com'],
     ]);
   });
 });

@@ -117,9 +117,9 @@ export interface ProbeRequest {
 }
 
 /**
- * What one claimer lets one account and one origin hold of its slots (design D25), and the
- * requests it has open now by account and by origin. Deliveries of an account or an origin at its
- * share are passed over, as an endpoint at its cap is.
+ * What one claimer lets one account, one origin and one account at an origin hold of its slots
+ * (design D25), and the requests it has open now by each. Deliveries of an account, an origin or
+ * an account at an origin at its share are passed over, as an endpoint at its cap is.
  */
 export interface ClaimShares {
   perAccount: number;

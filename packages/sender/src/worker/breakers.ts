@@ -17,7 +17,7 @@ import {
   type OriginBreakerState,
 } from '../domain/breaker.js';
 import type { FailureKind } from '../domain/delivery-state.js';
-import { accountAtOrigin } from '../store/pick-due.js';
+import { pickDue, shareLimits } from '../store/pick-due.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import type { AttemptReport } from './attempt.js';
@@ -157,25 +157,16 @@ export function chooseProbes(
   busy: ReadonlySet<string>,
   limit: number,
 ): string[] {
-  const byAccount = new Map(shares.openByAccount);
-  const byOrigin = new Map(shares.openByOrigin);
-  const atOrigin = new Map(shares.openByAccountAtOrigin);
-  const chosen: string[] = [];
-  for (const { endpointId, accountId, origin } of probing) {
-    if (chosen.length >= limit) break;
-    const account = byAccount.get(accountId) ?? 0;
-    const host = byOrigin.get(origin) ?? 0;
-    const key = accountAtOrigin(accountId, origin);
-    const there = atOrigin.get(key) ?? 0;
-    const originCap = Math.min(capped.origins.get(origin) ?? shares.perOrigin, shares.perOrigin);
-    if (busy.has(endpointId) || account >= shares.perAccount || host >= originCap) continue;
-    if (there >= shares.perAccountAtOrigin) continue;
-    byAccount.set(accountId, account + 1);
-    byOrigin.set(origin, host + 1);
-    atOrigin.set(key, there + 1);
-    chosen.push(endpointId);
-  }
-  return chosen;
+  type Probe = BreakerCaps['probing'][number];
+  const share = shareLimits<Probe>(
+    { ...shares, capped },
+    (p) => p.accountId,
+    (p) => p.origin,
+  );
+  const idle = probing.filter((p) => !busy.has(p.endpointId));
+  return pickDue(idle, [share.accounts, share.origins, share.accountsAtOrigins], limit).map(
+    (p) => p.endpointId,
+  );
 }
 
 /**

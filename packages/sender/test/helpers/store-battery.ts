@@ -604,6 +604,15 @@ export function storeBattery(
       const turn = await store.claimTurn({ ...request, now: T0 + 31, shares, after: '' });
       expect(count(turn.claimed)).toMatchObject({ 'a relay': 2, b: 1 });
       for (const c of turn.claimed) await store.releaseLease(c.delivery.id, c.leaseToken);
+      // The relay's share nearly taken too (3 more of 5): A's there past its own share take none
+      // of it, so B's is taken behind A's one.
+      const tight = sharesOf(100, 5, [[a, 2]], [[relay, 2]], {
+        cap: 3,
+        open: [[accountAtOrigin(a, relay), 2]],
+      });
+      const behind = await store.claimDue({ ...request, now: T0 + 31, shares: tight });
+      expect(count(behind)).toEqual({ 'a relay': 1, 'a own': 3, b: 1 });
+      for (const c of behind) await store.releaseLease(c.delivery.id, c.leaseToken);
       // At its share there, none of A's at the relay; B's still.
       const full = sharesOf(100, 100, [], [], { cap: 4, open: [[accountAtOrigin(a, relay), 4]] });
       expect(count(await store.claimDue({ ...request, now: T0 + 32, shares: full }))).toEqual({
@@ -615,10 +624,11 @@ export function storeBattery(
     it("claims another account's delivery at an origin while one account's backlog there, at its share, fills the walk (design D25)", async () => {
       const [a, b] = [account(), account()];
       const relay = 'https://relay.example.com';
-      await endpointAt(a, `${relay}/a`);
+      // More of A's endpoints there with something due than the walk, and than the read past it.
+      for (let i = 0; i < HELD_UP_BACKLOG; i++) await endpointAt(a, `${relay}/a-${i}`);
       const b1 = await endpointAt(b, `${relay}/b`);
-      for (let i = 0; i < HELD_UP_BACKLOG; i++) await publish(event(a, 'click', T0 + i));
-      await publish(event(b, 'click', T0 + HELD_UP_BACKLOG));
+      await publish(event(a, 'click', T0));
+      await publish(event(b, 'click', T0 + 1));
       const claimed = await store.claimDue({
         now: T0 + HELD_UP_BACKLOG + 1,
         limit: 8,

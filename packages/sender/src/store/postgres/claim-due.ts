@@ -364,28 +364,33 @@ locked AS MATERIALIZED (
   LIMIT $5::int
   FOR NO KEY UPDATE OF d SKIP LOCKED
 ),
-by_account AS (
+at_origin AS (
   SELECT l.*, w.origin,
-         row_number() OVER (PARTITION BY l.account_id ORDER BY l.next_attempt_at, l.id) AS rn_account
+         row_number() OVER (PARTITION BY w.origin, l.account_id ORDER BY l.next_attempt_at, l.id) AS rn_at_origin
   FROM locked l
   -- The origin by key, as in candidates: joined to within_endpoint, the generic plan compared each
   -- locked row with every candidate, work growing with the square of the window.
   CROSS JOIN LATERAL (SELECT e.origin FROM endpoints e WHERE e.id = l.endpoint_id LIMIT 1) w
 ),
+-- Each account's share of an origin first: its rows past it then take no place in the account's
+-- or the origin's rank (each such group is inside one account and one origin), so another
+-- account's rows there are not passed over behind them.
+by_account AS (
+  SELECT a.*, row_number() OVER (PARTITION BY a.account_id ORDER BY a.next_attempt_at, a.id) AS rn_account
+  FROM at_origin a
+  LEFT JOIN held_at_origins h ON h.account_id = a.account_id AND h.origin = a.origin
+  WHERE a.rn_at_origin + coalesce(h.n, 0) <= $23::int
+),
 ranked AS (
-  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin,
-         row_number() OVER (PARTITION BY a.origin, a.account_id ORDER BY ${order('a')}) AS rn_at_origin
-  FROM by_account a
+  SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin FROM by_account a
 ),
 picked AS MATERIALIZED (
   SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
   LEFT JOIN held_accounts ha ON ha.account_id = r.account_id
   LEFT JOIN held_origins ho ON ho.origin = r.origin
   LEFT JOIN origin_caps oc ON oc.origin = r.origin
-  LEFT JOIN held_at_origins hao ON hao.account_id = r.account_id AND hao.origin = r.origin
   WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
     AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
-    AND r.rn_at_origin + coalesce(hao.n, 0) <= $23::int
   ORDER BY ${order('r')}
   LIMIT $2::int
 ),
@@ -417,8 +422,9 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * That costs a lock (a WAL record) for each row of the window it does not lease; ranking the
  * candidates instead locked only the batch and made a claim 0.9× as long, but then the rows
  * another claimer holds count against their account, and a second worker on one busy account
- * could come back empty. The ranks are taken separately, so a claim may take fewer than it could
- * (never more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
+ * could come back empty. The account's share of an origin is taken first (`at_origin`), then the
+ * account's and the origin's ranks separately, so a claim may take fewer than it could (never
+ * more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
  * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`); an endpoint or origin already at
  * that tighter cap, or an account at its share of an origin, is left out of `due` too, or its
  * backlog (piled up while its breaker was open, or behind its hanging requests) would fill the
