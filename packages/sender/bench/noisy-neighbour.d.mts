@@ -10,6 +10,8 @@ export function noisyNeighbour(options: {
   aAccounts?: number;
   aOwnOrigins?: boolean;
   aAnswers?: boolean;
+  /** B's endpoint on A's stalled server, which answers B's route at once. */
+  bAtStalled?: boolean;
   env?: Record<string, string>;
   untilInFlight?: number;
 }): Promise<{

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 // the first with the failing endpoint; with `aOwnOrigins`, each tenant's on a receiver of its own, so
 // no origin's share holds them together; with `aAnswers`, A's receiver answers 200 at once, a
 // tenant whose clicks come faster than they go out); tenant B's endpoint is on a healthy
-// receiver. B publishes one click at a time and times publish → receipt, first without A, then
+// receiver (with `bAtStalled`, on A's stalled one, which answers B's route at once: a relay both
+// tenants' endpoints share). B publishes one click at a time and times publish → receipt, first without A, then
 // while A's deliveries hold what the service lets them. Used by `bench/run.mjs` (part `noisy`) and
 // by test/noisy-neighbour.test.ts. PostgreSQL: `workers` more `linkhooks-sender worker` processes.
 
@@ -159,6 +160,7 @@ export async function noisyNeighbour({
   aAccounts = 1,
   aOwnOrigins = false,
   aAnswers = false,
+  bAtStalled = false,
   env: settings = {},
   untilInFlight = 0,
 }) {
@@ -184,9 +186,17 @@ export async function noisyNeighbour({
     let peakOpen = 0;
     let aArrived = 0;
     const openWaiters = new Set();
+    // B's receiver answers 200 and tells who waits for that click.
+    const arrivals = new Map();
+    const answerB = (res, body) => {
+      res.writeHead(200).end('ok');
+      const id = JSON.parse(body.toString()).data?.click_id;
+      arrivals.get(id)?.();
+    };
     const stall = async () => {
-      const server = await httpsServer(certs, (req, res) => {
+      const server = await httpsServer(certs, (req, res, body) => {
         if (req.url === '/failing') return void res.writeHead(500).end('down');
+        if (req.url === '/b') return void answerB(res, body);
         if (aAnswers) {
           aArrived++;
           res.writeHead(200).end('ok');
@@ -202,14 +212,8 @@ export async function noisyNeighbour({
       return server;
     };
     const stalled = await stall();
-    // B's receiver: answers 200 and tells who waits for that click.
-    const arrivals = new Map();
-    const healthy = await httpsServer(certs, (_req, res, body) => {
-      res.writeHead(200).end('ok');
-      const id = JSON.parse(body.toString()).data?.click_id;
-      arrivals.get(id)?.();
-    });
-    servers.push(healthy);
+    const healthy = bAtStalled ? stalled : await httpsServer(certs, (_req, res, body) => answerB(res, body));
+    if (!bAtStalled) servers.push(healthy);
 
     await runCli(['migrate', '--db', db], env);
     const account = async (name) =>

@@ -59,6 +59,21 @@ describe('a noisy neighbour', () => {
     expect(bP99('SQLite, two tenants hanging', result)).toBeLessThanOrEqual(1_000);
   }, 120_000);
 
+  it('leaves tenant B’s deliveries within 1 s while tenant A’s endpoints hang on the same server', async () => {
+    // A holds its share of the server (48 of its 56) and every one of its 16 connections; B's
+    // requests there go out at once, through the second pool.
+    const result = await noisyNeighbour({
+      db: `sqlite:${join(dir, 'shared-relay.db')}`,
+      certs,
+      bAtStalled: true,
+      aEvents: 200,
+      bEvents: 30,
+      untilInFlight: slotsOf({}).perAccountAtOriginCap,
+    });
+    expect(result.aOpenPeak).toBeGreaterThanOrEqual(16);
+    expect(bP99('SQLite, A hanging on B’s server', result)).toBeLessThanOrEqual(1_000);
+  }, 120_000);
+
   it.runIf(pgUp)(
     'leaves tenant B’s deliveries within 1 s on PostgreSQL with three workers',
     async () => {
