@@ -293,9 +293,9 @@ describe('engine', () => {
     const store = createSqliteStore({ filename: join(dir, 'engine.db') });
     await store.migrate();
     const durations: number[] = [];
-    // One origin may have 32 requests open (its share, and this account's there), twice the pool's 16 sockets: half of them
-    // wait in the pool, and are given back unsent at their deadline. Those 32 are what is measured;
-    // after them the origin's circuit breaker holds the rest back.
+    // One origin may have 32 requests open (its share, and this account's there), twice the pool's
+    // 16 sockets: half of them wait in the pool, and are given back unsent at their deadline. Those
+    // 32 are what is measured; after them the origin's circuit breaker holds the rest back.
     const total = 32;
     let reached: () => void = () => {};
     const allAttempted = new Promise<void>((resolve) => {

@@ -15,6 +15,7 @@ import { PROBE_ORDER } from '../src/domain/breaker.js';
 import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
 import { newId } from '../src/domain/ids.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
+import { accountAtOrigin } from '../src/store/pick-due.js';
 import {
   CLAIM_DUE,
   CLAIM_IN_TURN,
@@ -39,7 +40,7 @@ import {
 } from '../src/store/sqlite/claim-due.js';
 import { SELECT_PROBE } from '../src/store/sqlite/claim-probes.js';
 import { EARLIEST_DUE } from '../src/store/sqlite/endpoint-due.js';
-import { atShare } from './helpers/held-up-claim.js';
+import { atShare, sharesOf } from './helpers/held-up-claim.js';
 import { indexRead, indexScans, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
@@ -280,6 +281,24 @@ describe('the PostgreSQL claim', async () => {
           // (The same generic plan runs both; the endpoints read besides are the walk's, joined by
           // the planner's choice of a hash or lookups, whatever the claim.)
           expect(rowsRead(past, 'endpoints') - rowsRead(open, 'endpoints')).toBeLessThan(IDLE_ENDPOINTS / 10);
+          // A at its share of each of its four origins instead: its endpoints left out alike, found
+          // by the endpoints' index by account, not by reading every endpoint.
+          const atOrigins = await plan(
+            CLAIM_DUE,
+            claimParams({
+              ...request,
+              shares: sharesOf(100, 100, [], [], {
+                cap: 8,
+                open: [0, 1, 2, 3].map((i) => [accountAtOrigin('acct_a', `https://h${i}.example.com`), 8]),
+              }),
+            }),
+          );
+          expect(indexRead(atOrigins, 'deliveries_due')).toBe(2 * claimWalk(window) + 1);
+          expect(indexRead(atOrigins, 'endpoint_due_by_time')).toBe(8);
+          expect(seeks(atOrigins)).toBe(4 * CLAIMABLE_STATUSES.length);
+          expect(rowsRead(atOrigins, 'endpoints') - rowsRead(open, 'endpoints')).toBeLessThan(
+            IDLE_ENDPOINTS / 10,
+          );
           expect(indexRead(open, 'endpoint_due_pkey')).toBe(0);
           expect(indexRead(past, 'endpoint_due_pkey')).toBe(0);
           // The walk alone, which a claim runs first: the same window; held up, the walk and the

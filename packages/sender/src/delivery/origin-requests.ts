@@ -31,8 +31,9 @@ export const connectionsAt = (perOriginCap: number): number => Math.min(CONNECTI
 
 /**
  * Below this many requests open at an origin, an account's requests there may go through the
- * second pool: half its `connections`. The claim leaves as many of an origin's share to the other
- * accounts there (design D25), so their requests find that pool.
+ * second pool: half its `connections`. The claim leaves at most as many of an origin's share to
+ * the other accounts there (a quarter of a small share; design D25), so their requests find that
+ * pool.
  */
 export const fewAtOrigin = (connections: number): number => connections / 2;
 

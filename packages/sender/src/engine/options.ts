@@ -60,7 +60,7 @@ export interface SenderOptions {
   /**
    * Of an origin's `perOriginCap`, the most one account's requests there may hold (design D25), so
    * that at a server many customers share, one customer's hanging requests leave room for the
-   * others'. Default all but a reserve of min(8, a quarter of it), at least 1: 48 of 56.
+   * others'. Default all but a reserve of min(8, a quarter of it rounded up), at least 1: 48 of 56.
    */
   perAccountAtOriginCap?: number;
   batchSize?: number;
@@ -161,9 +161,9 @@ export function slotsOf(options: SlotOptions): Required<SlotOptions> {
   // speed, and the reserve is always left to the others (design D25).
   const share = Math.max(1, concurrency - Math.max(8, Math.floor(concurrency / 8)));
   const perOriginCap = positiveInt('perOriginCap', options.perOriginCap, share);
-  // Within an origin, a reserve as large as the second pool's few (at most a quarter of the
-  // origin's share): one account's hanging requests there leave room for the others', which that
-  // pool then sends at once (design D25).
+  // Within an origin, a reserve as large as the second pool's few (8 of its 16 connections), at
+  // most a quarter of the origin's share, rounded up: one account's hanging requests there leave
+  // room for the others', which that pool then sends at once (design D25).
   const few = fewAtOrigin(connectionsAt(perOriginCap));
   const atOrigin = Math.max(1, perOriginCap - Math.ceil(Math.min(few, perOriginCap / 4)));
   return {

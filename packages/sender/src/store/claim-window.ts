@@ -17,9 +17,8 @@ export const claimWindow = (limit: number): number => Math.max(limit * 4, 64);
 /**
  * How many due rows a claim walks at most to find its window. The walk steps over what it may not
  * take: deliveries whose endpoint, account, origin or account at that origin is at its limit (and
- * those in flight). Past
- * this bound, it reads each endpoint's own due deliveries instead (design D25). Under load a walk
- * passes over about three rows for each it takes, well inside the bound. The deliveries in flight
+ * those in flight). Past this bound, it reads each endpoint's own due deliveries instead (design
+ * D25). Under load a walk passes over about three rows for each it takes, well inside the bound. The deliveries in flight
  * take none of these steps: PostgreSQL's walk adds a step for each (walkSteps), SQLite's steps past
  * them within the due-time index.
  */

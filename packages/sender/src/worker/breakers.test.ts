@@ -186,7 +186,7 @@ describe("a worker's breakers", () => {
         ['acct_a', 1],
       ]),
       openByOrigin: new Map<string, number>(),
-      perAccountAtOrigin: 1,
+      perAccountAtOrigin: 3,
       openByAccountAtOrigin: new Map<string, number>(),
     };
     // ep_2 shares ep_1's origin (one each); acct_a has one out, so two more, ep_4 left for the next claim.
