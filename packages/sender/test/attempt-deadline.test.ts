@@ -16,11 +16,12 @@ import { type AbandonSignal, createAbandon } from '../src/delivery/abandon.js';
 import {
   createDeliveryClient,
   type DeliveryClient,
+  givenBack,
   noAnswerWithin,
   noConnectionWithin,
-  timedOut,
 } from '../src/delivery/http-client.js';
 import { CONNECTIONS_PER_ORIGIN } from '../src/delivery/origin-requests.js';
+import { ATTEMPT_TIMEOUT_MS } from '../src/domain/schedule.js';
 import { createSender } from '../src/engine/sender.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { AttemptReport } from '../src/worker/attempt.js';
@@ -130,7 +131,9 @@ describe('delivery client', () => {
         client.send({ url: receiver.route(route), body, headers: {}, account });
       const started = performance.now();
       const held = [send('hangs', 'acct_a'), send('hangs', 'acct_a')];
-      // acct_a's first holds the one connection, its second waits behind it; acct_b waits for neither.
+      // acct_a's first holds the one connection, its second waits behind it; acct_b waits for neither
+      // (had acct_a's second gone through the second pool, it would hold that one's connection, and
+      // acct_b's would wait behind it).
       const other = await send('answers', 'acct_b');
       expect(other.outcome).toEqual({ ok: true, statusCode: 200 });
       expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
@@ -225,7 +228,7 @@ describe('engine', () => {
         const waited = waits.get(id) ?? 0;
         if (waited === 3) return real.send(request);
         waits.set(id, waited + 1);
-        return { ...timedOut(noConnectionWithin(30_000)), unsent: true, durationMs: 30_000 };
+        return { ...givenBack(ATTEMPT_TIMEOUT_MS), durationMs: ATTEMPT_TIMEOUT_MS };
       },
       close: () => real.close(),
       destroy: () => real.destroy(),

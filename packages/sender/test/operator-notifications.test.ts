@@ -15,9 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDeliveryClient,
   type DeliveryClient,
+  givenBack,
   longestRequestMs,
-  noConnectionWithin,
-  timedOut,
 } from '../src/delivery/http-client.js';
 import { newId } from '../src/domain/ids.js';
 import { createSender } from '../src/engine/sender.js';
@@ -145,12 +144,12 @@ describe('operator notices whose requests could not be sent', () => {
     const operatorUrl = receiver.route(ops, () => ({ status: 204 }));
     const real = createDeliveryClient({ ca: receiver.certs.ca, allowPrivateNetworks: true });
     // The first notice waits for a connection until its deadline, as behind others (never written).
-    let givenBack = 0;
+    let givenBacks = 0;
     const client: DeliveryClient = {
       send: async (request) => {
-        if (request.url !== operatorUrl || givenBack > 0) return real.send(request);
-        givenBack++;
-        return { ...timedOut(noConnectionWithin(TIMEOUT_MS)), unsent: true, durationMs: TIMEOUT_MS };
+        if (request.url !== operatorUrl || givenBacks > 0) return real.send(request);
+        givenBacks++;
+        return { ...givenBack(TIMEOUT_MS), durationMs: TIMEOUT_MS };
       },
       close: () => real.close(),
       destroy: () => real.destroy(),
@@ -172,7 +171,7 @@ describe('operator notices whose requests could not be sent', () => {
       // Two deliveries fail: a warning and the disabling are due, claimed together; the warning
       // is given back, and the disabling waits behind it.
       await sender.tick();
-      expect(givenBack).toBe(1);
+      expect(givenBacks).toBe(1);
       expect(notices()).toEqual([]);
       // Not recorded: no retry is scheduled; it goes once its lease, longer than any request, ends.
       clock.advance(longestRequestMs(TIMEOUT_MS) + 10_000);

@@ -100,6 +100,12 @@ export const longestRequestMs = (timeoutMs: number) => 2 * timeoutMs;
 export const noConnectionWithin = (timeoutMs: number) =>
   `not sent: no connection to its server was free within ${timeoutMs} ms`;
 
+/** A request given back unsent at its deadline `timeoutMs` (SendResult's `unsent`). */
+export const givenBack = (timeoutMs: number): Omit<SendResult, 'durationMs'> => ({
+  ...timedOut(noConnectionWithin(timeoutMs)),
+  unsent: true,
+});
+
 /** A response snippet as log text: NUL cannot be stored in a PostgreSQL text column, so it is shown as U+FFFD. */
 const snippetText = (chunks: Buffer[]) =>
   Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\uFFFD');
@@ -124,21 +130,22 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
     ? createBoundedLookup(options.resolve)
     : createResolverLookup(policy.allowPrivateNetworks ? { fallback: systemFallback() } : {});
   const connections = options.connectionsPerOrigin ?? CONNECTIONS_PER_ORIGIN;
-  const pool = () =>
-    new Agent({
-      connect: {
-        lookup: createGuardedLookup(policy, lookup),
-        secureContext,
-        timeout: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs),
-      },
-      connections,
-      keepAliveTimeout: 30_000,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      maxHeaderSize: RESPONSE_HEADER_BYTES,
-    });
-  // The second opens connections only for accounts kept waiting by another's (origin-requests.ts).
-  const agents = [pool(), pool()] as const;
+  const pool = {
+    connect: {
+      lookup: createGuardedLookup(policy, lookup),
+      secureContext,
+      timeout: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs),
+    },
+    connections,
+    keepAliveTimeout: 30_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    maxHeaderSize: RESPONSE_HEADER_BYTES,
+  };
+  // The second only once an account is kept waiting by another's (origin-requests.ts): a client
+  // whose requests name no account (the operator's notices) never makes it.
+  const agents: [Agent, Agent | undefined] = [new Agent(pool), undefined];
+  const agentFor = (route: 0 | 1) => (route === 0 ? agents[0] : (agents[1] ??= new Agent(pool)));
   const requests = createOriginRequests(connections);
 
   return {
@@ -195,10 +202,9 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // Once the status line is in, the status decides the attempt (a 2xx is delivered, the body
         // is not used): a body that stalls or breaks off after it only shortens the snippet. Before
         // it, the deadline is a time-out. A lost lease is always an abandonment.
-        // `unsent`: never written (SendResult's `unsent`).
-        const end = (message: string, unsent = false) => {
+        const end = (message: string) => {
           if (statusCode !== 0 && message !== ABANDONED) answered();
-          else settle(unsent ? { ...timedOut(message), unsent } : timedOut(message));
+          else settle(timedOut(message));
           cut(new Error(message));
         };
         const abandoned = () => end(ABANDONED);
@@ -206,8 +212,9 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // a connection (past it, it is given back unsent, nothing of it written), then, from its
         // writing, for its receiver (onRequestStart), whose time it is.
         const timer = setTimeout(() => {
-          if (controller === null && route.queued) end(noConnectionWithin(timeoutMs), true);
-          else end(noAnswerWithin(timeoutMs));
+          if (controller !== null || !route.queued) return end(noAnswerWithin(timeoutMs));
+          settle(givenBack(timeoutMs)); // never written: no status to answer with
+          cut(new Error(noConnectionWithin(timeoutMs)));
         }, timeoutMs);
         request.signal?.addEventListener('abort', abandoned, { once: true });
         // The request is over (its answer read, or failed): the deadline and the lease's signal let
@@ -232,7 +239,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         // undici's dispatch, not request(): no AbortController, response stream or async iterator
         // per attempt, which cost a fifth of the service's CPU per delivery (design D24).
         // Options undici refuses (a header it cannot write) come to onResponseError too.
-        agents[route.pool].dispatch(
+        agentFor(route.pool).dispatch(
           {
             origin: url.origin,
             path: url.pathname + url.search,
@@ -294,10 +301,10 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
       });
     },
     close: async () => {
-      await Promise.all(agents.map((a) => a.close()));
+      await Promise.all(agents.map((a) => a?.close()));
     },
     destroy: async () => {
-      await Promise.all(agents.map((a) => a.destroy()));
+      await Promise.all(agents.map((a) => a?.destroy()));
     },
   };
 }

@@ -44,6 +44,7 @@ interface Open {
 }
 
 export function createOriginRequests(connections: number): OriginRequests {
+  const few = fewAtOrigin(connections);
   const byOrigin = new Map<string, Open>();
   return {
     open(origin, account) {
@@ -53,7 +54,7 @@ export function createOriginRequests(connections: number): OriginRequests {
         byOrigin.set(origin, open);
       }
       const ofAccount = account === undefined ? undefined : (open.accounts.get(account) ?? 0);
-      const light = ofAccount !== undefined && ofAccount < fewAtOrigin(connections);
+      const light = ofAccount !== undefined && ofAccount < few;
       const [first, second] = open.pools;
       // The second only while it has room: full too, the first frees a connection as soon.
       const pool: 0 | 1 = first >= connections && light && second < connections ? 1 : 0;

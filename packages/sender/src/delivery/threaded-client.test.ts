@@ -6,7 +6,7 @@ import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import { createSender } from '../engine/sender.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { type AbandonSignal, createAbandon } from './abandon.js';
-import { noAnswerWithin, noConnectionWithin, type SendResult } from './http-client.js';
+import { longestRequestMs, noAnswerWithin, noConnectionWithin, type SendResult } from './http-client.js';
 import { createThreadedDeliveryClient } from './threaded-client.js';
 
 // The thread runs the built program (`pnpm build`), as the package ships it.
@@ -105,8 +105,8 @@ describe('the delivery client on a thread of its own', () => {
   it('tells of a request the thread gave back unsent, behind others for its one connection', async () => {
     const c = client({ timeoutMs: 150, connectionsPerOrigin: 1 });
     try {
-      // The first holds the connection until its deadline, the second takes it then; the third is
-      // still waiting at its own deadline.
+      // The first holds the connection until its deadline; the second is given back at nearly the
+      // same moment, or takes the connection freed then; the third is still waiting at its own.
       const [held, , queued] = await Promise.all([1, 2, 3].map((n) => c.send(post('hang', n))));
       expect(held!.unsent).toBeUndefined();
       expect(held!.outcome).toEqual({ ok: false, kind: 'timeout', message: noAnswerWithin(150) });
@@ -137,7 +137,7 @@ describe('the delivery client on a thread of its own', () => {
       const r = await c.send(post('status200'));
       expect(r.outcome).toEqual({ ok: false, kind: 'timeout', message: 'no answer within 100 ms' });
       // Not before the longest a request that waited for a connection may be out.
-      expect(performance.now() - started).toBeGreaterThanOrEqual(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(longestRequestMs(100));
     } finally {
       await c.close();
     }

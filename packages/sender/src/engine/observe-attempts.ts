@@ -23,7 +23,7 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
           delivery: claim.delivery.id,
           endpoint: claim.delivery.endpointId,
           origin: claim.origin,
-          ms: attempt.durationMs,
+          ms: report.heldMs,
         },
         'attempt not sent: every connection to its server was held by earlier requests until its deadline',
       );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sharesOf } from '../../test/helpers/held-up-claim.js';
 import {
   accountAtOrigin,
   inAccountTurns,
@@ -104,14 +105,7 @@ describe('pickDue', () => {
     ].map(([account, origin], i) => ({ id: `d${i}`, account: account!, origin: origin! }));
     type R = (typeof rows)[number];
     const share = shareLimits<R>(
-      {
-        perAccount: 10,
-        perOrigin: 5,
-        perAccountAtOrigin: 3,
-        openByAccount: new Map([['A', 1]]),
-        openByOrigin: new Map([['relay', 1]]),
-        openByAccountAtOrigin: new Map([[accountAtOrigin('A', 'relay'), 1]]),
-      },
+      sharesOf(10, 5, [['A', 1]], [['relay', 1]], { cap: 3, open: [[accountAtOrigin('A', 'relay'), 1]] }),
       (r) => r.account,
       (r) => r.origin,
     );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sharesOf } from '../../test/helpers/held-up-claim.js';
 import { ManualClock } from '../clock.js';
 import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS, ORIGIN_THRESHOLD } from '../domain/breaker.js';
 import { accountAtOrigin } from '../store/pick-due.js';
@@ -178,17 +179,17 @@ describe("a worker's breakers", () => {
         probe('ep_4', 'acct_a', 'https://e.example.com'),
       ],
     };
-    const shares = {
-      perAccount: 3,
-      perOrigin: 1,
-      openByAccount: new Map([
+    // An account's share of an origin larger than the origin's: the origin's share decides.
+    const shares = sharesOf(
+      3,
+      1,
+      [
         ['acct_full', 3],
         ['acct_a', 1],
-      ]),
-      openByOrigin: new Map<string, number>(),
-      perAccountAtOrigin: 3,
-      openByAccountAtOrigin: new Map<string, number>(),
-    };
+      ],
+      [],
+      { cap: 3, open: [] },
+    );
     // ep_2 shares ep_1's origin (one each); acct_a has one out, so two more, ep_4 left for the next claim.
     expect(chooseProbes(caps, shares, new Set(['ep_out']), 10)).toEqual(['ep_1', 'ep_3']);
     expect(chooseProbes(caps, shares, new Set(['ep_out']), 1)).toEqual(['ep_1']);
@@ -206,14 +207,10 @@ describe("a worker's breakers", () => {
         { endpointId: 'ep_a3', accountId: 'acct_a', origin: 'https://own.example.com' },
       ],
     };
-    const shares = {
-      perAccount: 10,
-      perOrigin: 10,
-      openByAccount: new Map([['acct_a', 1]]),
-      openByOrigin: new Map([[relay, 1]]),
-      perAccountAtOrigin: 2,
-      openByAccountAtOrigin: new Map([[accountAtOrigin('acct_a', relay), 1]]),
-    };
+    const shares = sharesOf(10, 10, [['acct_a', 1]], [[relay, 1]], {
+      cap: 2,
+      open: [[accountAtOrigin('acct_a', relay), 1]],
+    });
     expect(chooseProbes(caps, shares, new Set(), 10)).toEqual(['ep_a1', 'ep_b', 'ep_a3']);
   });
 });
