@@ -145,7 +145,11 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
   // The second only once an account is kept waiting by another's (origin-requests.ts): a client
   // whose requests name no account (the operator's notices) never makes it.
   const agents: [Agent, Agent | undefined] = [new Agent(pool), undefined];
-  const agentFor = (route: 0 | 1) => (route === 0 ? agents[0] : (agents[1] ??= new Agent(pool)));
+  const agentFor = (route: 0 | 1): Agent => {
+    if (route === 0) return agents[0];
+    agents[1] ??= new Agent(pool);
+    return agents[1];
+  };
   const requests = createOriginRequests(connections);
 
   return {
