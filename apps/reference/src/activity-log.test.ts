@@ -1,4 +1,4 @@
-import type { AttemptReport } from '@linkhooks/sender';
+import type { AttemptMade, AttemptReport } from '@linkhooks/sender';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActivityLog } from './activity-log.js';
 import type { ReceivedEvent } from './sample-receiver.js';
@@ -26,12 +26,12 @@ const activity = () =>
 
 const received = (attempt: number) => ({ attempt }) as ReceivedEvent;
 
-function report(attempt: number, outcome: Partial<AttemptReport['applied']>, failed = true): AttemptReport {
+function report(attempt: number, outcome: Partial<AttemptMade['applied']>, failed = true): AttemptMade {
   return {
     claim: { delivery: { id: 'dlv_1', eventName: 'click', endpointId: 'ep_1', accountId: 'acc_1' } },
     attempt: { number: attempt, failureKind: failed ? 'http_status' : null, statusCode: failed ? 500 : 200 },
     applied: { applied: true, ...outcome },
-  } as AttemptReport;
+  } as AttemptMade;
 }
 
 describe('the activity log', () => {
@@ -78,6 +78,14 @@ describe('the activity log', () => {
     expect(lines.slice(1)).toEqual([
       'sender: ✓ endpoint ep_1 delivers again; its failed deliveries in a row are back to 0',
     ]);
+  });
+
+  it('says nothing of a request given back unsent: nothing was attempted', () => {
+    const log = activity();
+    const { claim } = report(1, {});
+    const unsent: AttemptReport = { claim, unsent: true, heldMs: 30_000 };
+    log.attempt(unsent);
+    expect(lines).toEqual([]);
   });
 
   it('tells what to expect when the receiver is switched to fail', () => {

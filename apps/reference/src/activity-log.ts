@@ -4,7 +4,7 @@
  * state changes are what the user watches for: each failed attempt gets its own line at once, with
  * where its endpoint stands toward being disabled.
  */
-import type { AttemptReport } from '@linkhooks/sender';
+import type { AttemptMade, AttemptReport } from '@linkhooks/sender';
 import type { ReceivedEvent, ReceiverMode } from './sample-receiver.js';
 
 export interface ActivityLogOptions {
@@ -58,8 +58,11 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
       if ((received.attempt ?? 1) > 1) retried++;
     },
 
-    attempt({ claim, attempt, applied }) {
-      if (!applied.applied) return; // another worker took the delivery over and reports it
+    attempt(report) {
+      // Given back unsent, nothing was attempted; not recorded, another worker took the delivery
+      // over and reports it.
+      if (report.unsent || !report.applied.applied) return;
+      const { claim, attempt, applied } = report;
       const { delivery } = claim;
       const what = `${delivery.eventName} ${delivery.id}`;
       if (!attempt.failureKind) {
@@ -122,7 +125,7 @@ export function createActivityLog(options: ActivityLogOptions): ActivityLog {
   };
 }
 
-function reason(attempt: AttemptReport['attempt']): string {
+function reason(attempt: AttemptMade['attempt']): string {
   if (attempt.failureKind === 'http_status') return `HTTP ${attempt.statusCode}`;
   if (attempt.failureKind === 'timeout') return 'no answer in time';
   const detail = attempt.errorMessage ? `: ${attempt.errorMessage.slice(0, 80)}` : '';

@@ -192,6 +192,8 @@ function benchSender(ctx, store, expected, extra = {}) {
     perAccountAtOriginCap: FLOW.concurrency,
     quotas: { eventsPerSecond: 1_000_000, eventsBurst: 1_000_000 },
     onAttempt: (report) => {
+      // Given back unsent: no attempt, the delivery due again as it was.
+      if (report.unsent) return;
       if (report.attempt.failureKind) {
         settle.reject(
           new HarnessError(`an attempt failed: ${report.attempt.failureKind} ${report.attempt.errorMessage}`),

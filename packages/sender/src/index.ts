@@ -128,4 +128,4 @@ export type {
 } from './store/records.js';
 export { createSqliteStore, type SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
 export type { AttemptBucket, EndpointStatistics, StatsWindow, WindowStats } from './store/stats-port.js';
-export type { AttemptReport } from './worker/attempt.js';
+export type { AttemptMade, AttemptReport, AttemptUnsent } from './worker/attempt.js';

@@ -157,14 +157,18 @@ export function traceAttempt(claim: ClaimedDelivery, attempt: () => Promise<Atte
   return withActive(span, async () => {
     try {
       const report = await attempt();
+      span.setAttribute('linkhooks.attempt.duration_ms', report.heldMs);
+      if (report.unsent) {
+        // Given back unsent, it is no attempt and no failure of its receiver.
+        span.setAttribute('linkhooks.attempt.unsent', true);
+        span.setAttribute('linkhooks.attempt.recorded', false);
+        return report;
+      }
       const { statusCode, failureKind } = report.attempt;
       if (statusCode !== null) span.setAttribute('http.response.status_code', statusCode);
-      span.setAttribute('linkhooks.attempt.duration_ms', report.heldMs);
       span.setAttribute('linkhooks.attempt.recorded', report.applied.applied);
       if (report.applied.status) span.setAttribute('linkhooks.delivery.status', report.applied.status);
-      // Given back unsent, it is no attempt and no failure of its receiver.
-      if (report.unsent) span.setAttribute('linkhooks.attempt.unsent', true);
-      else if (failureKind !== null) {
+      if (failureKind !== null) {
         span.setAttribute('linkhooks.attempt.failure_kind', failureKind);
         span.setStatus({ code: SpanStatusCode.ERROR, message: failureKind });
       }

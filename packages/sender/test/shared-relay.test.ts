@@ -19,7 +19,7 @@ import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import type { SenderStore } from '../src/store/port.js';
 import type { ClaimedDelivery } from '../src/store/records.js';
-import type { AttemptReport } from '../src/worker/attempt.js';
+import type { AttemptMade, AttemptReport } from '../src/worker/attempt.js';
 import { conditions } from './helpers/conditions.js';
 import { addEndpoint } from './helpers/endpoints.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
@@ -42,9 +42,12 @@ async function relayWith(hangingAccounts: number) {
     allowPrivateNetworks: true,
     ca: relay.certs.ca,
     attemptTimeoutMs: DEADLINE_MS,
-    onAttempt: ({ claim, attempt }) => {
-      const key = claim.delivery.accountId;
-      outcomes.set(key, [...(outcomes.get(key) ?? []), attempt.failureKind]);
+    onAttempt: (report) => {
+      const key = report.claim.delivery.accountId;
+      outcomes.set(key, [
+        ...(outcomes.get(key) ?? []),
+        report.unsent ? 'unsent' : report.attempt.failureKind,
+      ]);
     },
   });
   const broken: string[] = [];
@@ -140,7 +143,7 @@ describe('a relay many customers share', () => {
  * healthy customer's click there; resolves once something is delivered.
  */
 async function hangingThere(endpoints: number, claimedFirst: number) {
-  const delivered: AttemptReport[] = [];
+  const delivered: AttemptMade[] = [];
   const hung: AttemptReport[] = [];
   const claimed = new Map<string, number>();
   const happened = conditions();
@@ -168,7 +171,8 @@ async function hangingThere(endpoints: number, claimedFirst: number) {
     allowPrivateNetworks: true,
     ca: relay.certs.ca,
     onAttempt: (report) => {
-      (report.attempt.failureKind === null ? delivered : hung).push(report);
+      if (!report.unsent && report.attempt.failureKind === null) delivered.push(report);
+      else hung.push(report);
       happened.changed();
     },
   });

@@ -14,7 +14,7 @@ export interface Observers {
 
 export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt }: Observers) {
   return (report: AttemptReport): void => {
-    const { attempt, applied, claim, refused } = report;
+    const { claim } = report;
     if (report.unsent) {
       // No attempt: the delivery is due again as it was, and its receiver was not asked.
       metrics.unsent.inc();
@@ -30,6 +30,7 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
       onAttempt?.(report);
       return;
     }
+    const { attempt, applied, refused } = report;
     const outcome = attempt.failureKind ? 'failure' : 'success';
     // The operator's figures keep the time the request held its slot, which the customer's record
     // may leave out.

@@ -141,8 +141,10 @@ export function createSender(options: SenderOptions): Sender {
       logger,
       onEndpointDisabled: options.onEndpointDisabled,
       onAttempt: (report) => {
-        if (report.applied.noticed) notifier?.wake();
-        if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint.id);
+        if (!report.unsent) {
+          if (report.applied.noticed) notifier?.wake();
+          if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint.id);
+        }
         options.onAttempt?.(report);
       },
     }),

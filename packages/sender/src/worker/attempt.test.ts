@@ -1,7 +1,8 @@
 import { generateSecret, sign, signStandardWebhook } from '@linkhooks/protocol';
 import { describe, expect, it } from 'vitest';
+import { made } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
-import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
+import { type DeliveryClient, givenBack, type SendRequest } from '../delivery/http-client.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AttemptResult, DeliveryQueue } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
@@ -135,7 +136,7 @@ describe('runAttempt', () => {
     expect(sent[0]!.body).toBe(large);
     expect(sent[0]!.headers['x-service-signature']).toBe(sign(large, secret));
     expect(sent[0]!.headers['webhook-timestamp']).toBe(String(Math.floor((NOW + 1_250) / 1000)));
-    expect(done.attempt.startedAt).toBe(NOW + 1_250);
+    expect(made(done).attempt.startedAt).toBe(NOW + 1_250);
     expect(recorded[0]!.attempt.startedAt).toBe(NOW + 1_250);
   });
 
@@ -147,5 +148,22 @@ describe('runAttempt', () => {
     expect(held).toHaveLength(0);
     await report;
     expect(recorded[0]!.attempt.startedAt).toBe(NOW);
+  });
+
+  it('reports a request given back unsent as no attempt: nothing recorded, its lease given back', async () => {
+    const { recorded, deps } = harness();
+    const released: string[] = [];
+    const client = {
+      send: async () => ({ ...givenBack(30_000), durationMs: 30_000 }),
+    } as unknown as DeliveryClient;
+    const queue = {
+      ...deps.queue,
+      releaseLease: async (deliveryId: string, token: string) => void released.push(`${deliveryId} ${token}`),
+    } as unknown as DeliveryQueue;
+    const claim = claimOf(false, false);
+    const report = await runAttempt({ ...deps, client, queue }, claim);
+    expect(report).toEqual({ claim, unsent: true, heldMs: 30_000 });
+    expect(recorded).toEqual([]);
+    expect(released).toEqual(['dlv_1 token']);
   });
 });

@@ -23,24 +23,39 @@ export interface AttemptDeps {
   turnBudget?: TurnBudget;
 }
 
-export interface AttemptReport {
+/** A request that went out (or was cut short by the worker), and its attempt, recorded or not. */
+export interface AttemptMade {
   claim: ClaimedDelivery;
   attempt: AttemptRecord;
+  /** `applied: false` when the attempt was not recorded: the lease was lost or abandoned. */
   applied: AttemptApplied;
   /** For the operator's log: why the address was refused (AttemptOutcome's `refused`). */
   refused?: string;
-  /**
-   * The request waited behind its origin's earlier requests for a connection until its deadline
-   * (SendResult's `unsent`): nothing was written, nothing is recorded, and the delivery was given
-   * back, due as it was.
-   */
-  unsent?: true;
+  unsent?: undefined;
   /**
    * How long the request held its slot, which the attempt may record as less (a name without a
    * public address records none): what the breakers and the operator's figures read.
    */
   heldMs: number;
 }
+
+/**
+ * A request given back unsent (SendResult's `unsent`): it waited behind its origin's earlier
+ * requests for a connection until its deadline, so nothing was written and there is no attempt;
+ * the delivery was given back, due as it was, and its receiver was not asked.
+ */
+export interface AttemptUnsent {
+  claim: ClaimedDelivery;
+  unsent: true;
+  /** How long the request held its slot before it was given back. */
+  heldMs: number;
+}
+
+/**
+ * What became of a claimed delivery's request: an attempt (`AttemptMade`), or a request given back
+ * unsent (`AttemptUnsent`), which has none to read; `unsent` tells them apart.
+ */
+export type AttemptReport = AttemptMade | AttemptUnsent;
 
 /**
  * The request headers of design R4 and R9, the extension headers of design D6 and D42, and, for
@@ -105,6 +120,12 @@ export async function runAttempt(
     claim.body.byteLength > LARGE_BODY_BYTES ? await (deps.turnBudget ?? atOnce)(start) : start();
   const result = await sent;
   onSent?.();
+  if (result.unsent) {
+    // Not the receiver's failure: no attempt is counted against it (design D24). A lease the worker
+    // abandoned is no longer its own to give back.
+    if (!abandon?.aborted) await deps.queue.releaseLease(claim.delivery.id, claim.leaseToken);
+    return { claim, unsent: true, heldMs: result.durationMs };
+  }
   // A name without a public address: its attempt records no time (AttemptOutcome's noPublicAddress).
   const untimed = !result.outcome.ok && result.outcome.noPublicAddress === true;
   // design R12: the next delay is measured from the failure of this attempt.
@@ -121,18 +142,12 @@ export async function runAttempt(
     nextAttemptAt: null,
     requestHeaders: headers,
   };
-  const report = (recorded: AttemptRecord, applied: AttemptApplied): AttemptReport => {
-    const made: AttemptReport = { claim, attempt: recorded, applied, heldMs: result.durationMs };
+  const report = (recorded: AttemptRecord, applied: AttemptApplied): AttemptMade => {
+    const made: AttemptMade = { claim, attempt: recorded, applied, heldMs: result.durationMs };
     if (!result.outcome.ok && result.outcome.refused !== undefined) made.refused = result.outcome.refused;
-    if (result.unsent) made.unsent = true;
     return made;
   };
   if (abandon?.aborted) return report(attempt, { applied: false });
-  if (result.unsent) {
-    // Not the receiver's failure: no attempt is counted against it (design D24).
-    await deps.queue.releaseLease(claim.delivery.id, claim.leaseToken);
-    return report(attempt, { applied: false });
-  }
   const applied = await deps.queue.recordAttempt({
     lease: { deliveryId: claim.delivery.id, leaseToken: claim.leaseToken },
     attempt,

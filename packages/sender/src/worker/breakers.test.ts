@@ -3,7 +3,7 @@ import { sharesOf } from '../../test/helpers/held-up-claim.js';
 import { ManualClock } from '../clock.js';
 import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS, ORIGIN_THRESHOLD } from '../domain/breaker.js';
 import { accountAtOrigin } from '../store/pick-due.js';
-import type { AttemptReport } from './attempt.js';
+import type { AttemptMade } from './attempt.js';
 import {
   type BreakerCaps,
   type BreakerChange,
@@ -17,7 +17,7 @@ const hung = (endpointId: string, accountId = 'acct_a', origin = `https://${endp
     claim: { delivery: { endpointId, accountId }, origin },
     attempt: { failureKind: 'timeout', durationMs: 30_000 },
     heldMs: 30_000,
-  }) as unknown as AttemptReport;
+  }) as unknown as AttemptMade;
 
 describe("a worker's breakers", () => {
   it('leaves an endpoint out while open, and probes it apart once half-open', () => {
@@ -60,7 +60,7 @@ describe("a worker's breakers", () => {
       ...hung('ep_1'),
       attempt: { failureKind: null, durationMs: 5 },
       heldMs: 5,
-    } as AttemptReport);
+    } as AttemptMade);
     expect(breakers.caps(8, 16)).toEqual({
       capped: { endpoints: new Map(), origins: new Map() },
       probing: [],
@@ -70,7 +70,7 @@ describe("a worker's breakers", () => {
   it('counts the time a request held its slot where its record shows none (a name without a public address)', () => {
     const breakers = createBreakers(new ManualClock());
     const slowName = (heldMs: number) =>
-      ({ ...hung('ep_n'), attempt: { failureKind: 'dns', durationMs: 0 }, heldMs }) as AttemptReport;
+      ({ ...hung('ep_n'), attempt: { failureKind: 'dns', durationMs: 0 }, heldMs }) as AttemptMade;
     for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(slowName(5));
     expect(breakers.caps(8, 16).capped.endpoints).toEqual(new Map());
     for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(slowName(5_000));
@@ -91,7 +91,7 @@ describe("a worker's breakers", () => {
     const clock = new ManualClock();
     const breakers = createBreakers(clock);
     /** The changes one attempt's report makes. */
-    const changesOf = (report: AttemptReport) => {
+    const changesOf = (report: AttemptMade) => {
       const changes: BreakerChange[] = [];
       breakers.observe(report, (change) => changes.push(change));
       return changes;
@@ -114,7 +114,7 @@ describe("a worker's breakers", () => {
       ...hung('ep_1'),
       attempt: { failureKind: null, durationMs: 5 },
       heldMs: 5,
-    } as AttemptReport;
+    } as AttemptMade;
     expect(changesOf(answered)).toEqual([
       { kind: 'endpoint', key: 'ep_1', accountId: 'acct_a', change: 'closed', trips: 1, coolDownMs: 0 },
     ]);

@@ -20,7 +20,7 @@ import type { FailureKind } from '../domain/delivery-state.js';
 import { pickDue, shareLimits } from '../store/pick-due.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
-import type { AttemptReport } from './attempt.js';
+import type { AttemptMade } from './attempt.js';
 
 /**
  * A probe that found nothing due is asked for again this long after, doubling with each miss in a
@@ -87,7 +87,7 @@ export function createBreakers(clock: Clock) {
     afterAttempt(state, failureKind, durationMs, clock.now(), ENDPOINT_THRESHOLD);
   return {
     /** Takes the attempt into its endpoint's and origin's breakers; tells `onChange` of each that opened or closed. */
-    observe(report: AttemptReport, onChange?: (change: BreakerChange) => void) {
+    observe(report: AttemptMade, onChange?: (change: BreakerChange) => void) {
       const { endpointId, accountId } = report.claim.delivery;
       const { origin } = report.claim;
       const now = clock.now();

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { workerOptions } from '../../test/helpers/worker-options.js';
+import { made, workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
 import type { DeliveryClient, SendRequest } from '../delivery/http-client.js';
 import { newId } from '../domain/ids.js';
@@ -109,7 +109,7 @@ describe('the heartbeat', () => {
     const [taken] = await memory.claimDue({ now: clock.now(), limit: 1, leaseMs: LEASE, perEndpointCap: 1 });
     expect(taken!.delivery.id).toBe(delivery.id);
     const abandoned = await report;
-    expect(abandoned.applied.applied).toBe(false);
+    expect(made(abandoned).applied.applied).toBe(false);
     const stored = await memory.getDelivery(endpoint.accountId, delivery.id);
     expect(stored!.attempts).toEqual([]);
     await worker.stop(0);
@@ -123,7 +123,7 @@ describe('the heartbeat', () => {
     worker.start();
     await sending;
     clock.set(T0 + LEASE - 1); // within one renewal of the lease's end
-    expect((await report).applied.applied).toBe(false);
+    expect(made(await report).applied.applied).toBe(false);
     await worker.stop(0);
   });
 
@@ -136,7 +136,7 @@ describe('the heartbeat', () => {
     worker.start();
     await sending;
     clock.set(T0 + LEASE - 1);
-    expect((await report).applied.applied).toBe(false);
+    expect(made(await report).applied.applied).toBe(false);
     await worker.stop(0);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conditions } from '../../test/helpers/conditions.js';
-import { workerOptions } from '../../test/helpers/worker-options.js';
+import { made, workerOptions } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
 import type { DeliveryClient, SendRequest, SendResult } from '../delivery/http-client.js';
 import { HELD_SLOT_MS } from '../domain/breaker.js';
@@ -102,7 +102,7 @@ async function setUp(freeSlotOnResponse: boolean) {
         clock: new ManualClock(T0),
         freeSlotOnResponse,
         onAttempt: (report) => {
-          if (report.applied.status === 'delivered' && ++delivered === 3) {
+          if (made(report).applied.status === 'delivered' && ++delivered === 3) {
             void worker.stop().then(resolve);
           }
         },
@@ -178,7 +178,7 @@ describe('worker bookkeeping', () => {
     const worker = createWorker({
       ...options(store, client, clock),
       onAttempt: (report) => {
-        reports.push(report.applied.applied);
+        reports.push(made(report).applied.applied);
         reported();
       },
     });
@@ -238,7 +238,7 @@ describe('worker bookkeeping', () => {
     const applied: boolean[] = [];
     const worker = createWorker({
       ...options(store, client, clock),
-      onAttempt: (report) => applied.push(report.applied.applied),
+      onAttempt: (report) => applied.push(made(report).applied.applied),
     });
     worker.start();
     await requests(2);
@@ -278,7 +278,7 @@ describe('worker bookkeeping', () => {
     const reports: string[] = [];
     const worker = createWorker({
       ...options(memory, client, clock),
-      onAttempt: (report) => reports.push(report.applied.status ?? 'not applied'),
+      onAttempt: (report) => reports.push(made(report).applied.status ?? 'not applied'),
       onError: (error) => errors.push(error),
     });
     expect(await worker.tick()).toBe(1);

@@ -143,11 +143,13 @@ export function createWorker(options: WorkerOptions): Worker {
     sending++;
     running.done = traceAttempt(claim, () => runAttempt(options, claim, answered, running.abandon.signal))
       .then((report) => {
-        if (report.applied.status === 'awaiting_retry')
-          knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
-        // An abandoned attempt says nothing of the receiver (the worker cut it short), nor does one
-        // never sent.
-        if (!running.abandon.signal.aborted && !report.unsent) breakers.observe(report, options.onBreaker);
+        // One never sent says nothing of the receiver, nor does an abandoned one (the worker cut it
+        // short).
+        if (!report.unsent) {
+          if (report.applied.status === 'awaiting_retry')
+            knownDueAt = Math.min(knownDueAt, report.applied.nextAttemptAt ?? Number.POSITIVE_INFINITY);
+          if (!running.abandon.signal.aborted) breakers.observe(report, options.onBreaker);
+        }
         options.onAttempt(report);
       }, options.onError)
       .finally(() => {

@@ -4,6 +4,7 @@
  */
 import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
+import type { AttemptMade, AttemptReport } from '../../src/worker/attempt.js';
 import type { WorkerOptions } from '../../src/worker/worker.js';
 
 type Given = Pick<WorkerOptions, 'queue' | 'client' | 'clock'> & Partial<WorkerOptions>;
@@ -28,4 +29,11 @@ export function workerOptions<G extends Given>(slots: number, given: G): WorkerO
     },
     ...given,
   };
+}
+
+/** The attempt `report` holds; fails the test when its request was given back unsent instead. */
+export function made(report: AttemptReport): AttemptMade {
+  if (report.unsent)
+    throw new Error(`delivery ${report.claim.delivery.id} was given back unsent, not attempted`);
+  return report;
 }
