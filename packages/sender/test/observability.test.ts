@@ -77,3 +77,48 @@ it('counts events published and their commits, attempts and deliveries, times at
   for (const secret of [good.secret, bad.secret, ...signatures]) expect(logs).not.toContain(secret);
   await sender.stop(0);
 });
+
+it("logs what the platform's hooks throw or reject with, and goes on delivering", async () => {
+  let logs = '';
+  const logger = pino(
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    }),
+  );
+  const heard: string[] = [];
+  const { sender } = makeSender(receiver.certs, {
+    logger,
+    disableOnGone: true, // the gone endpoint is disabled at its first answer
+    onAttempt: (report) => {
+      heard.push(report.claim.delivery.id);
+      // The first throws, the next returns a promise that rejects.
+      if (heard.length === 1) throw new Error('hook broke');
+      return Promise.reject(new Error('hook rejected')) as never;
+    },
+    onEndpointDisabled: () => {
+      throw new Error('disable hook broke');
+    },
+  });
+  await addEndpoint(sender, receiver, { route: 'hooks-ok' });
+  await addEndpoint(sender, receiver, { route: 'hooks-gone', events: ['conversion'], behaviour: 'gone' });
+  await sender.publish(ACCOUNT, buildEvent('click'));
+  await sender.publish(ACCOUNT, buildEvent('conversion'));
+  expect(await sender.tick()).toBe(2);
+  await sender.stop(0);
+  await new Promise<void>((resolve) => setImmediate(resolve)); // the rejection's handler runs
+  expect(heard).toHaveLength(2);
+  const failed = logs
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => / hook failed$/.test(l.msg))
+    .map((l) => [l.msg, l.err.message]);
+  expect(failed.sort()).toEqual([
+    ['onAttempt hook failed', 'hook broke'],
+    ['onAttempt hook failed', 'hook rejected'],
+    ['onEndpointDisabled hook failed', 'disable hook broke'],
+  ]);
+});

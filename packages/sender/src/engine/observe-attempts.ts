@@ -12,6 +12,21 @@ export interface Observers {
   onAttempt?: ((report: AttemptReport) => void) | undefined;
 }
 
+/**
+ * Runs one of the platform's hooks: what it throws, or the promise it returns rejects with, is
+ * logged, never the worker's failure (an attempt's promise that rejected ended the process).
+ */
+export function runHook(logger: Logger, name: string, hook: () => unknown): void {
+  const failed = (error: unknown) => logger.error({ err: error }, `${name} hook failed`);
+  try {
+    const returned = hook();
+    if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function')
+      Promise.resolve(returned).catch(failed);
+  } catch (error) {
+    failed(error);
+  }
+}
+
 export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt }: Observers) {
   return (report: AttemptReport): void => {
     const { claim } = report;
@@ -67,9 +82,7 @@ export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt
           ? 'endpoint disabled: its receiver answered 410 Gone'
           : 'endpoint disabled after consecutive failed deliveries',
       );
-      Promise.resolve(onEndpointDisabled?.(endpoint)).catch((error) =>
-        logger.error({ err: error }, 'onEndpointDisabled hook failed'),
-      );
+      runHook(logger, 'onEndpointDisabled', () => onEndpointDisabled?.(endpoint));
     }
     onAttempt?.(report);
   };

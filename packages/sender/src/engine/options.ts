@@ -95,8 +95,11 @@ export interface SenderOptions {
    */
   operatorNotifications?: OperatorNotifications;
   /**
-   * Told of every attempt: recorded (`report.applied.applied`), abandoned with its lease, or given
-   * back unsent (`report.unsent`: its deadline passed while it waited for a connection).
+   * Told of every claimed delivery's request: an attempt (`AttemptMade`: `report.attempt`, and
+   * `report.applied.applied` false when the worker lost or gave back its lease and recorded
+   * nothing), or a request given back unsent (`AttemptUnsent`, `report.unsent`: its deadline
+   * passed while it waited for a connection), which holds no attempt. What the hook throws or
+   * rejects with is logged.
    */
   onAttempt?: (report: AttemptReport) => void;
   logger?: Logger;

@@ -29,7 +29,7 @@ import { endpointManagement } from './endpoint-management.js';
 import { endpointOperations } from './endpoint-operations.js';
 import { endpointStatsOperations } from './endpoint-stats.js';
 import { buildEvent, type PublishInput } from './event-input.js';
-import { observeAttempts, observeBreakers } from './observe-attempts.js';
+import { observeAttempts, observeBreakers, runHook } from './observe-attempts.js';
 import { createOperatorNotifier } from './operator-notifier.js';
 import { type SenderOptions, settingsOf } from './options.js';
 import { portalSessions } from './portal-sessions.js';
@@ -145,7 +145,7 @@ export function createSender(options: SenderOptions): Sender {
           if (report.applied.noticed) notifier?.wake();
           if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint.id);
         }
-        options.onAttempt?.(report);
+        runHook(logger, 'onAttempt', () => options.onAttempt?.(report));
       },
     }),
     onBreaker: observeBreakers({ metrics, logger }),

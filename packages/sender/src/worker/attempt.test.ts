@@ -2,6 +2,7 @@ import { generateSecret, sign, signStandardWebhook } from '@linkhooks/protocol';
 import { describe, expect, it } from 'vitest';
 import { made } from '../../test/helpers/worker-options.js';
 import { ManualClock } from '../clock.js';
+import { createAbandon } from '../delivery/abandon.js';
 import { type DeliveryClient, givenBack, type SendRequest } from '../delivery/http-client.js';
 import type { TransitionRules } from '../domain/transition.js';
 import type { AttemptResult, DeliveryQueue } from '../store/port.js';
@@ -164,6 +165,12 @@ describe('runAttempt', () => {
     const report = await runAttempt({ ...deps, client, queue }, claim);
     expect(report).toEqual({ claim, unsent: true, heldMs: 30_000 });
     expect(recorded).toEqual([]);
+    expect(released).toEqual(['dlv_1 token']);
+    // Abandoned by the worker meanwhile, its lease is no longer the worker's to give back.
+    const abandon = createAbandon();
+    abandon.abort();
+    const abandoned = await runAttempt({ ...deps, client, queue }, claim, undefined, abandon.signal);
+    expect(abandoned).toEqual({ claim, unsent: true, heldMs: 30_000 });
     expect(released).toEqual(['dlv_1 token']);
   });
 });
