@@ -7,15 +7,14 @@
  *   new ones come.
  */
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
 import { buildEvent } from '@linkhooks/receiver/testing';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
 import { type DeliveryClient, noAnswerWithin, timedOut } from '../src/delivery/http-client.js';
 import { RETRY_DELAYS_MS } from '../src/domain/schedule.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
+import { capturedLog } from './helpers/captured-log.js';
 import { addEndpoint } from './helpers/endpoints.js';
 import { startHttpsReceiver } from './helpers/https-receiver.js';
 
@@ -104,26 +103,6 @@ describe('an endpoint that never answers, still getting clicks', () => {
     expect(minutes!).toBeLessThanOrEqual(24 * 60);
   });
 });
-
-/** A logger whose lines are kept, and those whose message starts with a prefix. */
-function capturedLog() {
-  let logs = '';
-  const logger = pino(
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs += chunk.toString();
-        done();
-      },
-    }),
-  );
-  const linesStarting = (prefix: string) =>
-    logs
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((l) => String(l.msg).startsWith(prefix));
-  return { logger, linesStarting };
-}
 
 describe("what an operator sees of an endpoint's breaker", () => {
   it('logs it opening, with the endpoint and its account, and closing; counts the trips', async () => {

@@ -3,10 +3,9 @@
  * no signature ever reaches the logs.
  */
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { buildEvent } from '@linkhooks/receiver/testing';
-import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { capturedLog } from './helpers/captured-log.js';
 import { addEndpoint } from './helpers/endpoints.js';
 import { ACCOUNT, makeSender } from './helpers/harness.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
@@ -18,17 +17,8 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 it('counts events published and their commits, attempts and deliveries, times attempts, and reports queue depth and disabled endpoints', async () => {
-  let logs = '';
-  const logger = pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs += chunk.toString();
-        done();
-      },
-    }),
-  );
-  const { sender } = makeSender(receiver.certs, { logger, disablePolicy: { threshold: 1 } });
+  const log = capturedLog('debug');
+  const { sender } = makeSender(receiver.certs, { logger: log.logger, disablePolicy: { threshold: 1 } });
   const { endpoint: good } = await addEndpoint(sender, receiver, { route: 'obs-ok' });
   const { endpoint: bad } = await addEndpoint(sender, receiver, {
     route: 'obs-bad',
@@ -68,29 +58,17 @@ it('counts events published and their commits, attempts and deliveries, times at
   expect(own).toContain('linkhooks_publish_commits_total');
   expect(own.filter((name) => !documented.has(name))).toEqual([]);
 
-  const lines = logs
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-  expect(lines.filter((l) => l.msg === 'attempt')).toHaveLength(4);
+  expect(log.lines().filter((l) => l.msg === 'attempt')).toHaveLength(4);
   const signatures = receiver.hits.map((h) => String(h.headers['x-service-signature']));
-  for (const secret of [good.secret, bad.secret, ...signatures]) expect(logs).not.toContain(secret);
+  for (const secret of [good.secret, bad.secret, ...signatures]) expect(log.text()).not.toContain(secret);
   await sender.stop(0);
 });
 
 it("logs what the platform's hooks throw or reject with, and goes on delivering", async () => {
-  let logs = '';
-  const logger = pino(
-    new Writable({
-      write(chunk, _encoding, done) {
-        logs += chunk.toString();
-        done();
-      },
-    }),
-  );
+  const log = capturedLog();
   const heard: string[] = [];
   const { sender } = makeSender(receiver.certs, {
-    logger,
+    logger: log.logger,
     disableOnGone: true, // the gone endpoint is disabled at its first answer
     onAttempt: (report) => {
       heard.push(report.claim.delivery.id);
@@ -110,10 +88,8 @@ it("logs what the platform's hooks throw or reject with, and goes on delivering"
   await sender.stop(0);
   await new Promise<void>((resolve) => setImmediate(resolve)); // the rejection's handler runs
   expect(heard).toHaveLength(2);
-  const failed = logs
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l))
+  const failed = log
+    .lines()
     .filter((l) => / hook failed$/.test(l.msg))
     .map((l) => [l.msg, l.err.message]);
   expect(failed.sort()).toEqual([
