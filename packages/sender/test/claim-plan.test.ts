@@ -5,15 +5,19 @@
  * picked ids by primary key; the endpoints' own due deliveries, read when the walk is held up, come
  * from each endpoint's index. None scans the deliveries, however long the log. PostgreSQL's generic
  * plan, on a log whose front is one tenant's backlog: the same walk, bounded, and each endpoint's
- * own index past it.
+ * own index past it; and the claim's and the record's plans made while the log was young still read
+ * by key once it has grown (design D81).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBE_ORDER } from '../src/domain/breaker.js';
 import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
+import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { newId } from '../src/domain/ids.js';
+import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
 import { accountAtOrigin } from '../src/store/pick-due.js';
 import {
@@ -26,6 +30,7 @@ import {
 } from '../src/store/postgres/claim-due.js';
 import { CLAIM_PROBES } from '../src/store/postgres/claim-probes.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { RECORD_ATTEMPTS_FAST, recordParams } from '../src/store/postgres/record-attempt.js';
 import {
   DUE_AFTER_CURSOR,
   DUE_ENDPOINTS,
@@ -41,8 +46,9 @@ import {
 import { SELECT_PROBE } from '../src/store/sqlite/claim-probes.js';
 import { EARLIEST_DUE } from '../src/store/sqlite/endpoint-due.js';
 import { atShare, sharesOf } from './helpers/held-up-claim.js';
-import { indexRead, indexScans, rowsRead, withPlans } from './helpers/pg-plans.js';
+import { indexRead, indexScans, type PlanNode, rowsRead, withPlans } from './helpers/pg-plans.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
+import { answerResult } from './helpers/record-answer.js';
 import { PG_URL, requireService } from './helpers/services.js';
 import { withSqlitePlans } from './helpers/sqlite-plans.js';
 
@@ -450,6 +456,90 @@ describe('the PostgreSQL claim', async () => {
         });
       }),
     60_000,
+  );
+
+  /**
+   * A log of `due` claimable deliveries (two endpoints), then `run` with a plan made now, and a fill
+   * of 20,000 delivered rows between its making and its reading (`grow`). The table is not analyzed
+   * meanwhile (autovacuum off), as a connection keeps the plan it made on a young table until then.
+   */
+  const onYoungLog = (
+    due: number,
+    run: (
+      store: ReturnType<typeof createPostgresStore>,
+      plan: (
+        sql: string,
+        params: unknown[],
+        grow: (client: pg.PoolClient) => Promise<void>,
+      ) => Promise<PlanNode>,
+    ) => Promise<void>,
+  ) =>
+    withStore(async (schema, store) => {
+      await schemas.admin.query(`ALTER TABLE "${schema}".deliveries SET (autovacuum_enabled = false)`);
+      for (let i = 0; i < 2; i++)
+        await store.createEndpoint({
+          id: `ep_young_${i}`,
+          accountId: 'acct_young',
+          url: `https://young${i}.example.com/hook`,
+          events: ['click'],
+          secret: 'whsec_plan',
+          description: null,
+          now: T0,
+        });
+      for (let i = 0; i < due / 2; i++) {
+        const event = {
+          id: newId('evt', T0 + i),
+          accountId: 'acct_young',
+          name: 'click',
+          body: new Uint8Array(2),
+          createdAt: T0 + i,
+        };
+        await store.publish(event, () => newId('dlv', T0 + i));
+      }
+      await withPlans(schemas.admin, schema, (plan) => run(store, plan));
+    });
+  const grow = async (client: pg.PoolClient) => {
+    await client.query(
+      `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                               next_attempt_at, created_at, updated_at)
+       SELECT 'dlv_old_' || lpad(i::text, 6, '0'), 'evt_old', 'ep_young_0', 'acct_young', 'click', 'delivered', 1,
+              NULL, $1::bigint - 86400000, $1::bigint - 86400000
+       FROM generate_series(1, 20000) AS i`,
+      [T0],
+    );
+  };
+
+  it.runIf(up)(
+    'reads its deliveries by key with a plan made while the log was young, once it holds 20,000 rows',
+    () =>
+      onYoungLog(8, async (_store, plan) => {
+        const claim = await plan(
+          CLAIM_DUE,
+          claimParams({ now: T0 + 10_000, limit: 32, leaseMs: 60_000, perEndpointCap: 8 }),
+          grow,
+        );
+        expect(claim['Actual Rows']).toBe(8); // every due delivery claimed
+        // A scan of the table would read all 20,008.
+        expect(rowsRead(claim, 'deliveries')).toBeLessThan(100);
+      }),
+  );
+
+  it.runIf(up)(
+    'records attempts by key with a plan made while the log was young, once it holds 20,000 rows',
+    () =>
+      onYoungLog(8, async (store, plan) => {
+        const claimed = await store.claimDue({
+          now: T0 + 10_000,
+          limit: 32,
+          leaseMs: 60_000,
+          perEndpointCap: 8,
+        });
+        expect(claimed).toHaveLength(8);
+        const delivered = claimed.map((c) => answerResult(c, 200, T0 + 10_001));
+        const record = await plan(RECORD_ATTEMPTS_FAST, recordParams(delivered).params, grow);
+        expect(record['Actual Rows']).toBe(8); // every attempt applied
+        expect(rowsRead(record, 'deliveries')).toBeLessThan(100);
+      }),
   );
 
   it.runIf(up)('probes an endpoint behind its own backlog with a seek per status, reading a row each', () =>

@@ -83,18 +83,30 @@ export async function planAsTheStore(client: pg.ClientBase, local = false): Prom
  * transaction rolled back after. `params` are the values the store passes (as SQL literals here);
  * their types are the casts `sql` gives them. Left on, JIT compiled the log's pages, whose generic
  * plans cost more than `jit_above_cost`, for about a second each.
+ *
+ * With `meanwhile`, the plan is made first, by a run of the statement (rolled back), and
+ * `meanwhile` runs before it is read: what a statement prepared on a connection long ago reads now.
  */
-export async function genericPlan(client: pg.PoolClient, sql: string, params: unknown[]): Promise<PlanNode> {
+export async function genericPlan(
+  client: pg.PoolClient,
+  sql: string,
+  params: unknown[],
+  meanwhile?: (client: pg.PoolClient) => Promise<void>,
+): Promise<PlanNode> {
   // EXECUTE takes literals, not bound parameters: each value in pg's text form, quoted.
   const args = params.map((v) => (v == null ? 'NULL' : client.escapeLiteral(textOf(v))));
   const name = `plan_${Math.random().toString(36).slice(2)}`;
+  const execute = `EXECUTE ${name} ${args.length ? `(${args.join(', ')})` : ''}`;
   await planAsTheStore(client);
   await client.query(`PREPARE ${name} AS ${sql}`);
+  if (meanwhile) {
+    await client.query('BEGIN');
+    await client.query(execute).finally(() => client.query('ROLLBACK'));
+    await meanwhile(client);
+  }
   await client.query('BEGIN');
   try {
-    const { rows } = await client.query(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name} ${args.length ? `(${args.join(', ')})` : ''}`,
-    );
+    const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
     return rows[0]['QUERY PLAN'][0].Plan;
   } finally {
     await client.query('ROLLBACK');
@@ -110,12 +122,18 @@ export async function genericPlan(client: pg.PoolClient, sql: string, params: un
 export async function withPlans<T>(
   pool: pg.Pool,
   schema: string,
-  read: (plan: (sql: string, params: unknown[]) => Promise<PlanNode>) => Promise<T>,
+  read: (
+    plan: (
+      sql: string,
+      params: unknown[],
+      meanwhile?: (client: pg.PoolClient) => Promise<void>,
+    ) => Promise<PlanNode>,
+  ) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query(`SET search_path = "${schema}"`);
-    return await read((sql, params) => genericPlan(client, sql, params));
+    return await read((sql, params, meanwhile) => genericPlan(client, sql, params, meanwhile));
   } finally {
     client.release(true);
   }

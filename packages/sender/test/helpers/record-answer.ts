@@ -6,7 +6,7 @@
 import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import type { TransitionRules } from '../../src/domain/transition.js';
-import type { SenderStore } from '../../src/store/port.js';
+import type { AttemptResult, SenderStore } from '../../src/store/port.js';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/store/records.js';
 
 /** The default schedule and disabling policy. */
@@ -30,6 +30,16 @@ export function recordAnswer(
   c: ClaimedDelivery,
   statusCode: number,
   now: number,
+  options: AnswerOptions = {},
+) {
+  return store.recordAttempt(answerResult(c, statusCode, now, options));
+}
+
+/** What recordAnswer records: the attempt's result, for a statement's parameters. */
+export function answerResult(
+  c: ClaimedDelivery,
+  statusCode: number,
+  now: number,
   {
     rules = DEFAULT_RULES,
     retryAfter = null,
@@ -39,9 +49,9 @@ export function recordAnswer(
     responseSnippet = null,
     requestHeaders = {},
   }: AnswerOptions = {},
-) {
+): AttemptResult {
   const ok = statusCode >= 200 && statusCode < 300;
-  return store.recordAttempt({
+  return {
     lease: { deliveryId: c.delivery.id, leaseToken: c.leaseToken },
     attempt: {
       deliveryId: c.delivery.id,
@@ -57,5 +67,5 @@ export function recordAnswer(
     rules,
     now,
     retryAfter,
-  });
+  };
 }
