@@ -15,9 +15,7 @@ import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBE_ORDER } from '../src/domain/breaker.js';
 import { CLAIMABLE_STATUSES } from '../src/domain/delivery-state.js';
-import { DEFAULT_DISABLE_POLICY } from '../src/domain/disable-rule.js';
 import { newId } from '../src/domain/ids.js';
-import { DEFAULT_SCHEDULE } from '../src/domain/schedule.js';
 import { claimWalk, claimWindow } from '../src/store/claim-window.js';
 import { accountAtOrigin } from '../src/store/pick-due.js';
 import {

@@ -253,10 +253,23 @@ if (pgUp) {
       const stores = [0, 1].map(() => createPostgresStore({ connectionString: PG_URL, schema, poolSize: 4 }));
       await stores[0]!.migrate();
       const leftAtLast: number[] = [];
+      // Both marked before either goes on: otherwise the first could end before the second looks,
+      // which then finds no endpoint (a connection of a fresh pool takes that long on a busy machine).
+      let marked = 0;
+      let bothMarked = () => {};
+      const both = new Promise<void>((resolve) => {
+        bothMarked = resolve;
+      });
       const senders = stores.map((store) =>
         createSender({
           store: {
             ...store,
+            async markEndpointDeleted(accountId, id, now) {
+              const found = await store.markEndpointDeleted(accountId, id, now);
+              if (++marked === 2) bothMarked();
+              await both;
+              return found;
+            },
             async deleteEndpoint(accountId, id) {
               const { rows } = await schemas.admin.query<{ n: number }>(
                 `SELECT count(*)::int AS n FROM "${schema}".deliveries WHERE endpoint_id = $1`,

@@ -45,6 +45,19 @@ describe('createBoundedLookup', () => {
     expect((await results[2]!).error?.code).toBe('ETIMEOUT');
   });
 
+  it('fails a lookup whose resolver throws, and frees its turn', async () => {
+    let calls = 0;
+    const resolve: LookupFunction = (_host, _options, callback) => {
+      if (++calls <= 2) throw new Error('resolver broke');
+      callback(null, '203.0.113.4', 4);
+    };
+    const lookup = createBoundedLookup(resolve, { timeoutMs: 5_000, concurrency: 2 });
+    expect((await lookUp(lookup, 'a')).error?.message).toBe('resolver broke');
+    expect((await lookUp(lookup, 'b')).error?.message).toBe('resolver broke');
+    // Both turns free again: the next lookup runs at once, not after the deadline.
+    expect((await lookUp(lookup, 'c')).address).toBe('203.0.113.4');
+  });
+
   it('frees its turn only when the resolver answers, even after the caller gave up', async () => {
     const { resolve, pending } = manualResolver();
     const lookup = createBoundedLookup(resolve, { timeoutMs: 1_000, concurrency: 1 });

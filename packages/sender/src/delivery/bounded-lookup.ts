@@ -44,14 +44,20 @@ export function createBoundedLookup(
     function run() {
       started = true;
       running++;
-      resolve(hostname, options, (error, address, family) => {
+      const answered: Parameters<LookupFunction>[2] = (error, address, family) => {
         // The thread is free again only now, whether or not the caller still waits.
         next();
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         callback(error, address, family);
-      });
+      };
+      try {
+        resolve(hostname, options, answered);
+      } catch (error) {
+        // A resolver that throws answers nothing: its turn is freed and the lookup fails now.
+        answered(error as NodeJS.ErrnoException, options.all ? [] : '', 4);
+      }
     }
     if (running < concurrency) run();
     else waiting.push(run);

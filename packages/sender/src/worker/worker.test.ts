@@ -260,6 +260,27 @@ describe('worker bookkeeping', () => {
     expect(again!.delivery.id).toBe(out[1]!.deliveryId);
   });
 
+  it('reports what a step after the attempt throws (an observer, a logger) as an error, and goes on', async () => {
+    const memory = await seed(2);
+    const errors: unknown[] = [];
+    const client: DeliveryClient = {
+      send: async () => ({ outcome: { ok: true, statusCode: 200 }, durationMs: 1, responseSnippet: null }),
+      close: async () => undefined,
+      destroy: async () => undefined,
+    };
+    const worker = createWorker({
+      ...options(memory, client, new ManualClock(T0)),
+      onAttempt: () => {
+        throw new Error('observer broke');
+      },
+      onError: (error) => errors.push(error),
+    });
+    expect(await worker.tick()).toBe(2);
+    expect(errors).toEqual([new Error('observer broke'), new Error('observer broke')]);
+    const { items } = await memory.listDeliveries(ACCOUNT, { limit: 10 });
+    expect(items.map((d) => d.status)).toEqual(['delivered', 'delivered']);
+  });
+
   it('records nothing of a send that failed with an error (no outcome), and attempts it again once its lease lapsed', async () => {
     const memory = await seed(1);
     const clock = new ManualClock(T0);

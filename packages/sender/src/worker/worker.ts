@@ -151,7 +151,10 @@ export function createWorker(options: WorkerOptions): Worker {
           if (!running.abandon.signal.aborted) breakers.observe(report, options.onBreaker);
         }
         options.onAttempt(report);
-      }, options.onError)
+      })
+      // What the attempt or the steps after it threw (a logger, say): nothing awaits `done` once
+      // started, so a rejection left here would be unhandled and end the process.
+      .catch(options.onError)
       .finally(() => {
         sent();
         unanswered.delete(running);

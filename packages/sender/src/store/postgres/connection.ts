@@ -223,23 +223,28 @@ export const DUE_CHANNEL = 'linkhooks_due';
  * endpoint, costs more than `jit_above_cost` once a million retries wait; each claim then compiled
  * its plan (130 ms, for a statement that runs in 2 ms).
  *
- * No sequential scan where an index serves (design D81): a connection keeps the plan it made until
- * the table is next analyzed, and one made while the log was young (a new database, a table of a
- * few pages) scanned the whole table for the ids a claim or a record looks up, each time, while a
- * burst grew it to tens of thousands of rows (a tenant's next delivery waited 0.5 s behind a viral
- * one's backlog on three processes, 0.3 s without). Every statement here reads by an index; a
- * table with none still scans.
+ * No sequential scan where an index serves (design D81): a connection keeps a prepared statement's
+ * plan until its tables are next vacuumed or analyzed, and one made while the log was young (a new
+ * database, a table of a few pages) scanned the whole table for the ids a claim or a record looks
+ * up, each time, while a burst grew it to tens of thousands of rows (a tenant's next delivery
+ * waited 0.5 s behind a viral one's backlog on three processes, 0.3 s without). The setting only
+ * makes a scan the last choice: a read that no index serves still scans. Migrations keep scans
+ * (MIGRATION_PLAN_OPTIONS).
  */
 export const PLAN_SETTINGS = {
   plan_cache_mode: 'force_generic_plan',
   jit: 'off',
   enable_seqscan: 'off',
 } as const;
-const PLAN_OPTIONS = Object.entries(PLAN_SETTINGS)
-  .map(([name, value]) => `-c ${name}=${value}`)
-  .join(' ');
-const sessionSettings = (schema: string, commit: 'on' | 'off') =>
-  `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit} ${PLAN_OPTIONS}`;
+const optionsOf = (settings: Record<string, string>) =>
+  Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+const PLAN_OPTIONS = optionsOf(PLAN_SETTINGS);
+/** A migration's statements read and rewrite whole tables (an UPDATE joining two), which a scan serves. */
+const MIGRATION_PLAN_OPTIONS = optionsOf({ ...PLAN_SETTINGS, enable_seqscan: 'on' });
+const sessionSettings = (schema: string, commit: 'on' | 'off', plans = PLAN_OPTIONS) =>
+  `-c search_path=${quoteSchema(schema)} -c synchronous_commit=${commit} ${plans}`;
 
 export function connect(options: PgOptions): Pg {
   const config: pg.ClientConfig = {
@@ -356,7 +361,10 @@ export function connect(options: PgOptions): Pg {
         async () => (await durablePool.query<Row>({ name: `linkhooks_${name}`, text, values })).rows,
       ),
     async migrationTx(fn) {
-      const client = new BoundedClient({ ...bounded, options: sessionSettings(options.schema, 'on') });
+      const client = new BoundedClient({
+        ...bounded,
+        options: sessionSettings(options.schema, 'on', MIGRATION_PLAN_OPTIONS),
+      });
       client.on('error', () => undefined); // carried by the statement it fails (track)
       await client.connect();
       try {
