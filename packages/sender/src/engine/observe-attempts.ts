@@ -17,15 +17,16 @@ export interface Observers {
  * logged, never the worker's failure (an attempt's promise that rejected ended the process).
  */
 export function runHook(logger: Logger, name: string, hook: () => unknown): void {
-  const failed = (error: unknown) => logger.error({ err: error }, `${name} hook failed`);
   try {
     const returned = hook();
     if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function')
-      Promise.resolve(returned).catch(failed);
+      Promise.resolve(returned).catch((error: unknown) => hookFailed(logger, name, error));
   } catch (error) {
-    failed(error);
+    hookFailed(logger, name, error);
   }
 }
+const hookFailed = (logger: Logger, name: string, error: unknown) =>
+  logger.error({ err: error }, `${name} hook failed`);
 
 export function observeAttempts({ metrics, logger, onEndpointDisabled, onAttempt }: Observers) {
   return (report: AttemptReport): void => {

@@ -117,6 +117,7 @@ export function createSender(options: SenderOptions): Sender {
   const deletion = endpointDeletion({ store, clock, logger });
   const settling = queueSettling({ store, clock, logger, wake: () => worker.wake() });
 
+  const onAttemptHook = options.onAttempt;
   const worker = createWorker({
     queue: store,
     client,
@@ -145,7 +146,8 @@ export function createSender(options: SenderOptions): Sender {
           if (report.applied.noticed) notifier?.wake();
           if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint.id);
         }
-        runHook(logger, 'onAttempt', () => options.onAttempt?.(report));
+        // No hook, no closure: this runs for every attempt.
+        if (onAttemptHook) runHook(logger, 'onAttempt', () => onAttemptHook(report));
       },
     }),
     onBreaker: observeBreakers({ metrics, logger }),

@@ -222,12 +222,7 @@ describe('nextTurnCursor', () => {
     shares,
   });
   const shares = (perOrigin: number, open: [string, number][] = [], capped: [string, number][] = []) => ({
-    perAccount: 56,
-    perOrigin,
-    openByAccount: new Map<string, number>(),
-    perAccountAtOrigin: perOrigin,
-    openByOrigin: new Map(open),
-    openByAccountAtOrigin: new Map<string, number>(),
+    ...sharesOf(56, perOrigin, [], open),
     capped: { endpoints: new Map<string, number>(), origins: new Map(capped) },
   });
   // R1 behind relay origin O, X after it at an origin of its own.

@@ -8,12 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { sampleEventData } from '@linkhooks/protocol';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { type Api, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
+import { capturedLog } from '../helpers/captured-log.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
 
 const disk = vi.hoisted(() => ({ failing: false }));
@@ -36,10 +35,10 @@ describe('ingest when the store cannot sync its disk', () => {
   /** What the management API logged as errors. */
   const logged: { err: unknown; message: string }[] = [];
   /** The sender's log lines at level error and above, as pino writes them. */
-  const senderLines: string[] = [];
+  const senderLog = capturedLog();
   const senderErrors = () =>
-    senderLines
-      .map((line) => JSON.parse(line) as { level: number; msg: string; err: { code: string } })
+    senderLog
+      .lines()
       .filter((line) => line.level >= 50)
       .map((line) => [line.err.code, line.msg]);
   const file = join(dir, 'x.db');
@@ -50,14 +49,7 @@ describe('ingest when the store cannot sync its disk', () => {
       createTestCertificates(),
       {
         store,
-        logger: pino(
-          new Writable({
-            write(chunk, _encoding, done) {
-              senderLines.push(...String(chunk).trim().split('\n'));
-              done();
-            },
-          }),
-        ),
+        logger: senderLog.logger,
       },
       {
         logger: {
