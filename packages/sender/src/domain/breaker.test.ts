@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   afterAttempt,
-  afterOriginAttempt,
   type BreakerState,
   COOL_DOWN_MS,
   capOf,
   endpointCapOf,
   HELD_SLOT_MS,
   MAX_COOL_DOWN_MS,
-  ORIGIN_THRESHOLD,
-  type OriginBreakerState,
 } from './breaker.js';
 
 /** Attempts that held their slot (a time-out's 30 s, a connection that hung). */
@@ -47,36 +44,6 @@ describe('circuit breaker', () => {
     expect(capOf(state, 1_000 + COOL_DOWN_MS - 1, 8)).toBe(0);
     // Half-open after: one probe at a time.
     expect(capOf(state, 1_000 + COOL_DOWN_MS, 8)).toBe(1);
-  });
-
-  it('opens an origin only when its run of unanswered attempts is not one account’s, and any answer ends the run', () => {
-    const origin = (accounts: string[], state: OriginBreakerState | null = null, now = 1_000) => {
-      for (const account of accounts) state = afterOriginAttempt(state, account, 'timeout', HELD, now);
-      return state;
-    };
-    const oneAccount = origin(Array(ORIGIN_THRESHOLD * 8).fill('acct_a'));
-    expect(oneAccount).toMatchObject({ unanswered: ORIGIN_THRESHOLD * 8, trips: 0 });
-    expect(capOf(oneAccount, 1_000, 16)).toBe(16);
-    // One other customer's slow request among them is not an outage: still closed.
-    const oneStray = origin(['acct_b'], oneAccount);
-    expect(oneStray).toMatchObject({ trips: 0 });
-    // Nor is a stray first, the hanging customer's run after it.
-    expect(origin(['acct_b', ...Array(ORIGIN_THRESHOLD * 2).fill('acct_a')])).toMatchObject({ trips: 0 });
-    // A second one of another customer's: it opens.
-    const opened = origin(['acct_c'], oneStray);
-    expect(opened).toMatchObject({ trips: 1, openUntil: 1_000 + COOL_DOWN_MS });
-    expect(capOf(opened, 1_000, 16)).toBe(0);
-    // Once open, a failed probe of any account trips it again.
-    const probeEnd = 1_000 + COOL_DOWN_MS + HELD;
-    expect(afterOriginAttempt(opened, 'acct_a', 'timeout', HELD, probeEnd)).toMatchObject({ trips: 2 });
-    // Several customers from the start (a relay that is down): the threshold opens it.
-    const mixed = ['acct_a', 'acct_b', 'acct_c', 'acct_a'];
-    expect(origin(mixed)).toMatchObject({ trips: 0 });
-    expect(origin([...mixed, 'acct_d'])).toMatchObject({ trips: 1 });
-    // An answer closes it and forgets whose attempts the run held.
-    expect(afterOriginAttempt(oneAccount, 'acct_a', null, 5, 1_000)).toBeNull();
-    // A refusal that held no slot changes nothing.
-    expect(afterOriginAttempt(oneAccount, 'acct_b', 'connect', HELD_SLOT_MS - 1, 1_000)).toBe(oneAccount);
   });
 
   it('opens once for the attempts already out when it opened, and trips again on a failed probe', () => {

@@ -1,7 +1,7 @@
 /**
- * The circuit breaker (design D27): a key (an endpoint, an origin) whose attempts keep ending
- * unanswered — time-outs, refused or failed connections, names that do not resolve — is backed
- * off. After `threshold` such attempts in a row it opens: none of its deliveries is claimed for a
+ * The circuit breaker (design D27): a key (an endpoint, an account's endpoints at one origin) whose
+ * attempts keep ending unanswered — time-outs, refused or failed connections, names that do not
+ * resolve — is backed off. After `threshold` such attempts in a row it opens: none of its deliveries is claimed for a
  * cool-down (30 s, doubling with each trip up to 10 min); then one request at a time probes it
  * (half-open) until one is answered, which closes it. Any answer, a 5xx included, counts as
  * answered: the receiver is there, and the retry schedule deals with what it says. Pure: the
@@ -10,6 +10,12 @@
  * An endpoint's probe is its earliest due retry, before its earliest new delivery (PROBE_ORDER):
  * so each delivery's schedule runs however often new ones come, and an endpoint that never answers
  * reaches the disabling of design D1.
+ *
+ * An origin's breaker is each account's own there (ORIGIN_THRESHOLD): customers' endpoints at a
+ * relay many share (an automation platform's hooks host) that never answer are their integrations'
+ * fault, not the relay's. Shared by the origin, two such customers' time-outs backed the relay off
+ * for every customer there, its probes (in due order, so mostly theirs) tripping it again; a relay
+ * that is down backs each customer off after their own few attempts.
  *
  * It guards the slots an unanswered attempt holds, up to the 30 s deadline. An attempt refused
  * within HELD_SLOT_MS (a closed port, a name that does not exist) held its slot for next to nothing,
@@ -30,7 +36,10 @@ export interface BreakerState {
 }
 
 export const COOL_DOWN_MS = 30_000;
-/** Unanswered attempts in a row that open an endpoint's breaker, and an origin's (its endpoints' together). */
+/**
+ * Unanswered attempts in a row that open an endpoint's breaker, and an account's at an origin (its
+ * endpoints there together).
+ */
 export const ENDPOINT_THRESHOLD = 3;
 export const ORIGIN_THRESHOLD = 5;
 export const MAX_COOL_DOWN_MS = 10 * 60_000;
@@ -66,45 +75,6 @@ export function afterAttempt(
   const trips = (state?.trips ?? 0) + 1;
   const coolDown = Math.min(COOL_DOWN_MS * 2 ** (trips - 1), MAX_COOL_DOWN_MS);
   return { unanswered, trips, openUntil: now + coolDown, openedAt: now };
-}
-
-/** An origin's breaker: a BreakerState, and whose attempts its run of unanswered ones were. */
-export interface OriginBreakerState extends BreakerState {
-  /** The run's unanswered attempts by account (until it opens; cleared by an answer). */
-  byAccount: ReadonlyMap<string, number>;
-}
-
-/** Unanswered attempts of accounts other than the run's most frequent one that an origin needs to open. */
-export const ORIGIN_OTHER_ACCOUNTS = 2;
-
-/**
- * An origin's state after an attempt of `accountId`'s: afterAttempt's, but it first opens only when
- * the run of unanswered attempts is not one account's: at least ORIGIN_OTHER_ACCOUNTS of them are of
- * accounts other than the one with most. One customer's endpoints that hang at a relay many
- * customers share (a broken integration) are backed off by their own breakers, within their
- * account's share of the slots; opened by them, the origin held every other customer's deliveries
- * there for each cool-down, their answers never asked for. One other customer's slow request
- * among them is not an outage's sign either; several customers' time-outs are.
- */
-export function afterOriginAttempt(
-  state: OriginBreakerState | null,
-  accountId: string,
-  failureKind: FailureKind | null,
-  durationMs: number,
-  now: number,
-): OriginBreakerState | null {
-  const after = afterAttempt(state, failureKind, durationMs, now, ORIGIN_THRESHOLD);
-  if (after === null || after === state) return after as OriginBreakerState | null;
-  const byAccount = new Map(state?.byAccount);
-  byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
-  // Opened already (its run was several accounts'): probes trip it again as afterAttempt says.
-  if (state !== null && state.trips > 0) return { ...after, byAccount };
-  const top = Math.max(...byAccount.values());
-  const others = after.unanswered - top;
-  if (after.trips > 0 && others < ORIGIN_OTHER_ACCOUNTS) {
-    return { unanswered: after.unanswered, trips: 0, openUntil: 0, openedAt: 0, byAccount };
-  }
-  return { ...after, byAccount };
 }
 
 /** The statuses an endpoint's probe is taken from, in this order (above). */

@@ -117,6 +117,44 @@ describe('pickDue', () => {
     expect(picked).toEqual(['d0', 'd1', 'd3', 'd4', 'd6']);
   });
 
+  it("holds an account at an origin to its breaker's cap there, and no other account there (design D27)", () => {
+    const rows = [
+      ['A', 'relay'],
+      ['A', 'relay'],
+      ['B', 'relay'],
+      ['A', 'own'],
+      ['C', 'relay'],
+      ['B', 'relay'],
+    ].map(([account, origin], i) => ({ id: `d${i}`, account: account!, origin: origin! }));
+    type R = (typeof rows)[number];
+    const capped = (caps: [string, number][]) => {
+      const share = shareLimits<R>(
+        {
+          ...sharesOf(10, 10, [], [], { cap: 8, open: [[accountAtOrigin('C', 'relay'), 1]] }),
+          capped: { endpoints: new Map(), accountsAtOrigins: new Map(caps) },
+        },
+        (r) => r.account,
+        (r) => r.origin,
+      );
+      return pickDue(rows, [share.accounts, share.origins, share.accountsAtOrigins], 10).map((r) => r.id);
+    };
+    // A open there (none), B half-open there (one): A's own server and C are not held.
+    const relayA = accountAtOrigin('A', 'relay');
+    expect(
+      capped([
+        [relayA, 0],
+        [accountAtOrigin('B', 'relay'), 1],
+      ]),
+    ).toEqual(['d2', 'd3', 'd4']);
+    // C half-open there with a request of its already out: none more.
+    expect(
+      capped([
+        [relayA, 0],
+        [accountAtOrigin('C', 'relay'), 1],
+      ]),
+    ).toEqual(['d2', 'd3', 'd5']);
+  });
+
   it('keys an account at an origin apart from every other account and origin', () => {
     const keys = [
       accountAtOrigin('acct_1', 'https://a.example.com'),
@@ -221,19 +259,15 @@ describe('nextTurnCursor', () => {
     after: '',
     shares,
   });
-  const shares = (perOrigin: number, open: [string, number][] = [], capped: [string, number][] = []) => ({
-    ...sharesOf(56, perOrigin, [], open),
-    capped: { endpoints: new Map<string, number>(), origins: new Map(capped) },
-  });
+  const shares = (perOrigin: number, open: [string, number][] = []) => sharesOf(56, perOrigin, [], open);
   // R1 behind relay origin O, X after it at an origin of its own.
   const took = [claimed('r1', 'O'), claimed('x', 'X')];
 
-  it("counts the origins' shares the turn was asked with: what was open there and their breakers' caps", () => {
+  it("counts the origins' shares the turn was asked with and what was open there", () => {
     expect(nextTurnCursor(request(), took)).toBe('x');
     expect(nextTurnCursor(request(shares(2)), took)).toBe('x');
-    // O at its share, with one open there before the turn, or capped by its breaker at one.
+    // O at its share, with one open there before the turn.
     expect(nextTurnCursor(request(shares(2, [['O', 1]])), took)).toBe('r1');
-    expect(nextTurnCursor(request(shares(56, [], [['O', 1]])), took)).toBe('r1');
   });
 
   it('goes to where the read after the cursor stopped, unless an origin left at its share stops it first', () => {

@@ -29,8 +29,8 @@ export function splitAccountAtOrigin(key: string): [accountId: string, origin: s
 
 /**
  * A claimer's shares (design D25) as limits: its share of each account, of each origin, and of
- * each account at an origin, counting what it has open there, an origin's breaker's cap in place
- * of its share.
+ * each account at an origin, counting what it has open there, the breaker's cap of an account at
+ * an origin in place of its share there.
  */
 export function shareLimits<T>(
   shares: ClaimShares,
@@ -44,6 +44,7 @@ export function shareLimits<T>(
       keyOf: (delivery) => accountAtOrigin(accountOf(delivery), originOf(delivery)),
       cap: shares.perAccountAtOrigin,
       inFlight: shares.openByAccountAtOrigin,
+      caps: shares.capped?.accountsAtOrigins,
     },
   };
 }
@@ -54,7 +55,6 @@ function originShare<T>(shares: ClaimShares, originOf: (delivery: T) => string):
     keyOf: originOf,
     cap: shares.perOrigin,
     inFlight: shares.openByOrigin,
-    caps: shares.capped?.origins,
   };
 }
 

@@ -131,11 +131,12 @@ export interface ClaimShares {
   /** Keyed by accountAtOrigin. */
   openByAccountAtOrigin: ReadonlyMap<string, number>;
   /**
-   * Tighter caps the circuit breaker sets (design D27), by endpoint id and by origin: 0 while open
-   * (none claimed), 1 while half-open (one probe at a time). The worker gives an endpoint half-open
-   * 0 here and claims its probe apart (claimProbes).
+   * Tighter caps the circuit breaker sets (design D27), by endpoint id and by account at an origin
+   * (keyed by accountAtOrigin, in place of `perAccountAtOrigin`): 0 while open (none claimed), 1
+   * while half-open (one probe at a time). The worker gives an endpoint half-open 0 here and claims
+   * its probe apart (claimProbes).
    */
-  capped?: { endpoints: ReadonlyMap<string, number>; origins: ReadonlyMap<string, number> };
+  capped?: { endpoints: ReadonlyMap<string, number>; accountsAtOrigins: ReadonlyMap<string, number> };
 }
 
 /** One lease: the delivery and the token it was claimed with. */

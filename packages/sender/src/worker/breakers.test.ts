@@ -25,7 +25,7 @@ describe("a worker's breakers", () => {
     const breakers = createBreakers(clock);
     for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_1'));
     expect(breakers.caps(8, 16)).toEqual({
-      capped: { endpoints: new Map([['ep_1', 0]]), origins: new Map() },
+      capped: { endpoints: new Map([['ep_1', 0]]), accountsAtOrigins: new Map() },
       probing: [],
     });
     clock.advance(COOL_DOWN_MS);
@@ -62,7 +62,7 @@ describe("a worker's breakers", () => {
       heldMs: 5,
     } as AttemptMade);
     expect(breakers.caps(8, 16)).toEqual({
-      capped: { endpoints: new Map(), origins: new Map() },
+      capped: { endpoints: new Map(), accountsAtOrigins: new Map() },
       probing: [],
     });
   });
@@ -120,7 +120,7 @@ describe("a worker's breakers", () => {
     ]);
   });
 
-  it('trips an origin on its endpoints’ unanswered attempts, not on one endpoint its own breaker holds', () => {
+  it("trips an account's breaker at an origin on its endpoints' unanswered attempts there, not on one endpoint its own breaker holds", () => {
     const clock = new ManualClock();
     const breakers = createBreakers(clock);
     const opened: string[] = [];
@@ -128,47 +128,80 @@ describe("a worker's breakers", () => {
     // One receiver, one endpoint: eight requests out hang; its breaker opens at the third.
     for (let i = 0; i < 8; i++) breakers.observe(hung('ep_1'), note);
     expect(opened).toEqual(['endpoint']);
-    expect(breakers.caps(8, 16).capped.origins).toEqual(new Map());
+    expect(breakers.caps(8, 16).capped.accountsAtOrigins).toEqual(new Map());
     // One origin, five endpoints of two accounts (two of one, three of the other) each with one
-    // hanging request: the origin's opens.
+    // hanging request: neither account's run there is long enough.
     const shared = 'https://shared.example.com';
     for (let i = 0; i < ORIGIN_THRESHOLD; i++) {
       breakers.observe(hung(`ep_s${i}`, i < 2 ? 'acct_b' : 'acct_a', shared), note);
     }
+    expect(opened).toEqual(['endpoint']);
+    // Two more of acct_a's there: five of its own in a row.
+    for (let i = 0; i < 2; i++) breakers.observe(hung(`ep_t${i}`, 'acct_a', shared), note);
     expect(opened).toEqual(['endpoint', 'origin']);
-    expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[shared, 0]]));
+    expect(breakers.caps(8, 16).capped.accountsAtOrigins).toEqual(
+      new Map([[accountAtOrigin('acct_a', shared), 0]]),
+    );
   });
 
-  it('leaves an origin open to every account while only one account’s endpoints there hang', () => {
+  it('backs off each customer whose endpoints hang at a relay, and no other customer there', () => {
     const clock = new ManualClock();
     const breakers = createBreakers(clock);
     const opened: string[] = [];
-    const note = (change: BreakerChange) => void opened.push(`${change.change} ${change.kind} ${change.key}`);
+    const note = (change: BreakerChange) =>
+      void opened.push(`${change.change} ${change.kind} ${change.key} ${change.accountId}`);
     const relay = 'https://relay.example.com';
-    // One customer's broken integration: twenty endpoints at a relay, each request hanging.
-    for (let i = 0; i < 20; i++) breakers.observe(hung(`ep_a${i}`, 'acct_a', relay), note);
-    expect(opened).toEqual([]);
-    const { capped } = breakers.caps(8, 16);
-    expect(capped.origins).toEqual(new Map());
-    // Its endpoints are held (one request each) by their own breakers, not anyone else's.
-    expect(capped.endpoints).toEqual(new Map(Array.from({ length: 20 }, (_, i) => [`ep_a${i}`, 1])));
-    // Another customer's request there hangs: one slow request is not an outage.
-    breakers.observe(hung('ep_b', 'acct_b', relay), note);
-    expect(opened).toEqual([]);
-    // A third customer's too: the relay itself is in trouble.
+    // Two customers' broken integrations: twenty endpoints each at a relay, each request hanging.
+    for (let i = 0; i < 20; i++) {
+      breakers.observe(hung(`ep_a${i}`, 'acct_a', relay), note);
+      breakers.observe(hung(`ep_b${i}`, 'acct_b', relay), note);
+    }
+    expect(opened).toEqual([`opened origin ${relay} acct_a`, `opened origin ${relay} acct_b`]);
+    const { capped } = breakers.caps(8, 48);
+    expect(capped.accountsAtOrigins).toEqual(
+      new Map([
+        [accountAtOrigin('acct_a', relay), 0],
+        [accountAtOrigin('acct_b', relay), 0],
+      ]),
+    );
+    // Each endpoint is held to one request by its own breaker until it answers.
+    expect(capped.endpoints.size).toBe(40);
+    // Half-open after the cool-down: one request of each at a time. A third customer's request
+    // there that hangs is that customer's own first.
+    clock.advance(COOL_DOWN_MS);
     breakers.observe(hung('ep_c', 'acct_c', relay), note);
-    expect(opened).toEqual([`opened origin ${relay}`]);
-    expect(breakers.caps(8, 16).capped.origins).toEqual(new Map([[relay, 0]]));
+    expect(breakers.caps(8, 48).capped.accountsAtOrigins).toEqual(
+      new Map([
+        [accountAtOrigin('acct_a', relay), 1],
+        [accountAtOrigin('acct_b', relay), 1],
+      ]),
+    );
+    // An answered probe closes that customer's breaker there, and only that one.
+    breakers.observe(
+      {
+        ...hung('ep_a0', 'acct_a', relay),
+        attempt: { failureKind: null, durationMs: 5 },
+        heldMs: 5,
+      } as AttemptMade,
+      note,
+    );
+    expect(opened.at(-1)).toBe(`closed origin ${relay} acct_a`);
+    expect(breakers.caps(8, 48).capped.accountsAtOrigins).toEqual(
+      new Map([[accountAtOrigin('acct_b', relay), 1]]),
+    );
   });
 
-  it('chooses the probes with none of their own out, within the shares and the origin breaker', () => {
+  it("chooses the probes with none of their own out, within the shares and an account's breaker at an origin", () => {
     const probe = (endpointId: string, accountId: string, origin: string) => ({
       endpointId,
       accountId,
       origin,
     });
     const caps: BreakerCaps = {
-      capped: { endpoints: new Map(), origins: new Map([['https://shut.example.com', 0]]) },
+      capped: {
+        endpoints: new Map(),
+        accountsAtOrigins: new Map([[accountAtOrigin('acct_a', 'https://shut.example.com'), 0]]),
+      },
       probing: [
         probe('ep_out', 'acct_a', 'https://a.example.com'),
         probe('ep_shut', 'acct_a', 'https://shut.example.com'),
@@ -199,7 +232,7 @@ describe("a worker's breakers", () => {
   it("probes no endpoint of an account at its share of an origin, and another account's there (design D25)", () => {
     const relay = 'https://relay.example.com';
     const caps: BreakerCaps = {
-      capped: { endpoints: new Map(), origins: new Map() },
+      capped: { endpoints: new Map(), accountsAtOrigins: new Map() },
       probing: [
         { endpointId: 'ep_a1', accountId: 'acct_a', origin: relay },
         { endpointId: 'ep_a2', accountId: 'acct_a', origin: relay },

@@ -1,12 +1,12 @@
 /**
- * One worker's circuit breakers (design D27), by endpoint and by origin, fed by its own attempts:
+ * One worker's circuit breakers (design D27), by endpoint and by account at an origin, fed by its
+ * own attempts:
  * the caps they set are what the worker's claims pass as `shares.capped`, and the endpoints
  * half-open are probed apart (claimProbes), each with its earliest due retry first.
  */
 import type { Clock } from '../clock.js';
 import {
   afterAttempt,
-  afterOriginAttempt,
   type BreakerState,
   capOf,
   ENDPOINT_THRESHOLD,
@@ -14,10 +14,9 @@ import {
   heldUnanswered,
   isHalfOpen,
   MAX_COOL_DOWN_MS,
-  type OriginBreakerState,
+  ORIGIN_THRESHOLD,
 } from '../domain/breaker.js';
-import type { FailureKind } from '../domain/delivery-state.js';
-import { pickDue, shareLimits } from '../store/pick-due.js';
+import { accountAtOrigin, pickDue, shareLimits } from '../store/pick-due.js';
 import type { ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import type { AttemptMade } from './attempt.js';
@@ -34,7 +33,8 @@ export const PROBE_MISS_MS = 1_000;
 const nextProbeAt = (at: number, misses: number) =>
   at + Math.min(PROBE_MISS_MS * 2 ** (misses - 1), MAX_COOL_DOWN_MS);
 
-interface EndpointBreaker {
+/** A breaker's state, and the account and origin of its endpoint or endpoints. */
+interface KeyedBreaker {
   state: BreakerState;
   accountId: string;
   origin: string;
@@ -45,6 +45,7 @@ interface EndpointBreaker {
  * closed (an answer), for the operator's log and metrics.
  */
 export interface BreakerChange {
+  /** An endpoint's, or an account's at an origin (`origin`, its endpoints there together). */
   kind: 'endpoint' | 'origin';
   /** The endpoint's id, or the origin. */
   key: string;
@@ -79,14 +80,28 @@ export interface BreakerCaps {
   probing: { endpointId: string; accountId: string; origin: string }[];
 }
 
+/** `key`'s breaker set to `state`, or forgotten when closed (nothing to keep). */
+function set(
+  breakers: Map<string, KeyedBreaker>,
+  key: string,
+  state: BreakerState | null,
+  accountId: string,
+  origin: string,
+) {
+  if (state) breakers.set(key, { state, accountId, origin });
+  else breakers.delete(key);
+}
+
 export function createBreakers(clock: Clock) {
-  const endpoints = new Map<string, EndpointBreaker>();
-  const origins = new Map<string, OriginBreakerState>();
+  const endpoints = new Map<string, KeyedBreaker>();
+  /** Keyed by accountAtOrigin. */
+  const atOrigins = new Map<string, KeyedBreaker>();
   const missed = new Map<string, { misses: number; askAt: number }>();
-  const next = (state: BreakerState | null, failureKind: FailureKind | null, durationMs: number) =>
-    afterAttempt(state, failureKind, durationMs, clock.now(), ENDPOINT_THRESHOLD);
   return {
-    /** Takes the attempt into its endpoint's and origin's breakers; tells `onChange` of each that opened or closed. */
+    /**
+     * Takes the attempt into its endpoint's breaker and its account's at its origin; tells
+     * `onChange` of each that opened or closed.
+     */
     observe(report: AttemptMade, onChange?: (change: BreakerChange) => void) {
       const { endpointId, accountId } = report.claim.delivery;
       const { origin } = report.claim;
@@ -95,18 +110,17 @@ export function createBreakers(clock: Clock) {
       // The time the request held its slot, which the attempt's record may leave out (heldMs).
       const { failureKind } = report.attempt;
       const durationMs = report.heldMs;
-      const endpoint = next(before, failureKind, durationMs);
-      if (endpoint) endpoints.set(endpointId, { state: endpoint, accountId, origin });
-      else endpoints.delete(endpointId); // closed: nothing to keep
-      const originBefore = origins.get(origin) ?? null;
+      const endpoint = afterAttempt(before, failureKind, durationMs, now, ENDPOINT_THRESHOLD);
+      set(endpoints, endpointId, endpoint, accountId, origin);
+      const pair = accountAtOrigin(accountId, origin);
+      const originBefore = atOrigins.get(pair)?.state ?? null;
       // An endpoint its own breaker already backs off says nothing new of its origin: its requests
       // out when it opened tripped the origin's too (two warnings for one receiver). Answers count.
       const contained = before !== null && before.trips > 0 && heldUnanswered(failureKind, durationMs);
       const byOrigin = contained
         ? originBefore
-        : afterOriginAttempt(originBefore, accountId, failureKind, durationMs, now);
-      if (byOrigin) origins.set(origin, byOrigin);
-      else origins.delete(origin);
+        : afterAttempt(originBefore, failureKind, durationMs, now, ORIGIN_THRESHOLD);
+      set(atOrigins, pair, byOrigin, accountId, origin);
       missed.delete(endpointId);
       if (!onChange) return;
       const ofEndpoint = changeOf('endpoint', endpointId, accountId, before, endpoint, now);
@@ -114,9 +128,9 @@ export function createBreakers(clock: Clock) {
       const ofOrigin = changeOf('origin', origin, accountId, originBefore, byOrigin, now);
       if (ofOrigin) onChange(ofOrigin);
     },
-    caps(perEndpoint: number, perOrigin: number): BreakerCaps {
+    caps(perEndpoint: number, perAccountAtOrigin: number): BreakerCaps {
       const now = clock.now();
-      const capped = { endpoints: new Map<string, number>(), origins: new Map<string, number>() };
+      const capped = { endpoints: new Map<string, number>(), accountsAtOrigins: new Map<string, number>() };
       const probing: BreakerCaps['probing'] = [];
       for (const [endpointId, { state, accountId, origin }] of endpoints) {
         // Half-open first: with a cap of 1, its probe's cap is the endpoint's own.
@@ -128,9 +142,9 @@ export function createBreakers(clock: Clock) {
         const cap = endpointCapOf(state, now, perEndpoint);
         if (cap < perEndpoint) capped.endpoints.set(endpointId, cap);
       }
-      for (const [origin, state] of origins) {
-        const cap = capOf(state, now, perOrigin);
-        if (cap < perOrigin) capped.origins.set(origin, cap);
+      for (const [pair, { state }] of atOrigins) {
+        const cap = capOf(state, now, perAccountAtOrigin);
+        if (cap < perAccountAtOrigin) capped.accountsAtOrigins.set(pair, cap);
       }
       return { capped, probing };
     },
@@ -182,19 +196,20 @@ export function heldBack(
   out: Iterable<ClaimedDelivery>,
 ): ClaimedDelivery[] {
   const byEndpoint = new Map<string, number>();
-  const byOrigin = new Map<string, number>();
-  const add = ({ delivery, origin }: ClaimedDelivery) => {
-    byEndpoint.set(delivery.endpointId, (byEndpoint.get(delivery.endpointId) ?? 0) + 1);
-    byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + 1);
+  const byPair = new Map<string, number>();
+  const pairOf = ({ delivery, origin }: ClaimedDelivery) => accountAtOrigin(delivery.accountId, origin);
+  const add = (c: ClaimedDelivery) => {
+    byEndpoint.set(c.delivery.endpointId, (byEndpoint.get(c.delivery.endpointId) ?? 0) + 1);
+    byPair.set(pairOf(c), (byPair.get(pairOf(c)) ?? 0) + 1);
   };
   for (const c of out) add(c);
   const back: ClaimedDelivery[] = [];
   for (const c of claims) {
     const endpointCap = capped.endpoints.get(c.delivery.endpointId);
-    const originCap = capped.origins.get(c.origin);
+    const pairCap = capped.accountsAtOrigins.get(pairOf(c));
     const full =
       (endpointCap !== undefined && (byEndpoint.get(c.delivery.endpointId) ?? 0) >= endpointCap) ||
-      (originCap !== undefined && (byOrigin.get(c.origin) ?? 0) >= originCap);
+      (pairCap !== undefined && (byPair.get(pairOf(c)) ?? 0) >= pairCap);
     if (full) back.push(c);
     else add(c);
   }

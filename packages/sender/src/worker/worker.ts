@@ -216,7 +216,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const claim = (limit: number) =>
     traceClaim(limit, async () => {
       const now = options.clock.now();
-      const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
+      const breaking = breakers.caps(options.perEndpointCap, options.perAccountAtOriginCap);
       const opened = open();
       const shares = {
         perAccount: options.perAccountCap,
@@ -292,8 +292,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const releasing = new Set<Promise<void>>();
   /** A claim's deliveries its breakers still let out; the rest given back at once (heldBack). */
   const launchable = (claims: ClaimedDelivery[]): ClaimedDelivery[] => {
-    const breaking = breakers.caps(options.perEndpointCap, options.perOriginCap);
-    if (breaking.capped.endpoints.size === 0 && breaking.capped.origins.size === 0) return claims;
+    const breaking = breakers.caps(options.perEndpointCap, options.perAccountAtOriginCap);
+    if (breaking.capped.endpoints.size === 0 && breaking.capped.accountsAtOrigins.size === 0) return claims;
     const back = new Set(heldBack(claims, breaking, sendingClaims()));
     for (const c of back) {
       // Released, it is claimable again at once: a later claim finds it behind the breaker's cap.

@@ -645,7 +645,13 @@ export function storeBattery(
       const probing = await endpointAt(a, 'https://slow.example.com/two');
       const healthy = await endpointAt(a, 'https://up.example.com/three');
       const relayed = await endpointAt(a, 'https://relay.example.net/four');
+      const halfOpen = await endpointAt(a, 'https://probed.example.net/five');
+      // Another account's endpoints at the same two servers: an account's breaker there is its own.
+      const b = account();
+      const othersRelayed = await endpointAt(b, 'https://relay.example.net/six');
+      const othersProbed = await endpointAt(b, 'https://probed.example.net/seven');
       for (let i = 0; i < 3; i++) await publish(event(a, 'click', T0 + i));
+      for (let i = 0; i < 3; i++) await publish(event(b, 'click', T0 + 5 + i));
       const claimed = await store.claimDue({
         now: T0 + 10,
         limit: 100,
@@ -658,12 +664,17 @@ export function storeBattery(
               [open.id, 0],
               [probing.id, 1],
             ]),
-            origins: new Map([['https://relay.example.net', 0]]),
+            accountsAtOrigins: new Map([
+              [accountAtOrigin(a, 'https://relay.example.net'), 0],
+              [accountAtOrigin(a, 'https://probed.example.net'), 1],
+            ]),
           },
         },
       });
       const count = (id: string) => claimed.filter((c) => c.delivery.endpointId === id).length;
-      expect([count(open.id), count(probing.id), count(healthy.id), count(relayed.id)]).toEqual([0, 1, 3, 0]);
+      expect(
+        [open, probing, healthy, relayed, halfOpen, othersRelayed, othersProbed].map((e) => count(e.id)),
+      ).toEqual([0, 1, 3, 0, 1, 3, 3]);
     });
 
     it('claims for others while a half-open breaker’s backlog fills the window (design D27)', async () => {
@@ -681,7 +692,10 @@ export function storeBattery(
         limit: 8,
         leaseMs: LEASE,
         perEndpointCap: 8,
-        shares: { ...sharesOf(8, 8), capped: { endpoints: new Map([[probing.id, 1]]), origins: new Map() } },
+        shares: {
+          ...sharesOf(8, 8),
+          capped: { endpoints: new Map([[probing.id, 1]]), accountsAtOrigins: new Map() },
+        },
       });
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });

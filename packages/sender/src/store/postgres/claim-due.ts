@@ -64,24 +64,29 @@ inflight AS (
 held_accounts AS (SELECT * FROM unnest($8::text[], $9::int[]) AS h (account_id, n)),
 held_origins AS (SELECT * FROM unnest($10::text[], $11::int[]) AS h (origin, n)),
 endpoint_caps AS (SELECT * FROM unnest($14::text[], $15::int[]) AS c (endpoint_id, cap)),
-origin_caps AS (SELECT * FROM unnest($16::text[], $17::int[]) AS c (origin, cap)),
 held_at_origins AS (SELECT * FROM unnest($20::text[], $21::text[], $22::int[]) AS h (account_id, origin, n)),
+-- The breakers' caps of accounts at origins, each keyed as accountAtOrigin keys it: the origin, a
+-- space, the account (splitAccountAtOrigin).
+pair_caps AS (
+  SELECT split_part(c.k, ' ', 1) AS origin, substr(c.k, strpos(c.k, ' ') + 1) AS account_id, c.cap
+  FROM unnest($16::text[], $17::int[]) AS c (k, cap)
+),
 full_endpoints AS (
   SELECT endpoint_id FROM inflight WHERE n >= $3::int
   UNION ALL
   SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
   WHERE coalesce(i.n, 0) >= c.cap
   UNION ALL
-  SELECT e.id FROM endpoints e WHERE e.origin IN (
-    SELECT origin FROM held_origins WHERE n >= $13::int
-    UNION ALL
-    SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
-    WHERE coalesce(h.n, 0) >= c.cap)
+  SELECT e.id FROM endpoints e WHERE e.origin IN (SELECT origin FROM held_origins WHERE n >= $13::int)
   UNION ALL
-  -- An account's endpoints at an origin where it is at its share there, by the endpoints' index by
-  -- account.
+  -- An account's endpoints at an origin where it is at its share there, or at its breaker's cap
+  -- there, by the endpoints' index by account.
   SELECT e.id FROM held_at_origins h JOIN endpoints e ON e.account_id = h.account_id AND e.origin = h.origin
   WHERE h.n >= $23::int
+  UNION ALL
+  SELECT e.id FROM pair_caps c JOIN endpoints e ON e.account_id = c.account_id AND e.origin = c.origin
+  LEFT JOIN held_at_origins h ON h.account_id = c.account_id AND h.origin = c.origin
+  WHERE coalesce(h.n, 0) >= c.cap
   UNION ALL
   -- Endpoints being deleted (design D78): disabled, but their due deliveries are not held, so the
   -- walk steps past them as past a full endpoint's, and a claim behind them reads past its walk.
@@ -379,7 +384,8 @@ by_account AS (
   SELECT a.*, row_number() OVER (PARTITION BY a.account_id ORDER BY a.next_attempt_at, a.id) AS rn_account
   FROM at_origin a
   LEFT JOIN held_at_origins h ON h.account_id = a.account_id AND h.origin = a.origin
-  WHERE a.rn_at_origin + coalesce(h.n, 0) <= $23::int
+  LEFT JOIN pair_caps pc ON pc.account_id = a.account_id AND pc.origin = a.origin
+  WHERE a.rn_at_origin + coalesce(h.n, 0) <= coalesce(pc.cap, $23::int)
 ),
 ranked AS (
   SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin FROM by_account a
@@ -388,9 +394,8 @@ picked AS MATERIALIZED (
   SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
   LEFT JOIN held_accounts ha ON ha.account_id = r.account_id
   LEFT JOIN held_origins ho ON ho.origin = r.origin
-  LEFT JOIN origin_caps oc ON oc.origin = r.origin
   WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
-    AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
+    AND r.rn_origin + coalesce(ho.n, 0) <= $13::int
   ORDER BY ${order('r')}
   LIMIT $2::int
 ),
@@ -425,8 +430,9 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * could come back empty. The account's share of an origin is taken first (`at_origin`), then the
  * account's and the origin's ranks separately, so a claim may take fewer than it could (never
  * more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
- * replace the endpoint's (`$14`/`$15`) and origin's (`$16`/`$17`); an endpoint or origin already at
- * that tighter cap, or an account at its share of an origin, is left out of `due` too, or its
+ * replace the endpoint's (`$14`/`$15`) and the account's share at an origin (`$16`/`$17`,
+ * `pair_caps`); an endpoint or an account at an origin already at that tighter cap, or an account
+ * at its share of an origin, is left out of `due` too, or its
  * backlog (piled up while its breaker was open, or behind its hanging requests) would fill the
  * window and leave the claim nothing for anyone else.
  *
@@ -607,8 +613,8 @@ export function claimParams({
     shares?.perOrigin ?? NO_LIMIT,
     [...(shares?.capped?.endpoints.keys() ?? [])],
     [...(shares?.capped?.endpoints.values() ?? [])],
-    [...(shares?.capped?.origins.keys() ?? [])],
-    [...(shares?.capped?.origins.values() ?? [])],
+    [...(shares?.capped?.accountsAtOrigins.keys() ?? [])],
+    [...(shares?.capped?.accountsAtOrigins.values() ?? [])],
     CLAIMABLE_STATUSES,
     claimWalk(window),
     ...accountsAtOrigins(shares),
