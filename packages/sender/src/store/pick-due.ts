@@ -112,7 +112,7 @@ export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) =>
  * in its turn order, so that the next turn starts with the accounts after it. Over turns, every
  * account with something due takes one, however many more are due than a turn takes (as many
  * accounts as the claim may take). An origin the turn left full (`origins`: their share, counting
- * what the claimer had open there before the turn, and its breakers' caps) may have left out
+ * what the claimer had open there before the turn) may have left out
  * accounts after the last one it took there, while accounts at other origins after them were
  * taken: the cursor then stops at that last one, so the next turn starts with those left out.
  *

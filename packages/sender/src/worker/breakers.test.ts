@@ -3,12 +3,14 @@ import { sharesOf } from '../../test/helpers/held-up-claim.js';
 import { ManualClock } from '../clock.js';
 import { COOL_DOWN_MS, ENDPOINT_THRESHOLD, MAX_COOL_DOWN_MS, ORIGIN_THRESHOLD } from '../domain/breaker.js';
 import { accountAtOrigin } from '../store/pick-due.js';
+import type { ClaimedDelivery } from '../store/records.js';
 import type { AttemptMade } from './attempt.js';
 import {
   type BreakerCaps,
   type BreakerChange,
   chooseProbes,
   createBreakers,
+  heldBack,
   PROBE_MISS_MS,
 } from './breakers.js';
 
@@ -205,6 +207,8 @@ describe("a worker's breakers", () => {
       probing: [
         probe('ep_out', 'acct_a', 'https://a.example.com'),
         probe('ep_shut', 'acct_a', 'https://shut.example.com'),
+        // Another account's there: acct_a's breaker holds only acct_a's.
+        probe('ep_shut_b', 'acct_b', 'https://shut.example.com'),
         probe('ep_full', 'acct_full', 'https://b.example.com'),
         probe('ep_1', 'acct_a', 'https://c.example.com'),
         probe('ep_2', 'acct_a', 'https://c.example.com'),
@@ -224,9 +228,36 @@ describe("a worker's breakers", () => {
       { cap: 3, open: [] },
     );
     // ep_2 shares ep_1's origin (one each); acct_a has one out, so two more, ep_4 left for the next claim.
-    expect(chooseProbes(caps, shares, new Set(['ep_out']), 10)).toEqual(['ep_1', 'ep_3']);
-    expect(chooseProbes(caps, shares, new Set(['ep_out']), 1)).toEqual(['ep_1']);
+    expect(chooseProbes(caps, shares, new Set(['ep_out']), 10)).toEqual(['ep_shut_b', 'ep_1', 'ep_3']);
+    expect(chooseProbes(caps, shares, new Set(['ep_out']), 1)).toEqual(['ep_shut_b']);
     expect(shares.openByAccount.get('acct_a')).toBe(1);
+  });
+
+  it("gives back what a claim brought past an endpoint's or an account's breaker cap at an origin, counting those out", () => {
+    const relay = 'https://relay.example.com';
+    const claim = (id: string, endpointId: string, accountId: string, origin = relay) =>
+      ({ delivery: { id, endpointId, accountId }, origin }) as unknown as ClaimedDelivery;
+    const capped = {
+      endpoints: new Map([['ep_half', 1]]),
+      accountsAtOrigins: new Map([
+        [accountAtOrigin('acct_a', relay), 0],
+        [accountAtOrigin('acct_b', relay), 1],
+      ]),
+    };
+    const claims = [
+      claim('d1', 'ep_a', 'acct_a'),
+      claim('d2', 'ep_a_own', 'acct_a', 'https://own.example.com'),
+      claim('d3', 'ep_b', 'acct_b'),
+      claim('d4', 'ep_b2', 'acct_b'),
+      claim('d5', 'ep_c', 'acct_c'),
+      claim('d6', 'ep_half', 'acct_c', 'https://half.example.com'),
+      claim('d7', 'ep_half', 'acct_c', 'https://half.example.com'),
+    ];
+    const back = (out: ClaimedDelivery[]) => heldBack(claims, { capped }, out).map((c) => c.delivery.id);
+    // acct_a none at the relay, acct_b one there, ep_half one: its own server and acct_c go.
+    expect(back([])).toEqual(['d1', 'd4', 'd7']);
+    // acct_b's one already out there: none more.
+    expect(back([claim('d0', 'ep_b', 'acct_b')])).toEqual(['d1', 'd3', 'd4', 'd7']);
   });
 
   it("probes no endpoint of an account at its share of an origin, and another account's there (design D25)", () => {

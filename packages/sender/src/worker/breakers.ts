@@ -161,8 +161,8 @@ export function createBreakers(clock: Clock) {
 
 /**
  * Which of the half-open endpoints a claim of `limit` probes: those with no attempt of this worker
- * still out (`busy`), within their origin's cap and their account's, origin's and account's at the
- * origin shares (design D25), counting the probes chosen before. Pure; the store leases only those
+ * still out (`busy`), within their account's breaker cap at their origin and their account's,
+ * origin's and account's at the origin shares (design D25), counting the probes chosen before. Pure; the store leases only those
  * with something due and no delivery in flight.
  */
 export function chooseProbes(

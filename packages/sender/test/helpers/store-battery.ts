@@ -700,6 +700,29 @@ export function storeBattery(
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
+    it("claims for others at a server while one account's open breaker there holds a backlog filling the window (design D27)", async () => {
+      const relay = 'https://relay.example.com';
+      const a = account();
+      await endpointAt(a, `${relay}/one`);
+      await endpointAt(a, `${relay}/two`);
+      for (let i = 0; i < 100; i++) await publish(event(a, 'click', T0 + i));
+      const b = account();
+      const healthy = await endpointAt(b, `${relay}/three`);
+      await publish(event(b, 'click', T0 + 500));
+      // Nothing of A's out there: the breaker's cap alone says its endpoints there are full.
+      const claimed = await store.claimDue({
+        now: T0 + 1_000,
+        limit: 8,
+        leaseMs: LEASE,
+        perEndpointCap: 8,
+        shares: {
+          ...sharesOf(8, 8),
+          capped: { endpoints: new Map(), accountsAtOrigins: new Map([[accountAtOrigin(a, relay), 0]]) },
+        },
+      });
+      expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
+    });
+
     it('probes a half-open endpoint with its earliest due retry, before new deliveries due earlier (design D27)', async () => {
       // An account each: a publish goes to every endpoint of its account.
       const at = (host: string) => endpointAt(account(), `https://${host}.example.com/hook`);
