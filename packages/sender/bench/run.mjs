@@ -629,54 +629,100 @@ async function serviceFigures(ctx) {
 // ---- main --------------------------------------------------------------------------------------
 
 const NOISY_BACKLOGS = [1_000, 4_000];
-/**
- * The crowd in flight: 11 tenants of 99 endpoints each (the quota of 100 with A's failing one),
- * 1,089 requests held at once; B is measured once 1,024 are in flight, as many endpoints as a claim
- * of 32 reads in due order (claimWalk) before its steps for the deliveries in flight (walkSteps):
- * the walk now steps past them, and the store battery holds more than those steps in flight.
- */
-const IN_FLIGHT_CROWD = {
-  aAccounts: 11,
-  aEndpoints: 99,
-  aEvents: 1,
-  bEvents: 20,
-  slots: 1_500,
-  untilInFlight: 1_024,
-};
+/** One account's share of an origin a process, by default (design D25): 48 of the origin's 56. */
+const SHARE_AT_ORIGIN = 48;
+/** The label of each scenario after the backlogs', in part 7's table and the summary's rows. */
 const crowdLabel = 'crowd in flight';
-/**
- * Two tenants whose 50 endpoints each hang, each tenant on a server of its own, at the default
- * slots: their shares (48 each, of their origin's 56, within their account's 56 of 64) are more
- * than every slot together. B is measured once both hold their shares, which they reach only as
- * the requests kept waiting give their slots back (worker/slots.ts).
- */
-const TWO_TENANTS = { aAccounts: 2, aOwnOrigins: true, aEvents: 500, bEvents: 60, share: 48 };
 const twoLabel = 'two tenants hang';
-
-/**
- * A tenant whose clicks come faster than they go out (a viral link): its 50 endpoints answer at
- * once, 1,000 events queued (50,000 deliveries, all due before B's), so no endpoint, account or
- * origin is at its limit and only the claim's order decides when B's click goes (design D77).
- */
-const VIRAL = { aAnswers: true, aEvents: 1_000, bEvents: 60 };
-const viralLabel = 'viral tenant';
-
-/**
- * A relay both tenants share: A's 50 endpoints there never answer, 500 events queued, and B's
- * endpoint is on the same server, answering at once. A holds its share of the server (48 of the
- * origin's 56 a process, design D25) and the server's 16 connections; B is measured once A holds
- * that share, its requests going out through the second pool.
- */
-const SHARED_RELAY = { bAtStalled: true, aEvents: 500, bEvents: 60, share: 48 };
 const relayLabel = 'relay shared';
+const viralLabel = 'viral tenant';
+/** The crowd's slots across the processes (LINKHOOKS_CONCURRENCY): more than a claim reads. */
+const CROWD_SLOTS = 1_500;
+/** The last column of part 7's table: A's requests open at its receiver at their peak. */
+const openPeak = (r) => String(r.aOpenPeak);
+
+/**
+ * Part 7's scenarios after the backlogs', in their order: each one's kind (its results'), label,
+ * the summary's words for it, noisyNeighbour's options for a run with `workers` more processes,
+ * and the table's last column.
+ */
+const NOISY_SCENARIOS = [
+  {
+    // The crowd in flight: 11 tenants of 99 endpoints each (the quota of 100 with A's failing one),
+    // 1,089 requests held at once; B is measured once 1,024 are in flight, as many endpoints as a
+    // claim of 32 reads in due order (claimWalk) before its steps for the deliveries in flight
+    // (walkSteps): the walk now steps past them, and the store battery holds more than those steps
+    // in flight. The crowd's endpoints all share the stalled receiver's origin, where hanging
+    // tenants have origins of their own: its share is the whole process, or a process at it would
+    // pass over every one of them and find B's for that alone.
+    kind: 'crowd',
+    label: crowdLabel,
+    summary: `past a ${crowdLabel}`,
+    options: (workers) => {
+      const perProcess = String(Math.ceil(CROWD_SLOTS / (workers + 1)));
+      return {
+        aAccounts: 11,
+        aEndpoints: 99,
+        aEvents: 1,
+        bEvents: 20,
+        untilInFlight: 1_024,
+        env: { LINKHOOKS_CONCURRENCY: perProcess, LINKHOOKS_PER_ORIGIN_CAP: perProcess },
+      };
+    },
+    last: openPeak,
+  },
+  {
+    // Two tenants whose 50 endpoints each hang, each tenant on a server of its own, at the default
+    // slots: their shares (48 each, of their origin's 56, within their account's 56 of 64) are more
+    // than every slot together. B is measured once both hold their shares, which they reach only
+    // as the requests kept waiting give their slots back (worker/slots.ts).
+    kind: 'two',
+    label: twoLabel,
+    summary: `while ${twoLabel}`,
+    options: (workers) => ({
+      aAccounts: 2,
+      aOwnOrigins: true,
+      aEvents: 500,
+      bEvents: 60,
+      untilInFlight: 2 * SHARE_AT_ORIGIN * (workers + 1),
+    }),
+    last: openPeak,
+  },
+  {
+    // A relay both tenants share: A's 50 endpoints there never answer, 500 events queued, and B's
+    // endpoint is on the same server, answering at once. A holds its share of the server and the
+    // server's 16 connections; B is measured once A holds that share, its requests going out
+    // through the second pool.
+    kind: 'relay',
+    label: relayLabel,
+    summary: `at a ${relayLabel}`,
+    options: (workers) => ({
+      bAtStalled: true,
+      aEvents: 500,
+      bEvents: 60,
+      untilInFlight: SHARE_AT_ORIGIN * (workers + 1),
+    }),
+    last: openPeak,
+  },
+  {
+    // A tenant whose clicks come faster than they go out (a viral link): its 50 endpoints answer at
+    // once, 1,000 events queued (50,000 deliveries, all due before B's), so no endpoint, account or
+    // origin is at its limit and only the claim's order decides when B's click goes (design D77).
+    kind: 'viral',
+    label: viralLabel,
+    summary: `behind a ${viralLabel}'s backlog`,
+    options: () => ({ aAnswers: true, aEvents: 1_000, bEvents: 60 }),
+    last: (r) => `${fmtInt(r.aArrivedAtB.at(-1))} of ${fmtInt(r.aDeliveries)} out`,
+  },
+];
 
 /**
  * Part 7: the noisy neighbour (bench/noisy-neighbour.mjs) on the CLI-started service: B's
  * publish → receipt without A, then while A's 50 never-answering endpoints and a backlog of
  * NOISY_BACKLOGS events hold what the service lets them; SQLite, and PostgreSQL with serve plus
  * two worker processes. The larger backlog shows what A's backlog costs B: nothing, when every
- * claim walks at most its bound of the deliveries it may not take (claimWalk). Then IN_FLIGHT_CROWD,
- * TWO_TENANTS, SHARED_RELAY and VIRAL.
+ * claim walks at most its bound of the deliveries it may not take (claimWalk). Then
+ * NOISY_SCENARIOS.
  */
 async function runNoisy(ctx) {
   const stores = [{ label: 'SQLite', workers: 0 }];
@@ -697,77 +743,35 @@ async function runNoisy(ctx) {
     `   ${pad('', 28)}${lpad('without A p50/p99 ms', 22)}${lpad('with A p50/p99 ms', 20)}   A's requests open (peak)`,
   );
   const pair = (xs) => `${fmtMs(percentile(xs, 50))} / ${fmtMs(percentile(xs, 99))}`;
+  const row = (name, r, last) =>
+    console.log(`   ${pad(name, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${last}`);
   const results = [];
   for (const { label, workers } of stores) {
     for (const aEvents of NOISY_BACKLOGS) {
       const db = await database(label);
       const r = await noisyNeighbour({ db, certs: ctx.certs, workers, aEvents, bEvents: 60 });
-      console.log(
-        `   ${pad(`${label}, A ${fmtInt(aEvents)}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
-      );
+      row(`${label}, A ${fmtInt(aEvents)}`, r, r.aOpenPeak);
       results.push({ label, kind: 'backlog', aEvents, ...r });
     }
-    // Many hanging tenants' requests in flight, more endpoints than a claim reads, each below its
-    // cap and its tenant below its share: a claim must still find B's endpoint past them.
-    const db = await database(label);
-    const r = await noisyNeighbour({
-      db,
-      certs: ctx.certs,
-      workers,
-      ...IN_FLIGHT_CROWD,
-      // The crowd's endpoints all share the stalled receiver's origin, where hanging tenants have
-      // origins of their own: its share is the whole process, or a process at it would pass over
-      // every one of them and find B's for that alone.
-      env: {
-        LINKHOOKS_CONCURRENCY: String(Math.ceil(IN_FLIGHT_CROWD.slots / (workers + 1))),
-        LINKHOOKS_PER_ORIGIN_CAP: String(Math.ceil(IN_FLIGHT_CROWD.slots / (workers + 1))),
-      },
-    });
-    console.log(
-      `   ${pad(`${label}, ${crowdLabel}`, 28)}${lpad(pair(r.without), 22)}${lpad(pair(r.with), 20)}   ${r.aOpenPeak}`,
-    );
-    results.push({ label, kind: 'crowd', ...r });
-    const { share, ...two } = TWO_TENANTS;
-    const t = await noisyNeighbour({
-      db: await database(label),
-      certs: ctx.certs,
-      workers,
-      ...two,
-      untilInFlight: two.aAccounts * share * (workers + 1),
-    });
-    console.log(
-      `   ${pad(`${label}, ${twoLabel}`, 28)}${lpad(pair(t.without), 22)}${lpad(pair(t.with), 20)}   ${t.aOpenPeak}`,
-    );
-    results.push({ label, kind: 'two', ...t });
-    const { share: relayShare, ...relay } = SHARED_RELAY;
-    const s = await noisyNeighbour({
-      db: await database(label),
-      certs: ctx.certs,
-      workers,
-      ...relay,
-      untilInFlight: relayShare * (workers + 1),
-    });
-    console.log(
-      `   ${pad(`${label}, ${relayLabel}`, 28)}${lpad(pair(s.without), 22)}${lpad(pair(s.with), 20)}   ${s.aOpenPeak}`,
-    );
-    results.push({ label, kind: 'relay', ...s });
-    const v = await noisyNeighbour({ db: await database(label), certs: ctx.certs, workers, ...VIRAL });
-    console.log(
-      `   ${pad(`${label}, ${viralLabel}`, 28)}${lpad(pair(v.without), 22)}${lpad(pair(v.with), 20)}   ${fmtInt(v.aArrivedAtB.at(-1))} of ${fmtInt(v.aDeliveries)} out`,
-    );
-    results.push({ label, kind: 'viral', ...v });
+    for (const scenario of NOISY_SCENARIOS) {
+      const options = scenario.options(workers);
+      const r = await noisyNeighbour({ db: await database(label), certs: ctx.certs, workers, ...options });
+      row(`${label}, ${scenario.label}`, r, scenario.last(r));
+      results.push({ label, kind: scenario.kind, ...r });
+    }
   }
+  const [crowd, two, relay, viral] = NOISY_SCENARIOS.map((scenario) => scenario.options(0));
   console.log(
-    `   (${crowdLabel}: ${IN_FLIGHT_CROWD.aAccounts} tenants' ${IN_FLIGHT_CROWD.aAccounts * IN_FLIGHT_CROWD.aEndpoints} endpoints never answer, one click each, all in flight`,
+    `   (${crowdLabel}: ${crowd.aAccounts} tenants' ${crowd.aAccounts * crowd.aEndpoints} endpoints never answer, one click each, all in flight`,
   );
   console.log(
-    `   at once in ${fmtInt(IN_FLIGHT_CROWD.slots)} slots (LINKHOOKS_CONCURRENCY across the processes): more than a claim reads;
-   B measured once ${fmtInt(IN_FLIGHT_CROWD.untilInFlight)} of them are in flight;
-   ${twoLabel}: two tenants' 50 endpoints each never answer, each tenant on a server of its own, ${fmtInt(TWO_TENANTS.aEvents)} events
-   each, at the default slots; B measured once both hold their shares, ${TWO_TENANTS.share} requests a process each;
-   ${relayLabel}: A's 50 endpoints never answer on the server B's endpoint is on, ${fmtInt(SHARED_RELAY.aEvents)} events, at the default
-   slots; B measured once A holds its share of that server, ${SHARED_RELAY.share} requests a process;
-   ${viralLabel}: A's 50 endpoints answer at once, ${fmtInt(VIRAL.aEvents)} events queued; the last column, A's deliveries
+    `   at once in ${fmtInt(CROWD_SLOTS)} slots (LINKHOOKS_CONCURRENCY across the processes): more than a claim reads;
+   B measured once ${fmtInt(crowd.untilInFlight)} of them are in flight;
+   ${twoLabel}: two tenants' 50 endpoints each never answer, each tenant on a server of its own, ${fmtInt(two.aEvents)} events
+   each, at the default slots; B measured once both hold their shares, ${SHARE_AT_ORIGIN} requests a process each;
+   ${relayLabel}: A's 50 endpoints never answer on the server B's endpoint is on, ${fmtInt(relay.aEvents)} events, at the default
+   slots; B measured once A holds its share of that server, ${SHARE_AT_ORIGIN} requests a process;
+   ${viralLabel}: A's 50 endpoints answer at once, ${fmtInt(viral.aEvents)} events queued; the last column, A's deliveries
    out when B's last click arrived)`,
   );
   return results;
@@ -1011,13 +1015,7 @@ async function main() {
       '≤ 1,000 ms',
       worst === null ? null : worst <= 1000,
     ]);
-    const scenarios = [
-      ['crowd', `past a ${crowdLabel}`],
-      ['two', `while ${twoLabel}`],
-      ['relay', `at a ${relayLabel}`],
-      ['viral', `behind a ${viralLabel}'s backlog`],
-    ];
-    for (const [kind, what] of scenarios) {
+    for (const { kind, summary: what } of NOISY_SCENARIOS) {
       const found = runs.find((r) => r.kind === kind);
       const p99 = found ? percentile(found.with, 99) : null;
       summary.push([
