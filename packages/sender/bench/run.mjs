@@ -636,6 +636,7 @@ const crowdLabel = 'crowd in flight';
 const twoLabel = 'two tenants hang';
 const relayLabel = 'relay shared';
 const viralLabel = 'viral tenant';
+const relayTwoLabel = 'relay, two hang';
 /** The crowd's slots across the processes (LINKHOOKS_CONCURRENCY): more than a claim reads. */
 const CROWD_SLOTS = 1_500;
 /** The last column of part 7's table: A's requests open at its receiver at their peak. */
@@ -705,6 +706,22 @@ const NOISY_SCENARIOS = [
     last: openPeak,
   },
   {
+    // Two tenants' 50 endpoints each never answer on the server B's endpoint is on, 500 events
+    // each: together they hold no more than one account's share of it (worker/origin-shares.ts),
+    // and B's requests take the rest. B is measured once they hold 40 a process.
+    kind: 'relay-two',
+    label: relayTwoLabel,
+    summary: 'at a relay where two tenants hang',
+    options: (workers) => ({
+      aAccounts: 2,
+      bAtStalled: true,
+      aEvents: 500,
+      bEvents: 60,
+      untilInFlight: 40 * (workers + 1),
+    }),
+    last: openPeak,
+  },
+  {
     // A tenant whose clicks come faster than they go out (a viral link): its 50 endpoints answer at
     // once, 1,000 events queued (50,000 deliveries, all due before B's), so no endpoint, account or
     // origin is at its limit and only the claim's order decides when B's click goes (design D77).
@@ -760,7 +777,7 @@ async function runNoisy(ctx) {
       results.push({ label, kind: scenario.kind, ...r });
     }
   }
-  const [crowd, two, relay, viral] = NOISY_SCENARIOS.map((scenario) => scenario.options(0));
+  const [crowd, two, relay, relayTwo, viral] = NOISY_SCENARIOS.map((scenario) => scenario.options(0));
   console.log(
     `   (${crowdLabel}: ${crowd.aAccounts} tenants' ${crowd.aAccounts * crowd.aEndpoints} endpoints never answer, one click each, all in flight`,
   );
@@ -771,6 +788,8 @@ async function runNoisy(ctx) {
    each, at the default slots; B measured once both hold their shares, ${SHARE_AT_ORIGIN} requests a process each;
    ${relayLabel}: A's 50 endpoints never answer on the server B's endpoint is on, ${fmtInt(relay.aEvents)} events, at the default
    slots; B measured once A holds its share of that server, ${SHARE_AT_ORIGIN} requests a process;
+   ${relayTwoLabel}: two tenants' 50 endpoints each never answer on that server, ${fmtInt(relayTwo.aEvents)} events each; B measured
+   once they hold ${relayTwo.untilInFlight} requests a process (together one account's share of it, divided);
    ${viralLabel}: A's 50 endpoints answer at once, ${fmtInt(viral.aEvents)} events queued; the last column, A's deliveries
    out when B's last click arrived)`,
   );

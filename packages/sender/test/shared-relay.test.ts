@@ -132,15 +132,32 @@ describe('a relay many customers share', () => {
       await t.sender.stop(0);
     }
   });
+
+  it("delivers a customer's event at once while two other customers have enough hanging there to fill the relay's share", async () => {
+    const { perOriginCap, perAccountAtOriginCap } = slotsOf({});
+    // Each broken customer's endpoints there could hold the relay's whole share (56) on their own;
+    // together they hold one account's share there (48), and one past it at most.
+    const t = await hangingThere(perOriginCap / 8, perAccountAtOriginCap, 2);
+    try {
+      expect(t.hung).toEqual([]);
+      expect(t.delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([
+        [t.healthy, 1],
+      ]);
+      expect(t.claimedBroken()).toBeLessThanOrEqual(perAccountAtOriginCap + 1);
+    } finally {
+      await t.sender.stop(0);
+    }
+  });
 });
 
 /**
  * A sender delivering to the relay with the whole default deadline (the hanging requests hold
- * their connections for all of a test), its claims counted per account: a customer with
- * `endpoints` there that hang, 8 clicks each, and once `claimedFirst` of those are claimed, a
- * healthy customer's click there; resolves once something is delivered.
+ * their connections for all of a test), its claims counted per account: `brokenAccounts`
+ * customers (one by default) each with `endpoints` there that hang, 8 clicks each, and once
+ * `claimedFirst` of theirs are claimed, a healthy customer's click there; resolves once something
+ * is delivered.
  */
-async function hangingThere(endpoints: number, claimedFirst: number) {
+async function hangingThere(endpoints: number, claimedFirst: number, brokenAccounts = 1) {
   const delivered: AttemptMade[] = [];
   const hung: AttemptReport[] = [];
   const claimed = new Map<string, number>();
@@ -174,17 +191,25 @@ async function hangingThere(endpoints: number, claimedFirst: number) {
       happened.changed();
     },
   });
-  const { account: broken } = await sender.createAccount({ name: 'Broken', plan: 'business' });
+  const broken: string[] = [];
+  for (let a = 0; a < brokenAccounts; a++) {
+    broken.push((await sender.createAccount({ name: `Broken ${a}`, plan: 'business' })).account.id);
+  }
   const { account: healthy } = await sender.createAccount({ name: 'Healthy', plan: 'business' });
   const routes: string[] = [];
-  for (let i = 0; i < endpoints; i++) {
-    routes.push((await addEndpoint(sender, relay, { account: broken.id, behaviour: 'hang' })).route);
+  for (const account of broken) {
+    for (let i = 0; i < endpoints; i++) {
+      routes.push((await addEndpoint(sender, relay, { account, behaviour: 'hang' })).route);
+    }
   }
   const { route } = await addEndpoint(sender, relay, { account: healthy.id });
-  for (let i = 0; i < 8; i++) await sender.publish(broken.id, buildEvent('click'));
+  for (const account of broken) {
+    for (let i = 0; i < 8; i++) await sender.publish(account, buildEvent('click'));
+  }
+  const claimedBroken = () => broken.reduce((sum, account) => sum + (claimed.get(account) ?? 0), 0);
   sender.start();
   try {
-    await happened.until(() => (claimed.get(broken.id) ?? 0) >= claimedFirst);
+    await happened.until(() => claimedBroken() >= claimedFirst);
     // The relay's 16 connections taken by them.
     await relay.until(() => relay.hits.filter((h) => routes.includes(h.route)).length >= 16);
     await sender.publish(healthy.id, buildEvent('click'));
@@ -193,5 +218,5 @@ async function hangingThere(endpoints: number, claimedFirst: number) {
     await sender.stop(0);
     throw error;
   }
-  return { sender, delivered, hung, claimed, route, broken: broken.id, healthy: healthy.id };
+  return { sender, delivered, hung, claimed, claimedBroken, route, broken: broken[0]!, healthy: healthy.id };
 }

@@ -221,14 +221,25 @@ describe('turnCursor', () => {
       { accountId: 'x', origin: 'x' },
       { accountId: 'x', origin: 'x' },
     ];
-    const cursor = (t: Took[], after: string, cap: number, inFlight = new Map<string, number>()) =>
-      turnCursor(after, t, (x) => x.accountId, { keyOf: (x) => x.origin, cap, inFlight });
+    const cursor = (
+      t: Took[],
+      after: string,
+      cap: number,
+      inFlight = new Map<string, number>(),
+      caps?: Map<string, number>,
+    ) => turnCursor(after, t, (x) => x.accountId, { keyOf: (x) => x.origin, cap, inFlight, caps });
     expect(turnCursor('', took, (t) => t.accountId)).toBe('x');
     expect(cursor(took, '', 2)).toBe('x');
     // A share of one: O and x at theirs, r1 the earlier of their last accounts.
     expect(cursor(took, '', 1)).toBe('r1');
     // A share of two, with a request already open at O: O at its share.
     expect(cursor(took, '', 2, new Map([['O', 1]]))).toBe('r1');
+    // O capped at one in place of its share; the rest at a share of 56.
+    const cappedO = new Map([['O', 1]]);
+    expect(cursor(took, '', 56, undefined, cappedO)).toBe('r1');
+    const two = [...took, { accountId: 'y', origin: 'Y' }, { accountId: 'z', origin: 'Z' }];
+    expect(cursor(two, '', 56, undefined, new Map([['Y', 1]]))).toBe('y');
+    expect(cursor(two, 'q', 56, undefined, cappedO)).toBe('r1');
     // Stopped at a full origin, whatever the read after the cursor came to.
     const origins = { keyOf: (x: Took) => x.origin, cap: 1, inFlight: new Map<string, number>() };
     expect(turnCursor('', took, (x) => x.accountId, origins, 'z')).toBe('r1');
@@ -248,15 +259,19 @@ describe('nextTurnCursor', () => {
     after: '',
     shares,
   });
-  const shares = (perOrigin: number, open: [string, number][] = []) => sharesOf(56, perOrigin, [], open);
+  const shares = (perOrigin: number, open: [string, number][] = [], capped: [string, number][] = []) => ({
+    ...sharesOf(56, perOrigin, [], open),
+    capped: { endpoints: new Map<string, number>(), origins: new Map(capped), accountsAtOrigins: new Map() },
+  });
   // R1 behind relay origin O, X after it at an origin of its own.
   const took = [claimed('r1', 'O'), claimed('x', 'X')];
 
-  it("counts the origins' shares the turn was asked with and what was open there", () => {
+  it("counts the origins' shares the turn was asked with: what was open there and the caps in their place", () => {
     expect(nextTurnCursor(request(), took)).toBe('x');
     expect(nextTurnCursor(request(shares(2)), took)).toBe('x');
-    // O at its share, with one open there before the turn.
+    // O at its share, with one open there before the turn, or capped at one.
     expect(nextTurnCursor(request(shares(2, [['O', 1]])), took)).toBe('r1');
+    expect(nextTurnCursor(request(shares(56, [], [['O', 1]])), took)).toBe('r1');
   });
 
   it('goes to where the read after the cursor stopped, unless an origin left at its share stops it first', () => {

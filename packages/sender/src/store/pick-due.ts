@@ -29,8 +29,8 @@ export function splitAccountAtOrigin(key: string): [accountId: string, origin: s
 
 /**
  * A claimer's shares (design D25) as limits: its share of each account, of each origin, and of
- * each account at an origin, counting what it has open there, the breaker's cap of an account at
- * an origin in place of its share there.
+ * each account at an origin, counting what it has open there, the caps given in place of a share
+ * (ClaimShares' `capped`).
  */
 export function shareLimits<T>(
   shares: ClaimShares,
@@ -55,6 +55,7 @@ function originShare<T>(shares: ClaimShares, originOf: (delivery: T) => string):
     keyOf: originOf,
     cap: shares.perOrigin,
     inFlight: shares.openByOrigin,
+    caps: shares.capped?.origins,
   };
 }
 
@@ -111,8 +112,8 @@ export function inAccountTurns<T>(due: readonly T[], accountOf: (delivery: T) =>
  * The cursor of the turn after one that took `took`, with `after` its own: the last account taken
  * in its turn order, so that the next turn starts with the accounts after it. Over turns, every
  * account with something due takes one, however many more are due than a turn takes (as many
- * accounts as the claim may take). An origin the turn left full (`origins`: their share, counting
- * what the claimer had open there before the turn) may have left out
+ * accounts as the claim may take). An origin the turn left full (`origins`: their share or the
+ * cap in its place, counting what the claimer had open there before the turn) may have left out
  * accounts after the last one it took there, while accounts at other origins after them were
  * taken: the cursor then stops at that last one, so the next turn starts with those left out.
  *

@@ -124,19 +124,28 @@ export interface ProbeRequest {
 export interface ClaimShares {
   perAccount: number;
   perOrigin: number;
-  /** Of an origin's share, the most one account's requests there may hold. */
+  /**
+   * Of an origin's share, the most one account's requests there may hold, where
+   * `capped.accountsAtOrigins` holds no cap of its own for it.
+   */
   perAccountAtOrigin: number;
   openByAccount: ReadonlyMap<string, number>;
   openByOrigin: ReadonlyMap<string, number>;
   /** Keyed by accountAtOrigin. */
   openByAccountAtOrigin: ReadonlyMap<string, number>;
   /**
-   * Tighter caps the circuit breaker sets (design D27), by endpoint id and by account at an origin
-   * (keyed by accountAtOrigin, in place of `perAccountAtOrigin`): 0 while open (none claimed), 1
-   * while half-open (one probe at a time). The worker gives an endpoint half-open 0 here and claims
-   * its probe apart (claimProbes).
+   * Caps in place of the claim's `perEndpointCap` by endpoint id, of `perOrigin` by origin, and of
+   * `perAccountAtOrigin` by account at an origin (keyed as `openByAccountAtOrigin`): the circuit
+   * breaker's (design D27), 0 while open (none claimed), 1 while half-open (one probe at a time),
+   * and the worker's division of an origin's share among the accounts there
+   * (worker/origin-shares.ts). The worker gives an endpoint half-open 0 here and claims its probe
+   * apart (claimProbes).
    */
-  capped?: { endpoints: ReadonlyMap<string, number>; accountsAtOrigins: ReadonlyMap<string, number> };
+  capped?: {
+    endpoints: ReadonlyMap<string, number>;
+    origins?: ReadonlyMap<string, number>;
+    accountsAtOrigins: ReadonlyMap<string, number>;
+  };
 }
 
 /** One lease: the delivery and the token it was claimed with. */

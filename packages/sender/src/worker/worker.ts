@@ -5,7 +5,7 @@
  */
 import { createAbandon } from '../delivery/abandon.js';
 import { accountAtOrigin } from '../store/pick-due.js';
-import type { ClaimRequest } from '../store/port.js';
+import type { ClaimRequest, ClaimShares } from '../store/port.js';
 import type { ClaimedDelivery } from '../store/records.js';
 import { storeUnavailable } from '../store/unavailable.js';
 import { traceAttempt, traceClaim } from '../tracing.js';
@@ -13,6 +13,7 @@ import { LARGE_BODY_BYTES } from '../turn-budget.js';
 import { type AttemptDeps, type AttemptReport, runAttempt } from './attempt.js';
 import { type BreakerChange, chooseProbes, createBreakers, heldBack } from './breakers.js';
 import { createHeartbeat, type HeldLease } from './heartbeat.js';
+import { originShares } from './origin-shares.js';
 import { freeSlots as slotsFree, waitingAt } from './slots.js';
 
 /** At most this long between a wake and a claim while fewer slots are free than a refill. */
@@ -218,16 +219,28 @@ export function createWorker(options: WorkerOptions): Worker {
       const now = options.clock.now();
       const breaking = breakers.caps(options.perEndpointCap, options.perAccountAtOriginCap);
       const opened = open();
-      const shares = {
-        perAccount: options.perAccountCap,
-        perOrigin: options.perOriginCap,
-        perAccountAtOrigin: options.perAccountAtOriginCap,
-        ...opened,
+      // The shares with what is open now (turns and probes taken before a claim counted in `opened`),
+      // an origin's divided among the accounts there (originShares).
+      const shares = (): ClaimShares => {
+        const base = {
+          perAccount: options.perAccountCap,
+          perOrigin: options.perOriginCap,
+          perAccountAtOrigin: options.perAccountAtOriginCap,
+          ...opened,
+        };
+        const atOrigins = originShares(base, breaking.capped.accountsAtOrigins);
+        return { ...base, capped: { endpoints: breaking.capped.endpoints, ...atOrigins } };
       };
       let probes: ClaimedDelivery[] = [];
       if (breaking.probing.length > 0) {
         const busy = new Set([...inFlight].map((r) => r.claim.delivery.endpointId));
-        const endpointIds = chooseProbes(breaking, shares, busy, limit);
+        const probing = shares();
+        const endpointIds = chooseProbes(
+          { capped: probing.capped!, probing: breaking.probing },
+          probing,
+          busy,
+          limit,
+        );
         if (endpointIds.length > 0) {
           probes = await options.queue.claimProbes({ now, leaseMs: options.leaseMs, endpointIds });
           const taken = new Set(probes.map((p) => p.delivery.endpointId));
@@ -246,7 +259,7 @@ export function createWorker(options: WorkerOptions): Worker {
         finishing: [...inFlight]
           .filter((r) => r.sent)
           .map((r) => ({ deliveryId: r.claim.delivery.id, leaseToken: r.claim.leaseToken })),
-        shares: { ...shares, capped: breaking.capped },
+        shares: shares(),
       });
       let turn: ClaimedDelivery[] = [];
       let turnFailed: unknown;

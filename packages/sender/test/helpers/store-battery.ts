@@ -639,13 +639,15 @@ export function storeBattery(
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([b1.id]);
     });
 
-    it("keeps the circuit breaker's tighter caps: none while open, one while half-open (design D27)", async () => {
+    it("keeps the caps given in place of the shares: a breaker's none while open, one while half-open (design D27)", async () => {
       const a = account();
       const open = await endpointAt(a, 'https://down.example.com/one');
       const probing = await endpointAt(a, 'https://slow.example.com/two');
       const healthy = await endpointAt(a, 'https://up.example.com/three');
       const relayed = await endpointAt(a, 'https://relay.example.net/four');
       const halfOpen = await endpointAt(a, 'https://probed.example.net/five');
+      // An origin capped at one request (the worker's division of its share, design D25).
+      const crowded = await endpointAt(a, 'https://crowded.example.net/eight');
       // Another account's endpoints at the same two servers: an account's breaker there is its own.
       const b = account();
       const othersRelayed = await endpointAt(b, 'https://relay.example.net/six');
@@ -664,6 +666,7 @@ export function storeBattery(
               [open.id, 0],
               [probing.id, 1],
             ]),
+            origins: new Map([['https://crowded.example.net', 1]]),
             accountsAtOrigins: new Map([
               [accountAtOrigin(a, 'https://relay.example.net'), 0],
               [accountAtOrigin(a, 'https://probed.example.net'), 1],
@@ -673,8 +676,10 @@ export function storeBattery(
       });
       const count = (id: string) => claimed.filter((c) => c.delivery.endpointId === id).length;
       expect(
-        [open, probing, healthy, relayed, halfOpen, othersRelayed, othersProbed].map((e) => count(e.id)),
-      ).toEqual([0, 1, 3, 0, 1, 3, 3]);
+        [open, probing, healthy, relayed, halfOpen, othersRelayed, othersProbed, crowded].map((e) =>
+          count(e.id),
+        ),
+      ).toEqual([0, 1, 3, 0, 1, 3, 3, 1]);
     });
 
     it('claims for others while a half-open breaker’s backlog fills the window (design D27)', async () => {

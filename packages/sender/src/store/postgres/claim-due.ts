@@ -64,12 +64,13 @@ inflight AS (
 held_accounts AS (SELECT * FROM unnest($8::text[], $9::int[]) AS h (account_id, n)),
 held_origins AS (SELECT * FROM unnest($10::text[], $11::int[]) AS h (origin, n)),
 endpoint_caps AS (SELECT * FROM unnest($14::text[], $15::int[]) AS c (endpoint_id, cap)),
-held_at_origins AS (SELECT * FROM unnest($20::text[], $21::text[], $22::int[]) AS h (account_id, origin, n)),
--- The breakers' caps of accounts at origins, each keyed as accountAtOrigin keys it: the origin, a
--- space, the account (splitAccountAtOrigin).
+origin_caps AS (SELECT * FROM unnest($16::text[], $17::int[]) AS c (origin, cap)),
+held_at_origins AS (SELECT * FROM unnest($22::text[], $23::text[], $24::int[]) AS h (account_id, origin, n)),
+-- The caps of accounts at origins, in place of $25 (ClaimShares' capped.accountsAtOrigins), each
+-- keyed as accountAtOrigin keys it: the origin, a space, the account (splitAccountAtOrigin).
 pair_caps AS (
   SELECT split_part(c.k, ' ', 1) AS origin, substr(c.k, strpos(c.k, ' ') + 1) AS account_id, c.cap
-  FROM unnest($16::text[], $17::int[]) AS c (k, cap)
+  FROM unnest($18::text[], $19::int[]) AS c (k, cap)
 ),
 full_endpoints AS (
   SELECT endpoint_id FROM inflight WHERE n >= $3::int
@@ -77,12 +78,17 @@ full_endpoints AS (
   SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
   WHERE coalesce(i.n, 0) >= c.cap
   UNION ALL
-  SELECT e.id FROM endpoints e WHERE e.origin IN (SELECT origin FROM held_origins WHERE n >= $13::int)
+  SELECT e.id FROM endpoints e WHERE e.origin IN (
+    SELECT origin FROM held_origins WHERE n >= $13::int
+    UNION ALL
+    SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
+    WHERE coalesce(h.n, 0) >= c.cap)
   UNION ALL
-  -- An account's endpoints at an origin where it is at its share there, or at its breaker's cap
-  -- there, by the endpoints' index by account.
+  -- An account's endpoints at an origin where it is at its share there (its own cap there, or
+  -- else the one for all), by the endpoints' index by account.
   SELECT e.id FROM held_at_origins h JOIN endpoints e ON e.account_id = h.account_id AND e.origin = h.origin
-  WHERE h.n >= $23::int
+  LEFT JOIN pair_caps c ON c.account_id = h.account_id AND c.origin = h.origin
+  WHERE c.cap IS NULL AND h.n >= $25::int
   UNION ALL
   SELECT e.id FROM pair_caps c JOIN endpoints e ON e.account_id = c.account_id AND e.origin = c.origin
   LEFT JOIN held_at_origins h ON h.account_id = c.account_id AND h.origin = c.origin
@@ -104,7 +110,7 @@ const WALK = `
 ${LIMITS},
 -- walkSteps: the walk's bound, and a step more for each delivery in flight.
 walk_steps AS MATERIALIZED (
-  SELECT $19::int + least(count(*), ${IN_FLIGHT_WALKS} * $19::int)::int AS n FROM live
+  SELECT $21::int + least(count(*), ${IN_FLIGHT_WALKS} * $21::int)::int AS n FROM live
 ),
 walked AS (
   SELECT f.id, f.endpoint_id, f.account_id, f.next_attempt_at
@@ -125,23 +131,23 @@ held_up AS MATERIALIZED (
 )
 `;
 /**
- * A claim with the accounts in turn reads the first `$25` (turnEndpointsPerAccount) of each
+ * A claim with the accounts in turn reads the first `$27` (turnEndpointsPerAccount) of each
  * account's endpoints with something due, the earliest due first, for `$2` accounts: those whose id
- * comes after the turn's cursor `$26` (TurnRequest's `after`), then from the first id on, in byte order
+ * comes after the turn's cursor `$28` (TurnRequest's `after`), then from the first id on, in byte order
  * (as inTurnOrder compares them), as the SQLite store's turnEndpoints picks them.
  */
 const TURN_ENDPOINTS = `
 turn_endpoints AS MATERIALIZED (
   SELECT t.id, t.live, t.account_id FROM (
     SELECT f.*, dense_rank() OVER (
-      ORDER BY f.account_id <= $26::text, f.account_id
+      ORDER BY f.account_id <= $28::text, f.account_id
     ) AS account_turn
     FROM (
       SELECT q.id, q.live, q.account_id,
              row_number() OVER (PARTITION BY q.account_id ORDER BY q.next_due_at, q.id) AS rn_endpoint
       FROM due_endpoints q WHERE q.live
     ) f
-    WHERE f.rn_endpoint <= $25::int
+    WHERE f.rn_endpoint <= $27::int
   ) t
   WHERE t.account_turn <= $2::int
 ),`;
@@ -159,12 +165,12 @@ const dueEntryAndEndpoint = (id: string) => `CROSS JOIN LATERAL (
   ) e`;
 
 /**
- * For a turn, the endpoints with something due among the first `$19` endpoints in account-id order
- * after the turn's cursor `$26`, then from the first id on (in byte order, as inTurnOrder), by the
- * endpoints' index by account and each one's entry by key, those `idle_due` has not read: `$25` of
- * each account's, for as many accounts as make `$2` × `$25` (as many as the turn reads:
+ * For a turn, the endpoints with something due among the first `$21` endpoints in account-id order
+ * after the turn's cursor `$28`, then from the first id on (in byte order, as inTurnOrder), by the
+ * endpoints' index by account and each one's entry by key, those `idle_due` has not read: `$27` of
+ * each account's, for as many accounts as make `$2` × `$27` (as many as the turn reads:
  * TURN_ENDPOINTS), the first in that order. The accounts a turn takes next are read so, whatever is
- * due before them: `idle_due` alone, in due order, read none past its `$19` entries, so tenants with
+ * due before them: `idle_due` alone, in due order, read none past its `$21` entries, so tenants with
  * more endpoints than that, all due first, kept every other one out of the turns until their
  * backlogs had gone out. Endpoints with nothing due cost a step each, so the read stays bounded
  * however many endpoints there are.
@@ -174,12 +180,12 @@ const AFTER_CURSOR = `after_cursor AS (
     SELECT e.id, true AS live, e.account_id, q.next_due_at, w.part,
            row_number() OVER (PARTITION BY e.account_id ORDER BY e.id) AS rn
     FROM (
-      (SELECT e.id, 0 AS part FROM endpoints e WHERE e.account_id > $26::text
-       ORDER BY e.account_id, e.id LIMIT $19::int)
+      (SELECT e.id, 0 AS part FROM endpoints e WHERE e.account_id > $28::text
+       ORDER BY e.account_id, e.id LIMIT $21::int)
       UNION ALL
-      (SELECT e.id, 1 AS part FROM endpoints e WHERE e.account_id <= $26::text
-       ORDER BY e.account_id, e.id LIMIT $19::int)
-      LIMIT $19::int
+      (SELECT e.id, 1 AS part FROM endpoints e WHERE e.account_id <= $28::text
+       ORDER BY e.account_id, e.id LIMIT $21::int)
+      LIMIT $21::int
     ) w
     ${dueEntryAndEndpoint('w.id')}
     WHERE e.id NOT IN (SELECT endpoint_id FROM full_endpoints)
@@ -187,31 +193,31 @@ const AFTER_CURSOR = `after_cursor AS (
       AND e.id NOT IN (SELECT endpoint_id FROM live)
       AND e.enabled AND NOT e.paused
   ) a
-  WHERE a.rn <= $25::int
+  WHERE a.rn <= $27::int
   ORDER BY a.part, a.account_id, a.id
-  LIMIT $2::int * $25::int
+  LIMIT $2::int * $27::int
 ),
 `;
 
 /**
- * Where AFTER_CURSOR's read after `$26` stopped, for the next turn's cursor (nextTurnCursor), as
- * turnReadTo decides it: where it met its bound `$19` before the last account, from the
+ * Where AFTER_CURSOR's read after `$28` stopped, for the next turn's cursor (nextTurnCursor), as
+ * turnReadTo decides it: where it met its bound `$21` before the last account, from the
  * accounts of the last endpoint it read and of the next (`edge`): the last account it read every
  * endpoint of, or the one it stopped in when no account before it was read (`read_stop`); no
- * further than the last account of its rows when they filled its `$2` × `$25`; and nothing when the
+ * further than the last account of its rows when they filled its `$2` × `$27`; and nothing when the
  * turn chose fewer than every account with something due it found past the cursor, or when as many
  * endpoints in flight as it reads (`in_flight_due`) may have hidden one.
  */
 const READ_TO = `edge AS MATERIALIZED (
   SELECT x.account_id, row_number() OVER (ORDER BY x.account_id, x.id) AS k FROM (
-    SELECT e.account_id, e.id FROM endpoints e WHERE e.account_id > $26::text
-    ORDER BY e.account_id, e.id OFFSET $19::int - 1 LIMIT 2
+    SELECT e.account_id, e.id FROM endpoints e WHERE e.account_id > $28::text
+    ORDER BY e.account_id, e.id OFFSET $21::int - 1 LIMIT 2
   ) x
 ),
 read_stop AS (
   SELECT CASE WHEN n.account_id <> l.account_id THEN l.account_id
               ELSE coalesce((SELECT max(e.account_id) FROM endpoints e
-                             WHERE e.account_id > $26::text AND e.account_id < l.account_id), l.account_id)
+                             WHERE e.account_id > $28::text AND e.account_id < l.account_id), l.account_id)
          END AS account_id
   FROM edge l JOIN edge n ON l.k = 1 AND n.k = 2
 ),
@@ -219,14 +225,14 @@ read_to AS (
   -- read_stop (and edge) read in the last branches only, when they are needed.
   SELECT CASE
     -- With as many endpoints in flight as it reads, one past the cursor may have gone unread.
-    WHEN (SELECT count(*) FROM in_flight_due) >= $19::int THEN NULL
+    WHEN (SELECT count(*) FROM in_flight_due) >= $21::int THEN NULL
     WHEN EXISTS (
       SELECT 1 FROM due_endpoints q
-      WHERE q.live AND q.account_id > $26::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
+      WHERE q.live AND q.account_id > $28::text AND q.account_id NOT IN (SELECT account_id FROM turn_endpoints)
     ) THEN NULL
     -- Inside read_stop's row: least() passes over a NULL, and a read that stopped nowhere says nothing.
-    WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $25::int
-      THEN (SELECT least(r.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $26::text))
+    WHEN (SELECT count(*) FROM after_cursor) >= $2::int * $27::int
+      THEN (SELECT least(r.account_id, (SELECT max(a.account_id) FROM after_cursor a WHERE a.account_id > $28::text))
             FROM read_stop r)
     ELSE (SELECT account_id FROM read_stop)
   END AS account_id
@@ -251,7 +257,7 @@ idle_due AS (
     AND e.account_id NOT IN (SELECT account_id FROM full_accounts)
     AND q.endpoint_id NOT IN (SELECT endpoint_id FROM live)
 ${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}  ORDER BY q.next_due_at
-  LIMIT $19::int
+  LIMIT $21::int
 ),
 in_flight_due AS (
   SELECT e.id, e.enabled AND NOT e.paused AS live, e.account_id, q.next_due_at
@@ -263,7 +269,7 @@ in_flight_due AS (
 ${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}    -- Only those with a due delivery no one holds: one seek per claimable status, stepping past the
     -- endpoint's own leased ones.
     AND EXISTS (
-      SELECT 1 FROM unnest($18::text[]) AS s (status)
+      SELECT 1 FROM unnest($20::text[]) AS s (status)
       CROSS JOIN LATERAL (
         SELECT 1 FROM deliveries d
         WHERE d.endpoint_id = f.endpoint_id
@@ -275,7 +281,7 @@ ${turn ? '' : '    AND EXISTS (SELECT 1 FROM held_up)\n'}    -- Only those with 
       ) d
     )
   ORDER BY q.next_due_at
-  LIMIT $19::int
+  LIMIT $21::int
 ),
 ${turn ? AFTER_CURSOR : ''}due_endpoints AS MATERIALIZED (
   SELECT * FROM idle_due
@@ -285,7 +291,7 @@ ${turn ? AFTER_CURSOR : ''}due_endpoints AS MATERIALIZED (
 heads AS (
   SELECT h.id, h.endpoint_id, h.account_id, h.next_attempt_at
   FROM ${turn ? 'turn_endpoints' : 'due_endpoints'} q
-  CROSS JOIN unnest($18::text[]) AS s (status)
+  CROSS JOIN unnest($20::text[]) AS s (status)
   CROSS JOIN LATERAL (
     SELECT d.id, d.endpoint_id, d.account_id, d.next_attempt_at
     FROM deliveries d
@@ -295,7 +301,7 @@ heads AS (
       AND d.next_attempt_at <= $1::bigint
       AND d.id NOT IN (SELECT delivery_id FROM live)
     ORDER BY d.next_attempt_at
-    LIMIT $24::int
+    LIMIT $26::int
   ) h
   WHERE q.live
 ),
@@ -363,7 +369,7 @@ locked AS MATERIALIZED (
   SELECT ${CLAIMED_COLUMNS}
   FROM deliveries d
   WHERE d.id = ANY (ARRAY(SELECT id FROM within_endpoint))
-    AND d.status = ANY ($18::text[])
+    AND d.status = ANY ($20::text[])
     AND d.next_attempt_at <= $1::bigint
   ORDER BY d.next_attempt_at, d.id
   LIMIT $5::int
@@ -385,7 +391,7 @@ by_account AS (
   FROM at_origin a
   LEFT JOIN held_at_origins h ON h.account_id = a.account_id AND h.origin = a.origin
   LEFT JOIN pair_caps pc ON pc.account_id = a.account_id AND pc.origin = a.origin
-  WHERE a.rn_at_origin + coalesce(h.n, 0) <= coalesce(pc.cap, $23::int)
+  WHERE a.rn_at_origin + coalesce(h.n, 0) <= coalesce(pc.cap, $25::int)
 ),
 ranked AS (
   SELECT a.*, row_number() OVER (PARTITION BY a.origin ORDER BY ${order('a')}) AS rn_origin FROM by_account a
@@ -394,8 +400,9 @@ picked AS MATERIALIZED (
   SELECT r.*, gen_random_uuid()::text AS token FROM ranked r
   LEFT JOIN held_accounts ha ON ha.account_id = r.account_id
   LEFT JOIN held_origins ho ON ho.origin = r.origin
+  LEFT JOIN origin_caps oc ON oc.origin = r.origin
   WHERE r.rn_account + coalesce(ha.n, 0) <= $12::int
-    AND r.rn_origin + coalesce(ho.n, 0) <= $13::int
+    AND r.rn_origin + coalesce(ho.n, 0) <= coalesce(oc.cap, $13::int)
   ORDER BY ${order('r')}
   LIMIT $2::int
 ),
@@ -407,9 +414,9 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * Leases up to `$2` due deliveries with a fresh token each, expiring at `$1 + $4`.
  * `$1` now, `$2` limit, `$3` per-endpoint cap, `$4` lease ms, `$5` window, `$6`/`$7` the delivery ids
  * and tokens of the caller's leases being recorded (not in flight: see ClaimRequest.finishing);
- * `$8` to `$17` the shares and the breakers' caps (below), `$18` the claimable statuses, `$19` the
- * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`), `$20` to
- * `$23` each account's requests open at each origin and its share there (accountsAtOrigins), `$24`
+ * `$8` to `$19` the shares and the caps in their place (below), `$20` the claimable statuses, `$21` the
+ * walk's bound before its steps for the deliveries in flight (claimWalk; `walk_steps`), `$22` to
+ * `$25` each account's requests open at each origin and its share there (accountsAtOrigins), `$26`
  * how many of an endpoint's own due deliveries a held-up read takes (headsPerEndpoint).
  *
  * A lease is a row of `leases` (migration 3), and only that: claiming inserts it, and writes
@@ -421,7 +428,7 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * enabled endpoints, at most `cap - in flight` per endpoint in due order (`within_endpoint`), then,
  * among the rows it could lock (`locked`), at most the claimer's share less what it holds per
  * account (`$12`, held `$8`/`$9`), per origin (`$13`, held `$10`/`$11`) and per account at an
- * origin (`$23`, held `$20` to `$22`), so an endpoint, account or origin at its limit is skipped,
+ * origin (`$25`, held `$22` to `$24`), so an endpoint, account or origin at its limit is skipped,
  * never waited on. The shares rank locked rows, not
  * candidates: rows another claimer holds are passed over for the next ones of the same account.
  * That costs a lock (a WAL record) for each row of the window it does not lease; ranking the
@@ -429,10 +436,11 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * another claimer holds count against their account, and a second worker on one busy account
  * could come back empty. The account's share of an origin is taken first (`at_origin`), then the
  * account's and the origin's ranks separately, so a claim may take fewer than it could (never
- * more); the next claim takes the rest. The circuit breaker's tighter caps (design D27)
- * replace the endpoint's (`$14`/`$15`) and the account's share at an origin (`$16`/`$17`,
- * `pair_caps`); an endpoint or an account at an origin already at that tighter cap, or an account
- * at its share of an origin, is left out of `due` too, or its
+ * more); the next claim takes the rest. The caps in their place (ClaimShares' `capped`: the
+ * circuit breaker's, design D27, and the worker's division of an origin's share, D25) replace the
+ * endpoint's (`$14`/`$15`), the origin's (`$16`/`$17`, `origin_caps`) and the account's at an
+ * origin (`$18`/`$19`, `pair_caps`); an endpoint, an origin or an account at an origin already at
+ * its cap, or an account at its share of an origin, is left out of `due` too, or its
  * backlog (piled up while its breaker was open, or behind its hanging requests) would fill the
  * window and leave the claim nothing for anyone else.
  *
@@ -458,7 +466,7 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * from the array of `within_endpoint` ids: the store runs this statement with a generic plan, and
  * joining the candidates to `deliveries` let that plan hash-join it against every due row,
  * so each claim read the whole backlog (5× the time with 16,000 due). For the same reason its
- * statuses are a parameter (`$18`, the claimable ones), not the SQL list: no partial index can then
+ * statuses are a parameter (`$20`, the claimable ones), not the SQL list: no partial index can then
  * be proven to hold its rows, so the primary key is the only way in. With the list, statistics
  * taken while the queue was empty made the plan walk `deliveries_due` and filter every due row by
  * id (2 ms a claim, growing with the backlog).
@@ -471,7 +479,7 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * not know, and 0.5% for a range. With no statistics yet to say how few rows are claimable (a new
  * database until autovacuum first analyzes it), one bound made it read every due row to sort them
  * instead of walking the index. Each row passed over is a step of the walk, so it takes at most
- * `$19` steps (claimWalk) and one more for each delivery in flight (`walk_steps`, walkSteps): a
+ * `$21` steps (claimWalk) and one more for each delivery in flight (`walk_steps`, walkSteps): a
  * tenant's backlog waiting behind its own limits made every claim read all of it (another
  * tenant's next delivery waited 241 ms behind 200,000 of them). Cut short with
  * fewer than `$5` (`held_up`, decided once per statement), `due_endpoints` reads the endpoints
@@ -480,11 +488,11 @@ const LEASE_DUE = leaseDue((t) => `${t}.next_attempt_at, ${t}.id`);
  * are not due yet cost nothing, however many (seeking into each endpoint with queued deliveries
  * took 157 ms a claim at 20,000 endpoints holding a retry each). Endpoints with a request in flight keep their
  * entries (a lease that runs out makes its delivery claimable with no write), so they are read
- * apart (`in_flight_due`; `idle_due` the others, at most `$19` each): from those `live` holds, the
- * ones with a due delivery no one holds. In one due order with the others, more of them than `$19`
+ * apart (`in_flight_due`; `idle_due` the others, at most `$21` each): from those `live` holds, the
+ * ones with a due delivery no one holds. In one due order with the others, more of them than `$21`
  * (a tenant's hanging endpoints, held by other workers) filled the read, and every other tenant's
  * delivery waited until their requests ended. `heads`
- * then reads the first `$24` due, unleased deliveries of each claimable status (`$18`) of each one
+ * then reads the first `$26` due, unleased deliveries of each claimable status (`$20`) of each one
  * enabled and unpaused, a seek each into the index of each endpoint's queued deliveries by status
  * and due time (migration 17). The status sought is that parameter's, beside the queued statuses'
  * list, so that only that index can be proven to hold the rows, not the due-time index (every
@@ -516,7 +524,7 @@ LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
 /**
- * CLAIM_WALK: the walk alone, `$1` to `$23` as CLAIM_DUE's. A walk held up leases nothing here and
+ * CLAIM_WALK: the walk alone, `$1` to `$25` as CLAIM_DUE's. A walk held up leases nothing here and
  * answers `held_up` (one row, no delivery): the caller runs CLAIM_DUE instead. Otherwise it leases
  * what CLAIM_DUE would, whose read past the walk then finds nothing to add. The read's parts are
  * planned into CLAIM_DUE and started at every run, taken or not: the walk alone first took the
@@ -538,14 +546,14 @@ ORDER BY c.next_attempt_at, c.id`;
 
 /**
  * The order of a turn's deliveries: each account's first, then each one's second, and so on; in a
- * round, in the turn order after the cursor `$26` (as TURN_ENDPOINTS), so that a share that cuts
+ * round, in the turn order after the cursor `$28` (as TURN_ENDPOINTS), so that a share that cuts
  * the turn short leaves out the accounts the next turn starts with (turnCursor).
  */
 const TURN_ORDER = (t: string) => `${t}.rn_account,
-  ${t}.account_id <= $26::text, ${t}.account_id, ${t}.next_attempt_at, ${t}.id`;
+  ${t}.account_id <= $28::text, ${t}.account_id, ${t}.next_attempt_at, ${t}.id`;
 
 /**
- * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$24` as its, `$25` and `$26` (turnParams): no
+ * CLAIM_DUE with the accounts in turn (design D77), `$1` to `$26` as its, `$27` and `$28` (turnParams): no
  * walk; the endpoints' own first due deliveries, read as a held-up claim reads them but of a few
  * endpoints per account only (TURN_ENDPOINTS), taken each account's first (in the turn order after
  * the cursor, TURN_ORDER), then each one's second, and so on, within the same caps
@@ -569,12 +577,12 @@ FROM (SELECT ARRAY(SELECT id FROM stale) AS stale_endpoints, (SELECT account_id 
 LEFT JOIN claimed c ON true
 ORDER BY c.next_attempt_at, c.id`;
 
-/** CLAIM_WALK's parameters: CLAIM_DUE's first 23 (it takes no heads, `$24`). */
-export const WALK_PARAMS = 23;
+/** CLAIM_WALK's parameters: CLAIM_DUE's first 25 (it takes no heads, `$26`). */
+export const WALK_PARAMS = 25;
 
 const NO_LIMIT = 2_147_483_647;
 
-/** `$20` to `$23`: the accounts and origins of `shares.openByAccountAtOrigin`, their counts, the cap. */
+/** `$22` to `$25`: the accounts and origins of `shares.openByAccountAtOrigin`, their counts, the cap. */
 function accountsAtOrigins(shares: ClaimShares | undefined): unknown[] {
   const pairs = [...(shares?.openByAccountAtOrigin.keys() ?? [])].map(splitAccountAtOrigin);
   return [
@@ -585,7 +593,7 @@ function accountsAtOrigins(shares: ClaimShares | undefined): unknown[] {
   ];
 }
 
-/** CLAIM_DUE's parameters for `request`, in their order ($1 to $24; CLAIM_WALK takes all but the last). */
+/** CLAIM_DUE's parameters for `request`, in their order ($1 to $26; CLAIM_WALK takes all but the last). */
 export function claimParams({
   now,
   limit,
@@ -613,6 +621,8 @@ export function claimParams({
     shares?.perOrigin ?? NO_LIMIT,
     [...(shares?.capped?.endpoints.keys() ?? [])],
     [...(shares?.capped?.endpoints.values() ?? [])],
+    [...(shares?.capped?.origins?.keys() ?? [])],
+    [...(shares?.capped?.origins?.values() ?? [])],
     [...(shares?.capped?.accountsAtOrigins.keys() ?? [])],
     [...(shares?.capped?.accountsAtOrigins.values() ?? [])],
     CLAIMABLE_STATUSES,
@@ -693,7 +703,7 @@ async function readBodies(pg: Pg, events: string[]): Promise<Map<string, Uint8Ar
 const SETTLE_ROUNDS = 32;
 
 /**
- * A claim held up by a backlog reads up to `$19` entries of endpoint-due.ts; those with nothing to
+ * A claim held up by a backlog reads up to `$21` entries of endpoint-due.ts; those with nothing to
  * take behind them (attempted since, or their endpoint disabled or paused) come back with its rows
  * and are settled, so the next claim reads past them: in the background when it took deliveries
  * (they go out at once), or before it claims again at once when that was all it found, SETTLE_ROUNDS
