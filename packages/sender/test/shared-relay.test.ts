@@ -8,7 +8,7 @@ import { buildEvent } from '@linkhooks/receiver/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../src/clock.js';
 import { COOL_DOWN_MS, HELD_SLOT_MS, ORIGIN_THRESHOLD } from '../src/domain/breaker.js';
-import { slotsOf } from '../src/engine/options.js';
+import { type SlotOptions, slotsOf } from '../src/engine/options.js';
 import { createSender } from '../src/engine/sender.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import type { SenderStore } from '../src/store/port.js';
@@ -133,21 +133,28 @@ describe('a relay many customers share', () => {
     }
   });
 
-  it("delivers a customer's event at once while two other customers have enough hanging there to fill the relay's share", async () => {
-    const { perOriginCap, perAccountAtOriginCap } = slotsOf({});
-    // Each broken customer's endpoints there could hold the relay's whole share (56) on their own;
-    // together they hold one account's share there (48), and one past it at most.
-    const t = await hangingThere(perOriginCap / 8, perAccountAtOriginCap, 2);
-    try {
-      expect(t.hung).toEqual([]);
-      expect(t.delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([
-        [t.healthy, 1],
-      ]);
-      expect(t.claimedBroken()).toBeLessThanOrEqual(perAccountAtOriginCap + 1);
-    } finally {
-      await t.sender.stop(0);
-    }
-  });
+  // Each broken customer's endpoints there could hold the relay's whole share on their own;
+  // together they hold one account's share there, and one past it at most. With 32 slots, one
+  // claim of the default batch (32) could take the origin's whole share (24) at once.
+  it.each([
+    ['the default slots', {}],
+    ['32 slots, from the first claim there', { concurrency: 32 }],
+  ])(
+    "delivers a customer's event at once while two other customers have enough hanging there to fill the relay's share (%s)",
+    async (_, slots: SlotOptions) => {
+      const { perOriginCap, perAccountAtOriginCap } = slotsOf(slots);
+      const t = await hangingThere(perOriginCap / 8, perAccountAtOriginCap, 2, slots);
+      try {
+        expect(t.hung).toEqual([]);
+        expect(t.delivered.map((r) => [r.claim.delivery.accountId, r.attempt.number])).toEqual([
+          [t.healthy, 1],
+        ]);
+        expect(t.claimedBroken()).toBeLessThanOrEqual(perAccountAtOriginCap + 1);
+      } finally {
+        await t.sender.stop(0);
+      }
+    },
+  );
 });
 
 /**
@@ -157,7 +164,12 @@ describe('a relay many customers share', () => {
  * `claimedFirst` of theirs are claimed, a healthy customer's click there; resolves once something
  * is delivered.
  */
-async function hangingThere(endpoints: number, claimedFirst: number, brokenAccounts = 1) {
+async function hangingThere(
+  endpoints: number,
+  claimedFirst: number,
+  brokenAccounts = 1,
+  slots: SlotOptions = {},
+) {
   const delivered: AttemptMade[] = [];
   const hung: AttemptReport[] = [];
   const claimed = new Map<string, number>();
@@ -181,6 +193,7 @@ async function hangingThere(endpoints: number, claimedFirst: number, brokenAccou
     },
   };
   const sender = createSender({
+    ...slots,
     store,
     clock: systemClock,
     allowPrivateNetworks: true,

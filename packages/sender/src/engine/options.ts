@@ -58,8 +58,9 @@ export interface SenderOptions {
    */
   perOriginCap?: number;
   /**
-   * Of an origin's `perOriginCap`, the most one account's requests there may hold (design D25), so
-   * that at a server many customers share, one customer's hanging requests leave room for the
+   * Of an origin's `perOriginCap`, the most one account's requests there may hold, and the accounts
+   * there together (design D25): the rest goes a request at a time to accounts with none there,
+   * so that at a server many customers share, customers' hanging requests leave room for the
    * others'. Default all but a reserve of min(8, a quarter of it rounded up), at least 1: 48 of 56.
    */
   perAccountAtOriginCap?: number;

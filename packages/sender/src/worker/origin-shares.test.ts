@@ -20,14 +20,12 @@ const sharesWith = (open: [string, number][], breakerCaps: [string, number][] = 
 };
 
 describe("an origin's share divided among the accounts there (design D25)", () => {
-  it('leaves an account alone at an origin its whole share, and the claim one request past it', () => {
-    expect(sharesWith([['acct_a', 10]])).toEqual({
-      origins: new Map([[relay, 49]]),
-      accountsAtOrigins: new Map(),
-    });
-    expect(sharesWith([['acct_a', 48]]).origins).toEqual(new Map([[relay, 49]]));
-    // Nothing open there: no cap but the shares.
-    expect(sharesWith([])).toEqual({ origins: new Map(), accountsAtOrigins: new Map() });
+  it('leaves an account alone at an origin its whole share, and a claim one request past it', () => {
+    // Every origin at most one past the accounts' share: 49, with nothing open there or some.
+    const alone = { perOrigin: 49, origins: new Map(), accountsAtOrigins: new Map() };
+    expect(sharesWith([])).toEqual(alone);
+    expect(sharesWith([['acct_a', 10]])).toEqual(alone);
+    expect(sharesWith([['acct_a', 48]])).toEqual(alone);
   });
 
   it("gives an account holding the share's whole, and one new beside it, nothing more there", () => {
@@ -37,8 +35,15 @@ describe("an origin's share divided among the accounts there (design D25)", () =
       ['acct_b', 1],
     ]);
     expect(accountsAtOrigins).toEqual(new Map([[at('acct_b'), 1]]));
-    // A third customer's request: one more, from the reserve.
+    // A third customer's request: one more, from the reserve, up to the origin's 56.
     expect(origins).toEqual(new Map([[relay, 50]]));
+    expect(
+      sharesWith([
+        ['acct_a', 48],
+        ['acct_b', 1],
+        ['acct_c', 7],
+      ]).origins,
+    ).toEqual(new Map([[relay, 56]]));
   });
 
   it('divides what is left of the share among the accounts with requests there', () => {
@@ -55,7 +60,7 @@ describe("an origin's share divided among the accounts there (design D25)", () =
         [at('acct_c'), 19],
       ]),
     );
-    expect(origins).toEqual(new Map([[relay, 49]]));
+    expect(origins).toEqual(new Map());
   });
 
   it("keeps the breaker's cap where it is lower, and gives it to an account with nothing open there", () => {
@@ -79,7 +84,39 @@ describe("an origin's share divided among the accounts there (design D25)", () =
     );
   });
 
-  it('caps no origin where the share is the whole of it (no reserve)', () => {
-    expect(sharesWith([['acct_a', 48]], [], 48).origins).toEqual(new Map());
+  it('divides at each origin apart, what is left even when it is less than a request each', () => {
+    const other = 'https://other.example.com';
+    const { accountsAtOrigins } = originShares(
+      {
+        perOrigin: 56,
+        perAccountAtOrigin: 48,
+        openByOrigin: new Map([
+          [relay, 47],
+          [other, 2],
+        ]),
+        openByAccountAtOrigin: new Map([
+          [at('acct_a'), 24],
+          [at('acct_b'), 23],
+          [accountAtOrigin('acct_a', other), 2],
+        ]),
+      },
+      new Map(),
+    );
+    // One left at the relay for two: neither adds (a claim there may still take one past the
+    // share, for an account with none there); acct_a alone at the other keeps its whole share.
+    expect(accountsAtOrigins).toEqual(
+      new Map([
+        [at('acct_a'), 24],
+        [at('acct_b'), 23],
+      ]),
+    );
+  });
+
+  it('caps nothing past the share where the share is the whole origin (no reserve)', () => {
+    expect(sharesWith([['acct_a', 48]], [], 48)).toEqual({
+      perOrigin: 48,
+      origins: new Map(),
+      accountsAtOrigins: new Map(),
+    });
   });
 });

@@ -228,8 +228,8 @@ export function createWorker(options: WorkerOptions): Worker {
           perAccountAtOrigin: options.perAccountAtOriginCap,
           ...opened,
         };
-        const atOrigins = originShares(base, breaking.capped.accountsAtOrigins);
-        return { ...base, capped: { endpoints: breaking.capped.endpoints, ...atOrigins } };
+        const { perOrigin, ...capped } = originShares(base, breaking.capped.accountsAtOrigins);
+        return { ...base, perOrigin, capped: { endpoints: breaking.capped.endpoints, ...capped } };
       };
       let probes: ClaimedDelivery[] = [];
       if (breaking.probing.length > 0) {

@@ -705,6 +705,33 @@ export function storeBattery(
       expect(claimed.map((c) => c.delivery.endpointId)).toEqual([healthy.id]);
     });
 
+    it("takes an origin's own cap in place of the origin's share, higher or lower (design D25)", async () => {
+      const a = account();
+      const wide = await endpointAt(a, 'https://wide.example.net/one');
+      const narrow = await endpointAt(a, 'https://narrow.example.net/two');
+      for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + i));
+      // A share of 2 an origin; the wide one holds 3 already, its own cap 5; the narrow one's 1.
+      const claimed = await store.claimDue({
+        now: T0 + 10,
+        limit: 100,
+        leaseMs: LEASE,
+        perEndpointCap: 100,
+        shares: {
+          ...sharesOf(100, 2, [], [['https://wide.example.net', 3]]),
+          capped: {
+            endpoints: new Map(),
+            origins: new Map([
+              ['https://wide.example.net', 5],
+              ['https://narrow.example.net', 1],
+            ]),
+            accountsAtOrigins: new Map(),
+          },
+        },
+      });
+      const count = (id: string) => claimed.filter((c) => c.delivery.endpointId === id).length;
+      expect([count(wide.id), count(narrow.id)]).toEqual([2, 1]);
+    });
+
     it("claims for others at a server while one account's open breaker there holds a backlog filling the window (design D27)", async () => {
       const relay = 'https://relay.example.com';
       const a = account();

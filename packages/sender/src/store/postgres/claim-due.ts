@@ -78,8 +78,10 @@ full_endpoints AS (
   SELECT c.endpoint_id FROM endpoint_caps c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
   WHERE coalesce(i.n, 0) >= c.cap
   UNION ALL
+  -- An origin at its share (its own cap, or else the one for all).
   SELECT e.id FROM endpoints e WHERE e.origin IN (
-    SELECT origin FROM held_origins WHERE n >= $13::int
+    SELECT h.origin FROM held_origins h LEFT JOIN origin_caps c ON c.origin = h.origin
+    WHERE c.cap IS NULL AND h.n >= $13::int
     UNION ALL
     SELECT c.origin FROM origin_caps c LEFT JOIN held_origins h ON h.origin = c.origin
     WHERE coalesce(h.n, 0) >= c.cap)
