@@ -123,6 +123,10 @@ export interface ProbeRequest {
  */
 export interface ClaimShares {
   perAccount: number;
+  /**
+   * One origin's most, where `capped.origins` holds no cap of its own for it: the worker passes
+   * less than the configured share (worker/origin-shares.ts), and a cap there may be higher.
+   */
   perOrigin: number;
   /**
    * Of an origin's share, the most one account's requests there may hold, where
@@ -135,7 +139,8 @@ export interface ClaimShares {
   openByAccountAtOrigin: ReadonlyMap<string, number>;
   /**
    * Caps in place of the claim's `perEndpointCap` by endpoint id, of `perOrigin` by origin, and of
-   * `perAccountAtOrigin` by account at an origin (keyed as `openByAccountAtOrigin`): the circuit
+   * `perAccountAtOrigin` by account at an origin (keyed as `openByAccountAtOrigin`), each higher or
+   * lower than what it replaces: the circuit
    * breaker's (design D27), 0 while open (none claimed), 1 while half-open (one probe at a time),
    * and the worker's division of an origin's share among the accounts there
    * (worker/origin-shares.ts). The worker gives an endpoint half-open 0 here and claims its probe

@@ -710,14 +710,15 @@ export function storeBattery(
       const wide = await endpointAt(a, 'https://wide.example.net/one');
       const narrow = await endpointAt(a, 'https://narrow.example.net/two');
       for (let i = 0; i < 6; i++) await publish(event(a, 'click', T0 + i));
-      // A share of 2 an origin; the wide one holds 3 already, its own cap 5; the narrow one's 1.
+      // A share of 2 an origin (an account's there 100); the wide one holds 3 already, its own cap
+      // 5; the narrow one's 1.
       const claimed = await store.claimDue({
         now: T0 + 10,
         limit: 100,
         leaseMs: LEASE,
         perEndpointCap: 100,
         shares: {
-          ...sharesOf(100, 2, [], [['https://wide.example.net', 3]]),
+          ...sharesOf(100, 2, [], [['https://wide.example.net', 3]], { cap: 100, open: [] }),
           capped: {
             endpoints: new Map(),
             origins: new Map([
