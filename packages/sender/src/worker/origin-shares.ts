@@ -9,13 +9,14 @@
  * at an origin where they already hold more, one more than they hold; of what is left of the share
  * there (`perAccountAtOrigin` less every account's requests there), each account with requests
  * there may add its part (divided among them), while an account with none there is bound by the
- * origin's cap, its share there and its breaker's. So the reserve goes a request a claim, to the accounts with none there yet.
- * With the share a bound per account only, one customer's endpoints that hang at a relay held 48
- * of its 56 and a second customer's the other 8 in their first claims, and a third customer's
- * click there waited for their deadline, 30 s (bench/noisy-neighbour.mjs, `aAccounts: 2,
- * bAtStalled: true`). The price: while the accounts there hold the whole share, each one holding
- * requests there adds none until some of its own or another's end, a healthy customer's burst
- * there going out a request at a time; an account alone at an origin keeps the whole share.
+ * origin's cap, its share there and its breaker's. So the reserve goes a request a claim, to the
+ * accounts with none there yet. With the share a bound per account only, one customer's endpoints
+ * that hang at a relay held 48 of its 56 and a second customer's the other 8 in their first
+ * claims, and a third customer's click there waited for their deadline, 30 s
+ * (bench/noisy-neighbour.mjs, `aAccounts: 2, bAtStalled: true`). The price: while the accounts
+ * there hold the whole share, each one holding requests there adds none until some of its own or
+ * another's end, a healthy customer's burst there going out a request at a time; an account alone
+ * at an origin keeps the whole share.
  */
 import { splitAccountAtOrigin } from '../store/pick-due.js';
 import type { ClaimShares } from '../store/port.js';
