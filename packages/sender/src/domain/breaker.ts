@@ -1,11 +1,11 @@
 /**
  * The circuit breaker (design D27): a key (an endpoint, an account's endpoints at one origin) whose
  * attempts keep ending unanswered — time-outs, refused or failed connections, names that do not
- * resolve — is backed off. After `threshold` such attempts in a row it opens: none of its deliveries is claimed for a
- * cool-down (30 s, doubling with each trip up to 10 min); then one request at a time probes it
- * (half-open) until one is answered, which closes it. Any answer, a 5xx included, counts as
- * answered: the receiver is there, and the retry schedule deals with what it says. Pure: the
- * worker keeps the states and asks `capOf` before each claim.
+ * resolve — is backed off. After `threshold` such attempts in a row it opens: none of its
+ * deliveries is claimed for a cool-down (30 s, doubling with each trip up to 10 min); then one
+ * request at a time probes it (half-open) until one is answered, which closes it. Any answer, a 5xx
+ * included, counts as answered: the receiver is there, and the retry schedule deals with what it
+ * says. Pure: the worker keeps the states and asks `capOf` before each claim.
  *
  * An endpoint's probe is its earliest due retry, before its earliest new delivery (PROBE_ORDER):
  * so each delivery's schedule runs however often new ones come, and an endpoint that never answers

@@ -228,8 +228,13 @@ describe("a worker's breakers", () => {
       { cap: 3, open: [] },
     );
     // ep_2 shares ep_1's origin (one each); acct_a has one out, so two more, ep_4 left for the next claim.
-    expect(chooseProbes(caps, shares, new Set(['ep_out']), 10)).toEqual(['ep_shut_b', 'ep_1', 'ep_3']);
-    expect(chooseProbes(caps, shares, new Set(['ep_out']), 1)).toEqual(['ep_shut_b']);
+    const capped = { ...shares, capped: caps.capped };
+    expect(chooseProbes(caps.probing, capped, new Set(['ep_out']), 10)).toEqual([
+      'ep_shut_b',
+      'ep_1',
+      'ep_3',
+    ]);
+    expect(chooseProbes(caps.probing, capped, new Set(['ep_out']), 1)).toEqual(['ep_shut_b']);
     expect(shares.openByAccount.get('acct_a')).toBe(1);
   });
 
@@ -275,6 +280,10 @@ describe("a worker's breakers", () => {
       cap: 2,
       open: [[accountAtOrigin('acct_a', relay), 1]],
     });
-    expect(chooseProbes(caps, shares, new Set(), 10)).toEqual(['ep_a1', 'ep_b', 'ep_a3']);
+    expect(chooseProbes(caps.probing, { ...shares, capped: caps.capped }, new Set(), 10)).toEqual([
+      'ep_a1',
+      'ep_b',
+      'ep_a3',
+    ]);
   });
 });

@@ -1,8 +1,7 @@
 /**
  * One worker's circuit breakers (design D27), by endpoint and by account at an origin, fed by its
- * own attempts:
- * the caps they set are what the worker's claims pass as `shares.capped`, and the endpoints
- * half-open are probed apart (claimProbes), each with its earliest due retry first.
+ * own attempts: the caps they set are what the worker's claims pass as `shares.capped`, and the
+ * endpoints half-open are probed apart (claimProbes), each with its earliest due retry first.
  */
 import type { Clock } from '../clock.js';
 import {
@@ -160,20 +159,20 @@ export function createBreakers(clock: Clock) {
 }
 
 /**
- * Which of the half-open endpoints a claim of `limit` probes: those with no attempt of this worker
- * still out (`busy`), within their account's breaker cap at their origin and their account's,
- * origin's and account's at the origin shares (design D25), counting the probes chosen before. Pure; the store leases only those
- * with something due and no delivery in flight.
+ * Which of the half-open endpoints (`probing`) a claim of `limit` probes: those with no attempt of
+ * this worker still out (`busy`), within their account's, origin's and account's at the origin
+ * shares (design D25) and the caps in their place, counting the probes chosen before. Pure; the
+ * store leases only those with something due and no delivery in flight.
  */
 export function chooseProbes(
-  { capped, probing }: BreakerCaps,
-  shares: Omit<ClaimShares, 'capped'>,
+  probing: BreakerCaps['probing'],
+  shares: ClaimShares,
   busy: ReadonlySet<string>,
   limit: number,
 ): string[] {
   type Probe = BreakerCaps['probing'][number];
   const share = shareLimits<Probe>(
-    { ...shares, capped },
+    shares,
     (p) => p.accountId,
     (p) => p.origin,
   );
@@ -195,23 +194,21 @@ export function heldBack(
   { capped }: Pick<BreakerCaps, 'capped'>,
   out: Iterable<ClaimedDelivery>,
 ): ClaimedDelivery[] {
-  const byEndpoint = new Map<string, number>();
-  const byPair = new Map<string, number>();
-  const pairOf = ({ delivery, origin }: ClaimedDelivery) => accountAtOrigin(delivery.accountId, origin);
-  const add = (c: ClaimedDelivery) => {
-    byEndpoint.set(c.delivery.endpointId, (byEndpoint.get(c.delivery.endpointId) ?? 0) + 1);
-    byPair.set(pairOf(c), (byPair.get(pairOf(c)) ?? 0) + 1);
+  const outNow = [...out];
+  const limit = (keyOf: (c: ClaimedDelivery) => string, caps: ReadonlyMap<string, number>) => {
+    const inFlight = new Map<string, number>();
+    for (const c of outNow) inFlight.set(keyOf(c), (inFlight.get(keyOf(c)) ?? 0) + 1);
+    return { keyOf, cap: Number.POSITIVE_INFINITY, inFlight, caps };
   };
-  for (const c of out) add(c);
-  const back: ClaimedDelivery[] = [];
-  for (const c of claims) {
-    const endpointCap = capped.endpoints.get(c.delivery.endpointId);
-    const pairCap = capped.accountsAtOrigins.get(pairOf(c));
-    const full =
-      (endpointCap !== undefined && (byEndpoint.get(c.delivery.endpointId) ?? 0) >= endpointCap) ||
-      (pairCap !== undefined && (byPair.get(pairOf(c)) ?? 0) >= pairCap);
-    if (full) back.push(c);
-    else add(c);
-  }
-  return back;
+  const letOut = new Set(
+    pickDue(
+      claims,
+      [
+        limit((c) => c.delivery.endpointId, capped.endpoints),
+        limit((c) => accountAtOrigin(c.delivery.accountId, c.origin), capped.accountsAtOrigins),
+      ],
+      claims.length,
+    ),
+  );
+  return claims.filter((c) => !letOut.has(c));
 }

@@ -5,15 +5,25 @@ import { originShares } from './origin-shares.js';
 const relay = 'https://relay.example.com';
 const at = (account: string) => accountAtOrigin(account, relay);
 
-/** originShares at the default shares (56 an origin, 48 an account there) with `open` there. */
-const sharesWith = (open: [string, number][], breakerCaps: [string, number][] = [], perOrigin = 56) => {
-  const total = open.reduce((sum, [, n]) => sum + n, 0);
+/**
+ * originShares at the default shares (56 an origin, 48 an account there) with `open`: each
+ * account's requests open at the relay, or at the origin given.
+ */
+const sharesWith = (
+  open: [account: string, n: number, origin?: string][],
+  breakerCaps: [string, number][] = [],
+  perOrigin = 56,
+) => {
+  const openByOrigin = new Map<string, number>();
+  for (const [, n, origin = relay] of open) openByOrigin.set(origin, (openByOrigin.get(origin) ?? 0) + n);
   return originShares(
     {
       perOrigin,
       perAccountAtOrigin: 48,
-      openByOrigin: new Map(total > 0 ? [[relay, total]] : []),
-      openByAccountAtOrigin: new Map(open.map(([account, n]) => [at(account), n])),
+      openByOrigin,
+      openByAccountAtOrigin: new Map(
+        open.map(([account, n, origin = relay]) => [accountAtOrigin(account, origin), n]),
+      ),
     },
     new Map(breakerCaps.map(([account, cap]) => [at(account), cap])),
   );
@@ -86,22 +96,11 @@ describe("an origin's share divided among the accounts there (design D25)", () =
 
   it('divides at each origin apart, what is left even when it is less than a request each', () => {
     const other = 'https://other.example.com';
-    const { accountsAtOrigins } = originShares(
-      {
-        perOrigin: 56,
-        perAccountAtOrigin: 48,
-        openByOrigin: new Map([
-          [relay, 47],
-          [other, 2],
-        ]),
-        openByAccountAtOrigin: new Map([
-          [at('acct_a'), 24],
-          [at('acct_b'), 23],
-          [accountAtOrigin('acct_a', other), 2],
-        ]),
-      },
-      new Map(),
-    );
+    const { accountsAtOrigins } = sharesWith([
+      ['acct_a', 24],
+      ['acct_b', 23],
+      ['acct_a', 2, other],
+    ]);
     // One left at the relay for two: neither adds (a claim there may still take one past the
     // share, for an account with none there); acct_a alone at the other keeps its whole share.
     expect(accountsAtOrigins).toEqual(

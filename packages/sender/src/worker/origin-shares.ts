@@ -46,16 +46,17 @@ export function originShares(
     const cap = Math.min(shares.perOrigin, open + PAST_SHARE_A_CLAIM);
     if (cap > perOrigin) origins.set(origin, cap);
   }
-  const left = (origin: string) => Math.max(0, share - (shares.openByOrigin.get(origin) ?? 0));
+  const pairs = [...shares.openByAccountAtOrigin].map(([pair, open]) => ({
+    pair,
+    open,
+    origin: splitAccountAtOrigin(pair)[1],
+  }));
   const accountsAt = new Map<string, number>();
-  for (const pair of shares.openByAccountAtOrigin.keys()) {
-    const origin = splitAccountAtOrigin(pair)[1];
-    accountsAt.set(origin, (accountsAt.get(origin) ?? 0) + 1);
-  }
+  for (const { origin } of pairs) accountsAt.set(origin, (accountsAt.get(origin) ?? 0) + 1);
   const accountsAtOrigins = new Map<string, number>();
-  for (const [pair, open] of shares.openByAccountAtOrigin) {
-    const origin = splitAccountAtOrigin(pair)[1];
-    const cap = Math.min(share, open + Math.floor(left(origin) / accountsAt.get(origin)!));
+  for (const { pair, open, origin } of pairs) {
+    const left = Math.max(0, share - (shares.openByOrigin.get(origin) ?? 0));
+    const cap = Math.min(share, open + Math.floor(left / accountsAt.get(origin)!));
     if (cap < share) accountsAtOrigins.set(pair, cap);
   }
   for (const [pair, cap] of breakerCaps) {

@@ -234,13 +234,7 @@ export function createWorker(options: WorkerOptions): Worker {
       let probes: ClaimedDelivery[] = [];
       if (breaking.probing.length > 0) {
         const busy = new Set([...inFlight].map((r) => r.claim.delivery.endpointId));
-        const probing = shares();
-        const endpointIds = chooseProbes(
-          { capped: probing.capped!, probing: breaking.probing },
-          probing,
-          busy,
-          limit,
-        );
+        const endpointIds = chooseProbes(breaking.probing, shares(), busy, limit);
         if (endpointIds.length > 0) {
           probes = await options.queue.claimProbes({ now, leaseMs: options.leaseMs, endpointIds });
           const taken = new Set(probes.map((p) => p.delivery.endpointId));
