@@ -110,7 +110,7 @@ function runCli(cli, args, env) {
 
 /**
  * Starts `linkhooks-sender serve` on `db`, with two business accounts: one with an endpoint on
- * each receiver origin (click events), one with none (ingest alone). `cli`: the build's cli.js;
+ * each receiver origin (click events), one with none (ingest alone); `keys` holds their API keys. `cli`: the build's cli.js;
  * `nodeArgs`: options for the service's Node; `env`: variables of the service's environment set
  * over the bench's own (part 5's LINKHOOKS_BENCH_SERVICE_ENV; service-ab.mjs weighs settings with
  * it, as twice the slots in README.md).
@@ -188,7 +188,15 @@ export async function startService(ctx, db, { cli = CLI, nodeArgs = NODE_ARGS, e
     );
     check(res.status === 201, `creating an endpoint answered ${res.status}: ${res.text}`);
   }
-  return { call, delivering: delivering.id, quiet: quiet.id, token: TOKEN, pid: child.pid };
+  return {
+    call,
+    delivering: delivering.id,
+    quiet: quiet.id,
+    keys: { delivering: delivering.api_key, quiet: quiet.api_key },
+    base: `http://127.0.0.1:${port}`,
+    token: TOKEN,
+    pid: child.pid,
+  };
 }
 
 /** `call(method, path, body, auth)` over a pool of keep-alive connections, as the platform's clients. */

@@ -8,6 +8,7 @@ import type { DeliveryStatus } from '../domain/delivery-state.js';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import { type StatsBucketName, statsBucketOf } from '../domain/stats-buckets.js';
 import { SenderError } from '../errors.js';
+import { createReadTurns } from '../limits/read-turns.js';
 import type { SenderStore } from '../store/port.js';
 
 const HOUR = 3_600_000;
@@ -73,6 +74,8 @@ export function statsWindowOf(value: unknown): StatsWindowName {
 }
 
 export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock }): EndpointStatsOperations {
+  // A window's reads cost what it holds: each account's in turn (design D82).
+  const turns = createReadTurns('statistics requests');
   return {
     async endpointStats(accountId, id, options = {}) {
       const window = statsWindowOf(options.window);
@@ -81,7 +84,9 @@ export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock
       const bucketMs = bucket.ms;
       const until = deps.clock.now();
       const since = until - length;
-      const found = await deps.store.endpointStats(accountId, id, { since, until, bucketMs });
+      const found = await turns.run(accountId, () =>
+        deps.store.endpointStats(accountId, id, { since, until, bucketMs }),
+      );
       if (!found) throw new SenderError('not_found', `no endpoint ${id}`);
       const buckets: StatsBucket[] = Array.from({ length: length / bucketMs }, (_, i) => ({
         start: since + i * bucketMs,

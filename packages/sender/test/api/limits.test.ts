@@ -3,10 +3,17 @@
  * that says what to do, and nothing already accepted is dropped. Limits are set low here and time
  * moves on the engine's manual clock.
  */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sampleEventData } from '@linkhooks/protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { SenderStore } from '../../src/store/port.js';
 import { createPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { type Api, type ApiResponse, SERVICE_TOKEN, startApi } from '../helpers/api-service.js';
+import { storeEndpoint } from '../helpers/endpoints.js';
 import { pgSchemas } from '../helpers/pg-schemas.js';
 import { PG_URL, requireService } from '../helpers/services.js';
 import { createTestCertificates } from '../helpers/test-ca.mjs';
@@ -14,11 +21,28 @@ import { createTestCertificates } from '../helpers/test-ca.mjs';
 const certs = createTestCertificates();
 const pgUp = await requireService('PostgreSQL', PG_URL);
 const schemas = pgSchemas('lh_limits');
+const dir = mkdtempSync(join(tmpdir(), 'linkhooks-limits-'));
 let api: Api;
 afterEach(async () => {
   await api.close();
 });
-afterAll(() => schemas.drop());
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await schemas.drop();
+});
+
+/** The stores the statistics' turns are tried on. */
+const statsStores: [string, () => SenderStore][] = [
+  ['SQLite', () => createSqliteStore({ filename: join(dir, 'turns.db') })],
+  ...(pgUp
+    ? [
+        ['PostgreSQL', () => createPostgresStore({ connectionString: PG_URL, schema: schemas.fresh() })] as [
+          string,
+          () => SenderStore,
+        ],
+      ]
+    : []),
+];
 
 const click = (n: number) => ({ ...sampleEventData('click'), click_id: `clk_limit_${n}` });
 
@@ -130,6 +154,67 @@ describe('limits', () => {
     api.clock.advance(60_000);
     expect((await api.call('POST', `/v1/deliveries/${delivery}/retry`)).status).toBe(202);
   });
+
+  it.each(statsStores)(
+    "takes the accounts' statistics reads in turns, and refuses one account's past its share (%s)",
+    async (_name, storeOf) => {
+      // Each read waits for the test's word before it reads (while `holding`): which account's
+      // started, in order.
+      const started: string[] = [];
+      const release: (() => void)[] = [];
+      let onStart = () => {};
+      let holding = true;
+      const base = storeOf();
+      const store: SenderStore = {
+        ...base,
+        async endpointStats(accountId, id, window) {
+          started.push(accountId);
+          onStart();
+          if (holding) await new Promise<void>((resolve) => release.push(resolve));
+          return base.endpointStats(accountId, id, window);
+        },
+      };
+      const startedAll = (n: number) =>
+        new Promise<void>((resolve) => {
+          onStart = () => started.length >= n && resolve();
+          onStart();
+        });
+      api = await startApi(certs, { store });
+      const alice = api.alice.account.id;
+      const bob = api.bob.account.id;
+      await storeEndpoint(store, alice, 'ep_alice', api.clock.now());
+      await storeEndpoint(store, bob, 'ep_bob', api.clock.now());
+      // Four of Alice's: two read at once, two wait; a fifth, over HTTP, is refused at once.
+      const alices = [1, 2, 3, 4].map(() => api.sender.endpointStats(alice, 'ep_alice', { window: '30d' }));
+      await startedAll(2);
+      // Not held, should it be read: a fifth answered at once fails here rather than waiting.
+      holding = false;
+      const over = await api.call('GET', '/v1/endpoints/ep_alice/stats?window=30d');
+      holding = true;
+      expectLimited(over, 'rate_limited');
+      expect(over.headers.get('retry-after')).toBe('1');
+      expect(over.json.error.message).toBe(
+        'too many statistics requests for this account at once; try again in 1 s',
+      );
+      // Bob's waits for one to end, then goes before the two of Alice's that came first.
+      const bobs = api.sender.endpointStats(bob, 'ep_bob');
+      release.shift()!();
+      await startedAll(3);
+      expect(started).toEqual([alice, alice, bob]);
+      while (started.length < 5 || release.length > 0) {
+        const next = release.shift();
+        if (next) next();
+        else await startedAll(started.length + 1);
+      }
+      expect((await bobs).window).toBe('24h');
+      for (const stats of await Promise.all(alices)) expect(stats.window).toBe('30d');
+      // Their turns over, Alice's next is taken, over HTTP too.
+      const after = api.call('GET', '/v1/endpoints/ep_alice/stats');
+      await startedAll(6);
+      release.shift()!();
+      expect((await after).status).toBe(200);
+    },
+  );
 
   it('answers 429 to an address after too many failed sign-ins, even with the right key', async () => {
     api = await startApi(certs, {}, { signInFailuresPerMinute: 3 });

@@ -1,6 +1,7 @@
 /** An endpoint's statistics over a window, for charts (design D45). */
 import type { z } from 'zod';
 import type { EndpointStats } from '../../engine/endpoint-stats.js';
+import { READS_PER_ACCOUNT } from '../../limits/read-turns.js';
 import { defineRoute } from '../route.js';
 import { errorSchema } from '../schemas.js';
 import { endpointStatsSchema, statsQuery } from '../stats-schemas.js';
@@ -40,6 +41,10 @@ export const endpointStatsRoute = defineRoute<undefined, z.infer<typeof statsQue
     200: { description: "The endpoint's statistics over the window", schema: endpointStatsSchema },
     400: { description: 'window is not one of 1h, 24h, 7d, 30d', schema: errorSchema },
     404: { description: 'No such endpoint in this account', schema: errorSchema },
+    429: {
+      description: `The account has ${READS_PER_ACCOUNT} statistics requests being answered already; Retry-After says when to ask again`,
+      schema: errorSchema,
+    },
   },
   async handle({ sender, account, params, query }) {
     const stats = await sender.endpointStats(account.id, params.id!, {

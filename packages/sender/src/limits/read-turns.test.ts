@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { isSenderError } from '../errors.js';
+import { createReadTurns, nextTurn } from './read-turns.js';
+
+/** A read that runs until `finish` is called: what started, in order, and how to end each. */
+function heldReads() {
+  const started: string[] = [];
+  const finishers = new Map<string, (fail?: Error) => void>();
+  const read = (name: string) => () =>
+    new Promise<string>((resolve, reject) => {
+      started.push(name);
+      finishers.set(name, (fail) => (fail ? reject(fail) : resolve(name)));
+    });
+  /** Ends `name`'s read and waits until whatever it lets start has started. */
+  const finish = async (name: string, fail?: Error) => {
+    finishers.get(name)!(fail);
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+  return { started, read, finish };
+}
+
+const settle = async () => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+describe('nextTurn', () => {
+  it('takes the account with the fewest running, then the one that started one least lately', () => {
+    expect(
+      nextTurn([
+        ['a', { running: 1, startedAt: 1 }],
+        ['b', { running: 0, startedAt: 5 }],
+        ['c', { running: 0, startedAt: 3 }],
+      ]),
+    ).toBe('c');
+    expect(nextTurn([['a', { running: 2, startedAt: 0 }]])).toBe('a');
+    expect(nextTurn([])).toBeUndefined();
+  });
+});
+
+describe('createReadTurns', () => {
+  it("runs at most atOnce, and a waiting account's first read before another account's next", async () => {
+    const turns = createReadTurns('statistics requests', 1, 4);
+    const { started, read, finish } = heldReads();
+    const done = [
+      turns.run('acct_a', read('a1')),
+      turns.run('acct_a', read('a2')),
+      turns.run('acct_a', read('a3')),
+      turns.run('acct_b', read('b1')),
+    ];
+    await settle();
+    expect(started).toEqual(['a1']);
+    await finish('a1');
+    // b1 came after a2 and a3, yet b has none running and has not had a turn.
+    expect(started).toEqual(['a1', 'b1']);
+    await finish('b1');
+    await finish('a2');
+    await finish('a3');
+    expect(started).toEqual(['a1', 'b1', 'a2', 'a3']);
+    expect(await Promise.all(done)).toEqual(['a1', 'a2', 'a3', 'b1']);
+  });
+
+  it("refuses an account's read past its share with rate_limited, and takes it again once one ends", async () => {
+    const turns = createReadTurns('statistics requests', 2, 3);
+    const { started, read, finish } = heldReads();
+    const held = ['a1', 'a2', 'a3'].map((name) => turns.run('acct_a', read(name)));
+    const refused = await turns.run('acct_a', read('a4')).catch((error: unknown) => error);
+    expect(isSenderError(refused) && refused.code).toBe('rate_limited');
+    expect(isSenderError(refused) && refused.message).toBe(
+      'too many statistics requests for this account at once; try again in 1 s',
+    );
+    expect(isSenderError(refused) && refused.retryAfterSeconds).toBe(1);
+    // Another account is not refused for it, and waits only for a slot.
+    const other = turns.run('acct_b', read('b1'));
+    await settle();
+    expect(started).toEqual(['a1', 'a2']);
+    // A read that fails frees its slot as one that answers does.
+    await finish('a1', new Error('the store failed'));
+    await expect(held[0]).rejects.toThrow('the store failed');
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+    const again = turns.run('acct_a', read('a5'));
+    await finish('a2');
+    await finish('b1');
+    await finish('a3');
+    await finish('a5');
+    expect(started).toEqual(['a1', 'a2', 'b1', 'a3', 'a5']);
+    expect(await Promise.all([held[1], held[2], other, again])).toEqual(['a2', 'a3', 'b1', 'a5']);
+  });
+});
