@@ -1,12 +1,14 @@
 // What one tenant's statistics requests cost the others, through the CLI-started service. The
-// flooding account's endpoint holds a month of attempts (--attempts, 400,000 by default: one every
-// 6.5 s), and it asks for that endpoint's 30-day statistics from FLOODERS clients at once, each
+// flooding account's endpoint holds a month of attempts (--attempts, 100,000 by default: one every
+// 26 s), and it asks for that endpoint's 30-day statistics from FLOODERS clients at once, each
 // asking again as soon as it is answered, or after Retry-After when refused (429). Meanwhile the
 // delivering account runs part 5's ingest + delivery rounds, and asks for the statistics of one of
-// its own endpoints every OWN_EVERY_MS: the time of each answer. Two builds, one service each on a fresh database, rounds with and without
-// the flood, alternated between the builds. Prints, for each build and kind of round, the
-// deliveries per second and the delivering account's statistics answers (median and longest), and
-// the flood's answers by status.
+// its own endpoints every OWN_EVERY_MS: the time of each answer. Two builds, one service each on a
+// fresh database; each round number runs a round with the flood and one without on each build, the
+// builds' order and the two kinds' order turning from one round number to the next. Prints, for
+// each build and kind of round, the deliveries per second, the delivering account's statistics
+// (median and longest answer), and the flood's answers a second by status with the median time
+// of those answered.
 //
 //   node bench/stats-flood.mjs <A's dist/> <B's dist/> [--sqlite] [--rounds N] [--attempts N]
 import { join, resolve } from 'node:path';
@@ -40,8 +42,8 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     sqlite: { type: 'boolean', default: false },
-    rounds: { type: 'string', default: '4' },
-    attempts: { type: 'string', default: '400000' },
+    rounds: { type: 'string', default: '3' },
+    attempts: { type: 'string', default: '100000' },
   },
 });
 const rounds = Number(values.rounds);
@@ -163,12 +165,13 @@ try {
       () => OWN_EVERY_MS,
     );
     let result;
+    const started = monotonicMs();
     try {
       result = await deliveryRound(ctx, service, (prefix, n) => click(prefix.slice(0, 3), n));
     } finally {
       const ownAnswers = await stopOwn();
       const floodAnswers = stopFlood ? await stopFlood() : [];
-      result = { ...result, ownAnswers, floodAnswers };
+      result = { ...result, ownAnswers, floodAnswers, seconds: (monotonicMs() - started) / 1000 };
     }
     const longest = Math.max(...result.ownAnswers.map((a) => a.ms));
     console.error(
@@ -199,13 +202,18 @@ try {
   for (const [key, rs] of samples) {
     const own = rs.flatMap((r) => r.ownAnswers.map((a) => a.ms));
     const floods = rs.flatMap((r) => r.floodAnswers);
+    const seconds = rs.reduce((sum, r) => sum + r.seconds, 0);
     const byStatus = [...new Set(floods.map((a) => a.status))]
       .sort()
-      .map((s) => `${s} ×${floods.filter((a) => a.status === s).length}`)
+      .map((s) => `${s} ${(floods.filter((a) => a.status === s).length / seconds).toFixed(1)}/s`)
       .join(', ');
+    const read = floods.filter((a) => a.status === 200).map((a) => a.ms);
+    const flood = byStatus
+      ? `; the flood's answers ${byStatus}${read.length > 0 ? `, those read in ${ms(median(read))} ms (median)` : ''}`
+      : '';
     const rates = rs.map((r) => r.rate);
     console.log(
-      `  ${key.padEnd(8)} deliveries ${fmtInt(median(rates))}/s (${fmtInt(Math.min(...rates))} – ${fmtInt(Math.max(...rates))}); its own statistics ${ms(median(own))} ms median, ${ms(Math.max(...own))} ms longest (${own.length} answers)${byStatus ? `; the flood's answers ${byStatus}` : ''}`,
+      `  ${key.padEnd(8)} deliveries ${fmtInt(median(rates))}/s (${fmtInt(Math.min(...rates))} – ${fmtInt(Math.max(...rates))}); its own statistics ${ms(median(own))} ms median, ${ms(Math.max(...own))} ms longest (${own.length} answers)${flood}`,
     );
   }
 } finally {

@@ -14,14 +14,13 @@ function heldReads() {
   /** Ends `name`'s read and waits until whatever it lets start has started. */
   const finish = async (name: string, fail?: Error) => {
     finishers.get(name)!(fail);
-    for (let i = 0; i < 10; i++) await Promise.resolve();
+    await settle();
   };
   return { started, read, finish };
 }
 
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-};
+/** A turn of the event loop: every promise chain the reads started has run by then. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('nextTurn', () => {
   it('takes the account with the fewest running, then the one that started one least lately', () => {
@@ -74,8 +73,9 @@ describe('createReadTurns', () => {
     await settle();
     expect(started).toEqual(['a1', 'a2']);
     // A read that fails frees its slot as one that answers does.
+    const failed = expect(held[0]).rejects.toThrow('the store failed');
     await finish('a1', new Error('the store failed'));
-    await expect(held[0]).rejects.toThrow('the store failed');
+    await failed;
     expect(started).toEqual(['a1', 'a2', 'b1']);
     const again = turns.run('acct_a', read('a5'));
     await finish('a2');
@@ -84,5 +84,23 @@ describe('createReadTurns', () => {
     await finish('a5');
     expect(started).toEqual(['a1', 'a2', 'b1', 'a3', 'a5']);
     expect(await Promise.all([held[1], held[2], other, again])).toEqual(['a2', 'a3', 'b1', 'a5']);
+  });
+
+  it('puts an account that comes back after the ones that waited since before it came', async () => {
+    const turns = createReadTurns('statistics requests', 1, 4);
+    const { started, read, finish } = heldReads();
+    const done = [turns.run('acct_b', read('b1')), turns.run('acct_b', read('b2'))];
+    done.push(turns.run('acct_c', read('c1')), turns.run('acct_c', read('c2')));
+    await settle();
+    await finish('b1');
+    // A comes (back, as an account with nothing running or waiting) while c1 runs: b2 has waited
+    // since b1 started, before A came, and goes first; A then goes before C's next.
+    done.push(turns.run('acct_a', read('a1')));
+    await finish('c1');
+    await finish('b2');
+    await finish('a1');
+    await finish('c2');
+    expect(started).toEqual(['b1', 'c1', 'b2', 'a1', 'c2']);
+    await Promise.all(done);
   });
 });

@@ -1,12 +1,10 @@
 /**
- * Reads whose cost follows what an account's log holds (an endpoint's statistics over a window: a
- * busy endpoint's month is seconds of reading) taken in turns by account (design D82). Within its
- * API requests a minute, one account asking again and again held every pooled PostgreSQL
- * connection, which claims and records need too, or filled SQLite's one reading thread ahead of
- * every other account's reads and the metrics' count. Now a process runs at most `atOnce` of them;
- * the next to run is the waiting account's with the fewest running, then the one served least
- * lately; and an account with `perAccount` running or waiting is refused at once (`rate_limited`)
- * rather than queued behind itself.
+ * Reads whose cost follows what one account's log holds (an endpoint's statistics over a window),
+ * taken in turns by account (design D82): at most `atOnce` at a time in a process, the waiting
+ * account with the fewest running next, then the one served least lately; an account with
+ * `perAccount` running or waiting is refused at once rather than queued behind itself.
+ *
+ * @module
  */
 import { rateLimited } from './rate-limited.js';
 
@@ -22,7 +20,12 @@ export interface ReadTurns {
   run<T>(accountId: string, read: () => Promise<T>): Promise<T>;
 }
 
-/** An account's reads in this process: those running, those waiting (oldest first), when it last started one. */
+/**
+ * An account's reads in this process: those running, those waiting (oldest first), and its place
+ * in the turns (`startedAt`): the number of the last start of its reads, or, for an account with
+ * none running or waiting until now, half a start before the last start of anyone's, so that it
+ * goes after the accounts that have waited since before it came and before the one served last.
+ */
 interface Held {
   running: number;
   waiting: (() => void)[];
@@ -75,7 +78,7 @@ export function createReadTurns(
       if (account && account.running + account.waiting.length >= perAccount)
         throw rateLimited(`${what} for this account at once`, RETRY_AFTER_MS);
       if (!account) {
-        account = { running: 0, waiting: [], startedAt: 0 };
+        account = { running: 0, waiting: [], startedAt: starts - 0.5 };
         held.set(accountId, account);
       }
       const mine = account;

@@ -187,7 +187,14 @@ describe('limits', () => {
       // Four of Alice's: two read at once, two wait; a fifth, over HTTP, is refused at once.
       const alices = [1, 2, 3, 4].map(() => api.sender.endpointStats(alice, 'ep_alice', { window: '30d' }));
       await startedAll(2);
-      // Not held, should it be read: a fifth answered at once fails here rather than waiting.
+      // A fifth is refused at once, not queued: settled before the event loop's next turn.
+      const fifth = api.sender.endpointStats(alice, 'ep_alice').then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+      const nextTurn = new Promise((resolve) => setImmediate(() => resolve('waiting')));
+      expect(await Promise.race([fifth, nextTurn])).toMatchObject({ code: 'rate_limited' });
+      // Over HTTP too; not held, should it be read, so that a fifth answered fails here at once.
       holding = false;
       const over = await api.call('GET', '/v1/endpoints/ep_alice/stats?window=30d');
       holding = true;
