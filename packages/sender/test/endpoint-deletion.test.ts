@@ -15,6 +15,7 @@ import { isSenderError } from '../src/errors.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
+import { stepTurns } from '../src/store/step-turns.js';
 import { storeEndpoint } from './helpers/endpoints.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { PG_URL, requireService } from './helpers/services.js';
@@ -34,6 +35,11 @@ function watchedSteps(store: SenderStore, { holdSecondStep = false } = {}) {
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
+  let reachHold = () => {};
+  /** Resolves once the second step has been asked for and waits to be released. */
+  const holding = new Promise<void>((resolve) => {
+    reachHold = resolve;
+  });
   let turns = 0;
   let watching = true;
   const tick = () => {
@@ -45,7 +51,10 @@ function watchedSteps(store: SenderStore, { holdSecondStep = false } = {}) {
   const watched: SenderStore = {
     ...store,
     async deleteEndpointStep(accountId, id, limit) {
-      if (holdSecondStep && steps.length === 1) await held;
+      if (holdSecondStep && steps.length === 1) {
+        reachHold();
+        await held;
+      }
       steps.push({ limit, removed: 0, turnsBefore: turns });
       onStep?.();
       const removed = await store.deleteEndpointStep(accountId, id, limit);
@@ -57,6 +66,7 @@ function watchedSteps(store: SenderStore, { holdSecondStep = false } = {}) {
     watched,
     steps,
     release,
+    holding,
     onFirstStep(run: () => void) {
       onStep = () => {
         onStep = undefined;
@@ -188,6 +198,7 @@ describe('an endpoint deletion longer than a request should wait', () => {
       store: probe.watched,
       clock: systemClock,
       logger: pino({ enabled: false }),
+      turns: stepTurns(),
       answerWithinMs: 0,
     });
     const left = () => deliveriesLeft(store, 'acct_long', doomed.id);
@@ -199,7 +210,8 @@ describe('an endpoint deletion longer than a request should wait', () => {
     const { store, doomed, probe, deletion, left, removed } = await deletingOne();
     try {
       expect(await deletion.deleteEndpoint('acct_long', doomed.id)).toBe(true);
-      // Answered with the second step held: only the first has run.
+      // Answered, and going on: the second step is held, the first has run.
+      await probe.holding;
       expect(probe.steps).toHaveLength(1);
       expect(await store.getEndpoint('acct_long', doomed.id)).toBeNull();
       expect(await left()).toBe(DOOMED - removed());
@@ -217,6 +229,7 @@ describe('an endpoint deletion longer than a request should wait', () => {
     const { store, doomed, probe, deletion, left, removed } = await deletingOne();
     try {
       await deletion.deleteEndpoint('acct_long', doomed.id);
+      await probe.holding;
       const stopped = deletion.stop();
       probe.release(); // the step under way ends; no other begins
       await stopped;

@@ -19,6 +19,7 @@ import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { PRUNE_STEP } from '../src/store/prune-steps.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { stepTurns } from '../src/store/step-turns.js';
 import { storeEndpoint } from './helpers/endpoints.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { DEFAULT_RULES, recordAnswer } from './helpers/record-answer.js';
@@ -27,6 +28,8 @@ import { PG_URL, requireService } from './helpers/services.js';
 /** More deliveries than two of the larger steps take: three steps or more on either store. */
 const DELIVERIES = 2 * PRUNE_STEP + 500;
 const click = { event: 'click' as const, data: sampleEventData('click') };
+/** Each endpoint's backlog when several are paused at once: two steps after the pause's own. */
+const MANY = 2 * PRUNE_STEP + 1;
 const LEASE = 60_000;
 
 /** An account with the endpoint a test moves and one it leaves alone, each with DELIVERIES due now. */
@@ -166,6 +169,7 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
           clock: systemClock,
           logger: pino({ level: 'silent' }),
           wake: () => {},
+          turns: stepTurns(),
         });
         settling.inBackground(moved.id);
         await settling.idle();
@@ -248,6 +252,54 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
         await sender.stop();
       } finally {
         await store.close();
+      }
+    });
+
+    it("moves many endpoints' deliveries paused at once a step at a time, each at a turn of the event loop of its own", async () => {
+      const base = await open('many');
+      const ids = ['a', 'b', 'c', 'd'].map((n) => `ep_many_${n}`);
+      try {
+        for (const id of ids) await storeEndpoint(base, 'acct_many', id, Date.now());
+        // Each endpoint has two steps' worth and more: the pause's own step, then two or more.
+        const made = await createSender({ store: base }).publishMany(
+          Array.from({ length: MANY }, () => ({ accountId: 'acct_many', ...click })),
+        );
+        expect(made.every((r) => r.ok)).toBe(true);
+        // The steps as the store sees them: which endpoint's, how many at once, and whether the
+        // event loop turned between one's end and the next one's start.
+        const steps: string[] = [];
+        let running = 0;
+        let most = 0;
+        let sameTurn = 0;
+        let turned = true;
+        const store: SenderStore = {
+          ...base,
+          async settleQueueStep(id, limit, now) {
+            if (!turned) sameTurn++;
+            turned = false;
+            steps.push(id);
+            most = Math.max(most, ++running);
+            try {
+              return await base.settleQueueStep(id, limit, now);
+            } finally {
+              running--;
+              setImmediate(() => {
+                turned = true;
+              });
+            }
+          },
+        };
+        const sender = createSender({ store });
+        await Promise.all(ids.map((id) => sender.pauseEndpoint('acct_many', id)));
+        await sender.pruneLog(); // joins the moves under way
+        for (const id of ids) expect(await statuses(base, 'acct_many', id)).toEqual({ held: MANY });
+        expect(new Set(steps).size).toBe(ids.length);
+        expect(steps.length).toBeGreaterThanOrEqual(2 * ids.length);
+        expect(most).toBe(1);
+        expect(sameTurn).toBe(0);
+        await sender.stop();
+      } finally {
+        await base.close();
       }
     });
   });

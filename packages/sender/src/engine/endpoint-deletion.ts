@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { SenderStore } from '../store/port.js';
 import { inSteps } from '../store/prune-steps.js';
+import type { StepTurns } from '../store/step-turns.js';
 import { DELETE_STEP } from './account-admin.js';
 import { ANSWER_WITHIN_MS, answerWithin, stepsUnderWay } from './steps-under-way.js';
 
@@ -19,6 +20,8 @@ interface EndpointDeletionOptions {
   store: SenderStore;
   clock: Clock;
   logger: Logger;
+  /** The engine's steps, one at a time across its moves and deletions (design D83). */
+  turns: StepTurns;
   answerWithinMs?: number;
 }
 
@@ -26,6 +29,7 @@ export function endpointDeletion({
   store,
   clock,
   logger,
+  turns,
   answerWithinMs = ANSWER_WITHIN_MS,
 }: EndpointDeletionOptions) {
   const steps = stepsUnderWay();
@@ -33,7 +37,7 @@ export function endpointDeletion({
   /** A marked endpoint's deliveries in steps, then the endpoint; stopping leaves it marked. */
   function removal(accountId: string, id: string): Promise<void> {
     return steps.run(id, async () => {
-      await inSteps(() => store.deleteEndpointStep(accountId, id, DELETE_STEP), 1, steps.stopped);
+      await inSteps(() => store.deleteEndpointStep(accountId, id, DELETE_STEP), 1, steps.stopped, turns);
       if (steps.stopped()) return; // the next prune finishes it
       // False when another process's deletion of it ended first: gone either way.
       await store.deleteEndpoint(accountId, id);

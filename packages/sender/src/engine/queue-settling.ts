@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js';
 import { addMoved, NOTHING_MOVED, type QueueMoved } from '../domain/queue-moves.js';
 import type { SenderStore } from '../store/port.js';
 import { inSteps, PRUNE_STEP } from '../store/prune-steps.js';
+import type { StepTurns } from '../store/step-turns.js';
 import { ANSWER_WITHIN_MS, answerWithin, stepsUnderWay } from './steps-under-way.js';
 
 /** The endpoints one start or pruning finishes at most: the rest wait for the next. */
@@ -22,6 +23,8 @@ interface QueueSettlingOptions {
   logger: Logger;
   /** Wakes the workers: a step made deliveries claimable. */
   wake: () => void;
+  /** The engine's steps, one at a time across its moves and deletions (design D83). */
+  turns: StepTurns;
   answerWithinMs?: number;
 }
 
@@ -30,6 +33,7 @@ export function queueSettling({
   clock,
   logger,
   wake,
+  turns,
   answerWithinMs = ANSWER_WITHIN_MS,
 }: QueueSettlingOptions) {
   const steps = stepsUnderWay();
@@ -56,6 +60,7 @@ export function queueSettling({
           },
           1,
           steps.stopped,
+          turns,
         );
       } finally {
         totals.delete(id);

@@ -20,6 +20,7 @@ import { redaction } from '../log-redaction.js';
 import { countInFlight, createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
 import type { Published, PublishTarget } from '../store/port.js';
+import { stepTurns } from '../store/step-turns.js';
 import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.js';
 import { startBudgetFor } from '../turn-budget.js';
 import { createWorker } from '../worker/worker.js';
@@ -114,8 +115,10 @@ export function createSender(options: SenderOptions): Sender {
         })
       : null;
   const quota = createQuotaGuard(settings.quotas, clock);
-  const deletion = endpointDeletion({ store, clock, logger });
-  const settling = queueSettling({ store, clock, logger, wake: () => worker.wake() });
+  // One step at a time across the engine's moves and deletions, however many run (design D83).
+  const turns = stepTurns();
+  const deletion = endpointDeletion({ store, clock, logger, turns });
+  const settling = queueSettling({ store, clock, logger, wake: () => worker.wake(), turns });
 
   const onAttemptHook = options.onAttempt;
   const worker = createWorker({
@@ -350,7 +353,7 @@ export function createSender(options: SenderOptions): Sender {
       const result = await operations.resumeEndpoint(accountId, id);
       return { ...result, endpoint: live(result.endpoint) };
     },
-    ...accountAdministration({ store, clock }),
+    ...accountAdministration({ store, clock, turns }),
     ...endpointStatsOperations({ store, clock }),
     ...portalSessions({ store, clock }),
 
