@@ -198,7 +198,7 @@ describe('an endpoint deletion longer than a request should wait', () => {
       store: probe.watched,
       clock: systemClock,
       logger: pino({ enabled: false }),
-      turns: stepTurns(),
+      turns: stepTurns(1),
       answerWithinMs: 0,
     });
     const left = () => deliveriesLeft(store, 'acct_long', doomed.id);

@@ -19,7 +19,7 @@ import type { SenderStore } from '../src/store/port.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { PRUNE_STEP } from '../src/store/prune-steps.js';
 import { createSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { stepTurns } from '../src/store/step-turns.js';
+import { STEPS_AT_ONCE_OVER_NETWORK, stepTurns } from '../src/store/step-turns.js';
 import { storeEndpoint } from './helpers/endpoints.js';
 import { pgSchemas } from './helpers/pg-schemas.js';
 import { DEFAULT_RULES, recordAnswer } from './helpers/record-answer.js';
@@ -169,7 +169,7 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
           clock: systemClock,
           logger: pino({ level: 'silent' }),
           wake: () => {},
-          turns: stepTurns(),
+          turns: stepTurns(1),
         });
         settling.inBackground(moved.id);
         await settling.idle();
@@ -255,7 +255,7 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
       }
     });
 
-    it("moves many endpoints' deliveries paused at once a step at a time, each at a turn of the event loop of its own", async () => {
+    it("moves many endpoints' deliveries paused at once a few steps at a time, one at a turn of its own on SQLite", async () => {
       const base = await open('many');
       const ids = ['a', 'b', 'c', 'd'].map((n) => `ep_many_${n}`);
       try {
@@ -295,8 +295,13 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
         for (const id of ids) expect(await statuses(base, 'acct_many', id)).toEqual({ held: MANY });
         expect(new Set(steps).size).toBe(ids.length);
         expect(steps.length).toBeGreaterThanOrEqual(2 * ids.length);
-        expect(most).toBe(1);
-        expect(sameTurn).toBe(0);
+        if (base.capabilities.recordsOverNetwork)
+          expect(most).toBeLessThanOrEqual(STEPS_AT_ONCE_OVER_NETWORK);
+        else {
+          // SQLite, whose steps run on the event loop: one at a time, each at a turn of its own.
+          expect(most).toBe(1);
+          expect(sameTurn).toBe(0);
+        }
         await sender.stop();
       } finally {
         await base.close();

@@ -11,7 +11,6 @@ import { SenderError } from '../errors.js';
 import type { Page, SenderStore } from '../store/port.js';
 import { inSteps } from '../store/prune-steps.js';
 import type { AccountRecord, ApiKeyRecord } from '../store/records.js';
-import type { StepTurns } from '../store/step-turns.js';
 
 /** How long a rotated-out key keeps working by default: one hour to deploy the new one. */
 export const DEFAULT_KEY_GRACE_SECONDS = 3_600;
@@ -68,13 +67,8 @@ export interface AccountAdministration {
   deleteAccount(accountId: string): Promise<{ removed: number }>;
 }
 
-export function accountAdministration(deps: {
-  store: SenderStore;
-  clock: Clock;
-  /** The engine's steps, one at a time across its moves and deletions (design D83). */
-  turns: StepTurns;
-}): AccountAdministration {
-  const { store, clock, turns } = deps;
+export function accountAdministration(deps: { store: SenderStore; clock: Clock }): AccountAdministration {
+  const { store, clock } = deps;
   const noAccount = (id: string) => new SenderError('not_found', `no account ${id}`);
   const exists = async (id: string) => {
     if (!(await store.getAccount(id))) throw noAccount(id);
@@ -126,9 +120,7 @@ export function accountAdministration(deps: {
 
     async deleteAccount(accountId) {
       if (!(await store.markAccountDeleted(accountId, clock.now()))) throw noAccount(accountId);
-      return {
-        removed: await inSteps(() => store.deleteAccountStep(accountId, DELETE_STEP), 1, undefined, turns),
-      };
+      return { removed: await inSteps(() => store.deleteAccountStep(accountId, DELETE_STEP), 1) };
     },
   };
 }

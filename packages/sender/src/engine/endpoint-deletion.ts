@@ -20,7 +20,7 @@ interface EndpointDeletionOptions {
   store: SenderStore;
   clock: Clock;
   logger: Logger;
-  /** The engine's steps, one at a time across its moves and deletions (design D83). */
+  /** The engine's steps, a few at a time across its moves and endpoint deletions (design D83). */
   turns: StepTurns;
   answerWithinMs?: number;
 }

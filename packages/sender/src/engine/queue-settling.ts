@@ -23,7 +23,7 @@ interface QueueSettlingOptions {
   logger: Logger;
   /** Wakes the workers: a step made deliveries claimable. */
   wake: () => void;
-  /** The engine's steps, one at a time across its moves and deletions (design D83). */
+  /** The engine's steps, a few at a time across its moves and endpoint deletions (design D83). */
   turns: StepTurns;
   answerWithinMs?: number;
 }

@@ -20,7 +20,7 @@ import { redaction } from '../log-redaction.js';
 import { countInFlight, createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
 import type { Published, PublishTarget } from '../store/port.js';
-import { stepTurns } from '../store/step-turns.js';
+import { STEPS_AT_ONCE_OVER_NETWORK, stepTurns } from '../store/step-turns.js';
 import { endSpanFailed, publishedAttributes, SPAN, startSpan } from '../tracing.js';
 import { startBudgetFor } from '../turn-budget.js';
 import { createWorker } from '../worker/worker.js';
@@ -115,8 +115,9 @@ export function createSender(options: SenderOptions): Sender {
         })
       : null;
   const quota = createQuotaGuard(settings.quotas, clock);
-  // One step at a time across the engine's moves and deletions, however many run (design D83).
-  const turns = stepTurns();
+  // The engine's moves and endpoint deletions a few steps at a time, however many run (design D83):
+  // one on SQLite, whose steps run on the event loop.
+  const turns = stepTurns(store.capabilities.recordsOverNetwork ? STEPS_AT_ONCE_OVER_NETWORK : 1);
   const deletion = endpointDeletion({ store, clock, logger, turns });
   const settling = queueSettling({ store, clock, logger, wake: () => worker.wake(), turns });
 
@@ -353,7 +354,7 @@ export function createSender(options: SenderOptions): Sender {
       const result = await operations.resumeEndpoint(accountId, id);
       return { ...result, endpoint: live(result.endpoint) };
     },
-    ...accountAdministration({ store, clock, turns }),
+    ...accountAdministration({ store, clock }),
     ...endpointStatsOperations({ store, clock }),
     ...portalSessions({ store, clock }),
 

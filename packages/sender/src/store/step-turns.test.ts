@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { inSteps } from './prune-steps.js';
 import { stepTurns } from './step-turns.js';
+
+/** A turn of the event loop: every promise chain started before has run by then. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('stepTurns', () => {
   it('runs the steps one at a time in the order asked, each at a turn of the event loop after the last', async () => {
-    const turns = stepTurns();
+    const turns = stepTurns(1);
     const log: string[] = [];
     let turned = false;
     const step =
@@ -37,5 +41,61 @@ describe('stepTurns', () => {
       'c after a turn',
       'c ended',
     ]);
+  });
+
+  it('starts no more than atOnce, however many turns a step takes, and the next once one ends', async () => {
+    const turns = stepTurns(2);
+    const started: string[] = [];
+    const ends = new Map<string, () => void>();
+    const held = (name: string) => () =>
+      new Promise<string>((resolve) => {
+        started.push(name);
+        ends.set(name, () => resolve(name));
+      });
+    const all = ['a', 'b', 'c', 'd'].map((name) => turns.take(held(name)));
+    for (let i = 0; i < 5; i++) await settle();
+    expect(started).toEqual(['a', 'b']);
+    ends.get('b')!();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
+    ends.get('a')!();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    ends.get('c')!();
+    ends.get('d')!();
+    expect(await Promise.all(all)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it("leaves a waiting loop's step out when the loop is stopped before its turn", async () => {
+    const turns = stepTurns(1);
+    let stopped = false;
+    let release = () => {};
+    const asked: string[] = [];
+    // The first loop's step holds the only turn; the second loop waits behind it.
+    const first = inSteps(
+      () =>
+        new Promise<number>((resolve) => {
+          asked.push('first');
+          release = () => resolve(0);
+        }),
+      1,
+      () => stopped,
+      turns,
+    );
+    const second = inSteps(
+      () => {
+        asked.push('second');
+        return 0;
+      },
+      1,
+      () => stopped,
+      turns,
+    );
+    for (let i = 0; i < 3; i++) await settle();
+    expect(asked).toEqual(['first']);
+    stopped = true;
+    release();
+    expect(await Promise.all([first, second])).toEqual([0, 0]);
+    expect(asked).toEqual(['first']);
   });
 });
