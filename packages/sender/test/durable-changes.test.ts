@@ -196,6 +196,54 @@ describe('sqlite: every change a user is answered about waits for the WAL sync',
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-durable-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('lets the changes held behind one sync commit one a turn of the event loop once it ends', async () => {
+    const file = join(dir, 'held.db');
+    const store = createSqliteStore({ filename: file });
+    await store.migrate();
+    const ids = ['ep_h0', 'ep_h1', 'ep_h2', 'ep_h3'];
+    for (const id of ids) await storeEndpoint(store, 'acct_held', id, T0);
+    const raw = new Database(file, { readonly: true });
+    const paused = () =>
+      (
+        raw.prepare("SELECT count(*) AS n FROM endpoints WHERE paused = 1 AND id LIKE 'ep_h%'").get() as {
+          n: number;
+        }
+      ).n;
+    try {
+      syncs.hold = true;
+      const requested = new Promise<void>((resolve) => {
+        syncs.requested = resolve;
+      });
+      // The first pause commits and waits for its sync; the other three are held behind it.
+      const first = store.pauseEndpoint('acct_held', ids[0]!, T0);
+      await requested;
+      const held = ids.slice(1).map((id) => store.pauseEndpoint('acct_held', id, T0));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(paused()).toBe(1);
+      // What each turn of the event loop sees committed, from the sync's end until all are.
+      const seen: number[] = [];
+      const watching = new Promise<void>((resolve) => {
+        const look = () => {
+          seen.push(paused());
+          if (seen.at(-1) === ids.length) resolve();
+          else setImmediate(look);
+        };
+        setImmediate(look);
+      });
+      syncs.hold = false;
+      for (const release of syncs.held.splice(0)) release();
+      await watching;
+      await Promise.all([first, ...held]);
+      expect(seen).toContain(2);
+      expect(seen).toContain(3);
+    } finally {
+      syncs.hold = false;
+      for (const release of syncs.held.splice(0)) release();
+      raw.close();
+      await store.close();
+    }
+  });
+
   it('answers none before the sync that covers it has ended', async () => {
     const file = join(dir, 'store.db');
     const store = createSqliteStore({ filename: file });

@@ -3,6 +3,7 @@
  * store for tests and trials. Each operation lives in a file of its own with its SQL; every
  * multi-row change runs in one `BEGIN IMMEDIATE` transaction (design I2 to I5).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
@@ -67,9 +68,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
    * an account's that finds nothing left waits, and its sync covers every step before; an
    * endpoint's last transaction is a change of its own.
    */
+  let letGo: Promise<void> = Promise.resolve();
   const synced = async <T>(change: () => T | Promise<T>): Promise<T> => {
     if (!wal) return change();
-    await wal.holdCommit();
+    const hold = wal.holdCommit();
+    if (hold) {
+      await hold;
+      // The changes held behind a sync are let go together as it ends: each commits at a turn of
+      // the event loop of its own, not all in one (100 pauses at once, each moving its first 100
+      // deliveries, held the loop half a second).
+      const turn = letGo.then(() => nextTurn());
+      letGo = turn;
+      await turn;
+    }
     const answer = change(); // committed here, before any await (a recovery's count comes after)
     return (await Promise.all([answer, wal.durable(wal.committed())]))[0];
   };
