@@ -210,9 +210,10 @@ describe('an endpoint deletion longer than a request should wait', () => {
     const { store, doomed, probe, deletion, left, removed } = await deletingOne();
     try {
       expect(await deletion.deleteEndpoint('acct_long', doomed.id)).toBe(true);
-      // Answered, and going on: the second step is held, the first has run.
+      // Answered, and going on: the second step is held, the first has removed some.
       await probe.holding;
       expect(probe.steps).toHaveLength(1);
+      expect(probe.steps[0]!.removed).toBeGreaterThan(0);
       expect(await store.getEndpoint('acct_long', doomed.id)).toBeNull();
       expect(await left()).toBe(DOOMED - removed());
       probe.release();

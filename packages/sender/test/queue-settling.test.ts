@@ -257,7 +257,8 @@ function settlingSuite(name: string, open: (db: string) => Promise<SenderStore>)
 
     it("moves many endpoints' deliveries paused at once a few steps at a time, one at a turn of its own on SQLite", async () => {
       const base = await open('many');
-      const ids = ['a', 'b', 'c', 'd'].map((n) => `ep_many_${n}`);
+      // More endpoints than PostgreSQL's steps at once, so that loops without turns would show it.
+      const ids = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `ep_many_${n}`);
       try {
         for (const id of ids) await storeEndpoint(base, 'acct_many', id, Date.now());
         // Each endpoint has two steps' worth and more: the pause's own step, then two or more.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isSenderError } from '../errors.js';
-import { createReadTurns, nextTurn } from './read-turns.js';
+import { createReadTurns, whoseTurn } from './read-turns.js';
 
 /** A read that runs until `finish` is called: what started, in order, and how to end each. */
 function heldReads() {
@@ -22,17 +22,17 @@ function heldReads() {
 /** A turn of the event loop: every promise chain the reads started has run by then. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('nextTurn', () => {
+describe('whoseTurn', () => {
   it('takes the account with the fewest running, then the one that started one least lately', () => {
     expect(
-      nextTurn([
+      whoseTurn([
         ['a', { running: 1, startedAt: 1 }],
         ['b', { running: 0, startedAt: 5 }],
         ['c', { running: 0, startedAt: 3 }],
       ]),
     ).toBe('c');
-    expect(nextTurn([['a', { running: 2, startedAt: 0 }]])).toBe('a');
-    expect(nextTurn([])).toBeUndefined();
+    expect(whoseTurn([['a', { running: 2, startedAt: 0 }]])).toBe('a');
+    expect(whoseTurn([])).toBeUndefined();
   });
 });
 

@@ -33,7 +33,7 @@ interface Held {
 }
 
 /** Of the accounts with reads waiting, the one whose read starts next: fewest running, then served least lately. */
-export function nextTurn<K>(accounts: Iterable<[K, { running: number; startedAt: number }]>): K | undefined {
+export function whoseTurn<K>(accounts: Iterable<[K, { running: number; startedAt: number }]>): K | undefined {
   let best: [K, { running: number; startedAt: number }] | undefined;
   for (const entry of accounts) {
     const [, a] = entry;
@@ -62,7 +62,7 @@ export function createReadTurns(
   }
   const startNext = () => {
     while (running < atOnce) {
-      const accountId = nextTurn(waitingAccounts());
+      const accountId = whoseTurn(waitingAccounts());
       if (accountId === undefined) return;
       const account = held.get(accountId)!;
       account.running++;
