@@ -4,7 +4,9 @@
 // deliveries each awaiting a retry due tomorrow), while another tenant publishes one event after
 // another: the time until every move is done, the event loop's delay p99 and longest stall, and
 // the other tenant's slowest publish. Each of `--rounds` rounds pauses all the endpoints, then
-// resumes them all.
+// resumes them all; a third account's endpoint, with as large a backlog, is paused and resumed
+// once the first account's changes are all asked, and its resume timed until it is answered (a
+// resume is answered once its deliveries are moved, or after 10 s with the rest going on).
 //
 //   node bench/many-pauses.mjs <dist/> [--postgres] [--endpoints 100] [--queued 1000] [--rounds 3]
 import { join, resolve } from 'node:path';
@@ -19,6 +21,8 @@ import { whilePublishing } from './scale.mjs';
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ACCOUNT = 'acct_pauses';
 const OTHER = 'acct_pauses_other';
+/** The account whose one endpoint moves beside the first account's many. */
+const THIRD = 'acct_pauses_third';
 const DAY = 86_400_000;
 
 const { values, positionals } = parseArgs({
@@ -49,7 +53,8 @@ const fill = (series, now) => [
    SELECT 'ep_p' || i, '${ACCOUNT}', 'https://127.0.0.1/hooks/' || i, '["click"]', 'whsec_bench_not_a_secret', ${now}, ${now}
    FROM ${series(endpoints)}`,
   `INSERT INTO endpoints (id, account_id, url, events, secret, created_at, updated_at)
-   VALUES ('ep_other', '${OTHER}', 'https://127.0.0.1/hooks/other', '["click"]', 'whsec_bench_not_a_secret', ${now}, ${now})`,
+   VALUES ('ep_other', '${OTHER}', 'https://127.0.0.1/hooks/other', '["click"]', 'whsec_bench_not_a_secret', ${now}, ${now}),
+          ('ep_third', '${THIRD}', 'https://127.0.0.1/hooks/third', '["click"]', 'whsec_bench_not_a_secret', ${now}, ${now})`,
   `INSERT INTO events (id, account_id, name, body, created_at)
    SELECT 'evp_' || i, '${ACCOUNT}', 'click', '{}', ${now} - 60000 FROM ${series(endpoints * queued)}`,
   `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
@@ -57,6 +62,13 @@ const fill = (series, now) => [
    SELECT 'dlp_' || i, 'evp_' || i, 'ep_p' || (i % ${endpoints}), '${ACCOUNT}', 'click', 'awaiting_retry', 1,
           ${now} + ${DAY}, 503, ${now} - 60000, ${now} - 60000
    FROM ${series(endpoints * queued)}`,
+  `INSERT INTO events (id, account_id, name, body, created_at)
+   SELECT 'evt_' || i, '${THIRD}', 'click', '{}', ${now} - 60000 FROM ${series(queued)}`,
+  `INSERT INTO deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                           next_attempt_at, last_status_code, created_at, updated_at)
+   SELECT 'dlt_' || i, 'evt_' || i, 'ep_third', '${THIRD}', 'click', 'awaiting_retry', 1,
+          ${now} + ${DAY}, 503, ${now} - 60000, ${now} - 60000
+   FROM ${series(queued)}`,
 ];
 
 async function openStore(now) {
@@ -95,23 +107,28 @@ try {
   onCleanup(() => sender.stop(0));
   const ids = Array.from({ length: endpoints }, (_, i) => `ep_p${i}`);
   const samples = { pause: [], resume: [] };
+  /** How long the third account's resume took to be answered, each round. */
+  const thirdResumed = [];
   for (let r = 0; r < rounds; r++) {
     for (const kind of ['pause', 'resume']) {
-      const change = (id) =>
-        kind === 'pause' ? sender.pauseEndpoint(ACCOUNT, id) : sender.resumeEndpoint(ACCOUNT, id);
+      const change = (accountId, id) =>
+        kind === 'pause' ? sender.pauseEndpoint(accountId, id) : sender.resumeEndpoint(accountId, id);
       // One change a turn of the event loop, as requests arriving together are each read.
       const changeAll = async () => {
         const changed = [];
         for (const id of ids) {
-          changed.push(change(id));
+          changed.push(change(ACCOUNT, id));
           await nextTurn();
         }
+        const t = performance.now();
+        await change(THIRD, 'ep_third');
+        if (kind === 'resume') thirdResumed.push(performance.now() - t);
         await Promise.all(changed);
       };
       samples[kind].push(await whilePublishing(sender, [OTHER], changeAll));
       const { held } = (await store.stats()).queued;
       check(
-        held === (kind === 'pause' ? endpoints * queued : 0),
+        held === (kind === 'pause' ? (endpoints + 1) * queued : 0),
         `after the ${kind}s, ${held} deliveries held`,
       );
       check((await store.endpointsSettling(10)).length === 0, 'a move of deliveries was left unfinished');
@@ -129,6 +146,9 @@ try {
       )} ms; loop delay p99 ${range(ms.map((m) => m.loopP99))} ms, longest ${range(ms.map((m) => m.loopMax))} ms; another tenant's slowest publish ${range(ms.map((m) => m.slowest[OTHER]))} ms`,
     );
   }
+  console.log(
+    `  a third account's resume of one endpoint (${fmtInt(queued)} held) answered in ${range(thirdResumed, fmtInt)} ms`,
+  );
 } finally {
   await cleanup();
 }

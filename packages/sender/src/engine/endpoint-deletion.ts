@@ -37,7 +37,12 @@ export function endpointDeletion({
   /** A marked endpoint's deliveries in steps, then the endpoint; stopping leaves it marked. */
   function removal(accountId: string, id: string): Promise<void> {
     return steps.run(id, async () => {
-      await inSteps(() => store.deleteEndpointStep(accountId, id, DELETE_STEP), 1, steps.stopped, turns);
+      await inSteps(
+        () => store.deleteEndpointStep(accountId, id, DELETE_STEP),
+        1,
+        steps.stopped,
+        (step) => turns.take(accountId, step),
+      );
       if (steps.stopped()) return; // the next prune finishes it
       // False when another process's deletion of it ended first: gone either way.
       await store.deleteEndpoint(accountId, id);

@@ -96,7 +96,7 @@ export function endpointOperations(deps: {
       const endpoint = await store.pauseEndpoint(accountId, id, clock.now());
       if (!endpoint) throw notFound(id);
       // Nothing of it is claimed from now on (design D34): the holds need not be waited for.
-      deps.settling.inBackground(id);
+      deps.settling.inBackground({ accountId, id });
       return endpoint;
     },
 
@@ -104,11 +104,14 @@ export function endpointOperations(deps: {
       const result = await store.resumeEndpoint(accountId, id, clock.now());
       if (!result) throw notFound(id);
       if (result.resumed > 0) deps.wake();
-      const moved = await deps.settling.answered(id, {
-        ...NOTHING_MOVED,
-        released: result.resumed,
-        settling: result.settling,
-      });
+      const moved = await deps.settling.answered(
+        { accountId, id },
+        {
+          ...NOTHING_MOVED,
+          released: result.resumed,
+          settling: result.settling,
+        },
+      );
       return { endpoint: result.endpoint, resumed: moved.released };
     },
 

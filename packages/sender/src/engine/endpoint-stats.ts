@@ -8,7 +8,8 @@ import type { DeliveryStatus } from '../domain/delivery-state.js';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import { type StatsBucketName, statsBucketOf } from '../domain/stats-buckets.js';
 import { SenderError } from '../errors.js';
-import { createReadTurns } from '../limits/read-turns.js';
+import { poolShare } from '../limits/pool-shares.js';
+import { createReadTurns, READS_AT_ONCE } from '../limits/read-turns.js';
 import type { SenderStore } from '../store/port.js';
 
 const HOUR = 3_600_000;
@@ -74,8 +75,11 @@ export function statsWindowOf(value: unknown): StatsWindowName {
 }
 
 export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock }): EndpointStatsOperations {
-  // A window's reads cost what it holds: each account's in turn (design D82).
-  const turns = createReadTurns('statistics requests');
+  // A window's reads cost what it holds: each account's in turn (design D82), a share of the pool.
+  const turns = createReadTurns(
+    'statistics requests',
+    poolShare(deps.store.capabilities.connections, READS_AT_ONCE, 1),
+  );
   return {
     async endpointStats(accountId, id, options = {}) {
       const window = statsWindowOf(options.window);

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { addMoved, NOTHING_MOVED, type QueueMoved } from '../domain/queue-moves.js';
-import type { SenderStore } from '../store/port.js';
+import type { EndpointRef, SenderStore } from '../store/port.js';
 import { inSteps, PRUNE_STEP } from '../store/prune-steps.js';
 import type { StepTurns } from '../store/step-turns.js';
 import { ANSWER_WITHIN_MS, answerWithin, stepsUnderWay } from './steps-under-way.js';
@@ -39,14 +39,16 @@ export function queueSettling({
   const steps = stepsUnderWay();
   /** What each run under way has moved so far, by endpoint id. */
   const totals = new Map<string, QueueMoved>();
-  const failed = (id: string) => (err: unknown) =>
-    logger.error(
-      { err, endpointId: id },
-      "moving an endpoint's deliveries stopped; the next prune finishes it",
-    );
+  const failed =
+    ({ accountId, id }: EndpointRef) =>
+    (err: unknown) =>
+      logger.error(
+        { err, accountId, endpointId: id },
+        "moving an endpoint's deliveries stopped; the next prune finishes it",
+      );
 
-  /** The endpoint's steps until none is left, or joins those under way. */
-  function settle(id: string): { run: Promise<void>; moved: QueueMoved } {
+  /** The endpoint's steps until none is left, in its account's turns, or joins those under way. */
+  function settle({ accountId, id }: EndpointRef): { run: Promise<void>; moved: QueueMoved } {
     const run = steps.run(id, async () => {
       const moved = { ...NOTHING_MOVED };
       totals.set(id, moved);
@@ -60,7 +62,7 @@ export function queueSettling({
           },
           1,
           steps.stopped,
-          turns,
+          (step) => turns.take(accountId, step),
         );
       } finally {
         totals.delete(id);
@@ -75,11 +77,11 @@ export function queueSettling({
      * most ANSWER_WITHIN_MS; answers what this change moved by then. A step that fails before the
      * answer fails it (the change itself is made; the next start or prune finishes the moves).
      */
-    async answered(id: string, first: QueueMoved & { settling: boolean }): Promise<QueueMoved> {
+    async answered(endpoint: EndpointRef, first: QueueMoved & { settling: boolean }): Promise<QueueMoved> {
       if (!first.settling) return first;
-      const { run, moved } = settle(id);
+      const { run, moved } = settle(endpoint);
       const before = { ...moved };
-      await answerWithin(run, answerWithinMs, failed(id));
+      await answerWithin(run, answerWithinMs, failed(endpoint));
       return {
         held: first.held + moved.held - before.held,
         released: first.released + moved.released - before.released,
@@ -88,16 +90,16 @@ export function queueSettling({
     },
 
     /** A change that waits for nothing (a disabling): its steps go on in the background. */
-    inBackground(id: string): void {
-      settle(id).run.catch(failed(id));
+    inBackground(endpoint: EndpointRef): void {
+      settle(endpoint).run.catch(failed(endpoint));
     },
 
     /** Finishes the moves cut short; one that fails is logged and left to the next prune. */
     finish: (): Promise<number> =>
       steps.finishing(
         () => store.endpointsSettling(FINISHED_AT_ONCE),
-        (id) => settle(id).run,
-        (id, err) => failed(id)(err),
+        (endpoint) => settle(endpoint).run,
+        (endpoint, err) => failed(endpoint)(err),
       ),
 
     idle: steps.idle,

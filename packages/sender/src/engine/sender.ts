@@ -16,6 +16,7 @@ import { newId } from '../domain/ids.js';
 import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { NOTHING_MOVED } from '../domain/queue-moves.js';
 import { isSenderError, SenderError } from '../errors.js';
+import { poolShare } from '../limits/pool-shares.js';
 import { redaction } from '../log-redaction.js';
 import { countInFlight, createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
@@ -116,8 +117,12 @@ export function createSender(options: SenderOptions): Sender {
       : null;
   const quota = createQuotaGuard(settings.quotas, clock);
   // The engine's moves and endpoint deletions a few steps at a time, however many run (design D83):
-  // one on SQLite, whose steps run on the event loop.
-  const turns = stepTurns(store.capabilities.recordsOverNetwork ? STEPS_AT_ONCE_OVER_NETWORK : 1);
+  // one on SQLite, whose steps run on the event loop; over a network, a share of the pool.
+  const turns = stepTurns(
+    store.capabilities.recordsOverNetwork
+      ? poolShare(store.capabilities.connections, STEPS_AT_ONCE_OVER_NETWORK, 2)
+      : 1,
+  );
   const deletion = endpointDeletion({ store, clock, logger, turns });
   const settling = queueSettling({ store, clock, logger, wake: () => worker.wake(), turns });
 
@@ -148,7 +153,7 @@ export function createSender(options: SenderOptions): Sender {
       onAttempt: (report) => {
         if (!report.unsent) {
           if (report.applied.noticed) notifier?.wake();
-          if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint.id);
+          if (report.applied.disabledEndpoint) settling.inBackground(report.applied.disabledEndpoint);
         }
         // No hook, no closure: this runs for every attempt.
         if (onAttemptHook) runHook(logger, 'onAttempt', () => onAttemptHook(report));
@@ -297,12 +302,15 @@ export function createSender(options: SenderOptions): Sender {
       worker.wake();
       if (result?.noticed) notifier?.wake();
       const { settling: left, ...reenabled } = found(result, 'endpoint', id);
-      const moved = await settling.answered(id, {
-        ...NOTHING_MOVED,
-        released: reenabled.resumed,
-        replayed: reenabled.replayed,
-        settling: left,
-      });
+      const moved = await settling.answered(
+        { accountId, id },
+        {
+          ...NOTHING_MOVED,
+          released: reenabled.resumed,
+          replayed: reenabled.replayed,
+          settling: left,
+        },
+      );
       return {
         ...reenabled,
         resumed: moved.released,

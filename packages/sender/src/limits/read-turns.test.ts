@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isSenderError } from '../errors.js';
-import { createReadTurns, whoseTurn } from './read-turns.js';
+import { createReadTurns } from './read-turns.js';
 
 /** A read that runs until `finish` is called: what started, in order, and how to end each. */
 function heldReads() {
@@ -21,20 +21,6 @@ function heldReads() {
 
 /** A turn of the event loop: every promise chain the reads started has run by then. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-describe('whoseTurn', () => {
-  it('takes the account with the fewest running, then the one that started one least lately', () => {
-    expect(
-      whoseTurn([
-        ['a', { running: 1, startedAt: 1 }],
-        ['b', { running: 0, startedAt: 5 }],
-        ['c', { running: 0, startedAt: 3 }],
-      ]),
-    ).toBe('c');
-    expect(whoseTurn([['a', { running: 2, startedAt: 0 }]])).toBe('a');
-    expect(whoseTurn([])).toBeUndefined();
-  });
-});
 
 describe('createReadTurns', () => {
   it("runs at most atOnce, and a waiting account's first read before another account's next", async () => {

@@ -380,7 +380,7 @@ export interface Catalogue extends AccountCatalogue {
    */
   settleQueueStep(id: string, limit: number, now: number): Promise<QueueMoved & { done: boolean }>;
   /** Up to `limit` endpoints whose deliveries are being moved, or were when a process stopped. */
-  endpointsSettling(limit: number): Promise<string[]>;
+  endpointsSettling(limit: number): Promise<EndpointRef[]>;
   /** Schedules the endpoint's failed deliveries in a time range for one more attempt each (design D35). */
   recoverDeliveries(accountId: string, endpointId: string, request: RecoverRequest): Promise<RecoverResult>;
   /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled or paused. */
@@ -419,6 +419,12 @@ export interface StoreCapabilities {
    * the service sends deliveries from its event loop, not from a thread of their own.
    */
   recordsOverNetwork: boolean;
+  /**
+   * The connections the store pools to its database, for a store whose work waits for one: the
+   * engine's steps and the statistics' reads hold a share of them, never all (limits/pool-shares.ts).
+   * Undefined for a store that pools none.
+   */
+  connections?: number;
 }
 
 /** A store: the queue and the catalogue over one database. */

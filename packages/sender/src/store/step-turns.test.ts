@@ -24,9 +24,9 @@ describe('stepTurns', () => {
         return name;
       };
     turned = true;
-    const a = turns.take(step('a'));
-    const b = turns.take(step('b', true));
-    const c = turns.take(step('c'));
+    const a = turns.take('acct_a', step('a'));
+    const b = turns.take('acct_a', step('b', true));
+    const c = turns.take('acct_a', step('c'));
     // Nothing runs in the caller's turn.
     expect(log).toEqual([]);
     expect(await a).toBe('a');
@@ -52,7 +52,7 @@ describe('stepTurns', () => {
         started.push(name);
         ends.set(name, () => resolve(name));
       });
-    const all = ['a', 'b', 'c', 'd'].map((name) => turns.take(held(name)));
+    const all = ['a', 'b', 'c', 'd'].map((name) => turns.take('acct_a', held(name)));
     for (let i = 0; i < 5; i++) await settle();
     expect(started).toEqual(['a', 'b']);
     ends.get('b')!();
@@ -80,7 +80,7 @@ describe('stepTurns', () => {
         }),
       1,
       () => stopped,
-      turns,
+      (step) => turns.take('acct_a', step),
     );
     const second = inSteps(
       () => {
@@ -89,7 +89,7 @@ describe('stepTurns', () => {
       },
       1,
       () => stopped,
-      turns,
+      (step) => turns.take('acct_a', step),
     );
     for (let i = 0; i < 3; i++) await settle();
     expect(asked).toEqual(['first']);

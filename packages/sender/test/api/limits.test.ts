@@ -223,6 +223,37 @@ describe('limits', () => {
     },
   );
 
+  it.runIf(pgUp)(
+    'reads one statistics window at a time with a PostgreSQL pool of 4 connections',
+    async () => {
+      const base = createPostgresStore({ connectionString: PG_URL, schema: schemas.fresh(), poolSize: 4 });
+      const started: string[] = [];
+      const release: (() => void)[] = [];
+      const store: SenderStore = {
+        ...base,
+        async endpointStats(accountId, id, window) {
+          started.push(accountId);
+          await new Promise<void>((resolve) => release.push(resolve));
+          return base.endpointStats(accountId, id, window);
+        },
+      };
+      api = await startApi(certs, { store });
+      const [alice, bob] = [api.alice.account.id, api.bob.account.id];
+      await storeEndpoint(store, alice, 'ep_alice', api.clock.now());
+      await storeEndpoint(store, bob, 'ep_bob', api.clock.now());
+      const reads = [api.sender.endpointStats(alice, 'ep_alice'), api.sender.endpointStats(bob, 'ep_bob')];
+      // Reads let in together start in the same turn of the event loop (2 at once with 10 connections).
+      while (release.length === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(started).toEqual([alice]);
+      release.shift()!();
+      while (release.length === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(started).toEqual([alice, bob]);
+      release.shift()!();
+      for (const stats of await Promise.all(reads)) expect(stats.window).toBe('24h');
+    },
+  );
+
   it('answers 429 to an address after too many failed sign-ins, even with the right key', async () => {
     api = await startApi(certs, {}, { signInFailuresPerMinute: 3 });
     expect((await api.call('GET', '/v1/endpoints', { key: 'lh_wrong_1' })).status).toBe(401);

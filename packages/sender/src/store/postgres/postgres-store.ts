@@ -69,10 +69,11 @@ export interface PostgresStoreOptions {
  * ```
  */
 export function createPostgresStore(options: PostgresStoreOptions): SenderStore {
+  const poolSize = options.poolSize ?? 10;
   const pg = connect({
     connectionString: options.connectionString,
     schema: options.schema ?? 'linkhooks',
-    poolSize: options.poolSize ?? 10,
+    poolSize,
     applicationName: options.applicationName ?? 'linkhooks-sender',
     queryTimeoutMs: options.queryTimeoutMs,
   });
@@ -85,7 +86,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   let closing: Promise<void> | undefined;
 
   return {
-    capabilities: { sharedAcrossProcesses: true, recordsOverNetwork: true },
+    capabilities: { sharedAcrossProcesses: true, recordsOverNetwork: true, connections: poolSize },
     migrate: async () => {
       // The repair reads every queued delivery: with migrations, without the pools' watchdog.
       return pg.migrationTx(async (client) => {

@@ -19,6 +19,7 @@ import {
   type QueueMoved,
   queueMoves,
 } from '../../domain/queue-moves.js';
+import type { EndpointRef } from '../port.js';
 import { RESUME_STATUS_SQL, sqlString } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
@@ -105,7 +106,7 @@ SELECT s.release_at, s.replay, e.enabled, e.paused, e.deleted_at
 FROM endpoints_settling s JOIN endpoints e ON e.id = s.id WHERE s.id = $1
 FOR UPDATE OF s`;
 const UNLIST = `DELETE FROM endpoints_settling WHERE id = $1`;
-const SETTLING = `SELECT id FROM endpoints_settling ORDER BY id LIMIT $1`;
+const SETTLING = `SELECT id, account_id FROM endpoints_settling ORDER BY id LIMIT $1`;
 
 export type Listing = keyof typeof LIST;
 
@@ -179,6 +180,9 @@ export async function settleQueueStep(
   return pg.tx((client) => moveStep(client, pg.schema, id, limit, now));
 }
 
-export async function endpointsSettling(pg: Pg, limit: number): Promise<string[]> {
-  return (await pg.rows(SETTLING, [limit])).map((r) => String(r.id));
+export async function endpointsSettling(pg: Pg, limit: number): Promise<EndpointRef[]> {
+  return (await pg.rows(SETTLING, [limit])).map((r) => ({
+    id: String(r.id),
+    accountId: String(r.account_id),
+  }));
 }

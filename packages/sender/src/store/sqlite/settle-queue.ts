@@ -11,6 +11,7 @@ import {
   type QueueMoved,
   queueMoves,
 } from '../../domain/queue-moves.js';
+import type { EndpointRef } from '../port.js';
 import type { Row } from '../rows.js';
 import { CLAIMABLE_SQL, isQueuedSql, RESUME_STATUS_SQL } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
@@ -61,7 +62,7 @@ const LISTED = `
 SELECT s.release_at, s.replay, e.enabled, e.paused, e.deleted_at
 FROM endpoints_settling s JOIN endpoints e ON e.id = s.id WHERE s.id = ?`;
 const UNLIST = `DELETE FROM endpoints_settling WHERE id = ?`;
-const SETTLING = `SELECT id FROM endpoints_settling ORDER BY id LIMIT ${countParam('limit')}`;
+const SETTLING = `SELECT id, account_id FROM endpoints_settling ORDER BY id LIMIT ${countParam('limit')}`;
 
 export type Listing = keyof typeof LIST;
 
@@ -114,6 +115,9 @@ export function settleQueueStep(db: SqliteDb) {
   return db.immediate((id: string, limit: number, now: number) => moveStep(db, id, limit, now));
 }
 
-export function endpointsSettling(db: SqliteDb, limit: number): string[] {
-  return db.st(SETTLING).pluck().all({ limit }) as string[];
+export function endpointsSettling(db: SqliteDb, limit: number): EndpointRef[] {
+  return (db.st(SETTLING).all({ limit }) as { id: string; account_id: string }[]).map((r) => ({
+    id: r.id,
+    accountId: r.account_id,
+  }));
 }
