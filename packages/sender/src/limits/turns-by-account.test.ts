@@ -17,7 +17,7 @@ describe('whoseTurn', () => {
 });
 
 describe('turnsByAccount', () => {
-  it("counts an account's work running and waiting, and forgets it once none is left", async () => {
+  it("counts an account's work running and waiting, and none once it has ended", async () => {
     const turns = turnsByAccount(1);
     let end = () => {};
     const running = turns.take('acct_a', () => new Promise<string>((resolve) => (end = () => resolve('a1'))));

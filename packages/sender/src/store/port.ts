@@ -421,8 +421,8 @@ export interface StoreCapabilities {
   recordsOverNetwork: boolean;
   /**
    * The connections the store pools to its database, for a store whose work waits for one: the
-   * engine's steps and the statistics' reads hold a share of them, never all (limits/pool-shares.ts).
-   * Undefined for a store that pools none.
+   * engine's steps and its costly reads each hold a share of them (limits/pool-shares.ts), two
+   * fifths and one fifth, at least one each. Undefined for a store that pools none.
    */
   connections?: number;
 }
