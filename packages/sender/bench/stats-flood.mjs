@@ -8,9 +8,12 @@
 // builds' order and the two kinds' order turning from one round number to the next. Prints, for
 // each build and kind of round, the deliveries per second, the delivering account's statistics
 // (median and longest answer), and the flood's answers a second by status with the median time
-// of those answered.
+// of those answered. With --search, the flood searches the log instead (`?q=`) for a conversion id
+// that --events of the flooding account's events carry (100,000 by default, one delivery each),
+// and the delivering account searches its own log for an id no event carries.
 //
 //   node bench/stats-flood.mjs <A's dist/> <B's dist/> [--sqlite] [--rounds N] [--attempts N]
+//                              [--search [--events N]]
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -44,8 +47,14 @@ const { values, positionals } = parseArgs({
     sqlite: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
     attempts: { type: 'string', default: '100000' },
+    search: { type: 'boolean', default: false },
+    events: { type: 'string', default: '100000' },
   },
 });
+const events = Number(values.events);
+check(Number.isInteger(events) && events >= 1 && events <= 5_000_000, '--events takes 1 to 5,000,000');
+/** The conversion id the flooding account's events carry. */
+const SHARED = 'conv_flood_shared';
 const rounds = Number(values.rounds);
 const attempts = Number(values.attempts);
 check(
@@ -64,6 +73,21 @@ INSERT INTO ${table} (delivery_id, number, endpoint_id, started_at, duration_ms,
 SELECT 'dlv_flood_' || i, 1, '${endpointId}', ${now} - ${30 * DAY} + i * ${Math.floor((30 * DAY) / attempts)},
        20 + i % 300, 200, '{}'
 FROM ${values.sqlite ? `(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${attempts}) SELECT i FROM n)` : `generate_series(1::bigint, ${attempts}) AS s (i)`}`;
+
+const series = (n) =>
+  values.sqlite
+    ? `(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n}) SELECT i FROM n)`
+    : `generate_series(1::bigint, ${n}) AS s (i)`;
+/** `events` events of `accountId` carrying SHARED, each with a delivery to `endpointId`, in SQL of the store's kind. */
+const FILL_SEARCHED = (schema, accountId, endpointId, now) => [
+  `INSERT INTO ${schema}events (id, account_id, name, body, created_at, conversion_id)
+   SELECT 'evt_flood_' || i, '${accountId}', 'conversion', '{}', ${now} - ${DAY}, '${SHARED}' FROM ${series(events)}`,
+  `INSERT INTO ${schema}deliveries (id, event_id, endpoint_id, account_id, event_name, status, attempts,
+                                    next_attempt_at, last_status_code, created_at, updated_at)
+   SELECT 'dlv_flood_' || i, 'evt_flood_' || i, '${endpointId}', '${accountId}', 'conversion', 'delivered', 1,
+          NULL, 200, ${now} - ${DAY}, ${now} - ${DAY}
+   FROM ${series(events)}`,
+];
 
 /** GETs `path` with `key`: its status and how long it took. */
 const getter = (base) => {
@@ -123,16 +147,23 @@ try {
       const schema = pgSchemaName(`flood_${build.toLowerCase()}`);
       onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
       db = `${PG_URL}?schema=${schema}`;
-      fill = (endpointId) => admin.query(FILL(`"${schema}".attempts`, endpointId, Date.now()));
+      fill = async (endpointId, accountId) => {
+        if (!values.search) return admin.query(FILL(`"${schema}".attempts`, endpointId, Date.now()));
+        for (const sql of FILL_SEARCHED(`"${schema}".`, accountId, endpointId, Date.now()))
+          await admin.query(sql);
+        await admin.query(`ANALYZE "${schema}".events, "${schema}".deliveries`);
+      };
     } else {
       const file = join(tempDir(`linkhooks-bench-flood-${build}-`), 'service.db');
       db = `sqlite:${file}`;
-      fill = async (endpointId) => {
+      fill = async (endpointId, accountId) => {
         const raw = new Database(file);
         raw.pragma('busy_timeout = 10000');
         // Attempts of deliveries that are not in the log: the statistics read the attempts alone.
         raw.pragma('foreign_keys = OFF');
-        raw.exec(FILL('attempts', endpointId, Date.now()));
+        if (values.search)
+          for (const sql of FILL_SEARCHED('', accountId, endpointId, Date.now())) raw.exec(sql);
+        else raw.exec(FILL('attempts', endpointId, Date.now()));
         raw.close();
       };
     }
@@ -145,7 +176,7 @@ try {
     );
     check(made.status === 201, `creating the flooded endpoint answered ${made.status}: ${made.text}`);
     const flooded = JSON.parse(made.text).id;
-    await fill(flooded);
+    await fill(flooded, service.quiet);
     const listed = await service.call('GET', '/v1/endpoints', undefined, service.keys.delivering);
     const own = JSON.parse(listed.text).data[0].id;
     services.push({ build, service, flooded, own, get: getter(service.base) });
@@ -155,13 +186,21 @@ try {
     const stopFlood = flood
       ? lanes(
           FLOODERS,
-          () => get(`/v1/endpoints/${flooded}/stats?window=30d`, service.keys.quiet),
+          () =>
+            get(
+              values.search ? `/v1/deliveries?q=${SHARED}` : `/v1/endpoints/${flooded}/stats?window=30d`,
+              service.keys.quiet,
+            ),
           (a) => (a.status === 429 ? a.retryAfterS * 1000 : 0),
         )
       : null;
     const stopOwn = lanes(
       1,
-      () => get(`/v1/endpoints/${own}/stats?window=24h`, service.keys.delivering),
+      () =>
+        get(
+          values.search ? '/v1/deliveries?q=clk_carried_by_none' : `/v1/endpoints/${own}/stats?window=24h`,
+          service.keys.delivering,
+        ),
       () => OWN_EVERY_MS,
     );
     let result;
@@ -175,11 +214,11 @@ try {
     }
     const longest = Math.max(...result.ownAnswers.map((a) => a.ms));
     console.error(
-      `  (${flood ? 'flood' : 'quiet'} round: ${fmtInt(result.rate)} deliveries/s, own statistics up to ${longest.toFixed(0)} ms, ${result.floodAnswers.length} flood answers)`,
+      `  (${flood ? 'flood' : 'quiet'} round: ${fmtInt(result.rate)} deliveries/s, own ${values.search ? 'searches' : 'statistics'} up to ${longest.toFixed(0)} ms, ${result.floodAnswers.length} flood answers)`,
     );
     check(
       result.ownAnswers.every((a) => a.status === 200),
-      `the delivering account's statistics answered ${result.ownAnswers.find((a) => a.status !== 200)?.status}`,
+      `the delivering account's ${values.search ? 'searches' : 'statistics'} answered ${result.ownAnswers.find((a) => a.status !== 200)?.status}`,
     );
     return result;
   };
@@ -196,7 +235,7 @@ try {
     }
   }
   console.log(
-    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round; another account's 30-day statistics of ${fmtInt(attempts)} attempts asked by ${FLOODERS} clients at once ("flood") or none; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each`,
+    `${admin ? 'PostgreSQL' : 'SQLite'} service, ${fmtInt(SERVICE.deliveryEvents * 8)} deliveries a round; ${values.search ? `another account's search of its log for an id ${fmtInt(events)} events carry` : `another account's 30-day statistics of ${fmtInt(attempts)} attempts`} asked by ${FLOODERS} clients at once ("flood") or none; A ${positionals[0]}, B ${positionals[1]}; median of ${rounds} rounds each`,
   );
   const ms = (x) => x.toFixed(1);
   for (const [key, rs] of samples) {
@@ -213,7 +252,7 @@ try {
       : '';
     const rates = rs.map((r) => r.rate);
     console.log(
-      `  ${key.padEnd(8)} deliveries ${fmtInt(median(rates))}/s (${fmtInt(Math.min(...rates))} – ${fmtInt(Math.max(...rates))}); its own statistics ${ms(median(own))} ms median, ${ms(Math.max(...own))} ms longest (${own.length} answers)${flood}`,
+      `  ${key.padEnd(8)} deliveries ${fmtInt(median(rates))}/s (${fmtInt(Math.min(...rates))} – ${fmtInt(Math.max(...rates))}); its own ${values.search ? 'searches' : 'statistics'} ${ms(median(own))} ms median, ${ms(Math.max(...own))} ms longest (${own.length} answers)${flood}`,
     );
   }
 } finally {

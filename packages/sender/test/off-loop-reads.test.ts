@@ -1,7 +1,8 @@
 /**
  * On SQLite, the reads that cost what the store holds (the counts behind a `/metrics` scrape, a
- * recovery's count of what is left, an endpoint's statistics over a window) run on a thread of their
- * own: the event loop goes on turning while they read, and they see what was committed before them.
+ * recovery's count of what is left, an endpoint's statistics over a window, a search of the log by
+ * an id many events carry) run on a thread of their own: the event loop goes on turning while they
+ * read, and they see what was committed before them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,7 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
   const dir = mkdtempSync(join(tmpdir(), 'linkhooks-off-loop-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("counts the queue and reads an endpoint's statistics off the loop, and what a recovery left after it", async () => {
+  it("counts the queue, reads an endpoint's statistics and searches the log off the loop, and what a recovery left after it", async () => {
     const file = join(dir, 'store.db');
     const setup = createSqliteStore({ filename: file });
     await setup.migrate();
@@ -50,8 +51,10 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
     const series = (n: number) =>
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
     raw.transaction(() => {
-      raw.exec(`${series(QUEUED + FAILED)} INSERT INTO events (id, account_id, name, body, created_at)
-        SELECT printf('evt_%09d', i), 'acct_a', 'click', '{}', ${T0} FROM n`);
+      // Every tenth event carries the same conversion id.
+      raw.exec(`${series(QUEUED + FAILED)} INSERT INTO events (id, account_id, name, body, created_at, conversion_id)
+        SELECT printf('evt_%09d', i), 'acct_a', 'click', '{}', ${T0},
+          CASE WHEN i % 10 = 0 THEN 'conv_shared' END FROM n`);
       raw.exec(`${series(QUEUED + FAILED)} INSERT INTO deliveries (id, event_id, endpoint_id, account_id,
           event_name, status, attempts, next_attempt_at, created_at, updated_at)
         SELECT printf('dlv_%09d', i), printf('evt_%09d', i), 'ep_a', 'acct_a', 'click',
@@ -90,6 +93,27 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
       // 10 to 1,009 ms three times over: the 1,500th and the 2,850th of the 3,000 in order.
       expect(stats.value).toMatchObject({ p50Ms: 509, p95Ms: 959, lastSuccessAt: T0 + FAILED - 1 });
       expect(await store.endpointStats('acct_b', 'ep_a', window)).toBeNull();
+
+      // A search reads the deliveries of the 4,300 events that carry the id: off the loop, page by page.
+      const ids = (page: { items: { id: string }[] }) => page.items.map((d) => d.id);
+      const tenth = (k: number) => `dlv_${String(QUEUED + FAILED - 10 * k).padStart(9, '0')}`;
+      const searched = await onTheLoop(store.listDeliveries('acct_a', { search: 'conv_shared', limit: 3 }));
+      expect(searched.onLoop).toBe(false);
+      expect(ids(searched.value)).toEqual([tenth(1), tenth(2), tenth(3)]);
+      const next = await onTheLoop(
+        store.listDeliveries('acct_a', {
+          search: 'conv_shared',
+          limit: 3,
+          cursor: searched.value.nextCursor!,
+        }),
+      );
+      expect(next.onLoop).toBe(false);
+      expect(ids(next.value)).toEqual([tenth(4), tenth(5), tenth(6)]);
+      expect((await store.listDeliveries('acct_b', { search: 'conv_shared', limit: 3 })).items).toEqual([]);
+      // A page that reads a page's worth stays on the loop.
+      const page = await onTheLoop(store.listDeliveries('acct_a', { limit: 3 }));
+      expect(page.onLoop).toBe(true);
+      expect(page.value.items).toHaveLength(3);
     } finally {
       await store.close();
     }

@@ -8,8 +8,7 @@ import type { DeliveryStatus } from '../domain/delivery-state.js';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import { type StatsBucketName, statsBucketOf } from '../domain/stats-buckets.js';
 import { SenderError } from '../errors.js';
-import { poolShare } from '../limits/pool-shares.js';
-import { createReadTurns, READS_AT_ONCE } from '../limits/read-turns.js';
+import type { ReadTurns } from '../limits/read-turns.js';
 import type { SenderStore } from '../store/port.js';
 
 const HOUR = 3_600_000;
@@ -74,12 +73,12 @@ export function statsWindowOf(value: unknown): StatsWindowName {
   );
 }
 
-export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock }): EndpointStatsOperations {
-  // A window's reads cost what it holds: each account's in turn (design D82), a share of the pool.
-  const turns = createReadTurns(
-    'statistics requests',
-    poolShare(deps.store.capabilities.connections, READS_AT_ONCE, 1),
-  );
+export function endpointStatsOperations(deps: {
+  store: SenderStore;
+  clock: Clock;
+  /** The engine's reads that cost what an account's log holds, in turns (design D82). */
+  reads: ReadTurns;
+}): EndpointStatsOperations {
   return {
     async endpointStats(accountId, id, options = {}) {
       const window = statsWindowOf(options.window);
@@ -88,7 +87,8 @@ export function endpointStatsOperations(deps: { store: SenderStore; clock: Clock
       const bucketMs = bucket.ms;
       const until = deps.clock.now();
       const since = until - length;
-      const found = await turns.run(accountId, () =>
+      // A window's reads cost what it holds.
+      const found = await deps.reads.run(accountId, 'statistics requests', () =>
         deps.store.endpointStats(accountId, id, { since, until, bucketMs }),
       );
       if (!found) throw new SenderError('not_found', `no endpoint ${id}`);

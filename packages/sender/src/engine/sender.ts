@@ -17,6 +17,7 @@ import { isPageCursor, pageCursorProblem } from '../domain/page-cursor.js';
 import { NOTHING_MOVED } from '../domain/queue-moves.js';
 import { isSenderError, SenderError } from '../errors.js';
 import { poolShare } from '../limits/pool-shares.js';
+import { createReadTurns, READS_AT_ONCE } from '../limits/read-turns.js';
 import { redaction } from '../log-redaction.js';
 import { countInFlight, createMetrics } from '../metrics.js';
 import { withSecretCipher } from '../store/encrypted-secrets.js';
@@ -124,6 +125,8 @@ export function createSender(options: SenderOptions): Sender {
       : 1,
   );
   const deletion = endpointDeletion({ store, clock, logger, turns });
+  // Reads that cost what an account's log holds, in turns by account, a share of the pool (design D82).
+  const reads = createReadTurns(poolShare(store.capabilities.connections, READS_AT_ONCE, 1));
   const settling = queueSettling({ store, clock, logger, wake: () => worker.wake(), turns });
 
   const onAttemptHook = options.onAttempt;
@@ -343,6 +346,9 @@ export function createSender(options: SenderOptions): Sender {
       if (filter.cursor !== undefined && !isPageCursor('dlv', filter.cursor)) {
         throw new SenderError('invalid_request', pageCursorProblem('dlv'));
       }
+      // A search reads every delivery of the events its id names, as many as carry it (design D47).
+      if (filter.search !== undefined)
+        return reads.run(accountId, 'log searches', () => store.listDeliveries(accountId, filter));
       return store.listDeliveries(accountId, filter);
     },
     getDelivery: async (accountId, id) => found(await store.getDelivery(accountId, id), 'delivery', id),
@@ -363,7 +369,7 @@ export function createSender(options: SenderOptions): Sender {
       return { ...result, endpoint: live(result.endpoint) };
     },
     ...accountAdministration({ store, clock }),
-    ...endpointStatsOperations({ store, clock }),
+    ...endpointStatsOperations({ store, clock, reads }),
     ...portalSessions({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),

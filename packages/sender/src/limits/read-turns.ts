@@ -1,8 +1,8 @@
 /**
- * Reads whose cost follows what one account's log holds (an endpoint's statistics over a window),
- * taken in turns by account (design D82, turns-by-account.ts), at most `atOnce` at a time in a
- * process; an account with `perAccount` running or waiting is refused at once rather than queued
- * behind itself.
+ * Reads whose cost follows what one account's log holds (an endpoint's statistics over a window, a
+ * search of the log by an id many events carry), taken in turns by account (design D82,
+ * turns-by-account.ts), at most `atOnce` at a time in a process; an account with `perAccount`
+ * running or waiting is refused at once rather than queued behind itself.
  *
  * @module
  */
@@ -17,18 +17,17 @@ export const READS_PER_ACCOUNT = 4;
 const RETRY_AFTER_MS = 1_000;
 
 export interface ReadTurns {
-  /** Runs `read` in `accountId`'s turn; refuses with `rate_limited` when the account holds its share. */
-  run<T>(accountId: string, read: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `read` in `accountId`'s turn; refuses with `rate_limited` when the account holds its
+   * share, telling of `what` it asked too many.
+   */
+  run<T>(accountId: string, what: string, read: () => Promise<T>): Promise<T>;
 }
 
-export function createReadTurns(
-  what: string,
-  atOnce = READS_AT_ONCE,
-  perAccount = READS_PER_ACCOUNT,
-): ReadTurns {
+export function createReadTurns(atOnce = READS_AT_ONCE, perAccount = READS_PER_ACCOUNT): ReadTurns {
   const turns = turnsByAccount(atOnce);
   return {
-    run(accountId, read) {
+    run(accountId, what, read) {
       if (turns.held(accountId) >= perAccount)
         return Promise.reject(rateLimited(`${what} for this account at once`, RETRY_AFTER_MS));
       return turns.take(accountId, read);

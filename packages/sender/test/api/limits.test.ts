@@ -223,6 +223,50 @@ describe('limits', () => {
     },
   );
 
+  it("takes an account's log searches in the statistics' turns, and refuses past its share", async () => {
+    const base = createSqliteStore({ filename: join(dir, 'search-turns.db') });
+    const release: (() => void)[] = [];
+    let searching = 0;
+    let holding = true;
+    const store: SenderStore = {
+      ...base,
+      async listDeliveries(accountId, filter) {
+        if (filter.search !== undefined && holding) {
+          searching++;
+          await new Promise<void>((resolve) => release.push(resolve));
+        }
+        return base.listDeliveries(accountId, filter);
+      },
+    };
+    api = await startApi(certs, { store });
+    const alice = api.alice.account.id;
+    const search = (q: string) => api.call('GET', `/v1/deliveries?q=${q}`);
+    // Four of Alice's searches: two read at once, two wait.
+    const held = ['clk_1', 'clk_2', 'clk_3', 'clk_4'].map(search);
+    while (searching < 2) await new Promise<void>((resolve) => setImmediate(resolve));
+    // Not held, should it be read, so that a fifth answered fails here at once.
+    holding = false;
+    const fifth = await search('clk_5');
+    holding = true;
+    expectLimited(fifth, 'rate_limited');
+    expect(fifth.headers.get('retry-after')).toBe('1');
+    expect(fifth.json.error.message).toBe('too many log searches for this account at once; try again in 1 s');
+    // One share for both kinds: her statistics wait behind her searches too.
+    await expect(api.sender.endpointStats(alice, 'ep_none')).rejects.toMatchObject({
+      code: 'rate_limited',
+      message: 'too many statistics requests for this account at once; try again in 1 s',
+    });
+    // A page that is no search reads a page's worth, outside the turns; another account's search waits its turn.
+    expect((await api.call('GET', '/v1/deliveries')).status).toBe(200);
+    const bobs = api.call('GET', '/v1/deliveries?q=clk_1', { key: api.bob.apiKey });
+    while (searching < 5 || release.length > 0) {
+      const next = release.shift();
+      if (next) next();
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    for (const answer of await Promise.all([...held, bobs])) expect(answer.status).toBe(200);
+  });
+
   it.runIf(pgUp)(
     'reads one statistics window at a time with a PostgreSQL pool of 4 connections',
     async () => {

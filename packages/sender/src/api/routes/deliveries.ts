@@ -1,5 +1,6 @@
 /** The delivery log (design D16): pages with filters, one delivery with its attempts, retry now. */
 import { z } from 'zod';
+import { READS_PER_ACCOUNT } from '../../limits/read-turns.js';
 import type { DeliveryFilter } from '../../store/port.js';
 import { defineRoute } from '../route.js';
 import {
@@ -13,6 +14,8 @@ import { deliveryDetailJson, deliveryJson } from '../serialize.js';
 
 const DEFAULT_LIMIT = 20;
 const err = (description: string) => ({ description, schema: errorSchema });
+/** A search (`q`) is answered in the account's turn among its costly reads (design D82). */
+const searchesRefused = `With q: the account already has ${READS_PER_ACCOUNT} searches or statistics requests being answered or waiting (\`rate_limited\`); Retry-After says when to ask again`;
 
 type LogQuery = z.infer<typeof deliveriesQuery>;
 const allDeliveriesQuery = deliveriesQuery.extend({
@@ -42,6 +45,7 @@ export const deliveryRoutes = [
       200: { description: 'A page of deliveries', schema: deliveryPageSchema },
       400: err('A filter is invalid'),
       404: err('No such endpoint in this account'),
+      429: err(searchesRefused),
     },
     async handle({ sender, account, params, query }) {
       await sender.getEndpoint(account.id, params.id!); // 404 for another account's endpoint
@@ -60,6 +64,7 @@ export const deliveryRoutes = [
       200: { description: 'A page of deliveries', schema: deliveryPageSchema },
       400: err('A filter is invalid'),
       404: err('endpoint_id names no endpoint of this account'),
+      429: err(searchesRefused),
     },
     async handle({ sender, account, query }) {
       // A mistyped or another account's endpoint_id is a 404, as on the endpoint's own log route,

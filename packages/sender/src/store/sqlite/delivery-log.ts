@@ -11,6 +11,7 @@ import type { DeliveryFilter, Page } from '../port.js';
 import type { AttemptRecord, DeliveryRecord, EventRecord } from '../records.js';
 import { type Row, toAttempt, toDelivery, toEvent, toPage } from '../rows.js';
 import { countParam, type SqliteDb } from './database.js';
+import type { OffLoopReads } from './off-loop-reads.js';
 
 export const SELECT_DELIVERY = `SELECT * FROM deliveries WHERE id = ? AND account_id = ?`;
 const SELECT_ATTEMPTS = latestAttemptsSql('?');
@@ -52,12 +53,18 @@ export function listSql(filter: DeliveryFilter): string {
     : newestFirstSql(rangeOf, status, countParam('limit'));
 }
 
-export function listDeliveries(
+/**
+ * A page of the log. A search reads every delivery of the events its id names, however many carry
+ * it, so it runs off the event loop (`reads`, design D80); any other page reads a page's worth.
+ */
+export async function listDeliveries(
   db: SqliteDb,
+  reads: OffLoopReads,
   accountId: string,
   filter: DeliveryFilter,
-): Page<DeliveryRecord> {
-  const rows = db.st(listSql(filter)).all({
+): Promise<Page<DeliveryRecord>> {
+  const sql = listSql(filter);
+  const params = {
     accountId,
     ...(filter.endpointId !== undefined ? { endpointId: filter.endpointId } : {}),
     ...(filter.status !== undefined ? { status: filter.status } : {}),
@@ -65,7 +72,12 @@ export function listDeliveries(
     ...(filter.search !== undefined ? { search: filter.search } : {}),
     ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}),
     limit: filter.limit + 1,
-  }) as Row[];
+  };
+  const rows = (
+    filter.search !== undefined
+      ? (await reads.snapshot([{ sql, params, all: true }]))[0]
+      : db.st(sql).all(params)
+  ) as Row[];
   return readsEventWindows(filter) ? eventPage(rows, filter.limit) : toPage(rows, filter.limit);
 }
 

@@ -166,7 +166,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     recoverDeliveries: async (accountId, id, request) =>
       synced(() => ops.recoverDeliveries(accountId, id, request)),
     retryNow: async (accountId, id, now) => synced(() => ops.retryNow(accountId, id, now)),
-    listDeliveries: async (accountId, filter) => log.listDeliveries(db, accountId, filter),
+    listDeliveries: (accountId, filter) => log.listDeliveries(db, reads, accountId, filter),
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
     getEvent: async (accountId, id) => log.getEvent(db, accountId, id),
     pruneBefore: async (cutoff) => ops.pruneBefore(cutoff),
