@@ -9,7 +9,7 @@
 // each build and kind of round, the deliveries per second, the delivering account's statistics
 // (median and longest answer), and the flood's answers a second by status with the median time
 // of those answered. With --search, the flood searches the log instead (`?q=`) for a conversion id
-// that --events of the flooding account's events carry (100,000 by default, one delivery each),
+// that --events of the flooding account's events carry (10,000 by default, one delivery each),
 // and the delivering account searches its own log for an id no event carries.
 //
 //   node bench/stats-flood.mjs <A's dist/> <B's dist/> [--sqlite] [--rounds N] [--attempts N]
@@ -48,7 +48,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '3' },
     attempts: { type: 'string', default: '100000' },
     search: { type: 'boolean', default: false },
-    events: { type: 'string', default: '100000' },
+    events: { type: 'string', default: '10000' },
   },
 });
 const events = Number(values.events);

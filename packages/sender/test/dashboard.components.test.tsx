@@ -260,6 +260,37 @@ describe('polling', () => {
   });
 });
 
+describe('polling', () => {
+  it('skips a tick while the last read is unanswered, and reads again at the next tick after it', async () => {
+    const answers: (() => void)[] = [];
+    function Polled() {
+      usePolling(
+        () => new Promise<void>((answer) => answers.push(answer)),
+        () => {},
+        () => {},
+        2_000,
+        [],
+      );
+      return null;
+    }
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const view = render(<Polled />);
+      expect(answers).toHaveLength(1);
+      vi.advanceTimersByTime(6_000);
+      expect(answers).toHaveLength(1);
+      answers[0]!();
+      await Promise.resolve();
+      await Promise.resolve();
+      vi.advanceTimersByTime(2_000);
+      expect(answers).toHaveLength(2);
+      view.unmount();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('components', () => {
   it('shows the sign-in again when a request says the session has ended (its key revoked)', async () => {
     let revoked = false;

@@ -51,10 +51,10 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
     const series = (n: number) =>
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
     raw.transaction(() => {
-      // Every tenth event carries the same conversion id.
+      // Every tenth event carries the same conversion id (4,300 of them), and 43 others another.
       raw.exec(`${series(QUEUED + FAILED)} INSERT INTO events (id, account_id, name, body, created_at, conversion_id)
         SELECT printf('evt_%09d', i), 'acct_a', 'click', '{}', ${T0},
-          CASE WHEN i % 10 = 0 THEN 'conv_shared' END FROM n`);
+          CASE WHEN i % 10 = 0 THEN 'conv_shared' WHEN i % 1000 = 5 THEN 'conv_few' END FROM n`);
       raw.exec(`${series(QUEUED + FAILED)} INSERT INTO deliveries (id, event_id, endpoint_id, account_id,
           event_name, status, attempts, next_attempt_at, created_at, updated_at)
         SELECT printf('dlv_%09d', i), printf('evt_%09d', i), 'ep_a', 'acct_a', 'click',
@@ -110,10 +110,15 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
       expect(next.onLoop).toBe(false);
       expect(ids(next.value)).toEqual([tenth(4), tenth(5), tenth(6)]);
       expect((await store.listDeliveries('acct_b', { search: 'conv_shared', limit: 3 })).items).toEqual([]);
-      // A page that reads a page's worth stays on the loop.
+      // A page that reads a page's worth stays on the loop, and so does a search of a few events.
       const page = await onTheLoop(store.listDeliveries('acct_a', { limit: 3 }));
       expect(page.onLoop).toBe(true);
       expect(page.value.items).toHaveLength(3);
+      const few = await onTheLoop(store.listDeliveries('acct_a', { search: 'conv_few', limit: 3 }));
+      expect(few.onLoop).toBe(true);
+      expect(ids(few.value)).toEqual(
+        [42_005, 41_005, 40_005].map((i) => `dlv_${String(i).padStart(9, '0')}`),
+      );
     } finally {
       await store.close();
     }

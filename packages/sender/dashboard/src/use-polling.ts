@@ -2,7 +2,8 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * Reads now, then again every `everyMs` while the view is shown (null: once), and whenever `deps`
- * change, skipping a tick while `paused()` says nothing can change. Each answer goes to `answered`,
+ * change, skipping a tick while `paused()` says nothing can change or the last read is still
+ * unanswered (a slow read, such as a search waiting its turn, is not asked again and again). Each answer goes to `answered`,
  * each error to `failed`, unless it has gone stale: it arrived after the deps changed or the view
  * went, or after the answer of a later read. Each tick runs the newest functions given, never a
  * closure of the render that set the timer up. Returns `reload`: a read now, answered the same way
@@ -22,7 +23,7 @@ export function usePolling<T>(
   const latest = useRef({ read, answered, failed, paused });
   latest.current = { read, answered, failed, paused };
   // The reads of the current deps: numbered as sent, and the number of the last one answered.
-  const round = useRef({ live: false, sent: 0, shown: 0 });
+  const round = useRef({ live: false, sent: 0, shown: 0, waiting: 0 });
   const reload = useRef(async () => {
     const r = round.current;
     const n = ++r.sent;
@@ -31,25 +32,28 @@ export function usePolling<T>(
       r.shown = n;
       return true;
     };
+    r.waiting++;
     try {
       const value = await latest.current.read();
       if (fresh()) latest.current.answered(value);
     } catch (error) {
       if (fresh()) latest.current.failed(error as Error);
+    } finally {
+      r.waiting--;
     }
   });
   // A layout effect: it runs in the same commit as the render that changed the deps. A passive
   // effect runs later, after paint, and an answer to the old deps landing in between would reach
   // the new render's `answered` while the old round was still live.
   useLayoutEffect(() => {
-    const r = { live: true, sent: 0, shown: 0 };
+    const r = { live: true, sent: 0, shown: 0, waiting: 0 };
     round.current = r;
     void reload.current();
     const timer =
       everyMs === null
         ? undefined
         : setInterval(() => {
-            if (!latest.current.paused()) void reload.current();
+            if (r.waiting === 0 && !latest.current.paused()) void reload.current();
           }, everyMs);
     return () => {
       r.live = false;

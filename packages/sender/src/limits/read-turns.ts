@@ -1,6 +1,6 @@
 /**
- * Reads whose cost follows what one account's log holds (an endpoint's statistics over a window, a
- * search of the log by an id many events carry), taken in turns by account (design D82,
+ * Reads whose cost follows what one account's log holds (an endpoint's statistics over a window; a
+ * search of the log by an id many events carry, in turns of its own), taken in turns by account (design D82,
  * turns-by-account.ts), at most `atOnce` at a time in a process; an account with `perAccount`
  * running or waiting is refused at once rather than queued behind itself.
  *

@@ -2,7 +2,7 @@
  * Work that one account can ask for many of at once, taken in turns by account: at most `atOnce`
  * at a time in a process, the waiting account with the fewest running next, then the one served
  * least lately. One account's hundred requests wait behind each other, not in front of another
- * account's one. The statistics' reads and log searches (read-turns.ts, design D82) and the engine's steps
+ * account's one. The statistics' reads, the log's searches (read-turns.ts, design D82) and the engine's steps
  * (store/step-turns.ts, design D83) take their turns here.
  *
  * @module

@@ -14,8 +14,8 @@ import { deliveryDetailJson, deliveryJson } from '../serialize.js';
 
 const DEFAULT_LIMIT = 20;
 const err = (description: string) => ({ description, schema: errorSchema });
-/** A search (`q`) is answered in the account's turn among its costly reads (design D82). */
-const searchesRefused = `With q: the account already has ${READS_PER_ACCOUNT} searches or statistics requests being answered or waiting (\`rate_limited\`); Retry-After says when to ask again`;
+/** A search (`q`) is answered in the account's turn among the log's searches (design D82). */
+const searchesRefused = `With q: the account already has ${READS_PER_ACCOUNT} searches being answered or waiting (\`rate_limited\`); Retry-After says when to ask again`;
 
 type LogQuery = z.infer<typeof deliveriesQuery>;
 const allDeliveriesQuery = deliveriesQuery.extend({

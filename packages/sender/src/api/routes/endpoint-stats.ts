@@ -42,7 +42,7 @@ export const endpointStatsRoute = defineRoute<undefined, z.infer<typeof statsQue
     400: { description: 'window is not one of 1h, 24h, 7d, 30d', schema: errorSchema },
     404: { description: 'No such endpoint in this account', schema: errorSchema },
     429: {
-      description: `The account already has ${READS_PER_ACCOUNT} statistics requests or log searches being answered or waiting (\`rate_limited\`); Retry-After says when to ask again`,
+      description: `The account already has ${READS_PER_ACCOUNT} statistics requests being answered or waiting (\`rate_limited\`); Retry-After says when to ask again`,
       schema: errorSchema,
     },
   },

@@ -27,6 +27,17 @@ UNION SELECT id FROM events INDEXED BY events_by_click WHERE account_id = @accou
 UNION SELECT id FROM events INDEXED BY events_by_conversion
   WHERE account_id = @accountId AND conversion_id = @search`;
 /**
+ * The events a search may name and still be read on the event loop: a click or conversion id that
+ * more events carry (a customer's conversions may all carry one) is read on the reading thread.
+ */
+export const SEARCHED_ON_LOOP = 100;
+/** How many events a click or conversion id names, counted up to SEARCHED_ON_LOOP + 1 of each. */
+const SEARCHED_AT_LEAST = `
+SELECT (SELECT count(*) FROM (SELECT 1 FROM events INDEXED BY events_by_click
+          WHERE account_id = @accountId AND click_id = @search LIMIT ${SEARCHED_ON_LOOP + 1}))
+     + (SELECT count(*) FROM (SELECT 1 FROM events INDEXED BY events_by_conversion
+          WHERE account_id = @accountId AND conversion_id = @search LIMIT ${SEARCHED_ON_LOOP + 1})) AS n`;
+/**
  * A page of the log, newest first. Only the filters given are in the statement (each a fixed
  * fragment, values bound), and each range names the index that fits: the searched events'
  * deliveries, else by endpoint, else by account, both keyed by status then id, so a page costs the
@@ -55,7 +66,8 @@ export function listSql(filter: DeliveryFilter): string {
 
 /**
  * A page of the log. A search reads every delivery of the events its id names, however many carry
- * it, so it runs off the event loop (`reads`, design D80); any other page reads a page's worth.
+ * it: past SEARCHED_ON_LOOP events, off the event loop (`reads`, design D47 and D80). Any other
+ * page reads a page's worth.
  */
 export async function listDeliveries(
   db: SqliteDb,
@@ -73,10 +85,12 @@ export async function listDeliveries(
     ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}),
     limit: filter.limit + 1,
   };
+  const offLoop =
+    filter.search !== undefined &&
+    (db.st(SEARCHED_AT_LEAST).get({ accountId, search: filter.search }) as { n: number }).n >
+      SEARCHED_ON_LOOP;
   const rows = (
-    filter.search !== undefined
-      ? (await reads.snapshot([{ sql, params, all: true }]))[0]
-      : db.st(sql).all(params)
+    offLoop ? (await reads.snapshot([{ sql, params, all: true }]))[0] : db.st(sql).all(params)
   ) as Row[];
   return readsEventWindows(filter) ? eventPage(rows, filter.limit) : toPage(rows, filter.limit);
 }
