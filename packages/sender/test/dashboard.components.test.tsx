@@ -260,7 +260,7 @@ describe('polling', () => {
   });
 });
 
-describe('polling', () => {
+describe('polling a slow read', () => {
   it('skips a tick while the last read is unanswered, and reads again at the next tick after it', async () => {
     const answers: (() => void)[] = [];
     function Polled() {
@@ -284,6 +284,11 @@ describe('polling', () => {
       await Promise.resolve();
       vi.advanceTimersByTime(2_000);
       expect(answers).toHaveLength(2);
+      // One that never ends holds the ticks back for 30 s, no longer.
+      vi.advanceTimersByTime(28_000);
+      expect(answers).toHaveLength(2);
+      vi.advanceTimersByTime(2_000);
+      expect(answers).toHaveLength(3);
       view.unmount();
     } finally {
       vi.useRealTimers();

@@ -51,10 +51,17 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
     const series = (n: number) =>
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n})`;
     raw.transaction(() => {
-      // Every tenth event carries the same conversion id (4,300 of them), and 43 others another.
+      // Every tenth event carries the same conversion id (4,300 of them), and 43 others another;
+      // 50 more events carry a third, with 30 deliveries each (1,500, delivered).
       raw.exec(`${series(QUEUED + FAILED)} INSERT INTO events (id, account_id, name, body, created_at, conversion_id)
         SELECT printf('evt_%09d', i), 'acct_a', 'click', '{}', ${T0},
           CASE WHEN i % 10 = 0 THEN 'conv_shared' WHEN i % 1000 = 5 THEN 'conv_few' END FROM n`);
+      raw.exec(`${series(50)} INSERT INTO events (id, account_id, name, body, created_at, conversion_id)
+        SELECT printf('evw_%09d', i), 'acct_a', 'click', '{}', ${T0}, 'conv_wide' FROM n`);
+      raw.exec(`${series(1_500)} INSERT INTO deliveries (id, event_id, endpoint_id, account_id,
+          event_name, status, attempts, next_attempt_at, created_at, updated_at)
+        SELECT printf('dlw_%09d', i), printf('evw_%09d', i / 30), 'ep_a', 'acct_a', 'click', 'delivered', 1,
+          NULL, ${T0}, ${T0} FROM n`);
       raw.exec(`${series(QUEUED + FAILED)} INSERT INTO deliveries (id, event_id, endpoint_id, account_id,
           event_name, status, attempts, next_attempt_at, created_at, updated_at)
         SELECT printf('dlv_%09d', i), printf('evt_%09d', i), 'ep_a', 'acct_a', 'click',
@@ -119,6 +126,10 @@ describe('sqlite: reads that grow with the store run off the event loop', () => 
       expect(ids(few.value)).toEqual(
         [42_005, 41_005, 40_005].map((i) => `dlv_${String(i).padStart(9, '0')}`),
       );
+      // Fewer events, but more deliveries than the loop reads.
+      const wide = await onTheLoop(store.listDeliveries('acct_a', { search: 'conv_wide', limit: 2 }));
+      expect(wide.onLoop).toBe(false);
+      expect(ids(wide.value)).toEqual(['dlw_000001499', 'dlw_000001498']);
     } finally {
       await store.close();
     }

@@ -1,9 +1,13 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 
+/** How long an unanswered read holds back the ticks after it. */
+const UNANSWERED_MS = 30_000;
+
 /**
  * Reads now, then again every `everyMs` while the view is shown (null: once), and whenever `deps`
- * change, skipping a tick while `paused()` says nothing can change or the last read is still
- * unanswered (a slow read, such as a search waiting its turn, is not asked again and again). Each answer goes to `answered`,
+ * change, skipping a tick while `paused()` says nothing can change or, for up to UNANSWERED_MS, the
+ * last read is still unanswered (a slow read, such as a search waiting its turn, is not asked again
+ * and again; one that never ends does not stop the view). Each answer goes to `answered`,
  * each error to `failed`, unless it has gone stale: it arrived after the deps changed or the view
  * went, or after the answer of a later read. Each tick runs the newest functions given, never a
  * closure of the render that set the timer up. Returns `reload`: a read now, answered the same way
@@ -47,13 +51,19 @@ export function usePolling<T>(
   // the new render's `answered` while the old round was still live.
   useLayoutEffect(() => {
     const r = { live: true, sent: 0, shown: 0, waiting: 0 };
+    let skipped = 0;
     round.current = r;
     void reload.current();
     const timer =
       everyMs === null
         ? undefined
         : setInterval(() => {
-            if (r.waiting === 0 && !latest.current.paused()) void reload.current();
+            if (r.waiting > 0 && (skipped + 1) * everyMs < UNANSWERED_MS) {
+              skipped++;
+              return;
+            }
+            skipped = 0;
+            if (!latest.current.paused()) void reload.current();
           }, everyMs);
     return () => {
       r.live = false;

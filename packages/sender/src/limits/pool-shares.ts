@@ -2,7 +2,8 @@
  * What one kind of long work (the engine's steps, the reads that cost what an account's log holds)
  * may hold at once of a store's pooled connections, whose claims, records and publishes need them
  * too: sized for the default pool of ten, and smaller with a smaller pool, but always one, so with a
- * pool of two or fewer these kinds may hold all of it.
+ * pool of three or fewer these kinds may hold all of it. With the default pool they hold at most 8
+ * of the 10 together (steps 4, statistics 2, searches 2), and only when all run at their most.
  *
  * @module
  */

@@ -27,23 +27,35 @@ UNION SELECT id FROM events INDEXED BY events_by_click WHERE account_id = @accou
 UNION SELECT id FROM events INDEXED BY events_by_conversion
   WHERE account_id = @accountId AND conversion_id = @search`;
 /**
- * The events a search may name and still be read on the event loop: a click or conversion id that
- * more events carry (a customer's conversions may all carry one) is read on the reading thread.
+ * What a search may read and still run on the event loop: the events a click or conversion id names
+ * (a customer's conversions may all carry one), and their deliveries (an event has one for each
+ * endpoint subscribed, up to an account's hundred). Past either, it runs on the reading thread.
  */
-export const SEARCHED_ON_LOOP = 100;
-/** How many events a click or conversion id names, counted up to SEARCHED_ON_LOOP + 1 of each. */
+export const SEARCHED_ON_LOOP = { events: 100, deliveries: 1_000 };
+/**
+ * How many events a search names and how many deliveries they have, each counted up to a little
+ * past its SEARCHED_ON_LOOP (the click's and the conversion's events up to 101 each): a few
+ * thousand index entries at most, however many carry the id.
+ */
 const SEARCHED_AT_LEAST = `
-SELECT (SELECT count(*) FROM (SELECT 1 FROM events INDEXED BY events_by_click
-          WHERE account_id = @accountId AND click_id = @search LIMIT ${SEARCHED_ON_LOOP + 1}))
-     + (SELECT count(*) FROM (SELECT 1 FROM events INDEXED BY events_by_conversion
-          WHERE account_id = @accountId AND conversion_id = @search LIMIT ${SEARCHED_ON_LOOP + 1})) AS n`;
+WITH named(id) AS (
+  SELECT id FROM events WHERE id = @search AND account_id = @accountId
+  UNION SELECT id FROM events WHERE account_id = @accountId AND idempotency_key = @search
+  UNION SELECT * FROM (SELECT id FROM events INDEXED BY events_by_click
+    WHERE account_id = @accountId AND click_id = @search LIMIT ${SEARCHED_ON_LOOP.events + 1})
+  UNION SELECT * FROM (SELECT id FROM events INDEXED BY events_by_conversion
+    WHERE account_id = @accountId AND conversion_id = @search LIMIT ${SEARCHED_ON_LOOP.events + 1}))
+SELECT (SELECT count(*) FROM named) AS events,
+  (SELECT count(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_by_event
+    WHERE event_id IN (SELECT id FROM named) LIMIT ${SEARCHED_ON_LOOP.deliveries + 1})) AS deliveries`;
 /**
  * A page of the log, newest first. Only the filters given are in the statement (each a fixed
  * fragment, values bound), and each range names the index that fits: the searched events'
  * deliveries, else by endpoint, else by account, both keyed by status then id, so a page costs the
  * same at the top of a million rows as deep inside them, whichever status it asks for
  * (newestFirstSql), and a page filtered by event reads a bounded window of each range
- * (eventFilteredSql). A search's deliveries are few: its status and event are checked on each.
+ * (eventFilteredSql). A search reads the deliveries of the events it names, its status and event
+ * checked on each (listDeliveries says where it runs).
  */
 export function listSql(filter: DeliveryFilter): string {
   const where = ['account_id = @accountId'];
@@ -66,9 +78,15 @@ export function listSql(filter: DeliveryFilter): string {
 
 /**
  * A page of the log. A search reads every delivery of the events its id names, however many carry
- * it: past SEARCHED_ON_LOOP events, off the event loop (`reads`, design D47 and D80). Any other
- * page reads a page's worth.
+ * it: past SEARCHED_ON_LOOP, off the event loop (`reads`, design D47 and D80). Any other page reads
+ * a page's worth.
  */
+/** Whether a search of `search` reads more than SEARCHED_ON_LOOP. */
+function searchesMuch(db: SqliteDb, accountId: string, search: string): boolean {
+  const at = db.st(SEARCHED_AT_LEAST).get({ accountId, search }) as { events: number; deliveries: number };
+  return at.events > SEARCHED_ON_LOOP.events || at.deliveries > SEARCHED_ON_LOOP.deliveries;
+}
+
 export async function listDeliveries(
   db: SqliteDb,
   reads: OffLoopReads,
@@ -85,10 +103,7 @@ export async function listDeliveries(
     ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}),
     limit: filter.limit + 1,
   };
-  const offLoop =
-    filter.search !== undefined &&
-    (db.st(SEARCHED_AT_LEAST).get({ accountId, search: filter.search }) as { n: number }).n >
-      SEARCHED_ON_LOOP;
+  const offLoop = filter.search !== undefined && searchesMuch(db, accountId, filter.search);
   const rows = (
     offLoop ? (await reads.snapshot([{ sql, params, all: true }]))[0] : db.st(sql).all(params)
   ) as Row[];
