@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
-import { check, cleanup, fmtInt, fmtMs, median, onCleanup, PACKAGE, tempDir } from './harness.mjs';
+import { check, cleanup, fmtInt, fmtMs, fmtRange, median, onCleanup, PACKAGE, tempDir } from './harness.mjs';
 import { whilePublishing } from './scale.mjs';
 
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -137,7 +137,7 @@ try {
   console.log(
     `${values.postgres ? 'PostgreSQL' : 'SQLite'}, ${positionals[0]}: ${endpoints} endpoints of one account paused at once, then resumed, ${fmtInt(queued)} deliveries queued each; medians of ${rounds} rounds (ranges)`,
   );
-  const range = (xs, fmt = fmtMs) => `${fmt(median(xs))} (${fmt(Math.min(...xs))} – ${fmt(Math.max(...xs))})`;
+  const range = (xs, fmt = fmtMs) => `${fmt(median(xs))} (${fmtRange(xs, fmt)})`;
   for (const [kind, ms] of Object.entries(samples)) {
     console.log(
       `  ${kind.padEnd(7)} all moved in ${range(

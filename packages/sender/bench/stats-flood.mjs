@@ -26,6 +26,7 @@ import {
   cleanup,
   createTestCertificates,
   fmtInt,
+  fmtRange,
   median,
   monotonicMs,
   onCleanup,
@@ -252,7 +253,7 @@ try {
       : '';
     const rates = rs.map((r) => r.rate);
     console.log(
-      `  ${key.padEnd(8)} deliveries ${fmtInt(median(rates))}/s (${fmtInt(Math.min(...rates))} – ${fmtInt(Math.max(...rates))}); its own ${values.search ? 'searches' : 'statistics'} ${ms(median(own))} ms median, ${ms(Math.max(...own))} ms longest (${own.length} answers)${flood}`,
+      `  ${key.padEnd(8)} deliveries ${fmtInt(median(rates))}/s (${fmtRange(rates)}); its own ${values.search ? 'searches' : 'statistics'} ${ms(median(own))} ms median, ${ms(Math.max(...own))} ms longest (${own.length} answers)${flood}`,
     );
   }
 } finally {

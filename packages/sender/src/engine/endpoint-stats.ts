@@ -76,7 +76,7 @@ export function statsWindowOf(value: unknown): StatsWindowName {
 export function endpointStatsOperations(deps: {
   store: SenderStore;
   clock: Clock;
-  /** The engine's reads that cost what an account's log holds, in turns (design D82). */
+  /** The statistics' reads, in turns by account (design D82). */
   reads: ReadTurns;
 }): EndpointStatsOperations {
   return {
@@ -88,7 +88,7 @@ export function endpointStatsOperations(deps: {
       const until = deps.clock.now();
       const since = until - length;
       // A window's reads cost what it holds.
-      const found = await deps.reads.run(accountId, 'statistics requests', () =>
+      const found = await deps.reads.run(accountId, () =>
         deps.store.endpointStats(accountId, id, { since, until, bucketMs }),
       );
       if (!found) throw new SenderError('not_found', `no endpoint ${id}`);

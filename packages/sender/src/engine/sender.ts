@@ -128,8 +128,9 @@ export function createSender(options: SenderOptions): Sender {
   // Reads that cost what an account's log holds, in turns by account, a share of the pool (design
   // D82): the statistics' windows, and apart from them the log's searches, so that a search of one
   // event never waits behind a month of attempts.
-  const reads = createReadTurns(poolShare(store.capabilities.connections, READS_AT_ONCE, 1));
-  const searches = createReadTurns(poolShare(store.capabilities.connections, READS_AT_ONCE, 1));
+  const readsAtOnce = poolShare(store.capabilities.connections, READS_AT_ONCE, 1);
+  const statistics = createReadTurns('statistics requests', readsAtOnce);
+  const searches = createReadTurns('log searches', readsAtOnce);
   const settling = queueSettling({ store, clock, logger, wake: () => worker.wake(), turns });
 
   const onAttemptHook = options.onAttempt;
@@ -351,7 +352,7 @@ export function createSender(options: SenderOptions): Sender {
       }
       // A search reads every delivery of the events its id names, as many as carry it (design D47).
       if (filter.search !== undefined)
-        return searches.run(accountId, 'log searches', () => store.listDeliveries(accountId, filter));
+        return searches.run(accountId, () => store.listDeliveries(accountId, filter));
       return store.listDeliveries(accountId, filter);
     },
     getDelivery: async (accountId, id) => found(await store.getDelivery(accountId, id), 'delivery', id),
@@ -372,7 +373,7 @@ export function createSender(options: SenderOptions): Sender {
       return { ...result, endpoint: live(result.endpoint) };
     },
     ...accountAdministration({ store, clock }),
-    ...endpointStatsOperations({ store, clock, reads }),
+    ...endpointStatsOperations({ store, clock, reads: statistics }),
     ...portalSessions({ store, clock }),
 
     sealSecrets: () => sealSecrets(options.store, cipher),

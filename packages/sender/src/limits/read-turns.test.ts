@@ -24,13 +24,13 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('createReadTurns', () => {
   it("runs at most atOnce, and a waiting account's first read before another account's next", async () => {
-    const turns = createReadTurns(1, 4);
+    const turns = createReadTurns('statistics requests', 1, 4);
     const { started, read, finish } = heldReads();
     const done = [
-      turns.run('acct_a', 'statistics requests', read('a1')),
-      turns.run('acct_a', 'statistics requests', read('a2')),
-      turns.run('acct_a', 'statistics requests', read('a3')),
-      turns.run('acct_b', 'statistics requests', read('b1')),
+      turns.run('acct_a', read('a1')),
+      turns.run('acct_a', read('a2')),
+      turns.run('acct_a', read('a3')),
+      turns.run('acct_b', read('b1')),
     ];
     await settle();
     expect(started).toEqual(['a1']);
@@ -45,19 +45,17 @@ describe('createReadTurns', () => {
   });
 
   it("refuses an account's read past its share with rate_limited, and takes it again once one ends", async () => {
-    const turns = createReadTurns(2, 3);
+    const turns = createReadTurns('statistics requests', 2, 3);
     const { started, read, finish } = heldReads();
-    const held = ['a1', 'a2', 'a3'].map((name) => turns.run('acct_a', 'statistics requests', read(name)));
-    const refused = await turns
-      .run('acct_a', 'statistics requests', read('a4'))
-      .catch((error: unknown) => error);
+    const held = ['a1', 'a2', 'a3'].map((name) => turns.run('acct_a', read(name)));
+    const refused = await turns.run('acct_a', read('a4')).catch((error: unknown) => error);
     expect(isSenderError(refused) && refused.code).toBe('rate_limited');
     expect(isSenderError(refused) && refused.message).toBe(
       'too many statistics requests for this account at once; try again in 1 s',
     );
     expect(isSenderError(refused) && refused.retryAfterSeconds).toBe(1);
     // Another account is not refused for it, and waits only for a slot.
-    const other = turns.run('acct_b', 'statistics requests', read('b1'));
+    const other = turns.run('acct_b', read('b1'));
     await settle();
     expect(started).toEqual(['a1', 'a2']);
     // A read that fails frees its slot as one that answers does.
@@ -65,7 +63,7 @@ describe('createReadTurns', () => {
     await finish('a1', new Error('the store failed'));
     await failed;
     expect(started).toEqual(['a1', 'a2', 'b1']);
-    const again = turns.run('acct_a', 'statistics requests', read('a5'));
+    const again = turns.run('acct_a', read('a5'));
     await finish('a2');
     await finish('b1');
     await finish('a3');
@@ -75,21 +73,15 @@ describe('createReadTurns', () => {
   });
 
   it('puts an account that comes back after the ones that waited since before it came', async () => {
-    const turns = createReadTurns(1, 4);
+    const turns = createReadTurns('statistics requests', 1, 4);
     const { started, read, finish } = heldReads();
-    const done = [
-      turns.run('acct_b', 'statistics requests', read('b1')),
-      turns.run('acct_b', 'statistics requests', read('b2')),
-    ];
-    done.push(
-      turns.run('acct_c', 'statistics requests', read('c1')),
-      turns.run('acct_c', 'statistics requests', read('c2')),
-    );
+    const done = [turns.run('acct_b', read('b1')), turns.run('acct_b', read('b2'))];
+    done.push(turns.run('acct_c', read('c1')), turns.run('acct_c', read('c2')));
     await settle();
     await finish('b1');
     // A comes (back, as an account with nothing running or waiting) while c1 runs: b2 has waited
     // since b1 started, before A came, and goes first; A then goes before C's next.
-    done.push(turns.run('acct_a', 'statistics requests', read('a1')));
+    done.push(turns.run('acct_a', read('a1')));
     await finish('c1');
     await finish('b2');
     await finish('a1');

@@ -17,17 +17,19 @@ export const READS_PER_ACCOUNT = 4;
 const RETRY_AFTER_MS = 1_000;
 
 export interface ReadTurns {
-  /**
-   * Runs `read` in `accountId`'s turn; refuses with `rate_limited` when the account holds its
-   * share, telling of `what` it asked too many.
-   */
-  run<T>(accountId: string, what: string, read: () => Promise<T>): Promise<T>;
+  /** Runs `read` in `accountId`'s turn; refuses with `rate_limited` when the account holds its share. */
+  run<T>(accountId: string, read: () => Promise<T>): Promise<T>;
 }
 
-export function createReadTurns(atOnce = READS_AT_ONCE, perAccount = READS_PER_ACCOUNT): ReadTurns {
+/** `what`: the reads a refusal names ("statistics requests"). */
+export function createReadTurns(
+  what: string,
+  atOnce = READS_AT_ONCE,
+  perAccount = READS_PER_ACCOUNT,
+): ReadTurns {
   const turns = turnsByAccount(atOnce);
   return {
-    run(accountId, what, read) {
+    run(accountId, read) {
       if (turns.held(accountId) >= perAccount)
         return Promise.reject(rateLimited(`${what} for this account at once`, RETRY_AFTER_MS));
       return turns.take(accountId, read);

@@ -18,14 +18,20 @@ const SELECT_ATTEMPTS = latestAttemptsSql('?');
 const SELECT_EVENT = `SELECT * FROM events WHERE id = ? AND account_id = ?`;
 /**
  * The account's events a search names (design D47): by our id, the platform's id, a click or a
- * conversion id, each through an index of its own.
+ * conversion id, each through an index of its own; with `each`, at most that many of the click's
+ * and of the conversion's (the ids are unique), as the count before a search reads them.
  */
-export const SEARCHED_EVENTS = `
+const searchedEventsSql = (each?: number) => {
+  const most = each === undefined ? '' : ` LIMIT ${each}`;
+  return `
 SELECT id FROM events WHERE id = @search AND account_id = @accountId
 UNION SELECT id FROM events WHERE account_id = @accountId AND idempotency_key = @search
-UNION SELECT id FROM events INDEXED BY events_by_click WHERE account_id = @accountId AND click_id = @search
-UNION SELECT id FROM events INDEXED BY events_by_conversion
-  WHERE account_id = @accountId AND conversion_id = @search`;
+UNION SELECT * FROM (SELECT id FROM events INDEXED BY events_by_click
+  WHERE account_id = @accountId AND click_id = @search${most})
+UNION SELECT * FROM (SELECT id FROM events INDEXED BY events_by_conversion
+  WHERE account_id = @accountId AND conversion_id = @search${most})`;
+};
+const SEARCHED_EVENTS = searchedEventsSql();
 /**
  * What a search may read and still run on the event loop: the events a click or conversion id names
  * (a customer's conversions may all carry one), and their deliveries (an event has one for each
@@ -34,17 +40,10 @@ UNION SELECT id FROM events INDEXED BY events_by_conversion
 export const SEARCHED_ON_LOOP = { events: 100, deliveries: 1_000 };
 /**
  * How many events a search names and how many deliveries they have, each counted up to a little
- * past its SEARCHED_ON_LOOP (the click's and the conversion's events up to 101 each): a few
- * thousand index entries at most, however many carry the id.
+ * past its SEARCHED_ON_LOOP: a few thousand index entries at most, however many carry the id.
  */
 const SEARCHED_AT_LEAST = `
-WITH named(id) AS (
-  SELECT id FROM events WHERE id = @search AND account_id = @accountId
-  UNION SELECT id FROM events WHERE account_id = @accountId AND idempotency_key = @search
-  UNION SELECT * FROM (SELECT id FROM events INDEXED BY events_by_click
-    WHERE account_id = @accountId AND click_id = @search LIMIT ${SEARCHED_ON_LOOP.events + 1})
-  UNION SELECT * FROM (SELECT id FROM events INDEXED BY events_by_conversion
-    WHERE account_id = @accountId AND conversion_id = @search LIMIT ${SEARCHED_ON_LOOP.events + 1}))
+WITH named(id) AS (${searchedEventsSql(SEARCHED_ON_LOOP.events + 1)})
 SELECT (SELECT count(*) FROM named) AS events,
   (SELECT count(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_by_event
     WHERE event_id IN (SELECT id FROM named) LIMIT ${SEARCHED_ON_LOOP.deliveries + 1})) AS deliveries`;
@@ -76,17 +75,17 @@ export function listSql(filter: DeliveryFilter): string {
     : newestFirstSql(rangeOf, status, countParam('limit'));
 }
 
-/**
- * A page of the log. A search reads every delivery of the events its id names, however many carry
- * it: past SEARCHED_ON_LOOP, off the event loop (`reads`, design D47 and D80). Any other page reads
- * a page's worth.
- */
 /** Whether a search of `search` reads more than SEARCHED_ON_LOOP. */
 function searchesMuch(db: SqliteDb, accountId: string, search: string): boolean {
   const at = db.st(SEARCHED_AT_LEAST).get({ accountId, search }) as { events: number; deliveries: number };
   return at.events > SEARCHED_ON_LOOP.events || at.deliveries > SEARCHED_ON_LOOP.deliveries;
 }
 
+/**
+ * A page of the log. A search reads every delivery of the events its id names, however many carry
+ * it: past SEARCHED_ON_LOOP, off the event loop (`reads`, design D47 and D80). Any other page reads
+ * a page's worth.
+ */
 export async function listDeliveries(
   db: SqliteDb,
   reads: OffLoopReads,
