@@ -82,6 +82,24 @@ describe('messages', () => {
     expect(apiErrorMessage('no_such_code')).toBe(API_ERROR_MESSAGES.internal);
   });
 
+  it('tells the wait the service asked for, in the unit that says it', () => {
+    const wait = (code: string, seconds?: number) => apiErrorMessage(code, undefined, '', seconds);
+    expect(wait('rate_limited', 1)).toBe('Too many requests in a short time. Try again in 1 second.');
+    expect(wait('rate_limited', 59)).toBe('Too many requests in a short time. Try again in 59 seconds.');
+    expect(wait('rate_limited', 60)).toBe('Too many requests in a short time. Try again in 1 minute.');
+    expect(wait('quota_exceeded', 3_000)).toBe(
+      'Your account has used its allowance for now. Try again in 50 minutes.',
+    );
+    expect(wait('quota_exceeded', 5_400)).toBe(
+      'Your account has used its allowance for now. Try again in 2 hours.',
+    );
+    expect(wait('overloaded', 2)).toBe('The service is busy right now. Try again in 2 seconds.');
+    // Without a wait, or for a code that never names one, the code's own message.
+    expect(wait('rate_limited')).toBe(API_ERROR_MESSAGES.rate_limited);
+    expect(wait('not_found', 5)).toBe(API_ERROR_MESSAGES.not_found);
+    expect(API_ERROR_MESSAGES.rate_limited).not.toMatch(/minute/);
+  });
+
   it('explains network codes and statuses behind a failed attempt', () => {
     expect(attemptFailureMessage(attempt('timeout', 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error'))).toBe(
       'Your server accepted the connection but sent no response within 30 seconds.',

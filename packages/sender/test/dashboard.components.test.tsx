@@ -193,6 +193,25 @@ describe('data fetching', () => {
       message: API_ERROR_MESSAGES.unauthorized,
     });
   });
+
+  it('tells the wait a refusal names in Retry-After, not a wait of its own', async () => {
+    const refused = (seconds: string) =>
+      HttpResponse.json(
+        { error: { code: 'rate_limited', message: 'too many log searches for this account at once' } },
+        { status: 429, headers: { 'retry-after': seconds } },
+      );
+    server.use(http.get('*/v1/deliveries', () => refused('1')));
+    const search = await api.deliveries({ q: 'clk_1' }).catch((e: unknown) => e);
+    expect(search).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      retryAfterSeconds: 1,
+      message: 'Too many requests in a short time. Try again in 1 second.',
+    });
+    server.use(http.get('*/v1/deliveries', () => refused('42')));
+    const minute = await api.deliveries({}).catch((e: unknown) => e);
+    expect((minute as Error).message).toBe('Too many requests in a short time. Try again in 42 seconds.');
+  });
 });
 
 describe('polling', () => {

@@ -90,17 +90,27 @@ export interface DeliveryDetail {
   attempts: Attempt[];
 }
 
-/** An API error, its message in plain words (messages.ts); `detail` keeps the service's own. */
+/**
+ * An API error, its message in plain words (messages.ts); `detail` keeps the service's own, and
+ * `retryAfterSeconds` its `Retry-After`, where it sent one.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     readonly detail: string,
     details?: unknown,
+    readonly retryAfterSeconds?: number,
   ) {
-    super(apiErrorMessage(code, details, detail));
+    super(apiErrorMessage(code, details, detail, retryAfterSeconds));
   }
 }
+
+/** `Retry-After` in seconds; a date or nothing (the service sends neither) reads as none. */
+const retryAfterOf = (response: Response) => {
+  const value = response.headers.get('retry-after');
+  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+};
 
 /** Told when a request answers 401 outside the sign-in: the session ended (its key was revoked). */
 const signedOutListeners = new Set<() => void>();
@@ -133,6 +143,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
       json.error?.code ?? 'internal',
       json.error?.message ?? response.statusText,
       json.error?.details,
+      retryAfterOf(response),
     );
   }
   return json as T;

@@ -7,6 +7,17 @@ import type { FailureKind } from '../../src/domain/delivery-state.js';
 import type { SenderErrorCode } from '../../src/errors.js';
 import type { Attempt } from './api.js';
 
+/**
+ * The refusals that say when to ask again (`Retry-After`), by what went before the wait: a refusal
+ * for a second's turn and one for an hour's allowance are not told the same wait.
+ */
+const WAITED = {
+  rate_limited: 'Too many requests in a short time.',
+  quota_exceeded: 'Your account has used its allowance for now.',
+  store_unavailable: 'The service cannot reach its database right now.',
+  overloaded: 'The service is busy right now.',
+} as const satisfies Partial<Record<SenderErrorCode, string>>;
+
 export const API_ERROR_MESSAGES: Readonly<Record<SenderErrorCode, string>> = {
   invalid_event: 'This event is not in a form the service accepts.',
   invalid_endpoint: 'This endpoint cannot be saved: check its URL and that it listens to at least one event.',
@@ -24,15 +35,15 @@ export const API_ERROR_MESSAGES: Readonly<Record<SenderErrorCode, string>> = {
   payload_too_large: 'This is too large to send.',
   ingest_disabled: 'Publishing is switched off on this service.',
   csrf_check_failed: 'The page is out of date. Reload it and try again.',
-  rate_limited: 'Too many requests in a short time. Wait a minute and try again.',
-  quota_exceeded: 'Your account has used its allowance for now. Try again later.',
+  rate_limited: `${WAITED.rate_limited} Try again shortly.`,
+  quota_exceeded: `${WAITED.quota_exceeded} Try again later.`,
   secret_rotation_required: 'Rotate this endpoint’s secret before doing this.',
   secret_not_encrypted: 'The service cannot read this endpoint’s secret. Contact support.',
   master_key_mismatch: 'The service cannot read this endpoint’s secret. Contact support.',
   master_key_missing: 'The service cannot read this endpoint’s secret. Contact support.',
   storage_failed: 'The service cannot save anything right now. Try again in a few minutes.',
-  store_unavailable: 'The service cannot reach its database right now. Try again in a moment.',
-  overloaded: 'The service is busy right now. Try again in a moment.',
+  store_unavailable: `${WAITED.store_unavailable} Try again in a moment.`,
+  overloaded: `${WAITED.overloaded} Try again in a moment.`,
   internal: 'Something went wrong on our side. Try again; if it keeps happening, contact support.',
 };
 
@@ -78,17 +89,37 @@ const CAUSES: ReadonlyArray<[SenderErrorCode, RegExp, string]> = [
   ['invalid_request', /^since must be before until/, 'The start date must be before the end date.'],
 ];
 
-/**
- * A plain message for an API error: its code's message, naming the field at fault when known.
- * `detail`: the service's own message, read where one code has more than one cause.
- */
 /** The log filtered by an endpoint deleted since (a link kept from before): the filter's 404. */
 export const FILTERED_ENDPOINT_GONE =
   'This endpoint no longer exists, nor do its deliveries. Choose “any” endpoint to see the rest of the log.';
 
-export function apiErrorMessage(code: string, details?: unknown, detail = ''): string {
+/** A wait in words, rounded up to the unit that says it: 1 second, 40 seconds, 2 minutes, 1 hour. */
+export function waitInWords(seconds: number): string {
+  const [count, unit] =
+    seconds < 60
+      ? [Math.max(1, Math.ceil(seconds)), 'second']
+      : seconds < 3600
+        ? [Math.ceil(seconds / 60), 'minute']
+        : [Math.ceil(seconds / 3600), 'hour'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * A plain message for an API error: its code's message, naming the field at fault when known.
+ * `detail`: the service's own message, read where one code has more than one cause;
+ * `retryAfterSeconds`: its `Retry-After`, told as the wait where the code says to come back.
+ */
+export function apiErrorMessage(
+  code: string,
+  details?: unknown,
+  detail = '',
+  retryAfterSeconds?: number,
+): string {
   const cause = CAUSES.find(([of, pattern]) => of === code && pattern.test(detail));
   if (cause) return cause[2];
+  const waited = (WAITED as Partial<Record<string, string>>)[code];
+  if (waited && retryAfterSeconds !== undefined && retryAfterSeconds >= 0)
+    return `${waited} Try again in ${waitInWords(retryAfterSeconds)}.`;
   const base = API_ERROR_MESSAGES[code as SenderErrorCode] ?? API_ERROR_MESSAGES.internal;
   if (code !== 'invalid_request' || !Array.isArray(details)) return base;
   const path = String((details[0] as { path?: unknown })?.path ?? '').split('.')[0] ?? '';
