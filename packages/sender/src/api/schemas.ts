@@ -8,6 +8,7 @@ import { compilePlainCheck, EVENT_NAMES } from '@linkhooks/protocol';
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FAILURE_KINDS } from '../domain/delivery-state.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from '../domain/secret-rotation.js';
+import { REMAINING_COUNTED_AT_MOST } from '../engine/endpoint-operations.js';
 import { EVENT_ID_FORM, SEARCH_KEY_MAX_CHARS } from '../engine/event-input.js';
 import { ATTEMPTS_SHOWN, EVENT_SCAN } from '../store/log-page-sql.js';
 import { pageCursor, pageLimit } from './page-cursor.js';
@@ -138,7 +139,12 @@ export const recoverBody = z
 export const recoverResultSchema = z
   .object({
     recovered: z.number().int().describe('Failed deliveries scheduled for one more attempt now'),
-    remaining: z.number().int().describe('Failed deliveries in the range still to recover: call again'),
+    remaining: z
+      .number()
+      .int()
+      .describe(
+        `Failed deliveries in the range still to recover, counted up to ${REMAINING_COUNTED_AT_MOST}: call again while above 0`,
+      ),
   })
   .meta({ id: 'RecoverResult' });
 

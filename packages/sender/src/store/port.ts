@@ -242,8 +242,15 @@ export interface RecoverRequest {
 }
 
 export type RecoverResult =
-  | { ok: true; recovered: number; remaining: number }
+  | { ok: true; recovered: number }
   | { ok: false; reason: 'not_found' | 'endpoint_disabled' | 'endpoint_paused' };
+
+/** Which failed deliveries are left to recover (design D35): created in [since, until), counted up to `atMost`. */
+export interface FailedRange {
+  since: number;
+  until: number;
+  atMost: number;
+}
 
 export interface Reenabled {
   endpoint: EndpointRecord;
@@ -383,6 +390,11 @@ export interface Catalogue extends AccountCatalogue {
   endpointsSettling(limit: number): Promise<EndpointRef[]>;
   /** Schedules the endpoint's failed deliveries in a time range for one more attempt each (design D35). */
   recoverDeliveries(accountId: string, endpointId: string, request: RecoverRequest): Promise<RecoverResult>;
+  /**
+   * How many of the endpoint's failed deliveries in a range are left to recover (design D35),
+   * counted no further than `atMost`, so that a count costs as much at a million as at `atMost`.
+   */
+  countFailedDeliveries(endpointId: string, range: FailedRange): Promise<number>;
   /** Schedules one delivery for an attempt now, whatever its state, unless its endpoint is disabled or paused. */
   retryNow(accountId: string, deliveryId: string, now: number): Promise<RetryNowResult>;
 

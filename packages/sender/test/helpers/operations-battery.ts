@@ -169,19 +169,23 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
         const a = account();
         const { ep, ids } = await failedDeliveries(a, [T0, T0 + 10, T0 + 20, T0 + 30, T0 + 40]);
         const range = { since: T0 + 10, until: T0 + 40, now: T0 + 100 };
+        const left = (atMost: number) =>
+          store.countFailedDeliveries(ep.id, { since: range.since, until: range.until, atMost });
+        // Counted up to a bound: 3 in the range, 2 when asked for no more.
+        expect([await left(10), await left(2)]).toEqual([3, 2]);
         expect(await store.recoverDeliveries(a, ep.id, { ...range, limit: 2 })).toEqual({
           ok: true,
           recovered: 2,
-          remaining: 1,
         });
+        expect(await left(10)).toBe(1);
         expect(await statusOf(a, ids[1]!)).toBe('awaiting_retry');
         expect(await statusOf(a, ids[2]!)).toBe('awaiting_retry');
         expect(await statusOf(a, ids[3]!)).toBe('failed');
         expect(await store.recoverDeliveries(a, ep.id, { ...range, limit: 2 })).toEqual({
           ok: true,
           recovered: 1,
-          remaining: 0,
         });
+        expect(await left(10)).toBe(0);
         // Outside the range: untouched.
         expect(await statusOf(a, ids[0]!)).toBe('failed');
         expect(await statusOf(a, ids[4]!)).toBe('failed');

@@ -29,7 +29,7 @@ import * as portal from './portal-tokens.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
-import { recoverDeliveries } from './recover.js';
+import { countFailedDeliveries, recoverDeliveries } from './recover.js';
 import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
@@ -144,6 +144,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     settleQueueStep: (id, limit, now) => settleQueueStep(pg, id, limit, now),
     endpointsSettling: (limit) => endpointsSettling(pg, limit),
     recoverDeliveries: (accountId, id, request) => recoverDeliveries(pg, accountId, id, request),
+    countFailedDeliveries: (id, range) => countFailedDeliveries(pg, id, range),
     retryNow: (accountId, id, now) => retryNow(pg, accountId, id, now),
     listDeliveries: (accountId, filter) => log.listDeliveries(pg, accountId, filter),
     getDelivery: (accountId, id) => log.getDelivery(pg, accountId, id),

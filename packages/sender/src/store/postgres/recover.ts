@@ -4,7 +4,7 @@
  * failed deliveries, so it costs what it recovers, never the endpoint's whole log. The endpoint is
  * share-locked, so it cannot be disabled or paused while its deliveries are set due.
  */
-import type { RecoverRequest, RecoverResult } from '../port.js';
+import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
 import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
@@ -22,9 +22,12 @@ WITH targets AS MATERIALIZED (
 )
 UPDATE deliveries d SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
 FROM targets t WHERE d.id = t.id`;
+/** Counted through the same index, no further than `$4` entries. */
 export const COUNT_FAILED = `
-SELECT count(*)::int AS n FROM deliveries
-WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3`;
+SELECT count(*)::int AS n FROM (
+  SELECT 1 FROM deliveries
+  WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
+  LIMIT $4) AS counted`;
 
 export async function recoverDeliveries(
   pg: Pg,
@@ -32,18 +35,18 @@ export async function recoverDeliveries(
   id: string,
   r: RecoverRequest,
 ): Promise<RecoverResult> {
-  const result = await pg.durableTx(async (client): Promise<RecoverResult> => {
+  return pg.durableTx(async (client): Promise<RecoverResult> => {
     const [endpoint] = (await client.query(LOCK_ENDPOINT_SHARED, [id, accountId])).rows;
     if (!endpoint) return { ok: false, reason: 'not_found' };
     if (!endpoint.enabled) return { ok: false, reason: 'endpoint_disabled' };
     if (endpoint.paused) return { ok: false, reason: 'endpoint_paused' };
     const recovered = (await client.query(RECOVER, [id, r.since, r.until, r.now, r.limit])).rowCount ?? 0;
     if (recovered > 0) await madeClaimable(client, pg.schema, id, r.now);
-    return { ok: true, recovered, remaining: 0 };
+    return { ok: true, recovered };
   });
-  if (!result.ok) return result;
-  // Counted after the commit: it reads every failed delivery of the range (a million: 160 ms),
-  // which the transaction's locks need not wait for.
-  const [row] = await pg.rows(COUNT_FAILED, [id, r.since, r.until]);
-  return { ...result, remaining: Number(row?.n ?? 0) };
+}
+
+export async function countFailedDeliveries(pg: Pg, id: string, range: FailedRange): Promise<number> {
+  const [row] = await pg.rows(COUNT_FAILED, [id, range.since, range.until, range.atMost]);
+  return Number(row?.n ?? 0);
 }

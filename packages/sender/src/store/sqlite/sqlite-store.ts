@@ -25,7 +25,7 @@ import * as portal from './portal-tokens.js';
 import { pruneBefore } from './prune.js';
 import { publish } from './publish.js';
 import { recordAttempt } from './record-attempt.js';
-import { recoverDeliveries } from './recover.js';
+import { countFailedDeliveries, recoverDeliveries } from './recover.js';
 import { reenableEndpoint } from './reenable-endpoint.js';
 import { releaseLease } from './release-lease.js';
 import { renewLeases } from './renew-leases.js';
@@ -105,7 +105,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     pauseEndpoint: pauseEndpoint(db),
     resumeEndpoint: resumeEndpoint(db),
     settleQueueStep: settleQueueStep(db),
-    recoverDeliveries: recoverDeliveries(db, reads),
+    recoverDeliveries: recoverDeliveries(db),
     endpointStats: endpointStats(reads),
     claimNotices: claimNotices(db),
   };
@@ -165,6 +165,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SenderStore {
     endpointsSettling: async (limit) => endpointsSettling(db, limit),
     recoverDeliveries: async (accountId, id, request) =>
       synced(() => ops.recoverDeliveries(accountId, id, request)),
+    countFailedDeliveries: (id, range) => countFailedDeliveries(reads, id, range),
     retryNow: async (accountId, id, now) => synced(() => ops.retryNow(accountId, id, now)),
     listDeliveries: (accountId, filter) => log.listDeliveries(db, reads, accountId, filter),
     getDelivery: async (accountId, id) => log.getDelivery(db, accountId, id),
