@@ -113,6 +113,15 @@ describe('messages', () => {
     expect(attemptFailureMessage(attempt('tls', 'CERT_HAS_EXPIRED: certificate has expired'))).toMatch(
       /expired/,
     );
+    // A server offering only what deliveries refuse (finite-field Diffie-Hellman, TLS 1.0).
+    expect(
+      attemptFailureMessage(
+        attempt(
+          'tls',
+          'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: ssl3_read_bytes:sslv3 alert handshake failure',
+        ),
+      ),
+    ).toMatch(/TLS 1.3, or TLS 1.2 with ECDHE/);
     expect(attemptFailureMessage(attempt('http_status', 'receiver answered 410', 410))).toMatch(/410 Gone/);
     // During a rotation's grace the signature is the previous secret's: a receiver holding only the
     // new one is refused, and the hint must not send it back to that one alone.

@@ -166,6 +166,11 @@ const CODE_MESSAGES: ReadonlyArray<[RegExp, (seconds: string) => string]> = [
     /HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID/,
     () => 'Your server’s HTTPS certificate is for another domain name.',
   ],
+  [
+    /ALERT_HANDSHAKE_FAILURE|NO_SHARED_CIPHER|UNSUPPORTED_PROTOCOL/,
+    () =>
+      'Your server ended the secure connection before it began: it must accept TLS 1.3, or TLS 1.2 with ECDHE key exchange.',
+  ],
 ];
 
 /**

@@ -214,6 +214,40 @@ describe('the delivery client', () => {
     }
   });
 
+  it('never agrees to finite-field Diffie-Hellman, whose prime the receiver chooses', async () => {
+    // TLS 1.2 servers that prefer DHE: one offering it alone, one offering ECDHE after it.
+    const offering = async (ciphers: string) => {
+      const ciphersUsed: string[] = [];
+      const tlsServer = createServer(
+        {
+          key: certs.key,
+          cert: certs.cert,
+          ciphers,
+          honorCipherOrder: true,
+          maxVersion: 'TLSv1.2',
+          dhparam: 'auto',
+        },
+        (_req, res) => res.end('ok'),
+      );
+      tlsServer.on('secureConnection', (socket) => ciphersUsed.push(socket.getCipher().name));
+      await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+      const port = (tlsServer.address() as AddressInfo).port;
+      const result = await client.send({
+        url: `https://localhost:${port}/hooks`,
+        body: Buffer.from('{"event":"click"}'),
+        headers: { 'content-type': 'application/json' },
+      });
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+      return { result, ciphersUsed };
+    };
+    const dheOnly = await offering('DHE-RSA-AES128-GCM-SHA256');
+    expect(dheOnly.result.outcome).toMatchObject({ ok: false, kind: 'tls' });
+    expect(dheOnly.ciphersUsed).toEqual([]);
+    const either = await offering('DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256');
+    expect(either.result.outcome).toMatchObject({ ok: true, statusCode: 200 });
+    expect(either.ciphersUsed).toEqual(['ECDHE-RSA-AES128-GCM-SHA256']);
+  });
+
   it('gives up connecting at its connect limit, well inside the attempt’s deadline', async () => {
     // A listener that takes the TCP connection and never answers the TLS handshake.
     const held = new Set<Socket>();

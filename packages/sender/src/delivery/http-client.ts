@@ -5,7 +5,7 @@
  * response kept (and at most 64 KiB read), redirects never followed, and every connection's address
  * checked at connect time (design D17).
  */
-import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { createSecureContext, DEFAULT_CIPHERS, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type { AttemptOutcome } from '../domain/delivery-state.js';
 import { isSuccessStatus } from '../domain/delivery-state.js';
@@ -111,14 +111,25 @@ const snippetText = (chunks: Buffer[]) =>
   Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\uFFFD');
 
 /**
+ * Node's TLS 1.2 suites without finite-field Diffie-Hellman (DHE): a receiver that picks DHE
+ * chooses the group, and a prime of 8,000 to 10,000 bits (which OpenSSL accepts) costs the client
+ * tens to hundreds of milliseconds of CPU a handshake, on the thread that sends every customer's
+ * deliveries. The ECDHE suites that every current server offers remain, and TLS 1.3's are untouched.
+ */
+export const DELIVERY_CIPHERS = `${DEFAULT_CIPHERS}:!kDHE`;
+
+/**
  * One TLS context for every connection: Node's defaults (its roots and NODE_EXTRA_CA_CERTS), or
  * with `ca`, Node's roots and `ca`. Without one, every connection builds its own; handing `ca` to
  * each connection would also drop the roots (Node's `ca` replaces them). A context costs about a millisecond of the event loop, and
  * a worker opens a connection per in-flight slot at start-up and after receivers close idle ones.
  */
 function trustedContext(ca: DeliveryClientOptions['ca']): SecureContext {
-  if (!ca) return createSecureContext();
-  return createSecureContext({ ca: [...rootCertificates, ...(Array.isArray(ca) ? ca : [ca])] });
+  if (!ca) return createSecureContext({ ciphers: DELIVERY_CIPHERS });
+  return createSecureContext({
+    ciphers: DELIVERY_CIPHERS,
+    ca: [...rootCertificates, ...(Array.isArray(ca) ? ca : [ca])],
+  });
 }
 
 export function createDeliveryClient(options: DeliveryClientOptions = {}): DeliveryClient {
