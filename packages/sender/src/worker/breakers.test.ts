@@ -10,6 +10,7 @@ import {
   type BreakerChange,
   chooseProbes,
   createBreakers,
+  FORGET_AFTER_MS,
   heldBack,
   PROBE_MISS_MS,
 } from './breakers.js';
@@ -67,6 +68,45 @@ describe("a worker's breakers", () => {
       capped: { endpoints: new Map(), accountsAtOrigins: new Map() },
       probing: [],
     });
+  });
+
+  it('forgets a breaker with no attempt for twice the longest cool-down, and keeps one its probes still reach', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    const changes: BreakerChange[] = [];
+    // ep_gone tripped, then deleted: no attempt of it again. ep_quiet one unanswered. ep_live hangs
+    // on, probed at each cool-down's end.
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_gone'));
+    breakers.observe(hung('ep_quiet'));
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_live'));
+    // An account's endpoints at a relay, each once unanswered: its breaker there trips.
+    const relay = 'https://relay.example.com';
+    for (let i = 0; i < ORIGIN_THRESHOLD; i++) breakers.observe(hung(`ep_relay_${i}`, 'acct_b', relay));
+    const start = clock.now();
+    while (clock.now() - start < FORGET_AFTER_MS) {
+      clock.advance(MAX_COOL_DOWN_MS);
+      breakers.missed(['ep_gone']);
+      breakers.observe(hung('ep_live'));
+    }
+    clock.set(start + FORGET_AFTER_MS);
+    const kept = breakers.caps(8, 16).capped;
+    expect([...kept.endpoints.keys()].sort()).toEqual([
+      'ep_gone',
+      'ep_live',
+      'ep_quiet',
+      ...Array.from({ length: ORIGIN_THRESHOLD }, (_, i) => `ep_relay_${i}`),
+    ]);
+    expect([...kept.accountsAtOrigins.keys()]).toEqual([accountAtOrigin('acct_b', relay)]);
+    clock.advance(1);
+    const { capped, probing } = breakers.caps(8, 16);
+    expect([...capped.endpoints.keys()]).toEqual(['ep_live']);
+    expect(capped.accountsAtOrigins).toEqual(new Map());
+    expect(probing).toEqual([]);
+    // Forgotten, not hidden: a new trip of ep_gone is its first.
+    for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_gone'), (c) => changes.push(c));
+    expect(changes.filter((c) => c.kind === 'endpoint')).toEqual([
+      expect.objectContaining({ key: 'ep_gone', change: 'opened', trips: 1, coolDownMs: COOL_DOWN_MS }),
+    ]);
   });
 
   it('counts the time a request held its slot where its record shows none (a name without a public address)', () => {

@@ -28,15 +28,26 @@ import type { AttemptMade } from './attempt.js';
  */
 export const PROBE_MISS_MS = 1_000;
 
+/**
+ * A breaker with no attempt for this long is forgotten: twice the longest cool-down, so one still
+ * opening and probing is seen by an attempt (its probe) well within it. Its endpoint may be deleted,
+ * disabled or quiet; kept, the entries of every endpoint ever unanswered grew without end (an
+ * account that makes endpoints at a server that hangs, then deletes them, at its API requests' pace),
+ * each read at every claim and its cap sent to the store with it. An endpoint forgotten starts
+ * again closed: its first unanswered attempt caps it at one request (endpointCapOf).
+ */
+export const FORGET_AFTER_MS = 2 * MAX_COOL_DOWN_MS;
+
 /** When a probe that missed `misses` times in a row is asked for again, missing at `at`. */
 const nextProbeAt = (at: number, misses: number) =>
   at + Math.min(PROBE_MISS_MS * 2 ** (misses - 1), MAX_COOL_DOWN_MS);
 
-/** A breaker's state, and the account and origin of its endpoint or endpoints. */
+/** A breaker's state, the account and origin of its endpoint or endpoints, and its last attempt's end. */
 interface KeyedBreaker {
   state: BreakerState;
   accountId: string;
   origin: string;
+  seenAt: number;
 }
 
 /**
@@ -79,15 +90,16 @@ export interface BreakerCaps {
   probing: { endpointId: string; accountId: string; origin: string }[];
 }
 
-/** `key`'s breaker set to `state`, or forgotten when closed (nothing to keep). */
+/** `key`'s breaker set to `state` at `seenAt`, or forgotten when closed (nothing to keep). */
 function set(
   breakers: Map<string, KeyedBreaker>,
   key: string,
   state: BreakerState | null,
   accountId: string,
   origin: string,
+  seenAt: number,
 ) {
-  if (state) breakers.set(key, { state, accountId, origin });
+  if (state) breakers.set(key, { state, accountId, origin, seenAt });
   else breakers.delete(key);
 }
 
@@ -110,7 +122,7 @@ export function createBreakers(clock: Clock) {
       const { failureKind } = report.attempt;
       const durationMs = report.heldMs;
       const endpoint = afterAttempt(before, failureKind, durationMs, now, ENDPOINT_THRESHOLD);
-      set(endpoints, endpointId, endpoint, accountId, origin);
+      set(endpoints, endpointId, endpoint, accountId, origin, now);
       const pair = accountAtOrigin(accountId, origin);
       const originBefore = atOrigins.get(pair)?.state ?? null;
       // An endpoint its own breaker already backs off says nothing new of its origin: its requests
@@ -119,7 +131,7 @@ export function createBreakers(clock: Clock) {
       const byOrigin = contained
         ? originBefore
         : afterAttempt(originBefore, failureKind, durationMs, now, ORIGIN_THRESHOLD);
-      set(atOrigins, pair, byOrigin, accountId, origin);
+      set(atOrigins, pair, byOrigin, accountId, origin, now);
       missed.delete(endpointId);
       if (!onChange) return;
       const ofEndpoint = changeOf('endpoint', endpointId, accountId, before, endpoint, now);
@@ -131,7 +143,12 @@ export function createBreakers(clock: Clock) {
       const now = clock.now();
       const capped = { endpoints: new Map<string, number>(), accountsAtOrigins: new Map<string, number>() };
       const probing: BreakerCaps['probing'] = [];
-      for (const [endpointId, { state, accountId, origin }] of endpoints) {
+      for (const [endpointId, { state, accountId, origin, seenAt }] of endpoints) {
+        if (now - seenAt > FORGET_AFTER_MS) {
+          endpoints.delete(endpointId);
+          missed.delete(endpointId);
+          continue;
+        }
         // Half-open first: with a cap of 1, its probe's cap is the endpoint's own.
         if (isHalfOpen(state, now)) {
           capped.endpoints.set(endpointId, 0);
@@ -141,7 +158,11 @@ export function createBreakers(clock: Clock) {
         const cap = endpointCapOf(state, now, perEndpoint);
         if (cap < perEndpoint) capped.endpoints.set(endpointId, cap);
       }
-      for (const [pair, { state }] of atOrigins) {
+      for (const [pair, { state, seenAt }] of atOrigins) {
+        if (now - seenAt > FORGET_AFTER_MS) {
+          atOrigins.delete(pair);
+          continue;
+        }
         const cap = capOf(state, now, perAccountAtOrigin);
         if (cap < perAccountAtOrigin) capped.accountsAtOrigins.set(pair, cap);
       }
