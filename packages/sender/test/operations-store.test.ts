@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
+import { STEP_OF_ACCOUNT } from '../src/store/postgres/delete-deliveries.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { COUNT_FAILED, RECOVER } from '../src/store/postgres/recover.js';
 import { MOVES } from '../src/store/postgres/settle-queue.js';
@@ -33,7 +34,7 @@ describe.runIf(pgUp)('postgres', () => {
     createPostgresStore({ connectionString: PG_URL, schema: freshSchema(), poolSize: 4 }),
   );
 
-  it('moves and recovers an endpoint’s deliveries through its own indexes, never a scan of the log', async () => {
+  it('moves, recovers and deletes deliveries through their own indexes, never a scan of the log', async () => {
     const schema = await schemas.migrated();
     const client = await admin.connect();
     try {
@@ -53,6 +54,12 @@ describe.runIf(pgUp)('postgres', () => {
       expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).toMatch(/Index Scan using deliveries_failed/);
       expect(await plan(COUNT_FAILED, ['ep', 1, 2, 100])).toMatch(/deliveries_failed/);
       expect(await plan(RECOVER, ['ep', 1, 2, 3, 10])).not.toMatch(/Seq Scan on deliveries/);
+      // An account's deletion step reads its own deliveries from their index, in the index's
+      // order: never the primary key filtered by account, past every other account's, nor a sort
+      // of all of its own.
+      const step = await plan(STEP_OF_ACCOUNT, ['acct', 1000]);
+      expect(step).toMatch(/Index (Only )?Scan using deliveries_by_account/);
+      expect(step).not.toMatch(/deliveries_pkey|Sort/);
     } finally {
       await client.query('ROLLBACK');
       client.release();

@@ -36,7 +36,13 @@ SELECT d.id FROM (${endpointDeliveriesQueuedFirstSql('$1', '$3::int')}) d
 WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = $1 AND e.account_id = $2 AND e.deleted_at IS NOT NULL)`;
 const LOCK_BY_ID = `SELECT id FROM deliveries WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE`;
 
-const LOCK_OF_ACCOUNT = `SELECT id FROM deliveries WHERE account_id = $1 ORDER BY id LIMIT $2 FOR UPDATE`;
+/**
+ * Up to `$2` deliveries of an account, read from its index (by account, status and id) in the
+ * index's order, then locked in id order (LOCK_BY_ID). Ordered by id in the read itself, it walked
+ * the primary key past every other account's deliveries before the first of its own left (214 ms
+ * a step, 40% into deleting an account of half a million among a million), more at each step.
+ */
+export const STEP_OF_ACCOUNT = `SELECT id FROM deliveries WHERE account_id = $1 LIMIT $2`;
 const DELETE_BY_ID = deleteDeliveriesSql('id = ANY ($1::text[])');
 
 /**
@@ -56,17 +62,7 @@ export async function deleteDeliveriesOfEndpointStep(
   endpointId: string,
   limit: number,
 ): Promise<number> {
-  for (;;) {
-    const picked = (await client.query<{ id: string }>(STEP_OF_ENDPOINT, [endpointId, accountId, limit]))
-      .rows;
-    if (picked.length === 0) return 0;
-    const locked = await client.query<{ id: string }>(LOCK_BY_ID, [picked.map((r) => r.id)]);
-    // All deleted meanwhile (another deletion of the endpoint, a prune): read again, past them. A
-    // step answering 0 here would end the deletion with the rest in its last transaction.
-    if (locked.rows.length === 0) continue;
-    const [row] = (await client.query<{ n: number }>(DELETE_BY_ID, [locked.rows.map((r) => r.id)])).rows;
-    return Number(row?.n ?? 0);
-  }
+  return deleteStep(client, STEP_OF_ENDPOINT, [endpointId, accountId, limit]);
 }
 
 /** Up to `limit` deliveries of an account, inside a transaction; resolves with how many went. */
@@ -75,8 +71,19 @@ export async function deleteDeliveriesOfAccount(
   accountId: string,
   limit: number,
 ): Promise<number> {
-  const ids = (await client.query<{ id: string }>(LOCK_OF_ACCOUNT, [accountId, limit])).rows.map((r) => r.id);
-  if (ids.length === 0) return 0;
-  const [row] = (await client.query<{ n: number }>(DELETE_BY_ID, [ids])).rows;
-  return Number(row?.n ?? 0);
+  return deleteStep(client, STEP_OF_ACCOUNT, [accountId, limit]);
+}
+
+/** The deliveries `pick` reads, locked in id order and deleted; resolves with how many went. */
+async function deleteStep(client: pg.PoolClient, pick: string, params: unknown[]): Promise<number> {
+  for (;;) {
+    const picked = (await client.query<{ id: string }>(pick, params)).rows;
+    if (picked.length === 0) return 0;
+    const locked = await client.query<{ id: string }>(LOCK_BY_ID, [picked.map((r) => r.id)]);
+    // All deleted meanwhile (another deletion, a prune): read again, past them. A step answering 0
+    // here would end the deletion with the rest in its last transaction.
+    if (locked.rows.length === 0) continue;
+    const [row] = (await client.query<{ n: number }>(DELETE_BY_ID, [locked.rows.map((r) => r.id)])).rows;
+    return Number(row?.n ?? 0);
+  }
 }
