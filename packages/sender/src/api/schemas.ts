@@ -235,7 +235,7 @@ export const deliveryDetailSchema = z
     attempts: z
       .array(attemptSchema)
       .describe(
-        `The latest ${ATTEMPTS_SHOWN} attempts, oldest first; the delivery's \`attempts\` counts them all`,
+        `The attempts the delivery keeps, its latest ${ATTEMPTS_SHOWN}, oldest first; the delivery's \`attempts\` counts every one made`,
       ),
   })
   .meta({ id: 'DeliveryDetail' });

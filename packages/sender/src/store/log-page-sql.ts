@@ -10,13 +10,13 @@ import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import type { DeliveryFilter, Page } from './port.js';
 import type { DeliveryRecord } from './records.js';
 import { type Row, toDelivery, toPage } from './rows.js';
-import { KEPT_ENDPOINT_SQL, sqlString } from './sql-rules.js';
+import { ATTEMPTS_KEPT, KEPT_ENDPOINT_SQL, sqlString } from './sql-rules.js';
 
 /**
- * The attempts one delivery's detail shows, the latest: retried by hand again and again, a delivery
- * gathers attempts without end, and its page reads only these (its `attempts` counts them all).
+ * The attempts one delivery's detail shows: all it keeps, its latest (its `attempts` counts them
+ * all). The limit also bounds a delivery that gathered more before they were kept to a number.
  */
-export const ATTEMPTS_SHOWN = 100;
+export const ATTEMPTS_SHOWN = ATTEMPTS_KEPT;
 
 /** The delivery `id`'s latest ATTEMPTS_SHOWN attempts, in order, given `id` as SQL (a placeholder). */
 export const latestAttemptsSql = (id: string) =>

@@ -17,6 +17,23 @@ export const sqlString = (value: string) => `'${value}'`;
 const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')})`;
 
 /**
+ * The attempts a delivery keeps, its latest (design D16). Retried by hand again and again (120
+ * times a minute), a delivery gathered attempts without end, and each step that deletes deliveries
+ * (a prune, an endpoint's or an account's deletion) deleted every attempt of each of its own at once.
+ */
+export const ATTEMPTS_KEPT = 100;
+
+/**
+ * The attempts of delivery `id`, whose attempts number `attempts` (SQL: placeholders or columns),
+ * that fall out of its kept ones once one more is made.
+ */
+export const attemptsPastKeptSql = (id: string, attempts: string) =>
+  `delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}`;
+
+/** Whether a delivery with `attempts` attempts lets one fall out of its kept ones with its next. */
+export const attemptFallsOut = (attempts: number) => attempts >= ATTEMPTS_KEPT;
+
+/**
  * An endpoint whose deletion has not begun: a deletion marks the endpoint first, and from then on
  * every read of endpoints passes over it while its deliveries go in steps (design D78).
  */

@@ -10,6 +10,7 @@ import { newId } from '../../src/domain/ids.js';
 import type { TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
+import { ATTEMPTS_KEPT } from '../../src/store/sql-rules.js';
 import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -196,6 +197,33 @@ export function operationsBattery(name: string, open: () => Promise<SenderStore>
         expect(second!.delivery.attempts).toBe(1);
         expect(await record(second!, false, T0 + 101, ONE_TRY)).toMatchObject({ status: 'failed' });
         expect(await record(third!, true, T0 + 101, ONE_TRY)).toMatchObject({ status: 'delivered' });
+      });
+
+      it('keeps a delivery recovered again and again to its latest attempts', async () => {
+        const a = account();
+        const ep = await endpoint(a);
+        const [d] = await publish(event(a));
+        // ATTEMPTS_KEPT failed attempts, each recovered by hand but the last; never disabling.
+        const lastTry = { ...ONE_TRY, policy: { ...DEFAULT_DISABLE_POLICY, threshold: 10 * ATTEMPTS_KEPT } };
+        let at = T0;
+        for (let n = 1; n <= ATTEMPTS_KEPT; n++) {
+          const [c] = await claim(at);
+          expect(await record(c!, false, at, lastTry)).toMatchObject({ status: 'failed' });
+          at += 1_000;
+          if (n < ATTEMPTS_KEPT)
+            expect(
+              await store.recoverDeliveries(a, ep.id, { since: T0, until: T0 + 1, now: at, limit: 10 }),
+            ).toMatchObject({ recovered: 1 });
+        }
+        const kept = async () => (await store.getDelivery(a, d!.id))!.attempts.map((x) => x.number);
+        expect(await kept()).toEqual(Array.from({ length: ATTEMPTS_KEPT }, (_, i) => i + 1));
+        // One more recovery makes room for the attempt it schedules: the oldest goes.
+        await store.recoverDeliveries(a, ep.id, { since: T0, until: T0 + 1, now: at, limit: 10 });
+        expect(await kept()).toEqual(Array.from({ length: ATTEMPTS_KEPT - 1 }, (_, i) => i + 2));
+        const [c] = await claim(at);
+        expect(c!.delivery.attempts).toBe(ATTEMPTS_KEPT);
+        await record(c!, true, at, lastTry);
+        expect(await kept()).toEqual(Array.from({ length: ATTEMPTS_KEPT }, (_, i) => i + 2));
       });
 
       it('answers why it cannot: another account’s endpoint, a disabled one, a paused one', async () => {

@@ -13,6 +13,7 @@ import { accountAtOrigin, turnCursor } from '../../src/store/pick-due.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, DeliveryRecord, EventRecord } from '../../src/store/records.js';
+import { ATTEMPTS_KEPT } from '../../src/store/sql-rules.js';
 import { LARGE_BODY_BYTES } from '../../src/turn-budget.js';
 import { claimPastShare, HELD_UP_BACKLOG, sharesOf } from './held-up-claim.js';
 import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
@@ -420,9 +421,9 @@ export function storeBattery(
       expect((await store.getDelivery(a, c1!.delivery.id))!.attempts.map((x) => x.number)).toEqual([1]);
     });
 
-    it('shows a delivery retried by hand again and again with its latest attempts only, in order', async () => {
+    it('keeps a delivery retried by hand again and again to its latest attempts, shown in order', async () => {
       const a = account();
-      await endpoint(a);
+      const ep = await endpoint(a);
       await publish(event(a));
       let at = T0;
       let id = '';
@@ -438,6 +439,9 @@ export function storeBattery(
       expect(shown.attempts.map((x) => x.number)).toEqual(
         Array.from({ length: ATTEMPTS_SHOWN }, (_, i) => i + 4),
       );
+      // The three oldest are gone, not only unshown: every attempt the statistics read is kept.
+      const stats = await store.endpointStats(a, ep.id, { since: T0, until: at + 1, bucketMs: at + 1 - T0 });
+      expect(stats!.buckets.map((b) => b.succeeded + b.failed)).toEqual([ATTEMPTS_KEPT]);
     });
 
     it('counts queued deliveries by status for the metrics', async () => {

@@ -5,7 +5,7 @@
  * share-locked, so it cannot be disabled or paused while its deliveries are set due.
  */
 import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
-import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { attemptFallsOut, attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 
@@ -21,7 +21,11 @@ WITH targets AS MATERIALIZED (
   ORDER BY created_at LIMIT $5 FOR UPDATE
 )
 UPDATE deliveries d SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
-FROM targets t WHERE d.id = t.id`;
+FROM targets t WHERE d.id = t.id
+RETURNING d.id, d.attempts`;
+const DROP_PAST_KEPT = `
+DELETE FROM attempts USING unnest($1::text[], $2::int[]) AS t (id, attempts)
+WHERE ${attemptsPastKeptSql('t.id', 't.attempts')}`;
 /** Counted through the same index, no further than `$4` entries. */
 export const COUNT_FAILED = `
 SELECT count(*)::int AS n FROM (
@@ -40,9 +44,14 @@ export async function recoverDeliveries(
     if (!endpoint) return { ok: false, reason: 'not_found' };
     if (!endpoint.enabled) return { ok: false, reason: 'endpoint_disabled' };
     if (endpoint.paused) return { ok: false, reason: 'endpoint_paused' };
-    const recovered = (await client.query(RECOVER, [id, r.since, r.until, r.now, r.limit])).rowCount ?? 0;
-    if (recovered > 0) await madeClaimable(client, pg.schema, id, r.now);
-    return { ok: true, recovered };
+    const rows = (
+      await client.query<{ id: string; attempts: number }>(RECOVER, [id, r.since, r.until, r.now, r.limit])
+    ).rows;
+    const full = rows.filter((row) => attemptFallsOut(row.attempts));
+    if (full.length > 0)
+      await client.query(DROP_PAST_KEPT, [full.map((row) => row.id), full.map((row) => row.attempts)]);
+    if (rows.length > 0) await madeClaimable(client, pg.schema, id, r.now);
+    return { ok: true, recovered: rows.length };
   });
 }
 

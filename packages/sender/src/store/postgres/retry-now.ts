@@ -1,7 +1,7 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
-import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { madeClaimable } from './endpoint-due.js';
@@ -18,6 +18,7 @@ const RETRY_NOW = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $2, updated_at = $2
 WHERE id = $1
 RETURNING *`;
+const DROP_PAST_KEPT = `DELETE FROM attempts WHERE ${attemptsPastKeptSql('$1', '$2::int')}`;
 
 export async function retryNow(
   pg: Pg,
@@ -37,6 +38,7 @@ export async function retryNow(
     const lease = await one(SELECT_LEASE, [deliveryId]);
     if (lease && Number(lease.expires_at) > now) return { ok: false, reason: 'in_flight' };
     const updated = await one(RETRY_NOW, [deliveryId, now]);
+    await client.query(DROP_PAST_KEPT, [deliveryId, updated.attempts]);
     await madeClaimable(client, pg.schema, found.endpoint_id, now);
     return { ok: true, delivery: toDelivery(updated) };
   });

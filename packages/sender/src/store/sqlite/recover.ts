@@ -4,7 +4,7 @@
  * failed deliveries, so it costs what it recovers, never the endpoint's whole log.
  */
 import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
-import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { attemptFallsOut, attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import type { OffLoopReads } from './off-loop-reads.js';
@@ -15,7 +15,9 @@ UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, upd
 WHERE id IN (
   SELECT id FROM deliveries INDEXED BY deliveries_failed
   WHERE endpoint_id = @id AND status = 'failed' AND created_at >= @since AND created_at < @until
-  ORDER BY created_at LIMIT ${countParam('limit')})`;
+  ORDER BY created_at LIMIT ${countParam('limit')})
+RETURNING id, attempts`;
+const DROP_PAST_KEPT = `DELETE FROM attempts WHERE ${attemptsPastKeptSql('@id', '@attempts')}`;
 /** Counted through the same index, no further than `atMost` entries. */
 const COUNT_FAILED = `
 SELECT count(*) AS n FROM (
@@ -31,11 +33,13 @@ export function recoverDeliveries(db: SqliteDb) {
     if (!endpoint) return { ok: false, reason: 'not_found' };
     if (endpoint.enabled !== 1) return { ok: false, reason: 'endpoint_disabled' };
     if (endpoint.paused === 1) return { ok: false, reason: 'endpoint_paused' };
-    const recovered = db
-      .st(RECOVER)
-      .run({ id, since: r.since, until: r.until, now: r.now, limit: r.limit }).changes;
-    if (recovered > 0) lowerDue(db, id, r.now);
-    return { ok: true, recovered };
+    const rows = db.st(RECOVER).all({ id, since: r.since, until: r.until, now: r.now, limit: r.limit }) as {
+      id: string;
+      attempts: number;
+    }[];
+    for (const row of rows) if (attemptFallsOut(row.attempts)) db.st(DROP_PAST_KEPT).run(row);
+    if (rows.length > 0) lowerDue(db, id, r.now);
+    return { ok: true, recovered: rows.length };
   });
 }
 

@@ -1,7 +1,7 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
 import type { RetryNowResult } from '../port.js';
 import { type Row, toDelivery } from '../rows.js';
-import { KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { lowerDue } from './endpoint-due.js';
@@ -11,6 +11,7 @@ const SELECT_ENDPOINT_ENABLED = `SELECT enabled, paused FROM endpoints WHERE id 
 const RETRY_NOW = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
 WHERE id = @id RETURNING *`;
+const DROP_PAST_KEPT = `DELETE FROM attempts WHERE ${attemptsPastKeptSql('@id', '@attempts')}`;
 
 export function retryNow(db: SqliteDb) {
   return db.immediate((accountId: string, id: string, now: number): RetryNowResult => {
@@ -26,6 +27,7 @@ export function retryNow(db: SqliteDb) {
       return { ok: false, reason: 'in_flight' };
     }
     const delivery = toDelivery(db.st(RETRY_NOW).get({ id, now }) as Row);
+    db.st(DROP_PAST_KEPT).run({ id, attempts: delivery.attempts });
     lowerDue(db, delivery.endpointId, now);
     return { ok: true, delivery };
   });
