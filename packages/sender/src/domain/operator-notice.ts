@@ -45,6 +45,17 @@ export interface NewNotice {
 }
 
 /**
+ * The URL's origin; for a stored URL that no longer parses (one an older version kept, a database
+ * edited by hand), what comes before its path. Thrown, it failed the record of the attempt that
+ * brought the notice, and that delivery was claimed again at each lease's end, for good.
+ */
+function originOf(url: string): string {
+  if (URL.canParse(url)) return new URL(url).origin;
+  const path = url.indexOf('/', 'https://'.length);
+  return path === -1 ? url : url.slice(0, path);
+}
+
+/**
  * The notice's body. The endpoint's origin only (scheme, host, port), never its path or query,
  * where receivers keep tokens (design D46); no secret.
  *
@@ -59,7 +70,7 @@ export function noticeOf(input: NoticeInput): NewNotice {
     occurred_at: formatTimestamp(input.now),
     account_id: input.endpoint.accountId,
     endpoint_id: input.endpoint.id,
-    endpoint_origin: new URL(input.endpoint.url).origin,
+    endpoint_origin: originOf(input.endpoint.url),
     consecutive_failures: input.endpoint.consecutiveFailures,
     disable_threshold: input.rules.threshold,
     ...(input.type === 'endpoint.disabled' ? { disabled_reason: input.disabledReason ?? null } : {}),
