@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
 import { STEP_OF_ACCOUNT } from '../src/store/postgres/delete-deliveries.js';
+import { DROP_EXPIRED_SECRETS } from '../src/store/postgres/endpoints.js';
 import { createPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { COUNT_FAILED, RECOVER } from '../src/store/postgres/recover.js';
 import { MOVES } from '../src/store/postgres/settle-queue.js';
@@ -60,6 +61,10 @@ describe.runIf(pgUp)('postgres', () => {
       const step = await plan(STEP_OF_ACCOUNT, ['acct', 1000]);
       expect(step).toMatch(/Index (Only )?Scan using deliveries_by_account/);
       expect(step).not.toMatch(/deliveries_pkey|Sort/);
+      // The hourly drop of previous secrets past their grace reads only the endpoints holding one.
+      expect(await plan(DROP_EXPIRED_SECRETS, [1])).toMatch(
+        /Index Scan (using|on) endpoints_secret_expiring/,
+      );
     } finally {
       await client.query('ROLLBACK');
       client.release();

@@ -29,7 +29,7 @@ UPDATE endpoints SET
 WHERE id = $1 AND account_id = $2 AND ${KEPT_ENDPOINT_SQL}
 RETURNING *`;
 /** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
-const DROP_EXPIRED_SECRETS = `
+export const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= $1`;
 

@@ -30,6 +30,7 @@ import m020 from './migrations/020-hot-tables-without-foreign-keys.sql';
 import m021 from './migrations/021-deliveries-counted-by-id.sql';
 import m022 from './migrations/022-endpoints-deleted-in-steps.sql';
 import m023 from './migrations/023-queues-moved-in-steps.sql';
+import m024 from './migrations/024-expiring-secrets.sql';
 import { quoteSchema } from './schema-name.js';
 
 export const PG_MIGRATIONS = [
@@ -56,6 +57,7 @@ export const PG_MIGRATIONS = [
   { version: 21, name: 'deliveries counted by id', sql: m021 },
   { version: 22, name: 'endpoints deleted in steps', sql: m022 },
   { version: 23, name: 'queues moved in steps', sql: m023 },
+  { version: 24, name: 'expiring secrets', sql: m024 },
 ] as const;
 
 /** The advisory lock key every linkhooks migration runs under (any constant bigint). */

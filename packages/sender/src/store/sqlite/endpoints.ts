@@ -16,7 +16,7 @@ UPDATE endpoints SET url = @url, events = @events, secret = @secret, previous_se
   standard_webhooks = @standardWebhooks, updated_at = @now
 WHERE id = @id AND account_id = @accountId AND ${KEPT_ENDPOINT_SQL}`;
 /** Previous secrets past their grace (design D38): never handed out, now gone from the row too. */
-const DROP_EXPIRED_SECRETS = `
+export const DROP_EXPIRED_SECRETS = `
 UPDATE endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
 WHERE previous_secret_expires_at <= ?`;
 

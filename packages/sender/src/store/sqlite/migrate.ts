@@ -27,6 +27,7 @@ import m017 from './migrations/017-deliveries-counted-by-id.sql';
 import m018 from './migrations/018-partial-indexes-without-in-lists.sql';
 import m019 from './migrations/019-endpoints-deleted-in-steps.sql';
 import m020 from './migrations/020-queues-moved-in-steps.sql';
+import m021 from './migrations/021-expiring-secrets.sql';
 
 export const SQLITE_MIGRATIONS = [
   { version: 1, name: 'endpoints, events, deliveries, attempts', sql: m001 },
@@ -49,6 +50,7 @@ export const SQLITE_MIGRATIONS = [
   { version: 18, name: 'partial indexes without IN lists', sql: m018 },
   { version: 19, name: 'endpoints deleted in steps', sql: m019 },
   { version: 20, name: 'queues moved in steps', sql: m020 },
+  { version: 21, name: 'expiring secrets', sql: m021 },
 ] as const;
 
 const CREATE_MIGRATIONS_TABLE = `

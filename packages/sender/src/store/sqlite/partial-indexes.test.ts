@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { isFinalSql, isQueuedSql, QUEUED_SQL } from '../sql-rules.js';
 import { openSqlite } from './database.js';
+import { DROP_EXPIRED_SECRETS } from './endpoints.js';
 import { migrateSqlite } from './migrate.js';
 
 const migrated = () => {
@@ -48,6 +49,18 @@ it('writes a delivery without building a table for any partial index’s conditi
         ['d', 'e', 'p', 'a', 'click', 'pending', 1, 1, 1],
       ),
     ).toBe(0);
+  } finally {
+    await db.close();
+  }
+});
+
+it('drops previous secrets past their grace through the index of endpoints holding one, not every row', async () => {
+  const db = migrated();
+  try {
+    const plan = (db.st(`EXPLAIN QUERY PLAN ${DROP_EXPIRED_SECRETS}`).all(1) as { detail: string }[])
+      .map((r) => r.detail)
+      .join('\n');
+    expect(plan).toMatch(/SEARCH endpoints USING INDEX endpoints_secret_expiring/);
   } finally {
     await db.close();
   }
