@@ -8,6 +8,7 @@ import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
 import { decideTransition, type TransitionRules } from '../../src/domain/transition.js';
 import { claimWalk, claimWindow, turnEndpointsPerAccount, walkSteps } from '../../src/store/claim-window.js';
+import { WALK_FROM_OLDEST_EVERY_MS } from '../../src/store/event-walk.js';
 import { ATTEMPTS_SHOWN, EVENT_SCAN } from '../../src/store/log-page-sql.js';
 import { accountAtOrigin, turnCursor } from '../../src/store/pick-due.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
@@ -1594,6 +1595,31 @@ export function storeBattery(
       expect((await store.listDeliveries(a, { limit: 10 })).items.map((d) => d.id).sort()).toEqual(
         [first!.id, kept!.id].sort(),
       );
+    });
+
+    it('walks old events on from where the last prune ended, and from the oldest once a day', async () => {
+      const a = account();
+      const held = await endpoint(a, ['click']);
+      await store.pauseEndpoint(a, held.id, T0);
+      // A held delivery is never pruned: its event stays, and the next walks go on past it.
+      const kept = event(a, 'click', T0);
+      const [waiting] = (await store.publish(kept, () => newId('dlv'))).deliveries;
+      expect(waiting!.status).toBe('held');
+      await store.pruneBefore(T0 + 1);
+      expect(await store.getEvent(a, kept.id)).not.toBeNull();
+      // Its delivery goes with its endpoint: the event is now left without any, behind the walk.
+      expect(await store.markEndpointDeleted(a, held.id, T0 + 2)).toBe(true);
+      while ((await store.deleteEndpointStep(a, held.id, PRUNE_STEP)) > 0);
+      expect(await store.getDelivery(a, waiting!.id)).toBeNull();
+      // An hour on, the walk reads only what passed the cutoff since: a new event without deliveries.
+      const lonely = event(a, 'conversion', T0 + 10);
+      await store.publish(lonely, () => newId('dlv'));
+      await store.pruneBefore(T0 + 3_600_000);
+      expect(await store.getEvent(a, lonely.id)).toBeNull();
+      expect(await store.getEvent(a, kept.id)).not.toBeNull();
+      // A day after its walk from the oldest, the walk starts there again.
+      await store.pruneBefore(T0 + 1 + WALK_FROM_OLDEST_EVERY_MS);
+      expect(await store.getEvent(a, kept.id)).toBeNull();
     });
 
     it('pages secrets not sealed with a prefix by id, and replaces them by compare-and-set (design D29)', async () => {

@@ -7,6 +7,8 @@
  * Every table lives in one schema (default `linkhooks`): each pooled connection starts with
  * `search_path` set to it, and `migrate()` creates it.
  */
+
+import { eventWalks } from '../event-walk.js';
 import type { SenderStore } from '../port.js';
 import * as accounts from './accounts.js';
 import * as keys from './api-keys.js';
@@ -83,6 +85,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
   const { claimDue, claimTurn } = createClaimer(pg, settler);
   const record = recordAttempt(pg, vacuum);
   const publishing = publish(pg);
+  const walks = eventWalks();
   let closing: Promise<void> | undefined;
 
   return {
@@ -149,7 +152,7 @@ export function createPostgresStore(options: PostgresStoreOptions): SenderStore 
     listDeliveries: (accountId, filter) => log.listDeliveries(pg, accountId, filter),
     getDelivery: (accountId, id) => log.getDelivery(pg, accountId, id),
     getEvent: (accountId, id) => log.getEvent(pg, accountId, id),
-    pruneBefore: (cutoff) => pruneBefore(pg, cutoff),
+    pruneBefore: (cutoff) => pruneBefore(pg, walks, cutoff),
     dropExpiredSecrets: (now) => endpoints.dropExpiredSecrets(pg, now),
     stats: () => stats(pg),
     endpointStats: (accountId, id, window) => endpointStats(pg, accountId, id, window),

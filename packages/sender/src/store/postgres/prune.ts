@@ -1,7 +1,9 @@
 /**
  * Retention (design D16): final deliveries last updated before the cutoff go, and events older
- * than the cutoff left without any, in steps (prune-steps.ts), each its own short transaction.
+ * than the cutoff left without any, in steps (prune-steps.ts), each its own short transaction; the
+ * events' walk goes on from where the last pass ended (event-walk.ts).
  */
+import type { EventWalks } from '../event-walk.js';
 import { inSteps, PRUNE_STEP } from '../prune-steps.js';
 import { FINAL_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
@@ -35,13 +37,17 @@ FROM step`;
 const PRUNE_ORPHAN_LEASES = `
 DELETE FROM leases l WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = l.delivery_id)`;
 
-export async function pruneBefore(pg: Pg, cutoff: number): Promise<number> {
+/** `walks`: the store's walk of old events, kept between passes. */
+export async function pruneBefore(pg: Pg, walks: EventWalks, cutoff: number): Promise<number> {
   const removed = await inSteps(async () => Number((await pg.rows(PRUNE_DELIVERIES, [cutoff]))[0]?.n ?? 0));
-  let after = { at: -1, id: '' };
+  const after = walks.start(cutoff);
   await inSteps(async () => {
     const [row] = await pg.rows(PRUNE_EVENTS, [cutoff, after.at, after.id]);
     const n = Number(row?.n ?? 0);
-    if (n > 0) after = { at: Number(row!.at), id: row!.id as string };
+    if (n > 0) {
+      after.at = Number(row!.at);
+      after.id = row!.id as string;
+    }
     return n;
   });
   await pg.rows(PRUNE_ORPHAN_LEASES, []);

@@ -1,7 +1,9 @@
 /**
  * Retention (design D16): final deliveries last updated before the cutoff go, and events older
- * than the cutoff left without any, in steps (prune-steps.ts), each walking an index.
+ * than the cutoff left without any, in steps (prune-steps.ts), each walking an index; the events'
+ * walk goes on from where the last pass ended (event-walk.ts).
  */
+import { type EventCursor, eventWalks } from '../event-walk.js';
 import { inSteps } from '../prune-steps.js';
 import { isFinalSql } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
@@ -22,7 +24,7 @@ DELETE FROM events WHERE id IN (SELECT value FROM json_each(@ids))
 
 export function pruneBefore(db: SqliteDb) {
   const deliveries = db.immediate((cutoff: number) => db.st(PRUNE_DELIVERIES).run({ cutoff }).changes);
-  const events = db.immediate((cutoff: number, after: { at: number; id: string }) => {
+  const events = db.immediate((cutoff: number, after: EventCursor) => {
     const rows = db.st(OLD_EVENTS).all({ cutoff, afterAt: after.at, afterId: after.id }) as {
       id: string;
       created_at: number;
@@ -35,9 +37,10 @@ export function pruneBefore(db: SqliteDb) {
     }
     return rows.length;
   });
+  const walks = eventWalks();
   return async (cutoff: number): Promise<number> => {
     const removed = await inSteps(() => deliveries(cutoff), SQLITE_STEP_ROWS);
-    const after = { at: -1, id: '' };
+    const after = walks.start(cutoff);
     await inSteps(() => events(cutoff, after), SQLITE_STEP_ROWS);
     return removed;
   };
