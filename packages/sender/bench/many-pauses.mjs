@@ -12,13 +12,10 @@
 import { join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { pgSchemaName } from './claims.mjs';
-import { check, cleanup, fmtInt, fmtMs, fmtRange, median, onCleanup, PACKAGE, tempDir } from './harness.mjs';
+import { openFilledStore } from './filled-store.mjs';
+import { check, cleanup, fmtInt, fmtMs, fmtRange, median, onCleanup, PACKAGE } from './harness.mjs';
 import { whilePublishing } from './scale.mjs';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ACCOUNT = 'acct_pauses';
 const OTHER = 'acct_pauses_other';
 /** The account whose one endpoint moves beside the first account's many. */
@@ -43,9 +40,8 @@ check(Number.isInteger(endpoints) && endpoints >= 1 && endpoints <= 1_000, '--en
 check(Number.isInteger(queued) && queued >= 1 && queued <= 100_000, '--queued takes 1 to 100,000');
 check(Number.isInteger(rounds) && rounds >= 1 && rounds <= 20, '--rounds takes 1 to 20');
 
-const { createSender, createPostgresStore, createSqliteStore } = await import(
-  join(resolve(PACKAGE, positionals[0]), 'index.js')
-);
+const build = await import(join(resolve(PACKAGE, positionals[0]), 'index.js'));
+const { createSender } = build;
 
 /** The rows, in the SQL both stores take; `series(n)` a table of i from 0 to n - 1. */
 const fill = (series, now) => [
@@ -71,37 +67,13 @@ const fill = (series, now) => [
    FROM ${series(queued)}`,
 ];
 
-async function openStore(now) {
-  if (values.postgres) {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    onCleanup(() => admin.end());
-    const schema = pgSchemaName('pauses');
-    onCleanup(() => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
-    const store = createPostgresStore({ connectionString: PG_URL, schema });
-    await store.migrate();
-    for (const sql of fill((n) => `generate_series(0, ${n - 1}) AS s (i)`, now)) {
-      await admin.query(`SET search_path TO "${schema}"; ${sql}`);
-    }
-    await admin.query(`VACUUM ANALYZE "${schema}".deliveries`);
-    return store;
-  }
-  const file = join(tempDir('linkhooks-bench-pauses-'), 'store.db');
-  const setup = createSqliteStore({ filename: file });
-  await setup.migrate();
-  await setup.close();
-  const raw = new Database(file);
-  const series = (n) =>
-    `(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${n}) SELECT i FROM n)`;
-  raw.transaction(() => {
-    for (const sql of fill(series, now)) raw.exec(sql);
-  })();
-  raw.close();
-  return createSqliteStore({ filename: file });
-}
-
 try {
-  const store = await openStore(Date.now());
+  const now = Date.now();
+  const store = await openFilledStore(build, {
+    postgres: values.postgres,
+    what: 'pauses',
+    fill: (series) => fill(series, now),
+  });
   onCleanup(() => store.close());
   const sender = createSender({ store });
   onCleanup(() => sender.stop(0));
