@@ -9,8 +9,10 @@ import {
   attemptFailureMessage,
   FAILURE_MESSAGES,
   FILTERED_ENDPOINT_GONE,
+  recoveredNote,
 } from '../dashboard/src/messages.js';
 import { FAILURE_KINDS } from '../src/domain/delivery-state.js';
+import { REMAINING_COUNTED_AT_MOST } from '../src/domain/recovery.js';
 import { SENDER_ERROR_STATUS } from '../src/errors.js';
 
 const PLAIN = /^[A-Z][^<>=]*\.$/;
@@ -82,6 +84,18 @@ describe('messages', () => {
     expect(apiErrorMessage('no_such_code')).toBe(API_ERROR_MESSAGES.internal);
   });
 
+  it('says what a recovery did and what is left, "at least" where the count stops', () => {
+    expect(recoveredNote({ recovered: 1, remaining: 0 })).toBe(
+      '1 failed delivery scheduled for one more attempt.',
+    );
+    expect(recoveredNote({ recovered: 1_000, remaining: 240 })).toBe(
+      '1000 failed deliveries scheduled for one more attempt. 240 more remain: recover again to continue.',
+    );
+    expect(recoveredNote({ recovered: 1_000, remaining: REMAINING_COUNTED_AT_MOST })).toMatch(
+      /At least 100,000 more remain/,
+    );
+  });
+
   it('tells the wait the service asked for, in the unit that says it', () => {
     const wait = (code: string, seconds?: number) => apiErrorMessage(code, undefined, '', seconds);
     expect(wait('rate_limited', 1)).toBe('Too many requests in a short time. Try again in 1 second.');
@@ -121,7 +135,7 @@ describe('messages', () => {
           'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: ssl3_read_bytes:sslv3 alert handshake failure',
         ),
       ),
-    ).toMatch(/TLS 1.3, or TLS 1.2 with ECDHE/);
+    ).toMatch(/TLS 1.3, or TLS 1.2 without requiring DHE/);
     expect(attemptFailureMessage(attempt('http_status', 'receiver answered 410', 410))).toMatch(/410 Gone/);
     // During a rotation's grace the signature is the previous secret's: a receiver holding only the
     // new one is refused, and the hint must not send it back to that one alone.

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { SenderStore } from '../src/store/port.js';
@@ -23,6 +24,49 @@ const dir = mkdtempSync(join(tmpdir(), 'linkhooks-operations-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 operationsBattery('sqlite', async () => createSqliteStore({ filename: join(dir, `ops-${n++}.db`) }));
+
+it('trims a delivery that gathered attempts before they were kept to a number, 1,000 at a time', async () => {
+  const file = join(dir, `trim-${n++}.db`);
+  const store = createSqliteStore({ filename: file });
+  try {
+    await store.migrate();
+    const at = Date.UTC(2026, 11, 7);
+    const endpoint = await store.createEndpoint({
+      id: newId('ep'),
+      accountId: 'acct_t',
+      url: 'https://receiver.example.com/hook',
+      events: ['click'],
+      secret: 'whsec_test',
+      description: null,
+      now: at,
+    });
+    const event = {
+      id: newId('evt'),
+      accountId: 'acct_t',
+      name: 'click',
+      body: Buffer.from('{}'),
+      createdAt: at,
+    };
+    const [delivery] = (await store.publish(event as never, () => newId('dlv'))).deliveries;
+    // 1,500 attempts, as an older version could keep.
+    const raw = new Database(file);
+    raw.exec(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 1500)
+      INSERT INTO attempts (delivery_id, number, started_at, duration_ms, status_code, request_headers, endpoint_id)
+      SELECT '${delivery!.id}', i, ${at} + i, 5, 500, '{}', '${endpoint.id}' FROM k`);
+    raw.exec(`UPDATE deliveries SET attempts = 1500, status = 'failed' WHERE id = '${delivery!.id}'`);
+    const kept = () =>
+      raw
+        .prepare('SELECT count(*) AS n, min(number) AS first FROM attempts WHERE delivery_id = ?')
+        .get(delivery!.id);
+    expect(await store.retryNow('acct_t', delivery!.id, at + 5_000)).toMatchObject({ ok: true });
+    expect(kept()).toEqual({ n: 500, first: 1001 });
+    expect(await store.retryNow('acct_t', delivery!.id, at + 6_000)).toMatchObject({ ok: true });
+    expect(kept()).toEqual({ n: 99, first: 1402 });
+    raw.close();
+  } finally {
+    await store.close();
+  }
+});
 
 const pgUp = await requireService('PostgreSQL', PG_URL);
 describe.runIf(pgUp)('postgres', () => {

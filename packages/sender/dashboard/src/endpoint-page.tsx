@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, type Endpoint } from './api.js';
 import { EndpointRow } from './endpoints.js';
+import { recoveredNote } from './messages.js';
 import { linkProps, navigate } from './navigation.js';
 import { StatsPanel } from './stats-panel.js';
 import { usePolling } from './use-polling.js';
@@ -98,8 +99,7 @@ function Operations({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: (e
               since: isoOf(since),
               ...(until ? { until: isoOf(until) } : {}),
             });
-            const more = r.remaining > 0 ? ` ${r.remaining} more remain: recover again to continue.` : '';
-            return `${r.recovered} failed deliver${r.recovered === 1 ? 'y' : 'ies'} scheduled for one more attempt.${more}`;
+            return recoveredNote(r);
           });
         }}
       >

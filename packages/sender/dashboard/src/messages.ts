@@ -4,6 +4,7 @@
  * own messages are written for developers reading the API; these are for the person at the page.
  */
 import type { FailureKind } from '../../src/domain/delivery-state.js';
+import { REMAINING_COUNTED_AT_MOST } from '../../src/domain/recovery.js';
 import type { SenderErrorCode } from '../../src/errors.js';
 import type { Attempt } from './api.js';
 
@@ -169,7 +170,7 @@ const CODE_MESSAGES: ReadonlyArray<[RegExp, (seconds: string) => string]> = [
   [
     /ALERT_HANDSHAKE_FAILURE|NO_SHARED_CIPHER|UNSUPPORTED_PROTOCOL/,
     () =>
-      'Your server ended the secure connection before it began: it must accept TLS 1.3, or TLS 1.2 with ECDHE key exchange.',
+      'Your server ended the secure connection before it began: it must accept TLS 1.3, or TLS 1.2 without requiring DHE key exchange (ECDHE, which servers use today, is fine).',
   ],
 ];
 
@@ -218,4 +219,13 @@ function statusMessage(status: number | null, next?: string | null): string {
   if (status >= 300 && status < 400)
     return `Your server answered with a redirect (${status}). Redirects are not followed: use the final URL.`;
   return `Your server answered ${status}; only a 2xx status counts as delivered.`;
+}
+
+/** What a recovery did, and what is left: counted up to REMAINING_COUNTED_AT_MOST, so "at least". */
+export function recoveredNote({ recovered, remaining }: { recovered: number; remaining: number }): string {
+  const done = `${recovered} failed deliver${recovered === 1 ? 'y' : 'ies'} scheduled for one more attempt.`;
+  if (remaining <= 0) return done;
+  const left =
+    remaining >= REMAINING_COUNTED_AT_MOST ? `At least ${remaining.toLocaleString('en-US')}` : `${remaining}`;
+  return `${done} ${left} more remain: recover again to continue.`;
 }

@@ -18,8 +18,13 @@ describe('noticeOf', () => {
     );
   });
 
-  it('names one whose stored URL no longer parses by what comes before its path, rather than throw', () => {
+  it('names one whose stored URL no longer parses by its scheme and host, rather than throw', () => {
     expect(bodyOf('https://exa mple.com/in/tok_secret').endpoint_origin).toBe('https://exa mple.com');
     expect(bodyOf('https://exa mple.com').endpoint_origin).toBe('https://exa mple.com');
+    // Never its query, fragment or credentials.
+    expect(bodyOf('https://exa mple.com?key=tok_secret').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('https://exa mple.com#tok_secret').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('https://user:pw_secret@exa mple.com/x').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('not a url at all').endpoint_origin).toBe('');
   });
 });

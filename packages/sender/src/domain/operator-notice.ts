@@ -44,15 +44,19 @@ export interface NewNotice {
   createdAt: number;
 }
 
+/** A URL's scheme and host, before any path, query or fragment, without a user or password. */
+const SCHEME_AND_HOST = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)/i;
+
 /**
  * The URL's origin; for a stored URL that no longer parses (one an older version kept, a database
- * edited by hand), what comes before its path. Thrown, it failed the record of the attempt that
- * brought the notice, and that delivery was claimed again at each lease's end, for good.
+ * edited by hand), its scheme and host as written, and never its path, query or credentials.
+ * Thrown, it failed the record of the attempt that brought the notice, and that delivery was
+ * claimed again at each lease's end, for good.
  */
 function originOf(url: string): string {
   if (URL.canParse(url)) return new URL(url).origin;
-  const path = url.indexOf('/', 'https://'.length);
-  return path === -1 ? url : url.slice(0, path);
+  const found = SCHEME_AND_HOST.exec(url);
+  return found ? `${found[1]}${found[2]}` : '';
 }
 
 /**

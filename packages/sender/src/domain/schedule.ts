@@ -3,6 +3,8 @@
  * from the failure of the previous attempt. Six attempts in all: +0, +1 m, +6 m, +36 m, +2 h 36 m,
  * +10 h 36 m.
  */
+import { ATTEMPTS_KEPT } from './attempts-kept.js';
+
 export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
   60_000, // 1 minute
   5 * 60_000, // 5 minutes
@@ -42,6 +44,10 @@ export function delayAfterAttempt(schedule: RetrySchedule, attemptNumber: number
 export function assertSchedule(schedule: RetrySchedule): void {
   if (!schedule.delaysMs.every((d) => Number.isFinite(d) && d >= 0)) {
     throw new RangeError('retry delays must be finite, non-negative numbers of milliseconds');
+  }
+  // Its attempts all kept: a longer schedule would lose its first ones to its last (attempts-kept.ts).
+  if (schedule.delaysMs.length >= ATTEMPTS_KEPT) {
+    throw new RangeError(`a schedule takes at most ${ATTEMPTS_KEPT - 1} retry delays`);
   }
   const scale = schedule.timeScale ?? 1;
   if (!(Number.isFinite(scale) && scale > 0)) throw new RangeError('timeScale must be a positive number');

@@ -5,19 +5,13 @@
  */
 import type { Clock } from '../clock.js';
 import { NOTHING_MOVED } from '../domain/queue-moves.js';
+import { RECOVER_BATCH, REMAINING_COUNTED_AT_MOST } from '../domain/recovery.js';
 import { SenderError } from '../errors.js';
 import type { SenderStore } from '../store/port.js';
 import type { EndpointRecord } from '../store/records.js';
 import type { QueueSettling } from './queue-settling.js';
 
-/** Failed deliveries one recovery call re-queues at most; the answer says how many remain. */
-export const RECOVER_BATCH = 1_000;
-/**
- * How far the answer counts what remains: 100 calls' worth, ten minutes of an account's recoveries
- * at 10 a minute. A count reads an index entry a delivery, so past it a call would cost more to
- * count than to recover.
- */
-export const REMAINING_COUNTED_AT_MOST = 100 * RECOVER_BATCH;
+export { RECOVER_BATCH, REMAINING_COUNTED_AT_MOST } from '../domain/recovery.js';
 
 /** A time as the API writes it (ISO 8601 in UTC), or a Date, or epoch milliseconds. */
 export type TimeInput = string | Date | number;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ATTEMPTS_KEPT } from '../domain/attempts-kept.js';
 import { ATTEMPT_TIMEOUT_MS } from '../domain/schedule.js';
 import { settingsOf } from './options.js';
 import { checkQuotas } from './quotas.js';
@@ -22,6 +23,16 @@ describe('counts and times the library is given', () => {
         code: 'invalid_option',
         message: `${name} must be a whole number above 0, got ${value}`,
       }),
+    );
+  });
+
+  it('refuses a schedule of more attempts than a delivery keeps', () => {
+    const delays = (n: number) => Array.from({ length: n }, () => 1_000);
+    expect(
+      settingsOf({ store: {} as never, retryDelaysMs: delays(ATTEMPTS_KEPT - 1) }).rules.schedule.delaysMs,
+    ).toHaveLength(ATTEMPTS_KEPT - 1);
+    expect(() => settingsOf({ store: {} as never, retryDelaysMs: delays(ATTEMPTS_KEPT) })).toThrow(
+      `a schedule takes at most ${ATTEMPTS_KEPT - 1} retry delays`,
     );
   });
 

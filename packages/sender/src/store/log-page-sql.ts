@@ -6,11 +6,13 @@
  * range by event name: a page filtered by event reads at most EVENT_SCAN deliveries of each range,
  * and may hold fewer than its limit, even none, with a cursor to read on from (eventPage).
  */
+
+import { ATTEMPTS_KEPT } from '../domain/attempts-kept.js';
 import { DELIVERY_STATUSES } from '../domain/delivery-state.js';
 import type { DeliveryFilter, Page } from './port.js';
 import type { DeliveryRecord } from './records.js';
 import { type Row, toDelivery, toPage } from './rows.js';
-import { ATTEMPTS_KEPT, KEPT_ENDPOINT_SQL, sqlString } from './sql-rules.js';
+import { KEPT_ENDPOINT_SQL, sqlString } from './sql-rules.js';
 
 /**
  * The attempts one delivery's detail shows: all it keeps, its latest (its `attempts` counts them

@@ -3,6 +3,8 @@
  * the one SQL copy of each, built from the domain's own constants. Valid in SQLite and PostgreSQL
  * alike; test/sql-rules.test.ts (and the PostgreSQL store's tests) hold them equal to the domain.
  */
+
+import { ATTEMPTS_KEPT } from '../domain/attempts-kept.js';
 import {
   CLAIMABLE_STATUSES,
   FINAL_STATUSES,
@@ -16,22 +18,19 @@ export const sqlString = (value: string) => `'${value}'`;
 
 const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')})`;
 
-/**
- * The attempts a delivery keeps, its latest (design D16). Retried by hand again and again (120
- * times a minute), a delivery gathered attempts without end, and each step that deletes deliveries
- * (a prune, an endpoint's or an account's deletion) deleted every attempt of each of its own at once.
- */
-export const ATTEMPTS_KEPT = 100;
+/** A delivery's attempts past its kept ones deleted at once, at most: the oldest first. */
+const TRIMMED_AT_ONCE = 1_000;
 
 /**
  * The attempts of delivery `id`, whose attempts number `attempts` (SQL: placeholders or columns),
- * that fall out of its kept ones once one more is made.
+ * that fall out of its kept ones (ATTEMPTS_KEPT) once one more is made (attemptFallsOut says
+ * when any does): the one before them, or up to TRIMMED_AT_ONCE of a delivery that gathered more
+ * before they were kept to a number, so that no trim deletes an unbounded number on the event loop.
  */
 export const attemptsPastKeptSql = (id: string, attempts: string) =>
-  `delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}`;
-
-/** Whether a delivery with `attempts` attempts lets one fall out of its kept ones with its next. */
-export const attemptFallsOut = (attempts: number) => attempts >= ATTEMPTS_KEPT;
+  `delivery_id = ${id} AND number IN (
+  SELECT number FROM attempts WHERE delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}
+  ORDER BY number LIMIT ${TRIMMED_AT_ONCE})`;
 
 /**
  * An endpoint whose deletion has not begun: a deletion marks the endpoint first, and from then on

@@ -11,6 +11,7 @@ import {
   chooseProbes,
   createBreakers,
   FORGET_AFTER_MS,
+  FORGET_OPENED_AFTER_MS,
   heldBack,
   PROBE_MISS_MS,
 } from './breakers.js';
@@ -70,12 +71,12 @@ describe("a worker's breakers", () => {
     });
   });
 
-  it('forgets a breaker with no attempt for twice the longest cool-down, and keeps one its probes still reach', () => {
+  it('forgets a breaker with no attempt for a while: one never opened in 20 minutes, one opened in a day', () => {
     const clock = new ManualClock();
     const breakers = createBreakers(clock);
     const changes: BreakerChange[] = [];
-    // ep_gone tripped, then deleted: no attempt of it again. ep_quiet one unanswered. ep_live hangs
-    // on, probed at each cool-down's end.
+    // ep_gone tripped, then deleted: no attempt of it again. ep_quiet one unanswered, never opened.
+    // ep_live hangs on, probed at each cool-down's end.
     for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_gone'));
     breakers.observe(hung('ep_quiet'));
     for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_live'));
@@ -83,25 +84,39 @@ describe("a worker's breakers", () => {
     const relay = 'https://relay.example.com';
     for (let i = 0; i < ORIGIN_THRESHOLD; i++) breakers.observe(hung(`ep_relay_${i}`, 'acct_b', relay));
     const start = clock.now();
-    while (clock.now() - start < FORGET_AFTER_MS) {
-      clock.advance(MAX_COOL_DOWN_MS);
-      breakers.missed(['ep_gone']);
-      breakers.observe(hung('ep_live'));
-    }
-    clock.set(start + FORGET_AFTER_MS);
-    const kept = breakers.caps(8, 16).capped;
-    expect([...kept.endpoints.keys()].sort()).toEqual([
-      'ep_gone',
-      'ep_live',
-      'ep_quiet',
-      ...Array.from({ length: ORIGIN_THRESHOLD }, (_, i) => `ep_relay_${i}`),
-    ]);
-    expect([...kept.accountsAtOrigins.keys()]).toEqual([accountAtOrigin('acct_b', relay)]);
-    clock.advance(1);
-    const { capped, probing } = breakers.caps(8, 16);
-    expect([...capped.endpoints.keys()]).toEqual(['ep_live']);
-    expect(capped.accountsAtOrigins).toEqual(new Map());
-    expect(probing).toEqual([]);
+    const relays = Array.from({ length: ORIGIN_THRESHOLD }, (_, i) => `ep_relay_${i}`);
+    const until = (at: number) => {
+      while (clock.now() + MAX_COOL_DOWN_MS <= at) {
+        clock.advance(MAX_COOL_DOWN_MS);
+        breakers.missed(['ep_gone']);
+        breakers.observe(hung('ep_live'));
+      }
+      clock.set(at);
+      const { capped, probing } = breakers.caps(8, 16);
+      return {
+        endpoints: [...capped.endpoints.keys()].sort(),
+        origins: [...capped.accountsAtOrigins.keys()],
+        probing,
+      };
+    };
+    const pair = accountAtOrigin('acct_b', relay);
+    expect(until(start + FORGET_AFTER_MS)).toMatchObject({
+      endpoints: ['ep_gone', 'ep_live', 'ep_quiet', ...relays],
+      origins: [pair],
+    });
+    // Never opened: gone after twice the longest cool-down.
+    expect(until(start + FORGET_AFTER_MS + 1)).toMatchObject({
+      endpoints: ['ep_gone', 'ep_live'],
+      origins: [pair],
+    });
+    // Opened: kept a day, through retries hours apart.
+    expect(until(start + FORGET_OPENED_AFTER_MS)).toMatchObject({
+      endpoints: ['ep_gone', 'ep_live'],
+      origins: [pair],
+    });
+    const lastly = until(start + FORGET_OPENED_AFTER_MS + 1);
+    expect(lastly).toMatchObject({ endpoints: ['ep_live'], origins: [] });
+    expect(lastly.probing.map((p) => p.endpointId)).not.toContain('ep_gone');
     // Forgotten, not hidden: a new trip of ep_gone is its first.
     for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung('ep_gone'), (c) => changes.push(c));
     expect(changes.filter((c) => c.kind === 'endpoint')).toEqual([

@@ -29,14 +29,17 @@ import type { AttemptMade } from './attempt.js';
 export const PROBE_MISS_MS = 1_000;
 
 /**
- * A breaker with no attempt for this long is forgotten: twice the longest cool-down, so one still
- * opening and probing is seen by an attempt (its probe) well within it. Its endpoint may be deleted,
- * disabled or quiet; kept, the entries of every endpoint ever unanswered grew without end (an
- * account that makes endpoints at a server that hangs, then deletes them, at its API requests' pace),
- * each read at every claim and its cap sent to the store with it. An endpoint forgotten starts
- * again closed: its first unanswered attempt caps it at one request (endpointCapOf).
+ * A breaker with no attempt for this long is forgotten: its endpoint may be deleted, disabled or
+ * quiet. Kept, the entries of every endpoint ever unanswered grew without end (an account that
+ * makes endpoints at a server that hangs, then deletes them, at its API requests' pace), each read
+ * at every claim and its cap sent to the store with it. One that has not opened is forgotten after
+ * twice the longest cool-down: forgotten, its endpoint starts again closed, and its first
+ * unanswered attempt caps it at one request again (endpointCapOf). One that opened is kept a day,
+ * longer than the retry schedule's longest wait between a delivery's attempts (8 h): a hanging
+ * endpoint whose only deliveries are retries hours apart keeps its trips and cool-down.
  */
 export const FORGET_AFTER_MS = 2 * MAX_COOL_DOWN_MS;
+export const FORGET_OPENED_AFTER_MS = 24 * 60 * 60_000;
 
 /** When a probe that missed `misses` times in a row is asked for again, missing at `at`. */
 const nextProbeAt = (at: number, misses: number) =>
@@ -49,6 +52,10 @@ interface KeyedBreaker {
   origin: string;
   seenAt: number;
 }
+
+/** Whether a breaker last seen at `seenAt` is forgotten at `now`. */
+const forgotten = ({ state, seenAt }: KeyedBreaker, now: number) =>
+  now - seenAt > (state.trips > 0 ? FORGET_OPENED_AFTER_MS : FORGET_AFTER_MS);
 
 /**
  * A breaker that opened (a first trip, or a failed probe: `coolDownMs` until it is half-open) or
@@ -143,8 +150,9 @@ export function createBreakers(clock: Clock) {
       const now = clock.now();
       const capped = { endpoints: new Map<string, number>(), accountsAtOrigins: new Map<string, number>() };
       const probing: BreakerCaps['probing'] = [];
-      for (const [endpointId, { state, accountId, origin, seenAt }] of endpoints) {
-        if (now - seenAt > FORGET_AFTER_MS) {
+      for (const [endpointId, breaker] of endpoints) {
+        const { state, accountId, origin } = breaker;
+        if (forgotten(breaker, now)) {
           endpoints.delete(endpointId);
           missed.delete(endpointId);
           continue;
@@ -158,8 +166,9 @@ export function createBreakers(clock: Clock) {
         const cap = endpointCapOf(state, now, perEndpoint);
         if (cap < perEndpoint) capped.endpoints.set(endpointId, cap);
       }
-      for (const [pair, { state, seenAt }] of atOrigins) {
-        if (now - seenAt > FORGET_AFTER_MS) {
+      for (const [pair, breaker] of atOrigins) {
+        const { state } = breaker;
+        if (forgotten(breaker, now)) {
           atOrigins.delete(pair);
           continue;
         }

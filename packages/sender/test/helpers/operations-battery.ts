@@ -5,12 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, newApiKey } from '../../src/accounts.js';
+import { ATTEMPTS_KEPT } from '../../src/domain/attempts-kept.js';
 import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import type { TransitionRules } from '../../src/domain/transition.js';
 import type { SenderStore } from '../../src/store/port.js';
 import type { ClaimedDelivery, EventRecord } from '../../src/store/records.js';
-import { ATTEMPTS_KEPT } from '../../src/store/sql-rules.js';
 import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);

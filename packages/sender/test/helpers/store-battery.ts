@@ -3,6 +3,7 @@
  * to I6) is a test here, run against the SQLite store (on a file and in memory) and PostgreSQL.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ATTEMPTS_KEPT } from '../../src/domain/attempts-kept.js';
 import { DEFAULT_DISABLE_POLICY } from '../../src/domain/disable-rule.js';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_SCHEDULE } from '../../src/domain/schedule.js';
@@ -14,7 +15,6 @@ import { accountAtOrigin, turnCursor } from '../../src/store/pick-due.js';
 import type { DeliveryFilter, SenderStore } from '../../src/store/port.js';
 import { PRUNE_STEP } from '../../src/store/prune-steps.js';
 import type { ClaimedDelivery, DeliveryRecord, EventRecord } from '../../src/store/records.js';
-import { ATTEMPTS_KEPT } from '../../src/store/sql-rules.js';
 import { LARGE_BODY_BYTES } from '../../src/turn-budget.js';
 import { claimPastShare, HELD_UP_BACKLOG, sharesOf } from './held-up-claim.js';
 import { DEFAULT_RULES as RULES, recordAnswer } from './record-answer.js';

@@ -37,12 +37,13 @@ WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = $1 AND e.account_id = $2 AN
 const LOCK_BY_ID = `SELECT id FROM deliveries WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE`;
 
 /**
- * Up to `$2` deliveries of an account, read from its index (by account, status and id) in the
- * index's order, then locked in id order (LOCK_BY_ID). Ordered by id in the read itself, it walked
- * the primary key past every other account's deliveries before the first of its own left (214 ms
- * a step, 40% into deleting an account of half a million among a million), more at each step.
+ * Up to `$2` deliveries of an account, read in the order of its index (by account, status and id),
+ * which the ORDER BY names so that the index is the plan's way to it, then locked in id order
+ * (LOCK_BY_ID). Ordered by id in the read itself, it walked the primary key past every other
+ * account's deliveries before the first of its own left, more at each step: 30% to 40% into
+ * deleting an account of half a million among a million, a step took 41 ms, against 5 ms.
  */
-export const STEP_OF_ACCOUNT = `SELECT id FROM deliveries WHERE account_id = $1 LIMIT $2`;
+export const STEP_OF_ACCOUNT = `SELECT id FROM deliveries WHERE account_id = $1 ORDER BY status, id LIMIT $2`;
 const DELETE_BY_ID = deleteDeliveriesSql('id = ANY ($1::text[])');
 
 /**

@@ -4,8 +4,10 @@
  * failed deliveries, so it costs what it recovers, never the endpoint's whole log. The endpoint is
  * share-locked, so it cannot be disabled or paused while its deliveries are set due.
  */
+
+import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
-import { attemptFallsOut, attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 

@@ -1,4 +1,5 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
+import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
 import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
@@ -38,7 +39,7 @@ export async function retryNow(
     const lease = await one(SELECT_LEASE, [deliveryId]);
     if (lease && Number(lease.expires_at) > now) return { ok: false, reason: 'in_flight' };
     const updated = await one(RETRY_NOW, [deliveryId, now]);
-    await client.query(DROP_PAST_KEPT, [deliveryId, updated.attempts]);
+    if (attemptFallsOut(updated.attempts)) await client.query(DROP_PAST_KEPT, [deliveryId, updated.attempts]);
     await madeClaimable(client, pg.schema, found.endpoint_id, now);
     return { ok: true, delivery: toDelivery(updated) };
   });

@@ -3,8 +3,10 @@
  * attempt each, the oldest first, at most `limit` per call. The walk follows the partial index of
  * failed deliveries, so it costs what it recovers, never the endpoint's whole log.
  */
+
+import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
-import { attemptFallsOut, attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import type { OffLoopReads } from './off-loop-reads.js';

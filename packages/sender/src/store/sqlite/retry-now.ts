@@ -1,4 +1,5 @@
 /** A manual retry: one delivery due now, whatever its state, unless its endpoint is disabled or paused or it is in flight. */
+import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { RetryNowResult } from '../port.js';
 import { type Row, toDelivery } from '../rows.js';
 import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
@@ -27,7 +28,7 @@ export function retryNow(db: SqliteDb) {
       return { ok: false, reason: 'in_flight' };
     }
     const delivery = toDelivery(db.st(RETRY_NOW).get({ id, now }) as Row);
-    db.st(DROP_PAST_KEPT).run({ id, attempts: delivery.attempts });
+    if (attemptFallsOut(delivery.attempts)) db.st(DROP_PAST_KEPT).run({ id, attempts: delivery.attempts });
     lowerDue(db, delivery.endpointId, now);
     return { ok: true, delivery };
   });
