@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates } from '../../test/helpers/test-ca.mjs';
 import { type AbandonSignal, createAbandon } from './abandon.js';
 import {
+  ANSWER_READ_MS,
   createDeliveryClient,
   type DeliveryClient,
   RESPONSE_HEADER_BYTES,
@@ -153,6 +154,32 @@ describe('the delivery client', () => {
     const refused = await send('/stalled-500');
     expect(refused.outcome).toMatchObject({ ok: false, kind: 'http_status', statusCode: 500 });
   }, 10_000);
+
+  it('reads an answer for a second once its status is in, not until the deadline', async () => {
+    // A deadline far past the second: what ends the attempt is the status's second, not it.
+    const patient = createDeliveryClient({ ca: certs.ca, allowPrivateNetworks: true, timeoutMs: 20_000 });
+    try {
+      const connected = connections;
+      const stalled = await patient.send({
+        url: `${origin}/stalled-200`,
+        body: Buffer.from('{"event":"click"}'),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(stalled.outcome).toEqual({ ok: true, statusCode: 200 });
+      expect(stalled.responseSnippet).toBe('s'.repeat(10));
+      expect(stalled.durationMs).toBeGreaterThanOrEqual(ANSWER_READ_MS - 50);
+      expect(stalled.durationMs).toBeLessThan(10_000);
+      // Its connection is dropped with it: the next request opens another.
+      expect(
+        await patient.send({ url: `${origin}/short`, body: Buffer.from('{}'), headers: {} }),
+      ).toMatchObject({
+        outcome: { ok: true, statusCode: 200 },
+      });
+      expect(connections - connected).toBe(2);
+    } finally {
+      await patient.destroy();
+    }
+  }, 15_000);
 
   it('shows a NUL in the answer as U+FFFD, and keeps a short answer whole', async () => {
     expect((await send('/nul')).responseSnippet).toBe('before\uFFFDafter');

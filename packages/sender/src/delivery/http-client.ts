@@ -30,6 +30,13 @@ export const RESPONSE_READ_BYTES = 64 * 1024;
  * answers of receivers behind proxies that add large cookies or policies into failures.
  */
 export const RESPONSE_HEADER_BYTES = 64 * 1024;
+/**
+ * Once an answer's status is in, the rest of it is read for at most this long: then the attempt is
+ * answered with what came (the status decides it) and the connection dropped. Read until the
+ * deadline, a receiver that sent `200` and then a byte now and then held its request 30 s an
+ * attempt, delivered each time, so no breaker backed it off (design D27).
+ */
+export const ANSWER_READ_MS = 1_000;
 /** Connecting (TCP and TLS) gets at most this long, well inside the attempt's 30 s. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -197,6 +204,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         const chunks: Buffer[] = [];
         let read = 0;
         let ended = false;
+        let reading: ReturnType<typeof setTimeout> | undefined;
         // `result`: built by each caller for this call alone, since its duration is added to it
         // rather than spread into a new object (design D69).
         const settle = (result: Omit<SendResult, 'durationMs'>) => {
@@ -238,6 +246,7 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         const over = () => {
           release();
           clearTimeout(timer);
+          clearTimeout(reading);
           request.signal?.removeEventListener('abort', abandoned);
         };
         const answered = () => {
@@ -279,6 +288,10 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
               statusCode = code;
               const value = headers['retry-after'];
               retryAfter = typeof value === 'string' ? value : undefined;
+              reading = setTimeout(
+                () => end(`the answer's body took over ${ANSWER_READ_MS} ms`),
+                ANSWER_READ_MS,
+              );
             },
             onResponseData(c, chunk) {
               const before = read;
