@@ -89,7 +89,7 @@ describe('messages', () => {
       '1 failed delivery scheduled for one more attempt.',
     );
     expect(recoveredNote({ recovered: 1_000, remaining: 240 })).toBe(
-      '1000 failed deliveries scheduled for one more attempt. 240 more remain: recover again to continue.',
+      '1,000 failed deliveries scheduled for one more attempt. 240 more remain: recover again to continue.',
     );
     expect(recoveredNote({ recovered: 1_000, remaining: REMAINING_COUNTED_AT_MOST })).toMatch(
       /At least 100,000 more remain/,

@@ -223,9 +223,9 @@ function statusMessage(status: number | null, next?: string | null): string {
 
 /** What a recovery did, and what is left: counted up to REMAINING_COUNTED_AT_MOST, so "at least". */
 export function recoveredNote({ recovered, remaining }: { recovered: number; remaining: number }): string {
-  const done = `${recovered} failed deliver${recovered === 1 ? 'y' : 'ies'} scheduled for one more attempt.`;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const done = `${count(recovered)} failed deliver${recovered === 1 ? 'y' : 'ies'} scheduled for one more attempt.`;
   if (remaining <= 0) return done;
-  const left =
-    remaining >= REMAINING_COUNTED_AT_MOST ? `At least ${remaining.toLocaleString('en-US')}` : `${remaining}`;
+  const left = remaining >= REMAINING_COUNTED_AT_MOST ? `At least ${count(remaining)}` : count(remaining);
   return `${done} ${left} more remain: recover again to continue.`;
 }

@@ -133,7 +133,7 @@ describe('the delivery client', () => {
     expect(connections - before).toBeLessThanOrEqual(2);
   });
 
-  it('answers at the first 4 KiB, and cuts what is left of the answer at the deadline', async () => {
+  it('answers at the first 4 KiB, and cuts what is left of the answer at the deadline (here before its second)', async () => {
     const started = performance.now();
     const result = await send('/trickle');
     expect(result.outcome).toEqual({ ok: true, statusCode: 200 });

@@ -21,7 +21,7 @@ export const RESPONSE_SNIPPET_BYTES = 4096;
 /**
  * How much of an answer's body is read at most: the rest of a longer one is dropped with its
  * connection instead of drained. Up to this, the body is read to its end (past the snippet, only to
- * be discarded), so the connection is kept for the next attempt.
+ * be discarded), so the connection is kept for the next attempt, if it comes within ANSWER_READ_MS.
  */
 export const RESPONSE_READ_BYTES = 64 * 1024;
 /**
@@ -242,7 +242,8 @@ export function createDeliveryClient(options: DeliveryClientOptions = {}): Deliv
         request.signal?.addEventListener('abort', abandoned, { once: true });
         // The request is over (its answer read, or failed): the deadline and the lease's signal let
         // go of it. Not before, though the attempt may be answered at its first 4 KiB: what is left
-        // of the answer is read within the same deadline, so no request outlives its attempt's.
+        // of the answer is read within ANSWER_READ_MS of its status, and within the deadline, so no
+        // request outlives its attempt's.
         const over = () => {
           release();
           clearTimeout(timer);

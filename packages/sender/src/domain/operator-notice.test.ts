@@ -25,6 +25,10 @@ describe('noticeOf', () => {
     expect(bodyOf('https://exa mple.com?key=tok_secret').endpoint_origin).toBe('https://exa mple.com');
     expect(bodyOf('https://exa mple.com#tok_secret').endpoint_origin).toBe('https://exa mple.com');
     expect(bodyOf('https://user:pw_secret@exa mple.com/x').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('https://user:p@ss_secret@exa mple.com/x').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('https://exa mple.com\\in\\tok_secret').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('https://exa mple.com\\@x/y').endpoint_origin).toBe('https://exa mple.com');
+    expect(bodyOf('https://exa mple.com;tok_secret=1/x').endpoint_origin).toBe('https://exa mple.com');
     expect(bodyOf('not a url at all').endpoint_origin).toBe('');
   });
 });

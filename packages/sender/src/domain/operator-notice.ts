@@ -44,8 +44,11 @@ export interface NewNotice {
   createdAt: number;
 }
 
-/** A URL's scheme and host, before any path, query or fragment, without a user or password. */
-const SCHEME_AND_HOST = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)/i;
+/**
+ * A URL's scheme and host: past a user and password (up to the last `@` before the path), and
+ * before the path, query or fragment, a backslash (a path's separator in an https URL) or a `;`.
+ */
+const SCHEME_AND_HOST = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#\\]*@)?([^/?#\\@;]*)/i;
 
 /**
  * The URL's origin; for a stored URL that no longer parses (one an older version kept, a database

@@ -22,15 +22,16 @@ const list = (values: readonly string[]) => `(${values.map(sqlString).join(', ')
 const TRIMMED_AT_ONCE = 1_000;
 
 /**
- * The attempts of delivery `id`, whose attempts number `attempts` (SQL: placeholders or columns),
- * that fall out of its kept ones (ATTEMPTS_KEPT) once one more is made (attemptFallsOut says
- * when any does): the one before them, or up to TRIMMED_AT_ONCE of a delivery that gathered more
- * before they were kept to a number, so that no trim deletes an unbounded number on the event loop.
+ * Deletes the attempts of delivery `id`, whose attempts number `attempts` (placeholders), that fall
+ * out of its kept ones (ATTEMPTS_KEPT) once one more is made (attemptFallsOut says when any does):
+ * the oldest one, or up to TRIMMED_AT_ONCE of a delivery that gathered more before they were kept
+ * to a number, so that no trim deletes an unbounded number on the event loop.
  */
-export const attemptsPastKeptSql = (id: string, attempts: string) =>
-  `delivery_id = ${id} AND number IN (
-  SELECT number FROM attempts WHERE delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}
-  ORDER BY number LIMIT ${TRIMMED_AT_ONCE})`;
+export const deleteAttemptsPastKeptSql = (id: string, attempts: string) => `
+DELETE FROM attempts WHERE delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}
+  AND number IN (
+    SELECT number FROM attempts WHERE delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}
+    ORDER BY number LIMIT ${TRIMMED_AT_ONCE})`;
 
 /**
  * An endpoint whose deletion has not begun: a deletion marks the endpoint first, and from then on

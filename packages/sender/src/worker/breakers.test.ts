@@ -13,6 +13,7 @@ import {
   FORGET_AFTER_MS,
   FORGET_OPENED_AFTER_MS,
   heldBack,
+  MOST_BREAKERS,
   PROBE_MISS_MS,
 } from './breakers.js';
 
@@ -122,6 +123,24 @@ describe("a worker's breakers", () => {
     expect(changes.filter((c) => c.kind === 'endpoint')).toEqual([
       expect.objectContaining({ key: 'ep_gone', change: 'opened', trips: 1, coolDownMs: COOL_DOWN_MS }),
     ]);
+  });
+
+  it('keeps at most MOST_BREAKERS of each kind, letting go of the one seen longest ago', () => {
+    const clock = new ManualClock();
+    const breakers = createBreakers(clock);
+    const trip = (id: string) => {
+      for (let i = 0; i < ENDPOINT_THRESHOLD; i++) breakers.observe(hung(id, `acct_${id}`));
+      clock.advance(1);
+    };
+    for (let i = 0; i < MOST_BREAKERS; i++) trip(`ep_${i}`);
+    // The first one seen again: now the last seen.
+    trip('ep_0');
+    trip('ep_new');
+    const { capped } = breakers.caps(8, 16);
+    expect(capped.endpoints.size).toBe(MOST_BREAKERS);
+    expect(capped.endpoints.has('ep_0')).toBe(true);
+    expect(capped.endpoints.has('ep_1')).toBe(false);
+    expect(capped.endpoints.has('ep_new')).toBe(true);
   });
 
   it('counts the time a request held its slot where its record shows none (a name without a public address)', () => {

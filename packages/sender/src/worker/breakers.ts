@@ -35,11 +35,19 @@ export const PROBE_MISS_MS = 1_000;
  * at every claim and its cap sent to the store with it. One that has not opened is forgotten after
  * twice the longest cool-down: forgotten, its endpoint starts again closed, and its first
  * unanswered attempt caps it at one request again (endpointCapOf). One that opened is kept a day,
- * longer than the retry schedule's longest wait between a delivery's attempts (8 h): a hanging
- * endpoint whose only deliveries are retries hours apart keeps its trips and cool-down.
+ * longer than the default schedule's longest wait between a delivery's attempts (8 h; a longer
+ * schedule, or one scaled up, may outlast it): a hanging endpoint whose only deliveries are
+ * retries hours apart keeps its trips and cool-down.
  */
 export const FORGET_AFTER_MS = 2 * MAX_COOL_DOWN_MS;
 export const FORGET_OPENED_AFTER_MS = 24 * 60 * 60_000;
+/**
+ * The breakers a worker keeps of each kind, at most; past it, the one seen longest ago goes. An
+ * account that opened a breaker at each endpoint it made and deleted (three unanswered attempts
+ * each, within its shares) kept each a day, every one read at each claim; so many endpoints
+ * unanswered at once are rarely all one platform's own, and one forgotten starts closed again.
+ */
+export const MOST_BREAKERS = 4_096;
 
 /** When a probe that missed `misses` times in a row is asked for again, missing at `at`. */
 const nextProbeAt = (at: number, misses: number) =>
@@ -106,8 +114,11 @@ function set(
   origin: string,
   seenAt: number,
 ) {
-  if (state) breakers.set(key, { state, accountId, origin, seenAt });
-  else breakers.delete(key);
+  // Deleted first, so the map runs from the breaker seen longest ago to the one seen last.
+  breakers.delete(key);
+  if (!state) return;
+  breakers.set(key, { state, accountId, origin, seenAt });
+  if (breakers.size > MOST_BREAKERS) breakers.delete(breakers.keys().next().value as string);
 }
 
 export function createBreakers(clock: Clock) {
@@ -166,6 +177,9 @@ export function createBreakers(clock: Clock) {
         const cap = endpointCapOf(state, now, perEndpoint);
         if (cap < perEndpoint) capped.endpoints.set(endpointId, cap);
       }
+      // The misses of breakers let go past MOST_BREAKERS go with them.
+      if (missed.size > endpoints.size)
+        for (const id of missed.keys()) if (!endpoints.has(id)) missed.delete(id);
       for (const [pair, breaker] of atOrigins) {
         const { state } = breaker;
         if (forgotten(breaker, now)) {

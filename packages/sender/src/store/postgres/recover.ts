@@ -7,7 +7,7 @@
 
 import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
-import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { deleteAttemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { madeClaimable } from './endpoint-due.js';
 
@@ -25,9 +25,7 @@ WITH targets AS MATERIALIZED (
 UPDATE deliveries d SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $4, updated_at = $4
 FROM targets t WHERE d.id = t.id
 RETURNING d.id, d.attempts`;
-const DROP_PAST_KEPT = `
-DELETE FROM attempts USING unnest($1::text[], $2::int[]) AS t (id, attempts)
-WHERE ${attemptsPastKeptSql('t.id', 't.attempts')}`;
+const DROP_PAST_KEPT = deleteAttemptsPastKeptSql('$1', '$2::int');
 /** Counted through the same index, no further than `$4` entries. */
 export const COUNT_FAILED = `
 SELECT count(*)::int AS n FROM (
@@ -49,9 +47,9 @@ export async function recoverDeliveries(
     const rows = (
       await client.query<{ id: string; attempts: number }>(RECOVER, [id, r.since, r.until, r.now, r.limit])
     ).rows;
-    const full = rows.filter((row) => attemptFallsOut(row.attempts));
-    if (full.length > 0)
-      await client.query(DROP_PAST_KEPT, [full.map((row) => row.id), full.map((row) => row.attempts)]);
+    // One statement a delivery: few have a hundred attempts, and each runs its range once.
+    for (const row of rows)
+      if (attemptFallsOut(row.attempts)) await client.query(DROP_PAST_KEPT, [row.id, row.attempts]);
     if (rows.length > 0) await madeClaimable(client, pg.schema, id, r.now);
     return { ok: true, recovered: rows.length };
   });

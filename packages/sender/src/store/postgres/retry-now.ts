@@ -2,7 +2,7 @@
 import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { RetryNowResult } from '../port.js';
 import { toDelivery } from '../rows.js';
-import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { deleteAttemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { Pg } from './connection.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { madeClaimable } from './endpoint-due.js';
@@ -19,7 +19,7 @@ const RETRY_NOW = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = $2, updated_at = $2
 WHERE id = $1
 RETURNING *`;
-const DROP_PAST_KEPT = `DELETE FROM attempts WHERE ${attemptsPastKeptSql('$1', '$2::int')}`;
+const DROP_PAST_KEPT = deleteAttemptsPastKeptSql('$1', '$2::int');
 
 export async function retryNow(
   pg: Pg,

@@ -6,7 +6,7 @@
 
 import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { FailedRange, RecoverRequest, RecoverResult } from '../port.js';
-import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { deleteAttemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import { countParam, type SqliteDb } from './database.js';
 import { lowerDue } from './endpoint-due.js';
 import type { OffLoopReads } from './off-loop-reads.js';
@@ -19,7 +19,7 @@ WHERE id IN (
   WHERE endpoint_id = @id AND status = 'failed' AND created_at >= @since AND created_at < @until
   ORDER BY created_at LIMIT ${countParam('limit')})
 RETURNING id, attempts`;
-const DROP_PAST_KEPT = `DELETE FROM attempts WHERE ${attemptsPastKeptSql('@id', '@attempts')}`;
+const DROP_PAST_KEPT = deleteAttemptsPastKeptSql('@id', '@attempts');
 /** Counted through the same index, no further than `atMost` entries. */
 const COUNT_FAILED = `
 SELECT count(*) AS n FROM (

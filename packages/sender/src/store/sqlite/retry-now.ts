@@ -2,7 +2,7 @@
 import { attemptFallsOut } from '../../domain/attempts-kept.js';
 import type { RetryNowResult } from '../port.js';
 import { type Row, toDelivery } from '../rows.js';
-import { attemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
+import { deleteAttemptsPastKeptSql, KEPT_ENDPOINT_SQL, RESUME_STATUS_SQL } from '../sql-rules.js';
 import type { SqliteDb } from './database.js';
 import { SELECT_DELIVERY } from './delivery-log.js';
 import { lowerDue } from './endpoint-due.js';
@@ -12,7 +12,7 @@ const SELECT_ENDPOINT_ENABLED = `SELECT enabled, paused FROM endpoints WHERE id 
 const RETRY_NOW = `
 UPDATE deliveries SET status = ${RESUME_STATUS_SQL}, next_attempt_at = @now, updated_at = @now
 WHERE id = @id RETURNING *`;
-const DROP_PAST_KEPT = `DELETE FROM attempts WHERE ${attemptsPastKeptSql('@id', '@attempts')}`;
+const DROP_PAST_KEPT = deleteAttemptsPastKeptSql('@id', '@attempts');
 
 export function retryNow(db: SqliteDb) {
   return db.immediate((accountId: string, id: string, now: number): RetryNowResult => {
