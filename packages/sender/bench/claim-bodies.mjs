@@ -13,10 +13,19 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
-import { check, cleanup, fmtMs, fmtRange, median, onCleanup, pairedRatio, tempDir } from './harness.mjs';
+import {
+  check,
+  cleanup,
+  fmtMs,
+  fmtRange,
+  median,
+  onCleanup,
+  PG_URL,
+  pairedRatio,
+  tempDir,
+} from './harness.mjs';
 import { addEndpoints, buildAt, recordDelivered } from './store-bench.mjs';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const postgres = process.argv.slice(2).includes('--postgres');
 const ROUNDS = 24;
 const WARMUP = 2;

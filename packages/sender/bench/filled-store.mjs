@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
-import { onCleanup, tempDir } from './harness.mjs';
-
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { onCleanup, PG_URL, tempDir } from './harness.mjs';
 
 /**
  * `build`: the build's exports (`createPostgresStore`, `createSqliteStore`); `what` names the

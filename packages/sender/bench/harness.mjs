@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 /** This package's folder: a build's dist/ is read from it, wherever the bench runs from. */
 export const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+/** The PostgreSQL the benches use: `BENCH_DATABASE_URL`, or the machine's own. */
+export const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** The harness itself is broken: the figures would measure something else, so the run exits 1. */
 export class HarnessError extends Error {}

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { sampleEventData } from '@linkhooks/protocol';
 import pg from 'pg';
 import { pgSchemaName } from './claims.mjs';
-import { check, cleanup, fmtInt, fmtMs, fmtRange, median, onCleanup, tempDir } from './harness.mjs';
+import { check, cleanup, fmtInt, fmtMs, fmtRange, median, onCleanup, PG_URL, tempDir } from './harness.mjs';
 import { whilePublishing } from './scale.mjs';
 import { addEndpoints, buildAt } from './store-bench.mjs';
 
@@ -40,7 +40,6 @@ check(
   '--queued must be 1,000 to 2,000,000',
 );
 check(Number.isInteger(ROUNDS) && ROUNDS >= 1 && ROUNDS <= 20, '--rounds must be 1 to 20');
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ACCOUNT = 'acct_paused';
 const OTHER = 'acct_other';
 const click = { event: 'click', data: sampleEventData('click') };

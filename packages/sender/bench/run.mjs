@@ -63,6 +63,7 @@ import {
   median,
   monotonicMs,
   onCleanup,
+  PG_URL,
   pad,
   pairedRatio,
   percentile,
@@ -98,7 +99,6 @@ const PARTS = new Set(ARGS.length ? ARGS : PART_NAMES);
  * process writes part 5's results to, printing part 5 alone.
  */
 const SERVICE_RESULTS = process.env.LINKHOOKS_BENCH_SERVICE_RESULTS;
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const FLOW = {
   endpoints: 8, // 8 endpoints × perEndpointCap 8 = 64 in flight = the engine's default concurrency

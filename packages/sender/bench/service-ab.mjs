@@ -45,6 +45,7 @@ import {
   median,
   onCleanup,
   PACKAGE,
+  PG_URL,
   pairedRatio,
   sleep,
   startReceiver,
@@ -62,7 +63,6 @@ import {
   startService,
 } from './service.mjs';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const INGEST_ROUNDS = { single: singleIngestRound, batch: batchIngestRound };
 const USAGE = `usage: node bench/service-ab.mjs <A's dist/> <B's dist/> [--postgres] [--batched | --ingest single|batch] [--rounds N] [--body-kib N] [--idle-s N] [--log N] [--runtime ${NODE_RUNTIMES.join('|')}]`;
 

@@ -31,13 +31,13 @@ import {
   monotonicMs,
   onCleanup,
   PACKAGE,
+  PG_URL,
   sleep,
   startReceiver,
   tempDir,
 } from './harness.mjs';
 import { deliveryRound, SERVICE, startService } from './service.mjs';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const FLOODERS = 16;
 const OWN_EVERY_MS = 100; // within the delivering account's API requests a minute, however many rounds
 const DAY = 86_400_000;

@@ -33,6 +33,7 @@ import {
   median,
   monotonicMs,
   onCleanup,
+  PG_URL,
   pairedRatio,
   tempDir,
 } from './harness.mjs';
@@ -40,7 +41,6 @@ import { addEndpoints, buildAt, recordDelivered } from './store-bench.mjs';
 import { walFramesByTree } from './wal-frames.mjs';
 import { walRecordCounter } from './wal-records.mjs';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** `--endpoints=N` (8 unless given): a round's 5,000 deliveries spread over N endpoints, 5,000 / N events each. */
 const endpointsArg = process.argv.find((arg) => arg.startsWith('--endpoints='));
 const endpoints = endpointsArg ? Number(endpointsArg.slice('--endpoints='.length)) : 8;

@@ -27,11 +27,13 @@ const TRIMMED_AT_ONCE = 1_000;
  * the oldest one, or up to TRIMMED_AT_ONCE of a delivery that gathered more before they were kept
  * to a number, so that no trim deletes an unbounded number on the event loop.
  */
-export const deleteAttemptsPastKeptSql = (id: string, attempts: string) => `
-DELETE FROM attempts WHERE delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}
-  AND number IN (
-    SELECT number FROM attempts WHERE delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}
-    ORDER BY number LIMIT ${TRIMMED_AT_ONCE})`;
+export function deleteAttemptsPastKeptSql(id: string, attempts: string): string {
+  // Repeated outside the subquery too, so the delete reads only that range of the key.
+  const past = `delivery_id = ${id} AND number <= ${attempts} - ${ATTEMPTS_KEPT - 1}`;
+  return `
+DELETE FROM attempts WHERE ${past}
+  AND number IN (SELECT number FROM attempts WHERE ${past} ORDER BY number LIMIT ${TRIMMED_AT_ONCE})`;
+}
 
 /**
  * An endpoint whose deletion has not begun: a deletion marks the endpoint first, and from then on
